@@ -1,0 +1,67 @@
+"""Resampling of per-query scores: compute each query's score once, resample the scores.
+
+Everything here takes per-query score arrays (last axis = queries) and returns
+statistics over resamples without re-running any evaluation. Resample indices are
+drawn once and shared by all systems/measures, so comparisons are paired.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["bootstrap_indices", "bootstrap_means", "bootstrap_deviation_quantile", "disjoint_halves"]
+
+
+def bootstrap_indices(n_items: int, size: int, n_resamples: int, rng) -> np.ndarray:
+    """Indices of ``n_resamples`` samples of ``size`` items drawn with replacement: (n_resamples, size)."""
+    rng = np.random.default_rng(rng)
+    return rng.integers(0, n_items, size=(n_resamples, size), dtype=np.int32 if n_items < 2**31 else np.int64)
+
+
+def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_000, rng=0,
+                    chunk: int = 1000) -> np.ndarray:
+    """Mean score of each bootstrap resample: shape (..., n_resamples).
+
+    ``per_query`` has shape (..., n_queries); all leading rows use the same
+    resamples. ``size`` defaults to n_queries. Works in chunks of resamples so memory
+    stays at ``chunk * size`` indices.
+    """
+    scores = np.asarray(per_query, dtype=float)
+    n = scores.shape[-1]
+    size = size or n
+    rng = np.random.default_rng(rng)
+    out = np.empty(scores.shape[:-1] + (n_resamples,))
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        idx = bootstrap_indices(n, size, stop - start, rng)
+        # Summing counts per query avoids materialising (..., chunk, size) samples.
+        counts = np.zeros((stop - start, n))
+        np.add.at(counts, (np.arange(stop - start)[:, None], idx), 1.0)
+        out[..., start:stop] = scores @ counts.T / size
+    return out
+
+
+def bootstrap_deviation_quantile(per_query, sizes, q: float = 0.95, n_resamples: int = 10_000,
+                                 rng=0) -> np.ndarray:
+    """FIRE's annotation-budget statistic: the q-quantile of |resample mean - full mean|.
+
+    For each N in ``sizes``: draw ``n_resamples`` samples of N queries with
+    replacement, score each by its mean, and return the ``q`` quantile of the absolute
+    deviation from the full-sample mean. Shape (..., len(sizes)).
+    """
+    scores = np.asarray(per_query, dtype=float)
+    full = scores.mean(axis=-1, keepdims=True)
+    rng = np.random.default_rng(rng)
+    out = [np.quantile(np.abs(bootstrap_means(scores, n, n_resamples, rng) - full), q, axis=-1) for n in sizes]
+    return np.stack(out, axis=-1)
+
+
+def disjoint_halves(n_items: int, size: int, n_trials: int, rng=0) -> tuple[np.ndarray, np.ndarray]:
+    """Two disjoint random subsets of ``size`` items per trial: two (n_trials, size) index arrays.
+
+    Requires 2 * size <= n_items.
+    """
+    if 2 * size > n_items:
+        raise ValueError(f"two disjoint subsets of {size} need {2 * size} items, only {n_items} available")
+    rng = np.random.default_rng(rng)
+    perm = np.argsort(rng.random((n_trials, n_items)), axis=1)
+    return perm[:, :size], perm[:, size:2 * size]
