@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .judgements import Qrels
-from .trec import read_run, trec_order
+from .trec import raise_bad_run, read_run, trec_order
 
 __all__ = ["RunSet"]
 
@@ -43,12 +43,15 @@ class RunSet:
     docs: np.ndarray
 
     @classmethod
-    def from_frames(cls, runs: Mapping[str, pd.DataFrame], depth: int | None = None) -> "RunSet":
+    def from_frames(cls, runs: Mapping[str, pd.DataFrame], depth: int | None = None,
+                    sources: Mapping[str, object] | None = None) -> "RunSet":
         """Build from ``{name: frame}`` with columns query, docno, score.
 
         Frames are put in trec_eval order (score descending, docno descending) unless
         they already carry a ``rank`` column from :func:`fireeval.trec.read_run`.
-        ``depth`` keeps only each run's top ``depth`` documents per topic.
+        ``depth`` keeps only each run's top ``depth`` documents per topic. A document
+        listed twice for one topic is an error (naming the file when ``sources`` maps
+        run names to paths).
         """
         if not runs:
             raise ValueError("no runs given: pass at least one run")
@@ -60,29 +63,46 @@ class RunSet:
                 raise ValueError(f"run {name!r} is empty: it retrieves no document for any topic")
             if "rank" not in frame:
                 frame = trec_order(frame)
-            frames.append(pd.DataFrame({"run": np.int32(i), "query": frame["query"].astype(str),
-                                        "docno": frame["docno"].astype(str), "rank": frame["rank"]}))
-        allrows = pd.concat(frames, ignore_index=True)
+            frames.append(frame)
+        sizes = np.array([len(f) for f in frames])
+        run_idx = np.repeat(np.arange(len(names), dtype=np.int32), sizes)
+        query = np.concatenate([f["query"].to_numpy(dtype=object) for f in frames])
+        docno = np.concatenate([f["docno"].to_numpy(dtype=object) for f in frames])
+        rank = np.concatenate([f["rank"].to_numpy() for f in frames])
+        topic_codes, topics = pd.factorize(query)
+        order = np.argsort(np.asarray(topics, dtype=str))  # topics sorted as strings
+        topic_codes = np.argsort(order)[topic_codes]
+        topics = np.asarray(topics, dtype=str)[order]
+        doc_codes, docnos = pd.factorize(docno)
+        cls._check_duplicates(names, run_idx, topic_codes, doc_codes, len(docnos), sources or {})
         if depth is not None:
-            allrows = allrows[allrows["rank"] <= depth]
-        topic_codes, topics = pd.factorize(allrows["query"], sort=True)
-        doc_codes, docnos = pd.factorize(allrows["docno"].astype(object))  # object hashing is faster here
-        width = int(allrows["rank"].max())
-        docs = np.full((len(names), len(topics), width), -1, dtype=np.int32)
-        docs[allrows["run"].to_numpy(), topic_codes, allrows["rank"].to_numpy() - 1] = doc_codes
-        return cls(names, np.asarray(topics, dtype=str), pd.Index(docnos), docs)
+            keep = rank <= depth
+            run_idx, topic_codes, doc_codes, rank = run_idx[keep], topic_codes[keep], doc_codes[keep], rank[keep]
+        docs = np.full((len(names), len(topics), int(rank.max())), -1, dtype=np.int32)
+        docs[run_idx, topic_codes, rank - 1] = doc_codes
+        return cls(names, topics, pd.Index(docnos), docs)
+
+    @staticmethod
+    def _check_duplicates(names, run_idx, topic_codes, doc_codes, n_docs, sources):
+        key = (run_idx.astype(np.int64) * (topic_codes.max() + 1) + topic_codes) * n_docs + doc_codes
+        if len(pd.unique(key)) == len(key):
+            return
+        bad = names[run_idx[pd.Series(key).duplicated().to_numpy()][0]]
+        if bad in sources:
+            raise_bad_run(sources[bad])  # names the line
+        raise ValueError(f"run {bad!r} lists a document twice for one topic; keep one line per (topic, document)")
 
     @classmethod
     def read(cls, paths: Sequence, names: Sequence[str] | None = None, depth: int | None = None) -> "RunSet":
         """Read TREC run files; names default to each file's run tag."""
-        frames = {}
+        frames, sources = {}, {}
         for i, path in enumerate(paths):
-            frame = read_run(path)
+            frame = read_run(path, check_duplicates=False)  # checked below, on integer codes
             name = names[i] if names is not None else str(frame["tag"].iloc[0])
             if name in frames:
                 raise ValueError(f"{path}: run name {name!r} is used twice; pass distinct names")
-            frames[name] = frame
-        return cls.from_frames(frames, depth=depth)
+            frames[name], sources[name] = frame, path
+        return cls.from_frames(frames, depth=depth, sources=sources)
 
     @property
     def shape(self):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["simulate_trec"]
+__all__ = ["simulate_trec", "simulate_pooled_trec"]
 
 
 def simulate_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: int = 3, n_docs: int = 2000,
@@ -45,3 +45,30 @@ def simulate_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: int = 3
             })
             rows.append({"run": name, "group": f"group{g:02d}", "quality": quality})
     return runs, qrels, pd.DataFrame(rows)
+
+
+def simulate_pooled_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: int = 3, pooled_per_group: int = 2,
+                         pool_depth: int = 20, n_docs: int = 2000, depth: int = 200, relevant_rate: float = 0.02,
+                         seed: int = 0):
+    """A pooled test collection built like TREC's, over :func:`simulate_trec` runs.
+
+    The first ``pooled_per_group`` runs of every group are pooled: the union of their
+    top ``pool_depth`` documents per topic (trec_eval order: score descending, ties by
+    docno descending) is "judged" with the complete relevance, and nothing else is.
+    The pool is built here with plain pandas, independently of
+    :mod:`fireeval.pooling`, so rebuilding it there is a real check.
+
+    Returns ``(runs, qrels, table, complete)``: ``{name: frame}``, the pooled judgements
+    (query, docno, relevance), the run table (run, group, quality, pooled) and the
+    complete judgements.
+    """
+    from .trec import trec_order
+
+    runs, complete, table = simulate_trec(n_topics=n_topics, n_groups=n_groups, runs_per_group=runs_per_group,
+                                          n_docs=n_docs, depth=depth, relevant_rate=relevant_rate, seed=seed)
+    table["pooled"] = table["run"].str[-1].astype(int) < pooled_per_group
+    ordered = [trec_order(runs[name]) for name in table.loc[table["pooled"], "run"]]
+    tops = [frame.loc[frame["rank"] <= pool_depth, ["query", "docno"]] for frame in ordered]
+    judged = pd.concat(tops).drop_duplicates()
+    qrels = complete.merge(judged, on=["query", "docno"]).reset_index(drop=True)
+    return runs, qrels, table, complete

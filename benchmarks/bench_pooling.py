@@ -1,0 +1,110 @@
+"""Timing of the pooling experiments on all 129 TREC-8 runs (not a test; prints timings and ratios).
+
+    /tmp/venv/bin/python benchmarks/bench_pooling.py [--naive-depths 3] [--naive-runs 5]
+
+1. Depth sweep: build the pool and re-score every run by MAP at K = 1..50 and 100
+   (fireeval.pooling.depth_sweep), against naive re-evaluation -- rebuild the depth-K
+   qrels and call evaluate() for each K (a fresh gain lookup each time) -- and against
+   pytrec_eval (the peer tool) scoring one depth-K qrels.
+2. Leave-outs: every run-left-out and group-left-out MAP at once
+   (fireeval.pooling.leave_out_scores), against the naive loop
+   evaluate(runs.select([r]), pool.leave_out(qrels, ...)) per run.
+Naive timings are measured on a few depths / runs and extrapolated (marked "est.").
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from fireeval import pooling
+from fireeval.datasets import has_data, trec8
+from fireeval.evaluation import evaluate
+
+DEPTHS = list(range(1, 51)) + [100]
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--naive-depths", type=int, default=3, help="depths re-evaluated naively (extrapolated)")
+    parser.add_argument("--naive-runs", type=int, default=5, help="runs left out naively (extrapolated)")
+    args = parser.parse_args()
+    if not has_data(*trec8.FILES):
+        raise SystemExit("TREC-8 data not found (set FIREEVAL_DATA or place ../shared/data); nothing to time")
+
+    (runs, qrels, table), t_load = timed(lambda: (trec8.load_runs(), trec8.load_qrels(), trec8.load_runs_table()))
+    table = table.set_index("run").loc[runs.names].reset_index()
+    print(f"load 129 runs + qrels: {t_load:.1f} s (not counted below)")
+
+    # 1. depth sweep -------------------------------------------------------------------
+    def sweep():
+        pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=100)
+        return pool, pooling.depth_sweep(pool, qrels, DEPTHS, ["map"])
+
+    (pool, result), t_sweep = timed(sweep)
+    print(f"\ndepth sweep, {len(DEPTHS)} depths x {len(runs.names)} runs x 50 topics (MAP):")
+    print(f"  fireeval (pool + sweep):          {t_sweep:6.2f} s   target <= 10 s")
+
+    naive_depths = DEPTHS[:: max(1, len(DEPTHS) // args.naive_depths)][: args.naive_depths]
+    start, worst = time.perf_counter(), 0.0
+    for k in naive_depths:
+        slow = evaluate(runs, pool.at_depth(qrels, k), ["map"], complete=True).values["map"]
+        worst = max(worst, float(np.abs(slow - result.values["map"][DEPTHS.index(k)]).max()))
+    per_depth = (time.perf_counter() - start) / len(naive_depths)
+    print(f"  naive evaluate() per depth:       {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
+          f"for all depths ({per_depth * len(DEPTHS) / t_sweep:.0f}x slower); max |diff| {worst:.1e}")
+
+    try:
+        import pytrec_eval
+    except ImportError:
+        print("  pytrec_eval not installed: peer timing skipped")
+    else:
+        qk = pool.at_depth(qrels, 10).frame
+        qdict = {}
+        for q, d, r in zip(qk["query"], qk["docno"], qk["relevance"]):
+            qdict.setdefault(q, {})[d] = int(r)
+        docnos = np.asarray(runs.docnos)
+        run_dicts = []
+        for r in range(len(runs.names)):
+            run_dicts.append({t: {docnos[c]: float(-j) for j, c in enumerate(runs.docs[r, i]) if c >= 0}
+                              for i, t in enumerate(runs.topics)})
+        def peer():
+            evaluator = pytrec_eval.RelevanceEvaluator(qdict, {"map"})
+            return [evaluator.evaluate(run) for run in run_dicts]
+        _, t_peer = timed(peer)
+        print(f"  pytrec_eval, one depth (129 runs): {t_peer:6.2f} s   -> {t_peer * len(DEPTHS):6.1f} s est. for all "
+              f"depths, excluding building its dicts ({t_peer * len(DEPTHS) / t_sweep:.0f}x slower)")
+
+    # 2. leave-outs ----------------------------------------------------------------------
+    def leave_outs():
+        pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=100)
+        return (pooling.leave_out_scores(pool, qrels, "run", ["map"]),
+                pooling.leave_out_scores(pool, qrels, "group", ["map"]))
+
+    (by_run, by_group), t_lo = timed(leave_outs)
+    print(f"\nleave-one-run-out + leave-one-group-out for all {len(runs.names)} runs (MAP):")
+    print(f"  fireeval (pool + both):           {t_lo:6.2f} s   target <= 10 s")
+    sample = np.linspace(0, len(runs.names) - 1, args.naive_runs).astype(int)
+    start, worst = time.perf_counter(), 0.0
+    for r in sample:
+        name = runs.names[r]
+        one = runs.select([name])
+        slow_run = evaluate(one, pool.leave_out(qrels, run=name), ["map"], complete=True).values["map"][0]
+        slow_group = evaluate(one, pool.leave_out(qrels, group=table.loc[r, "group"]), ["map"],
+                              complete=True).values["map"][0]
+        worst = max(worst, float(np.abs(slow_run - by_run.values["map"][r]).max()),
+                    float(np.abs(slow_group - by_group.values["map"][r]).max()))
+    per_run = (time.perf_counter() - start) / len(sample)
+    print(f"  naive loop per run (both):        {per_run:6.2f} s   -> {per_run * len(runs.names):6.1f} s est. "
+          f"for all runs ({per_run * len(runs.names) / t_lo:.0f}x slower); max |diff| {worst:.1e}")
+
+
+if __name__ == "__main__":
+    main()

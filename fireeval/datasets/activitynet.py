@@ -1,0 +1,102 @@
+"""ActivityNet Captions: ground truth (train / val_1 / val_2) and five-rater re-annotations.
+
+Files (``activitynet_captions/`` in the data registry):
+
+* ``train.json``, ``val_1.json``, ``val_2.json`` -- 2D-TAN's copies (its "val" is
+  val_1, its "test" is val_2): ``{video: {duration, timestamps: [[s, e], ...],
+  sentences: [...]}}``, seconds. val_1 and val_2 annotate the same videos with
+  different captions. Sentences keep their upstream leading spaces.
+* ``human_reannotations/test_0{0..4}.csv`` -- 1288 val_2 queries x 5 raters,
+  ``HITId,video_id,description,start,end``, start/end in percent of the duration,
+  video ids without the ``v_`` prefix.
+
+Quirks, kept as annotated and counted by :func:`ground_truth_quirks`: some moments end
+after the video's duration (261 train, 134 val_1, 111 val_2 rows), and two train
+moments have start > end. No system predictions are released for this dataset.
+
+Re-annotations are matched to val_2 by video and whitespace-normalised description:
+1152 of the 1288 descriptions keep val_2's leading space, 136 lost it.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from . import data_path
+
+__all__ = ["SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "REANNOTATION_FILES"]
+
+FOLDER = "activitynet_captions"
+SPLITS = ("train", "val_1", "val_2")
+REANNOTATION_FILES = tuple(f"{FOLDER}/human_reannotations/test_0{i}.csv" for i in range(5))
+
+
+def load_ground_truth(split: str = "val_2", root=None) -> pd.DataFrame:
+    """One row per (video, sentence) in file order.
+
+    Columns: ``video`` (with ``v_``), ``description`` (as in the file, leading space
+    kept), ``start``, ``end``, ``length`` (the video duration; seconds).
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    path = data_path(f"{FOLDER}/{split}.json", root)
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    rows = []
+    for video, rec in doc.items():
+        stamps, sentences = rec.get("timestamps"), rec.get("sentences")
+        if stamps is None or sentences is None or len(stamps) != len(sentences):
+            raise ValueError(f"{path}: video {video} needs equally long 'timestamps' and 'sentences'")
+        rows.extend((video, s, float(t[0]), float(t[1]), float(rec["duration"])) for t, s in zip(stamps, sentences))
+    return pd.DataFrame(rows, columns=["video", "description", "start", "end", "length"])
+
+
+def ground_truth_quirks(gt: pd.DataFrame) -> dict:
+    """Counts of rows with end > length, start > end, start == end."""
+    return {"end_after_length": int((gt["end"] > gt["length"]).sum()),
+            "start_after_end": int((gt["start"] > gt["end"]).sum()),
+            "zero_length": int((gt["start"] == gt["end"]).sum())}
+
+
+def _norm(text: pd.Series) -> pd.Series:
+    return text.str.split().str.join(" ")
+
+
+def load_reannotations(root=None) -> pd.DataFrame:
+    """The five-rater re-annotations of 1288 val_2 queries, in seconds, one row per rating.
+
+    Columns as :func:`fireeval.datasets.charades.load_reannotations`: ``query`` (row of
+    ``load_ground_truth("val_2")``), ``rater`` (0-4), ``video`` (with ``v_``),
+    ``description`` (val_2's text), ``start``, ``end`` (seconds), ``start_pct``,
+    ``end_pct``, ``length``, ``hit_id``, ``file``.
+    """
+    gt = load_ground_truth("val_2", root)
+    frames = []
+    for name in REANNOTATION_FILES:
+        df = pd.read_csv(data_path(name, root), dtype={"HITId": str, "video_id": str, "description": str},
+                         keep_default_na=False)
+        frames.append(df.assign(file=name.rsplit("/", 1)[-1]))
+    r = pd.concat(frames, ignore_index=True)
+    r["video"] = "v_" + r["video_id"]
+    key = pd.MultiIndex.from_arrays([gt["video"], _norm(gt["description"])])
+    if key.duplicated().any():
+        raise ValueError("val_2 has descriptions that are equal after whitespace normalisation")
+    index = pd.Series(np.arange(len(gt)), index=key)
+    r["query"] = index.reindex(pd.MultiIndex.from_arrays([r["video"], _norm(r["description"])])).to_numpy()
+    if r["query"].isna().any():
+        bad = r.loc[r["query"].isna(), ["video", "description"]].iloc[0].tolist()
+        raise ValueError(f"re-annotation {bad} matches no val_2 query")
+    r["query"] = r["query"].astype(int)
+    r["description"] = gt["description"].to_numpy()[r["query"]]
+    r["rater"] = r.groupby("HITId").cumcount()
+    r["length"] = gt["length"].to_numpy()[r["query"]]
+    r = r.rename(columns={"start": "start_pct", "end": "end_pct", "HITId": "hit_id"})
+    r["start_pct"] = r["start_pct"].astype(float)
+    r["end_pct"] = r["end_pct"].astype(float)
+    r["start"] = r["start_pct"] / 100 * r["length"]
+    r["end"] = r["end_pct"] / 100 * r["length"]
+    cols = ["query", "rater", "video", "description", "start", "end", "start_pct", "end_pct", "length",
+            "hit_id", "file"]
+    return r[cols].sort_values(["query", "rater"], ignore_index=True)

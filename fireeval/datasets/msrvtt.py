@@ -1,0 +1,99 @@
+"""MSR-VTT 1k-A (JSFusion) test split: queries, 20 captions per video, real similarity runs.
+
+Files (registry paths under ``msrvtt/``; see ../shared/data/README.md):
+
+- ``MSRVTT_JSFUSION_test.csv`` -- 1000 rows ``key,vid_key,video_id,sentence``: the
+  standard 1k-A query set, one caption per video. Its row order is the row *and*
+  column order of the similarity runs.
+- ``sgn_msrvtt_official_{test,val}_captions.json`` -- ``{video_id: {sen_id: caption}}``,
+  20 captions per video (official test: 2990 videos, covering all 1k-A videos; val: 497).
+- ``runs/<model>_msrvtt.npy`` -- float32 (1000, 1000) text-to-video similarity; the
+  diagonal is each query's original positive.
+
+:data:`MODELS` lists the runs. **Caveat:** GRAM and VAST keep only 50 non-zeros per
+row and their off-diagonal column order is unknown, so only diagonal-based metrics
+(R@K of the original positive) are trustworthy for them; :func:`load_similarity`
+refuses them unless ``diagonal_only_ok=True``. InternVideo2 also stores exact zeros
+(about 685 per row; in 23 rows the positive itself is 0), so its tail is one big tie:
+rank with a stated tie rule -- ``np.argsort(-S, axis=1, kind="stable")`` breaks ties by
+column index ascending (R@1/5/10 = 54.6/76.3/82.7 with that rule).
+
+The 1k-A sentences are the captions with punctuation removed: 988 of the 1000 are
+among their video's 20 captions after whitespace normalisation, the other 12 after
+dropping punctuation (e.g. "t-shirts" -> "t shirts"), 2 of them only approximately.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from . import data_path
+
+__all__ = ["MODELS", "DIAGONAL_ONLY", "QUERIES", "load_queries", "load_video_captions",
+           "load_similarity", "load_video_captions_1ka"]
+
+QUERIES = "msrvtt/MSRVTT_JSFUSION_test.csv"
+CAPTIONS = {"test": "msrvtt/sgn_msrvtt_official_test_captions.json",
+            "val": "msrvtt/sgn_msrvtt_official_val_captions.json"}
+MODELS = {"clip4clip": "msrvtt/runs/clip4clip_msrvtt.npy",
+          "InternVideo2": "msrvtt/runs/InternVideo2_msrvtt.npy",
+          "GRAM": "msrvtt/runs/GRAM_msrvtt.npy",
+          "VAST": "msrvtt/runs/VAST_msrvtt.npy"}
+# Runs whose off-diagonal columns cannot be trusted (only 50 non-zeros per row, unknown order).
+DIAGONAL_ONLY = frozenset({"GRAM", "VAST"})
+
+
+def load_queries(root=None) -> pd.DataFrame:
+    """The 1000 1k-A queries as ``DataFrame(video_id, sentence)`` in similarity-matrix row order.
+
+    Row ``i`` is query ``i`` and its video is column ``i`` of every run.
+    """
+    path = data_path(QUERIES, root=root)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = {"video_id", "sentence"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"{path}: missing column(s) {sorted(missing)}; expected key,vid_key,video_id,sentence")
+    if frame["video_id"].duplicated().any():
+        raise ValueError(f"{path}: video_id repeats (row {int(frame['video_id'].duplicated().idxmax()) + 2}); "
+                         "the 1k-A file has one query per video")
+    return frame[["video_id", "sentence"]].reset_index(drop=True)
+
+
+def load_video_captions(split: str = "test", root=None) -> dict:
+    """``{video_id: [caption, ...]}`` of the official ``split`` ("test" or "val"), captions in sen_id order."""
+    if split not in CAPTIONS:
+        raise ValueError(f"split must be one of {sorted(CAPTIONS)}, not {split!r}")
+    path = data_path(CAPTIONS[split], root=root)
+    with open(path) as fh:
+        raw = json.load(fh)
+    return {vid: [" ".join(sents[k].split()) for k in sorted(sents, key=int)] for vid, sents in raw.items()}
+
+
+def load_video_captions_1ka(root=None) -> list:
+    """The 20 captions of each 1k-A video, as a list in query (= column) order."""
+    queries = load_queries(root)
+    captions = load_video_captions("test", root)
+    absent = [v for v in queries["video_id"] if v not in captions]
+    if absent:
+        raise ValueError(f"{len(absent)} 1k-A videos (e.g. {absent[0]}) have no captions in {CAPTIONS['test']}")
+    return [captions[v] for v in queries["video_id"]]
+
+
+def load_similarity(model: str, root=None, diagonal_only_ok: bool = False) -> np.ndarray:
+    """The ``(1000 queries, 1000 videos)`` float32 similarity matrix of ``model`` (a key of :data:`MODELS`).
+
+    Rank videos for query ``i`` with ``np.argsort(-S[i], kind="stable")``. GRAM and VAST
+    raise unless ``diagonal_only_ok=True`` (their off-diagonal entries are unusable).
+    """
+    if model not in MODELS:
+        raise ValueError(f"unknown MSR-VTT run {model!r}; choose one of {sorted(MODELS)}")
+    if model in DIAGONAL_ONLY and not diagonal_only_ok:
+        raise ValueError(f"{model}: only 50 non-zeros per row and unknown off-diagonal column order, so only "
+                         "diagonal-based metrics are valid; pass diagonal_only_ok=True if that is what you use")
+    path = data_path(MODELS[model], root=root)
+    sim = np.load(path, allow_pickle=False)
+    if sim.ndim != 2 or sim.shape[0] != sim.shape[1]:
+        raise ValueError(f"{path}: expected a square (queries, videos) matrix, got shape {sim.shape}")
+    return sim

@@ -1,0 +1,249 @@
+"""Label noise on temporal boundaries: simulated raters, real raters, and the error it causes.
+
+The AxIoU paper (Togashi et al. 2022, §6.5) asks how far a measure moves when the
+ground-truth boundaries are re-drawn by noisy annotators. Its noise model, for a
+moment [s, e] and ``n_raters`` independent raters:
+
+* start ~ Normal(s, σ²), σ in **seconds**;
+* length ~ ``length="code"``: (e − s) + Exp(1), the reference code's
+  ``scipy.stats.expon(loc=e-s)`` (true length plus a unit exponential, so raters
+  always over-extend by one second on average); ``length="paper"``: Exp with mean
+  e − s, the paper's text (lengths vary as much as they are long);
+* the noisy ground truth is [median start, median start + median length].
+
+Everything is vectorised over trials, raters and queries. The same standard
+normal and exponential draws are reused for every σ (common random numbers), so the
+error curves over σ are smooth and differences between σ are not sampling noise.
+
+Error of a measure (:func:`noise_error`): per system, the mean score on the clean
+ground truth minus the mean score on a noisy one; ``error="abs"`` averages
+|difference| over the noisy datasets (the reference code: a "root mean squared
+error" of a single difference), ``error="rmse"`` takes the root of the mean squared
+difference (the paper's wording); then the mean over systems.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .moments import KS, THETAS, measure_names, score_all, temporal_iou
+
+__all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations",
+           "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
+           "match_sigma", "rater_agreement_with_truth", "real_rater_experiment"]
+
+LENGTH_CONVENTIONS = ("code", "paper")
+
+
+def _check_gt(gt) -> np.ndarray:
+    gt = np.asarray(gt, dtype=float)
+    if gt.ndim != 2 or gt.shape[1] != 2:
+        raise ValueError(f"ground truth must have shape (n_queries, 2) = [start, end] in seconds, got {gt.shape}")
+    bad = np.flatnonzero(~np.isfinite(gt).all(axis=1) | (gt[:, 1] < gt[:, 0]))
+    if bad.size:
+        raise ValueError(f"ground-truth rows {bad[:5].tolist()} have a missing value or end < start; "
+                         "fix or drop those queries before simulating raters")
+    return gt
+
+
+def _draws(n_trials, n_raters, n_queries, rng):
+    rng = np.random.default_rng(rng)
+    z = rng.standard_normal((n_trials, n_raters, n_queries))
+    x = rng.standard_exponential((n_trials, n_raters, n_queries))
+    return z, x
+
+
+def simulate_raters(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
+                    rng=0, draws=None) -> np.ndarray:
+    """Individual simulated raters' moments: shape (n_trials, n_raters, n_queries, 2), seconds.
+
+    .. math:: \\hat s \\sim \\mathcal N(s, \\sigma^2), \\quad
+       \\hat\\ell \\sim (e - s) + \\mathrm{Exp}(1) \\;(\\text{code}) \\text{ or } \\mathrm{Exp}(\\text{mean } e - s) \\;(\\text{paper})
+
+    ``draws`` = (standard normals, unit exponentials), each (n_trials, n_raters,
+    n_queries), lets callers reuse the same randomness for several σ. Moments are not
+    clipped to the video (the reference code does not clip either).
+
+    >>> r = simulate_raters([[10.0, 20.0]], sigma=0.0, n_trials=1, n_raters=2, rng=0)
+    >>> r[0, :, 0, 0].tolist(), bool((r[0, :, 0, 1] - r[0, :, 0, 0] >= 10).all())
+    ([10.0, 10.0], True)
+    """
+    gt = _check_gt(gt)
+    if length not in LENGTH_CONVENTIONS:
+        raise ValueError(f"length must be one of {LENGTH_CONVENTIONS} (reference code / paper text), got {length!r}")
+    if sigma < 0:
+        raise ValueError(f"sigma is a standard deviation in seconds and must be >= 0, got {sigma}")
+    z, x = draws if draws is not None else _draws(n_trials, n_raters, len(gt), rng)
+    start, true_len = gt[:, 0], gt[:, 1] - gt[:, 0]
+    starts = start + sigma * z
+    lengths = true_len + x if length == "code" else true_len * x
+    return np.stack([starts, starts + lengths], axis=-1)
+
+
+def aggregate_raters(raters, axis: int = -3) -> np.ndarray:
+    """Median start and median length over raters: [med start, med start + med length].
+
+    ``raters`` has shape (..., n_raters, n_queries, 2); the rater axis is ``axis``
+    (default: third from last). Used for both simulated and real raters, so both are
+    aggregated the same way.
+
+    >>> aggregate_raters([[[0, 10]], [[2, 6]], [[4, 20]]]).tolist()
+    [[2.0, 12.0]]
+    """
+    raters = np.asarray(raters, dtype=float)
+    start = np.median(raters[..., 0], axis=axis + 1 if axis < 0 else axis)
+    length = np.median(raters[..., 1] - raters[..., 0], axis=axis + 1 if axis < 0 else axis)
+    return np.stack([start, start + length], axis=-1)
+
+
+def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
+                         rng=0, draws=None) -> np.ndarray:
+    """Noisy ground truths, one per trial: (n_trials, n_queries, 2) = medians of ``n_raters`` raters."""
+    return aggregate_raters(simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws))
+
+
+def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, chunk: int = 25) -> np.ndarray:
+    """Mean score of every system on every ground truth: (..., n_systems, n_measures).
+
+    ``predictions``: (n_systems, n_queries, K, 2); ``gts``: (n_queries, 2) or
+    (n_gts, n_queries, 2). Measures are in :func:`fireeval.moments.measure_names`
+    order. IoU is computed for ``chunk`` ground truths at a time to bound memory.
+    """
+    preds = np.asarray(predictions, dtype=float)
+    gts = np.asarray(gts, dtype=float)
+    if preds.ndim != 4 or preds.shape[-1] != 2:
+        raise ValueError(f"predictions must have shape (n_systems, n_queries, K, 2), got {preds.shape}")
+    if gts.shape[-2:] != (preds.shape[1], 2):
+        raise ValueError(f"ground truth shape {gts.shape} does not match {preds.shape[1]} queries of the predictions")
+    single = gts.ndim == 2
+    gts = gts[None] if single else gts
+    names = measure_names(ks, thetas)
+    out = np.empty((len(gts), len(preds), len(names)))
+    for lo in range(0, len(gts), chunk):  # chunks of trials, not queries: each step is vectorised
+        iou = temporal_iou(preds, gts[lo:lo + chunk, None])  # (chunk, systems, queries, K)
+        scores = score_all(iou, ks, thetas, strict)
+        out[lo:lo + chunk] = np.stack([scores[m].mean(axis=-1) for m in names], axis=-1)
+    return out[0] if single else out
+
+
+def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5,
+                     length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False):
+    """Clean and noisy mean scores for every σ.
+
+    Returns ``(clean, noisy)``: clean (n_systems, n_measures) and noisy
+    (n_sigmas, n_trials, n_systems, n_measures). One set of random draws serves every
+    σ (common random numbers).
+    """
+    gt = _check_gt(gt)
+    draws = _draws(n_trials, n_raters, len(gt), seed)
+    clean = system_means(predictions, gt, ks, thetas, strict)
+    noisy = np.stack([system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws),
+                                   ks, thetas, strict) for s in sigmas])
+    return clean, noisy
+
+
+def noise_error(clean, noisy, error: str = "abs", by_system: bool = False) -> np.ndarray:
+    """Error of each measure under label noise, averaged over systems.
+
+    ``clean``: (n_systems, n_measures); ``noisy``: (..., n_trials, n_systems, n_measures).
+    ``error="abs"``: mean over trials of |clean − noisy| (reference code);
+    ``"rmse"``: sqrt(mean over trials of (clean − noisy)²) (paper text). Returns
+    (..., n_measures), or (..., n_systems, n_measures) with ``by_system``.
+
+    >>> noise_error([[0.5]], [[[0.4]], [[0.7]]]).round(3).tolist()
+    [0.15]
+    >>> noise_error([[0.5]], [[[0.4]], [[0.7]]], error="rmse").round(4).tolist()
+    [0.1581]
+    """
+    diff = np.asarray(noisy, dtype=float) - np.asarray(clean, dtype=float)
+    if error == "abs":
+        per_system = np.abs(diff).mean(axis=-3)
+    elif error == "rmse":
+        per_system = np.sqrt((diff ** 2).mean(axis=-3))
+    else:
+        raise ValueError(f"error must be 'abs' (reference code) or 'rmse' (paper text), got {error!r}")
+    return per_system if by_system else per_system.mean(axis=-2)
+
+
+def pairwise_iou(raters) -> np.ndarray:
+    """Mean temporal IoU over all pairs of raters, per query: (..., n_queries).
+
+    ``raters``: (..., n_raters, n_queries, 2).
+
+    >>> pairwise_iou([[[0, 10]], [[5, 10]], [[0, 10]]]).round(4).tolist()  # pairs: .5, 1, .5
+    [0.6667]
+    """
+    r = np.asarray(raters, dtype=float)
+    n = r.shape[-3]
+    if n < 2:
+        raise ValueError("pairwise IoU needs at least two raters")
+    i, j = np.triu_indices(n, k=1)
+    a = np.moveaxis(r[..., i, :, :], -3, -2)  # (..., queries, pairs, 2)
+    b = np.moveaxis(r[..., j, :, :], -3, -2)
+    # temporal_iou compares K predictions with one ground truth: pair p of a vs pair p of b.
+    inter = np.minimum(a[..., 1], b[..., 1]) - np.maximum(a[..., 0], b[..., 0])
+    union = np.maximum(a[..., 1], b[..., 1]) - np.minimum(a[..., 0], b[..., 0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        iou = np.where(union > 0, np.clip(inter, 0, None) / union, 0.0)
+    return np.nan_to_num(iou).mean(axis=-1)
+
+
+def rater_agreement_with_truth(gt, raters) -> np.ndarray:
+    """Mean IoU between each rater's moment and the original ground truth, per query."""
+    raters = np.asarray(raters, dtype=float)
+    iou = temporal_iou(np.moveaxis(raters, -3, -2), np.asarray(gt, dtype=float))  # (..., queries, raters)
+    return iou.mean(axis=-1)
+
+
+def simulated_pairwise_iou(gt, sigmas, n_trials: int = 20, n_raters: int = 5, length: str = "code",
+                           seed=0) -> np.ndarray:
+    """Mean pairwise IoU of simulated raters for each σ: (n_sigmas,), averaged over trials and queries."""
+    gt = _check_gt(gt)
+    draws = _draws(n_trials, n_raters, len(gt), seed)
+    return np.array([pairwise_iou(simulate_raters(gt, s, n_trials, n_raters, length, draws=draws)).mean()
+                     for s in sigmas])
+
+
+def match_sigma(gt, real_raters, sigma_grid=None, n_trials: int = 20, length: str = "code", seed=0) -> dict:
+    """The σ whose simulated raters agree with each other as much as the real raters do.
+
+    Agreement is the mean pairwise IoU among raters (over pairs, then queries).
+    Pairwise IoU falls as σ grows, so the matching σ is read off the simulated curve
+    by linear interpolation; it is NaN (with ``in_range=False``) when the real
+    agreement lies outside the curve on ``sigma_grid`` -- e.g. when the length noise
+    alone already makes simulated raters agree less than real ones.
+
+    Returns ``{sigma, real, curve: (sigma_grid, simulated agreement), in_range}``.
+    """
+    real_raters = np.asarray(real_raters, dtype=float)
+    if real_raters.ndim != 3 or real_raters.shape[-1] != 2 or real_raters.shape[1] != len(gt):
+        raise ValueError(f"real raters must have shape (n_raters, n_queries={len(gt)}, 2), got {real_raters.shape}")
+    grid = np.asarray(sigma_grid if sigma_grid is not None else np.arange(0, 12.01, 0.25), dtype=float)
+    real = float(pairwise_iou(real_raters).mean())
+    curve = simulated_pairwise_iou(gt, grid, n_trials, real_raters.shape[0], length, seed)
+    # np.interp needs increasing x: the curve decreases in σ.
+    in_range = bool(curve.min() <= real <= curve.max())
+    sigma = float(np.interp(real, curve[::-1], grid[::-1])) if in_range else float("nan")
+    return {"sigma": sigma, "real": real, "curve": (grid, curve), "in_range": in_range}
+
+
+def real_rater_experiment(predictions, gt, raters, ks=KS, thetas=THETAS, strict: bool = False,
+                          error: str = "abs") -> dict:
+    """Score the systems against real raters' boundaries, one rater at a time and their median.
+
+    ``raters``: (n_raters, n_queries, 2) seconds, aligned to ``gt`` (n_queries, 2).
+    The median ground truth is built exactly like the simulated one
+    (:func:`aggregate_raters`), so ``error_median`` is the real-data counterpart of one
+    simulated noisy dataset. Returns clean, per-rater and median mean scores
+    ((n_systems, n_measures), (n_raters, n_systems, n_measures), (n_systems,
+    n_measures)) and the errors per measure: ``error_median`` and ``error_per_rater``
+    (averaged over raters, then systems).
+    """
+    raters = np.asarray(raters, dtype=float)
+    if raters.ndim != 3 or raters.shape[1:] != (len(gt), 2):
+        raise ValueError(f"raters must have shape (n_raters, n_queries={len(gt)}, 2), got {raters.shape}")
+    clean = system_means(predictions, gt, ks, thetas, strict)
+    per_rater = system_means(predictions, raters, ks, thetas, strict)
+    median = system_means(predictions, aggregate_raters(raters), ks, thetas, strict)
+    return {"clean": clean, "per_rater": per_rater, "median": median,
+            "error_median": noise_error(clean, median[None], error),
+            "error_per_rater": noise_error(clean, per_rater, error)}

@@ -1,0 +1,547 @@
+"""Pools of ranked runs: pool depth, unique contributions, leave-one-run/group-out qrels.
+
+A TREC-style pool for a topic is the union of the top ``K`` documents of every
+*pooled* run; only pooled documents are judged and everything else counts as
+non-relevant. :func:`build_pool` computes, in one vectorised pass over
+``RunSet.docs``, for every (topic, document) in the pool at the full depth:
+
+* ``min_depth`` -- the shallowest rank at which any pooled run retrieves it, so the
+  pool at any depth ``K`` is ``{d : min_depth(d) <= K}`` without rebuilding anything;
+* the number of pooled runs and of groups that contributed it, and the only run /
+  only group when there is exactly one (its *unique contributions*).
+
+From these, :class:`Pool` derives depth-``K`` qrels (judged and in the depth-``K``
+pool; unjudged = non-relevant), leave-one-run-out and leave-one-group-out qrels
+(the documents only that run / group contributed are removed), and per-cell masks
+so that :func:`depth_sweep` and :func:`leave_out_scores` re-score every run at every
+depth, or with every unit left out, from one gain lookup.
+
+Conventions: ranks are 1-based in trec_eval order (score descending, ties by docno
+descending, see :func:`fireeval.trec.trec_order`); a pooled run contributes its top
+``depth`` documents per topic. Nothing here is specific to TREC-8: any
+:class:`~fireeval.runset.RunSet`, qrels and run->group table work.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .evaluation import Measure, Scores, parse_measure
+from .judgements import Qrels
+from .runset import RunSet
+
+__all__ = ["Pool", "build_pool", "DepthSweep", "depth_sweep", "leave_out_scores", "NOT_POOLED"]
+
+#: ``min_depth`` of a document no pooled run retrieves within the pool depth.
+NOT_POOLED = np.iinfo(np.int32).max
+
+
+def _run_groups(runs: RunSet, groups) -> tuple[np.ndarray, np.ndarray]:
+    """Group code per run and the group names; every run must have a group."""
+    if groups is None:  # each run is its own group
+        return np.arange(len(runs.names)), np.asarray(runs.names, dtype=object)
+    if isinstance(groups, pd.DataFrame):
+        if not {"run", "group"} <= set(groups.columns):
+            raise ValueError("the run table needs columns 'run' and 'group' (one row per run)")
+        groups = groups.set_index("run")["group"]
+    mapping = pd.Series(groups) if isinstance(groups, Mapping) else groups
+    names = pd.Index(runs.names)
+    missing = names[~names.isin(mapping.index)]
+    if len(missing):
+        shown = ", ".join(map(repr, missing[:5])) + (" ..." if len(missing) > 5 else "")
+        raise ValueError(f"{len(missing)} run(s) have no group in the run table: {shown}. Fix: add a "
+                         "'run, group' row for each (or pass groups=None to treat each run as its own group)")
+    codes, uniques = pd.factorize(mapping.reindex(names).astype(str), sort=True)
+    return codes, np.asarray(uniques, dtype=object)
+
+
+def _pooled_mask(runs: RunSet, pooled) -> np.ndarray:
+    if pooled is None:
+        return np.ones(len(runs.names), dtype=bool)
+    pooled = np.asarray(pooled)
+    if pooled.dtype == bool:
+        if pooled.shape != (len(runs.names),):
+            raise ValueError(f"pooled mask has shape {pooled.shape}, expected ({len(runs.names)},): one flag per run")
+        return pooled
+    unknown = sorted(set(pooled.astype(str)) - set(runs.names))
+    if unknown:
+        raise ValueError(f"pooled run(s) {unknown[:5]} are not in the run set; pass names from runs.names")
+    return np.isin(np.asarray(runs.names, dtype=str), pooled.astype(str))
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """The pool of a run set, with each pooled document's depth and contributors.
+
+    Build it with :func:`build_pool`. Arrays indexed by pool document (sorted by
+    ``keys``, where a key is ``topic_index * len(runs.docnos) + doc_code`` as in
+    :meth:`RunSet.keys`):
+
+    Attributes
+    ----------
+    runs : RunSet
+        All runs (pooled or not); per-cell arrays follow its ``docs``.
+    pooled : ndarray of bool, shape (n_runs,)
+    group : ndarray of int, shape (n_runs,)
+        Group code of each run, indexing ``group_names``.
+    group_names : ndarray of str
+    depth : int
+        Pool depth: each pooled run contributed its top ``depth`` per topic.
+    keys : ndarray of int64
+        Sorted (topic, document) keys in the pool.
+    min_depth : ndarray of int
+        Shallowest 1-based rank at which any pooled run retrieves the document.
+    n_runs, n_groups : ndarray of int
+        Number of pooled runs / groups that contributed the document.
+    sole_run, sole_group : ndarray of int
+        The only contributing run (index) / group (code), or -1 when several did.
+    run_contributions, group_contributions : ndarray of int
+        Distinct pool documents each run / group contributed.
+    """
+
+    runs: RunSet
+    pooled: np.ndarray
+    group: np.ndarray
+    group_names: np.ndarray
+    depth: int
+    keys: np.ndarray
+    min_depth: np.ndarray
+    n_runs: np.ndarray
+    n_groups: np.ndarray
+    sole_run: np.ndarray
+    sole_group: np.ndarray
+    run_contributions: np.ndarray
+    group_contributions: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def _index(self, keys) -> np.ndarray:
+        """Position of each key in the pool, -1 when it is not pooled."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if not len(self.keys):
+            return np.full(keys.shape, -1)
+        pos = np.clip(np.searchsorted(self.keys, keys), 0, len(self.keys) - 1)
+        return np.where((keys >= 0) & (self.keys[pos] == keys), pos, -1)
+
+    @cached_property
+    def cell_index(self) -> np.ndarray:
+        """Pool position of the document at every (run, topic, rank) cell, -1 if not pooled."""
+        return self._index(self.runs.keys())
+
+    @cached_property
+    def cell_depth(self) -> np.ndarray:
+        """``min_depth`` of the document at every cell (:data:`NOT_POOLED` if not pooled): (runs, topics, depth)."""
+        idx = self.cell_index
+        return np.where(idx >= 0, self.min_depth[np.maximum(idx, 0)], NOT_POOLED).astype(np.int32)
+
+    def removed_cells(self, by: str) -> np.ndarray:
+        """Cells whose document leaves the qrels when the cell's own run (``by="run"``) or
+        group (``by="group"``) is left out of the pool: boolean (runs, topics, depth)."""
+        sole, unit = self._sole(by)
+        idx = self.cell_index
+        owner = np.where(idx >= 0, sole[np.maximum(idx, 0)], -1)
+        return owner == unit[:, None, None]
+
+    def _sole(self, by):
+        if by == "run":
+            return self.sole_run, np.arange(len(self.runs.names))
+        if by == "group":
+            return self.sole_group, self.group
+        raise ValueError(f"by must be 'run' or 'group', not {by!r}")
+
+    def qrels_index(self, qrels: Qrels) -> np.ndarray:
+        """Pool position of each qrels row (-1 when the judged document is not in the pool).
+
+        Raises ValueError when a qrels topic appears in no run: its judgements could
+        not have come from this pool.
+        """
+        _check_topics(self.runs, qrels)
+        t, d, _ = self.runs.qrels_codes(qrels)
+        keys = np.where((t >= 0) & (d >= 0), t.astype(np.int64) * len(self.runs.docnos) + d, -1)
+        return self._index(keys)
+
+    def qrels_depth(self, qrels: Qrels) -> np.ndarray:
+        """``min_depth`` of each qrels row, :data:`NOT_POOLED` when the pool lacks the document."""
+        idx = self.qrels_index(qrels)
+        return np.where(idx >= 0, self.min_depth[np.maximum(idx, 0)], NOT_POOLED)
+
+    def documents(self, k: int | None = None) -> pd.DataFrame:
+        """The pool at depth ``k`` (default: the full depth) as a frame.
+
+        Columns: query, docno, min_depth, n_runs, n_groups, sole_run, sole_group
+        (names; missing when several contributed).
+        """
+        keep = self.min_depth <= self._check_k(k)
+        n_docs = len(self.runs.docnos)
+        keys = self.keys[keep]
+        run_names = np.asarray(self.runs.names + [None], dtype=object)
+        group_names = np.append(self.group_names, None)
+        return pd.DataFrame({
+            "query": self.runs.topics[keys // n_docs],
+            "docno": np.asarray(self.runs.docnos)[keys % n_docs],
+            "min_depth": self.min_depth[keep],
+            "n_runs": self.n_runs[keep],
+            "n_groups": self.n_groups[keep],
+            "sole_run": run_names[self.sole_run[keep]],
+            "sole_group": group_names[self.sole_group[keep]],
+        })
+
+    def _check_k(self, k):
+        if k is None:
+            return self.depth
+        if not 1 <= k <= self.depth:
+            raise ValueError(f"depth {k} is outside 1..{self.depth}; build the pool deeper (build_pool(depth=...))")
+        return k
+
+    def compare_with_qrels(self, qrels: Qrels, k: int | None = None) -> dict:
+        """How the pool at depth ``k`` matches the judged set of ``qrels``.
+
+        Returns ``{"n_pool", "n_judged", "n_judged_not_pooled", "n_pooled_not_judged",
+        "equal"}``; ``equal`` is True when the two sets are identical.
+        """
+        depth = self.qrels_depth(qrels)
+        k = self._check_k(k)
+        n_pool = int((self.min_depth <= k).sum())
+        judged_in = int((depth <= k).sum())
+        out = {"n_pool": n_pool, "n_judged": len(qrels.frame), "n_judged_not_pooled": len(qrels.frame) - judged_in,
+               "n_pooled_not_judged": n_pool - judged_in}
+        out["equal"] = out["n_judged_not_pooled"] == 0 and out["n_pooled_not_judged"] == 0
+        return out
+
+    def at_depth(self, qrels: Qrels, k: int) -> Qrels:
+        """Qrels of a depth-``k`` pool: judged rows whose document is in the pool at depth ``k``.
+
+        Everything else is unjudged and so non-relevant, as in Westerveld's experiment.
+        """
+        return qrels.restrict(self.qrels_depth(qrels) <= self._check_k(k))
+
+    def leave_out(self, qrels: Qrels, run: str | None = None, group: str | None = None) -> Qrels:
+        """Qrels without the documents that only ``run`` (or only ``group``) contributed.
+
+        This is the judged set as it would be had the run (group) not taken part.
+        Judged documents outside the pool are kept (no pooled run contributed them).
+        """
+        if (run is None) == (group is None):
+            raise ValueError("pass exactly one of run=... or group=...")
+        if run is not None:
+            if run not in self.runs.names:
+                raise ValueError(f"run {run!r} is not in the run set")
+            sole, unit = self.sole_run, self.runs.names.index(run)
+        else:
+            names = list(self.group_names)
+            if group not in names:
+                raise ValueError(f"group {group!r} is not in the run table; groups are {names[:5]} ...")
+            sole, unit = self.sole_group, names.index(group)
+        idx = self.qrels_index(qrels)
+        owner = np.where(idx >= 0, sole[np.maximum(idx, 0)], -1)
+        return qrels.restrict(owner != unit)
+
+    def judged_share(self, qrels: Qrels, k, leave_out: str | None = None) -> np.ndarray:
+        """Share of each run's top ``k`` per topic that is judged: (runs, topics), or
+        (len(k), runs, topics) when ``k`` is a sequence.
+
+        ``leave_out="run"`` / ``"group"`` counts as unjudged what the run's own run / group
+        alone contributed, i.e. what a *new* system in its place would see. The share is
+        over the documents the run retrieved in its top ``k`` (1 when it retrieved none).
+        A low judged share is the warning sign that a run's score rests on unjudged
+        documents that count as non-relevant.
+        """
+        _check_topics(self.runs, qrels)
+        judged = self.runs.judged(qrels)
+        if leave_out is not None:
+            judged &= ~self.removed_cells(leave_out)
+        n_judged = np.cumsum(judged, axis=-1, dtype=np.int32)
+        n_retrieved = np.cumsum(self.runs.docs >= 0, axis=-1, dtype=np.int32)
+        ks = np.minimum(np.atleast_1d(k), judged.shape[-1]) - 1
+        out = np.where(n_retrieved[..., ks] > 0, n_judged[..., ks] / np.maximum(n_retrieved[..., ks], 1), 1.0)
+        out = np.moveaxis(out, -1, 0)
+        return out if np.ndim(k) else out[0]
+
+    def unique_relevant_share(self, qrels: Qrels, by: str = "group") -> np.ndarray:
+        """Per run: share of its retrieved relevant documents that only its own run / group
+        contributed to the pool (what leaving it out removes), shape (runs,)."""
+        _check_topics(self.runs, qrels)
+        relevant = self.runs.gains(qrels) >= qrels.relevance_level
+        lost = (relevant & self.removed_cells(by)).sum(axis=(1, 2))
+        return lost / np.maximum(relevant.sum(axis=(1, 2)), 1)
+
+    def unique_contributions(self, qrels: Qrels | None = None, by: str = "run") -> pd.DataFrame:
+        """Per run (or group): pool documents contributed, and those contributed by it alone.
+
+        Columns: ``n_contributed`` (distinct pool documents in its pooled top
+        ``depth``), ``n_unique`` (documents no other run / group contributed) and, with
+        ``qrels``, ``n_unique_relevant``. Unpooled runs contribute nothing.
+        """
+        sole, _ = self._sole(by)
+        if by == "run":
+            index = pd.Index(self.runs.names, name="run")
+            contributed = self.run_contributions
+        else:
+            index = pd.Index(self.group_names, name="group")
+            contributed = self.group_contributions
+        n = len(index)
+        out = pd.DataFrame({"n_contributed": contributed,
+                            "n_unique": np.bincount(sole[sole >= 0], minlength=n)}, index=index)
+        if by == "run":
+            out.insert(0, "group", self.group_names[self.group])
+            out.insert(1, "pooled", self.pooled)
+        if qrels is not None:
+            idx = self.qrels_index(qrels)
+            relevant = (qrels.frame["relevance"].to_numpy() >= qrels.relevance_level) & (idx >= 0)
+            owners = sole[idx[relevant]]
+            out["n_unique_relevant"] = np.bincount(owners[owners >= 0], minlength=n)
+        return out
+
+
+def _check_topics(runs: RunSet, qrels: Qrels) -> None:
+    absent = np.setdiff1d(qrels.topics, runs.topics)
+    if len(absent):
+        shown = ", ".join(absent[:5]) + (" ..." if len(absent) > 5 else "")
+        raise ValueError(f"{len(absent)} qrels topic(s) appear in no run: {shown}. A pool cannot have produced "
+                         "their judgements. Fix: drop them from the qrels (Qrels.restrict) or add runs for them")
+
+
+def build_pool(runs: RunSet, pooled=None, groups=None, depth: int = 100, contributors: str = "pooled") -> Pool:
+    """Pool the top ``depth`` of the ``pooled`` runs, recording depth and contributors.
+
+    Parameters
+    ----------
+    runs : RunSet
+        All runs to be evaluated; the pooled ones are a subset.
+    pooled : None, boolean mask or run names
+        Runs that contribute to the pool (default: all).
+    groups : None, mapping run -> group, Series, or DataFrame with columns run, group
+        Every run of ``runs`` must have a group (default: each run its own group).
+    depth : int
+        Pool depth K: each pooled run contributes its top K per topic.
+    contributors : {"pooled", "all"}
+        Which runs count as having contributed a pool document (for ``n_runs``,
+        ``sole_run``, unique contributions and leave-outs). ``"pooled"``: the pooled
+        runs whose top ``depth`` holds it -- exactly what the pool would lose without
+        them. ``"all"``: every run whose top ``depth`` holds it, pooled or not -- NIST's
+        convention in TREC-8's annotated qrels and leave-one-group-out files. The pool
+        itself (``keys``, ``min_depth``) comes from the pooled runs either way.
+
+    Returns
+    -------
+    Pool
+
+    Notes
+    -----
+    One pass: the keys of all pooled cells in the top ``depth`` are sorted once by
+    (key, rank); the first of each key gives ``min_depth``, distinct (key, run) and
+    (key, group) pairs give the contributor counts. A document's ``min_depth`` is
+    ``min over pooled runs r of rank_r(d)``, so the pool at any K <= depth is
+    ``{d : min_depth(d) <= K}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [3.0, 2.0, 1.0]})
+    >>> runs = RunSet.from_frames({"A": run(["a", "b", "c"]), "B": run(["c", "d", "e"])})
+    >>> pool = build_pool(runs, depth=3)
+    >>> pool.documents().set_index("docno")["min_depth"].to_dict()
+    {'a': 1, 'b': 2, 'c': 1, 'd': 2, 'e': 3}
+    """
+    if depth < 1:
+        raise ValueError(f"pool depth must be >= 1, got {depth}")
+    if contributors not in ("pooled", "all"):
+        raise ValueError(f"contributors must be 'pooled' or 'all', not {contributors!r}")
+    empty = [name for name, n in zip(runs.names, runs.n_retrieved.sum(axis=1)) if n == 0]
+    if empty:
+        raise ValueError(f"run(s) {empty[:5]} retrieve no document for any topic. Fix: check the run "
+                         "file(s) or leave those runs out of the run set")
+    pooled = _pooled_mask(runs, pooled)
+    group, group_names = _run_groups(runs, groups)
+    all_keys = runs.keys()[..., :depth]  # (runs, topics, depth)
+
+    # Pool membership and min depth: pooled runs' cells sorted by (key, rank).
+    keys = all_keys[pooled]
+    rank = np.broadcast_to(np.arange(1, keys.shape[-1] + 1, dtype=np.int32), keys.shape)
+    valid = keys >= 0
+    keys, rank = keys[valid], rank[valid]
+    order = np.lexsort((rank, keys))
+    keys, rank = keys[order], rank[order]
+    first = np.r_[True, keys[1:] != keys[:-1]] if len(keys) else np.zeros(0, bool)
+    uniq, min_depth = keys[first], rank[first]
+    n = len(uniq)
+
+    # Contributors: every contributing run's cells that hold a pool document.
+    contrib = pooled if contributors == "pooled" else np.ones(len(runs.names), bool)
+    ckeys = all_keys[contrib]
+    owner = np.broadcast_to(np.flatnonzero(contrib)[:, None, None], ckeys.shape)
+    pos = np.clip(np.searchsorted(uniq, ckeys), 0, max(n - 1, 0))
+    hit = (ckeys >= 0) & (uniq[pos] == ckeys) if n else np.zeros(ckeys.shape, bool)
+    which, owner = pos[hit], owner[hit]
+
+    def count(unit, n_units):
+        # Distinct (document, unit) pairs: a run listing a document twice still counts once.
+        pair_first = np.unique(which.astype(np.int64) * n_units + unit, return_index=True)[1]
+        n_units_per_doc = np.bincount(which[pair_first], minlength=n)
+        sole = np.full(n, -1)
+        sole[which[pair_first]] = unit[pair_first]  # any contributor; kept only where the count is 1
+        per_unit = np.bincount(unit[pair_first], minlength=n_units)
+        return n_units_per_doc, np.where(n_units_per_doc == 1, sole, -1), per_unit
+
+    n_runs, sole_run, per_run = count(owner, len(runs.names))
+    n_groups, sole_group, per_group = count(group[owner], len(group_names))
+    return Pool(runs, pooled, group, group_names, int(depth), uniq, min_depth, n_runs, n_groups,
+                sole_run, sole_group, per_run, per_group)
+
+
+def _measures(measures) -> list[Measure]:
+    return [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
+
+
+def _binary_ideal(n_relevant) -> np.ndarray:
+    """Ideal grades for binary qrels from relevant counts: ones then zeros, shape (..., max count)."""
+    n_relevant = np.asarray(n_relevant)
+    width = max(int(n_relevant.max(initial=0)), 1)
+    return (np.arange(width) < n_relevant[..., None]).astype(float)
+
+
+def _is_binary(qrels: Qrels) -> bool:
+    rel = qrels.frame["relevance"].to_numpy()
+    return bool(((rel <= 0) | (rel == 1)).all()) and qrels.relevance_level == 1
+
+
+def _topics_and_gains(pool: Pool, qrels: Qrels):
+    """Evaluation topics (every qrels topic), their columns in the RunSet, and full-qrels gains."""
+    _check_topics(pool.runs, qrels)
+    topics = qrels.topics
+    cols = pd.Index(pool.runs.topics).get_indexer(topics)
+    return topics, cols, pool.runs.gains(qrels, topics)
+
+
+class _SparseAP:
+    """Average precision at many pool depths from the relevant cells only.
+
+    AP needs, for each relevant retrieved document, its rank and the number of
+    relevant documents above it. Only relevant cells (a few per cent of all cells)
+    are kept, in (run, topic, rank) order; at depth K a cell counts when its
+    document's pool depth is <= K, and a running count within each (run, topic)
+    gives the precision at its rank. Equal to ``ranking.average_precision`` on the
+    masked gains (tests check it against ``evaluate``).
+    """
+
+    def __init__(self, gains, cell_depth):
+        self.shape = gains.shape[:2]
+        run, topic, pos = np.nonzero(gains >= 1)  # ranking's relevance threshold
+        self.depth = cell_depth[run, topic, pos]
+        self.rank = pos + 1.0
+        self.row = run * self.shape[1] + topic
+        starts = np.r_[0, np.flatnonzero(np.diff(self.row)) + 1] if len(self.row) else np.zeros(0, int)
+        self.starts, self.sizes = starts, np.diff(np.r_[starts, len(self.row)])
+
+    def __call__(self, k, n_relevant):
+        hit = self.depth <= k
+        seen = np.cumsum(hit)
+        before = np.repeat((seen - hit)[self.starts], self.sizes)  # hits in earlier (run, topic) rows
+        precision = np.where(hit, (seen - before) / self.rank, 0.0)
+        total = np.bincount(self.row, weights=precision, minlength=self.shape[0] * self.shape[1])
+        n_rel = np.broadcast_to(n_relevant, self.shape)
+        return np.divide(total.reshape(self.shape), n_rel, out=np.zeros(self.shape), where=n_rel > 0)
+
+
+@dataclass(frozen=True)
+class DepthSweep:
+    """Scores of every run at every pool depth.
+
+    ``values[measure]`` has shape (n_depths, n_runs, n_topics); ``reference[measure]``
+    (n_runs, n_topics) is the score with the original qrels.
+    """
+
+    depths: np.ndarray
+    runs: list
+    topics: np.ndarray
+    values: dict
+    reference: dict
+
+    def mean(self, measure: str) -> pd.DataFrame:
+        """Mean over topics: rows = runs, columns = depths, plus an ``original`` column."""
+        name = parse_measure(measure).name
+        out = pd.DataFrame(self.values[name].mean(axis=-1).T, index=pd.Index(self.runs, name="run"),
+                           columns=pd.Index(self.depths, name="depth"))
+        out["original"] = self.reference[name].mean(axis=-1)
+        return out
+
+
+def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map",)) -> DepthSweep:
+    """Re-score every run with the depth-K qrels for every K in ``depths``.
+
+    The depth-K qrels keep the judged documents with ``min_depth <= K`` (see
+    :meth:`Pool.at_depth`). Gains are looked up once against the full qrels; each
+    depth only masks them with ``cell_depth <= K`` and recounts relevant documents
+    per topic from the qrels rows' depths; MAP is computed from the relevant cells
+    alone (:class:`_SparseAP`). Topics are all qrels topics at every depth
+    (a topic with no relevant document left scores 0), so MAP at every K averages
+    over the same topics.
+
+    nDCG measures need binary qrels here (ideal gains are rebuilt from counts).
+
+    >>> import pandas as pd
+    >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
+    >>> runs = RunSet.from_frames({"A": frame(["a", "x"]), "B": frame(["y", "b"])})
+    >>> qrels = Qrels.from_pairs(["1", "1"], ["a", "b"])
+    >>> sweep = depth_sweep(build_pool(runs, depth=2), qrels, [1, 2], ["P_2"])
+    >>> sweep.values["P_2"][:, :, 0].tolist()   # depth 1: only A's "a" is pooled
+    [[0.5, 0.0], [0.5, 0.5]]
+    """
+    measures = _measures(measures)
+    depths = np.asarray(depths, dtype=int)
+    for k in depths:
+        pool._check_k(int(k))
+    topics, cols, gains = _topics_and_gains(pool, qrels)
+    if any(m.kind.startswith("ndcg") for m in measures) and not _is_binary(qrels):
+        raise NotImplementedError("nDCG in a depth sweep needs binary qrels (grades 0/1)")
+    cell_depth = pool.cell_depth[:, cols]
+    row_depth = pool.qrels_depth(qrels)
+    relevant = qrels.frame["relevance"].to_numpy() >= qrels.relevance_level
+    row_topic = pd.Index(topics).get_indexer(qrels.frame["query"].astype(str))
+    reference = {m.name: m(gains, qrels.n_relevant(topics), qrels.ideal_gains(topics)) for m in measures}
+    values = {m.name: np.empty((len(depths),) + gains.shape[:2]) for m in measures}
+    sparse_ap = _SparseAP(gains, cell_depth) if any(m.kind == "map" for m in measures) else None
+    for i, k in enumerate(depths):  # a loop over depths only; each step is vectorised over runs x topics
+        n_rel = np.bincount(row_topic[relevant & (row_depth <= k)], minlength=len(topics))
+        ideal = _binary_ideal(n_rel)
+        for m in measures:
+            if m.kind == "map":
+                values[m.name][i] = sparse_ap(k, n_rel)
+                continue
+            # Cut-off measures read only their top k ranks: mask just those.
+            width = m.k if m.k is not None else gains.shape[-1]
+            masked = np.where(cell_depth[..., :width] <= k, gains[..., :width], 0.0)
+            values[m.name][i] = m(masked, n_rel, ideal)
+    return DepthSweep(depths, list(pool.runs.names), topics, values, reference)
+
+
+def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",)) -> Scores:
+    """Score each run with the qrels that lack what its own run (or group) alone contributed.
+
+    All runs at once: a cell's gain is zeroed when its document's sole contributor is
+    the cell's run (group), and each run's number of relevant documents per topic drops
+    by the relevant documents it (its group) alone contributed. Equivalent to
+    ``evaluate(runs.select([r]), pool.leave_out(qrels, run=r))`` for every ``r``, without
+    the loop. Topics: every qrels topic.
+    """
+    measures = _measures(measures)
+    topics, cols, gains = _topics_and_gains(pool, qrels)
+    if any(m.kind.startswith("ndcg") for m in measures) and not _is_binary(qrels):
+        raise NotImplementedError("nDCG with leave-out needs binary qrels (grades 0/1)")
+    sole, unit = pool._sole(by)
+    masked = np.where(pool.removed_cells(by)[:, cols], 0.0, gains)
+    idx = pool.qrels_index(qrels)
+    relevant = (qrels.frame["relevance"].to_numpy() >= qrels.relevance_level) & (idx >= 0)
+    owner = sole[idx[relevant]]
+    row_topic = pd.Index(topics).get_indexer(qrels.frame["query"].astype(str))[relevant]
+    n_units = int(unit.max()) + 1 if len(unit) else 0
+    lost = np.zeros((max(n_units, 1), len(topics)), dtype=int)
+    np.add.at(lost, (owner[owner >= 0], row_topic[owner >= 0]), 1)
+    n_rel = qrels.n_relevant(topics)[None, :] - lost[unit]  # (runs, topics)
+    ideal = _binary_ideal(n_rel) if any(m.kind.startswith("ndcg") for m in measures) else None
+    return Scores(list(pool.runs.names), topics, {m.name: m(masked, n_rel, ideal) for m in measures})

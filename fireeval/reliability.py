@@ -1,0 +1,136 @@
+"""Reliability of system comparisons over topic sets: swap rates (REER) and many Kendall τ at once.
+
+Hauptmann & Lin's Retrieval Experiment Error Rate (REER) is the probability that
+system A beats B on one topic set while B beats A on another (Voorhees & Buckley's
+*swap rate*). :func:`swap_rates` estimates it as a function of the score difference
+observed on the first set, from per-topic scores computed once: each trial draws two
+disjoint topic sets of ``size`` topics (:func:`fireeval.resampling.disjoint_halves`),
+and every pair of systems is compared on both.
+
+:func:`paired_kendall_tau` computes Kendall's τ-b for many pairs of scorings at once
+(bootstrap bands, trials), matching :func:`scipy.stats.kendalltau` exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .resampling import bootstrap_indices, disjoint_halves
+
+__all__ = ["paired_kendall_tau", "bootstrap_tau", "swap_rates", "difference_for_error_rate"]
+
+
+def paired_kendall_tau(a, b, chunk: int = 256) -> np.ndarray:
+    """Kendall's τ-b between ``a[..., :]`` and ``b[..., :]`` along the last axis (systems).
+
+    .. math:: \\tau_b = \\frac{\\sum_{i<j} s^a_{ij} s^b_{ij}}
+              {\\sqrt{\\sum_{i<j} |s^a_{ij}| \\cdot \\sum_{i<j} |s^b_{ij}|}},
+              \\quad s^x_{ij} = \\operatorname{sign}(x_i - x_j)
+
+    which is scipy's τ-b (ties in either scoring drop out of the denominator terms).
+    Leading axes broadcast; O(n²) memory per row, processed ``chunk`` rows at a time.
+    NaN when either scoring is constant.
+
+    >>> paired_kendall_tau([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
+    array([ 0.333, -0.333])
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    shape = a.shape[:-1]
+    n = a.shape[-1]
+    a, b = a.reshape(-1, n), b.reshape(-1, n)
+    iu = np.triu_indices(n, k=1)
+    out = np.empty(len(a))
+    for start in range(0, len(a), chunk):
+        sa = np.sign(a[start:start + chunk, iu[0]] - a[start:start + chunk, iu[1]])
+        sb = np.sign(b[start:start + chunk, iu[0]] - b[start:start + chunk, iu[1]])
+        den = np.sqrt(np.abs(sa).sum(-1) * np.abs(sb).sum(-1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:start + chunk] = np.where(den > 0, (sa * sb).sum(-1) / den, np.nan)
+    return out.reshape(shape)
+
+
+def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025, 0.975)):
+    """Bootstrap-over-topics band for τ between system rankings.
+
+    ``per_topic`` has shape (..., n_systems, n_topics) (e.g. one row per pool depth) and
+    ``reference`` (n_systems, n_topics). Each resample draws n_topics topics with
+    replacement, shared by every row and the reference (paired); the systems are
+    ranked by their mean over the resample, and τ-b is taken against the reference
+    ranking on the same resample. Returns ``(low, high)`` quantiles, shape (...).
+    """
+    scores = np.asarray(per_topic, dtype=float)
+    ref = np.asarray(reference, dtype=float)
+    n_topics = scores.shape[-1]
+    idx = bootstrap_indices(n_topics, n_topics, n_resamples, rng)
+    counts = np.zeros((n_resamples, n_topics))
+    np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
+    means = scores @ counts.T / n_topics  # (..., n_systems, n_resamples)
+    ref_means = ref @ counts.T / n_topics  # (n_systems, n_resamples)
+    tau = paired_kendall_tau(np.swapaxes(means, -1, -2), ref_means.T)  # (..., n_resamples)
+    low, high = np.nanquantile(tau, q, axis=-1)
+    return low, high
+
+
+def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, names=None) -> pd.DataFrame:
+    """Swap rate (REER) between two disjoint topic sets, by the score difference on the first.
+
+    Parameters
+    ----------
+    per_topic : array, shape (n_systems, n_topics)
+        Per-topic scores (e.g. average precision), computed once.
+    size : int
+        Topics per set; needs ``2 * size <= n_topics``.
+    n_trials : int
+        Random splits; every split compares every pair of systems.
+    bins : array of bin edges for |difference|, default 0, 0.01, ..., 0.20 and beyond.
+    rng : seed or Generator.
+
+    Returns
+    -------
+    DataFrame with one row per bin: ``low``, ``high`` (difference on set A),
+    ``n_pairs`` (pair-trials in the bin), ``n_swaps`` and ``swap_rate`` = swaps / pairs,
+    where a swap means the sign of the mean difference on set B is opposite to set A
+    (ties on either set are not swaps, as in Voorhees & Buckley 2002).
+
+    >>> scores = np.array([[0.5, 0.4, 0.6, 0.5], [0.1, 0.2, 0.1, 0.3]])
+    >>> swap_rates(scores, size=2, n_trials=10, bins=[0, 1])["swap_rate"].tolist()
+    [0.0]
+    """
+    scores = np.asarray(per_topic, dtype=float)
+    n_sys, n_topics = scores.shape
+    bins = np.append(np.round(np.arange(0, 0.2001, 0.01), 10), np.inf) if bins is None else np.asarray(bins, float)
+    set_a, set_b = disjoint_halves(n_topics, size, n_trials, rng)
+    i, j = np.triu_indices(n_sys, k=1)
+    n_bins = len(bins) - 1
+    pairs, swaps = np.zeros(n_bins, dtype=np.int64), np.zeros(n_bins, dtype=np.int64)
+    for start in range(0, n_trials, 100):  # chunks keep (trials, pairs) arrays small
+        mean_a = scores[:, set_a[start:start + 100]].mean(-1).T  # (trials, systems)
+        mean_b = scores[:, set_b[start:start + 100]].mean(-1).T
+        diff_a, diff_b = mean_a[:, i] - mean_a[:, j], mean_b[:, i] - mean_b[:, j]
+        which = np.searchsorted(bins, np.abs(diff_a), side="right") - 1
+        inside = (which >= 0) & (which < n_bins)
+        pairs += np.bincount(which[inside], minlength=n_bins)
+        swapped = (diff_a * diff_b < 0) & inside
+        swaps += np.bincount(which[swapped], minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(pairs > 0, swaps / np.maximum(pairs, 1), np.nan)
+    return pd.DataFrame({"low": bins[:-1], "high": bins[1:], "n_pairs": pairs, "n_swaps": swaps, "swap_rate": rate})
+
+
+def difference_for_error_rate(table: pd.DataFrame, target: float = 0.05, min_pairs: int = 1) -> float:
+    """Smallest difference from which every bin's swap rate stays below ``target``.
+
+    ``table`` is the output of :func:`swap_rates`. Bins with fewer than ``min_pairs``
+    comparisons are ignored. Returns the ``low`` edge of the first bin of the final
+    run of bins all below ``target`` (NaN if the last populated bin is not below it).
+
+    >>> t = pd.DataFrame({"low": [0, .01, .02, .03], "high": [.01, .02, .03, .04],
+    ...                   "n_pairs": [9, 9, 9, 9], "swap_rate": [.3, .04, .06, .01]})
+    >>> difference_for_error_rate(t)
+    0.03
+    """
+    usable = table[table["n_pairs"] >= min_pairs]
+    above = np.flatnonzero(~(usable["swap_rate"].to_numpy() < target))
+    if not len(usable) or (len(above) and above[-1] == len(usable) - 1):
+        return float("nan")
+    return float(usable["low"].iloc[above[-1] + 1 if len(above) else 0])

@@ -1,0 +1,164 @@
+"""Model selection with a validation measure, judged by test measures (AxIoU paper, Fig. 8).
+
+Protocol, for each of many random splits of the test queries **by video** (all
+queries of a video fall on the same side, so validation and test share no video):
+
+1. every validation measure picks the variant with the highest mean on validation
+   (ties: the first variant in family order);
+2. the picked variants -- one per validation measure, possibly the same variant
+   several times -- are scored on the test half with every test measure;
+3. per test measure, the picks' test scores are turned into z-scores across the
+   picks, z = (x − mean) / std (population std; all z = 0 when every pick scores the
+   same);
+4. a validation measure's pick is *above average everywhere* on a split when its
+   z-score is > 0 for every test measure.
+
+Per-query scores are computed once; a split only re-weights them. Queries are
+summed per video first, so each split costs one (variants·measures) × videos matrix
+product.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["video_splits", "group_sums", "split_means", "pick_best", "zscores", "above_average_everywhere",
+           "unique_variants", "selection_experiment"]
+
+
+def video_splits(videos, n_splits: int = 100, seed=0, fraction: float = 0.5) -> np.ndarray:
+    """Validation masks: (n_splits, n_queries) boolean, True = validation.
+
+    Each split sends a random ``round(fraction · n_videos)`` of the distinct videos
+    to validation; a query follows its video.
+
+    >>> m = video_splits(["a", "a", "b", "c"], n_splits=3, seed=0)
+    >>> bool((m[:, 0] == m[:, 1]).all()), m.shape
+    (True, (3, 4))
+    """
+    codes, uniques = pd.factorize(np.asarray(videos))
+    if (codes < 0).any():
+        raise ValueError("video ids must not be missing (NaN/None); give every query its video id")
+    n_v = len(uniques)
+    n_val = int(round(fraction * n_v))
+    if not 0 < n_val < n_v:
+        raise ValueError(f"a {fraction:g} split of {n_v} videos leaves one side empty; use more videos or another fraction")
+    rng = np.random.default_rng(seed)
+    rank = np.argsort(np.argsort(rng.random((n_splits, n_v)), axis=1), axis=1)
+    return (rank < n_val)[:, codes]
+
+
+def group_sums(scores, videos) -> tuple[np.ndarray, np.ndarray]:
+    """Sum the last (query) axis of ``scores`` per video: (..., n_videos), plus the video codes per query."""
+    codes, _ = pd.factorize(np.asarray(videos))
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    s = np.asarray(scores)
+    sums = np.add.reduceat(s[..., order].astype(np.float64), starts, axis=-1)
+    return sums, codes
+
+
+def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
+    """Mean per-query score on the validation and the test side of every split.
+
+    ``scores``: (n_variants, n_measures, n_queries); ``val_mask``: (n_splits,
+    n_queries) from :func:`video_splits` (constant within a video). Returns
+    ``(val, test)``, each (n_splits, n_variants, n_measures).
+    """
+    scores = np.asarray(scores)
+    val_mask = np.asarray(val_mask, dtype=bool)
+    if val_mask.shape[-1] != scores.shape[-1]:
+        raise ValueError(f"split masks cover {val_mask.shape[-1]} queries, scores {scores.shape[-1]}")
+    sums, codes = group_sums(scores, videos)  # (V, M, n_videos)
+    n_v = sums.shape[-1]
+    video_val = np.zeros((len(val_mask), n_v), dtype=bool)
+    video_val[:, codes] = val_mask  # the mask is per video, so any query of the video gives its side
+    q_per_video = np.bincount(codes, minlength=n_v).astype(float)
+    flat = sums.reshape(-1, n_v)
+    w_val = video_val.astype(float)
+    val = flat @ w_val.T / (w_val @ q_per_video)
+    test = flat @ (1 - w_val).T / ((1 - w_val) @ q_per_video)
+    shape = scores.shape[:2] + (len(val_mask),)
+    return np.moveaxis(val.reshape(shape), -1, 0), np.moveaxis(test.reshape(shape), -1, 0)
+
+
+def pick_best(val) -> np.ndarray:
+    """Index of the best variant per split and measure (first one on ties): (n_splits, n_measures).
+
+    >>> pick_best([[[0.1, 0.5], [0.3, 0.5]]]).tolist()
+    [[1, 0]]
+    """
+    return np.argmax(np.asarray(val), axis=-2)
+
+
+def zscores(values, axis: int = -2) -> np.ndarray:
+    """z-scores along ``axis`` with the population std; 0 where all values are equal.
+
+    >>> zscores([[1.0], [3.0]]).ravel().tolist()
+    [-1.0, 1.0]
+    """
+    v = np.asarray(values, dtype=float)
+    mean = v.mean(axis=axis, keepdims=True)
+    std = v.std(axis=axis, keepdims=True)
+    # Spread below float noise means the picks score the same: z = 0, not noise / noise.
+    tiny = std <= 1e-12 * np.maximum(1.0, np.abs(mean))
+    return np.where(tiny, 0.0, (v - mean) / np.where(tiny, 1.0, std))
+
+
+def above_average_everywhere(z) -> np.ndarray:
+    """True where a pick's z-score is > 0 on every test measure (last axis)."""
+    return (np.asarray(z) > 0).all(axis=-1)
+
+
+def unique_variants(scores) -> np.ndarray:
+    """Indices of the first variant of each group with identical per-query scores on every measure.
+
+    Post-processing often leaves a list unchanged (e.g. NMS that suppresses nothing);
+    such duplicates are one system, not several.
+    """
+    s = np.ascontiguousarray(np.asarray(scores))
+    seen, keep = set(), []
+    for i in range(len(s)):  # one hash per variant, not per query
+        h = hashlib.blake2b(s[i].tobytes(), digest_size=16).digest()
+        if h not in seen:
+            seen.add(h)
+            keep.append(i)
+    return np.array(keep, dtype=int)
+
+
+def selection_experiment(scores, videos, measures, val_measures=None, test_measures=None,
+                         n_splits: int = 100, seed=0, fraction: float = 0.5) -> dict:
+    """Run the Fig. 8 protocol over ``n_splits`` video-grouped splits.
+
+    ``scores``: (n_variants, n_measures, n_queries) per-query scores named by
+    ``measures``. ``val_measures`` defaults to all measures; ``test_measures`` to
+    every R@K,θ except R@10,0.3 (the paper drops one saturated R@ from the 9, leaving
+    8 test measures).
+
+    Returns a dict of arrays: ``picks`` (splits, val), ``test_scores`` (splits, val,
+    test) of the picks, ``z`` (splits, val, test), ``above`` (splits, val) and
+    ``rate`` {validation measure: share of splits where its pick is above average
+    on every test measure}, plus ``val_measures``, ``test_measures``.
+    """
+    measures = list(measures)
+    val_measures = list(val_measures or measures)
+    test_measures = list(test_measures or [m for m in measures if m.startswith("R@") and m != "R@10,0.3"])
+    unknown = sorted(set(val_measures + test_measures) - set(measures))
+    if unknown:
+        raise KeyError(f"measures {unknown} are not in the score array's measures {measures}")
+    vi = [measures.index(m) for m in val_measures]
+    ti = [measures.index(m) for m in test_measures]
+    mask = video_splits(videos, n_splits, seed, fraction)
+    val, test = split_means(scores, videos, mask)  # (S, V, M)
+    picks = pick_best(val[:, :, vi])  # (S, n_val)
+    split_idx = np.arange(n_splits)[:, None]
+    test_scores = test[split_idx, picks][:, :, ti]  # (S, n_val, n_test)
+    z = zscores(test_scores, axis=1)
+    above = above_average_everywhere(z)
+    return {"picks": picks, "test_scores": test_scores, "z": z, "above": above,
+            "rate": dict(zip(val_measures, above.mean(axis=0).tolist())),
+            "val_measures": val_measures, "test_measures": test_measures, "val_mask": mask,
+            "val_means": val, "test_means": test}

@@ -1,0 +1,443 @@
+"""Semantic similarity between captions: Wray et al.'s (CVPR 2021) four proxies.
+
+Every proxy scores a pair of captions in [0, 1] and is computed here as a whole
+matrix ``S[i, j] = S'(captions_a[i], captions_b[j])``:
+
+- ``"bow"`` -- bag of words: IoU of the caption's word sets without stop words.
+- ``"pos"`` -- part of speech: 0.5 IoU(verb sets) + 0.5 IoU(noun sets).
+- ``"syn"`` -- synsets: as ``"pos"`` but over WordNet synsets chosen by Lesk
+  (the word itself when WordNet has no synset for it).
+- ``"meteor"`` -- NLTK's METEOR with ``captions_a[i]`` as the *reference* and
+  ``captions_b[j]`` as the *hypothesis* (Wray's reference code: rows = videos'
+  captions as references, columns = query captions). Not symmetric.
+
+The three set proxies are sparse set-IoU: a caption is a binary row over a shared
+vocabulary, ``|A ∩ B| = X Yᵀ`` and ``|A ∪ B| = |A| + |B| - |A ∩ B|`` -- one sparse
+product, no Python loop over pairs. METEOR has no such form, so it loops over
+pairs (about 10^4 pairs/s on one core) and caches its matrix on disk.
+
+Conventions (those of Wray's reference code, mwray/Semantic-Video-Retrieval):
+
+- Stop words: spaCy's English list (``STOP_WORDS``, copied from spaCy 3.8), used
+  only by BoW. It contains "put", "take", "make", "move", "show", "top", "front",
+  "empty", "full": BoW ignores them; PoS/SYN keep them (their verbs/nouns come from
+  a tagger, not from the stop list).
+- IoU of two empty sets is 0 (the reference divides by 0.0001). So a caption with
+  no noun scores at most 0.5 under PoS/SYN, even against itself.
+- Text is lower-cased and split into runs of letters/digits (the reference splits
+  on spaces; the captions used here carry almost no punctuation).
+
+Video level (MSR-VTT has 20 captions per video): :func:`video_item_sets` keeps an
+item (word, or verb/noun/synset) when it occurs in at least 25 % of the video's
+captions; :func:`video_similarity_matrix` then compares those sets with captions.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "PROXIES",
+    "STOP_WORDS",
+    "tokenize",
+    "content_words",
+    "caption_items",
+    "set_iou_matrix",
+    "similarity_matrix",
+    "video_item_sets",
+    "video_similarity_matrix",
+    "query_relevance",
+    "rank_order",
+    "proxy_ndcg",
+    "positive_rank",
+    "recall_at_ks",
+    "gmr_bounds",
+    "mean_relevant_at_threshold",
+    "rowwise_pearson",
+    "proxy_correlation",
+]
+
+PROXIES = ("bow", "pos", "syn", "meteor")
+
+# spaCy 3.8.18, spacy/lang/en/stop_words.py (MIT licence), the list Wray et al.'s
+# reference code takes from `spacy_model.Defaults.stop_words`; pinned here so BoW does
+# not depend on spaCy being installed.
+_SPACY_STOP_WORDS = """
+a about above across after afterwards again against all almost alone along already also although
+always am among amongst amount an and another any anyhow anyone anything anyway anywhere are around
+as at back be became because become becomes becoming been before beforehand behind being below
+beside besides between beyond both bottom but by call can cannot ca could did do does doing done
+down due during each eight either eleven else elsewhere empty enough even ever every everyone
+everything everywhere except few fifteen fifty first five for former formerly forty four from
+front full further get give go had has have he hence her here hereafter hereby herein hereupon
+hers herself him himself his how however hundred i if in indeed into is it its itself keep last
+latter latterly least less just made make many may me meanwhile might mine more moreover most
+mostly move much must my myself name namely neither never nevertheless next nine no nobody none
+noone nor not nothing now nowhere of off often on once one only onto or other others otherwise our
+ours ourselves out over own part per perhaps please put quite rather re really regarding same say
+see seem seemed seeming seems serious several she should show side since six sixty so some somehow
+someone something sometime sometimes somewhere still such take ten than that the their them
+themselves then thence there thereafter thereby therefore therein thereupon these they third this
+those though three through throughout thru thus to together too top toward towards twelve twenty
+two under until up unless upon us used using various very via was we well were what whatever when
+whence whenever where whereafter whereas whereby wherein whereupon wherever whether which while
+whither who whoever whole whom whose why will with within without would yet you your yours
+yourself yourselves n't 'd 'll 'm 're 's 've
+"""
+STOP_WORDS = frozenset(_SPACY_STOP_WORDS.split())
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def tokenize(caption: str) -> list[str]:
+    """Lower-cased word tokens of ``caption`` (runs of letters/digits, keeping "n't"-style endings).
+
+    >>> tokenize("A man, driving a CAR.")
+    ['a', 'man', 'driving', 'a', 'car']
+    """
+    if not isinstance(caption, str):
+        raise TypeError(f"a caption must be a str, not {type(caption).__name__} ({caption!r})")
+    return _TOKEN.findall(caption.lower())
+
+
+def content_words(caption: str, stop_words: Iterable[str] = STOP_WORDS) -> frozenset[str]:
+    """The BoW word set: tokens of ``caption`` that are not stop words.
+
+    >>> sorted(content_words("a man is driving a car down the road"))
+    ['car', 'driving', 'man', 'road']
+    """
+    stop = stop_words if isinstance(stop_words, (set, frozenset)) else frozenset(stop_words)
+    return frozenset(w for w in tokenize(caption) if w not in stop)
+
+
+def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STOP_WORDS,
+                  tagger=None) -> list[tuple[float, list[frozenset]]]:
+    """Each caption's item sets per channel: ``[(weight, [set per caption]), ...]``.
+
+    BoW has one channel (content words, weight 1); PoS and SYN have two (verbs and
+    nouns, weight 0.5 each; SYN's items are synset names). The proxy score is the
+    weighted sum of the channels' IoUs. ``tagger`` (PoS/SYN only) maps a caption to
+    ``[(word, tag), ...]`` with tags "VERB"/"NOUN"/other; default
+    :func:`fireeval.nlp.pos_tag`.
+    """
+    captions = _check_captions(captions, "captions")
+    if proxy == "bow":
+        stop = frozenset(stop_words)
+        return [(1.0, [content_words(c, stop) for c in captions])]
+    if proxy in ("pos", "syn"):
+        from fireeval import nlp
+
+        verbs, nouns = nlp.verb_noun_sets(captions, synsets=(proxy == "syn"), tagger=tagger)
+        return [(0.5, verbs), (0.5, nouns)]
+    if proxy == "meteor":
+        raise ValueError("METEOR is not a set proxy: it has no item sets (use similarity_matrix)")
+    raise ValueError(f"unknown proxy {proxy!r}; choose one of {PROXIES}")
+
+
+def _check_captions(captions, name):
+    if isinstance(captions, str):
+        raise TypeError(f"{name} must be a sequence of captions, not one string ({captions[:40]!r})")
+    captions = list(captions)
+    for i, c in enumerate(captions):
+        if not isinstance(c, str):
+            raise TypeError(f"{name}[{i}] is {type(c).__name__} ({c!r}), expected a caption string")
+    return captions
+
+
+def _binary_rows(sets_a, sets_b):
+    """CSR binary matrices of two lists of sets over their shared vocabulary."""
+    vocab: dict = {}
+    mats = []
+    for sets in (sets_a, sets_b):
+        lengths = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        indices = np.fromiter((vocab.setdefault(item, len(vocab)) for s in sets for item in s),
+                              dtype=np.int64, count=int(indptr[-1]))
+        mats.append((indices, indptr))
+    n_vocab = max(len(vocab), 1)
+    return [sp.csr_matrix((np.ones(len(ind), dtype=np.float32), ind, ptr), shape=(len(ptr) - 1, n_vocab))
+            for ind, ptr in mats]
+
+
+def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np.ndarray:
+    """Jaccard index (IoU) of every pair of sets, as a dense ``(len(a), len(b))`` array.
+
+    .. math:: \\mathrm{IoU}(A, B) = \\frac{|A \\cap B|}{|A| + |B| - |A \\cap B|},
+              \\quad \\mathrm{IoU}(\\emptyset, \\emptyset) = 0
+
+    Computed as one sparse product of binary rows (no loop over pairs).
+
+    >>> set_iou_matrix([{"man", "car"}, set()], [{"car"}, {"man", "car", "road"}, set()])
+    array([[0.5       , 0.66666667, 0.        ],
+           [0.        , 0.        , 0.        ]])
+    """
+    sets_a = [s if isinstance(s, (set, frozenset)) else set(s) for s in sets_a]
+    sets_b = [s if isinstance(s, (set, frozenset)) else set(s) for s in sets_b]
+    xa, xb = _binary_rows(sets_a, sets_b)
+    inter = (xa @ xb.T).toarray().astype(np.float64)
+    size_a = np.asarray(xa.sum(axis=1), dtype=np.float64)            # (n_a, 1)
+    size_b = np.asarray(xb.sum(axis=1), dtype=np.float64).reshape(1, -1)
+    union = size_a + size_b - inter
+    return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+
+def _weighted_iou(channels_a, channels_b):
+    out = None
+    for (w, sa), (_, sb) in zip(channels_a, channels_b):
+        part = w * set_iou_matrix(sa, sb)
+        out = part if out is None else out + part
+    return out
+
+
+def similarity_matrix(captions_a: Sequence[str], captions_b: Sequence[str], proxy: str = "bow", *,
+                      stop_words=STOP_WORDS, tagger=None, cache_dir=None) -> np.ndarray:
+    """Proxy similarity of every caption in ``captions_a`` with every caption in ``captions_b``.
+
+    Parameters
+    ----------
+    captions_a, captions_b : sequences of str
+        Rows and columns. For METEOR, ``captions_a`` are the references.
+    proxy : {"bow", "pos", "syn", "meteor"}
+        See the module docstring for definitions and conventions.
+    stop_words : iterable of str
+        BoW's stop list (default: spaCy's English list, as in Wray's reference code).
+    tagger : callable, optional
+        PoS/SYN tagger ``caption -> [(word, tag), ...]`` (default :func:`fireeval.nlp.pos_tag`).
+    cache_dir : path, optional
+        METEOR only: folder (named by the user) where the matrix is cached, keyed by
+        a hash of both caption lists and the NLTK version.
+
+    Returns
+    -------
+    ndarray of shape (len(captions_a), len(captions_b)), values in [0, 1].
+    BoW/PoS/SYN are symmetric: ``similarity_matrix(a, b).T == similarity_matrix(b, a)``.
+
+    >>> similarity_matrix(["a man drives a car", "a dog runs"], ["the man drives", ""])
+    array([[0.66666667, 0.        ],
+           [0.        , 0.        ]])
+    """
+    captions_a = _check_captions(captions_a, "captions_a")
+    captions_b = _check_captions(captions_b, "captions_b")
+    if proxy == "meteor":
+        from fireeval import nlp
+
+        return nlp.meteor_matrix(captions_a, captions_b, cache_dir=cache_dir)
+    if proxy not in PROXIES:
+        raise ValueError(f"unknown proxy {proxy!r}; choose one of {PROXIES}")
+    # Items of both sides in one pass so a tagger/Lesk runs once per distinct caption.
+    distinct = list(dict.fromkeys(captions_a + captions_b))
+    where = {c: i for i, c in enumerate(distinct)}
+    channels = caption_items(distinct, proxy, stop_words=stop_words, tagger=tagger)
+    ia = [where[c] for c in captions_a]
+    ib = [where[c] for c in captions_b]
+    ch_a = [(w, [sets[i] for i in ia]) for w, sets in channels]
+    ch_b = [(w, [sets[i] for i in ib]) for w, sets in channels]
+    return _weighted_iou(ch_a, ch_b)
+
+
+def _frequent_items(sets: Sequence[frozenset], min_fraction: float) -> frozenset:
+    if not sets:
+        return frozenset()
+    counts: dict = {}
+    for s in sets:
+        for item in s:
+            counts[item] = counts.get(item, 0) + 1
+    need = min_fraction * len(sets)
+    return frozenset(item for item, n in counts.items() if n >= need - 1e-9)
+
+
+def video_item_sets(video_captions: Sequence[Sequence[str]], proxy: str = "bow", *, min_fraction: float = 0.25,
+                    stop_words=STOP_WORDS, tagger=None) -> list[tuple[float, list[frozenset]]]:
+    """Video-level item sets: items in at least ``min_fraction`` of a video's captions.
+
+    Wray et al. (Sec. 5, MSR-VTT): "we only include words which are present in 25 % or
+    more of all of the captions for a given video (excluding stop words)". Applied per
+    channel (BoW words; PoS/SYN verbs and nouns). Returns the same structure as
+    :func:`caption_items`, one set per video.
+
+    >>> [(w, [sorted(s) for s in sets]) for w, sets in video_item_sets(
+    ...     [["a man drives a car", "a man in a car", "a woman sings", "a car", "a dog"]])]
+    [(1.0, [['car', 'man']])]
+    """
+    if not 0 < min_fraction <= 1:
+        raise ValueError(f"min_fraction must be in (0, 1], not {min_fraction}")
+    video_captions = [_check_captions(caps, f"video_captions[{v}]") for v, caps in enumerate(video_captions)]
+    flat = [c for caps in video_captions for c in caps]
+    distinct = list(dict.fromkeys(flat))
+    where = {c: i for i, c in enumerate(distinct)}
+    channels = caption_items(distinct, proxy, stop_words=stop_words, tagger=tagger)
+    out = []
+    for w, sets in channels:
+        out.append((w, [_frequent_items([sets[where[c]] for c in caps], min_fraction) for caps in video_captions]))
+    return out
+
+
+def query_relevance(video_captions, query_captions, proxy: str = "bow", **kwargs) -> np.ndarray:
+    """Wray's Eq. 10 for text-to-video retrieval: ``R[q, v] = 1`` if ``v`` is query ``q``'s video, else
+    the proxy similarity of video ``v`` (its captions) with caption ``q``. Shape (queries, videos).
+
+    Query ``q``'s own video is video ``q`` (as in MSR-VTT 1k-A); keyword arguments go to
+    :func:`video_similarity_matrix`.
+    """
+    rel = video_similarity_matrix(video_captions, query_captions, proxy, **kwargs).T.copy()
+    n = min(rel.shape)
+    rel[np.arange(n), np.arange(n)] = 1.0
+    return rel
+
+
+def video_similarity_matrix(video_captions: Sequence[Sequence[str]], captions: Sequence[str], proxy: str = "bow",
+                            *, min_fraction: float = 0.25, stop_words=STOP_WORDS, tagger=None,
+                            cache_dir=None) -> np.ndarray:
+    """Similarity of every video (rows, given by its captions) with every caption (columns).
+
+    Set proxies compare the video's frequent-item sets (:func:`video_item_sets`) with
+    each caption's sets. METEOR has no item sets: a video scores a caption by the mean
+    over the video's captions (as references) of METEOR against the caption -- the
+    non-Mercer match kernel (Lyu 2005) with one caption on one side reduces to
+    ``0.5 * (mean_r M(r, c) + max_r M(r, c))``, which is what is returned.
+
+    Wray's Eq. 10 sets ``S(video_i, caption_i) = 1`` for the video's own caption; that
+    is the caller's choice (see the chapter) and is not applied here.
+    """
+    captions = _check_captions(captions, "captions")
+    if proxy == "meteor":
+        from fireeval import nlp
+
+        flat = [c for caps in video_captions for c in caps]
+        owner = np.repeat(np.arange(len(video_captions)), [len(c) for c in video_captions])
+        m = nlp.meteor_matrix(flat, captions, cache_dir=cache_dir)
+        sums = np.zeros((len(video_captions), len(captions)))
+        np.add.at(sums, owner, m)
+        counts = np.bincount(owner, minlength=len(video_captions)).reshape(-1, 1)
+        mean = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+        best = np.zeros_like(sums)
+        np.maximum.at(best, owner, m)
+        return 0.5 * (mean + best)
+    if proxy not in PROXIES:
+        raise ValueError(f"unknown proxy {proxy!r}; choose one of {PROXIES}")
+    vid = video_item_sets(video_captions, proxy, min_fraction=min_fraction, stop_words=stop_words, tagger=tagger)
+    cap = caption_items(captions, proxy, stop_words=stop_words, tagger=tagger)
+    return _weighted_iou(vid, cap)
+
+
+# --- evaluating a retrieval run against semantic relevance -------------------------------------
+
+def rank_order(scores) -> np.ndarray:
+    """Ranked item indices per query row, best first: ``np.argsort(-scores, axis=1, kind="stable")``.
+
+    Ties are broken by item (column) index ascending -- the stable sort's rule, stated
+    because some real runs store many exact ties (e.g. zeros).
+
+    >>> rank_order([[0.1, 0.9, 0.9]])
+    array([[1, 2, 0]])
+    """
+    return np.argsort(-np.asarray(scores), axis=1, kind="stable")
+
+
+def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant") -> np.ndarray:
+    """Per-query nDCG of a run (``scores``) against graded ``relevance`` in [0, 1], both (queries, items).
+
+    ``gain="linear"`` is Wray's reference code (gain = relevance), ``"exponential"``
+    the paper's text (2^rel - 1); both via :func:`fireeval.ranking.ndcg`.
+    ``cut="relevant"`` cuts the ranking and the ideal ranking of each query at its
+    number of items with relevance > 0 (Wray's reference code); ``None`` uses the
+    whole ranking (trec_eval's ``ndcg``).
+
+    >>> proxy_ndcg([[0.9, 0.1, 0.5]], [[1.0, 0.0, 0.5]])   # ranking already ideal
+    array([1.])
+    """
+    from fireeval import ranking
+
+    scores, relevance = np.asarray(scores, dtype=float), np.asarray(relevance, dtype=float)
+    if scores.shape != relevance.shape:
+        raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} must have the same shape")
+    gains = np.take_along_axis(relevance, rank_order(scores), axis=1)
+    ideal = -np.sort(-relevance, axis=1)
+    if cut == "relevant":
+        keep = np.arange(relevance.shape[1])[None, :] < (relevance > 0).sum(axis=1, keepdims=True)
+        gains, ideal = gains * keep, ideal * keep
+    elif cut is not None:
+        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
+    return ranking.ndcg(gains, ideal, gain=gain)
+
+
+def positive_rank(scores, positive=None) -> np.ndarray:
+    """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`."""
+    scores = np.asarray(scores)
+    positive = np.arange(scores.shape[0]) if positive is None else np.asarray(positive)
+    return (rank_order(scores) == positive[:, None]).argmax(axis=1)
+
+
+def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
+    """Video-retrieval "R@K" (:func:`fireeval.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
+
+    >>> {k: round(v, 3) for k, v in recall_at_ks(np.array([0, 3, 7, 20])).items()}
+    {'R@1': 0.25, 'R@5': 0.5, 'R@10': 0.75, 'GMR': 0.454}
+    """
+    from fireeval import ranking
+
+    ranks = np.asarray(ranks)
+    depth = max(ks)
+    gains = (np.arange(depth)[None, :] == ranks[:, None]).astype(float)
+    out = {f"R@{k}": float(ranking.correct_at_k(gains, k).mean()) for k in ks}
+    values = np.array(list(out.values()))
+    out["GMR"] = float(np.exp(np.log(values).mean())) if (values > 0).all() else 0.0
+    return out
+
+
+def gmr_bounds(scores, equivalent, ks=(1, 5, 10)) -> dict:
+    """Bounds on instance recall when equivalent items count as the positive (Wray et al., Fig. 5).
+
+    ``equivalent[i, j]`` says item ``j`` is as good an answer to query ``i`` as its own
+    item ``i`` (e.g. SYN(caption_i, caption_j) > 0.8); the diagonal is always included.
+    *upper*: the best rank among query ``i``'s equivalents counts; *lower*: the worst;
+    *reported*: the original positive's. Returns ``{lower, reported, upper}``, each a
+    :func:`recall_at_ks` dict.
+    """
+    scores, equivalent = np.asarray(scores), np.asarray(equivalent, dtype=bool).copy()
+    n = scores.shape[0]
+    equivalent[np.arange(n), np.arange(n)] = True
+    order = rank_order(scores)
+    rank_of = np.empty_like(order)
+    np.put_along_axis(rank_of, order, np.arange(order.shape[1])[None, :].repeat(n, 0), axis=1)
+    masked = np.where(equivalent, rank_of, -1)
+    best = np.where(equivalent, rank_of, order.shape[1]).min(axis=1)
+    return {"lower": recall_at_ks(masked.max(axis=1), ks), "reported": recall_at_ks(np.diagonal(rank_of), ks),
+            "upper": recall_at_ks(best, ks)}
+
+
+def mean_relevant_at_threshold(relevance, thresholds) -> dict:
+    """Average number of items per query with relevance >= T, for each threshold T (Wray et al., Fig. 4)."""
+    relevance = np.asarray(relevance)
+    return {float(t): float((relevance >= t).sum(axis=1).mean()) for t in thresholds}
+
+
+def rowwise_pearson(a, b) -> np.ndarray:
+    """Pearson r between row ``i`` of ``a`` and row ``i`` of ``b`` (NaN for a constant row)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (a * b).sum(axis=1) / den, np.nan)
+
+
+def proxy_correlation(relevance: dict) -> dict:
+    """Mean per-query Pearson r between every two relevance matrices of the same shape.
+
+    Rows that are NaN in either matrix (e.g. METEOR computed on a subset of queries)
+    are left out of that pair; constant rows too. ``{a: {b: r}}``, symmetric, r = 1 on
+    the diagonal (Wray et al., App. B, Fig. 8, averages the correlation over videos).
+    """
+    names = list(relevance)
+    out = {a: {} for a in names}
+    for i, a in enumerate(names):
+        for b in names[i:]:
+            ma, mb = np.asarray(relevance[a], float), np.asarray(relevance[b], float)
+            rows = ~(np.isnan(ma).any(axis=1) | np.isnan(mb).any(axis=1))
+            r = float(np.nanmean(rowwise_pearson(ma[rows], mb[rows]))) if rows.any() else float("nan")
+            out[a][b] = out[b][a] = r
+    return out

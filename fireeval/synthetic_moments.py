@@ -1,0 +1,63 @@
+"""Seeded synthetic moment-retrieval data: videos, ground-truth moments, systems of graded quality.
+
+The stand-in mimics Charades-STA's shape: videos of about 30 s, one annotated moment
+per query covering about a quarter of the video, and systems that return 10 ranked
+moments. A system of quality ``q`` places each candidate near the true moment with
+probability ``q`` (boundary noise shrinking with ``q``) and elsewhere at random, then
+ranks candidates by a noisy estimate of their IoU, so better systems are better on
+every measure in expectation, while per-query scores still vary and tie. Half of the
+systems snap their boundaries to a 16-clip grid, as proposal-based systems such as
+2D-TAN do, which makes exact ties between systems as common as in the real data.
+
+>>> gt, lengths, preds = simulate_moments(5, 3, seed=0)
+>>> gt.shape, lengths.shape, sorted(preds)[0], preds["system_1"].shape
+((5, 2), (5,), 'system_1', (5, 10, 2))
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["simulate_moments", "system_qualities"]
+
+
+def system_qualities(n_systems: int) -> np.ndarray:
+    """Quality of each simulated system, best first: evenly spaced in [0.15, 0.7]."""
+    return np.linspace(0.7, 0.15, n_systems) if n_systems > 1 else np.array([0.5])
+
+
+def simulate_moments(n_queries: int = 3720, n_systems: int = 6, seed=0, k: int = 10,
+                     mean_length: float = 30.0):
+    """Simulate ground truth and ``n_systems`` ranked top-``k`` prediction lists.
+
+    Returns ``(gt, lengths, predictions)``: ``gt`` (n_queries, 2) [start, end] seconds,
+    ``lengths`` (n_queries,) video lengths in seconds, and ``predictions``
+    ``{"system_1": (n_queries, k, 2), ...}`` with ``system_1`` the best
+    (:func:`system_qualities`). All moments lie inside the video.
+    """
+    rng = np.random.default_rng(seed)
+    lengths = np.round(rng.uniform(0.5, 1.5, n_queries) * mean_length, 2)
+    frac = np.clip(rng.beta(2.5, 6.0, n_queries), 0.05, 0.9)  # moment covers ~ 30 % of the video
+    dur = frac * lengths
+    start = rng.uniform(0, 1, n_queries) * (lengths - dur)
+    gt = np.round(np.stack([start, start + dur], axis=1), 1)
+    predictions = {}
+    for s, q in enumerate(system_qualities(n_systems), 1):
+        near = rng.random((n_queries, k)) < 0.7 * q
+        noise = (1.5 - q) * 0.8 * dur[:, None, None] * rng.normal(size=(n_queries, k, 2))
+        around = gt[:, None, :] + noise
+        a = rng.uniform(0, 1, (n_queries, k, 2)) * lengths[:, None, None]
+        random = np.sort(a, axis=-1)
+        cand = np.where(near[..., None], around, random)
+        cand = np.clip(np.sort(cand, axis=-1), 0, lengths[:, None, None])
+        if s % 2 == 0:  # grid-snapped system, as proposal-based models are
+            step = lengths[:, None, None] / 16
+            cand = np.round(cand / step) * step
+        # Make every moment have positive length.
+        cand[..., 1] = np.maximum(cand[..., 1], np.minimum(cand[..., 0] + 0.1, lengths[:, None]))
+        cand[..., 0] = np.minimum(cand[..., 0], cand[..., 1] - 0.05)
+        inter = np.clip(np.minimum(cand[..., 1], gt[:, None, 1]) - np.maximum(cand[..., 0], gt[:, None, 0]), 0, None)
+        union = np.maximum(cand[..., 1], gt[:, None, 1]) - np.minimum(cand[..., 0], gt[:, None, 0])
+        est = inter / union + (1.2 - q) * 0.6 * rng.normal(size=(n_queries, k))
+        order = np.argsort(-est, axis=1)
+        predictions[f"system_{s}"] = np.take_along_axis(cand, order[..., None], axis=1)
+    return gt, lengths, predictions

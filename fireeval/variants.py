@@ -1,0 +1,165 @@
+"""A family of moment-retrieval system variants built from real ranked lists.
+
+The AxIoU paper selects among 640 trained 2D-TAN variants (learning rate, NMS
+threshold, ...); those models and their predictions were never released. This
+module builds a stand-in family from lists that do exist, by post-processing them:
+
+* **temporal NMS** at several thresholds on lists produced without NMS
+  (:func:`nms_variants`; a threshold of 1 leaves a list unchanged);
+* **boundary rescaling**: every moment's width multiplied by a factor about its
+  centre, then clipped to the video (:func:`rescale`; factor 1 is the identity and
+  is not clipped, so it reproduces the original list exactly);
+* **truncation depth**: only the top d moments are kept (:func:`truncate_iou`);
+* **blind priors** with several kernel bandwidths and NMS thresholds, built from
+  training-set statistics only (:func:`fireeval.baselines.blind_prior`).
+
+:func:`family_scores` scores every variant on all 12 measures in one pass per
+(rescaling factor, depth), vectorised over lists and queries, and returns per-query
+scores so that splits and resamples never re-evaluate anything.
+
+What this family is not: the variants differ in post-processing of a few fixed
+models, not in training. Selection among them can show whether a measure picks a
+post-processing that generalises across query splits; it cannot show the effect of
+training hyper-parameters or of models overfitting their validation data.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .baselines import blind_prior, compact, nms_keep
+from .moments import KS, THETAS, measure_names, score_all, temporal_iou
+
+__all__ = ["DEFAULT_NMS_THRESHOLDS", "nms_variants", "rescale", "truncate_iou", "family_scores"]
+
+DEFAULT_NMS_THRESHOLDS = tuple(np.round(np.linspace(0.05, 1.0, 20), 2).tolist())
+
+
+def nms_variants(moments, thresholds=DEFAULT_NMS_THRESHOLDS) -> np.ndarray:
+    """Temporal NMS of every list at every threshold: (n_thresholds, n_queries, N, 2), NaN-padded.
+
+    A moment is dropped when its IoU with a kept higher-ranked moment exceeds the
+    threshold; survivors keep their rank order and move to the front.
+
+    >>> m = np.array([[[0, 10], [1, 10], [20, 30]]], dtype=float)
+    >>> nms_variants(m, [0.5, 1.0])[:, 0, :, 0].tolist()
+    [[0.0, 20.0, nan], [0.0, 1.0, 20.0]]
+    """
+    m = np.asarray(moments, dtype=float)
+    if m.ndim != 3 or m.shape[-1] != 2:
+        raise ValueError(f"moments must have shape (n_queries, N, 2), got {m.shape}")
+    keep = nms_keep(m, np.asarray(thresholds, dtype=float))  # (T, Q, N)
+    return compact(np.broadcast_to(m, keep.shape + (2,)), keep)
+
+
+def rescale(moments, factor: float, durations=None) -> np.ndarray:
+    """Multiply each moment's width by ``factor`` about its centre; clip to [0, duration].
+
+    ``moments``: (..., n_queries, N, 2); ``durations``: (n_queries,). Factor 1 returns
+    the moments unchanged (no clipping), so the original list is one of the variants.
+
+    >>> rescale([[[2.0, 6.0]]], 1.5, [10.0]).tolist()
+    [[[1.0, 7.0]]]
+    """
+    m = np.asarray(moments, dtype=float)
+    if factor <= 0:
+        raise ValueError(f"rescaling factor must be > 0, got {factor}")
+    if factor == 1:
+        return m
+    centre = m.mean(axis=-1, keepdims=True)
+    out = centre + (m - centre) * factor
+    lo = 0.0
+    hi = np.inf if durations is None else np.asarray(durations, dtype=float)[:, None, None]
+    return np.clip(out, lo, hi)
+
+
+def truncate_iou(iou, depth: int) -> np.ndarray:
+    """IoU with every moment below rank ``depth`` removed (IoU 0, as a missing moment).
+
+    >>> truncate_iou([[0.2, 0.9, 0.4]], 2).tolist()
+    [[0.2, 0.9, 0.0]]
+    """
+    iou = np.asarray(iou, dtype=float)
+    return np.where(np.arange(iou.shape[-1]) < depth, iou, 0.0)
+
+
+def family_scores(lists: dict, gt, durations, nms_bases=(), nms_thresholds=DEFAULT_NMS_THRESHOLDS,
+                  scales=(0.8, 0.9, 1.0, 1.1, 1.25), depths=(3, 5, 10), prior=None,
+                  bandwidths=(0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3), prior_nms=(0.3, 0.5, 0.7),
+                  k: int = 10, ks=KS, thetas=THETAS, strict: bool = False):
+    """Per-query scores of every variant on every measure.
+
+    Parameters
+    ----------
+    lists : {name: (n_queries, N, 2)} real ranked lists (seconds, NaN-padded).
+    gt : (n_queries, 2) ground truth; durations : (n_queries,) video lengths.
+    nms_bases : names in ``lists`` that get NMS at every threshold (lists produced
+        without NMS); the others are used as they are.
+    scales, depths : boundary rescaling factors and truncation depths applied to every
+        list (real or NMS'd).
+    prior : (train_start, train_length) normalised training moments, or None for no
+        blind-prior variants; each (bandwidth, prior NMS) pair gives one variant,
+        scored unscaled at full depth.
+
+    Returns
+    -------
+    table : DataFrame, one row per variant (variant, base, nms, scale, depth, bandwidth).
+    scores : float32 array (n_variants, n_measures, n_queries), measures in
+        :func:`fireeval.moments.measure_names` order.
+    """
+    gt = np.asarray(gt, dtype=float)
+    durations = np.asarray(durations, dtype=float)
+    missing = [b for b in nms_bases if b not in lists]
+    if missing:
+        raise KeyError(f"NMS bases {missing} are not among the lists {sorted(lists)}")
+    names = measure_names(ks, thetas)
+    stack, rows = [], []
+    for name, m in lists.items():
+        m = np.asarray(m, dtype=float)
+        if m.shape[:1] != gt.shape[:1] or m.shape[-1] != 2:
+            raise ValueError(f"list {name!r} has shape {m.shape}; expected ({len(gt)}, N, 2) aligned to the ground truth")
+        m = _fit(m, k)
+        if name in nms_bases:
+            stack.append(nms_variants(m, nms_thresholds))
+            rows += [(name, float(t)) for t in nms_thresholds]
+        else:
+            stack.append(m[None])
+            rows.append((name, np.nan))
+    base = np.concatenate(stack)  # (n_lists, Q, k, 2)
+    table, blocks = [], []
+    for f in scales:
+        iou = temporal_iou(rescale(base, f, durations), gt)  # (n_lists, Q, k)
+        for d in depths:
+            sc = score_all(truncate_iou(iou, d), ks, thetas, strict)
+            blocks.append(np.stack([sc[n] for n in names], axis=1).astype(np.float32))
+            table += [dict(base=b, nms=t, scale=float(f), depth=int(d), bandwidth=np.nan) for b, t in rows]
+    if prior is not None:
+        start, length = prior
+        pri = np.stack([blind_prior(start, length, durations, k, bandwidth=h, nms_threshold=t)
+                        for h in bandwidths for t in prior_nms])
+        sc = score_all(temporal_iou(pri, gt), ks, thetas, strict)
+        blocks.append(np.stack([sc[n] for n in names], axis=1).astype(np.float32))
+        table += [dict(base="blind prior", nms=float(t), scale=1.0, depth=k, bandwidth=float(h))
+                  for h in bandwidths for t in prior_nms]
+    table = pd.DataFrame(table)
+    table.insert(0, "variant", [_label(r) for r in table.itertuples()])
+    return table, np.concatenate(blocks)
+
+
+def _fit(m, k):
+    """Cut or NaN-pad a list to exactly k moments."""
+    if m.shape[1] >= k:
+        return m[:, :k]
+    out = np.full((m.shape[0], k, 2), np.nan)
+    out[:, : m.shape[1]] = m
+    return out
+
+
+def _label(r) -> str:
+    parts = [r.base]
+    if r.base == "blind prior":
+        parts.append(f"h={r.bandwidth:g}")
+    if np.isfinite(r.nms):
+        parts.append(f"nms={r.nms:g}")
+    parts += [f"scale={r.scale:g}", f"depth={r.depth}"]
+    return " | ".join(parts)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Idempotent set-up on Debian with Python 3.11: system packages, .venv, pinned project.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages: headless Chromium (offline page check), the WordNet 3.0 database
+# and sense index (semantic proxies, offline).
+APT_PACKAGES="chromium wordnet-base wordnet-sense-index"
+missing=""
+for pkg in $APT_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing Debian packages:$missing"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
+  "$PYTHON" -m venv .venv
+fi
+# Reinstall only when the pins changed.
+stamp=.venv/.fireeval-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing Python packages into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".[book,test]"
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,156 @@
+"""The label-noise model, its error statistic and σ matching, against hand-computed and loop oracles."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fireeval import noise
+from fireeval.moments import measure_names
+
+
+def _iou(a, b):
+    """Plain-Python temporal IoU (independent oracle)."""
+    if not all(np.isfinite([*a, *b])):
+        return 0.0
+    inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
+    union = max(a[1], b[1]) - min(a[0], b[0])
+    return inter / union if union > 0 else 0.0
+
+
+def _oracle_means(preds, gt):
+    """Per system, the 12 measures by explicit loops over queries and ranks."""
+    out = []
+    for sys in preds:
+        per = {m: [] for m in measure_names()}
+        for q, moments in enumerate(sys):
+            ious = [_iou(m, gt[q]) for m in moments]
+            for k in (1, 5, 10):
+                for t in (0.3, 0.5, 0.7):
+                    per[f"R@{k},{t}"].append(float(any(i >= t for i in ious[:k])))
+                best, acc = 0.0, 0.0
+                for i in ious[:k]:
+                    best = max(best, i)
+                    acc += best
+                per[f"AxIoU@{k}"].append(acc / k)
+        out.append([np.mean(per[m]) for m in measure_names()])
+    return np.array(out)
+
+
+def _toy(n_queries=40, n_systems=3, seed=1):
+    rng = np.random.default_rng(seed)
+    start = rng.uniform(0, 20, n_queries)
+    gt = np.stack([start, start + rng.uniform(2, 10, n_queries)], axis=1)
+    jitter = rng.normal(0, 3, (n_systems, n_queries, 10, 2)) * np.arange(1, n_systems + 1)[:, None, None, None]
+    preds = np.sort(gt[None, :, None, :] + jitter, axis=-1)
+    preds[0, :3, 6:] = np.nan  # short lists
+    return gt, preds
+
+
+def test_start_is_gaussian_and_code_length_adds_a_unit_exponential():
+    gt = np.array([[10.0, 25.0]])
+    r = noise.simulate_raters(gt, sigma=2.0, n_trials=20000, n_raters=5, length="code", rng=0)
+    starts, lengths = r[..., 0].ravel(), (r[..., 1] - r[..., 0]).ravel()
+    assert starts.mean() == pytest.approx(10.0, abs=0.03)
+    assert starts.std() == pytest.approx(2.0, rel=0.01)
+    assert lengths.min() >= 15.0
+    assert (lengths - 15.0).mean() == pytest.approx(1.0, rel=0.02)  # Exp(1) on top of the true length
+
+
+def test_paper_length_is_exponential_with_mean_true_length():
+    gt = np.array([[0.0, 8.0]])
+    lengths = np.diff(noise.simulate_raters(gt, 0.0, 20000, 5, length="paper", rng=3), axis=-1).ravel()
+    assert lengths.mean() == pytest.approx(8.0, rel=0.02)
+    assert lengths.std() == pytest.approx(8.0, rel=0.03)  # exponential: std = mean
+
+
+def test_aggregate_uses_median_start_and_median_length_not_median_end():
+    raters = np.array([[[0, 10]], [[2, 6]], [[4, 20]]], dtype=float)  # lengths 10, 4, 16
+    assert noise.aggregate_raters(raters).tolist() == [[2.0, 12.0]]
+    # the median end would have been 10: the two conventions differ
+    stacked = np.stack([raters, raters + 1])  # (trials, raters, queries, 2)
+    assert noise.aggregate_raters(stacked).tolist() == [[[2.0, 12.0]], [[3.0, 13.0]]]
+
+
+def test_simulate_annotations_shape_and_sigma_zero_keeps_start():
+    gt, _ = _toy()
+    out = noise.simulate_annotations(gt, 0.0, n_trials=7, rng=0)
+    assert out.shape == (7, len(gt), 2)
+    np.testing.assert_allclose(out[..., 0], np.broadcast_to(gt[:, 0], (7, len(gt))))
+
+
+def test_system_means_match_loop_oracle():
+    gt, preds = _toy()
+    np.testing.assert_allclose(noise.system_means(preds, gt), _oracle_means(preds, gt), atol=1e-12)
+    gts = np.stack([gt, gt + 1.5, gt * 1.1])
+    got = noise.system_means(preds, gts, chunk=2)  # chunk boundary inside the stack
+    for t in range(3):
+        np.testing.assert_allclose(got[t], _oracle_means(preds, gts[t]), atol=1e-12)
+
+
+def test_noise_error_hand_values():
+    clean = np.array([[0.5, 0.2], [0.4, 0.4]])
+    noisy = np.array([[[0.4, 0.2], [0.4, 0.1]], [[0.7, 0.2], [0.4, 0.4]]])  # (trials, systems, measures)
+    # system 0, measure 0: |-.1|, |.2| -> .15; system 1: 0, 0 -> 0; mean .075
+    np.testing.assert_allclose(noise.noise_error(clean, noisy), [0.075, 0.075])
+    np.testing.assert_allclose(noise.noise_error(clean, noisy, "rmse")[0], np.sqrt((0.01 + 0.04) / 2) / 2)
+    with pytest.raises(ValueError, match="'abs'"):
+        noise.noise_error(clean, noisy, "mse")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-1, 1), min_size=6, max_size=6))
+def test_rmse_is_at_least_mean_absolute_error(values):
+    noisy = np.array(values).reshape(3, 2, 1)
+    clean = np.zeros((2, 1))
+    assert noise.noise_error(clean, noisy, "rmse")[0] >= noise.noise_error(clean, noisy, "abs")[0] - 1e-12
+
+
+def test_error_grows_with_sigma_for_a_perfect_top_moment():
+    # Rank 1 is the ground truth itself, so any label noise can only cost score and
+    # more noise costs more; for noisy systems noise can also help (no monotonicity).
+    gt, preds = _toy(n_queries=300, n_systems=2, seed=4)
+    preds[:, :, 0] = gt
+    clean, noisy = noise.noise_experiment(preds, gt, sigmas=(0.25, 4.0), n_trials=20, seed=0)
+    err = noise.noise_error(clean, noisy)
+    names = measure_names()
+    for m in ("R@1,0.5", "R@1,0.7", "AxIoU@1"):
+        assert err[1, names.index(m)] > err[0, names.index(m)] > 0
+    assert (noisy[..., names.index("AxIoU@1")] < clean[:, names.index("AxIoU@1")]).all()
+
+
+def test_pairwise_iou_matches_loop():
+    rng = np.random.default_rng(0)
+    raters = np.sort(rng.uniform(0, 30, (4, 6, 2)), axis=-1)
+    expect = [np.mean([_iou(raters[a, q], raters[b, q]) for a, b in itertools.combinations(range(4), 2)])
+              for q in range(6)]
+    np.testing.assert_allclose(noise.pairwise_iou(raters), expect)
+
+
+def test_match_sigma_recovers_the_generating_sigma():
+    gt, _ = _toy(n_queries=400, seed=7)
+    real = noise.simulate_raters(gt, 2.5, n_trials=1, n_raters=5, rng=123)[0]
+    out = noise.match_sigma(gt, real, sigma_grid=np.arange(0, 8.01, 0.5), n_trials=10, seed=0)
+    assert out["in_range"]
+    assert out["sigma"] == pytest.approx(2.5, abs=0.35)
+    grid, curve = out["curve"]
+    assert curve[0] > curve[-1]  # agreement falls as σ grows
+
+
+def test_match_sigma_out_of_range_is_nan():
+    gt, _ = _toy(n_queries=50)
+    identical = np.repeat(gt[None], 5, axis=0)  # raters agree perfectly: the code convention never does
+    out = noise.match_sigma(gt, identical, sigma_grid=[0.5, 1, 2], n_trials=3)
+    assert not out["in_range"] and np.isnan(out["sigma"])
+
+
+def test_bad_inputs_name_the_problem():
+    with pytest.raises(ValueError, match="length must be one of"):
+        noise.simulate_raters([[0, 1]], 1.0, length="text")
+    with pytest.raises(ValueError, match=">= 0"):
+        noise.simulate_raters([[0, 1]], -1.0)
+    with pytest.raises(ValueError, match=r"rows \[1\]"):
+        noise.simulate_raters([[0, 1], [5, 2]], 1.0)
+    with pytest.raises(ValueError, match="does not match"):
+        noise.system_means(np.zeros((1, 3, 10, 2)), np.zeros((4, 2)))

@@ -1,0 +1,223 @@
+"""Pooling: depth, unique contributions, leave-outs -- hand-built cases, naive oracles, real TREC-8."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fireeval import pooling
+from fireeval.evaluation import evaluate
+from fireeval.judgements import Qrels
+from fireeval.runset import RunSet
+from fireeval.synthetic import simulate_pooled_trec
+from fireeval.trec import trec_order
+
+from conftest import require_data
+
+
+def frame(query, docs, scores=None):
+    scores = np.arange(len(docs), 0, -1, dtype=float) if scores is None else np.asarray(scores, float)
+    return pd.DataFrame({"query": query, "docno": docs, "score": scores})
+
+
+# ---------------------------------------------------------------- hand-built cases
+def test_document_enters_pool_at_its_shallowest_rank():
+    runs = RunSet.from_frames({"A": frame("1", ["a", "b", "x"]), "B": frame("1", ["b", "c", "d"])})
+    pool = pooling.build_pool(runs, depth=3)
+    depth = pool.documents().set_index("docno")["min_depth"]
+    assert depth["x"] == 3 and depth["b"] == 1  # b: rank 2 in A but rank 1 in B
+    assert "x" not in set(pool.documents(2)["docno"])
+    assert "x" in set(pool.documents(3)["docno"])
+    qrels = Qrels.from_pairs(["1", "1"], ["x", "c"])
+    assert pool.at_depth(qrels, 2).frame["docno"].tolist() == ["c"]
+    assert sorted(pool.at_depth(qrels, 3).frame["docno"]) == ["c", "x"]
+
+
+def test_ties_follow_trec_eval_order():
+    # Equal scores: trec_eval ranks the larger docno first, whatever the file's order.
+    runs = RunSet.from_frames({"A": frame("1", ["d1", "d2", "d0"], [1.0, 1.0, 0.5])})
+    pool = pooling.build_pool(runs, depth=1)
+    assert pool.documents()["docno"].tolist() == ["d2"]
+
+
+def test_unpooled_runs_do_not_enter_the_pool():
+    runs = RunSet.from_frames({"A": frame("1", ["a"]), "B": frame("1", ["b"])})
+    pool = pooling.build_pool(runs, pooled=["A"], depth=5)
+    assert pool.documents()["docno"].tolist() == ["a"]
+    assert pool.unique_contributions()["n_contributed"].tolist() == [1, 0]
+
+
+@pytest.fixture
+def tiny():
+    # Groups: G1 = {A1, A2}, G2 = {B1}. Topic 1 only.
+    runs = RunSet.from_frames({
+        "A1": frame("1", ["a", "s", "u"]),   # u: only A1; s: A1 and A2 (same group)
+        "A2": frame("1", ["s", "v", "w"]),   # v, w: only A2
+        "B1": frame("1", ["a", "b", "v"]),   # b: only B1; a: both groups; v shared with A2
+    })
+    groups = {"A1": "G1", "A2": "G1", "B1": "G2"}
+    qrels = Qrels.from_pairs(["1"] * 6, ["a", "s", "u", "v", "w", "b"], [1, 1, 1, 0, 1, 1])
+    return runs, groups, qrels, pooling.build_pool(runs, groups=groups, depth=3)
+
+
+def test_unique_contributions_tiny(tiny):
+    runs, groups, qrels, pool = tiny
+    docs = pool.documents().set_index("docno")
+    assert docs.loc["u", "sole_run"] == "A1" and pd.isna(docs.loc["s", "sole_run"])
+    assert docs.loc["s", "sole_group"] == "G1" and pd.isna(docs.loc["a", "sole_group"])
+    by_run = pool.unique_contributions(qrels, "run")
+    assert by_run["n_unique"].tolist() == [1, 1, 1]          # u | w | b
+    assert by_run["n_unique_relevant"].tolist() == [1, 1, 1]
+    by_group = pool.unique_contributions(qrels, "group")
+    assert by_group.loc["G1", "n_unique"] == 3               # s, u, w (v is shared with B1)
+    assert by_group.loc["G2", "n_unique"] == 1               # b
+    assert by_group.loc["G1", "n_unique_relevant"] == 3
+
+
+def test_group_leave_out_tiny(tiny):
+    runs, groups, qrels, pool = tiny
+    assert sorted(pool.leave_out(qrels, group="G1").frame["docno"]) == ["a", "b", "v"]
+    assert sorted(pool.leave_out(qrels, run="A1").frame["docno"]) == ["a", "b", "s", "v", "w"]
+    # Hand-computed AP of A1 with G1 left out: a relevant at rank 1, n_relevant = 2 (a, b).
+    scores = pooling.leave_out_scores(pool, qrels, "group", ["map"]).values["map"]
+    assert scores[0, 0] == pytest.approx(0.5)
+    # B1 with G2 left out: b is gone; relevant left are a, s, u, w; B1 finds only a, at rank 1.
+    assert scores[2, 0] == pytest.approx(1 / 4)
+
+
+@pytest.mark.parametrize("by", ["run", "group"])
+def test_vectorised_leave_out_equals_loop(by):
+    frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=5, n_groups=4, n_docs=300, depth=50, seed=3)
+    runs, qrels = RunSet.from_frames(frames), Qrels(qrels_frame)
+    pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=20)
+    fast = pooling.leave_out_scores(pool, qrels, by, ["map", "P_10", "ndcg"])
+    for r, name in enumerate(runs.names):
+        unit = {"run": name} if by == "run" else {"group": table.set_index("run").loc[name, "group"]}
+        slow = evaluate(runs.select([name]), pool.leave_out(qrels, **unit), ["map", "P_10", "ndcg"], complete=True)
+        for measure in ("map", "P_10", "ndcg"):
+            np.testing.assert_allclose(fast.values[measure][r], slow.values[measure][0], atol=1e-12)
+
+
+def test_depth_sweep_equals_rescoring_with_depth_qrels():
+    frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=6, n_groups=3, n_docs=300, depth=60, seed=1)
+    runs, qrels = RunSet.from_frames(frames), Qrels(qrels_frame)
+    pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=20)
+    depths = [1, 3, 20]
+    sweep = pooling.depth_sweep(pool, qrels, depths, ["map", "P_10", "ndcg"])
+    for i, k in enumerate(depths):
+        slow = evaluate(runs, pool.at_depth(qrels, k), ["map", "P_10", "ndcg"], complete=True)
+        for measure in ("map", "P_10", "ndcg"):
+            np.testing.assert_allclose(sweep.values[measure][i], slow.values[measure], atol=1e-12)
+    full = evaluate(runs, qrels, ["map"])
+    np.testing.assert_allclose(sweep.reference["map"], full.values["map"])
+    assert list(sweep.mean("map").columns) == [1, 3, 20, "original"]
+
+
+def naive_pool(frames, pooled, k):
+    """The pool by definition: union of each pooled run's top k in trec_eval order."""
+    tops = [trec_order(frames[name]) for name in pooled]
+    return {(q, d) for f in tops for q, d, r in zip(f["query"], f["docno"], f["rank"]) if r <= k}
+
+
+def test_synthetic_pool_matches_its_independent_construction():
+    frames, qrels_frame, table, _ = simulate_pooled_trec(seed=2, n_topics=5, n_docs=400, depth=60, pool_depth=15)
+    runs, qrels = RunSet.from_frames(frames), Qrels(qrels_frame)
+    pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=15)
+    assert pool.compare_with_qrels(qrels)["equal"]
+    pooled = table.loc[table["pooled"], "run"]
+    for k in (1, 4, 15):
+        docs = pool.documents(k)
+        assert set(zip(docs["query"], docs["docno"])) == naive_pool(frames, pooled, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_pool_properties(data):
+    n_runs = data.draw(st.integers(1, 4))
+    frames, groups = {}, {}
+    for r in range(n_runs):
+        docs = data.draw(st.lists(st.sampled_from(list("abcdefgh")), min_size=1, max_size=6, unique=True))
+        scores = data.draw(st.lists(st.integers(0, 3), min_size=len(docs), max_size=len(docs)))  # many ties
+        frames[f"r{r}"] = frame("1", docs, scores)
+        groups[f"r{r}"] = f"g{r % 2}"
+    runs = RunSet.from_frames(frames)
+    pool = pooling.build_pool(runs, groups=groups, depth=4)
+    previous = set()
+    for k in range(1, 5):
+        got = set(zip(*pool.documents(k)[["query", "docno"]].to_numpy().T))
+        assert got == naive_pool(frames, list(frames), k)
+        assert previous <= got  # pools only grow with depth
+        previous = got
+    # Unique contributions: a document is some run's alone iff exactly one run has it in its top 4.
+    docs = pool.documents()
+    holders = {d: {name for name in frames if d in set(trec_order(frames[name]).query("rank <= 4")["docno"])}
+               for d in docs["docno"]}
+    for d, sole in zip(docs["docno"], docs["sole_run"]):
+        if len(holders[d]) == 1:
+            assert sole == next(iter(holders[d]))
+        else:
+            assert pd.isna(sole)
+
+
+# ---------------------------------------------------------------- errors
+def test_run_missing_from_group_table():
+    runs = RunSet.from_frames({"A": frame("1", ["a"]), "B": frame("1", ["b"])})
+    with pytest.raises(ValueError, match=r"1 run\(s\) have no group in the run table: 'B'"):
+        pooling.build_pool(runs, groups=pd.DataFrame({"run": ["A"], "group": ["g"]}))
+
+
+def test_empty_run_is_an_error():
+    with pytest.raises(ValueError, match="run 'B' is empty"):
+        RunSet.from_frames({"A": frame("1", ["a"]), "B": frame("1", [])})
+    runs = RunSet.from_frames({"A": frame("1", ["a"]), "B": frame("1", ["b"])})
+    hollow = RunSet(runs.names, runs.topics, runs.docnos, np.where(np.arange(2)[:, None, None] == 1, -1, runs.docs))
+    with pytest.raises(ValueError, match=r"\['B'\] retrieve no document"):
+        pooling.build_pool(hollow)
+
+
+def test_qrels_topic_absent_from_every_run():
+    runs = RunSet.from_frames({"A": frame("1", ["a"])})
+    pool = pooling.build_pool(runs)
+    qrels = Qrels.from_pairs(["1", "7"], ["a", "z"])
+    for call in (lambda: pool.at_depth(qrels, 1), lambda: pooling.depth_sweep(pool, qrels, [1]),
+                 lambda: pooling.leave_out_scores(pool, qrels), lambda: pool.leave_out(qrels, run="A")):
+        with pytest.raises(ValueError, match=r"1 qrels topic\(s\) appear in no run: 7"):
+            call()
+
+
+def test_bad_depth_and_unknown_pooled_run():
+    runs = RunSet.from_frames({"A": frame("1", ["a"])})
+    with pytest.raises(ValueError, match="outside 1..5"):
+        pooling.build_pool(runs, depth=5).documents(6)
+    with pytest.raises(ValueError, match="not in the run set"):
+        pooling.build_pool(runs, pooled=["Z"])
+
+
+# ---------------------------------------------------------------- real data
+TREC8_QRELS = "trec8_adhoc/qrels.trec8.adhoc.txt.gz"
+
+
+@pytest.mark.realdata
+def test_trec8_pool_reconstructs_judged_set():
+    from fireeval.datasets import trec8
+
+    require_data(*trec8.FILES)
+    table = trec8.load_runs_table()
+    pooled = table.loc[table["pooled"], "run"].tolist()
+    assert len(pooled) == 71
+    runs = trec8.load_runs(pooled, depth=100)
+    qrels = trec8.load_qrels()
+    match = pooling.build_pool(runs, groups=table, depth=100).compare_with_qrels(qrels)
+    assert match == {"n_pool": 86830, "n_judged": 86830, "n_judged_not_pooled": 0, "n_pooled_not_judged": 0,
+                     "equal": True}
+
+
+def test_judged_share_and_unique_relevant_share(tiny):
+    runs, groups, qrels, pool = tiny
+    # Only v, a, b, s, u, w are judged; every document retrieved here is judged.
+    np.testing.assert_allclose(pool.judged_share(qrels, 3), 1.0)
+    # Leaving each run's group out: A1 loses s, u (G1 alone) -> 1/3 judged; B1 loses b -> 2/3.
+    shares = pool.judged_share(qrels, [1, 3], leave_out="group")
+    np.testing.assert_allclose(shares[:, :, 0], [[1, 0, 1], [1 / 3, 1 / 3, 2 / 3]])
+    # A1 retrieves relevant a, s, u; s and u are G1's alone.
+    np.testing.assert_allclose(pool.unique_relevant_share(qrels, "group"), [2 / 3, 1, 1 / 2])  # A2: s, w

@@ -1,0 +1,90 @@
+"""Topic-set reliability: vectorised Kendall tau-b, bootstrap tau band, swap rates (REER)."""
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from fireeval import reliability
+from fireeval.resampling import disjoint_halves
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=12))
+def test_paired_tau_matches_scipy_with_ties(pairs):
+    a, b = np.array(pairs, dtype=float).T
+    expected = stats.kendalltau(a, b, variant="b").statistic
+    got = reliability.paired_kendall_tau(a, b)
+    if np.isnan(expected):
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_paired_tau_broadcasts_over_rows():
+    rng = np.random.default_rng(0)
+    a, b = rng.random((7, 30)), rng.random(30)
+    got = reliability.paired_kendall_tau(a, b, chunk=3)
+    assert got.shape == (7,)
+    np.testing.assert_allclose(got, [stats.kendalltau(row, b).statistic for row in a])
+
+
+def test_bootstrap_tau_band():
+    rng = np.random.default_rng(1)
+    reference = rng.random((10, 40)) + np.linspace(0, 1, 10)[:, None]
+    same = np.stack([reference, reference + rng.normal(0, 0.3, reference.shape)])
+    low, high = reliability.bootstrap_tau(same, reference, n_resamples=200, rng=0)
+    assert low[0] == high[0] == 1.0  # identical scores rank identically on every resample
+    assert low[1] < high[1] <= 1.0
+
+
+def naive_swaps(scores, set_a, set_b, bins):
+    """Loop over trials and pairs: the definition of the swap rate."""
+    pairs, swaps = np.zeros(len(bins) - 1), np.zeros(len(bins) - 1)
+    for ta, tb in zip(set_a, set_b):
+        for i, j in itertools.combinations(range(len(scores)), 2):
+            da = scores[i, ta].mean() - scores[j, ta].mean()
+            db = scores[i, tb].mean() - scores[j, tb].mean()
+            k = np.searchsorted(bins, abs(da), side="right") - 1
+            if 0 <= k < len(bins) - 1:
+                pairs[k] += 1
+                swaps[k] += da * db < 0
+    return pairs, swaps
+
+
+def test_swap_rates_match_naive_loop():
+    rng = np.random.default_rng(2)
+    scores = rng.random((6, 20)) * np.linspace(0.5, 1, 6)[:, None]
+    bins = [0, 0.02, 0.05, 0.1, np.inf]
+    table = reliability.swap_rates(scores, size=8, n_trials=150, bins=bins, rng=5)
+    set_a, set_b = disjoint_halves(20, 8, 150, 5)
+    pairs, swaps = naive_swaps(scores, set_a, set_b, np.asarray(bins))
+    np.testing.assert_array_equal(table["n_pairs"], pairs)
+    np.testing.assert_array_equal(table["n_swaps"], swaps)
+    assert table["n_pairs"].sum() == 150 * 15
+
+
+def test_swap_rate_falls_with_difference():
+    rng = np.random.default_rng(3)
+    true = np.linspace(0.1, 0.5, 15)[:, None]
+    scores = np.clip(true + rng.normal(0, 0.25, (15, 50)), 0, 1)
+    table = reliability.swap_rates(scores, size=25, n_trials=200, rng=0)
+    rates = table.dropna()["swap_rate"].to_numpy()
+    assert rates[0] > 0.2 and rates[-1] < 0.05
+    d = reliability.difference_for_error_rate(table, 0.05, min_pairs=50)
+    assert 0 < d < 0.2
+
+
+def test_difference_for_error_rate_edge_cases():
+    t = pd.DataFrame({"low": [0, .01], "high": [.01, .02], "n_pairs": [5, 5], "swap_rate": [.01, .02]})
+    assert reliability.difference_for_error_rate(t) == 0.0
+    t["swap_rate"] = [.01, .2]
+    assert np.isnan(reliability.difference_for_error_rate(t))
+
+
+def test_swap_rates_need_enough_topics():
+    with pytest.raises(ValueError, match="two disjoint subsets of 6 need 12 items"):
+        reliability.swap_rates(np.zeros((3, 10)), size=6)

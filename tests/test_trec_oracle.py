@@ -1,0 +1,65 @@
+"""fireeval against pytrec_eval (an independent C implementation of trec_eval) and NIST's official MAP."""
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+
+from fireeval.datasets import trec8
+from fireeval.evaluation import evaluate
+from fireeval.judgements import Qrels
+from fireeval.runset import RunSet
+from fireeval.synthetic import simulate_trec
+
+from conftest import require_data
+
+MEASURES = {"map": "map", "P_10": "P_10", "ndcg": "ndcg", "recip_rank": "recip_rank"}
+
+
+def _nested(frame, value, cast):
+    return {str(q): dict(zip(g["docno"].astype(str), map(cast, g[value]))) for q, g in frame.groupby("query")}
+
+
+def _pytrec(runs_frames, qrels_frame):
+    evaluator = pytrec_eval.RelevanceEvaluator(_nested(qrels_frame, "relevance", int), set(MEASURES.values()))
+    return {name: evaluator.evaluate(_nested(frame, "score", float)) for name, frame in runs_frames.items()}
+
+
+def _compare(runs: RunSet, frames, qrels: Qrels):
+    ours = evaluate(runs, qrels, list(MEASURES))
+    theirs = _pytrec(frames, qrels.frame)
+    for i, name in enumerate(runs.names):
+        for ours_name, trec_name in MEASURES.items():
+            expected = np.array([theirs[name][t][trec_name] for t in ours.topics])
+            np.testing.assert_allclose(ours.values[ours_name][i], expected, atol=1e-6,
+                                       err_msg=f"{name} {ours_name}")
+
+
+def test_matches_pytrec_eval_on_synthetic_runs_with_ties():
+    frames, qrels_frame, _ = simulate_trec(n_topics=6, n_groups=3, runs_per_group=2, n_docs=300, depth=80, seed=1)
+    # Round scores hard so many ties must be broken by docno, as trec_eval does.
+    frames = {k: v.assign(score=v["score"].round(0)) for k, v in frames.items()}
+    qrels = Qrels(qrels_frame.sample(frac=0.6, random_state=0))  # incomplete judgements
+    _compare(RunSet.from_frames(frames), frames, qrels)
+
+
+@pytest.mark.realdata
+def test_matches_pytrec_eval_on_all_trec8_runs_per_topic():
+    require_data(*trec8.FILES)
+    from fireeval.trec import read_run
+    from fireeval.datasets import data_path
+
+    names = trec8.run_names()
+    frames = {n: read_run(data_path(f"trec8_adhoc/runs/input.{n}.gz")) for n in names}
+    qrels = trec8.load_qrels()
+    _compare(RunSet.from_frames(frames), frames, qrels)
+
+
+@pytest.mark.realdata
+def test_map_matches_official_scores_for_every_run():
+    require_data(*trec8.FILES)
+    runs = trec8.load_runs()
+    means = evaluate(runs, trec8.load_qrels(), ["map"]).mean()["map"]
+    table = trec8.load_runs_table().set_index("run")
+    diff = (means - table.loc[means.index, "official_map"]).abs()
+    assert len(diff) == 129
+    assert diff.max() <= 2e-4, diff.sort_values().tail()

@@ -1,0 +1,87 @@
+"""The post-processing variant family: NMS, rescaling, truncation and the family's bookkeeping."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fireeval import variants
+from fireeval.moments import measure_names, score_all, temporal_iou
+
+
+def _lists(n_queries=30, seed=0):
+    rng = np.random.default_rng(seed)
+    d = rng.uniform(20, 40, n_queries)
+    s = rng.uniform(0, 0.5, n_queries) * d
+    gt = np.stack([s, s + rng.uniform(0.1, 0.4, n_queries) * d], axis=1)
+    raw = np.sort(gt[:, None, :] + rng.normal(0, 2, (n_queries, 10, 2)), axis=-1).clip(0, d[:, None, None])
+    other = np.sort(rng.uniform(0, 1, (n_queries, 10, 2)), axis=-1) * d[:, None, None]
+    return gt, d, {"raw": raw, "other": other}
+
+
+def test_nms_threshold_one_keeps_the_list_and_lower_thresholds_drop_more():
+    gt, d, lists = _lists()
+    out = variants.nms_variants(lists["raw"], [0.3, 0.6, 1.0])
+    np.testing.assert_array_equal(out[2], lists["raw"])
+    kept = np.isfinite(out[..., 0]).sum(axis=-1)  # (thresholds, queries)
+    assert (kept[0] <= kept[1]).all() and (kept[1] <= kept[2]).all()
+    assert (out[:, :, 0] == lists["raw"][None, :, 0]).all()  # the top moment always survives
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.0, 1.0))
+def test_nms_survivors_overlap_at_most_threshold(seed, thr):
+    _, _, lists = _lists(n_queries=5, seed=seed)
+    out = variants.nms_variants(lists["raw"], [thr])[0]
+    for q in range(5):
+        m = out[q][np.isfinite(out[q, :, 0])]
+        iou = temporal_iou(m[None], m) if len(m) else np.zeros((0, 0))
+        assert (iou[~np.eye(len(m), dtype=bool)] <= thr + 1e-12).all()
+
+
+def test_rescale_keeps_centre_scales_width_and_clips():
+    m = np.array([[[4.0, 8.0], [0.0, 2.0]]])
+    out = variants.rescale(m, 2.0, [10.0])
+    assert out.tolist() == [[[2.0, 10.0], [0.0, 3.0]]]
+    assert variants.rescale(m, 1.0, [1.0]) is not None and variants.rescale(m, 1.0, [1.0]).tolist() == m.tolist()
+    with pytest.raises(ValueError):
+        variants.rescale(m, 0.0)
+
+
+def test_family_rows_count_and_identity_variants_reproduce_direct_scores():
+    gt, d, lists = _lists()
+    prior = (np.full(20, 0.2), np.full(20, 0.3))
+    table, scores = variants.family_scores(lists, gt, d, nms_bases=("raw",), nms_thresholds=(0.5, 1.0),
+                                           scales=(0.9, 1.0), depths=(3, 10), prior=prior,
+                                           bandwidths=(0.05, 0.1), prior_nms=(0.5,))
+    n_lists = 2 + 1
+    assert len(table) == scores.shape[0] == n_lists * 2 * 2 + 2
+    assert scores.shape[1:] == (12, len(gt)) and scores.dtype == np.float32
+    assert table["variant"].is_unique
+    names = measure_names()
+
+    def row(**kw):
+        sel = np.ones(len(table), bool)
+        for key, val in kw.items():
+            sel &= (table[key] == val).to_numpy()
+        (i,) = np.flatnonzero(sel)
+        return scores[i]
+
+    for base, arr in (("raw", lists["raw"]), ("other", lists["other"])):
+        kw = dict(base=base, scale=1.0, depth=10)
+        if base == "raw":
+            kw["nms"] = 1.0
+        direct = score_all(temporal_iou(arr, gt))
+        np.testing.assert_allclose(row(**kw), np.stack([direct[n] for n in names]), atol=1e-6)
+    # truncation to 3 leaves R@1 unchanged and can only lower the deeper measures
+    full, cut = row(base="other", scale=1.0, depth=10), row(base="other", scale=1.0, depth=3)
+    i1, i10 = names.index("R@1,0.5"), names.index("AxIoU@10")
+    np.testing.assert_array_equal(full[i1], cut[i1])
+    assert (cut[i10] <= full[i10] + 1e-7).all()
+
+
+def test_family_rejects_misaligned_lists_and_unknown_bases():
+    gt, d, lists = _lists()
+    with pytest.raises(KeyError, match="NMS bases"):
+        variants.family_scores(lists, gt, d, nms_bases=("nope",))
+    with pytest.raises(ValueError, match="aligned"):
+        variants.family_scores({"x": lists["raw"][:5]}, gt, d)
