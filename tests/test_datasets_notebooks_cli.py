@@ -113,3 +113,14 @@ def test_headline_json_conversion():
         "1": 0.5, "a": [0, 1], "n": None, "b": True}
     with pytest.raises(TypeError, match="not JSON-serialisable"):
         to_jsonable({"x": object()})
+
+
+def test_environment_yml_mirrors_pyproject_pins():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, str(root / "scripts" / "sync_environment.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
