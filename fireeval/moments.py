@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["temporal_iou", "max_temporal_iou", "recall_at_k_iou", "axiou_at_k", "ap_at_k_iou", "dcg_at_k_iou",
            "MEASURES", "measure_names", "measure_function", "score_all", "score_systems", "mean_table",
-           "kendall_tau_b_batch", "subset_stability", "all_tied_ratio", "noisy_iou_bias_variance",
+           "all_tied_ratio", "noisy_iou_bias_variance",
            "simulate_noisy_iou"]
 
 
@@ -194,69 +194,6 @@ def mean_table(per_query, systems, measures=None):
 
     measures = list(measures or MEASURES)
     return pd.DataFrame(np.asarray(per_query).mean(axis=-1).T, index=list(systems), columns=measures)
-
-
-def kendall_tau_b_batch(x, y, atol: float = 1e-12) -> np.ndarray:
-    """Kendall's tau-b between matching rows of ``x`` and ``y`` (..., n_systems), vectorised.
-
-    .. math:: \\tau_b = \\frac{\\sum_{i<j} s^x_{ij} s^y_{ij}}{\\sqrt{(P - T_x)(P - T_y)}}
-
-    with :math:`s_{ij} = \\mathrm{sign}(v_i - v_j)`, P the number of pairs and T_x / T_y
-    the pairs tied in x / y -- the same value as ``scipy.stats.kendalltau(x, y)``
-    (variant "b") row by row, NaN when either row is constant. Differences within
-    ``atol`` count as ties, so two systems whose subset means differ only by floating-point
-    summation order are tied, as their exact means are.
-
-    >>> kendall_tau_b_batch([[0.1, 0.2, 0.3]], [[0.1, 0.3, 0.2]])
-    array([0.33333333])
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    i, j = np.triu_indices(x.shape[-1], k=1)
-    dx, dy = x[..., i] - x[..., j], y[..., i] - y[..., j]
-    sx = np.where(np.abs(dx) <= atol, 0.0, np.sign(dx))
-    sy = np.where(np.abs(dy) <= atol, 0.0, np.sign(dy))
-    num = (sx * sy).sum(axis=-1)
-    den = np.sqrt(np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1).astype(float))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-
-
-def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int = 500) -> dict:
-    """Stability of system rankings on two disjoint random query subsets (AxIoU paper Fig. 6).
-
-    For each size n: draw ``n_trials`` pairs of disjoint subsets of n queries
-    (:func:`fireeval.resampling.disjoint_halves`), rank the systems by their mean score
-    on each subset, and take Kendall's tau-b between the two rankings, for every measure.
-    ``per_query`` is (measures, systems, queries). Subset means are one matrix product
-    of the per-query scores with a (trials, queries) selection matrix, so nothing is
-    re-scored. Returns ``{"tau": (measures, sizes, trials), "mean": (measures, sizes),
-    "var": (measures, sizes)}``; trials where a subset ties all systems give NaN and are
-    left out of mean and variance.
-    """
-    from .resampling import disjoint_halves
-
-    scores = np.asarray(per_query, dtype=float)
-    n_m, n_s, n_q = scores.shape
-    flat = scores.reshape(n_m * n_s, n_q)
-    rng = np.random.default_rng(rng)
-    tau = np.empty((n_m, len(sizes), n_trials))
-    for si, size in enumerate(sizes):
-        a, b = disjoint_halves(n_q, int(size), n_trials, rng)
-        for start in range(0, n_trials, chunk):
-            stop = min(start + chunk, n_trials)
-            rows = np.arange(stop - start)[:, None]
-            sel = np.zeros((2, stop - start, n_q))
-            sel[0][rows, a[start:stop]] = 1.0 / size
-            sel[1][rows, b[start:stop]] = 1.0 / size
-            means = (flat @ sel.reshape(-1, n_q).T).reshape(n_m, n_s, 2, stop - start)
-            # (measures, trials, systems) per half
-            ma, mb = means[:, :, 0].transpose(0, 2, 1), means[:, :, 1].transpose(0, 2, 1)
-            tau[:, si, start:stop] = kendall_tau_b_batch(ma, mb, atol=1e-9)
-    with np.errstate(invalid="ignore"):
-        mean = np.nanmean(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)
-        var = np.nanvar(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)
-    return {"tau": tau, "mean": mean, "var": var}
 
 
 def all_tied_ratio(per_query) -> np.ndarray:

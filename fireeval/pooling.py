@@ -23,7 +23,7 @@ descending, see :func:`fireeval.trec.trec_order`); a pooled run contributes its 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping, Sequence
 
@@ -116,6 +116,9 @@ class Pool:
     sole_group: np.ndarray
     run_contributions: np.ndarray
     group_contributions: np.ndarray
+    # The last full-qrels gain lookup (qrels, topics, cols, gains): sweeps and both
+    # leave-outs on the same qrels share it. Holding the qrels keeps its id valid.
+    _gains: list = field(default_factory=list, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -123,10 +126,12 @@ class Pool:
     def _index(self, keys) -> np.ndarray:
         """Position of each key in the pool, -1 when it is not pooled."""
         keys = np.asarray(keys, dtype=np.int64)
-        if not len(self.keys):
-            return np.full(keys.shape, -1)
-        pos = np.clip(np.searchsorted(self.keys, keys), 0, len(self.keys) - 1)
-        return np.where((keys >= 0) & (self.keys[pos] == keys), pos, -1)
+        # A hash lookup is ~3x faster than searchsorted for millions of unsorted keys.
+        return self._key_index.get_indexer(keys.ravel()).reshape(keys.shape)
+
+    @cached_property
+    def _key_index(self) -> pd.Index:
+        return pd.Index(self.keys)
 
     @cached_property
     def cell_index(self) -> np.ndarray:
@@ -412,10 +417,15 @@ def _is_binary(qrels: Qrels) -> bool:
 
 def _topics_and_gains(pool: Pool, qrels: Qrels):
     """Evaluation topics (every qrels topic), their columns in the RunSet, and full-qrels gains."""
+    if pool._gains and pool._gains[0] is qrels:
+        return pool._gains[1:]
     _check_topics(pool.runs, qrels)
     topics = qrels.topics
     cols = pd.Index(pool.runs.topics).get_indexer(topics)
-    return topics, cols, pool.runs.gains(qrels, topics)
+    gains = pool.runs.gains(qrels, topics)
+    gains.flags.writeable = False  # shared between calls
+    pool._gains[:] = [qrels, topics, cols, gains]
+    return topics, cols, gains
 
 
 class _SparseAP:
@@ -432,14 +442,16 @@ class _SparseAP:
     def __init__(self, gains, cell_depth):
         self.shape = gains.shape[:2]
         run, topic, pos = np.nonzero(gains >= 1)  # ranking's relevance threshold
-        self.depth = cell_depth[run, topic, pos]
+        self.depth = cell_depth[run, topic, pos] if cell_depth is not None else None
+        self.cells = (run, topic, pos)
         self.rank = pos + 1.0
         self.row = run * self.shape[1] + topic
         starts = np.r_[0, np.flatnonzero(np.diff(self.row)) + 1] if len(self.row) else np.zeros(0, int)
         self.starts, self.sizes = starts, np.diff(np.r_[starts, len(self.row)])
 
-    def __call__(self, k, n_relevant):
-        hit = self.depth <= k
+    def __call__(self, k, n_relevant, keep=None):
+        """AP counting relevant cells with depth <= k (or, with ``keep``, where keep is true)."""
+        hit = self.depth <= k if keep is None else keep[self.cells]
         seen = np.cumsum(hit)
         before = np.repeat((seen - hit)[self.starts], self.sizes)  # hits in earlier (run, topic) rows
         precision = np.where(hit, (seen - before) / self.rank, 0.0)
@@ -534,7 +546,7 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
     if any(m.kind.startswith("ndcg") for m in measures) and not _is_binary(qrels):
         raise NotImplementedError("nDCG with leave-out needs binary qrels (grades 0/1)")
     sole, unit = pool._sole(by)
-    masked = np.where(pool.removed_cells(by)[:, cols], 0.0, gains)
+    removed = pool.removed_cells(by)[:, cols]
     idx = pool.qrels_index(qrels)
     relevant = (qrels.frame["relevance"].to_numpy() >= qrels.relevance_level) & (idx >= 0)
     owner = sole[idx[relevant]]
@@ -544,4 +556,11 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
     np.add.at(lost, (owner[owner >= 0], row_topic[owner >= 0]), 1)
     n_rel = qrels.n_relevant(topics)[None, :] - lost[unit]  # (runs, topics)
     ideal = _binary_ideal(n_rel) if any(m.kind.startswith("ndcg") for m in measures) else None
-    return Scores(list(pool.runs.names), topics, {m.name: m(masked, n_rel, ideal) for m in measures})
+    values = {}
+    for m in measures:
+        if m.kind == "map":  # from the relevant cells alone, as in depth_sweep
+            values[m.name] = _SparseAP(gains, None)(None, n_rel, keep=~removed)
+        else:
+            width = m.k if m.k is not None else gains.shape[-1]
+            values[m.name] = m(np.where(removed[..., :width], 0.0, gains[..., :width]), n_rel, ideal)
+    return Scores(list(pool.runs.names), topics, values)

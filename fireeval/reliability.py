@@ -7,46 +7,19 @@ observed on the first set, from per-topic scores computed once: each trial draws
 disjoint topic sets of ``size`` topics (:func:`fireeval.resampling.disjoint_halves`),
 and every pair of systems is compared on both.
 
-:func:`paired_kendall_tau` computes Kendall's τ-b for many pairs of scorings at once
-(bootstrap bands, trials), matching :func:`scipy.stats.kendalltau` exactly.
+:func:`subset_stability` is the AxIoU paper's stability experiment (Fig. 6): τ between
+system rankings on two disjoint random query subsets. Both use
+:func:`fireeval.agreement.kendall_tau_batch`, which matches :func:`scipy.stats.kendalltau`.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from .agreement import kendall_tau_batch
 from .resampling import bootstrap_indices, disjoint_halves
 
-__all__ = ["paired_kendall_tau", "bootstrap_tau", "swap_rates", "difference_for_error_rate"]
-
-
-def paired_kendall_tau(a, b, chunk: int = 256) -> np.ndarray:
-    """Kendall's τ-b between ``a[..., :]`` and ``b[..., :]`` along the last axis (systems).
-
-    .. math:: \\tau_b = \\frac{\\sum_{i<j} s^a_{ij} s^b_{ij}}
-              {\\sqrt{\\sum_{i<j} |s^a_{ij}| \\cdot \\sum_{i<j} |s^b_{ij}|}},
-              \\quad s^x_{ij} = \\operatorname{sign}(x_i - x_j)
-
-    which is scipy's τ-b (ties in either scoring drop out of the denominator terms).
-    Leading axes broadcast; O(n²) memory per row, processed ``chunk`` rows at a time.
-    NaN when either scoring is constant.
-
-    >>> paired_kendall_tau([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
-    array([ 0.333, -0.333])
-    """
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-    shape = a.shape[:-1]
-    n = a.shape[-1]
-    a, b = a.reshape(-1, n), b.reshape(-1, n)
-    iu = np.triu_indices(n, k=1)
-    out = np.empty(len(a))
-    for start in range(0, len(a), chunk):
-        sa = np.sign(a[start:start + chunk, iu[0]] - a[start:start + chunk, iu[1]])
-        sb = np.sign(b[start:start + chunk, iu[0]] - b[start:start + chunk, iu[1]])
-        den = np.sqrt(np.abs(sa).sum(-1) * np.abs(sb).sum(-1))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + chunk] = np.where(den > 0, (sa * sb).sum(-1) / den, np.nan)
-    return out.reshape(shape)
+__all__ = ["bootstrap_tau", "subset_stability", "swap_rates", "difference_for_error_rate"]
 
 
 def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025, 0.975)):
@@ -66,7 +39,7 @@ def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025
     np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
     means = scores @ counts.T / n_topics  # (..., n_systems, n_resamples)
     ref_means = ref @ counts.T / n_topics  # (n_systems, n_resamples)
-    tau = paired_kendall_tau(np.swapaxes(means, -1, -2), ref_means.T)  # (..., n_resamples)
+    tau = kendall_tau_batch(np.swapaxes(means, -1, -2), ref_means.T)  # (..., n_resamples)
     low, high = np.nanquantile(tau, q, axis=-1)
     return low, high
 
@@ -134,3 +107,38 @@ def difference_for_error_rate(table: pd.DataFrame, target: float = 0.05, min_pai
     if not len(usable) or (len(above) and above[-1] == len(usable) - 1):
         return float("nan")
     return float(usable["low"].iloc[above[-1] + 1 if len(above) else 0])
+
+
+def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int = 500) -> dict:
+    """Stability of system rankings on two disjoint random query subsets (AxIoU paper Fig. 6).
+
+    For each size n: draw ``n_trials`` pairs of disjoint subsets of n queries
+    (:func:`fireeval.resampling.disjoint_halves`), rank the systems by their mean score
+    on each subset, and take Kendall's tau-b between the two rankings, for every measure.
+    ``per_query`` is (measures, systems, queries). Subset means are one matrix product
+    of the per-query scores with a (trials, queries) selection matrix, so nothing is
+    re-scored. Returns ``{"tau": (measures, sizes, trials), "mean": (measures, sizes),
+    "var": (measures, sizes)}``; trials where a subset ties all systems give NaN and are
+    left out of mean and variance.
+    """
+    scores = np.asarray(per_query, dtype=float)
+    n_m, n_s, n_q = scores.shape
+    flat = scores.reshape(n_m * n_s, n_q)
+    rng = np.random.default_rng(rng)
+    tau = np.empty((n_m, len(sizes), n_trials))
+    for si, size in enumerate(sizes):
+        a, b = disjoint_halves(n_q, int(size), n_trials, rng)
+        for start in range(0, n_trials, chunk):
+            stop = min(start + chunk, n_trials)
+            rows = np.arange(stop - start)[:, None]
+            sel = np.zeros((2, stop - start, n_q))
+            sel[0][rows, a[start:stop]] = 1.0 / size
+            sel[1][rows, b[start:stop]] = 1.0 / size
+            means = (flat @ sel.reshape(-1, n_q).T).reshape(n_m, n_s, 2, stop - start)
+            # (measures, trials, systems) per half
+            ma, mb = means[:, :, 0].transpose(0, 2, 1), means[:, :, 1].transpose(0, 2, 1)
+            tau[:, si, start:stop] = kendall_tau_batch(ma, mb, atol=1e-9)
+    with np.errstate(invalid="ignore"):
+        mean = np.nanmean(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)
+        var = np.nanvar(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)
+    return {"tau": tau, "mean": mean, "var": var}

@@ -59,12 +59,14 @@ def headline(data: dict) -> dict:
     return clean
 
 
-def glue(name: str, value, display: bool = False):
-    """Glue one value for the prose (``{glue:text}`name:.3f```); numpy scalars become Python numbers."""
+def glue(name: str, value, display: bool = False) -> None:
+    """Glue one value for the prose (``{glue:text}`name:.3f```); numpy scalars become Python numbers.
+
+    Returns None, so a hidden cell ending in ``glue(...)`` shows no output.
+    """
     if isinstance(value, (np.generic,)):
         value = value.item()
     _glue(name, value, display)
-    return value
 
 
 def _glue(name, value, display=False):

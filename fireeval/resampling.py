@@ -63,5 +63,6 @@ def disjoint_halves(n_items: int, size: int, n_trials: int, rng=0) -> tuple[np.n
     if 2 * size > n_items:
         raise ValueError(f"two disjoint subsets of {size} need {2 * size} items, only {n_items} available")
     rng = np.random.default_rng(rng)
-    perm = np.argsort(rng.random((n_trials, n_items)), axis=1)
+    # One independent permutation per trial, without sorting a random matrix.
+    perm = rng.permuted(np.broadcast_to(np.arange(n_items), (n_trials, n_items)), axis=1)
     return perm[:, :size], perm[:, size:2 * size]

@@ -122,16 +122,30 @@ class RunSet:
         docs = self.docs[idx][..., :depth] if depth else self.docs[idx]
         return RunSet([self.names[i] for i in idx], self.topics, self.docnos, docs)
 
+    def _qrels_join(self, qrels: Qrels):
+        """Join the qrels to this RunSet: per qrels row its topic index and judged-doc index,
+        and for every vocabulary code the judged-doc index (-1 when never judged).
+
+        Only the (small) set of judged docnos is hashed; the vocabulary of retrieved
+        documents is looked up in it, which is several times faster than the reverse.
+        """
+        frame = qrels.frame
+        row_doc, judged_docs = pd.factorize(frame["docno"])
+        row_topic = pd.Index(self.topics).get_indexer(frame["query"])
+        code_to_judged = pd.Index(judged_docs).get_indexer(self.docnos)
+        return row_topic, row_doc, len(judged_docs), code_to_judged
+
     def qrels_codes(self, qrels: Qrels):
         """Judged (topic index, doc code, grade) in this RunSet's coding.
 
         Judged documents that no run retrieved get code -1 (they still count for
         the number of relevant documents, which comes from the qrels directly).
         """
-        frame = qrels.frame
-        t = pd.Index(self.topics).get_indexer(frame["query"].astype(str))
-        d = self.docnos.get_indexer(frame["docno"].astype(str))
-        return t, d, frame["relevance"].to_numpy()
+        row_topic, row_doc, n_judged, code_to_judged = self._qrels_join(qrels)
+        judged_to_code = np.full(n_judged, -1, dtype=np.int64)
+        hit = code_to_judged >= 0
+        judged_to_code[code_to_judged[hit]] = np.flatnonzero(hit)
+        return row_topic, judged_to_code[row_doc], qrels.frame["relevance"].to_numpy()
 
     def keys(self) -> np.ndarray:
         """One int64 key per (topic, document) cell: topic * n_docs + code; -1 for no document."""
@@ -139,19 +153,32 @@ class RunSet:
         topic = np.arange(len(self.topics), dtype=np.int64)[None, :, None]
         return np.where(self.docs >= 0, topic * n_docs + self.docs, -1)
 
-    def _lookup(self, qrels: Qrels):
-        """For every cell: is it judged, and with which grade (one vectorised search)."""
-        t, d, grades = self.qrels_codes(qrels)
-        keep = (t >= 0) & (d >= 0)
-        qkeys = t[keep].astype(np.int64) * len(self.docnos) + d[keep]
-        order = np.argsort(qkeys)
-        qkeys, grades = qkeys[order], grades[keep][order]
-        keys = self.keys()
-        if not len(qkeys):
-            return np.zeros(keys.shape, bool), np.zeros(keys.shape)
-        pos = np.clip(np.searchsorted(qkeys, keys), 0, len(qkeys) - 1)
-        found = (keys >= 0) & (qkeys[pos] == keys)
-        return found, np.where(found, grades[pos], 0).astype(float)
+    def _lookup(self, qrels: Qrels, values: str):
+        """Per cell, the judgement's grade (``values="grade"``) or whether it is judged at all.
+
+        A table (topics x judged documents) gathered at every cell when it is small;
+        otherwise a binary search over sorted (topic, document) keys.
+        """
+        row_topic, row_doc, n_judged, code_to_judged = self._qrels_join(qrels)
+        keep = row_topic >= 0
+        row_topic, row_doc = row_topic[keep], row_doc[keep]
+        row_value = qrels.frame["relevance"].to_numpy()[keep] if values == "grade" else np.ones(keep.sum())
+        column = np.where(self.docs >= 0, code_to_judged[self.docs], -1)
+        if len(self.topics) * (n_judged + 1) <= 50_000_000:
+            # Column n_judged stays empty: "never judged" and "no document" land there.
+            table = np.zeros((len(self.topics), n_judged + 1))
+            table[row_topic, row_doc] = row_value
+            column[column < 0] = n_judged
+            out = table[np.arange(len(self.topics))[None, :, None], column]
+        else:
+            qkeys = row_topic.astype(np.int64) * n_judged + row_doc
+            order = np.argsort(qkeys)
+            qkeys, row_value = qkeys[order], row_value[order]
+            keys = np.where(column >= 0, np.arange(len(self.topics))[None, :, None] * n_judged + column, -1)
+            pos = np.clip(np.searchsorted(qkeys, keys), 0, max(len(qkeys) - 1, 0))
+            found = (keys >= 0) & (qkeys[pos] == keys) if len(qkeys) else np.zeros(keys.shape, bool)
+            out = np.where(found, row_value[pos] if len(qkeys) else 0, 0.0)
+        return out if values == "grade" else out > 0
 
     def gains(self, qrels: Qrels, topics: np.ndarray | None = None) -> np.ndarray:
         """Relevance grade at every rank, shape (n_runs, n_eval_topics, depth).
@@ -160,8 +187,8 @@ class RunSet:
         topics the runs never saw give an all-zero row, as trec_eval -c scores them.
         Unjudged documents get grade 0.
         """
-        table = self._lookup(qrels)[1]
-        if topics is None:
+        table = self._lookup(qrels, "grade")
+        if topics is None or np.array_equal(np.asarray(topics, dtype=str), self.topics):
             return table
         cols = pd.Index(self.topics).get_indexer(np.asarray(topics, dtype=str))
         out = np.zeros(table.shape[:1] + (len(cols),) + table.shape[2:])
@@ -170,7 +197,7 @@ class RunSet:
 
     def judged(self, qrels: Qrels) -> np.ndarray:
         """Boolean (n_runs, n_topics, depth): is the document at this rank in the qrels at all?"""
-        return self._lookup(qrels)[0]
+        return self._lookup(qrels, "judged")
 
 
 def evaluation_topics(runs: RunSet, qrels: Qrels, complete: bool = False, source: str | None = None):

@@ -14,7 +14,7 @@ matrix ``S[i, j] = S'(captions_a[i], captions_b[j])``:
 The three set proxies are sparse set-IoU: a caption is a binary row over a shared
 vocabulary, ``|A ∩ B| = X Yᵀ`` and ``|A ∪ B| = |A| + |B| - |A ∩ B|`` -- one sparse
 product, no Python loop over pairs. METEOR has no such form, so it loops over
-pairs (about 10^4 pairs/s on one core) and caches its matrix on disk.
+pairs (about 5,000-10,000 pairs/s on one core) and can cache its matrix on disk.
 
 Conventions (those of Wray's reference code, mwray/Semantic-Video-Retrieval):
 

@@ -40,6 +40,7 @@ def simulate_moments(n_queries: int = 3720, n_systems: int = 6, seed=0, k: int =
     dur = frac * lengths
     start = rng.uniform(0, 1, n_queries) * (lengths - dur)
     gt = np.round(np.stack([start, start + dur], axis=1), 1)
+    gt[:, 1] = np.minimum(gt[:, 1], lengths)  # rounding must not push the end past the video
     predictions = {}
     for s, q in enumerate(system_qualities(n_systems), 1):
         near = rng.random((n_queries, k)) < 0.7 * q

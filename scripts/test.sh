@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m pytest -n 2 --dist loadgroup -p no:cacheprovider tests
+.venv/bin/python -m pytest -n 2 -p no:cacheprovider --doctest-modules fireeval tests
 bash scripts/book.sh
 .venv/bin/python scripts/check_book.py _build/html

@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats
 
-from fireeval import moments
+from fireeval import moments, reliability
+from fireeval.agreement import kendall_tau_batch
 from fireeval.resampling import disjoint_halves
 from fireeval.synthetic_moments import simulate_moments
 
@@ -86,7 +87,7 @@ def test_measure_function_and_score_systems():
 def test_tau_b_batch_equals_scipy_with_ties(x, rnd):
     y = np.array([rnd.sample(list(r), len(r)) for r in x])  # permutations keep the tie structure
     y[0, 0] = 3 - y[0, 0]
-    got = moments.kendall_tau_b_batch(x, y)
+    got = kendall_tau_batch(x, y)
     for row, g in zip(range(len(x)), got):
         want = stats.kendalltau(x[row], y[row], variant="b").statistic
         if np.isnan(want):
@@ -98,7 +99,7 @@ def test_tau_b_batch_equals_scipy_with_ties(x, rnd):
 def test_subset_stability_matches_loop():
     gt, _, preds = simulate_moments(120, 4, seed=3)
     per_query = moments.score_systems(preds, gt, ["R@1,0.5", "AxIoU@5"])
-    out = moments.subset_stability(per_query, [10, 60], n_trials=40, rng=7, chunk=15)
+    out = reliability.subset_stability(per_query, [10, 60], n_trials=40, rng=7, chunk=15)
     rng = np.random.default_rng(7)
     for si, size in enumerate([10, 60]):
         a, b = disjoint_halves(120, size, 40, rng)
@@ -124,3 +125,17 @@ def test_noise_bias_variance_analytic_vs_simulation(strict):
         for stat in ("bias", "variance", "mse"):
             np.testing.assert_allclose(sim[m][stat], ana[m][stat], atol=5e-3)
     assert ana["R"]["bias"][2] == (0.5 if strict else -0.5)
+
+
+def test_simulated_systems_are_graded_and_valid():
+    gt, lengths, preds = simulate_moments(2000, 6, seed=5)
+    assert gt.shape == (2000, 2) and lengths.shape == (2000,) and list(preds) == [f"system_{i}" for i in range(1, 7)]
+    assert (gt[:, 0] >= 0).all() and (gt[:, 1] <= lengths).all() and (gt[:, 0] < gt[:, 1]).all()
+    for p in preds.values():
+        assert p.shape == (2000, 10, 2) and (p[..., 0] < p[..., 1]).all()
+        assert (p[..., 0] >= 0).all() and (p[..., 1] <= lengths[:, None] + 1e-9).all()
+    means = moments.score_systems(preds, gt).mean(axis=-1)  # (measures, systems)
+    ax10 = means[moments.MEASURES.index("AxIoU@10")]
+    assert (np.diff(ax10) < 0).all()  # system_1 best, strictly graded
+    again = simulate_moments(2000, 6, seed=5)[2]
+    assert all(np.array_equal(again[s], preds[s]) for s in preds)
