@@ -183,7 +183,6 @@ def activitynet_inputs(split: str = "val_2", root=None, max_queries: int = 0) ->
     train_durations, rater_queries, raters (n_raters, n_rated, 2), note}``.
     """
     from .datasets import activitynet
-    from .datasets.charades import reannotation_bounds  # same re-annotation frame layout
 
     def frame(s):
         df = activitynet.load_ground_truth(s, root=root)
@@ -191,7 +190,7 @@ def activitynet_inputs(split: str = "val_2", root=None, max_queries: int = 0) ->
 
     test, gt, durations = frame(split)
     _, train_gt, train_d = frame("train")
-    queries, bounds = reannotation_bounds(activitynet.load_reannotations(root=root))
+    queries, bounds = activitynet.reannotation_bounds(activitynet.load_reannotations(root=root))
     if max_queries:
         gt, durations = gt[:max_queries], durations[:max_queries]
         keep = queries < max_queries

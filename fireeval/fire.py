@@ -55,6 +55,10 @@ __all__ = [
     "threshold_sweep",
     "verdict_sample",
     "proxy_calibration",
+    "calibrated_threshold",
+    "verdict_overlap",
+    "verdict_accuracy",
+    "stratified_verdicts",
 ]
 
 METRICS = ("C@1", "C@5", "C@10", "AP@20")
@@ -463,4 +467,115 @@ def proxy_calibration(agreement_scores, judgements: Judgements, original, thresh
             row["precision_in_pool"] = float((hit & t).sum() / hit.sum()) if hit.any() else float("nan")
             row["recall_in_pool"] = float((hit & t).sum() / t.sum()) if t.any() else float("nan")
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- comparing proxy annotators
+def calibrated_threshold(agreement_scores, pooled, target_share: float, thresholds: Sequence[float]) -> float:
+    """The threshold in ``thresholds`` whose relevant share of the ``pooled`` pairs is closest to ``target_share``.
+
+    Used to put proxies on an equal footing: each is made to call as many pooled pairs
+    relevant as FIRE's people did (11.8 % on MSR-VTT); ties go to the stricter threshold.
+
+    >>> calibrated_threshold([[0.1, 0.5, 0.9, 0.3]], [[True] * 4], 0.25, [0.2, 0.4, 0.6])
+    0.6
+    """
+    a = np.asarray(agreement_scores, dtype=float)[np.asarray(pooled, dtype=bool)]
+    if a.size == 0:
+        raise ValueError("no pooled pairs: cannot calibrate a threshold")
+    ths = np.asarray(sorted(thresholds), dtype=float)
+    shares = (a[None, :] >= ths[:, None]).mean(axis=1)
+    gap = np.abs(shares - target_share)
+    return float(ths[np.flatnonzero(gap <= gap.min() + 1e-12)[-1]])
+
+
+def _verdicts(scores: Mapping[str, np.ndarray], thresholds: Mapping[str, float], mask) -> dict:
+    mask = np.asarray(mask, dtype=bool)
+    missing = [p for p in scores if p not in thresholds]
+    if missing:
+        raise ValueError(f"no threshold given for proxies {missing}")
+    return {p: np.asarray(s)[mask] >= thresholds[p] for p, s in scores.items()}
+
+
+def _kappa(a, b) -> float:
+    """Cohen's kappa of two boolean verdict vectors (NaN when chance agreement is 1)."""
+    po = float((a == b).mean())
+    pa, pb = a.mean(), b.mean()
+    pe = float(pa * pb + (1 - pa) * (1 - pb))
+    return (po - pe) / (1 - pe) if pe < 1 else float("nan")
+
+
+def verdict_overlap(scores: Mapping[str, np.ndarray], thresholds: Mapping[str, float], mask) -> pd.DataFrame:
+    """How far several thresholded proxy annotators agree on the same pairs (``mask``).
+
+    One row per pair of proxies: share of pairs with the same verdict, Cohen's kappa,
+    and the Jaccard index of the two sets of pairs called relevant (agreement on the
+    *positives*, which the share of equal verdicts hides when most pairs are negative).
+
+    >>> verdict_overlap({"a": np.array([0.9, 0.1, 0.8]), "b": np.array([0.9, 0.2, 0.1])},
+    ...                 {"a": 0.5, "b": 0.5}, np.ones(3, bool)).round(3).values.tolist()
+    [['a', 'b', 0.667, 0.4, 0.5]]
+    """
+    v = _verdicts(scores, thresholds, mask)
+    names = list(v)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            union = (v[a] | v[b]).sum()
+            rows.append({"proxy a": a, "proxy b": b, "same verdict": float((v[a] == v[b]).mean()),
+                         "kappa": _kappa(v[a], v[b]),
+                         "jaccard of relevant": float((v[a] & v[b]).sum() / union) if union else float("nan")})
+    return pd.DataFrame(rows, columns=["proxy a", "proxy b", "same verdict", "kappa", "jaccard of relevant"])
+
+
+def verdict_accuracy(scores: Mapping[str, np.ndarray], thresholds: Sequence[float], reference, mask) -> pd.DataFrame:
+    """Each proxy at each threshold against reference labels (human labels or a simulation's truth).
+
+    ``reference`` and ``mask`` are boolean ``(Q, V)``: the labels, and which pairs carry
+    one. One row per (proxy, threshold): accuracy, precision, recall and Cohen's kappa.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    ref = np.asarray(reference, dtype=bool)[mask]
+    rows = []
+    for p, s in scores.items():
+        values = np.asarray(s, dtype=float)[mask]
+        for th in thresholds:
+            hit = values >= th
+            rows.append({"proxy": p, "threshold": float(th), "accuracy": float((hit == ref).mean()),
+                         "precision": float((hit & ref).sum() / hit.sum()) if hit.any() else float("nan"),
+                         "recall": float((hit & ref).sum() / ref.sum()) if ref.any() else float("nan"),
+                         "kappa": _kappa(hit, ref)})
+    return pd.DataFrame(rows)
+
+
+def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequence[str]],
+                        scores: Mapping[str, np.ndarray], thresholds: Mapping[str, float], candidates,
+                        n_per_stratum: int = 8, seed: int = 0, n_captions: int = 3) -> pd.DataFrame:
+    """A seeded sample of (query, video) pairs stratified by how many proxies call them relevant.
+
+    Strata are 0, 1, ..., P proxies saying "relevant" (P = number of proxies), with up
+    to ``n_per_stratum`` pairs each, drawn from ``candidates`` (boolean ``(Q, V)``, e.g.
+    pooled non-original pairs). The disagreement strata are where a reader can judge
+    which proxy is right. Columns: stratum, query, ``n_captions`` of the video's captions
+    (the best BoW match first, then seeded others), each proxy's score, and the
+    verdict string ("+" relevant, "-" not) in proxy order.
+    """
+    from . import similarity as sim_mod
+
+    rng = np.random.default_rng(seed)
+    candidates = np.asarray(candidates, dtype=bool)
+    names = list(scores)
+    votes = sum((np.asarray(scores[p]) >= thresholds[p]).astype(int) for p in names)
+    rows = []
+    for stratum in range(len(names) + 1):
+        q, v = np.nonzero(candidates & (votes == stratum))
+        for i in sorted(rng.choice(len(q), size=min(n_per_stratum, len(q)), replace=False)):
+            caps = list(video_captions[v[i]])
+            best = int(np.argmax(sim_mod.similarity_matrix([queries[q[i]]], caps, "bow")[0]))
+            others = [j for j in rng.permutation(len(caps)) if j != best][:n_captions - 1]
+            row = {"proxies saying relevant": f"{stratum} of {len(names)}", "query": queries[q[i]],
+                   "video's captions (best BoW match first)": " | ".join(caps[j] for j in [best, *others])}
+            row.update({p: float(scores[p][q[i], v[i]]) for p in names})
+            row["verdicts"] = " ".join(f"{p}{'+' if scores[p][q[i], v[i]] >= thresholds[p] else '-'}" for p in names)
+            rows.append(row)
     return pd.DataFrame(rows)

@@ -98,6 +98,36 @@ def _nltk_has_wordnet() -> bool:
             return False
 
 
+LEXNAMES_MANPAGE = Path("/usr/share/man/man5/lexnames.5WN.gz")
+_LEX_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+
+def lexnames_from_manpage(path) -> str:
+    """Rebuild WordNet's ``lexnames`` file (``NN<TAB>file<TAB>category``) from lexnames(5WN).
+
+    Debian's ``wordnet-base`` ships the database and this manual page but not the file
+    NLTK needs; the page lists every lexicographer file as ``NN<TAB>name<TAB>contents``
+    and the syntactic category follows from the name (noun 1, verb 2, adj 3, adv 4).
+    This is how ``nlp/wordnet_lexnames_generated.txt`` of the shared data was made.
+
+    >>> import gzip, tempfile, os
+    >>> page = tempfile.NamedTemporaryFile(suffix=".gz", delete=False)
+    >>> _ = page.write(gzip.compress("00\\tadj.all\\tall adjectives\\n18\\tnoun.person  \\tpeople\\n".encode()))
+    >>> page.close()
+    >>> lexnames_from_manpage(page.name).split()
+    ['00', 'adj.all', '3', '18', 'noun.person', '1']
+    >>> os.unlink(page.name)
+    """
+    import gzip
+    import re
+
+    with gzip.open(path, "rt", encoding="utf-8", errors="replace") as fh:
+        rows = [m.groups() for m in (re.match(r"^(\d\d)\t(\w+)\.(\w+)\s", line) for line in fh) if m]
+    if not rows:
+        raise WordNetUnavailable(f"{path} lists no lexicographer files; cannot rebuild 'lexnames'. {_FIX}")
+    return "".join(f"{num}\t{cat}.{name}\t{_LEX_CATEGORY[cat]}\n" for num, cat, name in rows)
+
+
 def ensure_wordnet(system_dir=None, cache_dir=None, search_nltk: bool = True) -> str:
     """Make NLTK's WordNet loadable offline; return where it comes from.
 
@@ -127,6 +157,9 @@ def ensure_wordnet(system_dir=None, cache_dir=None, search_nltk: bool = True) ->
         raise WordNetUnavailable(f"WordNet not found: {source} lacks {', '.join(missing[:4])}"
                                  f"{' ...' if len(missing) > 4 else ''}, and NLTK has no 'wordnet' corpus on "
                                  f"nltk.data.path. {_FIX}")
+    root = Path(cache_dir or user_cache_dir()) / "nltk_data"
+    target = root / "corpora" / "wordnet"
+    target.mkdir(parents=True, exist_ok=True)
     lexnames = source / "lexnames"
     if not lexnames.is_file():
         from fireeval.datasets import DataError, DataUnavailable, data_path
@@ -134,11 +167,12 @@ def ensure_wordnet(system_dir=None, cache_dir=None, search_nltk: bool = True) ->
         try:
             lexnames = data_path(LEXNAMES)
         except (DataUnavailable, DataError) as err:
-            raise WordNetUnavailable(f"WordNet's {source} has no 'lexnames' file and the registry copy is "
-                                     f"unavailable ({err}). {_FIX}") from err
-    root = Path(cache_dir or user_cache_dir()) / "nltk_data"
-    target = root / "corpora" / "wordnet"
-    target.mkdir(parents=True, exist_ok=True)
+            if not LEXNAMES_MANPAGE.is_file():
+                raise WordNetUnavailable(f"WordNet's {source} has no 'lexnames' file, the registry copy is "
+                                         f"unavailable ({err}) and {LEXNAMES_MANPAGE} is absent. {_FIX}") from err
+            # The registry file was derived from this manual page: derive it again.
+            lexnames = target / "lexnames.from-manpage"
+            lexnames.write_text(lexnames_from_manpage(LEXNAMES_MANPAGE))
     wanted = [(source / f, f) for f in _WORDNET_FILES + _OPTIONAL_FILES if (source / f).is_file()]
     wanted.append((Path(lexnames), "lexnames"))
     for src, name in wanted:

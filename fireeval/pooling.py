@@ -267,6 +267,30 @@ class Pool:
         out = np.moveaxis(out, -1, 0)
         return out if np.ndim(k) else out[0]
 
+    def relevant_found_share(self, qrels: Qrels, k: int, within: int | None = None) -> float:
+        """Share of the relevant documents the runs retrieve that the depth-``k`` pool judges.
+
+        Counted over every (run, topic, rank) cell holding a relevant document, at ranks
+        ``<= within`` (default: every rank the runs hold), so it weighs each document by
+        how many runs retrieve it. ``within=10`` is what P@10 sees; the full depth is
+        what MAP sees. A measure whose share is low at small ``k`` loses most of its
+        evidence in a shallow pool.
+
+        >>> import pandas as pd
+        >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
+        >>> runs = RunSet.from_frames({"A": frame(["a", "b"]), "B": frame(["c", "a"])})
+        >>> pool = build_pool(runs, depth=2)
+        >>> qrels = Qrels.from_pairs(["1", "1"], ["a", "b"])
+        >>> pool.relevant_found_share(qrels, k=1), pool.relevant_found_share(qrels, k=1, within=1)
+        (0.6666666666666666, 1.0)
+        """
+        _check_topics(self.runs, qrels)
+        k = self._check_k(k)
+        width = self.runs.docs.shape[-1] if within is None else int(within)
+        relevant = self.runs.gains(qrels)[..., :width] >= qrels.relevance_level
+        n = int(relevant.sum())
+        return float((self.cell_depth[..., :width][relevant] <= k).sum() / n) if n else float("nan")
+
     def unique_relevant_share(self, qrels: Qrels, by: str = "group") -> np.ndarray:
         """Per run: share of its retrieved relevant documents that only its own run / group
         contributed to the pool (what leaving it out removes), shape (runs,)."""

@@ -19,7 +19,8 @@ import pandas as pd
 from .agreement import kendall_tau_batch
 from .resampling import bootstrap_indices, disjoint_halves
 
-__all__ = ["bootstrap_tau", "subset_stability", "swap_rates", "difference_for_error_rate"]
+__all__ = ["bootstrap_tau", "subset_stability", "swap_rates", "difference_for_error_rate",
+           "normal_swap_difference"]
 
 
 def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025, 0.975)):
@@ -90,23 +91,80 @@ def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, nam
     return pd.DataFrame({"low": bins[:-1], "high": bins[1:], "n_pairs": pairs, "n_swaps": swaps, "swap_rate": rate})
 
 
-def difference_for_error_rate(table: pd.DataFrame, target: float = 0.05, min_pairs: int = 1) -> float:
+def difference_for_error_rate(table: pd.DataFrame, target: float = 0.05, min_pairs: int = 1,
+                              cumulative: bool = False) -> float:
     """Smallest difference from which every bin's swap rate stays below ``target``.
 
     ``table`` is the output of :func:`swap_rates`. Bins with fewer than ``min_pairs``
     comparisons are ignored. Returns the ``low`` edge of the first bin of the final
     run of bins all below ``target`` (NaN if the last populated bin is not below it).
 
+    ``cumulative=False`` (default, Voorhees & Buckley's per-bin error rate): a bin's rate
+    is over the pairs whose difference falls *in* that bin. ``cumulative=True``: over
+    all pairs whose difference is *at least* the bin's ``low`` edge,
+    ``sum(n_swaps[b:]) / sum(n_pairs[b:])`` -- a lower rate, since it averages in the
+    larger, safer differences, and so a smaller threshold.
+
     >>> t = pd.DataFrame({"low": [0, .01, .02, .03], "high": [.01, .02, .03, .04],
-    ...                   "n_pairs": [9, 9, 9, 9], "swap_rate": [.3, .04, .06, .01]})
-    >>> difference_for_error_rate(t)
-    0.03
+    ...                   "n_pairs": [9, 9, 9, 9], "n_swaps": [3, 1, 0, 0], "swap_rate": [3/9, 1/9, 0, 0]})
+    >>> difference_for_error_rate(t)   # bin .01-.02 swaps 1/9 >= 0.05
+    0.02
+    >>> difference_for_error_rate(t, cumulative=True)   # pairs >= .01 apart swap 1/27 < 0.05
+    0.01
     """
     usable = table[table["n_pairs"] >= min_pairs]
-    above = np.flatnonzero(~(usable["swap_rate"].to_numpy() < target))
+    rate = usable["swap_rate"].to_numpy()
+    if cumulative:
+        tail_swaps = usable["n_swaps"].to_numpy()[::-1].cumsum()[::-1]
+        rate = tail_swaps / usable["n_pairs"].to_numpy()[::-1].cumsum()[::-1]
+    above = np.flatnonzero(~(rate < target))
     if not len(usable) or (len(above) and above[-1] == len(usable) - 1):
         return float("nan")
     return float(usable["low"].iloc[above[-1] + 1 if len(above) else 0])
+
+
+def normal_swap_difference(per_topic, size: int, target: float = 0.05) -> dict:
+    """The score difference a normal model predicts for a swap rate of ``target``.
+
+    Model (the reasoning of Lin & Hauptmann's analysis of REER): for a pair of systems
+    the per-topic score differences have standard deviation ``s``; the mean difference
+    on a set of ``size`` topics then has standard error ``s / sqrt(size)``, and the
+    difference between two disjoint sets' means has standard error
+    ``sqrt(2) * s / sqrt(size)``. A difference ``d`` seen on the first set reverses
+    sign on the second with probability about ``Phi(-d / (sqrt(2) * s / sqrt(size)))``,
+    which equals ``target`` at
+
+        d* = z_(1 - target) * sqrt(2) * s / sqrt(size).
+
+    ``s`` is the median over all pairs of systems of the sample standard deviation
+    (ddof=1) of their per-topic differences. This explains, from one number of the
+    collection, why the threshold differs between collections and topic-set sizes.
+
+    Parameters
+    ----------
+    per_topic : array, shape (n_systems, n_topics)
+    size : int
+        Topics per set.
+    target : float
+        Swap rate (REER) to reach.
+
+    Returns
+    -------
+    dict with ``sd_pair_difference`` (the median ``s``) and ``difference`` (``d*``).
+
+    >>> scores = np.array([[0.3, 0.5, 0.1, 0.3], [0.2, 0.2, 0.2, 0.2]])   # differences .1 .3 -.1 .1
+    >>> out = normal_swap_difference(scores, size=25)
+    >>> round(out["sd_pair_difference"], 4), round(out["difference"], 4)
+    (0.1633, 0.076)
+    """
+    from scipy.stats import norm
+
+    scores = np.asarray(per_topic, dtype=float)
+    if scores.ndim != 2 or scores.shape[0] < 2 or scores.shape[1] < 2:
+        raise ValueError(f"per_topic must be (systems >= 2, topics >= 2), got shape {scores.shape}")
+    i, j = np.triu_indices(len(scores), k=1)
+    s = float(np.median((scores[i] - scores[j]).std(axis=-1, ddof=1)))
+    return {"sd_pair_difference": s, "difference": float(norm.ppf(1 - target) * np.sqrt(2.0 / size) * s)}
 
 
 def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int = 500) -> dict:

@@ -30,6 +30,9 @@ Conventions (those of Wray's reference code, mwray/Semantic-Video-Retrieval):
 Video level (MSR-VTT has 20 captions per video): :func:`video_item_sets` keeps an
 item (word, or verb/noun/synset) when it occurs in at least 25 % of the video's
 captions; :func:`video_similarity_matrix` then compares those sets with captions.
+
+Scoring a run against these relevances (nDCG, instance-metric bounds, proxy
+correlation) lives in :mod:`fireeval.semantic_evaluation`.
 """
 from __future__ import annotations
 
@@ -50,14 +53,6 @@ __all__ = [
     "video_item_sets",
     "video_similarity_matrix",
     "query_relevance",
-    "rank_order",
-    "proxy_ndcg",
-    "positive_rank",
-    "recall_at_ks",
-    "gmr_bounds",
-    "mean_relevant_at_threshold",
-    "rowwise_pearson",
-    "proxy_correlation",
 ]
 
 PROXIES = ("bow", "pos", "syn", "meteor")
@@ -321,123 +316,3 @@ def video_similarity_matrix(video_captions: Sequence[Sequence[str]], captions: S
     vid = video_item_sets(video_captions, proxy, min_fraction=min_fraction, stop_words=stop_words, tagger=tagger)
     cap = caption_items(captions, proxy, stop_words=stop_words, tagger=tagger)
     return _weighted_iou(vid, cap)
-
-
-# --- evaluating a retrieval run against semantic relevance -------------------------------------
-
-def rank_order(scores) -> np.ndarray:
-    """Ranked item indices per query row, best first: ``np.argsort(-scores, axis=1, kind="stable")``.
-
-    Ties are broken by item (column) index ascending -- the stable sort's rule, stated
-    because some real runs store many exact ties (e.g. zeros).
-
-    >>> rank_order([[0.1, 0.9, 0.9]])
-    array([[1, 2, 0]])
-    """
-    return np.argsort(-np.asarray(scores), axis=1, kind="stable")
-
-
-def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant") -> np.ndarray:
-    """Per-query nDCG of a run (``scores``) against graded ``relevance`` in [0, 1], both (queries, items).
-
-    ``gain="linear"`` is Wray's reference code (gain = relevance), ``"exponential"``
-    the paper's text (2^rel - 1); both via :func:`fireeval.ranking.ndcg`.
-    ``cut="relevant"`` cuts the ranking and the ideal ranking of each query at its
-    number of items with relevance > 0 (Wray's reference code); ``None`` uses the
-    whole ranking (trec_eval's ``ndcg``).
-
-    >>> proxy_ndcg([[0.9, 0.1, 0.5]], [[1.0, 0.0, 0.5]])   # ranking already ideal
-    array([1.])
-    """
-    from fireeval import ranking
-
-    scores, relevance = np.asarray(scores, dtype=float), np.asarray(relevance, dtype=float)
-    if scores.shape != relevance.shape:
-        raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} must have the same shape")
-    gains = np.take_along_axis(relevance, rank_order(scores), axis=1)
-    ideal = -np.sort(-relevance, axis=1)
-    if cut == "relevant":
-        keep = np.arange(relevance.shape[1])[None, :] < (relevance > 0).sum(axis=1, keepdims=True)
-        gains, ideal = gains * keep, ideal * keep
-    elif cut is not None:
-        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
-    return ranking.ndcg(gains, ideal, gain=gain)
-
-
-def positive_rank(scores, positive=None) -> np.ndarray:
-    """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`."""
-    scores = np.asarray(scores)
-    positive = np.arange(scores.shape[0]) if positive is None else np.asarray(positive)
-    return (rank_order(scores) == positive[:, None]).argmax(axis=1)
-
-
-def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
-    """Video-retrieval "R@K" (:func:`fireeval.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
-
-    >>> {k: round(v, 3) for k, v in recall_at_ks(np.array([0, 3, 7, 20])).items()}
-    {'R@1': 0.25, 'R@5': 0.5, 'R@10': 0.75, 'GMR': 0.454}
-    """
-    from fireeval import ranking
-
-    ranks = np.asarray(ranks)
-    depth = max(ks)
-    gains = (np.arange(depth)[None, :] == ranks[:, None]).astype(float)
-    out = {f"R@{k}": float(ranking.correct_at_k(gains, k).mean()) for k in ks}
-    values = np.array(list(out.values()))
-    out["GMR"] = float(np.exp(np.log(values).mean())) if (values > 0).all() else 0.0
-    return out
-
-
-def gmr_bounds(scores, equivalent, ks=(1, 5, 10)) -> dict:
-    """Bounds on instance recall when equivalent items count as the positive (Wray et al., Fig. 5).
-
-    ``equivalent[i, j]`` says item ``j`` is as good an answer to query ``i`` as its own
-    item ``i`` (e.g. SYN(caption_i, caption_j) > 0.8); the diagonal is always included.
-    *upper*: the best rank among query ``i``'s equivalents counts; *lower*: the worst;
-    *reported*: the original positive's. Returns ``{lower, reported, upper}``, each a
-    :func:`recall_at_ks` dict.
-    """
-    scores, equivalent = np.asarray(scores), np.asarray(equivalent, dtype=bool).copy()
-    n = scores.shape[0]
-    equivalent[np.arange(n), np.arange(n)] = True
-    order = rank_order(scores)
-    rank_of = np.empty_like(order)
-    np.put_along_axis(rank_of, order, np.arange(order.shape[1])[None, :].repeat(n, 0), axis=1)
-    masked = np.where(equivalent, rank_of, -1)
-    best = np.where(equivalent, rank_of, order.shape[1]).min(axis=1)
-    return {"lower": recall_at_ks(masked.max(axis=1), ks), "reported": recall_at_ks(np.diagonal(rank_of), ks),
-            "upper": recall_at_ks(best, ks)}
-
-
-def mean_relevant_at_threshold(relevance, thresholds) -> dict:
-    """Average number of items per query with relevance >= T, for each threshold T (Wray et al., Fig. 4)."""
-    relevance = np.asarray(relevance)
-    return {float(t): float((relevance >= t).sum(axis=1).mean()) for t in thresholds}
-
-
-def rowwise_pearson(a, b) -> np.ndarray:
-    """Pearson r between row ``i`` of ``a`` and row ``i`` of ``b`` (NaN for a constant row)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    a = a - a.mean(axis=1, keepdims=True)
-    b = b - b.mean(axis=1, keepdims=True)
-    den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (a * b).sum(axis=1) / den, np.nan)
-
-
-def proxy_correlation(relevance: dict) -> dict:
-    """Mean per-query Pearson r between every two relevance matrices of the same shape.
-
-    Rows that are NaN in either matrix (e.g. METEOR computed on a subset of queries)
-    are left out of that pair; constant rows too. ``{a: {b: r}}``, symmetric, r = 1 on
-    the diagonal (Wray et al., App. B, Fig. 8, averages the correlation over videos).
-    """
-    names = list(relevance)
-    out = {a: {} for a in names}
-    for i, a in enumerate(names):
-        for b in names[i:]:
-            ma, mb = np.asarray(relevance[a], float), np.asarray(relevance[b], float)
-            rows = ~(np.isnan(ma).any(axis=1) | np.isnan(mb).any(axis=1))
-            r = float(np.nanmean(rowwise_pearson(ma[rows], mb[rows]))) if rows.any() else float("nan")
-            out[a][b] = out[b][a] = r
-    return out

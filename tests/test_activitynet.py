@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 from fireeval.datasets import activitynet
-from fireeval.datasets.charades import reannotation_bounds
 from tests.conftest import require_data
 
 GT = [f"activitynet_captions/{s}.json" for s in activitynet.SPLITS]
@@ -32,5 +31,25 @@ def test_reannotations_align_to_val_2():
     assert (r["video"].to_numpy() == gt["video"].to_numpy()[r["query"]]).all()
     assert (r["description"].to_numpy() == gt["description"].to_numpy()[r["query"]]).all()
     np.testing.assert_allclose(r["end"], r["end_pct"] / 100 * gt["length"].to_numpy()[r["query"]])
-    q, b = reannotation_bounds(r)
+    q, b = activitynet.reannotation_bounds(r)
     assert b.shape == (1288, 5, 2) and np.isfinite(b).all()
+
+
+def test_reannotation_helper_matches_and_reports_unknown_rows():
+    """The shared aligner on a hand-made example: percent -> seconds, rater order, clear error."""
+    import pandas as pd
+
+    from fireeval.datasets import charades, reannotations
+
+    assert activitynet.reannotation_bounds is charades.reannotation_bounds is reannotations.bounds
+    gt = pd.DataFrame({"video": ["v", "w"], "description": [" a b", "c"], "length": [20.0, 10.0]})
+    raw = pd.DataFrame({"HITId": ["h", "h", "k"], "video": ["v", "v", "w"], "description": ["a  b", "a b", "c"],
+                        "start": [10.0, 0.0, 50.0], "end": [50.0, 25.0, 100.0], "file": "f.csv"})
+    r = reannotations.align(raw, gt, "f.csv", normalise_space=True)
+    assert r["query"].tolist() == [0, 0, 1] and r["rater"].tolist() == [0, 1, 0]
+    assert r["description"].tolist() == [" a b", " a b", "c"]  # the ground truth's text
+    q, b = reannotations.bounds(r)
+    assert q.tolist() == [0, 1] and b[0].tolist() == [[2.0, 10.0], [0.0, 5.0]] and b[1, 0].tolist() == [5.0, 10.0]
+    assert np.isnan(b[1, 1]).all()  # query 1 has one rater only
+    with pytest.raises(ValueError, match="f.csv.*matches no ground-truth query"):
+        reannotations.align(raw, gt, "f.csv", normalise_space=False)

@@ -280,3 +280,44 @@ def test_simulated_fire_file_round_trips_through_the_loader():
     assert (J.relevant[unique] == direct.relevant[unique]).all()
     for m in lists:
         assert (J.contributed[J.models.index(m)][unique] == direct.contributed[direct.models.index(m)][unique]).all()
+
+
+# ------------------------------------------------------------------ comparing proxy annotators
+def test_calibrated_threshold_picks_closest_share():
+    a = np.array([[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]])
+    pooled = np.ones_like(a, dtype=bool)
+    assert fire.calibrated_threshold(a, pooled, 0.3, [0.2, 0.5, 0.8]) == 0.8   # shares .9, .6, .3
+    assert fire.calibrated_threshold(a, pooled, 0.75, [0.2, 0.5, 0.8]) == 0.5  # .6 and .9 tie: stricter
+    with pytest.raises(ValueError, match="no pooled pairs"):
+        fire.calibrated_threshold(a, ~pooled, 0.1, [0.5])
+
+
+def test_verdict_overlap_and_accuracy_by_hand():
+    a = np.array([[0.9, 0.1], [0.8, 0.3]])
+    b = np.array([[0.9, 0.6], [0.1, 0.3]])
+    mask = np.ones((2, 2), bool)
+    t = fire.verdict_overlap({"a": a, "b": b}, {"a": 0.5, "b": 0.5}, mask).iloc[0]
+    # verdicts a = [1,0,1,0], b = [1,1,0,0]: same on 2 of 4, kappa 0, Jaccard 1/3
+    assert t["same verdict"] == 0.5 and t["kappa"] == pytest.approx(0.0)
+    assert t["jaccard of relevant"] == pytest.approx(1 / 3)
+    acc = fire.verdict_accuracy({"a": a}, [0.5], reference=np.array([[1, 0], [0, 0]], bool), mask=mask).iloc[0]
+    assert (acc["accuracy"], acc["precision"], acc["recall"]) == (0.75, 0.5, 1.0)
+    with pytest.raises(ValueError, match="no threshold"):
+        fire.verdict_overlap({"a": a, "b": b}, {"a": 0.5}, mask)
+
+
+def test_stratified_verdicts_covers_each_stratum():
+    queries = ["a man drives a car", "a dog runs", "a woman sings"]
+    videos = [["a man drives a car", "a car on a road"], ["a dog runs fast", "a dog"], ["a woman sings", "music"]]
+    s1 = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.1], [0.1, 0.1, 1.0]])
+    s2 = np.array([[1.0, 0.2, 0.1], [0.9, 1.0, 0.8], [0.1, 0.1, 1.0]])
+    cand = ~np.eye(3, dtype=bool)
+    out = fire.stratified_verdicts(queries, videos, {"x": s1, "y": s2}, {"x": 0.5, "y": 0.5}, cand,
+                                   n_per_stratum=5, seed=0, n_captions=2)
+    counts = out["proxies saying relevant"].value_counts().to_dict()
+    assert counts == {"0 of 2": 3, "1 of 2": 2, "2 of 2": 1}
+    assert set(out["verdicts"]) == {"x- y-", "x+ y-", "x- y+", "x+ y+"}
+    # same seed, same sample
+    again = fire.stratified_verdicts(queries, videos, {"x": s1, "y": s2}, {"x": 0.5, "y": 0.5}, cand,
+                                     n_per_stratum=5, seed=0, n_captions=2)
+    assert out.equals(again)

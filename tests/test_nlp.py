@@ -97,3 +97,15 @@ def test_meteor_matrix_matches_nltk_and_is_asymmetric(tmp_path):
     square = nlp.meteor_matrix(caps, caps)
     assert not np.allclose(square, square.T)  # recall-weighted: reference and hypothesis differ
     assert ((square >= 0) & (square <= 1)).all()
+
+
+def test_lexnames_rebuilt_from_debian_manpage_equals_the_registry_copy():
+    from conftest import require_data
+
+    from fireeval.datasets import data_path
+    from fireeval.nlp import LEXNAMES, LEXNAMES_MANPAGE, lexnames_from_manpage
+
+    if not LEXNAMES_MANPAGE.is_file():
+        pytest.skip(f"{LEXNAMES_MANPAGE} absent: apt-get install wordnet-base")
+    require_data(LEXNAMES)
+    assert lexnames_from_manpage(LEXNAMES_MANPAGE) == data_path(LEXNAMES).read_text()

@@ -22,3 +22,24 @@ def test_notebook_runs_and_glues_headline(path: Path, tmp_path):
     assert not missing, f"{path.name}: headline lacks {sorted(missing)}"
     assert (tmp_path / f"{path.stem}.headline.json").is_file()
     assert (tmp_path / f"{path.stem}.ipynb").is_file()
+
+
+def _all_synthetic(value) -> bool:
+    if isinstance(value, dict):
+        return all(_all_synthetic(v) for v in value.values())
+    return value == "synthetic"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_without_any_data_runs_synthetic_and_says_so(path: Path, tmp_path, monkeypatch):
+    """As on a machine with no data and no network: the default falls back to synthetic."""
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    monkeypatch.setenv("FIREEVAL_SHARED_DATA", str(empty))
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
+    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path / "cache"))  # no cached copies from earlier runs
+    params = dict(load(path).metadata.get("fireeval", {}).get("test_parameters", {}))
+    params.pop("data_source", None)
+    result = execute(path, params, tmp_path / "out", timeout=900)
+    assert _all_synthetic(result["data_source"]), result["data_source"]

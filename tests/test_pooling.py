@@ -221,3 +221,27 @@ def test_judged_share_and_unique_relevant_share(tiny):
     np.testing.assert_allclose(shares[:, :, 0], [[1, 0, 1], [1 / 3, 1 / 3, 2 / 3]])
     # A1 retrieves relevant a, s, u; s and u are G1's alone.
     np.testing.assert_allclose(pool.unique_relevant_share(qrels, "group"), [2 / 3, 1, 1 / 2])  # A2: s, w
+
+
+def test_relevant_found_share(tiny):
+    runs, groups, qrels, pool = tiny
+    # Relevant cells: A1 a s u, A2 s w, B1 a b (7). The depth-1 pool is {a, s}: 4 of them.
+    assert pool.relevant_found_share(qrels, 1) == pytest.approx(4 / 7)
+    assert pool.relevant_found_share(qrels, 1, within=1) == 1.0  # rank 1: A1 a, A2 s, B1 a
+    assert pool.relevant_found_share(qrels, 3) == 1.0
+    with pytest.raises(ValueError, match="outside 1..3"):
+        pool.relevant_found_share(qrels, 4)
+
+
+def test_contributors_all_counts_unpooled_runs_as_owners():
+    # NIST's convention (annotated qrels, gloo files): an unpooled run that retrieved a
+    # pool document within the depth also "has" it, so it is no longer unique to G1.
+    runs = RunSet.from_frames({"A": frame("1", ["x", "y"]), "B": frame("1", ["x", "z"])})
+    groups = {"A": "G1", "B": "G2"}
+    strict = pooling.build_pool(runs, pooled=["A"], groups=groups, depth=2)
+    nist = pooling.build_pool(runs, pooled=["A"], groups=groups, depth=2, contributors="all")
+    assert strict.documents()["docno"].tolist() == nist.documents()["docno"].tolist()  # same pool
+    assert strict.unique_contributions(by="group")["n_unique"].tolist() == [2, 0]  # x, y
+    assert nist.unique_contributions(by="group")["n_unique"].tolist() == [1, 0]  # y only
+    with pytest.raises(ValueError, match="contributors must be"):
+        pooling.build_pool(runs, contributors="some")

@@ -86,6 +86,37 @@ def test_difference_for_error_rate_edge_cases():
     assert np.isnan(reliability.difference_for_error_rate(t))
 
 
+def test_cumulative_error_rate_is_the_tail_average():
+    t = pd.DataFrame({"low": [0, .01, .02], "high": [.01, .02, np.inf], "n_pairs": [10, 10, 80],
+                      "n_swaps": [5, 1, 0]})
+    t["swap_rate"] = t["n_swaps"] / t["n_pairs"]
+    assert reliability.difference_for_error_rate(t) == 0.02  # per bin: .01-.02 swaps 10 %
+    # tails: from 0: 6/100 = 6 %; from .01: 1/90 = 1.1 %
+    assert reliability.difference_for_error_rate(t, cumulative=True) == 0.01
+
+
+def test_normal_swap_difference_by_hand():
+    scores = np.array([[0.3, 0.5, 0.1, 0.3], [0.2, 0.2, 0.2, 0.2], [0.2, 0.2, 0.2, 0.2]])
+    out = reliability.normal_swap_difference(scores, size=16, target=0.05)
+    # pairs: (0,1) and (0,2) have differences .1 .3 -.1 .1 (sd 0.1633), (1,2) none (sd 0): median 0.1633
+    s = np.std([0.1, 0.3, -0.1, 0.1], ddof=1)
+    assert out["sd_pair_difference"] == pytest.approx(s)
+    assert out["difference"] == pytest.approx(stats.norm.ppf(0.95) * np.sqrt(2) * s / 4)
+    with pytest.raises(ValueError, match="systems >= 2"):
+        reliability.normal_swap_difference(np.zeros((1, 5)), size=2)
+
+
+def test_normal_model_predicts_simulated_swap_threshold():
+    # Systems evenly spread, per-topic noise normal: the model's threshold should land
+    # within one bin of the measured one.
+    rng = np.random.default_rng(4)
+    scores = np.linspace(0.1, 0.5, 30)[:, None] + rng.normal(0, 0.15, (30, 50))
+    table = reliability.swap_rates(scores, size=25, n_trials=300, rng=1)
+    measured = reliability.difference_for_error_rate(table, 0.05, min_pairs=200)
+    predicted = reliability.normal_swap_difference(scores, size=25)["difference"]
+    assert abs(measured - predicted) <= 0.015
+
+
 def test_swap_rates_need_enough_topics():
     with pytest.raises(ValueError, match="two disjoint subsets of 6 need 12 items"):
         reliability.swap_rates(np.zeros((3, 10)), size=6)

@@ -6,7 +6,9 @@ resolves a registry path in this order:
 
 1. ``root`` passed by the caller (a notebook's ``data_dir`` parameter), else the
    directory in the ``FIREEVAL_DATA`` environment variable;
-2. ``../shared/data`` beside the project checkout, when it exists;
+2. ``../shared/data`` beside the project checkout, when it exists (another folder
+   with ``FIREEVAL_SHARED_DATA``; an empty one makes the book run as on a machine
+   without data);
 3. a download into the user cache (``pooch.os_cache("fireeval")``), only when
    ``download=True`` and the registry knows an upstream URL.
 
@@ -27,7 +29,7 @@ __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data",
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = PROJECT_ROOT / "data" / "registry.json"
-SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("FIREEVAL_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
 
 
 class DataError(RuntimeError):

@@ -24,9 +24,11 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import data_path
+from . import data_path, reannotations
+from .reannotations import bounds as reannotation_bounds
 
-__all__ = ["SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "REANNOTATION_FILES"]
+__all__ = ["SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "reannotation_bounds",
+           "REANNOTATION_FILES"]
 
 FOLDER = "activitynet_captions"
 SPLITS = ("train", "val_1", "val_2")
@@ -60,17 +62,15 @@ def ground_truth_quirks(gt: pd.DataFrame) -> dict:
             "zero_length": int((gt["start"] == gt["end"]).sum())}
 
 
-def _norm(text: pd.Series) -> pd.Series:
-    return text.str.split().str.join(" ")
-
-
 def load_reannotations(root=None) -> pd.DataFrame:
     """The five-rater re-annotations of 1288 val_2 queries, in seconds, one row per rating.
 
-    Columns as :func:`fireeval.datasets.charades.load_reannotations`: ``query`` (row of
+    Columns as :func:`fireeval.datasets.charades.load_reannotations` (see
+    :func:`fireeval.datasets.reannotations.align`): ``query`` (row of
     ``load_ground_truth("val_2")``), ``rater`` (0-4), ``video`` (with ``v_``),
     ``description`` (val_2's text), ``start``, ``end`` (seconds), ``start_pct``,
-    ``end_pct``, ``length``, ``hit_id``, ``file``.
+    ``end_pct``, ``length``, ``hit_id``, ``file``. Descriptions are matched after
+    collapsing whitespace.
     """
     gt = load_ground_truth("val_2", root)
     frames = []
@@ -80,23 +80,4 @@ def load_reannotations(root=None) -> pd.DataFrame:
         frames.append(df.assign(file=name.rsplit("/", 1)[-1]))
     r = pd.concat(frames, ignore_index=True)
     r["video"] = "v_" + r["video_id"]
-    key = pd.MultiIndex.from_arrays([gt["video"], _norm(gt["description"])])
-    if key.duplicated().any():
-        raise ValueError("val_2 has descriptions that are equal after whitespace normalisation")
-    index = pd.Series(np.arange(len(gt)), index=key)
-    r["query"] = index.reindex(pd.MultiIndex.from_arrays([r["video"], _norm(r["description"])])).to_numpy()
-    if r["query"].isna().any():
-        bad = r.loc[r["query"].isna(), ["video", "description"]].iloc[0].tolist()
-        raise ValueError(f"re-annotation {bad} matches no val_2 query")
-    r["query"] = r["query"].astype(int)
-    r["description"] = gt["description"].to_numpy()[r["query"]]
-    r["rater"] = r.groupby("HITId").cumcount()
-    r["length"] = gt["length"].to_numpy()[r["query"]]
-    r = r.rename(columns={"start": "start_pct", "end": "end_pct", "HITId": "hit_id"})
-    r["start_pct"] = r["start_pct"].astype(float)
-    r["end_pct"] = r["end_pct"].astype(float)
-    r["start"] = r["start_pct"] / 100 * r["length"]
-    r["end"] = r["end_pct"] / 100 * r["length"]
-    cols = ["query", "rater", "video", "description", "start", "end", "start_pct", "end_pct", "length",
-            "hit_id", "file"]
-    return r[cols].sort_values(["query", "rater"], ignore_index=True)
+    return reannotations.align(r, gt, f"{FOLDER}/human_reannotations", normalise_space=True)

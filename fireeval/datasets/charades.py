@@ -45,11 +45,12 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import data_path
+from . import data_path, reannotations
+from .reannotations import bounds as reannotation_bounds
 
 __all__ = ["SYSTEMS", "ALL_SYSTEMS", "PICKLES", "GROUND_TRUTH_FILES", "load_ground_truth", "load_predictions",
            "load_all_predictions", "prediction_entries", "prediction_quirks", "load_reannotations",
-           "reannotation_bounds", "DUPLICATED_QUERY", "read_sta", "read_predictions_file"]
+           "reannotation_bounds", "REANNOTATION_FILES", "DUPLICATED_QUERY", "read_sta", "read_predictions_file"]
 
 FOLDER = "charades_sta"
 #: The paper's six systems, in the order of its Fig. 5.
@@ -67,6 +68,7 @@ PICKLES = {
     "SCDM_randomized": "SCDM_randomized_results_charadeSTA.pkl",
 }
 GROUND_TRUTH_FILES = ("charades_sta/charades_sta_test.txt", "charades_sta/Charades_v1_test.csv")
+REANNOTATION_FILES = tuple(f"{FOLDER}/human_reannotations/test_0{i}.csv" for i in range(3))
 #: The query that SCDM's files list 10 times (once with moments).
 DUPLICATED_QUERY = ("MA6GY", "person opening a box.")
 
@@ -232,44 +234,20 @@ def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
 def load_reannotations(root=None) -> pd.DataFrame:
     """The five-rater re-annotations of 1000 test queries, in seconds, one row per rating.
 
-    Columns: ``query`` (row of :func:`load_ground_truth` ("test")), ``rater`` (0-4, file
-    order within the HIT), ``video``, ``description``, ``start``, ``end`` (seconds =
-    percent / 100 x video length), ``start_pct``, ``end_pct``, ``length``, ``hit_id``,
-    ``file``. Sorted by query then rater. Video ids lose their ``.mp4`` suffix.
+    Columns (see :func:`fireeval.datasets.reannotations.align`): ``query`` (row of
+    :func:`load_ground_truth` ("test")), ``rater`` (0-4, file order within the HIT),
+    ``video``, ``description``, ``start``, ``end`` (seconds = percent / 100 x video
+    length), ``start_pct``, ``end_pct``, ``length``, ``hit_id``, ``file``. Sorted by
+    query then rater. Video ids lose their ``.mp4`` suffix.
     """
     gt = load_ground_truth("test", root)
     frames = []
-    for i in range(3):
-        name = f"{FOLDER}/human_reannotations/test_0{i}.csv"
+    for name in REANNOTATION_FILES:
         df = pd.read_csv(data_path(name, root), dtype={"HITId": str, "video_id": str, "description": str})
         expected = {"HITId", "video_id", "description", "start", "end"}
         if not expected <= set(df.columns):
             raise ValueError(f"{name}: columns {list(df.columns)}, expected {sorted(expected)}")
-        frames.append(df.assign(file=f"test_0{i}.csv"))
+        frames.append(df.assign(file=name.rsplit("/", 1)[-1]))
     r = pd.concat(frames, ignore_index=True)
     r["video"] = r["video_id"].str.replace(r"\.mp4$", "", regex=True)
-    index = pd.Series(np.arange(len(gt)), index=pd.MultiIndex.from_frame(gt[["video", "description"]]))
-    keys = pd.MultiIndex.from_frame(r[["video", "description"]])
-    r["query"] = index.reindex(keys).to_numpy()
-    if r["query"].isna().any():
-        bad = r.loc[r["query"].isna(), ["video", "description"]].iloc[0].tolist()
-        raise ValueError(f"re-annotation {bad} matches no ground-truth query")
-    r["query"] = r["query"].astype(int)
-    r["rater"] = r.groupby("HITId").cumcount()
-    r["length"] = gt["length"].to_numpy()[r["query"]]
-    r = r.rename(columns={"start": "start_pct", "end": "end_pct", "HITId": "hit_id"})
-    r["start"] = r["start_pct"] / 100 * r["length"]
-    r["end"] = r["end_pct"] / 100 * r["length"]
-    cols = ["query", "rater", "video", "description", "start", "end", "start_pct", "end_pct", "length",
-            "hit_id", "file"]
-    return r[cols].sort_values(["query", "rater"], ignore_index=True)
-
-
-def reannotation_bounds(reannotations: pd.DataFrame):
-    """``(queries, bounds)``: ground-truth rows (n,) and rater moments (n, raters, 2) in seconds."""
-    queries = np.unique(reannotations["query"].to_numpy())
-    n_raters = int(reannotations["rater"].max()) + 1
-    bounds = np.full((len(queries), n_raters, 2), np.nan)
-    pos = np.searchsorted(queries, reannotations["query"].to_numpy())
-    bounds[pos, reannotations["rater"].to_numpy()] = reannotations[["start", "end"]].to_numpy()
-    return queries, bounds
+    return reannotations.align(r, gt, f"{FOLDER}/human_reannotations")

@@ -1,0 +1,216 @@
+"""Evaluating a retrieval run against graded semantic relevance (Wray et al., CVPR 2021).
+
+The relevance matrices come from :mod:`fireeval.similarity` (caption proxies) or any
+other graded judgement in [0, 1], shape ``(queries, items)``. Here: nDCG in both gain
+conventions, its closed-form expectation for a random ranking, instance recall and
+its bounds when equivalent items count (Fig. 5), the number of relevant items per
+threshold (Fig. 4) and the correlation between proxies (App. B).
+
+Ranking rule everywhere: score descending, ties to the lower item index
+(:func:`rank_order`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "rank_order",
+    "proxy_ndcg",
+    "expected_random_ndcg",
+    "positive_rank",
+    "recall_at_ks",
+    "gmr_bounds",
+    "mean_relevant_at_threshold",
+    "rowwise_pearson",
+    "proxy_correlation",
+]
+
+
+
+def rank_order(scores) -> np.ndarray:
+    """Ranked item indices per query row, best first: ``np.argsort(-scores, axis=1, kind="stable")``.
+
+    Ties are broken by item (column) index ascending -- the stable sort's rule, stated
+    because some real runs store many exact ties (e.g. zeros).
+
+    >>> rank_order([[0.1, 0.9, 0.9]])
+    array([[1, 2, 0]])
+    """
+    return np.argsort(-np.asarray(scores), axis=1, kind="stable")
+
+
+def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant") -> np.ndarray:
+    """Per-query nDCG of a run (``scores``) against graded ``relevance`` in [0, 1], both (queries, items).
+
+    ``gain="linear"`` is Wray's reference code (gain = relevance), ``"exponential"``
+    the paper's text (2^rel - 1); both via :func:`fireeval.ranking.ndcg`.
+    ``cut="relevant"`` cuts the ranking and the ideal ranking of each query at its
+    number of items with relevance > 0 (Wray's reference code); ``None`` uses the
+    whole ranking (trec_eval's ``ndcg``).
+
+    >>> proxy_ndcg([[0.9, 0.1, 0.5]], [[1.0, 0.0, 0.5]])   # ranking already ideal
+    array([1.])
+    """
+    from fireeval import ranking
+
+    scores, relevance = np.asarray(scores, dtype=float), np.asarray(relevance, dtype=float)
+    if scores.shape != relevance.shape:
+        raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} must have the same shape")
+    gains = np.take_along_axis(relevance, rank_order(scores), axis=1)
+    ideal = -np.sort(-relevance, axis=1)
+    if cut == "relevant":
+        keep = np.arange(relevance.shape[1])[None, :] < (relevance > 0).sum(axis=1, keepdims=True)
+        gains, ideal = gains * keep, ideal * keep
+    elif cut is not None:
+        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
+    return ranking.ndcg(gains, ideal, gain=gain)
+
+
+def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "relevant") -> np.ndarray:
+    """Per-query nDCG that a uniformly random ranking scores on average, in closed form.
+
+    Under a random permutation every position holds each item with probability 1/N,
+    so the expected gain at any position is the query's mean gain over all N items:
+
+    .. math:: E[\\mathrm{nDCG}_q] = \\frac{\\bar g_q \\sum_{j=1}^{n_q} 1/\\log_2(j+1)}{\\mathrm{IDCG}_q},
+              \\quad \\bar g_q = \\frac1N \\sum_i g(\\mathrm{rel}_{qi})
+
+    with g(r) = r (``"linear"``) or 2^r - 1 (``"exponential"``), and n_q the number of
+    items with relevance > 0 (``cut="relevant"``, Wray's code) or N (``cut=None``) --
+    the same conventions as :func:`proxy_ndcg`. It shows what sets a random run's
+    score: the share of items with *some* relevance and how high it is, not the run.
+
+    >>> expected_random_ndcg([[1.0, 0.0, 0.0, 0.0]])   # one relevant item in four, cut at 1
+    array([0.25])
+    """
+    rel = np.asarray(relevance, dtype=float)
+    if rel.ndim != 2:
+        raise ValueError(f"relevance must be a (queries, items) matrix, not shape {rel.shape}")
+    if gain not in ("linear", "exponential"):
+        raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}")
+    g = rel if gain == "linear" else np.exp2(rel) - 1
+    n_items = rel.shape[1]
+    discount = 1.0 / np.log2(np.arange(2, n_items + 2))
+    if cut == "relevant":
+        depth = (rel > 0).sum(axis=1)
+    elif cut is None:
+        depth = np.full(rel.shape[0], n_items)
+    else:
+        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
+    cumulative = np.concatenate([[0.0], np.cumsum(discount)])
+    expected_dcg = g.mean(axis=1) * cumulative[depth]
+    ideal = -np.sort(-g, axis=1) * (np.arange(n_items)[None, :] < depth[:, None])
+    idcg = ideal @ discount
+    return np.divide(expected_dcg, idcg, out=np.zeros_like(expected_dcg), where=idcg > 0)
+
+
+def positive_rank(scores, positive=None) -> np.ndarray:
+    """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`."""
+    scores = np.asarray(scores)
+    positive = np.arange(scores.shape[0]) if positive is None else np.asarray(positive)
+    return (rank_order(scores) == positive[:, None]).argmax(axis=1)
+
+
+def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
+    """Video-retrieval "R@K" (:func:`fireeval.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
+
+    >>> {k: round(v, 3) for k, v in recall_at_ks(np.array([0, 3, 7, 20])).items()}
+    {'R@1': 0.25, 'R@5': 0.5, 'R@10': 0.75, 'GMR': 0.454}
+    """
+    from fireeval import ranking
+
+    ranks = np.asarray(ranks)
+    depth = max(ks)
+    gains = (np.arange(depth)[None, :] == ranks[:, None]).astype(float)
+    out = {f"R@{k}": float(ranking.correct_at_k(gains, k).mean()) for k in ks}
+    values = np.array(list(out.values()))
+    out["GMR"] = float(np.exp(np.log(values).mean())) if (values > 0).all() else 0.0
+    return out
+
+
+def gmr_bounds(scores, equivalent, ks=(1, 5, 10)) -> dict:
+    """Bounds on instance recall when equivalent items count as the positive (Wray et al., Fig. 5).
+
+    ``equivalent[i, j]`` says item ``j`` is as good an answer to query ``i`` as its own
+    item ``i`` (e.g. SYN(caption_i, caption_j) > 0.8); the diagonal is always included.
+    *upper*: the best rank among query ``i``'s equivalents counts; *lower*: the worst;
+    *reported*: the original positive's. Returns ``{lower, reported, upper}``, each a
+    :func:`recall_at_ks` dict.
+    """
+    scores, equivalent = np.asarray(scores), np.asarray(equivalent, dtype=bool).copy()
+    n = scores.shape[0]
+    equivalent[np.arange(n), np.arange(n)] = True
+    order = rank_order(scores)
+    rank_of = np.empty_like(order)
+    np.put_along_axis(rank_of, order, np.arange(order.shape[1])[None, :].repeat(n, 0), axis=1)
+    masked = np.where(equivalent, rank_of, -1)
+    best = np.where(equivalent, rank_of, order.shape[1]).min(axis=1)
+    return {"lower": recall_at_ks(masked.max(axis=1), ks), "reported": recall_at_ks(np.diagonal(rank_of), ks),
+            "upper": recall_at_ks(best, ks)}
+
+
+def mean_relevant_at_threshold(relevance, thresholds) -> dict:
+    """Average number of items per query with relevance >= T, for each threshold T (Wray et al., Fig. 4)."""
+    relevance = np.asarray(relevance)
+    return {float(t): float((relevance >= t).sum(axis=1).mean()) for t in thresholds}
+
+
+def rowwise_pearson(a, b) -> np.ndarray:
+    """Pearson r between row ``i`` of ``a`` and row ``i`` of ``b`` (NaN for a constant row)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (a * b).sum(axis=1) / den, np.nan)
+
+
+def proxy_correlation(relevance: dict) -> dict:
+    """Mean per-query Pearson r between every two relevance matrices of the same shape.
+
+    Rows that are NaN in either matrix (e.g. METEOR computed on a subset of queries)
+    are left out of that pair; constant rows too. ``{a: {b: r}}``, symmetric, r = 1 on
+    the diagonal (Wray et al., App. B, Fig. 8, averages the correlation over videos).
+    """
+    names = list(relevance)
+    out = {a: {} for a in names}
+    for i, a in enumerate(names):
+        for b in names[i:]:
+            ma, mb = np.asarray(relevance[a], float), np.asarray(relevance[b], float)
+            rows = ~(np.isnan(ma).any(axis=1) | np.isnan(mb).any(axis=1))
+            r = float(np.nanmean(rowwise_pearson(ma[rows], mb[rows]))) if rows.any() else float("nan")
+            out[a][b] = out[b][a] = r
+    return out
+
+
+def random_ndcg_both_directions(video_captions, proxy: str = "bow", n_caption_queries: int = 2000,
+                                n_video_queries: int = 300, seed: int = 0, gain: str = "linear", **kwargs) -> dict:
+    """Expected nDCG of a random ranking in Wray et al.'s protocol (Eq. 3), on sampled queries.
+
+    Every caption of every video is a text query over all videos, and every video is a
+    query over all captions; relevance is the proxy between the video's frequent-item
+    sets and the caption (:func:`fireeval.similarity.video_similarity_matrix`), set to 1
+    for a video and its own captions (Eq. 10). Seeded samples of ``n_caption_queries``
+    captions and ``n_video_queries`` videos keep the matrices small; the expectation
+    itself is exact (:func:`expected_random_ndcg`). Keyword arguments go to
+    ``video_similarity_matrix``.
+
+    Returns ``{"text-to-video", "video-to-text", "mean"}`` (Eq. 3 weighs both halves
+    equally) and ``share_relevant``: the share of sampled text-query pairs with
+    relevance > 0, which is what sets the random score.
+    """
+    from fireeval import similarity as sim
+
+    video_captions = [list(c) for c in video_captions]
+    flat = [c for caps in video_captions for c in caps]
+    owner = np.repeat(np.arange(len(video_captions)), [len(c) for c in video_captions])
+    rng = np.random.default_rng(seed)
+    qs = np.sort(rng.choice(len(flat), size=min(n_caption_queries, len(flat)), replace=False))
+    vs = np.sort(rng.choice(len(video_captions), size=min(n_video_queries, len(video_captions)), replace=False))
+    t2v = sim.video_similarity_matrix(video_captions, [flat[i] for i in qs], proxy, **kwargs).T
+    t2v[np.arange(len(qs)), owner[qs]] = 1.0
+    v2t = sim.video_similarity_matrix([video_captions[v] for v in vs], flat, proxy, **kwargs)
+    v2t[owner[None, :] == vs[:, None]] = 1.0
+    a = float(expected_random_ndcg(t2v, gain=gain).mean())
+    b = float(expected_random_ndcg(v2t, gain=gain).mean())
+    return {"text-to-video": a, "video-to-text": b, "mean": 0.5 * (a + b), "share_relevant": float((t2v > 0).mean())}

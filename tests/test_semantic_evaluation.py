@@ -1,0 +1,98 @@
+"""nDCG, its random expectation, instance recall and bounds: against hand-computed
+values, an exhaustive permutation oracle and pytrec_eval."""
+import itertools
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from fireeval import semantic_evaluation as se
+
+
+def test_ndcg_hand_computed():
+    # ranking: item 1 (rel 0.5), item 0 (rel 1), item 2 (rel 0); cut at 2 relevant items
+    got = se.proxy_ndcg([[0.2, 0.9, 0.1]], [[1.0, 0.5, 0.0]])
+    dcg = 0.5 + 1.0 / np.log2(3)
+    idcg = 1.0 + 0.5 / np.log2(3)
+    assert got == pytest.approx([dcg / idcg])
+    exp = se.proxy_ndcg([[0.2, 0.9, 0.1]], [[1.0, 0.5, 0.0]], gain="exponential")
+    assert exp == pytest.approx([((2 ** 0.5 - 1) + 1 / np.log2(3)) / (1 + (2 ** 0.5 - 1) / np.log2(3))])
+
+
+def test_ndcg_uncut_matches_pytrec_eval():
+    rng = np.random.default_rng(3)
+    grades = rng.integers(0, 4, size=(6, 12))
+    scores = rng.random((6, 12))
+    qrels = {f"q{q}": {f"d{i:02d}": int(g) for i, g in enumerate(row)} for q, row in enumerate(grades)}
+    run = {f"q{q}": {f"d{i:02d}": float(s) for i, s in enumerate(row)} for q, row in enumerate(scores)}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(run)
+    # linear gain is scale free, so grades 0..3 and grades/3 give the same nDCG
+    got = se.proxy_ndcg(scores, grades / 3, cut=None)
+    assert got == pytest.approx([oracle[f"q{q}"]["ndcg"] for q in range(6)])
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@pytest.mark.parametrize("cut", ["relevant", None])
+def test_expected_random_ndcg_equals_mean_over_all_permutations(gain, cut):
+    rel = np.array([[1.0, 0.4, 0.0, 0.2, 0.0], [0.0, 0.0, 0.3, 0.0, 0.9]])
+    perms = np.array(list(itertools.permutations(range(5))))
+    scores = -perms.argsort(axis=1).astype(float)  # row r ranks items in the order perms[r]
+    exhaustive = np.stack([se.proxy_ndcg(scores, np.repeat(rel[q:q + 1], len(perms), 0), gain=gain, cut=cut).mean()
+                           for q in range(2)])
+    assert se.expected_random_ndcg(rel, gain=gain, cut=cut) == pytest.approx(exhaustive)
+
+
+def test_expected_random_ndcg_rejects_bad_input():
+    with pytest.raises(ValueError, match="matrix"):
+        se.expected_random_ndcg([1.0, 0.0])
+    with pytest.raises(ValueError, match="gain"):
+        se.expected_random_ndcg([[1.0]], gain="log")
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(float, (3, 6), elements=st.floats(0, 1).map(lambda x: round(x, 6))))  # proxy scores: no subnormals
+def test_ideal_ranking_scores_one_and_random_is_bounded(rel):
+    ideal = se.proxy_ndcg(rel, rel)
+    has = (rel > 0).any(axis=1)
+    assert ideal[has] == pytest.approx(1.0)
+    r = se.expected_random_ndcg(rel)
+    assert ((r >= -1e-12) & (r <= 1 + 1e-12)).all()
+
+
+def test_recall_and_gmr_bounds_hand_example():
+    # 3 queries x 12 items; query 0's own item ranks 6th, an equivalent item ranks 1st
+    scores = np.tile(np.linspace(1, 0, 12), (3, 1))
+    scores[0, [0, 5]] = scores[0, [5, 0]]        # own item 0 now at rank 6 (0-based 5), item 5 at rank 1
+    scores[1, [1, 0]] = scores[1, [0, 1]]        # own item 1 at rank 1
+    scores[2, [2, 11]] = scores[2, [11, 2]]      # own item 2 last
+    equivalent = np.zeros((3, 12), bool)
+    equivalent[0, 5] = True                      # query 0: item 5 is as good
+    equivalent[1, 11] = True                     # query 1: an equivalent ranked last
+    b = se.gmr_bounds(scores, equivalent)
+    assert b["reported"]["R@1"] == pytest.approx(1 / 3)
+    assert b["reported"]["R@10"] == pytest.approx(2 / 3)
+    assert b["upper"]["R@1"] == pytest.approx(2 / 3)
+    assert b["lower"]["R@10"] == pytest.approx(1 / 3)
+    assert b["lower"]["GMR"] <= b["reported"]["GMR"] <= b["upper"]["GMR"]
+
+
+def test_mean_relevant_and_correlation():
+    rel = np.array([[1.0, 0.5, 0.0], [1.0, 0.0, 0.2]])
+    assert se.mean_relevant_at_threshold(rel, [0.1, 0.6]) == {0.1: 2.0, 0.6: 1.0}
+    c = se.proxy_correlation({"a": rel, "b": 2 * rel, "c": -rel})
+    assert c["a"]["b"] == pytest.approx(1.0) and c["a"]["c"] == pytest.approx(-1.0)
+
+
+def test_random_ndcg_both_directions_small_example():
+    videos = [["a man drives a car", "a man in a car"], ["a dog runs", "a dog plays"], ["a cat sleeps", "a cat"]]
+    out = se.random_ndcg_both_directions(videos, "bow", n_caption_queries=100, n_video_queries=100, seed=0)
+    # no caption shares a word with another video: every query has only its own item(s) relevant,
+    # so the random expectation is (mean gain) * (sum of discounts) / IDCG computed by hand
+    flat_rel = np.array([[1.0, 0.0, 0.0]])
+    assert out["text-to-video"] == pytest.approx(float(se.expected_random_ndcg(flat_rel)[0]))
+    own = np.array([[1.0, 1.0, 0, 0, 0, 0]])
+    assert out["video-to-text"] == pytest.approx(float(se.expected_random_ndcg(own)[0]))
+    assert out["share_relevant"] == pytest.approx(1 / 3)
