@@ -101,3 +101,19 @@ def test_swapping_a_relevant_document_upwards_never_hurts(g, i, j):
     for metric in (lambda x: ranking.average_precision(x, n_rel), ranking.reciprocal_rank,
                    lambda x: ranking.ndcg(x, ideal), lambda x: ranking.dcg(x, gain="exponential")):
         assert metric(better[None])[0] >= metric(g[None])[0] - 1e-12
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_ir_measures_names_give_ir_measures_values(seed):
+    """The ir_measures spelling of a measure computes what ir_measures computes."""
+    import ir_measures
+
+    runs, qrels_frame = _random_collection(seed)
+    names = ["AP", "P@5", "R@10", "nDCG@10", "nDCG", "RR", "Success@5"]
+    ours = evaluate(RunSet.from_frames(runs), Qrels(qrels_frame), names).mean()
+    qrels = [ir_measures.Qrel(q, d, int(r)) for q, d, r in qrels_frame.itertuples(index=False)]
+    for i, (name, frame) in enumerate(runs.items()):
+        run = [ir_measures.ScoredDoc(q, d, s) for q, d, s in frame.itertuples(index=False)]
+        theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(n) for n in names], qrels, run)
+        for n in names:
+            assert ours.iloc[i][parse_measure(n).name] == pytest.approx(theirs[ir_measures.parse_measure(n)], abs=1e-6), n

@@ -113,3 +113,10 @@ def test_runset_read_reports_duplicate_with_file_and_line(tmp_path):
         RunSet.read([good, bad])
     runs = RunSet.read([good], depth=1)
     assert runs.names == ["t"] and runs.docs.shape == (1, 1, 1)
+
+
+def test_double_precision_order_keeps_near_ties_apart():
+    frame = pd.DataFrame({"query": "1", "docno": ["a", "b"], "score": [1.00000002, 1.00000001]})
+    assert list(trec_order(frame, score_precision="double")["docno"]) == ["a", "b"]
+    with pytest.raises(ValueError, match="score_precision must be"):
+        trec_order(frame, score_precision="half")
