@@ -21,7 +21,7 @@ import numpy as np
 
 __all__ = ["normalised_moments", "candidate_grid", "prior_density", "blind_prior", "random_moments",
            "sliding_windows", "full_video", "nms_keep", "compact", "activitynet_baselines",
-           "activitynet_inputs"]
+           "activitynet_inputs", "synthetic_activitynet_inputs"]
 
 
 def normalised_moments(gt, durations) -> tuple[np.ndarray, np.ndarray]:
@@ -199,3 +199,25 @@ def activitynet_inputs(split: str = "val_2", root=None, max_queries: int = 0) ->
             "rater_queries": queries, "raters": np.moveaxis(bounds, 1, 0),
             "note": f"real data: ActivityNet Captions {split} ({len(gt)} queries), baselines from train "
                     f"({len(train_gt)} moments), 5-rater re-annotations of {len(queries)} {split} queries"}
+
+
+def synthetic_activitynet_inputs(n_queries: int = 3000, seed: int = 0, n_rated: int = 500) -> dict:
+    """A labelled synthetic stand-in with the same keys as :func:`activitynet_inputs`.
+
+    ``n_queries`` simulated moments in ActivityNet-length videos (mean 120 s,
+    ``seed + 7``), 5000 training moments (``seed + 8``), and 5 raters on the first
+    ``n_rated`` queries drawn from the noise model at σ = 6 s plus a shared 3 s shift
+    (``seed + 9``), so that raters disagree with the original more than with each other.
+
+    >>> d = synthetic_activitynet_inputs(20, n_rated=5)
+    >>> d["gt"].shape, d["raters"].shape, d["note"].startswith("SYNTHETIC")
+    ((20, 2), (5, 5, 2), True)
+    """
+    from .noise import simulate_raters
+    from .synthetic_moments import simulate_moments
+
+    gt, lengths, _ = simulate_moments(n_queries, 1, seed=seed + 7, mean_length=120.0)
+    train_gt, train_lengths, _ = simulate_moments(5000, 1, seed=seed + 8, mean_length=120.0)
+    raters = simulate_raters(gt[:n_rated], 6.0, 1, 5, rng=seed + 9)[0] + 3.0
+    return {"gt": gt, "durations": lengths, "train_gt": train_gt, "train_durations": train_lengths,
+            "rater_queries": np.arange(n_rated), "raters": raters, "note": "SYNTHETIC stand-in for ActivityNet Captions"}

@@ -59,6 +59,12 @@ __all__ = [
     "verdict_overlap",
     "verdict_accuracy",
     "stratified_verdicts",
+    "table1_nested",
+    "table1_comparison",
+    "leave_model_out_nested",
+    "per_query_array",
+    "correctness_by_labels",
+    "calibrated_annotators",
 ]
 
 METRICS = ("C@1", "C@5", "C@10", "AP@20")
@@ -252,6 +258,47 @@ def table1(lists: Mapping[str, np.ndarray], original, corrected, **kwargs) -> pd
     return frame.rename_axis(["model", "metric"]).reset_index()
 
 
+def table1_nested(t1: pd.DataFrame) -> dict:
+    """A :func:`table1` frame as ``{model: {metric: {"original", "corrected", "delta"}}}`` (fractions).
+
+    >>> t = pd.DataFrame({"model": ["m"], "metric": ["C@1"], "original": [0.5], "corrected": [0.75],
+    ...                   "delta": [0.25]})
+    >>> table1_nested(t)
+    {'m': {'C@1': {'original': 0.5, 'corrected': 0.75, 'delta': 0.25}}}
+    """
+    return {m: {r.metric: {"original": r.original, "corrected": r.corrected, "delta": r.delta}
+                for r in g.itertuples()} for m, g in t1.groupby("model", sort=False)}
+
+
+def table1_comparison(t1: pd.DataFrame, paper: Mapping[str, Mapping[str, tuple]], source: str,
+                      truth: pd.DataFrame | None = None, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Our Table 1 beside the paper's, in percent: rows (source, model), columns (metric, quantity).
+
+    ``t1`` is a :func:`table1` frame (fractions), labelled ``source``; ``paper`` is
+    ``{model: {metric: (original %, delta %)}}`` as printed (corrected = original + delta),
+    labelled "FIRE paper (human labels)"; ``truth`` (optional, fractions) is a
+    :func:`score_table` against every truly relevant item (simulations), labelled
+    "simulation truth" with only the corrected column. Columns keep ``metrics`` order
+    (default: the order of ``t1``), restricted to metrics present in ``t1``; each with
+    original, corrected, delta.
+    """
+    ours = t1.assign(**{c: t1[c] * 100 for c in ("original", "corrected", "delta")})
+    ours["source"] = source
+    rows = pd.DataFrame([{"model": m, "metric": k, "original": o, "delta": d, "corrected": o + d,
+                          "source": "FIRE paper (human labels)"} for m, v in paper.items() for k, (o, d) in v.items()])
+    if truth is not None:
+        stacked = truth.stack().mul(100)
+        ours = pd.concat([ours, pd.DataFrame({"model": stacked.index.get_level_values(0),
+                                              "metric": stacked.index.get_level_values(1),
+                                              "corrected": stacked.values, "source": "simulation truth"})])
+    metrics = list(dict.fromkeys(t1["metric"])) if metrics is None else list(metrics)
+    present = set(ours["metric"])
+    return (pd.concat([ours, rows]).pivot_table(index=["source", "model"], columns="metric",
+                                                values=["original", "corrected", "delta"], sort=False)
+            .swaplevel(axis=1).reindex(columns=pd.MultiIndex.from_product(
+                [[m for m in metrics if m in present], ["original", "corrected", "delta"]])))
+
+
 def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judgements,
                     **kwargs) -> pd.DataFrame:
     """FIRE Table 4: every model scored with all judgements ("All") and without its own ("New").
@@ -264,6 +311,38 @@ def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judge
             scores = per_query_scores(lst, pos, **kwargs)
             rows.append({"model": name, "data": data, **{k: float(v.mean()) for k, v in scores.items()}})
     return pd.DataFrame(rows)
+
+
+def leave_model_out_nested(t4: pd.DataFrame) -> dict:
+    """A :func:`leave_model_out` frame as ``{model: {"All"|"New": {metric: score}}}``.
+
+    >>> t = pd.DataFrame({"model": ["m", "m"], "data": ["All", "New"], "C@1": [0.5, 0.25]})
+    >>> leave_model_out_nested(t)
+    {'m': {'All': {'C@1': 0.5}, 'New': {'C@1': 0.25}}}
+    """
+    metric_cols = [c for c in t4.columns if c not in ("model", "data")]
+    return {m: {d: {c: float(g.loc[g["data"] == d, c].iloc[0]) for c in metric_cols} for d in ("All", "New")}
+            for m, g in t4.groupby("model", sort=False)}
+
+
+def per_query_array(lists: Mapping[str, np.ndarray], positives, metrics: Sequence[str], **kwargs) -> np.ndarray:
+    """Per-query scores of every model and metric as one array ``(n_models, n_metrics, n_queries)``.
+
+    ``metrics`` are names produced by :func:`per_query_scores` with ``kwargs`` (e.g.
+    ``["C@1", "AP@20"]`` with ``ks=(1,), ap_depth=20``); the layout is the one
+    :func:`fireeval.resampling.bootstrap_deviation_quantile` resamples.
+
+    >>> per_query_array({"m": [[0, 1], [0, 1]]}, np.eye(2, dtype=bool), ["C@1"], ks=(1,)).tolist()
+    [[[1.0, 0.0]]]
+    """
+    out = []
+    for lst in lists.values():
+        scores = per_query_scores(lst, positives, **kwargs)
+        missing = [m for m in metrics if m not in scores]
+        if missing:
+            raise ValueError(f"metrics {missing} are not computed with {kwargs}; available: {list(scores)}")
+        out.append(np.stack([scores[m] for m in metrics]))
+    return np.stack(out)
 
 
 def prediction_overlap(lists: Mapping[str, np.ndarray], k: int = 10, p: float = 0.9) -> pd.DataFrame:
@@ -310,6 +389,32 @@ def correctness_groups(correct_a, correct_b, name_a: str, name_b: str) -> np.nda
     b = np.asarray(correct_b) > 0
     labels = np.array(["None", f"{name_b} only", f"{name_a} only", "Both"], dtype=object)
     return labels[a.astype(int) * 2 + b.astype(int)]
+
+
+def correctness_by_labels(lists: Mapping[str, np.ndarray], positives: Mapping[str, np.ndarray], k: int,
+                          **columns) -> pd.DataFrame:
+    """FIRE Figs. 3 and 8: which of the first two models is correct at ``k``, per query and labelling.
+
+    ``positives`` maps a labelling name (e.g. "original", "corrected") to a boolean
+    ``(Q, V)`` matrix. One block of rows per labelling, stacked in that order with the
+    query index as index; columns: the extra per-query ``columns`` (e.g. caption length),
+    ``group`` (:func:`correctness_groups`: "Both", "<a> only", "<b> only", "None") and
+    ``labels``.
+
+    >>> lists = {"A": [[0, 1], [0, 1]], "B": [[1, 0], [1, 0]]}
+    >>> correctness_by_labels(lists, {"original": np.eye(2, dtype=bool)}, 1, words=[3, 5]).values.tolist()
+    [[3, 'A only', 'original'], [5, 'B only', 'original']]
+    """
+    names = list(lists)[:2]
+    if len(names) < 2:
+        raise ValueError(f"need two models to compare, got {names}")
+    a, b = names
+    frames = []
+    for label, pos in positives.items():
+        sa = per_query_scores(lists[a], pos, ks=(k,))[f"C@{k}"]
+        sb = per_query_scores(lists[b], pos, ks=(k,))[f"C@{k}"]
+        frames.append(pd.DataFrame({**columns, "group": correctness_groups(sa, sb, a, b), "labels": label}))
+    return pd.concat(frames)
 
 
 def caption_lengths(captions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -579,3 +684,33 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
             row["verdicts"] = " ".join(f"{p}{'+' if scores[p][q[i], v[i]] >= thresholds[p] else '-'}" for p in names)
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Sequence[str]],
+                          pool_scores: Mapping[str, np.ndarray], proxies: Sequence[str], target_share: float,
+                          thresholds: Sequence[float], fixed: Mapping[str, float] | None = None,
+                          depth: int = 10, chunk: int = 500) -> dict:
+    """Proxy annotators (max agreement over a video's captions) calibrated on the pooled pairs.
+
+    Pools the top ``depth`` of every run in ``pool_scores`` (similarity matrices over
+    the same queries and videos, query ``i``'s own video is column ``i``), leaves the
+    original pairs out, computes :func:`caption_agreement` (``aggregate="max"``, own
+    caption held out) for each proxy and picks its threshold with
+    :func:`calibrated_threshold` so its relevant share of the pooled pairs is closest to
+    ``target_share``. ``fixed`` overrides the threshold of some proxies.
+
+    Returns ``{"pooled": (Q, V) bool, "scores": {proxy: (Q, V)}, "thresholds": {proxy: T},
+    "pooled_share": {proxy: share of pooled pairs at or above T}}``.
+    """
+    first = np.asarray(next(iter(pool_scores.values())))
+    n = first.shape[0]
+    lists = np.stack([ranked_lists(s, depth=depth) for s in pool_scores.values()])
+    pooled = pool(lists, n, depth=depth).any(axis=0) & ~np.eye(n, dtype=bool)
+    scores = {p: caption_agreement(queries, video_captions, proxy=p, aggregate="max", own_video=np.arange(n),
+                                   chunk=chunk) for p in proxies}
+    chosen = {p: calibrated_threshold(a, pooled, target_share, thresholds) for p, a in scores.items()}
+    for p, th in (fixed or {}).items():
+        if p in scores:
+            chosen[p] = th
+    shares = {p: float((a[pooled] >= chosen[p]).mean()) for p, a in scores.items()}
+    return {"pooled": pooled, "scores": scores, "thresholds": chosen, "pooled_share": shares}

@@ -19,10 +19,11 @@ Conventions (Togashi et al. 2022 and its reference code riktor/vmr-axiou):
   "hit any relevant window" reading of R@K,θ used by Moment-DETR's R1@θ.
 
 Beyond the per-query measures, the module holds the AxIoU paper's analyses on
-per-query score arrays of shape (measures, systems, queries): subset stability
-(:func:`subset_stability`, vectorised over thousands of trials), the all-tied ratio
-(:func:`all_tied_ratio`) and the analytic noise bias/variance of App. C
-(:func:`noisy_iou_bias_variance`).
+per-query score arrays of shape (measures, systems, queries): summaries of the
+subset-stability experiment (computed by :func:`fireeval.reliability.subset_stability`;
+:func:`stability_frame`, :func:`stability_findings`, :func:`expected_swaps`), the
+all-tied ratio (:func:`all_tied_ratio`) and the noise bias/variance of App. C
+(:func:`noisy_iou_bias_variance`, :func:`simulate_noisy_iou`, :func:`noisy_iou_table`).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ import numpy as np
 __all__ = ["temporal_iou", "max_temporal_iou", "recall_at_k_iou", "axiou_at_k", "ap_at_k_iou", "dcg_at_k_iou",
            "MEASURES", "measure_names", "measure_function", "score_all", "score_systems", "mean_table",
            "all_tied_ratio", "noisy_iou_bias_variance",
-           "simulate_noisy_iou"]
+           "simulate_noisy_iou", "noisy_iou_table", "expected_swaps", "stability_frame", "stability_findings"]
 
 
 def temporal_iou(pred, gt) -> np.ndarray:
@@ -253,4 +254,146 @@ def simulate_noisy_iou(x, theta: float, sigma: float, n: int = 10_000, rng=0, cl
     for name, est, true in (("AxIoU", obs, x), ("R", hit.astype(float), truth.astype(float))):
         err = est - true[:, None]
         out[name] = {"bias": err.mean(axis=1), "variance": est.var(axis=1), "mse": (err ** 2).mean(axis=1)}
+    return out
+
+
+def noisy_iou_table(x, theta: float, sigmas, n: int = 10_000, rng=0, strict: bool = False):
+    """App. C analytic and simulated bias, variance and MSE in one long table.
+
+    For every σ in ``sigmas`` runs :func:`noisy_iou_bias_variance` and
+    :func:`simulate_noisy_iou` (each σ with the same ``rng`` seed) on the true IoUs
+    ``x``. Returns ``(table, max_gap)``: ``table`` has one row per (σ, measure,
+    statistic, true IoU) with columns ``σ, measure, statistic, true IoU, analytic,
+    simulated`` (measures ``AxIoU@1`` and ``R@1,θ``; statistics bias, variance, mse),
+    and ``max_gap`` is the largest |analytic − simulated| over all rows.
+
+    >>> t, gap = noisy_iou_table([0.5], theta=0.5, sigmas=[0.1], n=2000)
+    >>> len(t), sorted(set(t["measure"])), gap < 0.05
+    (6, ['AxIoU@1', 'R@1,0.5'], True)
+    """
+    import pandas as pd
+
+    x = np.asarray(x, dtype=float)
+    rows, max_gap = [], 0.0
+    for sigma in sigmas:
+        ana = noisy_iou_bias_variance(x, theta, sigma, strict=strict)
+        sim = simulate_noisy_iou(x, theta, sigma, n=n, rng=rng, strict=strict)
+        for m, label in (("AxIoU", "AxIoU@1"), ("R", f"R@1,{theta}")):
+            for stat in ("bias", "variance", "mse"):
+                max_gap = max(max_gap, float(np.abs(ana[m][stat] - sim[m][stat]).max()))
+                rows += [{"σ": sigma, "measure": label, "statistic": stat, "true IoU": xi, "analytic": a, "simulated": s}
+                         for xi, a, s in zip(x, ana[m][stat], sim[m][stat])]
+    return pd.DataFrame(rows), max_gap
+
+
+def expected_swaps(per_query, n: int) -> np.ndarray:
+    """Expected number of system pairs two disjoint n-query halves order differently, per measure.
+
+    Normal approximation: a pair (a, b) swaps with probability 2Φ(z)Φ(−z), where
+    z = √n · |mean_q (s_a − s_b)| / SD_q(s_a − s_b) (population SD; z = ∞, i.e. no
+    swap, when the difference is constant). ``per_query``: (measures, systems,
+    queries); returns (measures,), the sum over all pairs of systems.
+
+    >>> expected_swaps([[[1, 0, 1, 0], [0, 1, 0, 1]]], n=10).tolist()  # mean difference 0: a coin flip
+    [0.5]
+    >>> expected_swaps([[[1, 0, 1, 0], [1, 0, 1, 0]]], n=10).tolist()  # identical systems never swap
+    [0.0]
+    """
+    from scipy import stats
+
+    s = np.asarray(per_query, dtype=float)
+    pa, pb = np.triu_indices(s.shape[1], k=1)
+    diff = s[:, pa] - s[:, pb]  # (measures, pairs, queries)
+    sd = diff.std(axis=-1)
+    z = np.divide(np.abs(diff.mean(axis=-1)), sd, out=np.full(sd.shape, np.inf), where=sd > 0) * np.sqrt(n)
+    return (2 * stats.norm.cdf(z) * stats.norm.sf(z)).sum(axis=1)
+
+
+def _family(measure: str) -> str:
+    return "AxIoU@K" if measure.startswith("AxIoU") else "R@K,θ"
+
+
+def stability_frame(stability: dict, sizes, measures=None):
+    """Long table of a subset-stability result, one row per (measure, subset size).
+
+    ``stability`` is :func:`fireeval.reliability.subset_stability`'s dict (``mean``
+    and ``var`` of τ-b, each (measures, sizes)). Columns: ``measure, n, mean τ,
+    variance of τ, family`` ("AxIoU@K" or "R@K,θ"), ``K`` (label "K = k") and
+    ``measure (at this K)`` (the name with its cut-off replaced by K, e.g. "R@K,0.5").
+
+    >>> f = stability_frame({"mean": np.array([[0.9], [0.8]]), "var": np.zeros((2, 1))}, [50], ["R@5,0.5", "AxIoU@5"])
+    >>> f[["measure (at this K)", "K", "mean τ"]].values.tolist()
+    [['R@K,0.5', 'K = 5', 0.9], ['AxIoU@K', 'K = 5', 0.8]]
+    """
+    import pandas as pd
+
+    measures = list(measures or MEASURES)
+    stab = pd.DataFrame([{"measure": m, "n": n, "mean τ": stability["mean"][i, j], "variance of τ": stability["var"][i, j]}
+                         for i, m in enumerate(measures) for j, n in enumerate(sizes)])
+    stab["family"] = stab["measure"].map(_family)
+    stab["K"] = stab["measure"].str.extract(r"@(\d+)")[0].astype(int).map(lambda k: f"K = {k}")
+    stab["measure (at this K)"] = stab["measure"].str.replace(r"@\d+", "@K", regex=True)
+    return stab
+
+
+def _at_sizes(sizes, mask) -> str:
+    """'at every n' / 'at no n' / 'at n = …' for the sizes where ``mask`` holds."""
+    hit = [str(n) for n, m in zip(sizes, mask) if m]
+    return "at every n" if len(hit) == len(sizes) else "at no n" if not hit else "at n = " + ", ".join(hit)
+
+
+def stability_findings(stability: dict, sizes, per_query, ks=KS, thetas=THETAS) -> dict:
+    """The subset-stability findings of the AxIoU paper's Fig. 6, as values for the prose.
+
+    ``stability``: :func:`fireeval.reliability.subset_stability` on ``per_query``
+    (measures in :func:`measure_names` ``(ks, thetas)`` order, systems, queries) at
+    the subset ``sizes``. "Smallest n" below is ``sizes[0]``; AxIoU@K is compared
+    with the R@K,θ at the same K. Returns a dict (keys are the notebook's glue names):
+
+    * ``stab_n_small``; ``stab_most``/``stab_least`` and their mean τ
+      (``stab_most_tau``, ``stab_least_tau``) at the smallest n;
+      ``stab_ax_mean``/``stab_r_mean``: the families' mean τ there;
+    * ``stab_order_k{k}``: the measures at cut-off k ordered by mean τ, "A > B > …";
+    * ``stab_vs_k{k}``: per θ, the sizes at which R@k,θ has a higher mean τ than AxIoU@k;
+    * ``stab_ax_wins`` of ``stab_n_comparisons`` (K, θ, n) comparisons in which
+      AxIoU@K has mean τ ≥ the R@K,θ;
+    * ``stab_beaten``: a sentence naming the R@K,θ more stable than AxIoU@K at every n;
+    * ``stab_top5``: the five most stable measures at the smallest n;
+    * ``stab_swap_rho``: Spearman ρ between fewest :func:`expected_swaps` and mean τ
+      at the smallest n; ``stab_r07_least``: whether R@K,0.7 is the least stable at every K.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    measures = measure_names(ks, thetas)
+    mean_tau = pd.DataFrame(stability["mean"], index=measures, columns=list(sizes))
+    smallest = mean_tau[sizes[0]].rename("mean τ")
+    ax_names = [m for m in measures if m.startswith("AxIoU")]
+    r_names = [m for m in measures if not m.startswith("AxIoU")]
+
+    def at_k(k):
+        return smallest[[m for m in measures if f"@{k}," in m or m == f"AxIoU@{k}"]]
+
+    out = {"stab_n_small": sizes[0], "stab_most": smallest.idxmax(), "stab_most_tau": float(smallest.max()),
+           "stab_least": smallest.idxmin(), "stab_least_tau": float(smallest.min()),
+           "stab_ax_mean": float(smallest[ax_names].mean()), "stab_r_mean": float(smallest[r_names].mean())}
+    for k in ks:
+        out[f"stab_order_k{k}"] = " > ".join(at_k(k).sort_values(ascending=False).index)
+    for k in ks:
+        ax = mean_tau.loc[f"AxIoU@{k}"]
+        out[f"stab_vs_k{k}"] = "; ".join(f"R@{k},{t} {_at_sizes(sizes, mean_tau.loc[f'R@{k},{t}'] > ax)}" for t in thetas)
+    wins = [(mean_tau.loc[f"AxIoU@{k}"] >= mean_tau.loc[f"R@{k},{t}"]).to_numpy() for k in ks for t in thetas]
+    out["stab_ax_wins"] = int(np.sum(wins))
+    out["stab_n_comparisons"] = int(np.size(wins))
+    beaten = [f"R@{k},{t}" for k in ks for t in thetas if (mean_tau.loc[f"R@{k},{t}"] > mean_tau.loc[f"AxIoU@{k}"]).all()]
+    out["stab_beaten"] = (
+        f"{' and '.join(beaten)} {'is' if len(beaten) == 1 else 'are'} more stable than AxIoU@K at the "
+        "same K at every subset size, so the paper's summary that AxIoU@K \"reconciles\" agreement and stability "
+        "does not hold at every K here" if beaten else "no R@K,θ is more stable than AxIoU@K at the same K at every "
+        "subset size, in line with the paper's summary that AxIoU@K \"reconciles\" agreement and stability")
+    out["stab_top5"] = ", ".join(smallest.sort_values(ascending=False).index[:5])
+    swaps = pd.Series(expected_swaps(per_query, sizes[0]), index=measures)
+    out["stab_swap_rho"] = float(stats.spearmanr(-swaps, smallest[measures]).statistic)
+    out["stab_r07_least"] = ("the least stable at every K" if all(at_k(k).idxmin() == f"R@{k},0.7" for k in ks)
+                             else "not always the least stable")
     return out

@@ -29,7 +29,8 @@ from .moments import KS, THETAS, measure_names, score_all, temporal_iou
 
 __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations",
            "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
-           "match_sigma", "rater_agreement_with_truth", "real_rater_experiment"]
+           "match_sigma", "rater_agreement_with_truth", "real_rater_experiment", "FAMILIES", "measure_family",
+           "family_means", "compare_with_simulation", "rater_study"]
 
 LENGTH_CONVENTIONS = ("code", "paper")
 
@@ -247,3 +248,89 @@ def real_rater_experiment(predictions, gt, raters, ks=KS, thetas=THETAS, strict:
     return {"clean": clean, "per_rater": per_rater, "median": median,
             "error_median": noise_error(clean, median[None], error),
             "error_per_rater": noise_error(clean, per_rater, error)}
+
+
+FAMILIES = ("R@K,0.3", "R@K,0.5", "R@K,0.7", "AxIoU@K")
+
+
+def measure_family(measure: str) -> str:
+    """The family a measure belongs to across cut-offs: ``R@K,θ`` (per θ) or ``AxIoU@K``.
+
+    >>> measure_family("R@5,0.7"), measure_family("AxIoU@10")
+    ('R@K,0.7', 'AxIoU@K')
+    """
+    return "AxIoU@K" if measure.startswith("AxIoU") else f"R@K,{measure.split(',')[1]}"
+
+
+def family_means(values, measures=None, families=FAMILIES) -> dict:
+    """Mean of ``values`` over each family's measures (the last axis): ``{family: (...)}``.
+
+    ``values``: (..., n_measures) in the order of ``measures`` (default
+    :func:`fireeval.moments.measure_names`), e.g. :func:`noise_error`'s (n_sigmas,
+    n_measures). Every family is averaged over its cut-offs K.
+
+    >>> family_means([0.1, 0.3, 0.2, 0.4], ["R@1,0.3", "R@5,0.3", "AxIoU@1", "AxIoU@5"], ["R@K,0.3", "AxIoU@K"])
+    {'R@K,0.3': 0.2, 'AxIoU@K': 0.30000000000000004}
+    """
+    measures = list(measures or measure_names())
+    v = np.asarray(values, dtype=float)
+    out = {}
+    for f in families:
+        # A mean of the stacked columns (not v[..., idx].mean(-1)) keeps the summation order of earlier releases.
+        mean = np.mean([v[..., measures.index(m)] for m in measures if measure_family(m) == f], axis=0)
+        out[f] = float(mean) if np.ndim(mean) == 0 else mean
+    return out
+
+
+def compare_with_simulation(predictions, gt, raters, sigma: float, n_trials: int = 100, n_raters: int = 5,
+                            length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False,
+                            error: str = "abs", agreement_trials: int = 20) -> dict:
+    """Real-rater error next to the simulated error at one σ, on the same queries.
+
+    ``predictions``: (n_systems, n_queries, K, 2) restricted to the re-annotated
+    queries; ``gt``: their original annotation (n_queries, 2); ``raters``: (n_raters,
+    n_queries, 2). Runs :func:`real_rater_experiment` and :func:`noise_experiment` at
+    ``sigma`` (same seed), and simulates ``agreement_trials`` sets of raters at
+    ``sigma`` (``rng=seed``) for their agreement. Returns ``{real`` (the real-rater
+    dict), ``simulated_error`` (n_measures,), ``tau`` (Kendall τ-b between the real
+    median-rater and simulated errors per measure), ``ratio`` (mean over measures of
+    real / simulated error, simulated floored at 1e-12), ``sim_pairwise`` and
+    ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean IoU with ``gt``)``}``.
+    """
+    from .agreement import kendall_tau
+
+    real = real_rater_experiment(predictions, gt, raters, ks, thetas, strict=strict, error=error)
+    clean, noisy = noise_experiment(predictions, gt, [sigma], n_trials, n_raters, length, seed, ks, thetas,
+                                    strict=strict)
+    sim_error = noise_error(clean, noisy, error)[0]
+    sim_raters = simulate_raters(gt, sigma, agreement_trials, n_raters, length, rng=seed)
+    return {"real": real, "simulated_error": sim_error, "tau": kendall_tau(real["error_median"], sim_error),
+            "ratio": float(np.mean(real["error_median"] / np.maximum(sim_error, 1e-12))),
+            "sim_pairwise": float(pairwise_iou(sim_raters).mean()),
+            "sim_vs_truth": float(rater_agreement_with_truth(gt, sim_raters).mean())}
+
+
+def rater_study(predictions, gt, rater_queries, raters, sigmas=(1, 2, 3, 4), n_trials: int = 100,
+                n_raters: int = 5, length: str = "code", seed=0, strict: bool = False, error: str = "abs",
+                sigma_grid=None, match_trials: int = 20) -> dict:
+    """The whole label-noise protocol on one dataset: simulated noise, real raters, and the two compared.
+
+    1. :func:`noise_experiment` and :func:`noise_error` over ``sigmas`` on all queries;
+    2. :func:`match_sigma` of the real ``raters`` (n_raters, n_rated, 2) on the queries
+       ``rater_queries`` (indices into ``gt``), with ``match_trials`` trials on ``sigma_grid``;
+    3. :func:`compare_with_simulation` on those queries at the matching σ, or at the
+       largest of ``sigmas`` when no σ on the grid matches (``sim_sigma``).
+
+    Returns ``{clean, noisy, error`` (n_sigmas, n_measures), ``match, sim_sigma,
+    vs_truth`` (real raters' mean IoU with the original annotation), ``comparison}``.
+    """
+    gt = np.asarray(gt, dtype=float)
+    clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, length, seed, strict=strict)
+    gt_rated = gt[rater_queries]
+    match = match_sigma(gt_rated, raters, sigma_grid=sigma_grid, n_trials=match_trials, length=length, seed=seed)
+    sim_sigma = match["sigma"] if match["in_range"] else sigmas[-1]
+    comparison = compare_with_simulation(np.asarray(predictions)[:, rater_queries], gt_rated, raters, sim_sigma,
+                                         n_trials, n_raters, length, seed, strict=strict, error=error)
+    return {"clean": clean, "noisy": noisy, "error": noise_error(clean, noisy, error), "match": match,
+            "sim_sigma": sim_sigma, "vs_truth": float(rater_agreement_with_truth(gt_rated, raters).mean()),
+            "comparison": comparison}

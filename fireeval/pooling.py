@@ -30,11 +30,14 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .evaluation import Measure, Scores, parse_measure
+from .agreement import kendall_tau
+from .evaluation import Measure, Scores, evaluate, parse_measure
 from .judgements import Qrels
 from .runset import RunSet
 
-__all__ = ["Pool", "build_pool", "DepthSweep", "depth_sweep", "leave_out_scores", "NOT_POOLED"]
+__all__ = ["Pool", "build_pool", "DepthSweep", "depth_sweep", "sweep_depths", "depth_verdict",
+           "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
+           "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
 #: ``min_depth`` of a document no pooled run retrieves within the pool depth.
 NOT_POOLED = np.iinfo(np.int32).max
@@ -506,6 +509,114 @@ class DepthSweep:
         out["original"] = self.reference[name].mean(axis=-1)
         return out
 
+    def tau(self, measure: str) -> pd.Series:
+        """Kendall τ-b between the ranking by mean score at each depth and the original one.
+
+        Runs are ranked by their mean over topics; index = depths. NaN at a depth where
+        every run ties.
+
+        >>> sweep = DepthSweep(np.array([1, 2]), ["A", "B", "C"], np.array(["1"]),
+        ...                    {"map": np.array([[[.1], [.3], [.2]], [[.3], [.2], [.1]]])},
+        ...                    {"map": np.array([[.3], [.2], [.1]])})
+        >>> sweep.tau("map").round(3).tolist()
+        [-0.333, 1.0]
+        """
+        name = parse_measure(measure).name
+        reference = self.reference[name].mean(axis=-1)
+        # One τ per depth; depths are few (~50), so a loop over them is not a hot path.
+        return pd.Series([kendall_tau(v, reference) for v in self.values[name].mean(axis=-1)], index=self.depths)
+
+    def first_depth_above(self, measure: str, level: float = 0.90) -> int | None:
+        """Smallest depth whose τ (:meth:`tau`) is strictly above ``level``; None if none is.
+
+        The first such depth, not the start of a run of depths staying above it.
+
+        >>> sweep = DepthSweep(np.array([1, 2]), ["A", "B", "C"], np.array(["1"]),
+        ...                    {"map": np.array([[[.1], [.3], [.2]], [[.3], [.2], [.1]]])},
+        ...                    {"map": np.array([[.3], [.2], [.1]])})
+        >>> sweep.first_depth_above("map"), sweep.first_depth_above("map", level=1.0)
+        (2, None)
+        """
+        return _first_above(self.tau(measure), level)
+
+    def tau_table(self, measures=None, level: float = 0.90, at=(1, 3, 10)) -> pd.DataFrame:
+        """Per measure: the smallest depth with τ > ``level`` and τ at the depths ``at``.
+
+        Columns ``"smallest K with τ > {level:.2f}"`` (NaN when never reached) and
+        ``"τ at K = k"`` for each ``k`` of ``at`` that was swept; index = measure names
+        (default: every measure of the sweep).
+        """
+        measures = list(self.values) if measures is None else [parse_measure(m).name for m in measures]
+        taus = {m: self.tau(m) for m in measures}
+        swept = set(self.depths.tolist())
+        return pd.DataFrame({
+            f"smallest K with τ > {level:.2f}": [_first_above(taus[m], level) for m in measures],
+            **{f"τ at K = {k}": [taus[m][k] for m in measures] for k in at if k in swept},
+        }, index=pd.Index(measures, name="measure"))
+
+
+def _first_above(series: pd.Series, level: float) -> int | None:
+    above = series[series > level]
+    return int(above.index[0]) if len(above) else None
+
+
+def sweep_depths(max_depth: int, pool_depth: int) -> list[int]:
+    """Depths of a pool-depth sweep: 1 ... min(max_depth, pool_depth), then ``pool_depth``.
+
+    The full pool depth is appended when the sweep stops short of it, so the last
+    point is the original qrels (τ = 1).
+
+    >>> sweep_depths(3, 100), sweep_depths(50, 10)
+    ([1, 2, 3, 100], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    """
+    return list(range(1, min(max_depth, pool_depth) + 1)) + ([pool_depth] if pool_depth > max_depth else [])
+
+
+def depth_verdict(min_depth: int | None, paper_depth: int = 3) -> str:
+    """How the smallest depth with τ > 0.90 compares with the paper's (Westerveld: K = 3).
+
+    ``min_depth`` is :meth:`DepthSweep.first_depth_above` (None: never reached).
+
+    >>> depth_verdict(9)
+    "a pool 3 times as deep as the paper's K = 3 is needed (K = 9 here)"
+    >>> depth_verdict(2)
+    "that is as shallow as the paper's K = 3 or shallower (K = 2 here)"
+    """
+    if min_depth is None:
+        return f"τ never exceeds 0.90 at the depths tried, unlike the paper's K = {paper_depth}"
+    if min_depth <= paper_depth:
+        return f"that is as shallow as the paper's K = {paper_depth} or shallower (K = {min_depth} here)"
+    return (f"a pool {min_depth / paper_depth:.0f} times as deep as the paper's K = {paper_depth} is needed "
+            f"(K = {min_depth} here)")
+
+
+def shallow_pool_advice(min_depths: pd.Series, main: str, label=str) -> dict:
+    """Which measures tolerate the shallowest pool, and whether ``main`` is the most demanding.
+
+    ``min_depths``: per measure (index), the smallest depth with τ > 0.90 (NaN / None
+    when never reached), e.g. the first column of :meth:`DepthSweep.tau_table`.
+    ``label`` maps a measure name to its reader-facing name. Returns ``robust`` (the
+    measures reaching it at the smallest depth), ``robust_k`` (that depth, None if no
+    measure reaches it), ``main_hardest`` (every other measure reaches it, and at a
+    strictly shallower depth than ``main``) and ``verdict``, the advice in one sentence.
+
+    >>> out = shallow_pool_advice(pd.Series({"map": 9, "P_10": 3, "ndcg_cut_10": 3}), "map")
+    >>> out["robust"], out["robust_k"], out["main_hardest"]
+    (['P_10', 'ndcg_cut_10'], 3, True)
+    """
+    min_depths = pd.Series(min_depths, dtype=float)
+    reached = min_depths.dropna()
+    robust = reached.index[reached == reached.min()].tolist() if len(reached) else []
+    others, main_k = min_depths.drop(main), min_depths[main]
+    main_hardest = bool(len(others) and pd.notna(main_k) and others.notna().all() and (others < main_k).all())
+    verdict = (f"Here every other measure reaches τ > 0.90 at a shallower pool than {label(main)}, so with a tight "
+               f"judging budget, rank systems by those measures and state the pool depth beside any {label(main)}"
+               if main_hardest else
+               f"Here {label(main)} is not the most demanding measure: the measures that look only at the top do "
+               "not tolerate shallow pools better on this data, so the table, not a rule of thumb, should decide")
+    return {"robust": robust, "robust_k": int(reached.min()) if len(reached) else None,
+            "main_hardest": main_hardest, "verdict": verdict}
+
 
 def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map",)) -> DepthSweep:
     """Re-score every run with the depth-K qrels for every K in ``depths``.
@@ -588,3 +699,112 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
             width = m.k if m.k is not None else gains.shape[-1]
             values[m.name] = m(np.where(removed[..., :width], 0.0, gains[..., :width]), n_rel, ideal)
     return Scores(list(pool.runs.names), topics, values)
+
+
+@dataclass(frozen=True)
+class LeaveOutComparison:
+    """Each run's score with the original qrels, after run leave-out and after group leave-out.
+
+    ``original``, ``run_out`` and ``group_out`` are per-topic scores (n_runs, n_topics).
+    ``table`` has one row per run (index ``run``): ``group``, ``type`` (when given),
+    ``pooled``, the mean scores ``original``, ``run left out``, ``group left out`` and
+    ``drop (run)`` / ``drop (group)`` = original - left out (negative: the run gained).
+    """
+
+    original: np.ndarray
+    run_out: np.ndarray
+    group_out: np.ndarray
+    table: pd.DataFrame
+
+    def tau(self, column: str = "group left out", runs=None) -> float:
+        """Kendall τ-b between the original ranking and the ranking by ``column``
+        (over the runs selected by the boolean mask or labels ``runs``, default all)."""
+        rows = self.table if runs is None else self.table.loc[runs]
+        return kendall_tau(rows["original"], rows[column])
+
+    def places_lost(self, column: str = "group left out") -> pd.Series:
+        """Per run: places lost in the ranking (rank after - rank before; ties take the best
+        rank), negative when it moved up."""
+        return (self.table[column].rank(ascending=False, method="min")
+                - self.table["original"].rank(ascending=False, method="min"))
+
+    def n_gain(self, column: str = "drop (group)", atol: float = 1e-12) -> int:
+        """Runs whose score rose after the leave-out (drop below ``-atol``)."""
+        return int((self.table[column] < -atol).sum())
+
+
+def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=None) -> LeaveOutComparison:
+    """Score every run with the full qrels, with its run left out and with its group left out.
+
+    The original scores come from :func:`fireeval.evaluation.evaluate` (``complete=True``:
+    every qrels topic), the leave-outs from :func:`leave_out_scores`, so all three average
+    over the same topics. ``run_type`` (optional, one label per run, e.g. TREC's
+    automatic/manual) becomes the table's ``type`` column.
+
+    >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
+    >>> runs = RunSet.from_frames({"A": frame(["a", "x"]), "B": frame(["b", "a"])})
+    >>> qrels = Qrels.from_pairs(["1", "1"], ["a", "b"])
+    >>> out = compare_leave_outs(build_pool(runs, depth=2), qrels)
+    >>> # B: b at rank 1, a at rank 2, AP 1; without b (only B found it) a at rank 2 of 1 relevant, AP 0.5
+    >>> out.table[["original", "run left out", "drop (run)"]].to_dict("list")
+    {'original': [0.5, 1.0], 'run left out': [0.5, 0.5], 'drop (run)': [0.0, 0.5]}
+    """
+    name = parse_measure(measure).name
+    original = evaluate(pool.runs, qrels, [name], complete=True).values[name]
+    run_out = leave_out_scores(pool, qrels, "run", [name]).values[name]
+    group_out = leave_out_scores(pool, qrels, "group", [name]).values[name]
+    columns = {"group": pool.group_names[pool.group]}
+    if run_type is not None:
+        columns["type"] = np.asarray(run_type)
+    table = pd.DataFrame({**columns, "pooled": pool.pooled, "original": original.mean(-1),
+                          "run left out": run_out.mean(-1), "group left out": group_out.mean(-1)},
+                         index=pd.Index(pool.runs.names, name="run"))
+    table["drop (run)"] = table["original"] - table["run left out"]
+    table["drop (group)"] = table["original"] - table["group left out"]
+    return LeaveOutComparison(original, run_out, group_out, table)
+
+
+def losers_sentence(table: pd.DataFrame, n: int = 5,
+                    fallback: str = "the runs at the top of the table above") -> str:
+    """Who the ``n`` largest group-leave-out losers are, by run type (``fallback`` without manual runs).
+
+    ``table`` is :attr:`LeaveOutComparison.table` with a ``type`` column.
+
+    >>> t = pd.DataFrame({"type": ["manual", "automatic", "automatic"], "drop (group)": [.3, .2, .1]})
+    >>> losers_sentence(t, n=2)[:60]
+    '1 of the five largest group drops are manual runs (only 1 of'
+    """
+    top = table.sort_values("drop (group)", ascending=False).head(n)
+    n_manual_top, n_manual = int((top["type"] == "manual").sum()), int((table["type"] == "manual").sum())
+    if not n_manual:  # no run types known (e.g. synthetic runs)
+        return fallback
+    return (f"{n_manual_top} of the five largest group drops are manual runs (only {n_manual} "
+            f"of the {len(table)} runs are manual), whose queries were written by people and reach documents "
+            "automatic systems rank low")
+
+
+def gain_sentence(n_gain: int) -> str:
+    """Why ``n_gain`` runs gain from their group's leave-out (:meth:`LeaveOutComparison.n_gain`).
+
+    >>> gain_sentence(0)
+    "No run gains from its group's leave-out"
+    """
+    if not n_gain:
+        return "No run gains from its group's leave-out"
+    return (f"{n_gain} run{'s' if n_gain > 1 else ''} *gain* slightly: when a group's unique relevant documents "
+            "leave the qrels, a run of that group that did not retrieve them has fewer relevant documents to find")
+
+
+def leave_out_risk(pool: Pool, qrels: Qrels, table: pd.DataFrame, ks=(10, 100)) -> pd.DataFrame:
+    """``table`` (:attr:`LeaveOutComparison.table`) plus what predicts a run's group-leave-out loss.
+
+    Adds ``unique relevant share`` (:meth:`Pool.unique_relevant_share`, by group),
+    ``judged@k`` for each ``k`` of ``ks`` (mean over topics of :meth:`Pool.judged_share`
+    with the group left out: what a new system in the run's place would see) and
+    ``relative drop`` = drop (group) / original (0 when the original score is 0).
+    """
+    judged = pool.judged_share(qrels, list(ks), leave_out="group").mean(-1)
+    risk = table.assign(**{"unique relevant share": pool.unique_relevant_share(qrels, "group"),
+                           **{f"judged@{k}": share for k, share in zip(ks, judged)}})
+    risk["relative drop"] = (risk["drop (group)"] / risk["original"].replace(0.0, np.nan)).fillna(0.0)
+    return risk

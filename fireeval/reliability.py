@@ -13,6 +13,8 @@ system rankings on two disjoint random query subsets. Both use
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -20,7 +22,7 @@ from .agreement import kendall_tau_batch
 from .resampling import bootstrap_indices, disjoint_halves
 
 __all__ = ["bootstrap_tau", "subset_stability", "swap_rates", "difference_for_error_rate",
-           "normal_swap_difference"]
+           "normal_swap_difference", "WarningThreshold", "warning_threshold"]
 
 
 def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025, 0.975)):
@@ -200,3 +202,77 @@ def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int =
         mean = np.nanmean(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)
         var = np.nanvar(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)
     return {"tau": tau, "mean": mean, "var": var}
+
+
+@dataclass(frozen=True)
+class WarningThreshold:
+    """Result of :func:`warning_threshold`; :meth:`sentence` states it in words.
+
+    Attributes
+    ----------
+    threshold : float or None
+        Smallest grid value t such that every run with share >= t lost less than
+        ``max_loss``; None when no grid value does, or when every run is safe anyway.
+    worst_above : Series
+        Per grid value t (index): the largest loss among runs with share >= t (NaN if none).
+    all_safe : bool
+        Every run lost less than ``max_loss``: no threshold is needed.
+    below : Series
+        Losses of the runs with share below the threshold (below 1.0 when there is none).
+    max_loss, worst_loss : float
+        The bound, and the largest loss of any run.
+    k : int
+        The cut-off of the judged share, for the sentence (``judged@k``, "top k").
+    """
+
+    threshold: float | None
+    worst_above: pd.Series
+    all_safe: bool
+    below: pd.Series
+    max_loss: float
+    worst_loss: float
+    k: int = 100
+
+    def sentence(self) -> str:
+        """The threshold as a warning sign, in one sentence (percentages to one decimal)."""
+        bound = f"{self.max_loss * 100:g} %"  # "2 %", as the chapter's prose writes it
+        if self.all_safe:
+            return (f"here every run lost less than {bound} of its score (at most {self.worst_loss:.1%}), "
+                    f"so this data shows no judged@{self.k} level below which losses grow")
+        if self.threshold is None:
+            return f"no judged@{self.k} level separates runs that lost less than {bound} of their score from the rest"
+        worst = self.worst_above.get(self.threshold)
+        if len(self.below):
+            return (f"every run whose top {self.k} was at least {self.threshold:.0%} judged after its group was "
+                    f"left out lost less than {bound} of its score (at most {worst:.1%}); "
+                    f"the {len(self.below)} runs below that line lost up to {self.below.max():.1%}")
+        return (f"every run had at least {self.threshold:.0%} of its top {self.k} judged after leave-out and "
+                f"lost less than {bound} of its score (at most {worst:.1%})")
+
+
+def warning_threshold(share, loss, grid=None, max_loss: float = 0.02, k: int = 100) -> WarningThreshold:
+    """The judged share above which every run's loss stayed below ``max_loss``.
+
+    ``share`` (per run, e.g. judged@100 after group leave-out) and ``loss`` (per run,
+    e.g. relative score drop; a Series keeps its run labels in ``below``) are aligned.
+    For each t of ``grid`` (default 0.50, 0.55, ..., 1.00) the worst loss among runs with
+    ``share >= t`` is computed at once; the threshold is the smallest t whose worst loss
+    is ``< max_loss``. When every run's loss is below ``max_loss`` there is nothing to
+    warn about and the threshold is None (``all_safe``).
+
+    >>> out = warning_threshold([0.6, 0.8, 0.9], [0.10, 0.01, 0.0])
+    >>> out.threshold, len(out.below), float(out.below.max())
+    (0.65, 1, 0.1)
+    """
+    share = np.asarray(share, dtype=float)
+    loss = loss if isinstance(loss, pd.Series) else pd.Series(np.asarray(loss, dtype=float))
+    grid = np.round(np.arange(0.5, 1.0001, 0.05), 2) if grid is None else np.asarray(grid, dtype=float)
+    above = share[None, :] >= grid[:, None]  # (grid, runs)
+    worst = np.where(above, loss.to_numpy()[None, :], -np.inf).max(axis=1, initial=-np.inf)
+    worst_above = pd.Series(np.where(above.any(axis=1), worst, np.nan), index=grid)
+    safe = worst_above[worst_above < max_loss]
+    worst_loss = float(loss.max())
+    all_safe = bool(worst_loss < max_loss)
+    threshold = float(safe.index.min()) if len(safe) and not all_safe else None
+    below = loss[share < (threshold or 1.0)]
+    return WarningThreshold(threshold, worst_above, all_safe, below, max_loss, worst_loss, k)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["video_splits", "group_sums", "split_means", "pick_best", "zscores", "above_average_everywhere",
-           "unique_variants", "selection_experiment"]
+           "unique_variants", "selection_experiment", "pick_summary"]
 
 
 def video_splits(videos, n_splits: int = 100, seed=0, fraction: float = 0.5) -> np.ndarray:
@@ -162,3 +162,53 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
             "rate": dict(zip(val_measures, above.mean(axis=0).tolist())),
             "val_measures": val_measures, "test_measures": test_measures, "val_mask": mask,
             "val_means": val, "test_means": test}
+
+
+def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@10") -> dict:
+    """What the validation measures picked in :func:`selection_experiment`, as values for the prose.
+
+    ``out``: the experiment's dict; ``table``: the variants' DataFrame (columns
+    ``variant`` and ``depth``, rows in score order, e.g. from
+    :func:`fireeval.variants.family_scores`); a pick is *truncated* when its depth is
+    below ``max_depth``; blind priors are the variants whose name starts with
+    "blind prior". ``paper_measure`` is the measure the paper found best (AxIoU@10).
+
+    Returns a dict: ``rate`` (Series: share of splits above average everywhere, per
+    validation measure), ``best_measure``/``best_rate`` (highest rate, first on ties),
+    ``axiou10_rate`` (the paper measure's rate, NaN if absent), ``n_nonzero`` and
+    ``nonzero_list`` ("M (0.42), …" by decreasing rate, or "none"), ``top_pick`` and
+    ``top_share`` (Series: each measure's most frequent pick and its share of splits),
+    ``n_prior_picks``/``prior_pickers`` and ``truncated_pickers`` (measures whose most
+    frequent pick is a blind prior / a truncated list; "none" when empty),
+    ``none_rate`` (share of splits where no pick is above average everywhere),
+    ``only_ax10_rate`` (the paper's outcome: the paper measure and no other),
+    ``paper_cmp`` (a sentence comparing with the paper), ``ax10_pick`` and
+    ``ax10_pick_share``.
+    """
+    val_measures = list(out["val_measures"])
+    rate = pd.Series(out["rate"])
+    best = rate.idxmax()
+    names = table["variant"].to_numpy()
+    picked = pd.DataFrame({m: names[out["picks"][:, j]] for j, m in enumerate(val_measures)})
+    top_pick = picked.apply(lambda c: c.value_counts().index[0])
+    top_share = picked.apply(lambda c: c.value_counts().iloc[0] / len(c))
+    pick_depth = table.set_index("variant")["depth"]
+    above = out["above"]  # (splits, validation measures)
+    ax10 = val_measures.index(paper_measure) if paper_measure in val_measures else None
+    only = float((above[:, ax10] & (above.sum(axis=1) == 1)).mean()) if ax10 is not None else 0.0
+    paper_cmp = ((f"The direction agrees with the paper: {paper_measure} has the highest rate. " if best == paper_measure
+                  else f"Unlike the paper, the highest rate is {best}'s, not {paper_measure}'s. ")
+                 + ("But with these variants the paper's single-split outcome is the exception, not the rule." if only < 0.5
+                    else "The paper's single-split outcome is the most common one here too."))
+    return {
+        "rate": rate, "best_measure": best, "best_rate": float(rate.max()),
+        "axiou10_rate": float(rate.get(paper_measure, np.nan)), "n_nonzero": int((rate > 0).sum()),
+        "nonzero_list": ", ".join(f"{m} ({v:.2f})" for m, v in rate[rate > 0].sort_values(ascending=False).items())
+        or "none",
+        "top_pick": top_pick, "top_share": top_share,
+        "n_prior_picks": int(sum(v.startswith("blind prior") for v in top_pick)),
+        "prior_pickers": ", ".join(m for m, v in top_pick.items() if v.startswith("blind prior")) or "none",
+        "truncated_pickers": ", ".join(m for m, v in top_pick.items() if pick_depth[v] < max_depth) or "none",
+        "none_rate": float((~above.any(axis=1)).mean()), "only_ax10_rate": only, "paper_cmp": paper_cmp,
+        "ax10_pick": top_pick.get(paper_measure, "none"), "ax10_pick_share": float(top_share.get(paper_measure, np.nan)),
+    }

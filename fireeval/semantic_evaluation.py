@@ -12,6 +12,7 @@ Ranking rule everywhere: score descending, ties to the lower item index
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "rank_order",
@@ -23,6 +24,14 @@ __all__ = [
     "mean_relevant_at_threshold",
     "rowwise_pearson",
     "proxy_correlation",
+    "random_ndcg_both_directions",
+    "text_only_scores",
+    "ndcg_table",
+    "instance_table",
+    "run_order_note",
+    "random_ndcg_checks",
+    "stop_word_check",
+    "relevance_matrices",
 ]
 
 
@@ -214,3 +223,128 @@ def random_ndcg_both_directions(video_captions, proxy: str = "bow", n_caption_qu
     a = float(expected_random_ndcg(t2v, gain=gain).mean())
     b = float(expected_random_ndcg(v2t, gain=gain).mean())
     return {"text-to-video": a, "video-to-text": b, "mean": 0.5 * (a + b), "share_relevant": float((t2v > 0).mean())}
+
+
+def text_only_scores(query_captions, video_captions) -> np.ndarray:
+    """A text-only baseline run: TF-IDF cosine between each query and one *other* caption of each video.
+
+    Video ``j`` is represented by its first caption that differs from query ``j``'s text
+    (its first caption if all equal it), so the baseline never sees the query's own copy
+    nor a pixel; the TF-IDF vocabulary is fitted on the queries and these captions.
+    Returns ``(n_queries, n_videos)``. It shows how much caption proxies reward matching
+    the words of a video's descriptions.
+
+    >>> text_only_scores(["a dog runs", "a cat"], [["a dog runs", "dog running"], ["a cat", "cat sits"]]).round(2)
+    array([[0.38, 0.  ],
+           [0.  , 0.62]])
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    query_captions = list(query_captions)
+    other = [next((c for c in caps if c != q), caps[0]) for q, caps in zip(query_captions, video_captions)]
+    tfidf = TfidfVectorizer().fit(query_captions + other)
+    return (tfidf.transform(query_captions) @ tfidf.transform(other).T).toarray()
+
+
+def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential")) -> pd.DataFrame:
+    """Mean :func:`proxy_ndcg` (%) of every run under every relevance matrix and gain.
+
+    Queries (rows) with a NaN in a relevance matrix (e.g. METEOR on a sample) are left
+    out for that matrix. Long frame: run, proxy, gain, nDCG (percent).
+
+    >>> ndcg_table({"r": np.array([[0.9, 0.1]])}, {"bow": np.array([[1.0, 0.5]])}, gains=("linear",))
+      run proxy    gain  nDCG
+    0   r   bow  linear 100.0
+    """
+    rows = []
+    for run, scores in run_scores.items():
+        scores = np.asarray(scores)
+        for p, rel in relevance.items():
+            rel = np.asarray(rel)
+            keep = ~np.isnan(rel).any(axis=1)
+            for gain in gains:
+                value = proxy_ndcg(scores[keep], rel[keep], gain=gain).mean()
+                rows.append({"run": run, "proxy": p, "gain": gain, "nDCG": 100 * value})
+    return pd.DataFrame(rows)
+
+
+def instance_table(run_scores: dict, ks=(1, 5, 10)) -> pd.DataFrame:
+    """Instance metrics (%) of each run: R@K of the diagonal positive and their GMR (:func:`recall_at_ks`).
+
+    >>> instance_table({"r": np.eye(2)}, ks=(1,))
+         R@1    GMR
+    r  100.0  100.0
+    """
+    return pd.DataFrame({run: recall_at_ks(positive_rank(s), ks) for run, s in run_scores.items()}).T * 100
+
+
+def run_order_note(ndcg_linear: pd.DataFrame, proxies) -> tuple[bool, str]:
+    """Whether every proxy orders the runs the same way, and a sentence saying so (and whether SYN is lowest).
+
+    ``ndcg_linear`` has runs as rows and proxies as columns. The sentence states the
+    common order (best first) or that the orders differ, then whether SYN gives every
+    run its lowest score, as in Wray et al.'s Table 3.
+
+    >>> t = pd.DataFrame({"bow": [50.0, 20.0], "syn": [30.0, 10.0]}, index=["a", "b"])
+    >>> print(run_order_note(t, ["bow", "syn"])[1])
+    every proxy orders the runs the same way (a > b); SYN gives every run its lowest score, as in the paper's Table 3
+    """
+    proxies = list(proxies)
+    orders = {p: tuple(ndcg_linear[p].sort_values(ascending=False).index) for p in proxies}
+    same = len(set(orders.values())) == 1
+    syn_lowest = "syn" in proxies and bool((ndcg_linear[proxies].idxmin(axis=1) == "syn").all())
+    note = (("every proxy orders the runs the same way (" + " > ".join(orders[proxies[0]]) + ")"
+             if same else "the proxies do not all order the runs the same way (see the table)")
+            + ("; SYN gives every run its lowest score, as in the paper's Table 3" if syn_lowest else
+               "; unlike the paper's Table 3, SYN is not every run's lowest score"))
+    return same, note
+
+
+def random_ndcg_checks(random_run: dict, relevance: dict, paper_setting: dict, paper_random: dict) -> pd.DataFrame:
+    """Random-ranking nDCG (%, linear gain) in several settings, one row per setting, one column per proxy.
+
+    ``random_run``: the measured nDCG (%) of a random run, per proxy; ``relevance``:
+    the (query, video) matrices; ``paper_setting``: :func:`random_ndcg_both_directions`
+    results (fractions) per proxy; ``paper_random``: the paper's Random row (%). Rows:
+    the random run, its closed-form expectation (:func:`expected_random_ndcg`), the
+    video-to-text direction, the paper's setting, the share of pairs with relevance > 0
+    (%), and the paper's value.
+    """
+    checks = {"random run here (1k-A, text→video)": dict(random_run),
+              "expected value, same setting": {p: 100 * expected_random_ndcg(r).mean() for p, r in relevance.items()},
+              "1k-A, video→text": {p: 100 * expected_random_ndcg(np.asarray(r).T).mean()
+                                   for p, r in relevance.items()},
+              "full test split, both directions": {p: 100 * d["mean"] for p, d in paper_setting.items()},
+              "pairs with relevance > 0 (%), 1k-A": {p: 100 * float((np.asarray(r) > 0).mean())
+                                                     for p, r in relevance.items()},
+              "Random (paper, Table 3)": {p: paper_random[p] for p in relevance}}
+    return pd.DataFrame(checks).T
+
+
+def stop_word_check(video_captions, query_captions, stop_lists: dict) -> pd.DataFrame:
+    """BoW relevance under different stop lists: share of pairs with relevance > 0 and expected random nDCG (%).
+
+    ``stop_lists`` maps a name to a stop-word collection passed to
+    :func:`fireeval.similarity.query_relevance`. Rows are the names (index "stop words").
+    """
+    from fireeval import similarity as sim
+
+    variants = {name: sim.query_relevance(video_captions, query_captions, "bow", stop_words=sw)
+                for name, sw in stop_lists.items()}
+    return pd.DataFrame({"pairs with relevance > 0 (%)": {n: 100 * float((r > 0).mean()) for n, r in variants.items()},
+                         "expected random BoW nDCG (%)": {n: 100 * expected_random_ndcg(r).mean()
+                                                          for n, r in variants.items()}}).rename_axis("stop words")
+
+
+def relevance_matrices(captions, proxies, tagger=None) -> dict:
+    """Caption-to-caption relevance ``{proxy: (n, n)}`` (:func:`fireeval.similarity.similarity_matrix`).
+
+    ``tagger``: the part-of-speech tagger for PoS and SYN (default :func:`fireeval.nlp.pos_tag`).
+
+    >>> relevance_matrices(["a red car", "a car"], ["bow"])["bow"]
+    array([[1. , 0.5],
+           [0.5, 1. ]])
+    """
+    from fireeval import similarity as sim
+
+    return {p: sim.similarity_matrix(captions, captions, p, tagger=tagger) for p in proxies}

@@ -30,9 +30,19 @@ import pandas as pd
 from .baselines import blind_prior, compact, nms_keep
 from .moments import KS, THETAS, measure_names, score_all, temporal_iou
 
-__all__ = ["DEFAULT_NMS_THRESHOLDS", "nms_variants", "rescale", "truncate_iou", "family_scores"]
+__all__ = ["DEFAULT_NMS_THRESHOLDS", "nms_thresholds", "nms_variants", "rescale", "truncate_iou", "family_scores",
+           "distinct_family_scores"]
 
 DEFAULT_NMS_THRESHOLDS = tuple(np.round(np.linspace(0.05, 1.0, 20), 2).tolist())
+
+
+def nms_thresholds(n: int) -> tuple:
+    """``n`` NMS thresholds evenly spaced from 0.05 to 1.0 (rounded to 3 decimals); ``(1.0,)`` when n <= 1.
+
+    >>> nms_thresholds(3), nms_thresholds(1)
+    ((0.05, 0.525, 1.0), (1.0,))
+    """
+    return tuple(np.round(np.linspace(0.05, 1.0, n), 3).tolist()) if n > 1 else (1.0,)
 
 
 def nms_variants(moments, thresholds=DEFAULT_NMS_THRESHOLDS) -> np.ndarray:
@@ -163,3 +173,20 @@ def _label(r) -> str:
         parts.append(f"nms={r.nms:g}")
     parts += [f"scale={r.scale:g}", f"depth={r.depth}"]
     return " | ".join(parts)
+
+
+def distinct_family_scores(lists: dict, gt, durations, **kwargs):
+    """:func:`family_scores` without duplicates: variants whose per-query scores equal an earlier one's are dropped.
+
+    Post-processing often leaves a list unchanged (NMS that suppresses nothing, a depth
+    beyond what NMS left); such variants are one system, not several
+    (:func:`fireeval.selection.unique_variants`, first variant kept). ``kwargs`` go to
+    :func:`family_scores`. Returns ``(table, scores, n_built)``: the distinct variants'
+    table (re-indexed from 0) and scores, and how many variants were built before
+    dropping duplicates.
+    """
+    from .selection import unique_variants
+
+    table, scores = family_scores(lists, gt, durations, **kwargs)
+    distinct = unique_variants(scores)
+    return table.iloc[distinct].reset_index(drop=True), scores[distinct], len(table)

@@ -95,3 +95,12 @@ def test_activitynet_baselines_are_labelled_and_aligned():
     assert len(out) == 5 and any(n.startswith("blind prior") for n in out) and "uniform random" in out
     assert all(v.shape == (3, 10, 2) for v in out.values())
     assert np.isnan(out["full video"][:, 1:]).all()
+
+
+def test_synthetic_activitynet_inputs_has_the_real_loaders_keys():
+    d = baselines.synthetic_activitynet_inputs(40, seed=1, n_rated=8)
+    assert set(d) == {"gt", "durations", "train_gt", "train_durations", "rater_queries", "raters", "note"}
+    assert d["raters"].shape == (5, 8, 2) and d["rater_queries"].tolist() == list(range(8))
+    assert d["train_gt"].shape == (5000, 2) and "SYNTHETIC" in d["note"]
+    # Raters are shifted 3 s later on average (the stand-in's systematic shift).
+    assert np.mean(d["raters"][..., 0] - d["gt"][:8, 0]) > 0

@@ -1,6 +1,7 @@
 """FIRE pooling, corrected positives, leave-model-out, and the proxy annotator."""
 import numpy as np
 import pytest
+import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -321,3 +322,68 @@ def test_stratified_verdicts_covers_each_stratum():
     again = fire.stratified_verdicts(queries, videos, {"x": s1, "y": s2}, {"x": 0.5, "y": 0.5}, cand,
                                      n_per_stratum=5, seed=0, n_captions=2)
     assert out.equals(again)
+
+
+# ------------------------------------------------------------------ tables and figure frames (hand-made cases)
+def test_table1_nested_comparison_and_leave_model_out_nested():
+    lists = {"A": np.array([[0, 1, 2], [0, 1, 2]]), "B": np.array([[1, 0, 2], [2, 1, 0]])}
+    original = np.eye(3, dtype=bool)[:2]
+    corrected = original | np.array([[0, 1, 0], [0, 0, 0]], bool)
+    t1 = fire.table1(lists, original, corrected, ks=(1,), ap_depth=3)
+    nested = fire.table1_nested(t1)
+    # A: C@1 original = (1 + 0)/2, corrected the same; B: original 0/2, corrected 1/2 (row 0 finds video 1)
+    assert nested["A"]["C@1"] == {"original": 0.5, "corrected": 0.5, "delta": 0.0}
+    assert nested["B"]["C@1"] == {"original": 0.0, "corrected": 0.5, "delta": 0.5}
+    paper = {"P": {"C@1": (40.0, 5.0)}}
+    truth = pd.DataFrame({"C@1": [1.0]}, index=["A"])
+    view = fire.table1_comparison(t1, paper, "here", truth=truth, metrics=["C@1", "AP@3", "C@5"])
+    assert list(view.columns) == [(m, q) for m in ("C@1", "AP@3") for q in ("original", "corrected", "delta")]
+    assert view.loc[("here", "B"), ("C@1", "delta")] == pytest.approx(50.0)
+    assert view.loc[("FIRE paper (human labels)", "P"), ("C@1", "corrected")] == pytest.approx(45.0)
+    assert view.loc[("simulation truth", "A"), ("C@1", "corrected")] == pytest.approx(100.0)
+    assert np.isnan(view.loc[("simulation truth", "A"), ("C@1", "original")])
+    J = fire.judge_pool({"A": lists["A"]}, 3, corrected, depth=2)
+    t4 = fire.leave_model_out(lists, original, J, ks=(1,), ap_depth=3)
+    lmo = fire.leave_model_out_nested(t4)
+    assert lmo["B"]["All"]["C@1"] == 0.5 and lmo["B"]["New"]["C@1"] == 0.5   # A's judgements count for B
+    assert lmo["A"]["New"]["C@1"] == 0.5 and set(lmo["A"]["All"]) == {"C@1", "AP@3"}
+
+
+def test_per_query_array_layout_and_unknown_metric():
+    lists = {"A": np.array([[0, 1], [0, 1]]), "B": np.array([[1, 0], [1, 0]])}
+    arr = fire.per_query_array(lists, np.eye(2, dtype=bool), ["C@1", "AP@2"], ks=(1,), ap_depth=2)
+    assert arr.shape == (2, 2, 2)
+    assert arr[:, 0].tolist() == [[1, 0], [0, 1]]          # C@1 per model, per query
+    assert arr[0, 1].tolist() == [1.0, 0.5]                # AP@2 of A: positive at rank 1, then rank 2
+    with pytest.raises(ValueError, match="C@5"):
+        fire.per_query_array(lists, np.eye(2, dtype=bool), ["C@5"], ks=(1,))
+
+
+def test_correctness_by_labels_stacks_labellings_in_order():
+    lists = {"A": np.array([[0, 1], [0, 1]]), "B": np.array([[1, 0], [1, 0]]), "C": np.array([[0, 1], [0, 1]])}
+    original = np.eye(2, dtype=bool)
+    corrected = np.ones((2, 2), dtype=bool)
+    g = fire.correctness_by_labels(lists, {"original": original, "corrected": corrected}, 1, chars=[10, 30])
+    assert list(g.columns) == ["chars", "group", "labels"]
+    assert g.values.tolist() == [[10, "A only", "original"], [30, "B only", "original"],
+                                 [10, "Both", "corrected"], [30, "Both", "corrected"]]
+    with pytest.raises(ValueError, match="two models"):
+        fire.correctness_by_labels({"A": lists["A"]}, {"o": original}, 1)
+
+
+def test_calibrated_annotators_by_hand():
+    queries = ["a red car", "a dog", "a red car parks"]
+    videos = [["a red car", "red car"], ["a dog", "dog barks"], ["a car parks", "red car parks"]]
+    scores = {"m": np.array([[1.0, 0.0, 0.9], [0.0, 1.0, 0.5], [0.8, 0.0, 1.0]])}
+    out = fire.calibrated_annotators(queries, videos, scores, ["bow"], 0.5, [0.3, 0.6, 0.9], depth=2)
+    pooled = np.array([[0, 0, 1], [0, 0, 1], [1, 0, 0]], bool)   # top 2 minus the own video
+    assert (out["pooled"] == pooled).all()
+    expected = fire.caption_agreement(queries, videos, "bow", "max", own_video=np.arange(3))
+    assert np.allclose(out["scores"]["bow"], expected)
+    share = {t: float((expected[pooled] >= t).mean()) for t in (0.3, 0.6, 0.9)}
+    best = min((abs(s - 0.5), -t) for t, s in share.items())
+    assert out["thresholds"]["bow"] == -best[1]
+    assert out["pooled_share"]["bow"] == share[out["thresholds"]["bow"]]
+    fixed = fire.calibrated_annotators(queries, videos, scores, ["bow"], 0.5, [0.3], fixed={"bow": 0.7, "syn": 0.2},
+                                       depth=2)
+    assert fixed["thresholds"] == {"bow": 0.7}

@@ -158,3 +158,13 @@ def test_msvd_captions_and_split():
     assert msvd.load_captions("test", normalise=True)[ids[0]][0] == msvd.normalise_caption(caps[ids[0]][0])
     with pytest.raises(ValueError, match="split"):
         msvd.load_split("dev")
+
+
+def test_named_judgements_renames_tags_to_printed_names(tmp_path):
+    labels = fire_ds.read_labels(write_fixture(tmp_path, ENTRIES))
+    J, stats = fire_ds.named_judgements(labels, QUERIES, VIDEOS)
+    raw, raw_stats = fire_ds.to_judgements(labels, QUERIES, VIDEOS)
+    assert J.models == ("CLIP4Clip", "SSB", "TeachText") and stats == raw_stats
+    assert (J.relevant == raw.relevant).all() and (J.contributed == raw.contributed).all()
+    J2, _ = fire_ds.named_judgements(labels, QUERIES, VIDEOS, {"CE": "X"})
+    assert J2.models == ("CLIP4CLIP", "SSB", "X")

@@ -139,3 +139,63 @@ def test_simulated_systems_are_graded_and_valid():
     assert (np.diff(ax10) < 0).all()  # system_1 best, strictly graded
     again = simulate_moments(2000, 6, seed=5)[2]
     assert all(np.array_equal(again[s], preds[s]) for s in preds)
+
+
+def test_expected_swaps_against_hand_computed_normal_approximation():
+    # Two systems on 4 queries: differences [1, 0, 1, 0] -> mean 0.5, population SD 0.5, z = √n.
+    pq = np.array([[[1, 0, 1, 0], [0, 0, 0, 0]]], dtype=float)
+    z = np.sqrt(9.0)
+    expected = 2 * stats.norm.cdf(z) * stats.norm.sf(z)
+    assert moments.expected_swaps(pq, 9) == pytest.approx([expected])
+    # Constant differences never swap; three systems sum three pairs.
+    pq3 = np.array([[[1, 1], [0, 0], [0.5, 0.5]]])
+    assert moments.expected_swaps(pq3, 5).tolist() == [0.0]
+
+
+def _hand_stability():
+    ks, thetas = (1, 5), (0.5,)
+    names = moments.measure_names(ks, thetas)  # R@1,0.5  R@5,0.5  AxIoU@1  AxIoU@5
+    mean = np.array([[0.5, 0.9], [0.8, 0.95], [0.7, 0.8], [0.6, 0.99]])
+    return ks, thetas, names, {"mean": mean, "var": np.zeros_like(mean)}
+
+
+def test_stability_frame_columns():
+    ks, thetas, names, stab = _hand_stability()
+    f = moments.stability_frame(stab, [50, 100], names)
+    assert len(f) == 8 and f.loc[1, "mean τ"] == 0.9 and f.loc[1, "n"] == 100
+    assert f["measure (at this K)"].tolist()[::2] == ["R@K,0.5", "R@K,0.5", "AxIoU@K", "AxIoU@K"]
+    assert f["K"].tolist()[::2] == ["K = 1", "K = 5", "K = 1", "K = 5"]
+    assert f["family"].tolist()[::2] == ["R@K,θ", "R@K,θ", "AxIoU@K", "AxIoU@K"]
+
+
+def test_stability_findings_hand_made():
+    ks, thetas, names, stab = _hand_stability()
+    rng = np.random.default_rng(0)
+    pq = rng.random((4, 3, 20))
+    out = moments.stability_findings(stab, [50, 100], pq, ks=ks, thetas=thetas)
+    assert out["stab_n_small"] == 50
+    assert (out["stab_most"], out["stab_most_tau"]) == ("R@5,0.5", 0.8)
+    assert (out["stab_least"], out["stab_least_tau"]) == ("R@1,0.5", 0.5)
+    assert out["stab_ax_mean"] == pytest.approx(0.65) and out["stab_r_mean"] == pytest.approx(0.65)
+    assert out["stab_order_k1"] == "AxIoU@1 > R@1,0.5"
+    assert out["stab_order_k5"] == "R@5,0.5 > AxIoU@5"
+    # R@1,0.5 beats AxIoU@1 at n = 100 only; R@5,0.5 beats AxIoU@5 at n = 50 only.
+    assert out["stab_vs_k1"] == "R@1,0.5 at n = 100"
+    assert out["stab_vs_k5"] == "R@5,0.5 at n = 50"
+    assert (out["stab_ax_wins"], out["stab_n_comparisons"]) == (2, 4)
+    assert out["stab_beaten"].startswith("no R@K,θ is more stable")
+    assert out["stab_top5"] == "R@5,0.5, AxIoU@1, AxIoU@5, R@1,0.5"
+    assert out["stab_r07_least"] == "not always the least stable"  # there is no R@K,0.7 here
+    swaps = moments.expected_swaps(pq, 50)
+    assert out["stab_swap_rho"] == pytest.approx(stats.spearmanr(-swaps, stab["mean"][:, 0]).statistic)
+
+
+def test_noisy_iou_table_matches_its_parts():
+    t, gap = moments.noisy_iou_table([0.2, 0.5], 0.5, [0.1, 0.2], n=500, rng=3)
+    assert len(t) == 2 * 2 * 3 * 2
+    ana = moments.noisy_iou_bias_variance(np.array([0.2, 0.5]), 0.5, 0.2)
+    sim = moments.simulate_noisy_iou(np.array([0.2, 0.5]), 0.5, 0.2, n=500, rng=3)
+    rows = t[(t["σ"] == 0.2) & (t["measure"] == "R@1,0.5") & (t["statistic"] == "variance")]
+    assert rows["analytic"].tolist() == ana["R"]["variance"].tolist()
+    assert rows["simulated"].tolist() == sim["R"]["variance"].tolist()
+    assert gap == pytest.approx(float((t["analytic"] - t["simulated"]).abs().max()))

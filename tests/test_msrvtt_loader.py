@@ -47,3 +47,14 @@ def test_missing_root_names_the_fix(tmp_path, monkeypatch):
     monkeypatch.setattr(ds, "SHARED_DATA", tmp_path / "nowhere")
     with pytest.raises(DataUnavailable, match="FIREEVAL_DATA"):
         msrvtt.load_queries(root=tmp_path)
+
+
+def test_captions_outside_1ka_exclude_its_videos():
+    require_data(msrvtt.QUERIES, msrvtt.CAPTIONS["test"], msrvtt.CAPTIONS["val"])
+    ids = list(msrvtt.load_queries()["video_id"])
+    caps, n_videos = msrvtt.captions_outside(ids)
+    test, val = msrvtt.load_video_captions("test"), msrvtt.load_video_captions("val")
+    outside = [v for v in {**test, **val} if v not in set(ids)]
+    assert n_videos == len(outside) == len(test) + len(val) - 1000
+    assert len(caps) == sum(len({**test, **val}[v]) for v in outside)
+    assert caps[:20] == test[outside[0]]

@@ -154,3 +154,50 @@ def test_bad_inputs_name_the_problem():
         noise.simulate_raters([[0, 1], [5, 2]], 1.0)
     with pytest.raises(ValueError, match="does not match"):
         noise.system_means(np.zeros((1, 3, 10, 2)), np.zeros((4, 2)))
+
+
+def test_measure_family_and_family_means_hand_made():
+    assert [noise.measure_family(m) for m in ("R@1,0.3", "R@10,0.7", "AxIoU@5")] == ["R@K,0.3", "R@K,0.7", "AxIoU@K"]
+    names = ["R@1,0.3", "R@1,0.7", "R@5,0.3", "R@5,0.7", "AxIoU@1", "AxIoU@5"]
+    v = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 7.0], [0.0, 0.0, 1.0, 0.0, 2.0, 2.0]])
+    out = noise.family_means(v, names, ["R@K,0.3", "R@K,0.7", "AxIoU@K"])
+    assert out["R@K,0.3"].tolist() == [2.0, 0.5]
+    assert out["R@K,0.7"].tolist() == [3.0, 0.0]
+    assert out["AxIoU@K"].tolist() == [6.0, 2.0]
+    assert noise.family_means(v[0], names, ["AxIoU@K"]) == {"AxIoU@K": 6.0}
+
+
+def _tiny_setup():
+    gt = np.array([[0.0, 10.0], [5.0, 15.0], [20.0, 30.0], [2.0, 8.0]])
+    rng = np.random.default_rng(1)
+    preds = gt[None, :, None, :] + rng.normal(0, 2, size=(3, 4, 10, 2))
+    preds[..., 1] = np.maximum(preds[..., 1], preds[..., 0] + 0.5)
+    raters = gt[None] + np.array([1.0, 1.5, 0.5])[:, None, None]  # three raters, each a shift
+    return gt, preds, raters
+
+
+def test_compare_with_simulation_is_its_parts():
+    gt, preds, raters = _tiny_setup()
+    out = noise.compare_with_simulation(preds, gt, raters, 1.5, n_trials=3, n_raters=3, seed=2)
+    real = noise.real_rater_experiment(preds, gt, raters)
+    c, n = noise.noise_experiment(preds, gt, [1.5], 3, 3, "code", 2)
+    sim = noise.noise_error(c, n)[0]
+    np.testing.assert_array_equal(out["real"]["error_median"], real["error_median"])
+    np.testing.assert_array_equal(out["simulated_error"], sim)
+    assert out["ratio"] == pytest.approx(np.mean(real["error_median"] / np.maximum(sim, 1e-12)))
+    # Shifted raters agree: pairwise IoU of [s+a, e+a] and [s+b, e+b] is (L - |a-b|) / (L + |a-b|).
+    r = noise.simulate_raters(gt, 1.5, 20, 3, rng=2)
+    assert out["sim_pairwise"] == pytest.approx(float(noise.pairwise_iou(r).mean()))
+    assert out["sim_vs_truth"] == pytest.approx(float(noise.rater_agreement_with_truth(gt, r).mean()))
+
+
+def test_rater_study_falls_back_to_largest_sigma_without_match():
+    gt, preds, raters = _tiny_setup()
+    # On a grid of only σ = 0 and 0.1 simulated raters agree more (IoU ≈ 0.92) than the shifted real ones
+    # (≈ 0.876), so no σ matches and the comparison runs at the largest σ of the experiment.
+    out = noise.rater_study(preds, gt, np.array([0, 2]), raters[:, [0, 2]], sigmas=[1.0, 3.0], n_trials=2,
+                            n_raters=3, seed=0, sigma_grid=[0.0, 0.1], match_trials=2)
+    assert out["error"].shape == (2, len(measure_names()))
+    assert not out["match"]["in_range"] and np.isnan(out["match"]["sigma"])
+    assert out["sim_sigma"] == 3.0
+    assert out["vs_truth"] == pytest.approx(float(noise.rater_agreement_with_truth(gt[[0, 2]], raters[:, [0, 2]]).mean()))

@@ -245,3 +245,71 @@ def test_contributors_all_counts_unpooled_runs_as_owners():
     assert nist.unique_contributions(by="group")["n_unique"].tolist() == [1, 0]  # y only
     with pytest.raises(ValueError, match="contributors must be"):
         pooling.build_pool(runs, contributors="some")
+
+
+# ---------------------------------------------------------------- notebook helpers
+def test_sweep_tau_first_depth_and_table():
+    from scipy import stats
+    rng = np.random.default_rng(4)
+    reference = {"map": rng.random((6, 4)), "P_10": rng.random((6, 4))}
+    # depth 1: noise; depth 2: the reference itself (tau = 1)
+    values = {m: np.stack([rng.random((6, 4)), r]) for m, r in reference.items()}
+    sweep = pooling.DepthSweep(np.array([1, 2]), list("ABCDEF"), np.array(list("1234")), values, reference)
+    tau = sweep.tau("map")
+    assert tau.index.tolist() == [1, 2] and tau[2] == pytest.approx(1.0)
+    assert tau[1] == pytest.approx(stats.kendalltau(values["map"][0].mean(-1), reference["map"].mean(-1)).statistic)
+    assert sweep.first_depth_above("map", level=0.99) == 2 and sweep.first_depth_above("map", level=1.0) is None
+    table = sweep.tau_table(["map", "P_10"], at=(1, 3))
+    assert list(table.columns) == ["smallest K with τ > 0.90", "τ at K = 1"]  # K = 3 was not swept
+    assert table.loc["P_10", "τ at K = 1"] == pytest.approx(sweep.tau("P_10")[1])
+
+
+def test_sweep_depths_and_verdicts():
+    assert pooling.sweep_depths(3, 100) == [1, 2, 3, 100]
+    assert pooling.sweep_depths(5, 5) == [1, 2, 3, 4, 5]
+    assert pooling.depth_verdict(None).startswith("τ never exceeds 0.90")
+    assert "(K = 3 here)" in pooling.depth_verdict(3) and "as shallow as" in pooling.depth_verdict(3)
+    assert pooling.depth_verdict(12).startswith("a pool 4 times as deep")
+    hardest = pooling.shallow_pool_advice(pd.Series({"map": 9, "P_10": 3, "ndcg": 5}), "map", label=str.upper)
+    assert hardest["robust"] == ["P_10"] and hardest["robust_k"] == 3 and hardest["main_hardest"]
+    assert "shallower pool than MAP" in hardest["verdict"]
+    tie = pooling.shallow_pool_advice(pd.Series({"map": 3, "P_10": 3}), "map")
+    assert tie["robust"] == ["map", "P_10"] and not tie["main_hardest"]  # not strictly shallower
+    never = pooling.shallow_pool_advice(pd.Series({"map": None, "P_10": None}), "map")
+    assert never["robust"] == [] and never["robust_k"] is None and not never["main_hardest"]
+    # another measure never reaching 0.90 means main is not the most demanding
+    assert not pooling.shallow_pool_advice(pd.Series({"map": 9, "P_10": None}), "map")["main_hardest"]
+
+
+def test_compare_leave_outs_tiny(tiny):
+    runs, groups, qrels, pool = tiny
+    out = pooling.compare_leave_outs(pool, qrels, "map", run_type=["manual", "automatic", "automatic"])
+    t = out.table
+    # Hand-computed AP, 5 relevant (a s u w b): A1 a s u at 1-3; A2 s at 1, w at 3; B1 a, b at 1-2.
+    np.testing.assert_allclose(t["original"], [3 / 5, (1 + 2 / 3) / 5, 2 / 5])
+    # Run out: A1 loses u, A2 loses w, B1 loses b (4 relevant left each).
+    np.testing.assert_allclose(t["run left out"], [2 / 4, 1 / 4, 1 / 4])
+    # Group out: G1 loses s u w (a, b left), G2 loses b (4 left).
+    np.testing.assert_allclose(t["group left out"], [1 / 2, 0.0, 1 / 4])
+    np.testing.assert_allclose(t["drop (group)"], t["original"] - t["group left out"])
+    assert t["group"].tolist() == ["G1", "G1", "G2"] and t["type"].tolist()[0] == "manual"
+    assert out.original.shape == out.group_out.shape == (3, 1)
+    assert out.tau("group left out") == pytest.approx(1.0)
+    assert out.places_lost().tolist() == [0, 0, 0] and out.n_gain() == 0
+    assert pooling.losers_sentence(t, n=1).startswith("0 of the five largest group drops are manual runs (only 1 of the 3")
+    assert pooling.losers_sentence(t.assign(type="x"), fallback="none") == "none"
+    assert pooling.gain_sentence(2).startswith("2 runs *gain*") and pooling.gain_sentence(1).startswith("1 run *gain*")
+    risk = pooling.leave_out_risk(pool, qrels, t, ks=(1, 3))
+    assert {"unique relevant share", "judged@1", "judged@3", "relative drop"} <= set(risk.columns)
+    assert risk.loc["A1", "unique relevant share"] == pytest.approx(2 / 3)  # s, u of a, s, u
+    assert risk.loc["A2", "judged@3"] == pytest.approx(1 / 3)  # s, w are G1's own; v stays judged
+    np.testing.assert_allclose(risk["relative drop"], t["drop (group)"] / t["original"])
+
+
+def test_places_lost_and_gains():
+    table = pd.DataFrame({"original": [0.5, 0.4, 0.3], "group left out": [0.2, 0.4, 0.35]},
+                         index=pd.Index(["A", "B", "C"], name="run"))
+    table["drop (group)"] = table["original"] - table["group left out"]
+    out = pooling.LeaveOutComparison(None, None, None, table)
+    assert out.places_lost().tolist() == [2, -1, -1]  # A falls from 1st to 3rd
+    assert out.n_gain() == 1  # C rose

@@ -120,3 +120,25 @@ def test_normal_model_predicts_simulated_swap_threshold():
 def test_swap_rates_need_enough_topics():
     with pytest.raises(ValueError, match="two disjoint subsets of 6 need 12 items"):
         reliability.swap_rates(np.zeros((3, 10)), size=6)
+
+
+def test_warning_threshold_matches_naive_loop_and_reads_well():
+    share = np.array([0.52, 0.61, 0.74, 0.86, 0.93, 0.97])
+    loss = pd.Series([0.09, 0.05, 0.01, 0.03, 0.0, 0.015], index=list("ABCDEF"))
+    out = reliability.warning_threshold(share, loss, max_loss=0.02)
+    grid = np.round(np.arange(0.5, 1.0001, 0.05), 2)
+    naive = [loss[share >= t].max() for t in grid]
+    np.testing.assert_array_equal(out.worst_above.to_numpy(), naive)  # NaN above the largest share
+    assert out.threshold == 0.9  # D (0.86) lost 3 %
+    assert out.below.index.tolist() == ["A", "B", "C", "D"] and not out.all_safe
+    assert out.sentence() == ("every run whose top 100 was at least 90% judged after its group was left out lost "
+                              "less than 2 % of its score (at most 1.5%); the 4 runs below that line lost up to 9.0%")
+    safe = reliability.warning_threshold(share, loss * 0.1)
+    assert safe.all_safe and safe.threshold is None and "no judged@100 level" in safe.sentence()
+    none = reliability.warning_threshold(share, pd.Series(0.05, index=loss.index))
+    assert none.threshold is None and none.sentence().startswith("no judged@100 level separates")
+    # a grid value above every share covers no run: it is not a threshold
+    high = reliability.warning_threshold([0.95, 0.97], [0.01, 0.03], grid=[0.9, 0.96, 0.98])
+    assert np.isnan(high.worst_above[0.98]) and high.threshold is None and len(high.below) == 2
+    top = reliability.warning_threshold([0.95, 0.97], [0.03, 0.01], grid=[0.9, 0.96, 0.98])
+    assert top.threshold == 0.96 and top.below.tolist() == [0.03]

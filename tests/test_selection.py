@@ -1,5 +1,6 @@
 """Video-grouped splits, validation picks, z-scores and the above-average-everywhere rate."""
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -83,3 +84,37 @@ def test_unique_variants_drops_exact_duplicates():
     s = np.random.default_rng(0).random((4, 2, 5)).astype(np.float32)
     s[2] = s[0]
     assert selection.unique_variants(s).tolist() == [0, 1, 3]
+
+
+def _hand_out():
+    # 4 splits, 3 validation measures; picks index the 3 variants below.
+    picks = np.array([[0, 1, 2], [0, 2, 2], [1, 2, 2], [0, 2, 1]])
+    above = np.array([[False, False, True], [True, False, True], [False, False, False], [False, False, True]])
+    measures = ["R@1,0.5", "R@10,0.3", "AxIoU@10"]
+    return {"picks": picks, "above": above, "val_measures": measures,
+            "rate": dict(zip(measures, above.mean(axis=0).tolist()))}
+
+
+def test_pick_summary_hand_made():
+    table = pd.DataFrame({"variant": ["sys | depth=10", "sys | depth=3", "blind prior | h=0.1"], "depth": [10, 3, 10]})
+    s = selection.pick_summary(_hand_out(), table, max_depth=10)
+    assert (s["best_measure"], s["best_rate"]) == ("AxIoU@10", 0.75)
+    assert s["axiou10_rate"] == 0.75 and s["n_nonzero"] == 2
+    assert s["nonzero_list"] == "AxIoU@10 (0.75), R@1,0.5 (0.25)"
+    assert s["top_pick"].tolist() == ["sys | depth=10", "blind prior | h=0.1", "blind prior | h=0.1"]
+    assert s["top_share"].tolist() == [0.75, 0.75, 0.75]
+    assert (s["n_prior_picks"], s["prior_pickers"]) == (2, "R@10,0.3, AxIoU@10")
+    assert s["truncated_pickers"] == "none"
+    assert s["none_rate"] == 0.25
+    assert s["only_ax10_rate"] == 0.5  # splits 0 and 3: AxIoU@10 alone
+    assert s["paper_cmp"].startswith("The direction agrees") and s["paper_cmp"].endswith("most common one here too.")
+    assert (s["ax10_pick"], s["ax10_pick_share"]) == ("blind prior | h=0.1", 0.75)
+
+
+def test_pick_summary_without_the_paper_measure():
+    out = _hand_out()
+    table = pd.DataFrame({"variant": ["a", "b", "c"], "depth": [10, 3, 10]})
+    s = selection.pick_summary(out, table, max_depth=10, paper_measure="AxIoU@5")
+    assert np.isnan(s["axiou10_rate"]) and s["ax10_pick"] == "none" and s["only_ax10_rate"] == 0.0
+    assert s["paper_cmp"].startswith("Unlike the paper, the highest rate is AxIoU@10's")
+    assert s["truncated_pickers"] == "none" and s["prior_pickers"] == "none"

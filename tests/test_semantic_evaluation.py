@@ -3,6 +3,7 @@ values, an exhaustive permutation oracle and pytrec_eval."""
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 import pytrec_eval
 from hypothesis import given, settings
@@ -96,3 +97,58 @@ def test_random_ndcg_both_directions_small_example():
     own = np.array([[1.0, 1.0, 0, 0, 0, 0]])
     assert out["video-to-text"] == pytest.approx(float(se.expected_random_ndcg(own)[0]))
     assert out["share_relevant"] == pytest.approx(1 / 3)
+
+
+# ------------------------------------------------------------------ table builders (hand-made cases)
+def test_ndcg_table_skips_nan_rows_and_instance_table():
+    runs = {"good": np.array([[0.9, 0.1], [0.1, 0.9]]), "bad": np.array([[0.1, 0.9], [0.9, 0.1]])}
+    rel = {"bow": np.array([[1.0, 0.5], [0.0, 1.0]]), "meteor": np.array([[1.0, 0.0], [np.nan, np.nan]])}
+    t = se.ndcg_table(runs, rel).set_index(["run", "proxy", "gain"])["nDCG"]
+    assert t[("good", "bow", "linear")] == pytest.approx(100.0)
+    # bad, bow, linear: row 0 ranks (0.5, 1) against ideal (1, 0.5); row 1 cut at 1 relevant item: gain 0
+    d = 1 / np.log2(3)
+    assert t[("bad", "bow", "linear")] == pytest.approx(100 * ((0.5 + d) / (1 + 0.5 * d) + 0) / 2)
+    assert t[("bad", "meteor", "linear")] == pytest.approx(0.0)    # only row 0 counts; cut at 1
+    assert len(t) == 2 * 2 * 2
+    inst = se.instance_table(runs, ks=(1,))
+    assert inst.loc["good"].tolist() == [100.0, 100.0] and inst.loc["bad", "R@1"] == 0.0
+
+
+def test_run_order_note_both_cases():
+    same = pd.DataFrame({"bow": [50.0, 20.0], "syn": [30.0, 10.0]}, index=["a", "b"])
+    ok, note = se.run_order_note(same, ["bow", "syn"])
+    assert ok and note.startswith("every proxy orders the runs the same way (a > b)") and "SYN gives" in note
+    differ = pd.DataFrame({"bow": [50.0, 20.0], "syn": [10.0, 30.0]}, index=["a", "b"])
+    ok, note = se.run_order_note(differ, ["bow", "syn"])
+    assert not ok and note.startswith("the proxies do not all") and "unlike the paper" in note
+
+
+def test_random_checks_and_stop_word_check():
+    rel = {"bow": np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.5, 0.0]])}
+    t = se.random_ndcg_checks({"bow": 20.0}, rel, {"bow": {"mean": 0.3}}, {"bow": 34.0, "pos": 30.0})
+    assert t.loc["expected value, same setting", "bow"] == pytest.approx(100 * se.expected_random_ndcg(rel["bow"]).mean())
+    assert t.loc["pairs with relevance > 0 (%), 1k-A", "bow"] == pytest.approx(37.5)
+    assert t.loc["full test split, both directions", "bow"] == pytest.approx(30.0)
+    assert t.loc["Random (paper, Table 3)", "bow"] == 34.0 and list(t.columns) == ["bow"]
+    videos = [["the dog runs", "the dog runs"], ["the cat sleeps", "the cat sleeps"]]
+    from fireeval import similarity as sim
+    s = se.stop_word_check(videos, ["the dog runs", "the cat sleeps"], {"spacy": sim.STOP_WORDS, "none": ()})
+    # without stop words "the" is shared by every pair; with spaCy's list nothing off-diagonal is
+    assert s.loc["none", "pairs with relevance > 0 (%)"] == 100.0
+    assert s.loc["spacy", "pairs with relevance > 0 (%)"] == 50.0
+
+
+def test_text_only_scores_skip_the_query_copy():
+    q = ["a dog runs", "a cat"]
+    s = se.text_only_scores(q, [["a dog runs", "zebra"], ["a cat", "a cat", "cat sits"]])
+    assert s[0, 0] == 0.0                      # video 0 is represented by "zebra", not the query's copy
+    assert s[1, 1] > 0 and s[1, 0] == 0.0
+    assert se.text_only_scores(["red car"], [["red car"]])[0, 0] == pytest.approx(1.0)   # only caption: kept
+
+
+def test_relevance_matrices_match_similarity_matrix():
+    from fireeval import similarity as sim
+    caps = ["a red car", "a car", "a dog"]
+    out = se.relevance_matrices(caps, ["bow"])
+    assert np.allclose(out["bow"], sim.similarity_matrix(caps, caps, "bow"))
+    assert out["bow"][0, 1] == 0.5 and out["bow"][0, 2] == 0.0

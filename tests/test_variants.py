@@ -85,3 +85,22 @@ def test_family_rejects_misaligned_lists_and_unknown_bases():
         variants.family_scores(lists, gt, d, nms_bases=("nope",))
     with pytest.raises(ValueError, match="aligned"):
         variants.family_scores({"x": lists["raw"][:5]}, gt, d)
+
+
+def test_nms_thresholds_grid():
+    assert variants.nms_thresholds(20)[0] == 0.05 and variants.nms_thresholds(20)[-1] == 1.0
+    assert len(variants.nms_thresholds(20)) == 20
+    assert variants.nms_thresholds(1) == (1.0,) and variants.nms_thresholds(0) == (1.0,)
+
+
+def test_distinct_family_scores_drops_exact_duplicates_only():
+    gt = np.array([[0.0, 10.0], [20.0, 30.0]])
+    durations = np.array([40.0, 40.0])
+    # Rank 2 of query 0 beats rank 1 (IoU 1 vs 0.5), so depth 1 and depth 2 score differently.
+    m = np.array([[[5.0, 10.0], [0.0, 10.0]], [[20.0, 31.0], [0.0, 2.0]]])
+    lists = {"a": m, "b": m.copy()}  # "b" is a copy of "a": a duplicate at every depth
+    table, scores = variants.family_scores(lists, gt, durations, scales=(1.0,), depths=(1, 2))
+    dt, ds, n_built = variants.distinct_family_scores(lists, gt, durations, scales=(1.0,), depths=(1, 2))
+    assert n_built == len(table) == 4  # rows: a d1, b d1, a d2, b d2
+    assert dt[["base", "depth"]].values.tolist() == [["a", 1], ["a", 2]] and list(dt.index) == [0, 1]
+    np.testing.assert_array_equal(ds, scores[[0, 2]])

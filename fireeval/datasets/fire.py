@@ -38,7 +38,7 @@ from . import DataError, data_path, registry
 from ..fire import Judgements
 
 __all__ = ["FILES", "POINTERS", "PREDICTIONS", "FIRE_MODELS", "LABELS", "read_lfs_pointer", "read_labels", "parse_labels",
-           "load_labels", "to_judgements", "agreement_table", "load_predictions"]
+           "load_labels", "to_judgements", "named_judgements", "agreement_table", "load_predictions"]
 
 FILES = {"msrvtt": "fire/fire_msrvtt_dataset.json", "msvd": "fire/fire_msvd_dataset.json"}
 POINTERS = {k: v + ".lfs-pointer.txt" for k, v in FILES.items()}
@@ -199,6 +199,14 @@ def to_judgements(labels: pd.DataFrame, queries: Sequence[str], video_ids: Seque
             if m in tags:
                 contributed[tags.index(m), rows, j] = True
     return Judgements(tuple(tags), contributed, judged, relevant), stats
+
+
+def named_judgements(labels: pd.DataFrame, queries: Sequence[str], video_ids: Sequence[str],
+                     names: dict | None = None) -> tuple[Judgements, dict]:
+    """:func:`to_judgements` with the upstream model tags renamed by ``names`` (default :data:`FIRE_MODELS`:
+    the names the paper prints), so they match the keys of the runs being scored."""
+    judgements, stats = to_judgements(labels, queries, video_ids)
+    return judgements.rename(FIRE_MODELS if names is None else names), stats
 
 
 def agreement_table(labels: pd.DataFrame) -> dict:

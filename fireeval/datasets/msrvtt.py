@@ -32,7 +32,7 @@ import pandas as pd
 from . import data_path
 
 __all__ = ["MODELS", "DIAGONAL_ONLY", "QUERIES", "load_queries", "load_video_captions",
-           "load_similarity", "load_video_captions_1ka"]
+           "load_similarity", "load_video_captions_1ka", "captions_outside"]
 
 QUERIES = "msrvtt/MSRVTT_JSFUSION_test.csv"
 CAPTIONS = {"test": "msrvtt/sgn_msrvtt_official_test_captions.json",
@@ -97,3 +97,16 @@ def load_similarity(model: str, root=None, diagonal_only_ok: bool = False) -> np
     if sim.ndim != 2 or sim.shape[0] != sim.shape[1]:
         raise ValueError(f"{path}: expected a square (queries, videos) matrix, got shape {sim.shape}")
     return sim
+
+
+def captions_outside(video_ids, root=None) -> tuple[list, int]:
+    """Captions of the official test + val videos *not* in ``video_ids``, and how many such videos.
+
+    The train split's captions are not in the data folder; these captions of other
+    MSR-VTT videos stand in for them (e.g. in the train--test overlap analysis). Order:
+    test videos in file order, then val; each video's captions in sen_id order.
+    """
+    allcaps = {**load_video_captions("test", root), **load_video_captions("val", root)}
+    inside = set(video_ids)
+    outside = [v for v in allcaps if v not in inside]
+    return [c for v in outside for c in allcaps[v]], len(outside)
