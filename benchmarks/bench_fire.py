@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from fireeval import fire, resampling
+from fireeval.t2v import fire
+from fireeval.stats import resampling
 from fireeval.datasets import has_data, msrvtt
 
 
@@ -44,7 +45,7 @@ def main():
         sims = {m: msrvtt.load_similarity(m) for m in ("clip4clip", "InternVideo2")}
         print("data: real MSR-VTT 1k-A (clip4clip, InternVideo2)")
     else:
-        from fireeval.synthetic_fire import simulate_fire
+        from fireeval.synthetic.fire import simulate_fire
 
         sim = simulate_fire(seed=0)
         queries, captions = sim.queries, sim.data.captions
@@ -87,7 +88,7 @@ def main():
     print(f"target: bootstrap <= 10 s -> {'OK' if fast <= 10 else 'MISSED'}")
 
     if has_data(*files):
-        from fireeval.caption_overlap import train_test_similarity
+        from fireeval.t2v.caption_overlap import train_test_similarity
 
         allcaps = {**msrvtt.load_video_captions("test"), **msrvtt.load_video_captions("val")}
         inside = set(msrvtt.load_queries()["video_id"])
@@ -95,7 +96,7 @@ def main():
         timed(f"train-test overlap: {n} test x {len(train):,} train captions", lambda: train_test_similarity(queries, train))
 
     if args.notebook:
-        from fireeval.notebooks import execute
+        from fireeval.book.notebooks import execute
 
         with tempfile.TemporaryDirectory() as out:
             _, total = timed("whole notebook false_negatives (default parameters)",

@@ -1,6 +1,6 @@
 """Time the AxIoU label-noise experiment: 4 σ x 100 trials x 6 systems x 3720 queries x 12 measures.
 
-Compares fireeval.noise (IoU once per noisy dataset, vectorised over trials, systems,
+Compares fireeval.vmr.noise (IoU once per noisy dataset, vectorised over trials, systems,
 queries and ranks) with naive re-evaluation: one Python-level evaluation per
 (σ, trial, system), as a per-run evaluation script would do, timed on a few trials
 and extrapolated. Uses the real Charades-STA lists when present, else the synthetic
@@ -10,9 +10,9 @@ import time
 
 import numpy as np
 
-from fireeval import noise
+from fireeval.vmr import noise
 from fireeval.datasets import has_data
-from fireeval.moments import MEASURES, score_all, temporal_iou
+from fireeval.core.moments import MEASURES, score_all, temporal_iou
 
 SIGMAS, TRIALS = (1.0, 2.0, 3.0, 4.0), 100
 
@@ -24,7 +24,7 @@ def inputs():
         gt = charades.load_ground_truth()[["start", "end"]].to_numpy()
         preds = charades.load_all_predictions()
         return "Charades-STA (real)", gt, np.stack(list(preds.values()))
-    from fireeval.synthetic_moments import simulate_moments
+    from fireeval.synthetic.moments import simulate_moments
 
     gt, _, preds = simulate_moments(3720, 6, seed=0)
     return "synthetic stand-in", gt, np.stack(list(preds.values()))
@@ -49,7 +49,7 @@ def main():
     clean, noisy = noise.noise_experiment(preds, gt, SIGMAS, TRIALS, seed=0)
     err = noise.noise_error(clean, noisy)
     fast = time.perf_counter() - t
-    print(f"fireeval.noise.noise_experiment + noise_error: {fast:.2f} s (target <= 20 s)")
+    print(f"fireeval.vmr.noise.noise_experiment + noise_error: {fast:.2f} s (target <= 20 s)")
     few = 5
     t = time.perf_counter()
     naive(preds, gt, SIGMAS[:1], few)

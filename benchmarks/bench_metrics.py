@@ -13,9 +13,9 @@ import numpy as np
 import pytrec_eval
 
 from fireeval.datasets import data_path, trec8
-from fireeval.evaluation import evaluate
-from fireeval.runset import RunSet
-from fireeval.trec import read_run
+from fireeval.core.evaluation import evaluate
+from fireeval.core.runset import RunSet
+from fireeval.core.trec import read_run
 
 MEASURES = ["map", "P_10", "ndcg"]
 

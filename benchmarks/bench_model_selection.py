@@ -1,8 +1,8 @@
 """Time the model-selection protocol: >= 500 variants x 12 measures, 100 video-grouped splits.
 
-fireeval scores each variant once per query (fireeval.variants.family_scores), sums
+fireeval scores each variant once per query (fireeval.vmr.variants.family_scores), sums
 per video and evaluates every split as one matrix product
-(fireeval.selection.selection_experiment). The naive alternative re-computes every
+(fireeval.vmr.selection.selection_experiment). The naive alternative re-computes every
 variant's means on every split from per-query scores with boolean masks (already
 avoiding re-scoring); it is timed on a few splits and extrapolated.
 Target: <= 60 s on the 2-core machine, family construction included.
@@ -11,9 +11,9 @@ import time
 
 import numpy as np
 
-from fireeval import baselines, selection, variants
+from fireeval.vmr import baselines, selection, variants
 from fireeval.datasets import has_data
-from fireeval.moments import MEASURES
+from fireeval.core.moments import MEASURES
 
 N_SPLITS = 100
 
@@ -27,7 +27,7 @@ def inputs():
         prior = baselines.normalised_moments(train[["start", "end"]].to_numpy(), train["length"].to_numpy())
         return ("Charades-STA (real)", lists, ("2DTAN_noNMS", "2DTAN_randomized_noNMS"), gt_frame[["start", "end"]].to_numpy(),
                 gt_frame["length"].to_numpy(), gt_frame["video"].to_numpy(), prior)
-    from fireeval.synthetic_moments import simulate_moments
+    from fireeval.synthetic.moments import simulate_moments
 
     gt, lengths, lists = simulate_moments(3720, 6, seed=0)
     tgt, tlen, _ = simulate_moments(5000, 1, seed=1)

@@ -16,10 +16,11 @@ import time
 import numpy as np
 from scipy import stats
 
-from fireeval import moments, reliability
+from fireeval.core import moments
+from fireeval.stats import reliability
 from fireeval.datasets import charades, has_data
-from fireeval.resampling import disjoint_halves
-from fireeval.synthetic_moments import simulate_moments
+from fireeval.stats.resampling import disjoint_halves
+from fireeval.synthetic.moments import simulate_moments
 
 SIZES = [50, 100, 200, 500, 1000, 1860]
 TRIALS = 5000

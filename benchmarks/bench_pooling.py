@@ -3,11 +3,11 @@
     /tmp/venv/bin/python benchmarks/bench_pooling.py [--naive-depths 3] [--naive-runs 5]
 
 1. Depth sweep: build the pool and re-score every run by MAP at K = 1..50 and 100
-   (fireeval.pooling.depth_sweep), against naive re-evaluation -- rebuild the depth-K
+   (fireeval.pooling.pools.depth_sweep), against naive re-evaluation -- rebuild the depth-K
    qrels and call evaluate() for each K (a fresh gain lookup each time) -- and against
    pytrec_eval (the peer tool) scoring one depth-K qrels.
 2. Leave-outs: every run-left-out and group-left-out MAP at once
-   (fireeval.pooling.leave_out_scores), against the naive loop
+   (fireeval.pooling.pools.leave_out_scores), against the naive loop
    evaluate(runs.select([r]), pool.leave_out(qrels, ...)) per run.
 Naive timings are measured on a few depths / runs and extrapolated (marked "est.").
 """
@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from fireeval import pooling
+from fireeval.pooling import pools as pooling
 from fireeval.datasets import has_data, trec8
-from fireeval.evaluation import evaluate
+from fireeval.core.evaluation import evaluate
 
 DEPTHS = list(range(1, 51)) + [100]
 

@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from fireeval import nlp
-from fireeval import similarity as sim
+from fireeval.t2v import nlp
+from fireeval.t2v import similarity as sim
 from fireeval.datasets import epic, msrvtt
 
 

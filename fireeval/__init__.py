@@ -1,6 +1,21 @@
 """fireeval: do video-retrieval benchmarks measure what they claim?
 
-Metrics, pooling, judgement, label-noise and semantic-relevance tools behind the
-executable book. Start with :func:`fireeval.evaluation.evaluate` for ranked runs.
+The package behind the executable book. Its folders mirror the book, and imports
+point one way only (left may be imported by right, never the reverse)::
+
+    core  <-  stats  <-  t2v | pooling | vmr  <-  synthetic  <-  book, cli
+      ^                                                          
+      +---- datasets (loaders; import core only)
+
+- ``core``: TREC files, run sets, judgements, ranking and moment measures, measure names.
+- ``stats``: agreement between rankings, resampling, reliability.
+- ``t2v``: text-to-video retrieval (false negatives, semantic proxies).
+- ``pooling``: pooled judgements (pool depth, leave-out bias).
+- ``vmr``: video moment retrieval (AxIoU: axioms, label noise, model selection).
+- ``synthetic``: seeded stand-ins for unavailable data.
+- ``datasets``: the data registry and one loader per dataset.
+- ``book``: notebook runner, headline/glue, chart theme; ``cli``: the command line.
+
+Start with :func:`fireeval.core.evaluate` for ranked runs.
 """
 __version__ = "0.1.0"

@@ -6,7 +6,7 @@ bash scripts/setup.sh
 # The execution cache keys on each notebook's code only; results also depend on the
 # fireeval package and the data registry, so a change there clears the cache.
 mkdir -p _build
-code_hash=$(cat fireeval/*.py fireeval/datasets/*.py data/registry.json pyproject.toml | sha256sum | cut -d' ' -f1)
+code_hash=$(find fireeval -name "*.py" -print0 | sort -z | xargs -0 cat data/registry.json pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ -d _build/.jupyter_cache ] && [ "$(cat _build/.fireeval-code-hash 2>/dev/null)" != "$code_hash" ]; then
   echo "book: fireeval changed since the last build; re-executing every notebook"
   rm -rf _build/.jupyter_cache

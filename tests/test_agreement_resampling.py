@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from fireeval.agreement import kendall_tau, kendall_tau_matrix, rank_biased_overlap, topk_overlap
-from fireeval.resampling import bootstrap_deviation_quantile, bootstrap_means, disjoint_halves
+from fireeval.stats.agreement import kendall_tau, kendall_tau_matrix, rank_biased_overlap, topk_overlap
+from fireeval.stats.resampling import bootstrap_deviation_quantile, bootstrap_means, disjoint_halves
 
 
 def test_kendall_tau_b_with_ties_by_hand():

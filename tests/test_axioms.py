@@ -4,8 +4,8 @@ import pytest
 from hypothesis import assume, find, given, settings
 from hypothesis import strategies as st
 
-from fireeval import axioms
-from fireeval.moments import measure_function
+from fireeval.vmr import axioms
+from fireeval.core.moments import measure_function
 
 K = 5
 iou_lists = st.lists(st.floats(0, 1, allow_nan=False, width=32), min_size=K, max_size=K)

@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval import baselines
-from fireeval.moments import temporal_iou
+from fireeval.synthetic import moments as synthetic_moments
+from fireeval.vmr import baselines
+from fireeval.core.moments import temporal_iou
 
 
 def _iou(a, b):
@@ -98,7 +99,7 @@ def test_activitynet_baselines_are_labelled_and_aligned():
 
 
 def test_synthetic_activitynet_inputs_has_the_real_loaders_keys():
-    d = baselines.synthetic_activitynet_inputs(40, seed=1, n_rated=8)
+    d = synthetic_moments.activitynet_label_noise_inputs(40, seed=1, n_rated=8)
     assert set(d) == {"gt", "durations", "train_gt", "train_durations", "rater_queries", "raters", "note"}
     assert d["raters"].shape == (5, 8, 2) and d["rater_queries"].tolist() == list(range(8))
     assert d["train_gt"].shape == (5000, 2) and "SYNTHETIC" in d["note"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fireeval.caption_overlap import length_correlations, train_test_similarity
+from fireeval.t2v.caption_overlap import length_correlations, train_test_similarity
 
 TEST = ["a man is cooking", "a dog runs in a park", "people dance", "a man is cooking pasta"]
 TRAIN = ["a man is cooking", "a woman cooks", "dogs run", "a cat sleeps", "someone is dancing", "a man cooks pasta"]

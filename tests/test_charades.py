@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fireeval import moments
+from fireeval.core import moments
 from fireeval.datasets import charades, data_path
 from tests.conftest import require_data
 

@@ -8,8 +8,8 @@ from conftest import require_data
 
 from fireeval import cli
 from fireeval.datasets import DataError, DataUnavailable, data_path, registry
-from fireeval.notebooks import ParameterError, coerce_parameters, declared_parameters, load, parse_value
-from fireeval.report import to_jsonable
+from fireeval.book.notebooks import ParameterError, coerce_parameters, declared_parameters, load, parse_value
+from fireeval.book.report import to_jsonable
 
 NAME = "trec8_adhoc/runs.tsv"
 

@@ -6,10 +6,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats
 
-from fireeval import moments, reliability
-from fireeval.agreement import kendall_tau_batch
-from fireeval.resampling import disjoint_halves
-from fireeval.synthetic_moments import simulate_moments
+from fireeval.core import moments
+from fireeval.stats import reliability
+from fireeval.stats.agreement import kendall_tau_batch
+from fireeval.stats.resampling import disjoint_halves
+from fireeval.synthetic.moments import simulate_moments
 
 fast = settings(max_examples=60, deadline=None)
 

@@ -59,7 +59,7 @@ def test_real_files_match_library(capsys):
                  str(data_path("charades_sta/predictions/SCDM.json"))]) == 0
     got, err = _lines(capsys)
     assert "9 of 3720" in err and len(got) == 12
-    from fireeval import moments
+    from fireeval.core import moments
     gt = charades.load_ground_truth()
     ref = moments.score_all(moments.temporal_iou(charades.load_predictions("SCDM"), gt[["start", "end"]].to_numpy()))
     for m, v in ref.items():

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from fireeval import nlp
-from fireeval.similarity import tokenize
+from fireeval.t2v import nlp
+from fireeval.t2v.similarity import tokenize
 
 
 def _wordnet_or_skip():
@@ -103,7 +103,7 @@ def test_lexnames_rebuilt_from_debian_manpage_equals_the_registry_copy():
     from conftest import require_data
 
     from fireeval.datasets import data_path
-    from fireeval.nlp import LEXNAMES, LEXNAMES_MANPAGE, lexnames_from_manpage
+    from fireeval.t2v.nlp import LEXNAMES, LEXNAMES_MANPAGE, lexnames_from_manpage
 
     if not LEXNAMES_MANPAGE.is_file():
         pytest.skip(f"{LEXNAMES_MANPAGE} absent: apt-get install wordnet-base")

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval import noise
-from fireeval.moments import measure_names
+from fireeval.vmr import noise
+from fireeval.core.moments import measure_names
 
 
 def _iou(a, b):

@@ -1,14 +1,14 @@
 """Execute every book notebook with its small test parameters and check its headline.
 
 Each notebook declares ``fireeval.test_parameters`` and ``fireeval.headline_keys`` in
-its front matter; execution goes through :func:`fireeval.notebooks.execute`, the code
+its front matter; execution goes through :func:`fireeval.book.notebooks.execute`, the code
 behind ``fireeval run``.
 """
 from pathlib import Path
 
 import pytest
 
-from fireeval.notebooks import NOTEBOOK_DIR, execute, load
+from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.md"))
 

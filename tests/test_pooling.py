@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval import pooling
-from fireeval.evaluation import evaluate
-from fireeval.judgements import Qrels
-from fireeval.runset import RunSet
-from fireeval.synthetic import simulate_pooled_trec
-from fireeval.trec import trec_order
+from fireeval.pooling import pools as pooling
+from fireeval.core.evaluation import evaluate
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
+from fireeval.synthetic.trec import simulate_pooled_trec
+from fireeval.core.trec import trec_order
 
 from conftest import require_data
 

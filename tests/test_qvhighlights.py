@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fireeval import moments
+from fireeval.core import moments
 from fireeval.datasets import qvhighlights as qv
 from tests.conftest import require_data
 

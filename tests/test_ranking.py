@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from fireeval import ranking
-from fireeval.evaluation import evaluate, parse_measure
-from fireeval.judgements import Qrels
-from fireeval.runset import RunSet
+from fireeval.core import ranking
+from fireeval.core.evaluation import evaluate, parse_measure
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
 
 ORACLE = {"P_5": "P_5", "recall_10": "recall_10", "ndcg_cut_10": "ndcg_cut_10", "ndcg": "ndcg",
           "correct@1": "success_1", "correct@5": "success_5", "map": "map", "recip_rank": "recip_rank"}

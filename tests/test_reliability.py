@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from fireeval import reliability
-from fireeval.agreement import kendall_tau_batch
-from fireeval.resampling import disjoint_halves
+from fireeval.stats import reliability
+from fireeval.stats.agreement import kendall_tau_batch
+from fireeval.stats.resampling import disjoint_halves
 
 
 @settings(max_examples=60, deadline=None)

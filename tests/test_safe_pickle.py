@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from fireeval.safe_pickle import UnsafePickleError, safe_load, safe_loads
+from fireeval.datasets.safe_pickle import UnsafePickleError, safe_load, safe_loads
 
 
 class _System:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval import selection
+from fireeval.vmr import selection
 
 
 def test_splits_keep_videos_together_and_halve_them():

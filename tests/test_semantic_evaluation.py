@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fireeval import semantic_evaluation as se
+from fireeval.t2v import semantic_evaluation as se
 
 
 def test_ndcg_hand_computed():
@@ -131,7 +131,7 @@ def test_random_checks_and_stop_word_check():
     assert t.loc["full test split, both directions", "bow"] == pytest.approx(30.0)
     assert t.loc["Random (paper, Table 3)", "bow"] == 34.0 and list(t.columns) == ["bow"]
     videos = [["the dog runs", "the dog runs"], ["the cat sleeps", "the cat sleeps"]]
-    from fireeval import similarity as sim
+    from fireeval.t2v import similarity as sim
     s = se.stop_word_check(videos, ["the dog runs", "the cat sleeps"], {"spacy": sim.STOP_WORDS, "none": ()})
     # without stop words "the" is shared by every pair; with spaCy's list nothing off-diagonal is
     assert s.loc["none", "pairs with relevance > 0 (%)"] == 100.0
@@ -147,7 +147,7 @@ def test_text_only_scores_skip_the_query_copy():
 
 
 def test_relevance_matrices_match_similarity_matrix():
-    from fireeval import similarity as sim
+    from fireeval.t2v import similarity as sim
     caps = ["a red car", "a car", "a dog"]
     out = se.relevance_matrices(caps, ["bow"])
     assert np.allclose(out["bow"], sim.similarity_matrix(caps, caps, "bow"))

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval import similarity as sim
+from fireeval.t2v import similarity as sim
 
 WORDS = ["man", "woman", "car", "drives", "drive", "the", "a", "is", "road", "dog", "runs", "put", "red"]
 captions_st = st.lists(st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join), min_size=0, max_size=8)
@@ -94,7 +94,7 @@ def test_bad_input_errors():
 # --- PoS / SYN / METEOR (need WordNet; skipped with the reason when it is absent) ---------------
 
 def _nlp_or_skip():
-    from fireeval import nlp
+    from fireeval.t2v import nlp
 
     try:
         nlp.ensure_wordnet()
@@ -131,7 +131,7 @@ def test_custom_tagger_defines_the_same_proxy():
 @pytest.mark.parametrize("proxy", ["pos", "syn"])
 def test_set_proxies_match_pairwise_oracle_and_are_symmetric(proxy):
     nlp = _nlp_or_skip()
-    from fireeval.synthetic_video import simulate_captions
+    from fireeval.synthetic.video import simulate_captions
 
     caps = simulate_captions(n_videos=6, captions_per_video=4, seed=3).flat_captions() + ["", "a dog"]
     s = sim.similarity_matrix(caps, caps[:10], proxy)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fireeval.synthetic_video import SLOTS, simulate_captions
+from fireeval.synthetic.video import SLOTS, simulate_captions
 
 
 def test_seeded_and_shaped():

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fireeval.evaluation import evaluate
-from fireeval.judgements import Qrels
-from fireeval.runset import RunSet
-from fireeval.trec import TrecFormatError, read_qrels, read_run, trec_order, write_qrels, write_run
+from fireeval.core.evaluation import evaluate
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
+from fireeval.core.trec import TrecFormatError, read_qrels, read_run, trec_order, write_qrels, write_run
 
 
 def _write(tmp_path, text, name="f.txt"):

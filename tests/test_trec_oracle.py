@@ -5,10 +5,10 @@ import pytest
 import pytrec_eval
 
 from fireeval.datasets import trec8
-from fireeval.evaluation import evaluate
-from fireeval.judgements import Qrels
-from fireeval.runset import RunSet
-from fireeval.synthetic import simulate_trec
+from fireeval.core.evaluation import evaluate
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
+from fireeval.synthetic.trec import simulate_trec
 
 from conftest import require_data
 
@@ -45,7 +45,7 @@ def test_matches_pytrec_eval_on_synthetic_runs_with_ties():
 @pytest.mark.realdata
 def test_matches_pytrec_eval_on_all_trec8_runs_per_topic():
     require_data(*trec8.FILES)
-    from fireeval.trec import read_run
+    from fireeval.core.trec import read_run
     from fireeval.datasets import data_path
 
     names = trec8.run_names()

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval import variants
-from fireeval.moments import measure_names, score_all, temporal_iou
+from fireeval.vmr import variants
+from fireeval.core.moments import measure_names, score_all, temporal_iou
 
 
 def _lists(n_queries=30, seed=0):

@@ -24,10 +24,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import data_path, reannotations
-from .reannotations import bounds as reannotation_bounds
+from fireeval.datasets import data_path, reannotations
+from fireeval.datasets.reannotations import bounds as reannotation_bounds
 
-__all__ = ["SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "reannotation_bounds",
+__all__ = ["label_noise_inputs", "SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "reannotation_bounds",
            "REANNOTATION_FILES"]
 
 FOLDER = "activitynet_captions"
@@ -81,3 +81,28 @@ def load_reannotations(root=None) -> pd.DataFrame:
     r = pd.concat(frames, ignore_index=True)
     r["video"] = "v_" + r["video_id"]
     return reannotations.align(r, gt, f"{FOLDER}/human_reannotations", normalise_space=True)
+
+
+def label_noise_inputs(split: str = "val_2", root=None, max_queries: int = 0) -> dict:
+    """Everything the label-noise protocol needs from ActivityNet Captions, as arrays.
+
+    Ground truth of ``split`` (first ``max_queries`` rows when > 0), video durations,
+    the training split's moments and durations (for the baselines), and the 5-rater
+    re-annotations aligned to ground-truth rows: ``{gt, durations, train_gt,
+    train_durations, rater_queries, raters (n_raters, n_rated, 2), note}``.
+    """
+    def frame(s):
+        df = load_ground_truth(s, root=root)
+        return df, df[["start", "end"]].to_numpy(float), df["length"].to_numpy(float)
+
+    test, gt, durations = frame(split)
+    _, train_gt, train_d = frame("train")
+    queries, bounds = reannotation_bounds(load_reannotations(root=root))
+    if max_queries:
+        gt, durations = gt[:max_queries], durations[:max_queries]
+        keep = queries < max_queries
+        queries, bounds = queries[keep], bounds[keep]
+    return {"gt": gt, "durations": durations, "train_gt": train_gt, "train_durations": train_d,
+            "rater_queries": queries, "raters": np.moveaxis(bounds, 1, 0),
+            "note": f"real data: ActivityNet Captions {split} ({len(gt)} queries), baselines from train "
+                    f"({len(train_gt)} moments), 5-rater re-annotations of {len(queries)} {split} queries"}

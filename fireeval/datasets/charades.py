@@ -12,7 +12,7 @@ Files (``charades_sta/`` in the data registry; see ../shared/data/README.md):
 * ``predictions/*.json`` -- derived from the reference repository's pickles, same
   entries and order: ``{system, entries: [{vid, query, moments: [[s, e, length], ...],
   ratings}]}``; ``predictions/original_pickles/*.pkl`` are the pickles themselves,
-  read here only through :func:`fireeval.safe_pickle.safe_load`.
+  read here only through :func:`fireeval.datasets.safe_pickle.safe_load`.
 * ``human_reannotations/test_0{0,1,2}.csv`` -- 1000 test queries x 5 raters,
   ``HITId,video_id,description,start,end`` with start/end in percent of the video
   length and a ``.mp4`` suffix on the video id.
@@ -45,8 +45,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import data_path, reannotations
-from .reannotations import bounds as reannotation_bounds
+from fireeval.datasets import data_path, reannotations
+from fireeval.datasets.reannotations import bounds as reannotation_bounds
 
 __all__ = ["SYSTEMS", "ALL_SYSTEMS", "PICKLES", "GROUND_TRUTH_FILES", "load_ground_truth", "load_predictions",
            "load_all_predictions", "prediction_entries", "prediction_quirks", "load_reannotations",
@@ -115,7 +115,7 @@ def _entries_from_json(system, root):
 
 
 def _entries_from_pickle(system, root):
-    from ..safe_pickle import safe_load
+    from fireeval.datasets.safe_pickle import safe_load
 
     raw = safe_load(data_path(f"{FOLDER}/predictions/original_pickles/{PICKLES[system]}", root))
     # Entries are ((vid, query), moments, ratings[, metrics dict]).
@@ -199,7 +199,7 @@ def read_predictions_file(path, gt: pd.DataFrame, k: int = 10):
 
     path = Path(path)
     if path.suffix == ".pkl":
-        from ..safe_pickle import safe_load
+        from fireeval.datasets.safe_pickle import safe_load
 
         entries = [(e[0][0], e[0][1], e[1], e[2]) for e in safe_load(path)]
     else:

@@ -9,7 +9,7 @@ Files (registry paths under ``epic_kitchens_100/``; CC BY-NC 4.0):
 - ``EPIC_100_{verb,noun}_classes.csv`` -- class keys (97 verbs, 300 nouns).
 
 The official semantic relevance between two items with verb classes ``v`` and noun
-class sets ``N`` is ``0.5 [v_a = v_b] + 0.5 IoU(N_a, N_b)`` (:func:`official_relevance`).
+class sets ``N`` is ``0.5 [v_a = v_b] + 0.5 IoU(N_a, N_b)`` (:func:`fireeval.t2v.similarity.epic_relevance`).
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import data_path
+from fireeval.datasets import data_path
 
-__all__ = ["CLIPS", "SENTENCES", "load_clips", "load_captions", "official_relevance"]
+__all__ = ["CLIPS", "SENTENCES", "load_clips", "load_captions"]
 
 CLIPS = "epic_kitchens_100/EPIC_100_retrieval_test.csv"
 SENTENCES = "epic_kitchens_100/EPIC_100_retrieval_test_sentence.csv"
@@ -59,22 +59,3 @@ def load_captions(root=None) -> pd.DataFrame:
                          f"{sentences['narration_id'][absent].iloc[0]} is not in {CLIPS}")
     joined = clips.loc[sentences["narration_id"], ["verb_class", "noun_classes"]].reset_index(drop=True)
     return pd.concat([sentences.reset_index(drop=True), joined], axis=1)
-
-
-def official_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
-    """EPIC-KITCHENS-100's semantic relevance of every item in ``a`` (rows) with every item in ``b``.
-
-    .. math:: R(a, b) = \\tfrac12 [v_a = v_b] + \\tfrac12 \\mathrm{IoU}(N_a, N_b)
-
-    ``verbs_*``: verb class per item; ``nouns_*``: iterable of noun classes per item.
-
-    >>> official_relevance([0, 1], [(2,), (2, 5)], [0], [(5,)])
-    array([[0.5 ],
-           [0.25]])
-    """
-    from fireeval.similarity import set_iou_matrix
-
-    if verbs_b is None:
-        verbs_b, nouns_b = verbs_a, nouns_a
-    va, vb = np.asarray(verbs_a), np.asarray(verbs_b)
-    return 0.5 * (va[:, None] == vb[None, :]) + 0.5 * set_iou_matrix(nouns_a, nouns_b)

@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import DataError, data_path, registry
-from ..fire import Judgements
+from fireeval.datasets import DataError, data_path, registry
+from fireeval.core.judgements import Judgements
 
 __all__ = ["FILES", "POINTERS", "PREDICTIONS", "FIRE_MODELS", "LABELS", "read_lfs_pointer", "read_labels", "parse_labels",
            "load_labels", "to_judgements", "named_judgements", "agreement_table", "load_predictions"]
@@ -165,7 +165,7 @@ def to_judgements(labels: pd.DataFrame, queries: Sequence[str], video_ids: Seque
 
     ``queries[i]`` is row i's caption text and ``video_ids[j]`` column j's video. A
     label applies to every row whose ``normalise``-d caption equals its query text,
-    at the column of its video. Returns the :class:`~fireeval.fire.Judgements`
+    at the column of its video. Returns the :class:`~fireeval.core.judgements.Judgements`
     (``models`` = upstream tags, default all in the file) and join statistics: labels
     placed, labels whose caption or video is not in the grid.
     """

@@ -29,7 +29,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import data_path
+from fireeval.datasets import data_path
 
 __all__ = ["MODELS", "DIAGONAL_ONLY", "QUERIES", "load_queries", "load_video_captions",
            "load_similarity", "load_video_captions_1ka", "captions_outside"]

@@ -15,7 +15,7 @@ import re
 
 import pandas as pd
 
-from . import data_path
+from fireeval.datasets import data_path
 
 __all__ = ["SPLITS", "CAPTIONS", "load_split", "load_captions", "normalise_caption", "FILES"]
 

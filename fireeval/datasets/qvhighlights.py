@@ -11,7 +11,7 @@ Files (``qvhighlights/`` in the data registry; jayleicn/moment_detr, CC BY-NC-SA
   own metrics (``*_metrics*.json``).
 
 IoU with several ground-truth windows is the largest IoU with any of them
-(:func:`fireeval.moments.max_temporal_iou`). This is what Moment-DETR's own R1@θ
+(:func:`fireeval.core.moments.max_temporal_iou`). This is what Moment-DETR's own R1@θ
 does (it picks, per query, the window that best matches the top-1 prediction, and
 tests IoU >= θ), so ``R@1,0.5`` and ``R@1,0.7`` computed here reproduce the
 repository's ``MR-full-R1@0.5`` / ``@0.7`` (checked in the tests).
@@ -23,7 +23,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from . import data_path
+from fireeval.datasets import data_path
 
 __all__ = ["SPLITS", "RUNS", "load_ground_truth", "windows_array", "load_predictions", "load_reported_metrics",
            "read_ground_truth_file", "read_predictions_file"]

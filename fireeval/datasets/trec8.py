@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import data_path, registry
-from ..judgements import Qrels
-from ..runset import RunSet
+from fireeval.datasets import data_path, registry
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
 
 __all__ = ["run_names", "load_runs", "load_qrels", "load_runs_table", "load_official_map", "load_gloo_official",
            "FILES"]

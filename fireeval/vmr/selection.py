@@ -169,7 +169,7 @@ def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@1
 
     ``out``: the experiment's dict; ``table``: the variants' DataFrame (columns
     ``variant`` and ``depth``, rows in score order, e.g. from
-    :func:`fireeval.variants.family_scores`); a pick is *truncated* when its depth is
+    :func:`fireeval.vmr.variants.family_scores`); a pick is *truncated* when its depth is
     below ``max_depth``; blind priors are the variants whose name starts with
     "blind prior". ``paper_measure`` is the measure the paper found best (AxIoU@10).
 

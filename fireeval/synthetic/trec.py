@@ -56,13 +56,13 @@ def simulate_pooled_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: 
     top ``pool_depth`` documents per topic (trec_eval order: score descending, ties by
     docno descending) is "judged" with the complete relevance, and nothing else is.
     The pool is built here with plain pandas, independently of
-    :mod:`fireeval.pooling`, so rebuilding it there is a real check.
+    :mod:`fireeval.pooling.pools`, so rebuilding it there is a real check.
 
     Returns ``(runs, qrels, table, complete)``: ``{name: frame}``, the pooled judgements
     (query, docno, relevance), the run table (run, group, quality, pooled) and the
     complete judgements.
     """
-    from .trec import trec_order
+    from fireeval.core.trec import trec_order
 
     runs, complete, table = simulate_trec(n_topics=n_topics, n_groups=n_groups, runs_per_group=runs_per_group,
                                           n_docs=n_docs, depth=depth, relevant_rate=relevant_rate, seed=seed)

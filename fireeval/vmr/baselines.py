@@ -13,15 +13,14 @@ training-set statistics; none is a retrieval model, and notebooks must label the
 * :func:`full_video` -- the single moment [0, duration].
 
 Normalised times are fractions of the video duration; lists are returned in seconds
-as (n_queries, K, 2), NaN-padded like every prediction array in :mod:`fireeval.moments`.
+as (n_queries, K, 2), NaN-padded like every prediction array in :mod:`fireeval.core.moments`.
 """
 from __future__ import annotations
 
 import numpy as np
 
 __all__ = ["normalised_moments", "candidate_grid", "prior_density", "blind_prior", "random_moments",
-           "sliding_windows", "full_video", "nms_keep", "compact", "activitynet_baselines",
-           "activitynet_inputs", "synthetic_activitynet_inputs"]
+           "sliding_windows", "full_video", "nms_keep", "compact", "activitynet_baselines"]
 
 
 def normalised_moments(gt, durations) -> tuple[np.ndarray, np.ndarray]:
@@ -172,52 +171,3 @@ def activitynet_baselines(train_gt, train_durations, durations, k: int = 10, see
         "full video": _pad(full_video(durations), k),
         "uniform random": random_moments(durations, k, seed),
     }
-
-
-def activitynet_inputs(split: str = "val_2", root=None, max_queries: int = 0) -> dict:
-    """Everything the label-noise protocol needs from ActivityNet Captions, as arrays.
-
-    Ground truth of ``split`` (first ``max_queries`` rows when > 0), video durations,
-    the training split's moments and durations (for the baselines), and the 5-rater
-    re-annotations aligned to ground-truth rows: ``{gt, durations, train_gt,
-    train_durations, rater_queries, raters (n_raters, n_rated, 2), note}``.
-    """
-    from .datasets import activitynet
-
-    def frame(s):
-        df = activitynet.load_ground_truth(s, root=root)
-        return df, df[["start", "end"]].to_numpy(float), df["length"].to_numpy(float)
-
-    test, gt, durations = frame(split)
-    _, train_gt, train_d = frame("train")
-    queries, bounds = activitynet.reannotation_bounds(activitynet.load_reannotations(root=root))
-    if max_queries:
-        gt, durations = gt[:max_queries], durations[:max_queries]
-        keep = queries < max_queries
-        queries, bounds = queries[keep], bounds[keep]
-    return {"gt": gt, "durations": durations, "train_gt": train_gt, "train_durations": train_d,
-            "rater_queries": queries, "raters": np.moveaxis(bounds, 1, 0),
-            "note": f"real data: ActivityNet Captions {split} ({len(gt)} queries), baselines from train "
-                    f"({len(train_gt)} moments), 5-rater re-annotations of {len(queries)} {split} queries"}
-
-
-def synthetic_activitynet_inputs(n_queries: int = 3000, seed: int = 0, n_rated: int = 500) -> dict:
-    """A labelled synthetic stand-in with the same keys as :func:`activitynet_inputs`.
-
-    ``n_queries`` simulated moments in ActivityNet-length videos (mean 120 s,
-    ``seed + 7``), 5000 training moments (``seed + 8``), and 5 raters on the first
-    ``n_rated`` queries drawn from the noise model at σ = 6 s plus a shared 3 s shift
-    (``seed + 9``), so that raters disagree with the original more than with each other.
-
-    >>> d = synthetic_activitynet_inputs(20, n_rated=5)
-    >>> d["gt"].shape, d["raters"].shape, d["note"].startswith("SYNTHETIC")
-    ((20, 2), (5, 5, 2), True)
-    """
-    from .noise import simulate_raters
-    from .synthetic_moments import simulate_moments
-
-    gt, lengths, _ = simulate_moments(n_queries, 1, seed=seed + 7, mean_length=120.0)
-    train_gt, train_lengths, _ = simulate_moments(5000, 1, seed=seed + 8, mean_length=120.0)
-    raters = simulate_raters(gt[:n_rated], 6.0, 1, 5, rng=seed + 9)[0] + 3.0
-    return {"gt": gt, "durations": lengths, "train_gt": train_gt, "train_durations": train_lengths,
-            "rater_queries": np.arange(n_rated), "raters": raters, "note": "SYNTHETIC stand-in for ActivityNet Captions"}

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .moments import KS, THETAS, measure_names, score_all, temporal_iou
+from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal_iou
 
 __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations",
            "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
@@ -106,7 +106,7 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
     """Mean score of every system on every ground truth: (..., n_systems, n_measures).
 
     ``predictions``: (n_systems, n_queries, K, 2); ``gts``: (n_queries, 2) or
-    (n_gts, n_queries, 2). Measures are in :func:`fireeval.moments.measure_names`
+    (n_gts, n_queries, 2). Measures are in :func:`fireeval.core.moments.measure_names`
     order. IoU is computed for ``chunk`` ground truths at a time to bound memory.
     """
     preds = np.asarray(predictions, dtype=float)
@@ -266,7 +266,7 @@ def family_means(values, measures=None, families=FAMILIES) -> dict:
     """Mean of ``values`` over each family's measures (the last axis): ``{family: (...)}``.
 
     ``values``: (..., n_measures) in the order of ``measures`` (default
-    :func:`fireeval.moments.measure_names`), e.g. :func:`noise_error`'s (n_sigmas,
+    :func:`fireeval.core.moments.measure_names`), e.g. :func:`noise_error`'s (n_sigmas,
     n_measures). Every family is averaged over its cut-offs K.
 
     >>> family_means([0.1, 0.3, 0.2, 0.4], ["R@1,0.3", "R@5,0.3", "AxIoU@1", "AxIoU@5"], ["R@K,0.3", "AxIoU@K"])
@@ -297,7 +297,7 @@ def compare_with_simulation(predictions, gt, raters, sigma: float, n_trials: int
     real / simulated error, simulated floored at 1e-12), ``sim_pairwise`` and
     ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean IoU with ``gt``)``}``.
     """
-    from .agreement import kendall_tau
+    from fireeval.stats.agreement import kendall_tau
 
     real = real_rater_experiment(predictions, gt, raters, ks, thetas, strict=strict, error=error)
     clean, noisy = noise_experiment(predictions, gt, [sigma], n_trials, n_raters, length, seed, ks, thetas,

@@ -16,12 +16,12 @@ import json
 import tempfile
 from pathlib import Path
 
-from .report import HEADLINE_MIME
+from fireeval.book.report import HEADLINE_MIME
 
 __all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "coerce_parameters",
            "execute", "extract_headline", "ParameterError"]
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 class ParameterError(ValueError):
@@ -144,6 +144,6 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         source_ipynb.unlink(missing_ok=True)
     result = extract_headline(nbformat.read(target, as_version=4))
     if result is None:
-        raise RuntimeError(f"{path} ran but glued no 'headline' dict: call fireeval.report.headline(...)")
+        raise RuntimeError(f"{path} ran but glued no 'headline' dict: call fireeval.book.report.headline(...)")
     (out / f"{path.stem}.headline.json").write_text(json.dumps(result, indent=1) + "\n")
     return result

@@ -11,7 +11,7 @@ module builds a stand-in family from lists that do exist, by post-processing the
   is not clipped, so it reproduces the original list exactly);
 * **truncation depth**: only the top d moments are kept (:func:`truncate_iou`);
 * **blind priors** with several kernel bandwidths and NMS thresholds, built from
-  training-set statistics only (:func:`fireeval.baselines.blind_prior`).
+  training-set statistics only (:func:`fireeval.vmr.baselines.blind_prior`).
 
 :func:`family_scores` scores every variant on all 12 measures in one pass per
 (rescaling factor, depth), vectorised over lists and queries, and returns per-query
@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .baselines import blind_prior, compact, nms_keep
-from .moments import KS, THETAS, measure_names, score_all, temporal_iou
+from fireeval.vmr.baselines import blind_prior, compact, nms_keep
+from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal_iou
 
 __all__ = ["DEFAULT_NMS_THRESHOLDS", "nms_thresholds", "nms_variants", "rescale", "truncate_iou", "family_scores",
            "distinct_family_scores"]
@@ -115,7 +115,7 @@ def family_scores(lists: dict, gt, durations, nms_bases=(), nms_thresholds=DEFAU
     -------
     table : DataFrame, one row per variant (variant, base, nms, scale, depth, bandwidth).
     scores : float32 array (n_variants, n_measures, n_queries), measures in
-        :func:`fireeval.moments.measure_names` order.
+        :func:`fireeval.core.moments.measure_names` order.
     """
     gt = np.asarray(gt, dtype=float)
     durations = np.asarray(durations, dtype=float)
@@ -180,12 +180,12 @@ def distinct_family_scores(lists: dict, gt, durations, **kwargs):
 
     Post-processing often leaves a list unchanged (NMS that suppresses nothing, a depth
     beyond what NMS left); such variants are one system, not several
-    (:func:`fireeval.selection.unique_variants`, first variant kept). ``kwargs`` go to
+    (:func:`fireeval.vmr.selection.unique_variants`, first variant kept). ``kwargs`` go to
     :func:`family_scores`. Returns ``(table, scores, n_built)``: the distinct variants'
     table (re-indexed from 0) and scores, and how many variants were built before
     dropping duplicates.
     """
-    from .selection import unique_variants
+    from fireeval.vmr.selection import unique_variants
 
     table, scores = family_scores(lists, gt, durations, **kwargs)
     distinct = unique_variants(scores)

@@ -1,6 +1,6 @@
 """Evaluating a retrieval run against graded semantic relevance (Wray et al., CVPR 2021).
 
-The relevance matrices come from :mod:`fireeval.similarity` (caption proxies) or any
+The relevance matrices come from :mod:`fireeval.t2v.similarity` (caption proxies) or any
 other graded judgement in [0, 1], shape ``(queries, items)``. Here: nDCG in both gain
 conventions, its closed-form expectation for a random ranking, instance recall and
 its bounds when equivalent items count (Fig. 5), the number of relevant items per
@@ -52,7 +52,7 @@ def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relev
     """Per-query nDCG of a run (``scores``) against graded ``relevance`` in [0, 1], both (queries, items).
 
     ``gain="linear"`` is Wray's reference code (gain = relevance), ``"exponential"``
-    the paper's text (2^rel - 1); both via :func:`fireeval.ranking.ndcg`.
+    the paper's text (2^rel - 1); both via :func:`fireeval.core.ranking.ndcg`.
     ``cut="relevant"`` cuts the ranking and the ideal ranking of each query at its
     number of items with relevance > 0 (Wray's reference code); ``None`` uses the
     whole ranking (trec_eval's ``ndcg``).
@@ -60,7 +60,7 @@ def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relev
     >>> proxy_ndcg([[0.9, 0.1, 0.5]], [[1.0, 0.0, 0.5]])   # ranking already ideal
     array([1.])
     """
-    from fireeval import ranking
+    from fireeval.core import ranking
 
     scores, relevance = np.asarray(scores, dtype=float), np.asarray(relevance, dtype=float)
     if scores.shape != relevance.shape:
@@ -121,12 +121,12 @@ def positive_rank(scores, positive=None) -> np.ndarray:
 
 
 def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
-    """Video-retrieval "R@K" (:func:`fireeval.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
+    """Video-retrieval "R@K" (:func:`fireeval.core.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
 
     >>> {k: round(v, 3) for k, v in recall_at_ks(np.array([0, 3, 7, 20])).items()}
     {'R@1': 0.25, 'R@5': 0.5, 'R@10': 0.75, 'GMR': 0.454}
     """
-    from fireeval import ranking
+    from fireeval.core import ranking
 
     ranks = np.asarray(ranks)
     depth = max(ks)
@@ -198,7 +198,7 @@ def random_ndcg_both_directions(video_captions, proxy: str = "bow", n_caption_qu
 
     Every caption of every video is a text query over all videos, and every video is a
     query over all captions; relevance is the proxy between the video's frequent-item
-    sets and the caption (:func:`fireeval.similarity.video_similarity_matrix`), set to 1
+    sets and the caption (:func:`fireeval.t2v.similarity.video_similarity_matrix`), set to 1
     for a video and its own captions (Eq. 10). Seeded samples of ``n_caption_queries``
     captions and ``n_video_queries`` videos keep the matrices small; the expectation
     itself is exact (:func:`expected_random_ndcg`). Keyword arguments go to
@@ -208,7 +208,7 @@ def random_ndcg_both_directions(video_captions, proxy: str = "bow", n_caption_qu
     equally) and ``share_relevant``: the share of sampled text-query pairs with
     relevance > 0, which is what sets the random score.
     """
-    from fireeval import similarity as sim
+    from fireeval.t2v import similarity as sim
 
     video_captions = [list(c) for c in video_captions]
     flat = [c for caps in video_captions for c in caps]
@@ -325,9 +325,9 @@ def stop_word_check(video_captions, query_captions, stop_lists: dict) -> pd.Data
     """BoW relevance under different stop lists: share of pairs with relevance > 0 and expected random nDCG (%).
 
     ``stop_lists`` maps a name to a stop-word collection passed to
-    :func:`fireeval.similarity.query_relevance`. Rows are the names (index "stop words").
+    :func:`fireeval.t2v.similarity.query_relevance`. Rows are the names (index "stop words").
     """
-    from fireeval import similarity as sim
+    from fireeval.t2v import similarity as sim
 
     variants = {name: sim.query_relevance(video_captions, query_captions, "bow", stop_words=sw)
                 for name, sw in stop_lists.items()}
@@ -337,14 +337,14 @@ def stop_word_check(video_captions, query_captions, stop_lists: dict) -> pd.Data
 
 
 def relevance_matrices(captions, proxies, tagger=None) -> dict:
-    """Caption-to-caption relevance ``{proxy: (n, n)}`` (:func:`fireeval.similarity.similarity_matrix`).
+    """Caption-to-caption relevance ``{proxy: (n, n)}`` (:func:`fireeval.t2v.similarity.similarity_matrix`).
 
-    ``tagger``: the part-of-speech tagger for PoS and SYN (default :func:`fireeval.nlp.pos_tag`).
+    ``tagger``: the part-of-speech tagger for PoS and SYN (default :func:`fireeval.t2v.nlp.pos_tag`).
 
     >>> relevance_matrices(["a red car", "a car"], ["bow"])["bow"]
     array([[1. , 0.5],
            [0.5, 1. ]])
     """
-    from fireeval import similarity as sim
+    from fireeval.t2v import similarity as sim
 
     return {p: sim.similarity_matrix(captions, captions, p, tagger=tagger) for p in proxies}

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import ranking
-from .judgements import Qrels
-from .runset import RunSet, evaluation_topics
+from fireeval.core import ranking
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet, evaluation_topics
 
 __all__ = ["Measure", "parse_measure", "evaluate", "Scores", "DEFAULT_MEASURES"]
 

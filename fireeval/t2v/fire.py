@@ -33,7 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import agreement, ranking
+from fireeval.core import ranking
+from fireeval.core.judgements import Judgements
+from fireeval.stats import agreement
 
 __all__ = [
     "METRICS",
@@ -112,68 +114,6 @@ def pool(lists, n_items: int, depth: int = 10) -> np.ndarray:
     m, q, r = np.nonzero(top >= 0)
     mask[m, q, top[m, q, r]] = True
     return mask
-
-
-@dataclass
-class Judgements:
-    """Pooled relevance judgements over a (query x item) grid.
-
-    Attributes
-    ----------
-    models : tuple of str
-        The pooled models, in the order of ``contributed``'s first axis.
-    contributed : bool ndarray (n_models, n_queries, n_items)
-        ``contributed[m, q, v]``: model m's pool put pair (q, v) up for judgement.
-    judged : bool ndarray (n_queries, n_items)
-        The pair received a judgement (any model contributed it).
-    relevant : bool ndarray (n_queries, n_items)
-        The pair was judged relevant (majority label). Always within ``judged``.
-    """
-
-    models: tuple
-    contributed: np.ndarray
-    judged: np.ndarray
-    relevant: np.ndarray
-
-    def __post_init__(self):
-        self.models = tuple(self.models)
-        self.contributed = np.asarray(self.contributed, dtype=bool)
-        self.judged = np.asarray(self.judged, dtype=bool)
-        self.relevant = np.asarray(self.relevant, dtype=bool) & self.judged
-        if self.contributed.shape != (len(self.models),) + self.judged.shape:
-            raise ValueError(f"contributed has shape {self.contributed.shape}, expected "
-                             f"{(len(self.models),) + self.judged.shape} (models x queries x items)")
-
-    def positives(self, original, models: Sequence[str] | None = None) -> np.ndarray:
-        """Original positives plus pairs judged relevant that ``models`` (default: all) contributed.
-
-        .. math:: P = O \\cup \\{(q, v) : \\mathrm{rel}(q, v) \\wedge \\exists m \\in M : (q, v) \\in \\mathrm{pool}_m\\}
-        """
-        original = np.asarray(original, dtype=bool)
-        if original.shape != self.judged.shape:
-            raise ValueError(f"original positives have shape {original.shape}, judgements {self.judged.shape}")
-        keep = list(self.models) if models is None else list(models)
-        unknown = sorted(set(keep) - set(self.models))
-        if unknown:
-            raise KeyError(f"no judgements from {unknown}; pooled models are {list(self.models)}")
-        index = [self.models.index(m) for m in keep]
-        found = self.contributed[index].any(axis=0) if index else np.zeros_like(self.judged)
-        return original | (self.relevant & found)
-
-    def leave_out(self, original, model: str) -> np.ndarray:
-        """Positives a *new* model would see: original plus the other models' judged positives."""
-        return self.positives(original, [m for m in self.models if m != model])
-
-    def rename(self, mapping: Mapping[str, str]) -> "Judgements":
-        """The same judgements with models renamed (names absent from ``mapping`` stay)."""
-        return Judgements(tuple(mapping.get(m, m) for m in self.models), self.contributed, self.judged,
-                          self.relevant)
-
-    def summary(self) -> dict:
-        """Counts in the style of FIRE Table 2 (pairs judged, relevant, share relevant)."""
-        n = int(self.judged.sum())
-        r = int(self.relevant.sum())
-        return {"pairs": n, "relevant": r, "share_relevant": r / n if n else float("nan")}
 
 
 def judge_pool(lists: Mapping[str, np.ndarray] | np.ndarray, n_items: int, annotator: Callable | np.ndarray,
@@ -330,7 +270,7 @@ def per_query_array(lists: Mapping[str, np.ndarray], positives, metrics: Sequenc
 
     ``metrics`` are names produced by :func:`per_query_scores` with ``kwargs`` (e.g.
     ``["C@1", "AP@20"]`` with ``ks=(1,), ap_depth=20``); the layout is the one
-    :func:`fireeval.resampling.bootstrap_deviation_quantile` resamples.
+    :func:`fireeval.stats.resampling.bootstrap_deviation_quantile` resamples.
 
     >>> per_query_array({"m": [[0, 1], [0, 1]]}, np.eye(2, dtype=bool), ["C@1"], ks=(1,)).tolist()
     [[[1.0, 0.0]]]
@@ -434,7 +374,7 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
     """How well each query agrees with each video's own captions: ``(n_queries, n_videos)`` in [0, 1].
 
     For query q and video v with captions c_1..c_n, the proxy similarities
-    s_i = S'(q, c_i) (:func:`fireeval.similarity.similarity_matrix`) are aggregated:
+    s_i = S'(q, c_i) (:func:`fireeval.t2v.similarity.similarity_matrix`) are aggregated:
 
     - ``"max"``: max_i s_i -- relevant as soon as *one* person described the video the
       way the query does (a caption is a complete, true description of its video);
@@ -449,7 +389,7 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
     pairs a check on the proxy's recall.
     Captions of one video must be equally many for "mean" to weigh videos alike.
     """
-    from . import similarity as sim_mod
+    from fireeval.t2v import similarity as sim_mod
 
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate must be one of {AGGREGATES}, not {aggregate!r}")
@@ -531,7 +471,7 @@ def verdict_sample(queries: Sequence[str], video_captions: Sequence[Sequence[str
     agrees best with the query, and two more of its captions -- enough to see why
     the proxy said what it said.
     """
-    from . import similarity as sim_mod
+    from fireeval.t2v import similarity as sim_mod
 
     similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
     rng = np.random.default_rng(seed)
@@ -665,7 +605,7 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
     (the best BoW match first, then seeded others), each proxy's score, and the
     verdict string ("+" relevant, "-" not) in proxy order.
     """
-    from . import similarity as sim_mod
+    from fireeval.t2v import similarity as sim_mod
 
     rng = np.random.default_rng(seed)
     candidates = np.asarray(candidates, dtype=bool)

@@ -1,6 +1,6 @@
 """Seeded stand-in for the FIRE study: retrieval models and human annotators, with known truth.
 
-Built on :func:`fireeval.synthetic_video.simulate_captions` (videos with latent topics,
+Built on :func:`fireeval.synthetic.video.simulate_captions` (videos with latent topics,
 20 captions each, complete true relevance). One caption per video is the query, so
 the *original* positive of query q is video q, while vaguer queries are truly
 relevant to other videos as well (false negatives by construction).
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .synthetic_video import CaptionedVideos, simulate_captions
+from fireeval.synthetic.video import CaptionedVideos, simulate_captions
 
 __all__ = ["FireSimulation", "simulate_fire", "simulate_models", "simulate_labels", "fire_dataset_dict",
            "simulated_fire_file", "DEFAULT_MODELS", "SYNTHETIC_TAGS"]
@@ -145,7 +145,7 @@ def fire_dataset_dict(queries: Sequence[str], video_ids: Sequence[str], pairs, l
             disagreements.append(entry)
     return {"annotations": annotations, "disagreements": disagreements, "source_ds": "synthetic",
             "source_data_md5": "", "source_annotator_map_md5": "", "created_ds": "synthetic",
-            "email": "", "creator": "fireeval.synthetic_fire", "website": "", "license": "CC0",
+            "email": "", "creator": "fireeval.synthetic.fire", "website": "", "license": "CC0",
             "datasets": [dataset]}
 
 
@@ -157,7 +157,7 @@ def simulated_fire_file(sim: FireSimulation, lists: Mapping[str, np.ndarray], de
 
     ``tags`` maps model names to FIRE's model tags (the schema allows only those).
     """
-    from .fire import pool
+    from fireeval.t2v.fire import pool
 
     names = list(lists)
     missing = [m for m in names if m not in tags]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["simulate_moments", "system_qualities"]
+__all__ = ["activitynet_label_noise_inputs", "simulate_moments", "system_qualities"]
 
 
 def system_qualities(n_systems: int) -> np.ndarray:
@@ -62,3 +62,24 @@ def simulate_moments(n_queries: int = 3720, n_systems: int = 6, seed=0, k: int =
         order = np.argsort(-est, axis=1)
         predictions[f"system_{s}"] = np.take_along_axis(cand, order[..., None], axis=1)
     return gt, lengths, predictions
+
+
+def activitynet_label_noise_inputs(n_queries: int = 3000, seed: int = 0, n_rated: int = 500) -> dict:
+    """A labelled synthetic stand-in with the same keys as :func:`fireeval.datasets.activitynet.label_noise_inputs`.
+
+    ``n_queries`` simulated moments in ActivityNet-length videos (mean 120 s,
+    ``seed + 7``), 5000 training moments (``seed + 8``), and 5 raters on the first
+    ``n_rated`` queries drawn from the noise model at σ = 6 s plus a shared 3 s shift
+    (``seed + 9``), so that raters disagree with the original more than with each other.
+
+    >>> d = activitynet_label_noise_inputs(20, n_rated=5)
+    >>> d["gt"].shape, d["raters"].shape, d["note"].startswith("SYNTHETIC")
+    ((20, 2), (5, 5, 2), True)
+    """
+    from fireeval.vmr.noise import simulate_raters
+
+    gt, lengths, _ = simulate_moments(n_queries, 1, seed=seed + 7, mean_length=120.0)
+    train_gt, train_lengths, _ = simulate_moments(5000, 1, seed=seed + 8, mean_length=120.0)
+    raters = simulate_raters(gt[:n_rated], 6.0, 1, 5, rng=seed + 9)[0] + 3.0
+    return {"gt": gt, "durations": lengths, "train_gt": train_gt, "train_durations": train_lengths,
+            "rater_queries": np.arange(n_rated), "raters": raters, "note": "SYNTHETIC stand-in for ActivityNet Captions"}

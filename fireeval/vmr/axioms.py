@@ -16,10 +16,10 @@ axiom, as in the paper, whose conditions are strict. Positions beyond the measur
 cutoff K are not considered (no measure@K can see them).
 
 A measure is any function ``iou (n, L) -> (n,)`` (e.g. from
-:func:`fireeval.moments.measure_function`). :func:`find_counterexample` searches all
+:func:`fireeval.core.moments.measure_function`). :func:`find_counterexample` searches all
 lists on a value grid, shortest first, and returns the smallest violation.
 
->>> from fireeval.moments import measure_function
+>>> from fireeval.core.moments import measure_function
 >>> find_counterexample(measure_function("R@1,0.5"), "MON", k_max=1)
 Counterexample(axiom='MON', a=(0.0,), b=(0.1,), position=1, score_a=0.0, score_b=0.0)
 """
@@ -130,7 +130,7 @@ def claims_table(claims=PAPER_CLAIMS, grid=DEFAULT_GRID, strict: bool = False):
     """
     import pandas as pd
 
-    from .moments import measure_function
+    from fireeval.core.moments import measure_function
 
     rows = []
     for name, axiom, holds in claims:

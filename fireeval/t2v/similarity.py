@@ -32,7 +32,7 @@ item (word, or verb/noun/synset) when it occurs in at least 25 % of the video's
 captions; :func:`video_similarity_matrix` then compares those sets with captions.
 
 Scoring a run against these relevances (nDCG, instance-metric bounds, proxy
-correlation) lives in :mod:`fireeval.semantic_evaluation`.
+correlation) lives in :mod:`fireeval.t2v.semantic_evaluation`.
 """
 from __future__ import annotations
 
@@ -42,6 +42,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from fireeval.t2v.nlp import tokenize
+
 __all__ = [
     "PROXIES",
     "STOP_WORDS",
@@ -49,6 +51,7 @@ __all__ = [
     "content_words",
     "caption_items",
     "set_iou_matrix",
+    "epic_relevance",
     "similarity_matrix",
     "video_item_sets",
     "video_similarity_matrix",
@@ -84,18 +87,6 @@ yourself yourselves n't 'd 'll 'm 're 's 've
 """
 STOP_WORDS = frozenset(_SPACY_STOP_WORDS.split())
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-
-
-def tokenize(caption: str) -> list[str]:
-    """Lower-cased word tokens of ``caption`` (runs of letters/digits, keeping "n't"-style endings).
-
-    >>> tokenize("A man, driving a CAR.")
-    ['a', 'man', 'driving', 'a', 'car']
-    """
-    if not isinstance(caption, str):
-        raise TypeError(f"a caption must be a str, not {type(caption).__name__} ({caption!r})")
-    return _TOKEN.findall(caption.lower())
 
 
 def content_words(caption: str, stop_words: Iterable[str] = STOP_WORDS) -> frozenset[str]:
@@ -116,14 +107,14 @@ def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STO
     nouns, weight 0.5 each; SYN's items are synset names). The proxy score is the
     weighted sum of the channels' IoUs. ``tagger`` (PoS/SYN only) maps a caption to
     ``[(word, tag), ...]`` with tags "VERB"/"NOUN"/other; default
-    :func:`fireeval.nlp.pos_tag`.
+    :func:`fireeval.t2v.nlp.pos_tag`.
     """
     captions = _check_captions(captions, "captions")
     if proxy == "bow":
         stop = frozenset(stop_words)
         return [(1.0, [content_words(c, stop) for c in captions])]
     if proxy in ("pos", "syn"):
-        from fireeval import nlp
+        from fireeval.t2v import nlp
 
         verbs, nouns = nlp.verb_noun_sets(captions, synsets=(proxy == "syn"), tagger=tagger)
         return [(0.5, verbs), (0.5, nouns)]
@@ -179,6 +170,23 @@ def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np
     return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
 
 
+def epic_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
+    """EPIC-KITCHENS-100's official semantic relevance of every item in ``a`` (rows) with every item in ``b``.
+
+    .. math:: R(a, b) = \\tfrac12 [v_a = v_b] + \\tfrac12 \\mathrm{IoU}(N_a, N_b)
+
+    ``verbs_*``: verb class per item; ``nouns_*``: iterable of noun classes per item.
+
+    >>> epic_relevance([0, 1], [(2,), (2, 5)], [0], [(5,)])
+    array([[0.5 ],
+           [0.25]])
+    """
+    if verbs_b is None:
+        verbs_b, nouns_b = verbs_a, nouns_a
+    va, vb = np.asarray(verbs_a), np.asarray(verbs_b)
+    return 0.5 * (va[:, None] == vb[None, :]) + 0.5 * set_iou_matrix(nouns_a, nouns_b)
+
+
 def _weighted_iou(channels_a, channels_b):
     out = None
     for (w, sa), (_, sb) in zip(channels_a, channels_b):
@@ -200,7 +208,7 @@ def similarity_matrix(captions_a: Sequence[str], captions_b: Sequence[str], prox
     stop_words : iterable of str
         BoW's stop list (default: spaCy's English list, as in Wray's reference code).
     tagger : callable, optional
-        PoS/SYN tagger ``caption -> [(word, tag), ...]`` (default :func:`fireeval.nlp.pos_tag`).
+        PoS/SYN tagger ``caption -> [(word, tag), ...]`` (default :func:`fireeval.t2v.nlp.pos_tag`).
     cache_dir : path, optional
         METEOR only: folder (named by the user) where the matrix is cached, keyed by
         a hash of both caption lists and the NLTK version.
@@ -217,7 +225,7 @@ def similarity_matrix(captions_a: Sequence[str], captions_b: Sequence[str], prox
     captions_a = _check_captions(captions_a, "captions_a")
     captions_b = _check_captions(captions_b, "captions_b")
     if proxy == "meteor":
-        from fireeval import nlp
+        from fireeval.t2v import nlp
 
         return nlp.meteor_matrix(captions_a, captions_b, cache_dir=cache_dir)
     if proxy not in PROXIES:
@@ -299,7 +307,7 @@ def video_similarity_matrix(video_captions: Sequence[Sequence[str]], captions: S
     """
     captions = _check_captions(captions, "captions")
     if proxy == "meteor":
-        from fireeval import nlp
+        from fireeval.t2v import nlp
 
         flat = [c for caps in video_captions for c in caps]
         owner = np.repeat(np.arange(len(video_captions)), [len(c) for c in video_captions])

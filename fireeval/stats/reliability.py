@@ -4,12 +4,12 @@ Hauptmann & Lin's Retrieval Experiment Error Rate (REER) is the probability that
 system A beats B on one topic set while B beats A on another (Voorhees & Buckley's
 *swap rate*). :func:`swap_rates` estimates it as a function of the score difference
 observed on the first set, from per-topic scores computed once: each trial draws two
-disjoint topic sets of ``size`` topics (:func:`fireeval.resampling.disjoint_halves`),
+disjoint topic sets of ``size`` topics (:func:`fireeval.stats.resampling.disjoint_halves`),
 and every pair of systems is compared on both.
 
 :func:`subset_stability` is the AxIoU paper's stability experiment (Fig. 6): τ between
 system rankings on two disjoint random query subsets. Both use
-:func:`fireeval.agreement.kendall_tau_batch`, which matches :func:`scipy.stats.kendalltau`.
+:func:`fireeval.stats.agreement.kendall_tau_batch`, which matches :func:`scipy.stats.kendalltau`.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .agreement import kendall_tau_batch
-from .resampling import bootstrap_indices, disjoint_halves
+from fireeval.stats.agreement import kendall_tau_batch
+from fireeval.stats.resampling import bootstrap_indices, disjoint_halves
 
 __all__ = ["bootstrap_tau", "subset_stability", "swap_rates", "difference_for_error_rate",
            "normal_swap_difference", "WarningThreshold", "warning_threshold"]
@@ -173,7 +173,7 @@ def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int =
     """Stability of system rankings on two disjoint random query subsets (AxIoU paper Fig. 6).
 
     For each size n: draw ``n_trials`` pairs of disjoint subsets of n queries
-    (:func:`fireeval.resampling.disjoint_halves`), rank the systems by their mean score
+    (:func:`fireeval.stats.resampling.disjoint_halves`), rank the systems by their mean score
     on each subset, and take Kendall's tau-b between the two rankings, for every measure.
     ``per_query`` is (measures, systems, queries). Subset means are one matrix product
     of the per-query scores with a (trials, queries) selection matrix, so nothing is

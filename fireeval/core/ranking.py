@@ -9,7 +9,7 @@ Measures that normalise by the number of relevant documents take ``n_relevant`` 
 shape ``(...)``; nDCG takes the ideal grades. A document counts as relevant when its
 grade is >= 1 (trec_eval's default relevance level). Queries with no relevant
 document score 0 (trec_eval skips them when averaging only if they are absent from
-the qrels: see :func:`fireeval.evaluation.evaluate`).
+the qrels: see :func:`fireeval.core.evaluation.evaluate`).
 
 Names follow trec_eval; the ir_measures names are given in each docstring.
 """

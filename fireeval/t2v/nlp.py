@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
+    "tokenize",
     "WordNetUnavailable",
     "TaggerUnavailable",
     "ensure_wordnet",
@@ -53,6 +55,21 @@ __all__ = [
     "meteor",
     "meteor_matrix",
 ]
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def tokenize(caption: str) -> list[str]:
+    """Lower-cased word tokens of ``caption`` (runs of letters/digits, keeping "n't"-style endings).
+
+    >>> tokenize("A man, driving a CAR.")
+    ['a', 'man', 'driving', 'a', 'car']
+    """
+    if not isinstance(caption, str):
+        raise TypeError(f"a caption must be a str, not {type(caption).__name__} ({caption!r})")
+    return _TOKEN.findall(caption.lower())
+
 
 SYSTEM_WORDNET = Path("/usr/share/wordnet")
 LEXNAMES = "nlp/wordnet_lexnames_generated.txt"
@@ -309,7 +326,6 @@ def pos_tag(caption: str, ego: bool = False) -> list:
     >>> [t for _, t in pos_tag("open fridge", ego=True)]
     ['VERB', 'NOUN']
     """
-    from fireeval.similarity import tokenize
 
     words = tokenize(caption)
     if not words:
@@ -456,7 +472,6 @@ def meteor_matrix(references: Sequence[str], hypotheses: Sequence[str], cache_di
     """
     from nltk.translate.meteor_score import single_meteor_score
 
-    from fireeval.similarity import tokenize
 
     references, hypotheses = list(references), list(hypotheses)
     path = None

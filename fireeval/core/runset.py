@@ -15,8 +15,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .judgements import Qrels
-from .trec import raise_bad_run, read_run, trec_order
+from fireeval.core.judgements import Qrels
+from fireeval.core.trec import raise_bad_run, read_run, trec_order
 
 __all__ = ["RunSet"]
 
@@ -48,7 +48,7 @@ class RunSet:
         """Build from ``{name: frame}`` with columns query, docno, score.
 
         Frames are put in trec_eval order (score descending, docno descending) unless
-        they already carry a ``rank`` column from :func:`fireeval.trec.read_run`.
+        they already carry a ``rank`` column from :func:`fireeval.core.trec.read_run`.
         ``depth`` keeps only each run's top ``depth`` documents per topic. A document
         listed twice for one topic is an error (naming the file when ``sources`` maps
         run names to paths).

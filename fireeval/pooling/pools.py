@@ -17,9 +17,9 @@ so that :func:`depth_sweep` and :func:`leave_out_scores` re-score every run at e
 depth, or with every unit left out, from one gain lookup.
 
 Conventions: ranks are 1-based in trec_eval order (score descending, ties by docno
-descending, see :func:`fireeval.trec.trec_order`); a pooled run contributes its top
+descending, see :func:`fireeval.core.trec.trec_order`); a pooled run contributes its top
 ``depth`` documents per topic. Nothing here is specific to TREC-8: any
-:class:`~fireeval.runset.RunSet`, qrels and run->group table work.
+:class:`~fireeval.core.runset.RunSet`, qrels and run->group table work.
 """
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .agreement import kendall_tau
-from .evaluation import Measure, Scores, evaluate, parse_measure
-from .judgements import Qrels
-from .runset import RunSet
+from fireeval.stats.agreement import kendall_tau
+from fireeval.core.evaluation import Measure, Scores, evaluate, parse_measure
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
 
 __all__ = ["Pool", "build_pool", "DepthSweep", "depth_sweep", "sweep_depths", "depth_verdict",
            "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
@@ -736,7 +736,7 @@ class LeaveOutComparison:
 def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=None) -> LeaveOutComparison:
     """Score every run with the full qrels, with its run left out and with its group left out.
 
-    The original scores come from :func:`fireeval.evaluation.evaluate` (``complete=True``:
+    The original scores come from :func:`fireeval.core.evaluation.evaluate` (``complete=True``:
     every qrels topic), the leave-outs from :func:`leave_out_scores`, so all three average
     over the same topics. ``run_type`` (optional, one label per run, e.g. TREC's
     automatic/manual) becomes the table's ``type`` column.

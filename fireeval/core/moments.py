@@ -20,7 +20,7 @@ Conventions (Togashi et al. 2022 and its reference code riktor/vmr-axiou):
 
 Beyond the per-query measures, the module holds the AxIoU paper's analyses on
 per-query score arrays of shape (measures, systems, queries): summaries of the
-subset-stability experiment (computed by :func:`fireeval.reliability.subset_stability`;
+subset-stability experiment (computed by :func:`fireeval.stats.reliability.subset_stability`;
 :func:`stability_frame`, :func:`stability_findings`, :func:`expected_swaps`), the
 all-tied ratio (:func:`all_tied_ratio`) and the noise bias/variance of App. C
 (:func:`noisy_iou_bias_variance`, :func:`simulate_noisy_iou`, :func:`noisy_iou_table`).
@@ -316,7 +316,7 @@ def _family(measure: str) -> str:
 def stability_frame(stability: dict, sizes, measures=None):
     """Long table of a subset-stability result, one row per (measure, subset size).
 
-    ``stability`` is :func:`fireeval.reliability.subset_stability`'s dict (``mean``
+    ``stability`` is :func:`fireeval.stats.reliability.subset_stability`'s dict (``mean``
     and ``var`` of τ-b, each (measures, sizes)). Columns: ``measure, n, mean τ,
     variance of τ, family`` ("AxIoU@K" or "R@K,θ"), ``K`` (label "K = k") and
     ``measure (at this K)`` (the name with its cut-off replaced by K, e.g. "R@K,0.5").
@@ -345,7 +345,7 @@ def _at_sizes(sizes, mask) -> str:
 def stability_findings(stability: dict, sizes, per_query, ks=KS, thetas=THETAS) -> dict:
     """The subset-stability findings of the AxIoU paper's Fig. 6, as values for the prose.
 
-    ``stability``: :func:`fireeval.reliability.subset_stability` on ``per_query``
+    ``stability``: :func:`fireeval.stats.reliability.subset_stability` on ``per_query``
     (measures in :func:`measure_names` ``(ks, thetas)`` order, systems, queries) at
     the subset ``sizes``. "Smallest n" below is ``sizes[0]``; AxIoU@K is compared
     with the R@K,θ at the same K. Returns a dict (keys are the notebook's glue names):

@@ -1,0 +1,11 @@
+"""Book plumbing: running notebooks, glueing results, the chart theme.
+
+- ``notebooks``: parameter validation and papermill execution (``fireeval run``).
+- ``report``: ``headline`` and ``glue`` for the chapters' computed numbers.
+- ``plotting``: the altair theme and offline rendering.
+
+Nothing in core, stats, the studies or datasets imports this. Names are re-exported lazily.
+"""
+from fireeval._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, __file__, ["notebooks", "report", "plotting"])

@@ -1,0 +1,16 @@
+"""Core: the measures and file formats every chapter shares.
+
+- ``trec``: TREC run and qrels files, trec_eval's document order.
+- ``judgements``: :class:`Qrels` (graded judgements) and :class:`Judgements`
+  (pooled judgements over a query x item grid).
+- ``runset``: :class:`RunSet`, many runs as one ``(runs, topics, depth)`` array.
+- ``ranking``: ranking measures on gain arrays (AP, P@k, nDCG, RR, Correct@k, ...).
+- ``moments``: temporal IoU, R@K,θ and AxIoU@K for video moment retrieval.
+- ``evaluation``: measure names (trec_eval and ir_measures style) and ``evaluate``.
+
+Core imports nothing else from fireeval. Names are re-exported lazily.
+"""
+from fireeval._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, __file__, ["trec", "judgements", "runset", "ranking", "moments",
+                                                            "evaluation"])

@@ -1,0 +1,139 @@
+"""Relevance judgements (qrels) as arrays the metrics can index.
+
+A :class:`Qrels` wraps a tidy frame ``(query, docno, relevance)``. The ranking
+metrics need three things per query: the grade of each retrieved document, the
+number of relevant documents, and the ideal ordering of grades (for nDCG). All three
+come from here, vectorised over queries.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from fireeval.core.trec import read_qrels
+
+__all__ = ["Qrels", "Judgements"]
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Judgements: one row per judged (query, docno) with an integer grade.
+
+    ``relevance_level`` is the smallest grade that counts as relevant for binary
+    measures (trec_eval's ``-l``, default 1). Unjudged documents are non-relevant.
+    """
+
+    frame: pd.DataFrame
+    relevance_level: int = 1
+
+    @classmethod
+    def read(cls, path, relevance_level: int = 1) -> "Qrels":
+        """Read a 4-column TREC qrels file (plain or gzip)."""
+        return cls(read_qrels(path), relevance_level)
+
+    @classmethod
+    def from_pairs(cls, queries, docnos, relevance=1) -> "Qrels":
+        """Build qrels from parallel sequences (relevance may be a scalar)."""
+        frame = pd.DataFrame({"query": np.asarray(queries, dtype=str), "docno": np.asarray(docnos, dtype=str)})
+        frame["relevance"] = np.broadcast_to(np.asarray(relevance, dtype=np.int64), len(frame))
+        return cls(frame)
+
+    @cached_property
+    def topics(self) -> np.ndarray:
+        """Sorted query ids that have at least one judgement."""
+        return np.sort(self.frame["query"].unique().astype(str))
+
+    @cached_property
+    def _relevant(self) -> pd.DataFrame:
+        return self.frame[self.frame["relevance"] >= self.relevance_level]
+
+    def n_relevant(self, topics) -> np.ndarray:
+        """Number of relevant documents for each of ``topics`` (0 when absent)."""
+        counts = self._relevant.groupby("query").size()
+        return counts.reindex(pd.Index(topics, dtype=str), fill_value=0).to_numpy()
+
+    def ideal_gains(self, topics, depth: int | None = None) -> np.ndarray:
+        """Each topic's positive grades sorted descending, zero-padded: shape (n_topics, depth)."""
+        positive = self.frame[self.frame["relevance"] > 0]
+        index = pd.Index(topics, dtype=str)
+        rows = index.get_indexer(positive["query"].astype(str))
+        keep = rows >= 0
+        rows, grades = rows[keep], positive["relevance"].to_numpy()[keep]
+        order = np.lexsort((-grades, rows))
+        rows, grades = rows[order], grades[order]
+        starts = np.searchsorted(rows, np.arange(len(index)))
+        cols = np.arange(len(rows)) - starts[rows]
+        width = int(cols.max() + 1) if len(cols) else 1
+        ideal = np.zeros((len(index), max(width, depth or 0)))
+        ideal[rows, cols] = grades
+        return ideal[:, :depth] if depth else ideal
+
+    def restrict(self, mask) -> "Qrels":
+        """Qrels keeping only the rows where ``mask`` is true (same relevance level)."""
+        return Qrels(self.frame[np.asarray(mask)].reset_index(drop=True), self.relevance_level)
+
+
+@dataclass
+class Judgements:
+    """Pooled relevance judgements over a (query x item) grid.
+
+    Attributes
+    ----------
+    models : tuple of str
+        The pooled models, in the order of ``contributed``'s first axis.
+    contributed : bool ndarray (n_models, n_queries, n_items)
+        ``contributed[m, q, v]``: model m's pool put pair (q, v) up for judgement.
+    judged : bool ndarray (n_queries, n_items)
+        The pair received a judgement (any model contributed it).
+    relevant : bool ndarray (n_queries, n_items)
+        The pair was judged relevant (majority label). Always within ``judged``.
+    """
+
+    models: tuple
+    contributed: np.ndarray
+    judged: np.ndarray
+    relevant: np.ndarray
+
+    def __post_init__(self):
+        self.models = tuple(self.models)
+        self.contributed = np.asarray(self.contributed, dtype=bool)
+        self.judged = np.asarray(self.judged, dtype=bool)
+        self.relevant = np.asarray(self.relevant, dtype=bool) & self.judged
+        if self.contributed.shape != (len(self.models),) + self.judged.shape:
+            raise ValueError(f"contributed has shape {self.contributed.shape}, expected "
+                             f"{(len(self.models),) + self.judged.shape} (models x queries x items)")
+
+    def positives(self, original, models: Sequence[str] | None = None) -> np.ndarray:
+        """Original positives plus pairs judged relevant that ``models`` (default: all) contributed.
+
+        .. math:: P = O \\cup \\{(q, v) : \\mathrm{rel}(q, v) \\wedge \\exists m \\in M : (q, v) \\in \\mathrm{pool}_m\\}
+        """
+        original = np.asarray(original, dtype=bool)
+        if original.shape != self.judged.shape:
+            raise ValueError(f"original positives have shape {original.shape}, judgements {self.judged.shape}")
+        keep = list(self.models) if models is None else list(models)
+        unknown = sorted(set(keep) - set(self.models))
+        if unknown:
+            raise KeyError(f"no judgements from {unknown}; pooled models are {list(self.models)}")
+        index = [self.models.index(m) for m in keep]
+        found = self.contributed[index].any(axis=0) if index else np.zeros_like(self.judged)
+        return original | (self.relevant & found)
+
+    def leave_out(self, original, model: str) -> np.ndarray:
+        """Positives a *new* model would see: original plus the other models' judged positives."""
+        return self.positives(original, [m for m in self.models if m != model])
+
+    def rename(self, mapping: Mapping[str, str]) -> "Judgements":
+        """The same judgements with models renamed (names absent from ``mapping`` stay)."""
+        return Judgements(tuple(mapping.get(m, m) for m in self.models), self.contributed, self.judged,
+                          self.relevant)
+
+    def summary(self) -> dict:
+        """Counts in the style of FIRE Table 2 (pairs judged, relevant, share relevant)."""
+        n = int(self.judged.sum())
+        r = int(self.relevant.sum())
+        return {"pairs": n, "relevant": r, "share_relevant": r / n if n else float("nan")}

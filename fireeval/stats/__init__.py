@@ -1,0 +1,11 @@
+"""Shared statistics: agreement between rankings, resampling, reliability.
+
+- ``agreement``: Kendall τ-b (single and batched), top-K overlap, RBO.
+- ``resampling``: bootstrap of per-query scores, disjoint topic splits.
+- ``reliability``: τ bands, swap rates and REER, subset stability.
+
+Imports only :mod:`fireeval.core`. Names are re-exported lazily.
+"""
+from fireeval._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, __file__, ["agreement", "resampling", "reliability"])

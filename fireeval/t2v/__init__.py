@@ -1,0 +1,14 @@
+"""Text-to-video retrieval: the chapters *false negatives* and *semantic similarity*.
+
+- ``fire``: FIRE's pooled judgements, corrected and leave-model-out scores, the proxy annotator.
+- ``similarity``: Wray et al.'s caption proxies (BoW, PoS, SYN, METEOR) as matrices.
+- ``semantic_evaluation``: nDCG under a proxy, GMR bounds, random-ranking expectations.
+- ``nlp``: tokeniser, offline WordNet and tagger, METEOR.
+- ``caption_overlap``: train-test TF-IDF caption overlap (FIRE Table 7).
+
+Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
+"""
+from fireeval._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp",
+                                                            "caption_overlap"])
