@@ -34,8 +34,9 @@ from fireeval.stats.agreement import kendall_tau
 from fireeval.core.evaluation import Measure, Scores, evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
+from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_measure
 
-__all__ = ["Pool", "build_pool", "DepthSweep", "depth_sweep", "sweep_depths", "depth_verdict",
+__all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "depth_verdict",
            "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
@@ -430,6 +431,17 @@ def _measures(measures) -> list[Measure]:
     return [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
 
 
+def measure_name(measure) -> str:
+    """Canonical name of a measure: trec_eval's, or one of :mod:`fireeval.pooling.incomplete`'s.
+
+    >>> measure_name("P@10"), measure_name("infap")
+    ('P_10', 'infAP')
+    """
+    if isinstance(measure, Measure):
+        return measure.name
+    return _canonical(measure) if is_incomplete_measure(measure) else parse_measure(measure).name
+
+
 def _binary_ideal(n_relevant) -> np.ndarray:
     """Ideal grades for binary qrels from relevant counts: ones then zeros, shape (..., max count)."""
     n_relevant = np.asarray(n_relevant)
@@ -503,7 +515,7 @@ class DepthSweep:
 
     def mean(self, measure: str) -> pd.DataFrame:
         """Mean over topics: rows = runs, columns = depths, plus an ``original`` column."""
-        name = parse_measure(measure).name
+        name = measure_name(measure)
         out = pd.DataFrame(self.values[name].mean(axis=-1).T, index=pd.Index(self.runs, name="run"),
                            columns=pd.Index(self.depths, name="depth"))
         out["original"] = self.reference[name].mean(axis=-1)
@@ -521,7 +533,7 @@ class DepthSweep:
         >>> sweep.tau("map").round(3).tolist()
         [-0.333, 1.0]
         """
-        name = parse_measure(measure).name
+        name = measure_name(measure)
         reference = self.reference[name].mean(axis=-1)
         # One τ per depth; depths are few (~50), so a loop over them is not a hot path.
         return pd.Series([kendall_tau(v, reference) for v in self.values[name].mean(axis=-1)], index=self.depths)
@@ -546,7 +558,7 @@ class DepthSweep:
         ``"τ at K = k"`` for each ``k`` of ``at`` that was swept; index = measure names
         (default: every measure of the sweep).
         """
-        measures = list(self.values) if measures is None else [parse_measure(m).name for m in measures]
+        measures = list(self.values) if measures is None else [measure_name(m) for m in measures]
         taus = {m: self.tau(m) for m in measures}
         swept = set(self.depths.tolist())
         return pd.DataFrame({
@@ -629,22 +641,30 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     (a topic with no relevant document left scores 0), so MAP at every K averages
     over the same topics.
 
+    ``measures`` may also name the measures for incomplete judgements of
+    :mod:`fireeval.pooling.incomplete` (``bpref``, ``infAP``, ``map_judged``,
+    ``ndcg_judged``): they are scored from the judged cells alone, where "judged at
+    depth K" means in the qrels and in the depth-K pool, and the judged
+    non-relevant count per topic is recounted at each depth like the relevant one.
     nDCG measures need binary qrels here (ideal gains are rebuilt from counts).
 
     >>> import pandas as pd
     >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
     >>> runs = RunSet.from_frames({"A": frame(["a", "x"]), "B": frame(["y", "b"])})
     >>> qrels = Qrels.from_pairs(["1", "1"], ["a", "b"])
-    >>> sweep = depth_sweep(build_pool(runs, depth=2), qrels, [1, 2], ["P_2"])
+    >>> sweep = depth_sweep(build_pool(runs, depth=2), qrels, [1, 2], ["P_2", "bpref"])
     >>> sweep.values["P_2"][:, :, 0].tolist()   # depth 1: only A's "a" is pooled
     [[0.5, 0.0], [0.5, 0.5]]
+    >>> sweep.values["bpref"][:, :, 0].tolist()   # B's "b" is unjudged at depth 1, so bpref skips it
+    [[1.0, 0.0], [0.5, 0.5]]
     """
-    measures = _measures(measures)
+    incomplete = [_canonical(m) for m in measures if isinstance(m, str) and is_incomplete_measure(m)]
+    measures = _measures([m for m in measures if not (isinstance(m, str) and is_incomplete_measure(m))])
     depths = np.asarray(depths, dtype=int)
     for k in depths:
         pool._check_k(int(k))
     topics, cols, gains = _topics_and_gains(pool, qrels)
-    if any(m.kind.startswith("ndcg") for m in measures) and not _is_binary(qrels):
+    if (any(m.kind.startswith("ndcg") for m in measures) or "ndcg_judged" in incomplete) and not _is_binary(qrels):
         raise NotImplementedError("nDCG in a depth sweep needs binary qrels (grades 0/1)")
     cell_depth = pool.cell_depth[:, cols]
     row_depth = pool.qrels_depth(qrels)
@@ -653,6 +673,13 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     reference = {m.name: m(gains, qrels.n_relevant(topics), qrels.ideal_gains(topics)) for m in measures}
     values = {m.name: np.empty((len(depths),) + gains.shape[:2]) for m in measures}
     sparse_ap = _SparseAP(gains, cell_depth) if any(m.kind == "map" for m in measures) else None
+    cells = None
+    if incomplete:
+        judged = pool.runs.judged(qrels)[:, cols] & (cols >= 0)[None, :, None]
+        cells = JudgedCells(gains, judged, qrels.relevance_level, cell_depth)
+        n_non_all = np.bincount(row_topic[~relevant], minlength=len(topics))
+        reference.update(cells.scores(incomplete, qrels.n_relevant(topics), n_non_all))
+        values.update({m: np.empty((len(depths),) + gains.shape[:2]) for m in incomplete})
     for i, k in enumerate(depths):  # a loop over depths only; each step is vectorised over runs x topics
         n_rel = np.bincount(row_topic[relevant & (row_depth <= k)], minlength=len(topics))
         ideal = _binary_ideal(n_rel)
@@ -664,6 +691,10 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
             width = m.k if m.k is not None else gains.shape[-1]
             masked = np.where(cell_depth[..., :width] <= k, gains[..., :width], 0.0)
             values[m.name][i] = m(masked, n_rel, ideal)
+        if cells is not None:
+            n_non = np.bincount(row_topic[~relevant & (row_depth <= k)], minlength=len(topics))
+            for name, v in cells.scores(incomplete, n_rel, n_non, k=k).items():
+                values[name][i] = v
     return DepthSweep(depths, list(pool.runs.names), topics, values, reference)
 
 
