@@ -87,7 +87,7 @@ def kendall_tau_many(a, b, chunk: int = 64) -> np.ndarray:
 def tau_ap(estimate, truth) -> float:
     """AP correlation τ_AP (Yilmaz, Aslam & Robertson 2008) of a ranking of systems against the true one.
 
-    .. math:: \tau_{AP} = \frac{2}{N - 1} \sum_{i=2}^{N} \frac{C(i)}{i - 1} - 1
+    .. math:: \\tau_{AP} = \\frac{2}{N - 1} \\sum_{i=2}^{N} \\frac{C(i)}{i - 1} - 1
 
     Systems are ordered by ``estimate`` (descending; ties keep input order); C(i) counts
     the systems above position i that ``truth`` also ranks above system i. Unlike τ-b it
