@@ -83,17 +83,9 @@ class JudgedCells:
         self.rank = pos + 1.0
         self.depth = None if cell_depth is None else np.asarray(cell_depth)[run, topic, pos]
         self.row = run.astype(np.int64) * self.shape[1] + topic
-        starts = np.r_[0, np.flatnonzero(np.diff(self.row)) + 1] if len(self.row) else np.zeros(0, int)
-        self.starts, self.sizes = starts, np.diff(np.r_[starts, len(self.row)])
 
-    def _exclusive(self, x):
-        """Per cell: the sum of ``x`` over the earlier cells of its (run, topic) row."""
-        total = np.cumsum(x)
-        before = np.repeat((total - x)[self.starts], self.sizes)
-        return total - x - before
-
-    def _per_row(self, values):
-        out = np.bincount(self.row, weights=values, minlength=self.shape[0] * self.shape[1])
+    def _per_row(self, row, values):
+        out = np.bincount(row, weights=values, minlength=self.shape[0] * self.shape[1])
         return out.reshape(self.shape)
 
     def scores(self, measures=INCOMPLETE_MEASURES, n_relevant=None, n_nonrelevant=None, k=None, keep=None,
@@ -106,43 +98,48 @@ class JudgedCells:
         relevant and non-relevant documents of each topic under the same judgements.
         ``ideal_dcg`` (broadcast to (runs, topics)) is needed for ``ndcg_judged``;
         by default it is binary, from ``n_relevant``. Returns ``{name: (runs, topics)}``.
+
+        Only the kept cells are touched (a shallow pool keeps few), in (run, topic,
+        rank) order, so running counts within each (run, topic) give every cell the
+        judged relevant and non-relevant documents above it.
         """
         names = [_canonical(m) for m in measures]
         if keep is not None:
-            kept = np.asarray(keep, dtype=bool)[self.cells]
+            sel = np.flatnonzero(np.asarray(keep, dtype=bool)[self.cells])
         elif k is not None:
-            kept = self.depth <= k
+            sel = np.flatnonzero(self.depth <= k)
         else:
-            kept = np.ones(len(self.row), dtype=bool)
-        rel = self.relevant & kept
-        non = ~self.relevant & kept
-        rel_above = self._exclusive(rel.astype(np.int64))
-        non_above = self._exclusive(non.astype(np.int64))
+            sel = np.arange(len(self.row))
+        row, rel, rank = self.row[sel], self.relevant[sel], self.rank[sel]
+        starts = np.r_[0, np.flatnonzero(np.diff(row)) + 1] if len(row) else np.zeros(0, int)
+        sizes = np.diff(np.r_[starts, len(row)])
+        position = np.arange(len(row)) - np.repeat(starts, sizes)  # judged cells above, within the row
+        seen_rel = np.cumsum(rel)
+        rel_above = seen_rel - rel - np.repeat((seen_rel - rel)[starts], sizes)
+        non_above = position - rel_above
         n_rel = np.broadcast_to(np.asarray(n_relevant, dtype=float), self.shape)
-        cell_r = n_rel.reshape(-1)[self.row]
         out = {}
+        rel_row, rel_rank = row[rel], rank[rel]
+        ra, na = rel_above[rel].astype(float), non_above[rel].astype(float)
         if "bpref" in names:
             n_non = np.broadcast_to(np.asarray(n_nonrelevant, dtype=float), self.shape)
-            cell_n = n_non.reshape(-1)[self.row]
+            cell_r, cell_n = n_rel.reshape(-1)[rel_row], n_non.reshape(-1)[rel_row]
             denom = np.minimum(cell_r, cell_n)
             with np.errstate(invalid="ignore", divide="ignore"):
-                term = np.where(non_above > 0, 1.0 - np.minimum(non_above, cell_r) / np.where(denom > 0, denom, 1),
-                                1.0)
-            out["bpref"] = _divide(self._per_row(np.where(rel, term, 0.0)), n_rel)
+                term = np.where(na > 0, 1.0 - np.minimum(na, cell_r) / np.where(denom > 0, denom, 1), 1.0)
+            out["bpref"] = _divide(self._per_row(rel_row, term), n_rel)
         if "infAP" in names:
-            judged_above = rel_above + non_above
-            term = (1.0 + judged_above * (rel_above + INFAP_EPSILON) / (judged_above + 2 * INFAP_EPSILON)) / self.rank
-            out["infAP"] = _divide(self._per_row(np.where(rel, term, 0.0)), n_rel)
-        if "map_judged" in names or "ndcg_judged" in names:
-            condensed_rank = rel_above + non_above + 1.0
-            if "map_judged" in names:
-                out["map_judged"] = _divide(self._per_row(np.where(rel, (rel_above + 1.0) / condensed_rank, 0.0)),
-                                            n_rel)
-            if "ndcg_judged" in names:
-                dcg = self._per_row(np.where(rel, self.gain / np.log2(condensed_rank + 1.0), 0.0))
-                if ideal_dcg is None:
-                    ideal_dcg = binary_ideal_dcg(n_rel)
-                out["ndcg_judged"] = _divide(dcg, np.broadcast_to(ideal_dcg, self.shape))
+            judged_above = ra + na
+            term = (1.0 + judged_above * (ra + INFAP_EPSILON) / (judged_above + 2 * INFAP_EPSILON)) / rel_rank
+            out["infAP"] = _divide(self._per_row(rel_row, term), n_rel)
+        condensed_rank = ra + na + 1.0
+        if "map_judged" in names:
+            out["map_judged"] = _divide(self._per_row(rel_row, (ra + 1.0) / condensed_rank), n_rel)
+        if "ndcg_judged" in names:
+            dcg = self._per_row(rel_row, self.gain[sel][rel] / np.log2(condensed_rank + 1.0))
+            if ideal_dcg is None:
+                ideal_dcg = binary_ideal_dcg(n_rel)
+            out["ndcg_judged"] = _divide(dcg, np.broadcast_to(ideal_dcg, self.shape))
         return {name: out[name] for name in names}
 
 

@@ -30,13 +30,14 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fireeval.stats.agreement import kendall_tau
+from fireeval.stats.agreement import kendall_tau, kendall_tau_batch, tau_ap_batch
+from fireeval.stats.reliability import band_crossing, bootstrap_agreement
 from fireeval.core.evaluation import Measure, Scores, evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_measure
 
-__all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "depth_verdict",
+__all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table", "crossing_text", "relevant_split", "depth_verdict",
            "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
@@ -538,6 +539,40 @@ class DepthSweep:
         # One τ per depth; depths are few (~50), so a loop over them is not a hot path.
         return pd.Series([kendall_tau(v, reference) for v in self.values[name].mean(axis=-1)], index=self.depths)
 
+    def tau_ap(self, measure: str) -> pd.Series:
+        """τ_AP (:func:`fireeval.stats.agreement.tau_ap`) of the ranking at each depth against the
+        original ranking (the truth); index = depths. Weighs swaps near the top more than τ-b."""
+        name = measure_name(measure)
+        return pd.Series(tau_ap_batch(self.values[name].mean(axis=-1), self.reference[name].mean(axis=-1)),
+                         index=self.depths)
+
+    def bootstrap(self, measure: str, n_resamples: int = 1000, rng=0, statistic: str = "tau_b",
+                  at=None) -> np.ndarray:
+        """Bootstrap-over-topics samples of τ at every depth: (n_depths, n_resamples).
+
+        :func:`fireeval.stats.reliability.bootstrap_agreement` on this sweep; the same ``rng``
+        gives the same topic resamples for every measure, so differences are paired.
+        ``statistic``: ``"tau_b"`` or ``"tau_ap"``. ``at``: one depth of the sweep, to
+        resample only there (then shape (n_resamples,)).
+        """
+        name = measure_name(measure)
+        values = self.values[name] if at is None else self.values[name][list(self.depths).index(at)]
+        return bootstrap_agreement(values, self.reference[name], n_resamples, rng, statistic)
+
+    def subset(self, topics) -> "DepthSweep":
+        """The same sweep over some topics only (``topics``: indices), e.g. topics with many relevant."""
+        topics = np.asarray(topics)
+        return DepthSweep(self.depths, self.runs, self.topics[topics],
+                          {m: v[..., topics] for m, v in self.values.items()},
+                          {m: v[..., topics] for m, v in self.reference.items()})
+
+    def topic_tau(self, measure: str, k: int) -> np.ndarray:
+        """Per topic: τ-b between the runs ranked by that topic's score at depth ``k`` and
+        by its original score, shape (n_topics,); NaN where every run ties."""
+        name = measure_name(measure)
+        i = list(self.depths).index(k)
+        return kendall_tau_batch(self.values[name][i].T, self.reference[name].T)
+
     def first_depth_above(self, measure: str, level: float = 0.90) -> int | None:
         """Smallest depth whose τ (:meth:`tau`) is strictly above ``level``; None if none is.
 
@@ -565,6 +600,61 @@ class DepthSweep:
             f"smallest K with τ > {level:.2f}": [_first_above(taus[m], level) for m in measures],
             **{f"τ at K = {k}": [taus[m][k] for m in measures] for k in at if k in swept},
         }, index=pd.Index(measures, name="measure"))
+
+
+def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = None, k: int = 3,
+                  level: float = 0.90, label=str) -> pd.DataFrame:
+    """Per measure: τ-b and τ_AP at depth ``k`` with 95 % bootstrap bands, and the depths where τ-b passes ``level``.
+
+    ``samples[m]``: :meth:`DepthSweep.bootstrap` output per measure (τ-b, every depth);
+    ``samples_ap[m]``: τ_AP resamples at depth ``k`` only (``bootstrap(m, statistic="tau_ap", at=k)``). Columns: ``τ-b at K={k}``, ``band``, ``τ_AP at K={k}``, ``τ_AP band``,
+    ``first K with τ-b > level`` (point estimate) and ``K where the band crosses``:
+    ``"a–b"`` from the first depth whose band reaches above ``level`` to the first from
+    which it stays above (:func:`fireeval.stats.reliability.band_crossing`).
+    """
+    depths = list(sweep.depths)
+    i = depths.index(k)
+    rows = []
+    for m, s in samples.items():
+        low, high = np.nanquantile(s, [0.025, 0.975], axis=-1)
+        cross = band_crossing(depths, low, high, level)
+        first = sweep.first_depth_above(m, level)
+        row = {"measure": label(m), f"τ-b at K = {k}": float(sweep.tau(m).iloc[i]),
+               "τ-b band": f"{low[i]:.3f}–{high[i]:.3f}",
+               f"first K with τ-b > {level:.2f}": "not reached" if first is None else str(first),
+               f"K range where the band crosses {level:.2f}": crossing_text(cross)}
+        if samples_ap is not None and m in samples_ap:
+            lo_ap, hi_ap = np.nanquantile(samples_ap[m], [0.025, 0.975])
+            row[f"τ_AP at K = {k}"] = float(sweep.tau_ap(m).iloc[i])
+            row["τ_AP band"] = f"{lo_ap:.3f}–{hi_ap:.3f}"
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("measure")
+
+
+def crossing_text(cross: dict) -> str:
+    """``band_crossing`` as text: ``"5–15"``, ``"3"``, ``"not reached"``.
+
+    >>> crossing_text({"first_possible": 5, "first_certain": 15})
+    '5–15'
+    """
+    a, b = cross["first_possible"], cross["first_certain"]
+    if a is None:
+        return "not reached"
+    if b is None:
+        return f"from {a} (band never wholly above)"
+    return str(a) if a == b else f"{a}–{b}"
+
+
+def relevant_split(qrels: Qrels, topics) -> tuple[np.ndarray, np.ndarray, float]:
+    """Topic indices with at most / more than the median number of relevant documents, and the median.
+
+    >>> q = Qrels.from_pairs(["1", "2", "2", "3", "3", "3"], list("abcdef"))
+    >>> relevant_split(q, ["1", "2", "3"])
+    (array([0, 1]), array([2]), 2.0)
+    """
+    n_rel = qrels.n_relevant(topics)
+    median = float(np.median(n_rel))
+    return np.flatnonzero(n_rel <= median), np.flatnonzero(n_rel > median), median
 
 
 def _first_above(series: pd.Series, level: float) -> int | None:

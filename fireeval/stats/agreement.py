@@ -120,10 +120,11 @@ def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
     out = np.empty(len(e))
     for start in range(0, len(e), chunk):
         se, st = e[start:start + chunk], t[start:start + chunk]
-        tied = (se[:, :, None] == se[:, None, :]) | (st[:, :, None] == st[:, None, :])
-        correct = np.where(tied, 0.5, st[:, None, :] > st[:, :, None]) * earlier
-        c = correct.sum(-1)  # (rows, n): C(i)
-        out[start:start + chunk] = 2.0 / (n - 1) * (c[:, 1:] * weight[1:]).sum(-1) - 1.0
+        tied = ((se[:, :, None] == se[:, None, :]) | (st[:, :, None] == st[:, None, :])) & earlier
+        above = (st[:, None, :] > st[:, :, None]) & earlier & ~tied
+        # 2 C(i): a correctly ordered pair counts 2, a tied pair 1 (integer counts, no float matrices).
+        c2 = 2 * np.count_nonzero(above, axis=-1) + np.count_nonzero(tied, axis=-1)
+        out[start:start + chunk] = 1.0 / (n - 1) * (c2[:, 1:] * weight[1:]).sum(-1) - 1.0
     return out.reshape(shape)
 
 
