@@ -124,13 +124,17 @@ def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: 
                            "cumulative rate": Estimate(cumulative, method=method)})
 
 
-def warning_claim(flagged_losers: int, flagged: int, base_rate: float, data: str = "", k: int = 100,
-                  max_loss: float = 0.02) -> dict:
-    """This book's earlier judged@k warning, validated by leaving one group out at a time:
-    its precision must beat the base rate of runs losing ``max_loss`` or more."""
+def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 100, max_loss: float = 0.02,
+                  useful: float = 0.5) -> dict:
+    """This book's earlier judged@k warning, validated by leaving one group out at a time.
+
+    A warning is useful when a flagged run more likely than not loses ``max_loss`` or
+    more: its precision (fitted without the run's group) must exceed ``useful``.
+    """
     claim = Claim("warning", paper="this book (earlier pool_leave_out chapter)", section="judged@100 warning",
                   quote=f"a run whose judged@{k} is below the fitted level risks losing more than "
-                        f"{max_loss:.0%} of its score",
-                  quantity=f"precision of the warning fitted without the run's group (runs losing ≥ {max_loss:.0%})",
-                  test=Test(">", base_rate), data=data, notes=f"base rate of such runs: {base_rate:.3f}")
+                        f"{max_loss:.0%} of its MAP",
+                  quantity=f"precision of the warning fitted without the run's group: flagged runs that lost "
+                           f"≥ {max_loss:.0%}", test=Test(">", useful), data=data,
+                  notes="runs of one group are not independent, so the interval is optimistic")
     return claim.evaluate(Estimate.proportion(flagged_losers, flagged, "leave-one-group-out"))
