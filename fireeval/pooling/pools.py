@@ -38,7 +38,7 @@ from fireeval.core.runset import RunSet
 from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_measure
 
 __all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table", "crossing_text", "relevant_split", "depth_verdict",
-           "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
+           "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs", "leave_out_runs",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
 #: ``min_depth`` of a document no pooled run retrieves within the pool depth.
@@ -845,9 +845,24 @@ class LeaveOutComparison:
 
     def places_lost(self, column: str = "group left out") -> pd.Series:
         """Per run: places lost in the ranking (rank after - rank before; ties take the best
-        rank), negative when it moved up."""
+        rank), negative when it moved up.
+
+        Convention (the one behind τ): *every* run is scored with its own leave-out qrels,
+        and each run's rank is taken among those left-out scores, against its rank among
+        the original scores (competition ranking, "1224"). See
+        :meth:`places_lost_against_original` for the newcomer's view."""
         return (self.table[column].rank(ascending=False, method="min")
                 - self.table["original"].rank(ascending=False, method="min"))
+
+    def places_lost_against_original(self, column: str = "group left out") -> pd.Series:
+        """Per run: places lost when its left-out score is placed among the *other runs' original*
+        scores (the view of a newcomer scored against a published table), against its original
+        place; places count the runs strictly above (competition ranking)."""
+        original = self.table["original"].to_numpy()
+        left = self.table[column].to_numpy()
+        before = (original[None, :] > original[:, None]).sum(1)
+        after = (original[None, :] > left[:, None]).sum(1) - (original > left)  # not counting itself
+        return pd.Series(after - before, index=self.table.index)
 
     def n_gain(self, column: str = "drop (group)", atol: float = 1e-12) -> int:
         """Runs whose score rose after the leave-out (drop below ``-atol``)."""
@@ -883,6 +898,21 @@ def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=
     table["drop (run)"] = table["original"] - table["run left out"]
     table["drop (group)"] = table["original"] - table["group left out"]
     return LeaveOutComparison(original, run_out, group_out, table)
+
+
+def leave_out_runs(pool: Pool, qrels: Qrels, runs) -> Qrels:
+    """Qrels without the documents that only the pooled runs in ``runs`` contributed.
+
+    ``runs``: names or a boolean mask over ``pool.runs``. A judged document leaves when
+    it is in the pool but in no other pooled run's top ``pool.depth`` -- e.g. every
+    document only the manual runs found (Westerveld's interactive-run test).
+    """
+    selected = _pooled_mask(pool.runs, runs)
+    rest = build_pool(pool.runs, pooled=pool.pooled & ~selected, depth=pool.depth) if (pool.pooled & ~selected).any() \
+        else None
+    in_pool = pool.qrels_index(qrels) >= 0
+    in_rest = rest.qrels_index(qrels) >= 0 if rest is not None else np.zeros(len(qrels.frame), bool)
+    return qrels.restrict(~(in_pool & ~in_rest))
 
 
 def losers_sentence(table: pd.DataFrame, n: int = 5,

@@ -120,8 +120,8 @@ def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: 
                   test=Test("<=", 0.02), data=data, paper_value="0.02", fmt=".2f",
                   notes="bin edge of 0.01-wide bins; no interval (its sampling error is below the bin width)")
     method = f"exact: bin edge over {trials} random splits"
-    return claim.evaluate({"per-bin rate": Estimate(per_bin, method=method),
-                           "cumulative rate": Estimate(cumulative, method=method)})
+    return claim.evaluate({"per-bin": Estimate(per_bin, method=method),
+                           "cumulative": Estimate(cumulative, method=method)})
 
 
 def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 100, max_loss: float = 0.02,
