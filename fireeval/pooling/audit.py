@@ -235,7 +235,8 @@ class RunAudit:
                     f"{self.bias['upper']:.1%}, of their MAP for not being pooled). Evidence:")
         return head + " (no reference runs to estimate it from). Evidence:"
 
-    def report(self) -> str:
+    def report(self, per_topic: bool = True) -> str:
+        """The audit as text: coverage, scores, pool bias, risk and evidence, then one line per topic."""
         k = self.pool_depth
         t = self.per_topic
         lines = [f"fireeval audit: run {self.run}, pool depth {k}, {len(t)} topics", "",
@@ -259,6 +260,10 @@ class RunAudit:
                 lines.append(f"  judged@{k} warning level fitted on them: {b['threshold']:.2f} "
                              f"({'below: flagged' if b['judged'] < b['threshold'] else 'not below'})")
         lines += ["", self.risk_line] + [f"  - {e}" for e in self.evidence]
+        if per_topic:
+            lines += ["", f"per topic:   judged@10 unjudged@10  judged@{k} unjudged@{k}"]
+            lines += [f"  {topic:<10} {row['judged@10']:9.2f} {int(row['unjudged@10']):11d} "
+                      f"{row[f'judged@{k}']:10.2f} {int(row[f'unjudged@{k}']):11d}" for topic, row in t.iterrows()]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
