@@ -319,6 +319,10 @@ def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSe
                         f"(from {bias['neighbour_judged_range'][0]:.3f} to {bias['neighbour_judged_range'][1]:.3f}) "
                         f"lost a median {median:.1%} and at most {upper:.1%} (90th percentile) of their MAP "
                         f"when left out of the pool")
+        near_lo, near_hi = bias["neighbour_judged_range"]
+        if near_hi - near_lo > 0.2:
+            evidence.append(f"few reference runs have a judged@{pool_depth} like this run's: the {len(near)} nearest "
+                            f"span {near_lo:.3f} to {near_hi:.3f}, so the estimate is coarse")
         lo, hi = bias["reference_judged_range"]
         if not lo <= judged <= hi:
             evidence.append(f"this run's judged@{pool_depth} ({judged:.3f}) lies outside the pooled reference "
@@ -329,6 +333,10 @@ def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSe
         risk = "unknown"
         evidence.append(f"no reference runs given (--runs), so no leave-out estimate; judged@{pool_depth} is "
                         f"{judged:.3f}")
+    judged10 = float(per_topic["judged@10"].mean())
+    if judged10 < 0.9:
+        evidence.append(f"only {judged10:.0%} of its top 10 is judged on average: the official MAP counts the rest "
+                        "as non-relevant without anyone having looked")
     evidence.append(f"scoring only judged documents (AP') moves MAP from {scores['map']:.4f} to "
                     f"{scores['map_judged']:.4f} ({spread:+.4f}); if every unjudged document in its top {pool_depth} "
                     f"were relevant MAP would be {scores['map_unjudged_relevant']:.4f}")
