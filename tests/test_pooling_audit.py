@@ -241,3 +241,47 @@ def test_trec8_audit_matches_known_leave_out_drops():
         assert result.scores["map"] == pytest.approx(lo.table.loc[r, "group left out"], abs=1e-12)
         # the audit's own fit and the vectorised cross-validation agree closely
         assert result.bias["predicted"] == pytest.approx(cv.loc[r, "predicted"], abs=0.005)
+
+
+# ---------------------------------------------------------------- leave-out helpers
+def test_leave_out_runs_removes_only_what_no_other_pooled_run_found(collection):
+    runs, qrels, table, pool = collection
+    group = table["group"].iloc[0]
+    mask = (table["group"] == group).to_numpy()
+    # Leaving out all runs of one group = the group leave-out.
+    ours = pools.leave_out_runs(pool, qrels, mask).frame
+    theirs = pool.leave_out(qrels, group=group).frame
+    assert sorted(zip(ours["query"], ours["docno"])) == sorted(zip(theirs["query"], theirs["docno"]))
+    # Leaving out nobody removes nothing.
+    assert len(pools.leave_out_runs(pool, qrels, np.zeros(len(mask), bool)).frame) == len(qrels.frame)
+
+
+def test_places_lost_conventions():
+    table = pd.DataFrame({"original": [0.5, 0.4, 0.3], "group left out": [0.35, 0.39, 0.3]},
+                         index=pd.Index(["A", "B", "C"], name="run"))
+    lo = pools.LeaveOutComparison(None, None, None, table)
+    # every run left out: A (0.35) falls behind B (0.39) -> 1 place
+    assert lo.places_lost().tolist() == [1, -1, 0]
+    # A's 0.35 among B's and C's originals (0.4, 0.3): behind B -> 1 place; B's 0.39 vs A's 0.5: no change
+    assert lo.places_lost_against_original().tolist() == [1, 0, 0]
+
+
+def test_relative_swap_rates_use_the_same_splits_as_absolute():
+    rng = np.random.default_rng(0)
+    scores = rng.random((6, 20))
+    absolute = reliability.swap_rates(scores, 5, 50, bins=[0, np.inf], rng=1)
+    relative = reliability.relative_swap_rates(scores, 5, 50, bins=[0, np.inf], rng=1)
+    assert absolute["n_swaps"].tolist() == relative["n_swaps"].tolist()  # one bin holding every pair
+
+
+def test_measure_table_reports_depth_range(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref"])
+    samples = {m: sweep.bootstrap(m, 30, rng=0) for m in ["map", "bpref"]}
+    ap = {m: sweep.bootstrap(m, 30, rng=0, statistic="tau_ap", at=3) for m in ["map", "bpref"]}
+    table = pools.measure_table(sweep, samples, ap, k=3)
+    assert list(table.index) == ["map", "bpref"]
+    assert {"τ-b at K = 3", "τ_AP at K = 3", "K range where the band crosses 0.90"} <= set(table.columns)
+    few, many, median = pools.relevant_split(qrels, sweep.topics)
+    assert len(few) + len(many) == len(sweep.topics)
+    assert (qrels.n_relevant(sweep.topics)[few] <= median).all()
