@@ -253,7 +253,7 @@ class RunAudit:
         if self.bias:
             b = self.bias
             lines += ["", f"pool bias (leave-one-{b['by']}-out on {b['n_reference']} reference runs, "
-                          f"{b['n_fit']} pooled fitted):",
+                          f"{b['n_fit']} of them pooled or fully judged to depth {k}, fitted):",
                       f"  runs with judged@{k} near {b['judged']:.3f} lost a median {b['predicted']:.1%} of MAP "
                       f"(90th percentile {b['upper']:.1%}) when they were not pooled"]
             if b.get("threshold") is not None:
@@ -317,8 +317,8 @@ def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSe
         risk = "low" if upper < max_loss else "high" if median >= max_loss else "moderate"
         evidence.append(f"pooled reference runs with judged@{pool_depth} near this run's {judged:.3f} "
                         f"(from {bias['neighbour_judged_range'][0]:.3f} to {bias['neighbour_judged_range'][1]:.3f}) "
-                        f"lost a median {median:.1%} and at most {upper:.1%} (90th percentile) of their MAP "
-                        f"when left out of the pool")
+                        f"lost a median {median:.1%} of their MAP when left out of the pool, and 90% of them "
+                        f"lost at most {upper:.1%}")
         near_lo, near_hi = bias["neighbour_judged_range"]
         if near_hi - near_lo > 0.2:
             evidence.append(f"few reference runs have a judged@{pool_depth} like this run's: the {len(near)} nearest "
