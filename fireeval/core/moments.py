@@ -31,10 +31,45 @@ import re
 
 import numpy as np
 
-__all__ = ["temporal_iou", "max_temporal_iou", "recall_at_k_iou", "axiou_at_k", "ap_at_k_iou", "dcg_at_k_iou",
+__all__ = ["check_moments", "temporal_iou", "max_temporal_iou", "recall_at_k_iou", "axiou_at_k", "ap_at_k_iou", "dcg_at_k_iou",
            "MEASURES", "measure_names", "measure_function", "score_all", "score_systems", "mean_table",
            "all_tied_ratio", "noisy_iou_bias_variance",
            "simulate_noisy_iou", "noisy_iou_table", "expected_swaps", "stability_frame", "stability_findings"]
+
+
+def check_moments(moments, source: str = "moments") -> np.ndarray:
+    """``moments`` as a float array (..., 2) of [start, end] seconds, or a ValueError naming ``source``.
+
+    Refuses NaN or infinite bounds and reversed moments (start > end); zero-length
+    moments are allowed (their IoU is defined). Use it on data read from a user's file:
+    NaN is this module's padding for "no moment", so a NaN in a file would be scored
+    as a missing moment instead of being reported.
+
+    >>> check_moments([[0, 1.5], [2, 2]]).tolist()
+    [[0.0, 1.5], [2.0, 2.0]]
+    >>> check_moments([[3, 1]], "p.json entry 4")
+    Traceback (most recent call last):
+    ...
+    ValueError: p.json entry 4: moment 1 is [3.0, 1.0], start after end. Fix: give each moment as [start, end] seconds with start <= end.
+    """
+    try:
+        arr = np.asarray(moments, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{source}: moments are not [[start, end], ...] numbers: {str(moments)[:80]}") from None
+    if arr.ndim < 1 or arr.shape[-1] != 2:
+        raise ValueError(f"{source}: moments must be [[start, end], ...], got shape {arr.shape}")
+    flat = arr.reshape(-1, 2)
+    bad = ~np.isfinite(flat).all(axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{source}: moment {i + 1} is {flat[i].tolist()}, not finite. "
+                         "Fix: give each moment as [start, end] seconds, finite numbers.")
+    rev = flat[:, 0] > flat[:, 1]
+    if rev.any():
+        i = int(np.argmax(rev))
+        raise ValueError(f"{source}: moment {i + 1} is {flat[i].tolist()}, start after end. "
+                         "Fix: give each moment as [start, end] seconds with start <= end.")
+    return arr
 
 
 def temporal_iou(pred, gt) -> np.ndarray:
