@@ -41,19 +41,20 @@ def add(sub):
         for name in names:  # fail on a bad name before reading any file
             moments.measure_function(name)
         gt_path = check_readable(args.gt, "ground-truth file")
-        pred_path = check_readable(args.pred, "predictions file")
+        pred_path = check_readable(args.pred, "predictions file", text=not str(args.pred).endswith(".pkl"))
         if gt_path.suffix == ".jsonl":
             from fireeval.datasets import qvhighlights
 
             records = qvhighlights.read_ground_truth_records(gt_path)
             empty = [r[0] for r in records if not r[4]]
+            if empty and len(empty) == len(records):
+                raise ValueError(f"{gt_path}: no query has a relevant window; nothing to score. Fix: give a "
+                                 "ground-truth file with relevant_windows.")
             if empty:
                 print(f"warning: {gt_path}: {len(empty)} of {len(records)} queries have no relevant window and are "
                       f"left out of the mean (qid {', '.join(map(str, empty[:5]))}{' ...' if len(empty) > 5 else ''})",
                       file=sys.stderr)
                 records = [r for r in records if r[4]]
-                if not records:
-                    raise ValueError(f"{gt_path}: no query has a relevant window; nothing to score.")
             qids = [r[0] for r in records]
             gt = qvhighlights.windows_array([r[4] for r in records])
             info = {}

@@ -45,12 +45,12 @@ class DataUnavailable(FileNotFoundError):
     """A data file is not present in any data root and cannot be downloaded."""
 
 
-def check_readable(path, what: str = "file") -> Path:
+def check_readable(path, what: str = "file", text: bool = True) -> Path:
     """``path`` as a Path if it is a readable regular file that looks like text, else a one-line error.
 
     Raises FileNotFoundError (missing), IsADirectoryError, PermissionError, or
-    ValueError for a binary file (NUL bytes in its first 64 KiB: text data never has
-    them), each naming the file and the fix.
+    ValueError for a binary file when ``text`` (NUL bytes in its first 64 KiB: text
+    data never has them), each naming the file and the fix.
     """
     path = Path(path)
     if path.is_dir():
@@ -62,7 +62,7 @@ def check_readable(path, what: str = "file") -> Path:
             head = fh.read(1 << 16)
     except PermissionError:
         raise PermissionError(f"{path}: permission denied. Fix: make the file readable (chmod +r).") from None
-    if b"\0" in head:
+    if text and b"\0" in head:
         raise ValueError(f"{path}: binary data (NUL bytes), expected a text {what}. "
                          "Fix: give the uncompressed text file.")
     return path

@@ -264,7 +264,9 @@ def read_predictions_file(path, gt, k: int | None = None):
     """
     from pathlib import Path
 
-    path = check_readable(path, "predictions file")
+    from pathlib import Path as _Path
+
+    path = check_readable(path, "predictions file", text=_Path(path).suffix != ".pkl")
     fix = 'Fix: give predictions as {"entries": [{"vid", "query", "moments", "ratings"}]}'
     if path.suffix == ".pkl":
         from fireeval.datasets.safe_pickle import safe_load

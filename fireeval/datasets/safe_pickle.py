@@ -77,22 +77,25 @@ def _reconstruct(subtype, shape, dtype):
     return _numpy_core("_reconstruct")(np.ndarray if subtype is _GuardedNdarray else subtype, shape, dtype)
 
 
-def _check_lengths(data: bytes, source: str) -> None:
-    """Walk the opcodes (pure Python, reads nothing beyond the data) before the C unpickler runs.
+def _check_lengths(fh, source: str) -> None:
+    """Walk the opcodes (pure Python, streaming) before the C unpickler runs, then rewind ``fh``.
 
     The C unpickler allocates a length field's bytes (BINBYTES8, BYTEARRAY8, FRAME, ...)
     before reading them: a 14-byte file could claim 8 GB. :func:`pickletools.genops`
-    reads each argument from the in-memory bytes, so a claimed length beyond the data
-    is a short read, reported here, not an allocation.
+    reads each argument from the file, so a claimed length beyond the data is a short
+    read, reported here, not an allocation; a file that is no pickle at all (2 GB of
+    NUL bytes) stops at its first byte.
     """
     import pickletools
 
+    start = fh.tell()
     try:
-        for _ in pickletools.genops(io.BytesIO(data)):
+        for _ in pickletools.genops(fh):
             pass
     except ValueError as err:
         raise UnsafePickleError(f"{source}: {' '.join(str(err).split())[:160]} (a size bomb, a truncated or a "
                                 "corrupt file). Fix: give the original pickle or the JSON form.") from None
+    fh.seek(start)
 
 
 def _numpy_core(name):
@@ -156,18 +159,16 @@ class RestrictedUnpickler(pickle.Unpickler):
 def safe_load(file, *, allowed=None):
     """Unpickle ``file`` (path or binary file object) admitting only plain data types.
 
-    A path is read into memory first (pickles here are a few MB), so a length field
-    claiming gigabytes cannot make the unpickler allocate them: reads stop at the end
-    of the file's bytes. Every refusal and corruption is an :class:`UnsafePickleError`
+    The opcodes are walked first (streaming), so a length field claiming gigabytes is
+    refused before the unpickler could allocate them. Every refusal and corruption is an :class:`UnsafePickleError`
     naming the file.
     """
     if isinstance(file, (str, Path)):
         with open(file, "rb") as fh:
-            data = fh.read()
-        _check_lengths(data, str(file))
-        return _load(io.BytesIO(data), allowed, str(file))
-    if isinstance(file, io.BytesIO):
-        _check_lengths(file.getvalue(), "<stream>")
+            _check_lengths(fh, str(file))
+            return _load(fh, allowed, str(file))
+    if file.seekable():
+        _check_lengths(file, "<stream>")
     return _load(file, allowed, "<stream>")
 
 
@@ -187,5 +188,6 @@ def _load(fh, allowed, source):
 
 def safe_loads(data: bytes, *, allowed=None):
     """:func:`safe_load` from bytes."""
-    _check_lengths(bytes(data), "<bytes>")
-    return _load(io.BytesIO(data), allowed, "<bytes>")
+    fh = io.BytesIO(data)
+    _check_lengths(fh, "<bytes>")
+    return _load(fh, allowed, "<bytes>")
