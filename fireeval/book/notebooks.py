@@ -260,7 +260,9 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     and glued its headline are the two files moved into place (``os.replace``). A
     failure or an interruption (Ctrl-C; TERM through ``fireeval run``) leaves earlier
     results untouched, keeps the partial notebook as ``output_dir/<name>.failed.ipynb``
-    and raises :class:`ChapterFailed` (or re-raises KeyboardInterrupt) naming it.
+    and raises :class:`ChapterFailed` (or re-raises KeyboardInterrupt) naming it. A run
+    killed outright (KILL) leaves its hidden ``.<name>.running-*`` folder, removed by the
+    next run of the chapter into the same folder.
     """
     import os
     import shutil
@@ -276,7 +278,9 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         raise NotADirectoryError(f"{out}: --output exists and is not a folder. Fix: name a folder.")
     out.mkdir(parents=True, exist_ok=True)
     _check_kernel(kernel_name)
+    _remove_stale(out, path.stem)
     work = Path(tempfile.mkdtemp(prefix=f".{path.stem}.running-", dir=out))
+    (work / "pid").write_text(str(os.getpid()))
     target, headline = out / f"{path.stem}.ipynb", out / f"{path.stem}.headline.json"
     failed = out / f"{path.stem}.failed.ipynb"
     partial = work / f"{path.stem}.ipynb"
@@ -307,8 +311,30 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _remove_stale(out: Path, stem: str) -> None:
+    """Delete the temporary folders of earlier runs of this chapter that were killed (KILL cannot be caught)."""
+    import os
+    import shutil
+
+    for folder in out.glob(f".{stem}.running-*"):
+        try:
+            os.kill(int((folder / "pid").read_text()), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)  # its process is gone
+        except (OSError, ValueError):
+            pass  # unreadable, or alive but not ours: leave it
+
+
 def _papermill(source, target, params, kernel_name, path, progress, timeout):
+    import logging
+
     import papermill
+
+    # Papermill re-parses the parameters cell to warn about unknown names; it cannot read
+    # 'Allowed: int >= 1' comments (it counts '=' signs) and would warn on every run. The
+    # parameters were validated above, so its parser's warnings carry nothing.
+    for name in ("papermill.translators", "papermill.execute", "papermill"):
+        logging.getLogger(name).setLevel(logging.ERROR)
 
     papermill.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel_name,
                                cwd=str(path.parent), progress_bar=progress, execution_timeout=timeout)
