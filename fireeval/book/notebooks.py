@@ -292,11 +292,13 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         except BaseException as err:
             where = _keep_partial(partial, failed)
             if isinstance(err, KeyboardInterrupt):
-                print(f"{path.stem}: interrupted; earlier results in {out} untouched{where}", flush=True)
+                import sys
+
+                print(f"{path.stem}: interrupted; earlier results in {out} untouched{where}", file=sys.stderr, flush=True)
                 raise
             raise ChapterFailed(f"{path}: the chapter failed: {_short(err)}. Earlier results in {out} are "
                                 f"untouched{where}. Fix: see the failing cell there; check the parameters "
-                                f"{params or '(none given)'}.") from None
+                                f"{params or '(none given)'}.") from err
         result = extract_headline(nbformat.read(partial, as_version=4))
         if result is None:
             where = _keep_partial(partial, failed)

@@ -41,6 +41,7 @@ reference code riktor/vmr-axiou ``src/toolbox/eval.py``):
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 
@@ -103,8 +104,8 @@ def read_sta_rows(path, allow_reversed: bool = False) -> list:
             start, end = float(parts[1]), float(parts[2])
         except ValueError:
             raise ValueError(f"{path}:{lineno}: start/end are not numbers: {head!r}") from None
-        if not allow_reversed or not (np.isfinite(start) and np.isfinite(end)):
-            check_moments([start, end], f"{path}:{lineno}")
+        if not (math.isfinite(start) and math.isfinite(end)) or (start > end and not allow_reversed):
+            check_moments([start, end], f"{path}:{lineno}")  # raises, naming the problem
         key = (parts[0], desc)
         if key in seen:
             raise ValueError(f"{path}:{lineno}: video {parts[0]} with description {desc[:60]!r} is already on line "
@@ -172,8 +173,82 @@ def prediction_entries(system: str, root=None, source: str = "json") -> list:
     raise ValueError(f"source must be 'json' or 'pickle', got {source!r}")
 
 
+def _gt_keys(gt):
+    if hasattr(gt, "columns"):
+        keys = list(zip(gt["video"], gt["description"]))
+        lengths = gt["length"].to_numpy(float) if "length" in gt else np.full(len(keys), np.nan)
+    else:
+        keys = [(r[0], r[1]) for r in gt]
+        lengths = np.full(len(keys), np.nan)
+    return keys, lengths
+
+
 def _align(entries, gt, k=None, name="predictions"):
     """Entries -> (n_queries, k, 2) array in ground-truth row order, plus a quirk count.
+
+    ``gt``: a DataFrame (video, description[, length]) or a list of (video,
+    description[, ...]) rows. ``k=None`` keeps every moment (width = the longest
+    list). Rules: an entry whose moments are None or [] never counts; two entries
+    with moments for the same query are an error; ``ratings`` must be as long as
+    ``moments``; moments must be finite with start <= end.
+
+    All entries are checked and ranked at once (one array of every moment); when
+    anything is wrong, :func:`_align_checked` walks the entries one by one to name
+    the first bad one.
+    """
+    keys, lengths = _gt_keys(gt)
+    index = {key: i for i, key in enumerate(keys)}
+    kept, rows, unknown, empty = [], [], 0, 0
+    seen = set()
+    for vid, query, moments, ratings in entries:
+        i = index.get((vid, query))
+        if i is None:
+            unknown += 1
+        elif moments is None or (hasattr(moments, "__len__") and len(moments) == 0):
+            empty += 1
+        elif i in seen:
+            return _align_checked(entries, gt, k, name)  # duplicate: the checked path names both entries
+        else:
+            seen.add(i)
+            kept.append((moments, ratings))
+            rows.append(i)
+    try:
+        counts = [len(m) for m, _ in kept]
+        pairs = [(x[0], x[1]) for m, _ in kept for x in m]
+        if any(r is not None and len(r) != c for (_, r), c in zip(kept, counts)):
+            raise ValueError("ratings")
+        ratings = [v for (_, r), c in zip(kept, counts) for v in (r if r is not None else [0.0] * c)]
+        arr = np.array(pairs, dtype=float).reshape(-1, 2)
+        score = np.array(ratings, dtype=float)
+        third = None
+        if np.isfinite(lengths).any():
+            third = np.array([x[2] if len(x) >= 3 else np.nan for m, _ in kept for x in m], dtype=float)
+    except (TypeError, IndexError, ValueError, KeyError):
+        return _align_checked(entries, gt, k, name)
+    if (not np.isfinite(arr).all() or (arr[:, 0] > arr[:, 1]).any() or np.isnan(score).any()
+            or score.shape != (len(arr),)):
+        return _align_checked(entries, gt, k, name)
+    counts = np.asarray(counts, dtype=int)
+    entry = np.repeat(np.arange(len(kept)), counts)
+    position = np.arange(len(arr))
+    order = np.lexsort((position, -score, entry))  # by entry, rating descending, then list order
+    rank = position - np.repeat(np.cumsum(counts) - counts, counts)
+    width = k if k is not None else int(counts.max(initial=1))
+    keep = rank < width
+    out = np.full((len(keys), width, 2), np.nan)
+    rows_of = np.asarray(rows, dtype=int)[entry]
+    out[rows_of[keep], rank[keep]] = arr[order][keep]
+    info = {"entries": len(entries), "unknown": unknown, "duplicate_entries": 0, "empty_entries": empty,
+            "length_mismatch": 0, "missing_queries": len(keys) - len(kept)}
+    if third is not None:
+        expected = lengths[rows_of]
+        off = np.isfinite(third) & np.isfinite(expected) & (np.abs(third - expected) > 1e-6)
+        info["length_mismatch"] = int(np.unique(entry[off]).size)
+    return out, info
+
+
+def _align_checked(entries, gt, k=None, name="predictions"):
+    """:func:`_align` one entry at a time, raising a ValueError that names the first bad entry.
 
     ``gt``: a DataFrame (video, description[, length]) or a list of (video,
     description[, ...]) rows. ``k=None`` keeps every moment (width = the longest
@@ -183,12 +258,7 @@ def _align(entries, gt, k=None, name="predictions"):
     """
     from fireeval.core.moments import check_moments
 
-    if hasattr(gt, "columns"):
-        keys = list(zip(gt["video"], gt["description"]))
-        lengths = gt["length"].to_numpy(float) if "length" in gt else np.full(len(keys), np.nan)
-    else:
-        keys = [(r[0], r[1]) for r in gt]
-        lengths = np.full(len(keys), np.nan)
+    keys, lengths = _gt_keys(gt)
     index = {key: i for i, key in enumerate(keys)}
     info = {"entries": len(entries), "unknown": 0, "duplicate_entries": 0, "empty_entries": 0,
             "length_mismatch": 0}
@@ -282,12 +352,14 @@ def read_predictions_file(path, gt, k: int | None = None):
         items = doc.get("entries") if isinstance(doc, dict) else doc
         if not isinstance(items, list):
             raise ValueError(f"{path}: no 'entries' list. {fix}")
-        entries = []
-        for n, e in enumerate(items, 1):
-            if not isinstance(e, dict) or not {"vid", "query", "moments"} <= set(e):
-                missing = sorted({"vid", "query", "moments"} - set(e)) if isinstance(e, dict) else "an object"
-                raise ValueError(f"{path}: entry {n} lacks {missing}. {fix}")
-            entries.append((e["vid"], e["query"], e["moments"], e.get("ratings")))
+        try:
+            entries = [(e["vid"], e["query"], e["moments"], e.get("ratings")) for e in items]
+        except (KeyError, TypeError, AttributeError):
+            for n, e in enumerate(items, 1):  # name the first bad entry
+                if not isinstance(e, dict) or not {"vid", "query", "moments"} <= set(e):
+                    missing = sorted({"vid", "query", "moments"} - set(e)) if isinstance(e, dict) else "an object"
+                    raise ValueError(f"{path}: entry {n} lacks {missing}. {fix}") from None
+            raise
     return _align(entries, gt, k, name=str(Path(path)))
 
 
