@@ -4,6 +4,7 @@ What a user would write without fireeval: read a Charades-STA ground-truth file 
 predictions JSON ({"entries": [{"vid", "query", "moments", "ratings"}]}), rank each
 query's moments by rating, compute IoU in Python and print the mean of R@K,θ
 (IoU >= θ) and AxIoU@K over the ground-truth queries (missing queries score 0).
+No input checks beyond what Python does anyway.
 
 Run: python benchmarks/naive_moments.py GT.txt PRED.json
 """
@@ -11,9 +12,10 @@ import json
 import sys
 
 KS, THETAS = (1, 5, 10), (0.3, 0.5, 0.7)
+NAMES = [f"R@{k},{t}" for k in KS for t in THETAS] + [f"AxIoU@{k}" for k in KS]
 
 
-def main(gt_path, pred_path):
+def read(gt_path, pred_path):
     gt = []
     with open(gt_path, encoding="utf-8-sig") as fh:
         for line in fh:
@@ -23,13 +25,17 @@ def main(gt_path, pred_path):
                 gt.append(((vid, desc), float(s), float(e)))
     with open(pred_path, encoding="utf-8") as fh:
         entries = json.load(fh)["entries"]
+    return gt, entries
+
+
+def score(gt, entries):
+    """Mean of every measure over the ground-truth queries: {name: value}."""
     ranked = {}
     for e in entries:
         if e["moments"] and (e["vid"], e["query"]) not in ranked:
             pairs = sorted(zip(e["ratings"], range(len(e["moments"])), e["moments"]), key=lambda t: (-t[0], t[1]))
             ranked[(e["vid"], e["query"])] = [m for _, _, m in pairs]
-    names = [f"R@{k},{t}" for k in KS for t in THETAS] + [f"AxIoU@{k}" for k in KS]
-    totals = dict.fromkeys(names, 0.0)
+    totals = dict.fromkeys(NAMES, 0.0)
     for key, gs, ge in gt:
         ious = []
         for m in ranked.get(key, [])[:max(KS)]:
@@ -49,8 +55,12 @@ def main(gt_path, pred_path):
                     running = max(running, ious[i])
                 total += running
             totals[f"AxIoU@{k}"] += total / k
-    for name in names:
-        print(f"{name:<10}\tall\t{totals[name] / len(gt):.4f}")
+    return {name: totals[name] / len(gt) for name in NAMES}
+
+
+def main(gt_path, pred_path):
+    for name, value in score(*read(gt_path, pred_path)).items():
+        print(f"{name:<10}\tall\t{value:.4f}")
 
 
 if __name__ == "__main__":
