@@ -19,7 +19,6 @@ Nothing is ever written into a data directory.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from functools import lru_cache
@@ -133,6 +132,8 @@ def _candidate_roots(root=None):
 
 @lru_cache(maxsize=4096)
 def _sha256(path: str, size: int, mtime: float) -> str:
+    import hashlib
+
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

@@ -75,11 +75,14 @@ REANNOTATION_FILES = tuple(f"{FOLDER}/human_reannotations/test_0{i}.csv" for i i
 DUPLICATED_QUERY = ("MA6GY", "person opening a box.")
 
 
-def reannotation_bounds(*args, **kwargs):
-    """:func:`fireeval.datasets.reannotations.bounds` (re-exported)."""
-    from fireeval.datasets.reannotations import bounds
+def __getattr__(name):
+    # ``reannotation_bounds`` is fireeval.datasets.reannotations.bounds, imported on first use
+    # (that module needs pandas, which evaluate-moments does not load).
+    if name == "reannotation_bounds":
+        from fireeval.datasets.reannotations import bounds
 
-    return bounds(*args, **kwargs)
+        return bounds
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def read_sta_rows(path, allow_reversed: bool = False) -> list:
