@@ -237,3 +237,27 @@ def test_start_up_imports_no_pandas(tmp_path):
             "    assert 'pandas' not in sys.modules, argv\n")
     result = subprocess.run([sys.executable, "-c", code, gt, pred], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_fast_alignment_equals_the_checked_path():
+    """charades._align (all entries at once) and _align_checked (one by one) agree on valid input."""
+    import numpy as np
+
+    from fireeval.datasets import charades
+
+    rng = np.random.default_rng(0)
+    rows = [(f"V{i}", f"q{i}.", 0.0, 10.0) for i in range(60)]
+    entries = []
+    for i in rng.permutation(70):  # 10 unknown queries
+        n = int(rng.integers(0, 14))
+        starts = rng.uniform(0, 20, n)
+        moments = [[s, s + w, 30.0] for s, w in zip(starts, rng.uniform(0, 5, n))] if n else None
+        ratings = None if rng.random() < 0.3 else rng.integers(0, 4, n).astype(float).tolist()  # ties
+        entries.append((f"V{i}", f"q{i}.", moments, ratings))
+        if rng.random() < 0.1:
+            entries.append((f"V{i}", f"q{i}.", None, None))  # an empty duplicate never counts
+    for k in (None, 1, 5, 20):
+        fast, fast_info = charades._align(entries, rows, k)
+        slow, slow_info = charades._align_checked(entries, rows, k)
+        np.testing.assert_array_equal(fast, slow)
+        assert fast_info == slow_info

@@ -109,3 +109,13 @@ def test_killed_run_leaves_results_and_its_leftover_is_cleaned_next_time(tmp_pat
     assert {p: (out / p).read_bytes() for p in _listing(out) if not p.startswith(".")} == before
     assert cli.main(["run", str(nb), "-p", "value", "6", "--output", str(out)]) == 0
     assert _listing(out) == ["tiny.headline.json", "tiny.ipynb"]
+
+
+def test_output_inside_a_data_directory_is_refused(tmp_path, capsys, monkeypatch):
+    nb, _ = _setup(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("FIREEVAL_DATA", str(data))
+    assert cli.main(["run", str(nb), "--output", str(data / "results")]) == 2
+    assert "inside the data directory" in capsys.readouterr().err
+    assert not (data / "results").exists()

@@ -274,6 +274,7 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     params = coerce_parameters(declared_parameters(nb), dict(parameters or {}), source=str(path),
                                specs=parameter_specs(nb))
     out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="fireeval-"))
+    _refuse_data_directory(out, params.get("data_dir"))
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"{out}: --output exists and is not a folder. Fix: name a folder.")
     out.mkdir(parents=True, exist_ok=True)
@@ -311,6 +312,22 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         return result
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _refuse_data_directory(out: Path, data_dir=None) -> None:
+    """Outputs never go into a data directory (the shared data, FIREEVAL_DATA, the chapter's data_dir)."""
+    import os
+
+    from fireeval.datasets import SHARED_DATA
+
+    target = out.expanduser().resolve()
+    for root in (SHARED_DATA, os.environ.get("FIREEVAL_DATA"), data_dir):
+        if not root:
+            continue
+        root = Path(root).expanduser().resolve()
+        if target == root or root in target.parents:
+            raise ParameterError(f"--output {out} is inside the data directory {root}; nothing is written there. "
+                                 "Fix: name another folder, e.g. --output results/.")
 
 
 def _remove_stale(out: Path, stem: str) -> None:
