@@ -285,3 +285,27 @@ def test_measure_table_reports_depth_range(collection):
     few, many, median = pools.relevant_split(qrels, sweep.topics)
     assert len(few) + len(many) == len(sweep.topics)
     assert (qrels.n_relevant(sweep.topics)[few] <= median).all()
+
+
+# ---------------------------------------------------------------- property: judged cells = core ranking functions
+@given(st.lists(st.lists(st.sampled_from([np.nan, 0.0, 1.0]), min_size=1, max_size=12), min_size=1, max_size=4),
+       st.integers(0, 4), st.integers(0, 4))
+def test_judged_cells_equal_core_measures_on_any_list(rows, extra_rel, extra_non):
+    from fireeval.core import ranking
+
+    width = max(map(len, rows))
+    grades = np.array([r + [np.nan] * (width - len(r)) for r in rows])[:, None, :]  # (runs, 1 topic, ranks)
+    judged = ~np.isnan(grades)
+    # The topic's counts cover every list (one topic) plus judged documents no list retrieved.
+    n_rel = int(np.nanmax((grades == 1).sum(-1))) + extra_rel
+    n_non = int(np.nanmax((grades == 0).sum(-1))) + extra_non
+    ours = JudgedCells(np.nan_to_num(grades), judged).scores(
+        ["bpref", "infAP", "map_judged", "ndcg_judged"], n_rel, n_non)
+    np.testing.assert_allclose(ours["bpref"], ranking.bpref(grades, n_rel, n_non), atol=1e-12)
+    np.testing.assert_allclose(ours["infAP"], ranking.inferred_ap(grades, n_rel), atol=1e-12)
+    condensed, _ = ranking.condense(grades)
+    np.testing.assert_allclose(ours["map_judged"], ranking.average_precision(condensed, n_rel), atol=1e-12)
+    ideal = (np.arange(max(n_rel, 1)) < n_rel).astype(float)[None, None, :]
+    np.testing.assert_allclose(ours["ndcg_judged"], ranking.ndcg(np.nan_to_num(condensed), ideal), atol=1e-12)
+    for v in ours.values():
+        assert ((v >= 0) & (v <= 1 + 1e-12)).all()
