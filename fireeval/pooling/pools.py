@@ -37,8 +37,9 @@ from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_measure
 
-__all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table", "crossing_text", "relevant_split", "depth_verdict",
-           "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs", "leave_out_runs",
+__all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
+           "crossing_text", "relevant_split", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
+           "leave_out_runs",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
 #: ``min_depth`` of a document no pooled run retrieves within the pool depth.
@@ -607,7 +608,8 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
     """Per measure: τ-b and τ_AP at depth ``k`` with 95 % bootstrap bands, and the depths where τ-b passes ``level``.
 
     ``samples[m]``: :meth:`DepthSweep.bootstrap` output per measure (τ-b, every depth);
-    ``samples_ap[m]``: τ_AP resamples at depth ``k`` only (``bootstrap(m, statistic="tau_ap", at=k)``). Columns: ``τ-b at K={k}``, ``band``, ``τ_AP at K={k}``, ``τ_AP band``,
+    ``samples_ap[m]``: τ_AP resamples at depth ``k`` only (``bootstrap(m, statistic="tau_ap", at=k)``).
+    Columns: ``τ-b at K={k}``, ``band``, ``τ_AP at K={k}``, ``τ_AP band``,
     ``first K with τ-b > level`` (point estimate) and ``K where the band crosses``:
     ``"a–b"`` from the first depth whose band reaches above ``level`` to the first from
     which it stays above (:func:`fireeval.stats.reliability.band_crossing`).
@@ -672,52 +674,6 @@ def sweep_depths(max_depth: int, pool_depth: int) -> list[int]:
     ([1, 2, 3, 100], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     """
     return list(range(1, min(max_depth, pool_depth) + 1)) + ([pool_depth] if pool_depth > max_depth else [])
-
-
-def depth_verdict(min_depth: int | None, paper_depth: int = 3) -> str:
-    """How the smallest depth with τ > 0.90 compares with the paper's (Westerveld: K = 3).
-
-    ``min_depth`` is :meth:`DepthSweep.first_depth_above` (None: never reached).
-
-    >>> depth_verdict(9)
-    "a pool 3 times as deep as the paper's K = 3 is needed (K = 9 here)"
-    >>> depth_verdict(2)
-    "that is as shallow as the paper's K = 3 or shallower (K = 2 here)"
-    """
-    if min_depth is None:
-        return f"τ never exceeds 0.90 at the depths tried, unlike the paper's K = {paper_depth}"
-    if min_depth <= paper_depth:
-        return f"that is as shallow as the paper's K = {paper_depth} or shallower (K = {min_depth} here)"
-    return (f"a pool {min_depth / paper_depth:.0f} times as deep as the paper's K = {paper_depth} is needed "
-            f"(K = {min_depth} here)")
-
-
-def shallow_pool_advice(min_depths: pd.Series, main: str, label=str) -> dict:
-    """Which measures tolerate the shallowest pool, and whether ``main`` is the most demanding.
-
-    ``min_depths``: per measure (index), the smallest depth with τ > 0.90 (NaN / None
-    when never reached), e.g. the first column of :meth:`DepthSweep.tau_table`.
-    ``label`` maps a measure name to its reader-facing name. Returns ``robust`` (the
-    measures reaching it at the smallest depth), ``robust_k`` (that depth, None if no
-    measure reaches it), ``main_hardest`` (every other measure reaches it, and at a
-    strictly shallower depth than ``main``) and ``verdict``, the advice in one sentence.
-
-    >>> out = shallow_pool_advice(pd.Series({"map": 9, "P_10": 3, "ndcg_cut_10": 3}), "map")
-    >>> out["robust"], out["robust_k"], out["main_hardest"]
-    (['P_10', 'ndcg_cut_10'], 3, True)
-    """
-    min_depths = pd.Series(min_depths, dtype=float)
-    reached = min_depths.dropna()
-    robust = reached.index[reached == reached.min()].tolist() if len(reached) else []
-    others, main_k = min_depths.drop(main), min_depths[main]
-    main_hardest = bool(len(others) and pd.notna(main_k) and others.notna().all() and (others < main_k).all())
-    verdict = (f"Here every other measure reaches τ > 0.90 at a shallower pool than {label(main)}, so with a tight "
-               f"judging budget, rank systems by those measures and state the pool depth beside any {label(main)}"
-               if main_hardest else
-               f"Here {label(main)} is not the most demanding measure: the measures that look only at the top do "
-               "not tolerate shallow pools better on this data, so the table, not a rule of thumb, should decide")
-    return {"robust": robust, "robust_k": int(reached.min()) if len(reached) else None,
-            "main_hardest": main_hardest, "verdict": verdict}
 
 
 def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map",)) -> DepthSweep:

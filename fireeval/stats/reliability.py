@@ -21,7 +21,8 @@ import pandas as pd
 from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_many, tau_ap_batch
 from fireeval.stats.resampling import bootstrap_indices, disjoint_halves
 
-__all__ = ["bootstrap_tau", "bootstrap_agreement", "band_crossing", "relative_swap_rates", "subset_stability", "swap_rates", "difference_for_error_rate",
+__all__ = ["bootstrap_tau", "bootstrap_agreement", "band_crossing", "relative_swap_rates", "subset_stability",
+           "swap_rates", "difference_for_error_rate",
            "normal_swap_difference", "WarningThreshold", "warning_threshold"]
 
 
