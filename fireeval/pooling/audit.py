@@ -156,7 +156,8 @@ def validation_summary(cv: pd.DataFrame, max_loss: float = 0.02) -> dict:
     proportions with exact binomial intervals (over runs; runs of a group are not
     independent, so read the intervals as optimistic). ``coverage``: share of runs whose
     loss is at most the model's upper (90th percentile) prediction; ``mae``: mean
-    absolute error of the median prediction.
+    absolute error of the median prediction; ``n_losers_covered``: runs losing at least
+    ``max_loss`` whose loss the upper prediction still covered (the cases that matter).
     """
     flagged, loser = cv["flagged"].astype(bool), cv["loser"].astype(bool)
     tp = int((flagged & loser).sum())
@@ -169,6 +170,7 @@ def validation_summary(cv: pd.DataFrame, max_loss: float = 0.02) -> dict:
         "coverage": Estimate.proportion(int((cv[loss] <= cv["upper"] + 1e-12).sum()), len(cv),
                                         "runs within the 90th-percentile prediction, leave-one-group-out"),
         "mae": float((cv[loss] - cv["predicted"]).abs().mean()),
+        "n_losers_covered": int((loser & (cv[loss] <= cv["upper"] + 1e-12)).sum()),
     }
 
 
