@@ -644,7 +644,7 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
 
 def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Sequence[str]],
                           pool_scores: Mapping[str, np.ndarray], proxies: Sequence[str], target_share: float,
-                          thresholds: Sequence[float], fixed: Mapping[str, float] | None = None,
+                          thresholds: Sequence[float] | None, fixed: Mapping[str, float] | None = None,
                           depth: int = 10, chunk: int = 500) -> dict:
     """Proxy annotators (max agreement over a video's captions) calibrated on the pooled pairs.
 
@@ -653,7 +653,9 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
     original pairs out, computes :func:`caption_agreement` (``aggregate="max"``, own
     caption held out) for each proxy and picks its threshold with
     :func:`calibrated_threshold` so its relevant share of the pooled pairs is closest to
-    ``target_share``. ``fixed`` overrides the threshold of some proxies.
+    ``target_share`` (``thresholds=None``: on the finest grid, every distinct score, with
+    :func:`share_calibrated_threshold`, so the shares match as nearly as ties allow).
+    ``fixed`` overrides the threshold of some proxies.
 
     Returns ``{"pooled": (Q, V) bool, "scores": {proxy: (Q, V)}, "thresholds": {proxy: T},
     "pooled_share": {proxy: share of pooled pairs at or above T}}``.
@@ -664,7 +666,8 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
     pooled = pool(lists, n, depth=depth).any(axis=0) & ~np.eye(n, dtype=bool)
     scores = {p: caption_agreement(queries, video_captions, proxy=p, aggregate="max", own_video=np.arange(n),
                                    chunk=chunk) for p in proxies}
-    chosen = {p: calibrated_threshold(a, pooled, target_share, thresholds) for p, a in scores.items()}
+    chosen = {p: (share_calibrated_threshold(a, pooled, target_share) if thresholds is None
+                  else calibrated_threshold(a, pooled, target_share, thresholds)) for p, a in scores.items()}
     for p, th in (fixed or {}).items():
         if p in scores:
             chosen[p] = th
