@@ -645,7 +645,7 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
 def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Sequence[str]],
                           pool_scores: Mapping[str, np.ndarray], proxies: Sequence[str], target_share: float,
                           thresholds: Sequence[float] | None, fixed: Mapping[str, float] | None = None,
-                          depth: int = 10, chunk: int = 500) -> dict:
+                          depth: int = 10, chunk: int = 500, tie_break_seed: int | None = None) -> dict:
     """Proxy annotators (max agreement over a video's captions) calibrated on the pooled pairs.
 
     Pools the top ``depth`` of every run in ``pool_scores`` (similarity matrices over
@@ -655,7 +655,10 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
     :func:`calibrated_threshold` so its relevant share of the pooled pairs is closest to
     ``target_share`` (``thresholds=None``: on the finest grid, every distinct score, with
     :func:`share_calibrated_threshold`, so the shares match as nearly as ties allow).
-    ``fixed`` overrides the threshold of some proxies.
+    ``fixed`` overrides the threshold of some proxies. ``tie_break_seed``: calibrate
+    *by rank* -- a seeded jitter below 1e-9 is added to every score so equal scores at
+    the boundary are split at random and every proxy reaches the target share exactly
+    (up to one pair); distinct scores keep their order.
 
     Returns ``{"pooled": (Q, V) bool, "scores": {proxy: (Q, V)}, "thresholds": {proxy: T},
     "pooled_share": {proxy: share of pooled pairs at or above T}}``.
@@ -666,6 +669,9 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
     pooled = pool(lists, n, depth=depth).any(axis=0) & ~np.eye(n, dtype=bool)
     scores = {p: caption_agreement(queries, video_captions, proxy=p, aggregate="max", own_video=np.arange(n),
                                    chunk=chunk) for p in proxies}
+    if tie_break_seed is not None:
+        jitter = np.random.default_rng(tie_break_seed).random((n, n)) * 1e-9
+        scores = {p: a + jitter for p, a in scores.items()}
     chosen = {p: (share_calibrated_threshold(a, pooled, target_share) if thresholds is None
                   else calibrated_threshold(a, pooled, target_share, thresholds)) for p, a in scores.items()}
     for p, th in (fixed or {}).items():
