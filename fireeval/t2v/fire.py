@@ -77,6 +77,7 @@ __all__ = [
     "bootstrap_spearman",
     "corrected_by_threshold",
     "positive_loses_ties",
+    "deviation_quantile_interval",
 ]
 
 METRICS = ("C@1", "C@5", "C@10", "AP@20")
@@ -878,3 +879,29 @@ def positive_loses_ties(similarity) -> np.ndarray:
     d = np.arange(min(s.shape))
     s[d, d] = np.nextafter(s[d, d], -np.inf)
     return s
+
+
+def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000, seed: int = 0, q: float = 0.95,
+                                level: float = 0.95) -> tuple[float, float, float]:
+    """FIRE's budget statistic for one score vector, with its Monte-Carlo interval.
+
+    The ``q`` quantile of |mean of a resample of ``size`` queries − full mean| over
+    ``n_resamples`` resamples (:func:`fireeval.stats.resampling.bootstrap_deviation_quantile`),
+    and a distribution-free ``level`` interval for that quantile from the order
+    statistics of the resamples (binomial ranks), so a finite number of resamples is
+    not read as an exact value. Returns ``(value, low, high)``.
+
+    >>> v, lo, hi = deviation_quantile_interval(np.r_[np.zeros(50), np.ones(50)], 100, n_resamples=2000)
+    >>> bool(lo <= v <= hi), round(v, 2)
+    (True, 0.1)
+    """
+    from scipy.stats import binom
+
+    from fireeval.stats import resampling
+
+    scores = np.asarray(per_query, dtype=float)
+    dev = np.sort(np.abs(resampling.bootstrap_means(scores, size, n_resamples, seed) - scores.mean()))
+    value = float(np.quantile(dev, q))
+    a = (1 - level) / 2
+    lo_rank, hi_rank = binom.ppf([a, 1 - a], n_resamples, q).astype(int)
+    return value, float(min(dev[max(lo_rank - 1, 0)], value)), float(max(dev[min(hi_rank, n_resamples - 1)], value))
