@@ -445,3 +445,18 @@ def test_bootstrap_spearman_matches_scipy_and_corrected_by_threshold_shares():
     agree = rng.random((6, 6))
     sweep = fire.corrected_by_threshold(lists, np.eye(6, dtype=bool), agree, [0.3, 0.7], depth=3, ks=(1,), ap_depth=3)
     assert (sweep.groupby("threshold")["share_with_originals"].first().diff().dropna() <= 0).all()
+
+
+def test_correction_band_and_deviation_quantile_interval():
+    rng = np.random.default_rng(3)
+    sim = rng.random((8, 8))
+    lists = {"A": fire.ranked_lists(sim, depth=8)}
+    agree = rng.random((8, 8))
+    sweep = fire.corrected_by_threshold(lists, np.eye(8, dtype=bool), agree, [0.2, 0.5, 0.8], depth=4, ks=(1,),
+                                        ap_depth=4)
+    band = fire.correction_band(sweep, {"cal": 0.5})
+    row = band.loc[("A", "C@1")]
+    assert row["sweep min"] <= row["corrected, cal (T=0.500)"] <= row["sweep max"]
+    assert row["original"] <= row["sweep min"]                      # C@K never falls when positives are added
+    v, lo, hi = fire.deviation_quantile_interval(rng.integers(0, 2, 200), 200, n_resamples=1000, seed=0)
+    assert lo <= v <= hi and hi - lo < 0.02

@@ -78,6 +78,7 @@ __all__ = [
     "corrected_by_threshold",
     "positive_loses_ties",
     "deviation_quantile_interval",
+    "correction_band",
 ]
 
 METRICS = ("C@1", "C@5", "C@10", "AP@20")
@@ -905,3 +906,27 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
     a = (1 - level) / 2
     lo_rank, hi_rank = binom.ppf([a, 1 - a], n_resamples, q).astype(int)
     return value, float(min(dev[max(lo_rank - 1, 0)], value)), float(max(dev[min(hi_rank, n_resamples - 1)], value))
+
+
+def correction_band(sweep: pd.DataFrame, calibrated: Mapping[str, float]) -> pd.DataFrame:
+    """Table 1 as a band: per (model, metric) the original score, the corrected score at
+    each calibrated threshold, and the corrected range over the whole threshold sweep.
+
+    ``sweep`` is a :func:`threshold_sweep` / :func:`corrected_by_threshold` frame that
+    contains the ``calibrated`` thresholds (``{label: threshold}``). Fractions.
+
+    >>> sw = pd.DataFrame({"threshold": [0.3, 0.5, 0.3, 0.5], "model": ["m"] * 4, "metric": ["C@1", "C@1", "AP", "AP"],
+    ...                    "original": [0.4, 0.4, 0.3, 0.3], "corrected": [0.6, 0.5, 0.4, 0.35]})
+    >>> correction_band(sw, {"cal": 0.5}).loc[("m", "C@1")].tolist()
+    [0.4, 0.5, 0.5, 0.6]
+    """
+    rows = []
+    for (model, metric), g in sweep.groupby(["model", "metric"], sort=False):
+        by_t = g.set_index("threshold")["corrected"]
+        row = {"model": model, "metric": metric, "original": float(g["original"].iloc[0])}
+        for label, t in calibrated.items():
+            match = by_t[np.isclose(by_t.index.to_numpy(dtype=float), t)]
+            row[f"corrected, {label} (T={t:.3f})"] = float(match.iloc[0]) if len(match) else float("nan")
+        row["sweep min"], row["sweep max"] = float(by_t.min()), float(by_t.max())
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["model", "metric"])
