@@ -63,7 +63,8 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs") -> lis
             stat = ORDERING_SCOPE[part]
             convs = {CONVENTION_NAMES[c]: Estimate.from_samples(
                 g[part][stat], g[part][f"{stat}_samples"],
-                f"{len(g[part][f'{stat}_samples'])} bootstrap resamples of the Monte-Carlo trials (σ paired)")
+                f"{len(g[part][f'{stat}_samples'])} bootstrap resamples of the Monte-Carlo trials (σ paired; "
+                "queries and systems fixed: not a sampling interval over queries)")
                 for c, g in by_conv.items()}
             sigmas = by_conv[next(iter(by_conv))][part].get("sigmas")
             grid = f"σ ∈ {{{', '.join(f'{s:g}' for s in sigmas)}}} s" if sigmas is not None else "every σ"
