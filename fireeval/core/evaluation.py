@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fireeval.core import ranking
-from fireeval.core.judgements import Qrels
-from fireeval.core.runset import RunSet, evaluation_topics
+
+# RunSet and Qrels (pandas) are imported inside evaluate(): the streaming command
+# (fireeval.core.stream) uses the measures without them.
 
 __all__ = ["Measure", "parse_measure", "parse_measures", "evaluate", "Scores", "DEFAULT_MEASURES",
            "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON"]
@@ -513,7 +514,7 @@ def summarise(values, how: str = "mean") -> np.ndarray:
     return values.mean(axis=-1)
 
 
-def evaluate(runs: RunSet, qrels: Qrels, measures=DEFAULT_MEASURES, complete: bool = False,
+def evaluate(runs: "RunSet", qrels: "Qrels", measures=DEFAULT_MEASURES, complete: bool = False,
              gains: np.ndarray | None = None, *, judged_only: bool = False, relevance_level: int | None = None,
              max_retrieved: int | None = None) -> Scores:
     """Score every run on every evaluation topic, vectorised over runs and topics.
@@ -536,6 +537,8 @@ def evaluate(runs: RunSet, qrels: Qrels, measures=DEFAULT_MEASURES, complete: bo
     gains : array, optional
         Precomputed :meth:`RunSet.grades` (or ``gains``) over the evaluation topics.
     """
+    from fireeval.core.runset import evaluation_topics
+
     parsed = []
     for m in measures:
         parsed.extend([m] if isinstance(m, Measure) else parse_measures(m))
