@@ -36,13 +36,17 @@ class QrelsIndex:
         query = pa.array(np.asarray(query, dtype=str), pa.string()) if not isinstance(query, pa.Array) else query
         docno = pa.array(np.asarray(docno, dtype=str), pa.string()) if not isinstance(docno, pa.Array) else docno
         self.relevance_level = int(relevance_level)
-        topics = arrow_call("unique", [query])
-        topics = arrow_call("take", [topics, arrow_call("sort_indices", [topics])])
-        self.topics = np.asarray(topics.to_pylist(), dtype=str)
-        self._topics_pa = topics
-        self.vocabulary = arrow_call("unique", [docno])
-        t = to_numpy(arrow_call("index_in", [query], ("SetLookupOptions", (topics,)))).astype(np.int64)
-        d = to_numpy(arrow_call("index_in", [docno], ("SetLookupOptions", (self.vocabulary,)))).astype(np.int64)
+        # one hash pass per column: codes and their dictionaries
+        q_enc = arrow_call("dictionary_encode", [query])
+        names = np.asarray(q_enc.dictionary.to_pylist(), dtype=str)
+        by_name = np.argsort(names, kind="stable")  # topics sorted as strings, as trec_eval prints them
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[by_name] = np.arange(len(names))
+        self.topics = names[by_name]
+        t = rank[to_numpy(q_enc.indices)]
+        d_enc = arrow_call("dictionary_encode", [docno])
+        self.vocabulary = d_enc.dictionary
+        d = to_numpy(d_enc.indices).astype(np.int64)
         self._n_vocab = len(self.vocabulary)
         keys = t * self._n_vocab + d
         order = np.argsort(keys, kind="stable")
@@ -52,9 +56,7 @@ class QrelsIndex:
                 raise_bad_qrels(source)  # names the line
             raise ValueError("qrels judge a document twice for one topic; keep one line per (topic, document)")
         self.row_topic = t[order]
-        # documents looked up by binary search on fixed-width bytes: the vocabulary is
-        # sorted once here, not re-hashed for every run
-        # hashed once here (64-bit hash of the bytes), not re-hashed for every run
+        # documents are found by a 64-bit hash of their bytes, computed (64-bit hash of the bytes), not re-hashed for every run
         self._vocab_rows, _ = fixed_bytes(self.vocabulary)
         hashes = bytes_hash(self._vocab_rows)
         self._vocab_order = np.argsort(hashes, kind="stable")
