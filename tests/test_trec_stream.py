@@ -180,3 +180,23 @@ def test_unreadable_inputs_are_clear_errors(tmp_path):
     with pytest.raises(TrecFormatError, match="line 2: document 'a' appears twice"):
         QrelsIndex.read(_write(tmp_path, "q2", "1 0 a 1\n1 0 a 0\n"))
     assert QrelsIndex.read(_write(tmp_path, "q3", "1 0 a 1.0\n")).grades.tolist() == [1.0]
+
+
+def test_hash_lookups_agree_with_a_dict(tmp_path):
+    from fireeval.core.stream import _IntIndex
+
+    rng = np.random.default_rng(0)
+    keys = np.unique(rng.integers(0, 2**62, 20_000))
+    rng.shuffle(keys)
+    index = _IntIndex(keys)
+    queries = np.r_[keys[::7], rng.integers(0, 2**62, 500), -1]
+    expected = {k: i for i, k in enumerate(keys)}
+    assert index.get(queries).tolist() == [expected.get(q, -1) for q in queries]
+    # the (topic, document) key path used when the dense grade table would be too large
+    frame, qrels_frame = _random(1)
+    write_run(frame.assign(tag="t"), tmp_path / "r.txt")
+    write_qrels(qrels_frame, tmp_path / "q.txt")
+    run, qrels = read_run_table(tmp_path / "r.txt"), QrelsIndex.read(tmp_path / "q.txt")
+    dense = qrels.lookup(run)[1]
+    qrels._table = None
+    np.testing.assert_array_equal(qrels.lookup(run)[1], dense)
