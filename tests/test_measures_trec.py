@@ -180,3 +180,8 @@ def test_trec_eval_own_test_suite_topic_302():
 
     ref = evaluate(RunSet.read([folder / "results-302.test"]), Qrels.read(folder / "qrels-302.test"), ["all_trec"])
     assert {m: round(float(ref.values[m][0, 0]), 4) for m in expected} == expected
+
+
+def test_utility_with_collection_size_term_is_refused():
+    with pytest.raises(ValueError, match="needs the collection size"):
+        parse_measures("utility.1,-1,0,1")

@@ -323,7 +323,7 @@ def _compute(m: Measure, ctx: _Context) -> np.ndarray:
         rel_ret = ctx.n_rel_ret
         nonrel_ret = ctx.n_ret - rel_ret
         rel_nonret = ctx.n_rel - rel_ret
-        return (a * rel_ret + b * nonrel_ret + c * rel_nonret).astype(float) + d * 0.0  # d needs -N
+        return (a * rel_ret + b * nonrel_ret + c * rel_nonret).astype(float)
     if kind == "set_P":
         return ranking._safe_divide(ctx.n_rel_ret, ctx.n_ret)
     if kind == "set_recall":
@@ -424,7 +424,11 @@ def parse_measures(name: str) -> list:
         parts = low.split(".", 1)[1].split(",")
         if len(parts) != 4:
             raise ValueError(f"unknown measure {name!r}: utility takes four numbers a,b,c,d; {_HELP}")
-        return [Measure("utility", tuple(float(p) for p in parts))]
+        params = tuple(_float_param(p.lstrip("-"), text) * (-1 if p.startswith("-") else 1) for p in parts)
+        if params[3] != 0:  # d weighs non-relevant documents not retrieved: needs the collection size
+            raise ValueError(f"{name!r}: utility's d coefficient needs the collection size (trec_eval -N), "
+                             "which fireeval does not take; use d = 0")
+        return [Measure("utility", params)]
     if low.startswith("set_f."):
         return [Measure("set_F", _float_param(low.split(".", 1)[1], text))]
     if low in _IR_MEASURES:
