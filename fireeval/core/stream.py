@@ -41,11 +41,9 @@ class _IntIndex:
         while pending.size:
             self.max_probe += 1
             at = slot[pending]
-            free = np.flatnonzero(self.slots[at] == -1)
-            taken, first = np.unique(at[free], return_index=True)  # one key per free slot
-            self.slots[taken] = pending[free[first]]
-            placed = np.zeros(len(pending), dtype=bool)
-            placed[free[first]] = True
+            free = self.slots[at] == -1
+            self.slots[at[free]] = pending[free]  # several keys for one free slot: one of them lands
+            placed = free & (self.slots[at] == pending)
             pending = pending[~placed]
             slot[pending] = (slot[pending] + 1) & self.mask
 
@@ -114,11 +112,6 @@ class QrelsIndex:
         else:
             self._vocab_index = _IntIndex(hashes)
         self._pair_index = None
-        # a dense (topic x document) grade table when it is small, else binary search on keys
-        self._table = None
-        if len(self.topics) * (self._n_vocab + 1) <= 20_000_000:
-            self._table = np.full((len(self.topics), self._n_vocab + 1), np.nan, dtype=np.float32)
-            self._table[self.row_topic, d[order]] = np.asarray(relevance, dtype=np.int64)[order]
         n_topics = len(self.topics)
         self._counts = {}
         grades = self.grades
@@ -175,9 +168,6 @@ class QrelsIndex:
         judged = self._judged_codes(run.dictionary)
         doc = judged[run.doc_codes]
         row_topic = np.repeat(topic_pos, np.diff(run.starts))
-        if self._table is not None:  # column n_vocab stays NaN: unjudged, or topic not judged
-            grades = self._table[np.maximum(row_topic, 0), np.where((doc >= 0) & (row_topic >= 0), doc, self._n_vocab)]
-            return topic_pos, grades.astype(float)
         keys = row_topic * self._n_vocab + doc
         grades = np.full(len(keys), np.nan)
         valid = (row_topic >= 0) & (doc >= 0)

@@ -227,10 +227,10 @@ def fixed_bytes(array, width: int | None = None):
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
     if not len(data):
         return np.zeros((n, width), dtype=np.uint8), lengths
-    cols = np.arange(width)
-    index = np.minimum(offsets[:-1, None] + cols, len(data) - 1)
-    out = data[index]
-    out[cols >= lengths[:, None]] = 0
+    out = np.zeros((n, width), dtype=np.uint8)
+    start, last = offsets[:-1], len(data) - 1
+    for col in range(width):  # one gather per byte position: small, cache-friendly temporaries
+        out[:, col] = np.where(col < lengths, data[np.minimum(start + col, last)], 0)
     return out, lengths
 
 
