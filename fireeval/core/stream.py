@@ -168,14 +168,16 @@ class QrelsIndex:
             np.full(len(run.topics), -1)
         judged = self._judged_codes(run.dictionary)
         doc = judged[run.doc_codes]
-        row_topic = np.repeat(topic_pos, np.diff(run.starts))
-        keys = row_topic * self._n_vocab + doc
+        row_topic = np.repeat(topic_pos.astype(np.int32), np.diff(run.starts))
+        keys = row_topic.astype(np.int64) * self._n_vocab + doc
         grades = np.full(len(keys), np.nan)
         valid = (row_topic >= 0) & (doc >= 0)
         if len(self.keys) and valid.any():
             if self._pair_index is None:
                 self._pair_index = _IntIndex(self.keys)
-            pos = self._pair_index.get(keys[valid])
+            wanted = keys[valid]
+            pos = np.concatenate([self._pair_index.get(part)  # in parts: bounded temporaries
+                                  for part in np.array_split(wanted, max(1, len(wanted) // 2_000_000))])
             values = np.full(len(pos), np.nan)
             values[pos >= 0] = self.grades[pos[pos >= 0]]
             grades[valid] = values
@@ -231,17 +233,21 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     n_ret = np.zeros(n_eval, dtype=np.int64)
     n_ret[run_row[run_row >= 0]] = sizes_cut[run_row >= 0]
     depth = max(int(sizes_cut[run_row >= 0].max()) if (run_row >= 0).any() else 0, 1)
-    rank = np.arange(len(row_grade)) - np.repeat(run.starts[:-1], sizes)
-    row_eval = np.repeat(run_row, sizes)
+    rank = np.arange(len(row_grade), dtype=np.int64) - np.repeat(run.starts[:-1], sizes)
+    rank = rank.astype(np.int32)
+    row_eval = np.repeat(run_row.astype(np.int32), sizes)
     keep = (row_eval >= 0) & (rank < depth)
     n_rel_all, n_non_all = qrels.counts(level)
     n_rel, n_non = n_rel_all[eval_pos], n_non_all[eval_pos]
     ideal_all = qrels.ideal[eval_pos]
     values = {m.name: np.zeros(n_eval) for m in parsed}
     block = max(1, _BLOCK // depth)
-    # rows sorted by eval topic for block slicing
-    order = np.argsort(row_eval[keep], kind="stable")
-    r_eval, r_rank, r_grade = row_eval[keep][order], rank[keep][order], row_grade[keep][order]
+    # run and qrels topics are both in string order, so rows are already grouped by evaluation row
+    if keep.all():
+        r_eval, r_rank, r_grade = row_eval, rank, row_grade
+    else:
+        r_eval, r_rank, r_grade = row_eval[keep], rank[keep], row_grade[keep]
+    del keep
     bounds = np.searchsorted(r_eval, np.arange(0, n_eval + block, block))
     for b, lo in enumerate(range(0, n_eval, block)):
         hi = min(lo + block, n_eval)

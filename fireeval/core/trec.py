@@ -358,16 +358,21 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     """
     dtype = _check_precision(score_precision)
     table, score = _read_run_arrow(path)
+    tag = str(table.column("tag")[0].as_py())
     query = arrow_call("dictionary_encode", [table.column("query").combine_chunks()])
     docs = arrow_call("dictionary_encode", [table.column("docno").combine_chunks()])
+    del table  # the parsed text: codes and the distinct docnos are all that is kept
     names = np.asarray(query.dictionary.to_pylist(), dtype=str)
     by_name = np.argsort(names, kind="stable")  # topics in string order
-    topic_rank = np.empty(len(names), dtype=np.int64)
+    topic_rank = np.empty(len(names), dtype=np.int32)
     topic_rank[by_name] = np.arange(len(names))
     topic = topic_rank[to_numpy(query.indices)]
-    doc = to_numpy(docs.indices).astype(np.int64)
-    pair = np.sort(topic * len(docs.dictionary) + doc)
-    if (pair[1:] == pair[:-1]).any():
+    del query
+    doc = to_numpy(docs.indices).astype(np.int32, copy=False)
+    pair = np.sort(topic.astype(np.int64) * len(docs.dictionary) + doc)
+    duplicate = bool((pair[1:] == pair[:-1]).any())
+    del pair
+    if duplicate:
         raise_bad_run(path)  # a document twice for one topic: the scan names the line
     compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
     order = _topic_score_order(topic, compared)
@@ -386,7 +391,6 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
                           ("SortOptions", ([("b", "ascending"), ("d", "descending")],)))
         order[tied] = rows[to_numpy(perm)]
     starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
-    tag = str(table.column("tag")[0].as_py())
     return RunTable(str(path), tag, names[by_name], starts, doc[order], docs.dictionary, score[order])
 
 
