@@ -384,17 +384,24 @@ def pos_tag(caption: str, ego: bool = False) -> list:
     >>> [t for _, t in pos_tag("open fridge", ego=True)]
     ['VERB', 'NOUN']
     """
+    if not isinstance(caption, str):
+        raise TypeError(f"a caption must be a str, not {type(caption).__name__} ({caption!r})")
+    return list(_pos_tag_cached(caption, bool(ego)))
 
+
+@lru_cache(maxsize=1 << 17)
+def _pos_tag_cached(caption: str, ego: bool) -> tuple:
+    """:func:`pos_tag`, memoised per distinct caption (a chapter tags the same captions many times)."""
     words = tokenize(caption)
     if not words:
-        return []
+        return ()
     tagged = _pattern_tag()(" ".join((["i"] if ego else []) + words))
     tags = [_universal(t) for _, t in tagged]
     if ego:
         tags = tags[1:]
     if len(tags) != len(words):  # the tagger re-tokenised (e.g. split "n't"): tag word by word
         tags = [_universal(t[0][1]) if (t := _pattern_tag()(w)) else "X" for w in words]
-    return list(zip(words, _repair(words, tags, ego)))
+    return tuple(zip(words, _repair(words, tags, ego)))
 
 
 def ego_pos_tag(caption: str) -> list:
@@ -430,21 +437,39 @@ def verb_noun_sets(captions: Sequence[str], synsets: bool = False, tagger=None):
 
     With ``synsets=True`` each word is replaced by its Lesk WordNet synset name (the
     caption's tokens are the context), or kept as the word itself when WordNet has no
-    synset for it. Returns ``(verbs, nouns)``, two lists of frozensets.
+    synset for it. Returns ``(verbs, nouns)``, two lists of frozensets. With the
+    built-in taggers (:func:`pos_tag`, :func:`ego_pos_tag`) the sets are memoised per
+    distinct caption; any other tagger is called for every caption.
     """
     tagger = tagger or pos_tag
+    ego = _BUILTIN_TAGGERS.get(tagger)
     verbs, nouns = [], []
     for caption in captions:
-        tagged = tagger(caption)
-        context = [w for w, _ in tagged]
-        v = [w for w, t in tagged if t == "VERB"]
-        n = [w for w, t in tagged if t == "NOUN"]
-        if synsets:
-            v = [lesk_synset(context, w, "v") or w for w in v]
-            n = [lesk_synset(context, w, "n") or w for w in n]
-        verbs.append(frozenset(v))
-        nouns.append(frozenset(n))
+        v, n = (_caption_verb_noun(caption, synsets, ego) if ego is not None
+                else _verb_noun(tagger(caption), synsets))
+        verbs.append(v)
+        nouns.append(n)
     return verbs, nouns
+
+
+def _verb_noun(tagged, synsets):
+    context = [w for w, _ in tagged]
+    v = [w for w, t in tagged if t == "VERB"]
+    n = [w for w, t in tagged if t == "NOUN"]
+    if synsets:
+        v = [lesk_synset(context, w, "v") or w for w in v]
+        n = [lesk_synset(context, w, "n") or w for w in n]
+    return frozenset(v), frozenset(n)
+
+
+@lru_cache(maxsize=1 << 17)
+def _caption_verb_noun(caption: str, synsets: bool, ego: bool):
+    if not isinstance(caption, str):
+        raise TypeError(f"a caption must be a str, not {type(caption).__name__} ({caption!r})")
+    return _verb_noun(_pos_tag_cached(caption, ego), synsets)
+
+
+_BUILTIN_TAGGERS = {pos_tag: False, ego_pos_tag: True}
 
 
 # --- METEOR -----------------------------------------------------------------------------------
@@ -689,9 +714,9 @@ def meteor_matrix(references: Sequence[str], hypotheses: Sequence[str], cache_di
     With ``cache_dir`` the matrix is stored as ``meteor-<hash>.npy`` keyed by both
     caption lists and the NLTK version, and re-read on the next call.
 
-    >>> meteor_matrix(["a man drives a car", "a dog"], ["the guy is driving an automobile", ""]).round(4)
-    array([[0.4808, 0.    ],
-           [0.    , 0.    ]])
+    >>> meteor_matrix(["a man drives a car", "a dog"], ["the man is driving an automobile", "dogs"]).round(4)
+    array([[0.1961, 0.    ],
+           [0.    , 0.2632]])
     """
     references, hypotheses = list(references), list(hypotheses)
     path = None
