@@ -310,9 +310,13 @@ def _universal(penn: str) -> str:
 
 @lru_cache(maxsize=None)
 def _wordnet_pos(word: str) -> frozenset:
-    """Parts of speech ("n", "v", ...) WordNet knows for ``word`` (via morphy), cached."""
+    """Which of noun "n" and verb "v" WordNet knows ``word`` as, cached.
+
+    The same answer as ``{ss.pos() for ss in wn.synsets(word)} & {"n", "v"}`` (the
+    synsets of a part of speech are those of its morphy forms), without building synsets.
+    """
     wn = wordnet()
-    return frozenset(str(ss.pos()) for ss in wn.synsets(word))
+    return frozenset(p for p in "nv" if wn.morphy(word.lower(), p) is not None)
 
 
 def _repair(words, tags, ego):
@@ -395,7 +399,10 @@ def _pos_tag_cached(caption: str, ego: bool) -> tuple:
     words = tokenize(caption)
     if not words:
         return ()
-    tagged = _pattern_tag()(" ".join((["i"] if ego else []) + words))
+    text = " ".join((["i"] if ego else []) + words)
+    # Pattern's tokenizer only splits punctuation, contractions and sentences; on words of
+    # letters and digits without an apostrophe it returns the text unchanged, so skip it.
+    tagged = _pattern_tag()(text, tokenize=any("'" in w for w in words))
     tags = [_universal(t) for _, t in tagged]
     if ego:
         tags = tags[1:]
@@ -414,8 +421,11 @@ def ego_pos_tag(caption: str) -> list:
 @lru_cache(maxsize=None)
 def _senses(word: str, pos: str):
     """WordNet senses of ``word`` with part of speech ``pos`` and their gloss word sets (cached)."""
+    # synsets(word, pos) are, in order, the synsets(word) of that part of speech (for "n"/"v";
+    # adjective satellites "s" come from "a"), as nltk.wsd.lesk filters them.
     wn = wordnet()
-    return tuple((ss.name(), frozenset(ss.definition().split())) for ss in wn.synsets(word) if str(ss.pos()) == pos)
+    synsets = wn.synsets(word, pos) if pos in ("n", "v") else [ss for ss in wn.synsets(word) if str(ss.pos()) == pos]
+    return tuple((ss.name(), frozenset(ss.definition().split())) for ss in synsets)
 
 
 def lesk_synset(context: Sequence[str], word: str, pos: str) -> str | None:
