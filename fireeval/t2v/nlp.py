@@ -207,6 +207,57 @@ def ensure_wordnet(system_dir=None, cache_dir=None, search_nltk: bool = True) ->
 _DEFERRED = object()
 
 
+class _AsciiLines:
+    """A WordNet data file held in memory, read as NLTK reads it: ``seek(byte offset)``, ``readline``.
+
+    NLTK's own seekable reader decodes through a 72-byte buffer on every look-up (a
+    synset costs a seek, a readline and a seek back to 0); here a line is a slice of the
+    bytes. Used only for files that are printable ASCII with "\n" line ends, where
+    both give the same lines.
+    """
+
+    def __init__(self, data: bytes):
+        self._data, self._pos = data, 0
+
+    @classmethod
+    def load(cls, root, fileid):
+        from nltk.data import FileSystemPathPointer
+
+        if not isinstance(root, FileSystemPathPointer):
+            return None
+        path = os.path.join(root.path, fileid)
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read()
+        printable = data.translate(None, bytes(range(0x20, 0x7F)) + b"\n")
+        return cls(data) if not printable else None
+
+    def seek(self, offset, whence=0):
+        if whence != 0:
+            raise OSError("only absolute seeks are supported")
+        self._pos = offset
+
+    def tell(self):
+        return self._pos
+
+    def readline(self, size=None):
+        end = self._data.find(b"\n", self._pos)
+        end = len(self._data) if end < 0 else end + 1
+        if size is not None and size >= 0:
+            end = min(end, self._pos + size)
+        line = self._data[self._pos:end].decode("ascii")
+        self._pos = end
+        return line
+
+    def __iter__(self):
+        while line := self.readline():
+            yield line
+
+    def close(self):
+        pass
+
+
 @lru_cache(maxsize=1)
 def _reader_class():
     """NLTK's ``WordNetCorpusReader`` minus two load-time costs that no result here depends on.
@@ -216,8 +267,8 @@ def _reader_class():
        load); here ``map30`` is computed on first access instead, so OMW still works.
     2. It reads ``index.*``, ``*.exc`` and ``lexnames`` line by line through NLTK's
        seekable stream reader; from a plain folder they are read with Python's own
-       text files (same lines, same parse), about 15x faster. The data files, opened
-       for synset look-ups, keep NLTK's reader.
+       text files (same lines, same parse), about 15x faster.
+    3. Synset look-ups read the data files from memory (:class:`_AsciiLines`).
     """
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
     from nltk.data import FileSystemPathPointer
@@ -236,6 +287,14 @@ def _reader_class():
                     and "/" not in file and ".." not in file and os.path.isfile(os.path.join(root.path, file))):
                 return open(os.path.join(root.path, file), encoding=self.encoding(file) or "utf8")
             return super().open(file)
+
+        def _data_file(self, pos):
+            pos = "a" if pos == "s" else pos
+            if self._data_file_map.get(pos) is None:
+                fast = _AsciiLines.load(self._root, f"data.{self._FILEMAP[pos]}")
+                if fast is not None:
+                    self._data_file_map[pos] = fast
+            return super()._data_file(pos)
 
         def map_wn(self, version="wordnet"):
             if self._loading:
