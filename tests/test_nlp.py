@@ -228,3 +228,44 @@ def test_ascii_lines_reads_as_nltk_does(tmp_path):
     assert lines.readline() == "00000017 first\n" and lines.tell() == 29
     lines.seek(0)
     assert list(lines) == ["  header line\n", "00000017 first\n", "00000032 second\n", "last"]
+
+
+def _tiny_wordnet(folder, index_noun):
+    folder.mkdir()
+    (folder / "lexnames").write_text("00\tadj.all\t3\n01\tadj.pert\t3\n")
+    (folder / "data.adj").write_text("  1 This software and database is being provided\n"
+                                     "00000050 00 a 01 good 0 000 | having desirable qualities\n"
+                                     "00000108 00 s 01 fine 0 000 | superior\n")
+    for name in ("data.adv", "data.noun", "data.verb", "index.adv", "index.verb",
+                 "adj.exc", "adv.exc", "noun.exc", "verb.exc"):
+        (folder / name).write_text("")
+    (folder / "index.adj").write_text("  1 header\ngood a 2 1 & 2 1 00000050 00000108\n")
+    (folder / "index.noun").write_text(index_noun)
+    return folder
+
+
+@pytest.mark.filterwarnings("ignore:The multilingual functions")
+def test_fast_lemma_index_parse_and_fallback(tmp_path, monkeypatch):
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetError
+    from nltk.data import FileSystemPathPointer
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)] + list(nltk.data.path))  # NLTK's path guard
+
+    reader_class = nlp._reader_class()
+    ok = _tiny_wordnet(tmp_path / "ok", "dog n 2 2 @ ~ 2 1 02084071 10114209\n")
+    wn = reader_class(FileSystemPathPointer(str(ok)), None)
+    assert dict(wn._lemma_pos_offset_map) == {"good": {"a": [50, 108], "s": [108]},
+                                              "dog": {"n": [2084071, 10114209]}}
+    bad = _tiny_wordnet(tmp_path / "bad", "dog n 2 0 1 1 02084071\n")  # 2 synsets, 1 sense: NLTK's error
+    with pytest.raises(WordNetError, match="index.noun, line 1"):
+        reader_class(FileSystemPathPointer(str(bad)), None)
+
+
+def test_fast_reader_index_equals_nltk():
+    _wordnet_or_skip()
+    from nltk.corpus import wordnet as nltk_wn
+
+    fast = nlp.wordnet()
+    assert dict(fast._lemma_pos_offset_map) == dict(nltk_wn._lemma_pos_offset_map)
+    assert fast._exception_map == nltk_wn._exception_map and fast.satellite_offsets == nltk_wn.satellite_offsets

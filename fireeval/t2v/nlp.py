@@ -268,7 +268,8 @@ def _reader_class():
     2. It reads ``index.*``, ``*.exc`` and ``lexnames`` line by line through NLTK's
        seekable stream reader; from a plain folder they are read with Python's own
        text files (same lines, same parse), about 15x faster.
-    3. Synset look-ups read the data files from memory (:class:`_AsciiLines`).
+    3. Synset look-ups read the data files from memory (:class:`_AsciiLines`), and the
+       lemma index is parsed by slicing each line's fields (same map, ~3x faster).
     """
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
     from nltk.data import FileSystemPathPointer
@@ -287,6 +288,32 @@ def _reader_class():
                     and "/" not in file and ".." not in file and os.path.isfile(os.path.join(root.path, file))):
                 return open(os.path.join(root.path, file), encoding=self.encoding(file) or "utf8")
             return super().open(file)
+
+        def _load_lemma_pos_offset_map(self):
+            # NLTK's parse of index.* (a closure and a generator call per token), rewritten
+            # as slices of each line's fields: the same map, built in a third of the time.
+            # Any line that does not parse falls back to NLTK's loop and its error message.
+            try:
+                lemma_map = self._lemma_pos_offset_map
+                satellites = self.satellite_offsets
+                for suffix in self._FILEMAP.values():
+                    with self.open(f"index.{suffix}") as fp:
+                        for line in fp:
+                            if line.startswith(" "):
+                                continue
+                            fields = line.split()
+                            lemma, pos, n_synsets, n_pointers = fields[0], fields[1], int(fields[2]), int(fields[3])
+                            start = 6 + n_pointers
+                            if n_synsets <= 0 or int(fields[4 + n_pointers]) != n_synsets \
+                                    or len(fields) < start + n_synsets:
+                                raise ValueError(line)
+                            offsets = [int(x) for x in fields[start:start + n_synsets]]
+                            lemma_map[lemma][pos] = offsets
+                            if pos == "a":
+                                lemma_map[lemma]["s"] = [o for o in offsets if o in satellites]
+            except (ValueError, IndexError):
+                self._lemma_pos_offset_map.clear()
+                super()._load_lemma_pos_offset_map()
 
         def _data_file(self, pos):
             pos = "a" if pos == "s" else pos
