@@ -70,7 +70,13 @@ def tokenize(caption: str) -> list[str]:
     """
     if not isinstance(caption, str):
         raise TypeError(f"a caption must be a str, not {type(caption).__name__} ({caption!r})")
-    return _TOKEN.findall(caption.lower())
+    return list(_tokens(caption))
+
+
+@lru_cache(maxsize=1 << 17)
+def _tokens(caption: str) -> tuple:
+    """:func:`tokenize`, memoised: a chapter tokenises the same captions for every proxy and matrix."""
+    return tuple(_TOKEN.findall(caption.lower()))
 
 
 SYSTEM_WORDNET = Path("/usr/share/wordnet")
@@ -525,9 +531,13 @@ def lesk_synset(context: Sequence[str], word: str, pos: str) -> str | None:
     senses = _senses(word, pos)
     if not senses:
         return None
-    ctx = set(context)
-    best = max(range(len(senses)), key=lambda k: len(ctx & senses[k][1]))
-    return senses[best][0]
+    ctx = context if isinstance(context, (set, frozenset)) else set(context)
+    best, best_overlap = senses[0][0], -1
+    for name, gloss in senses:  # the first sense with the largest overlap, as max() picks
+        overlap = len(ctx & gloss)
+        if overlap > best_overlap:
+            best, best_overlap = name, overlap
+    return best
 
 
 def verb_noun_sets(captions: Sequence[str], synsets: bool = False, tagger=None):
@@ -551,7 +561,7 @@ def verb_noun_sets(captions: Sequence[str], synsets: bool = False, tagger=None):
 
 
 def _verb_noun(tagged, synsets):
-    context = [w for w, _ in tagged]
+    context = {w for w, _ in tagged}
     v = [w for w, t in tagged if t == "VERB"]
     n = [w for w, t in tagged if t == "NOUN"]
     if synsets:
