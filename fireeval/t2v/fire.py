@@ -443,10 +443,14 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
 def _aggregate(grid, aggregate):
     if aggregate == "mean":
         return np.nanmean(grid, axis=-1)
-    filled = np.where(np.isnan(grid), -np.inf, grid)
-    ordered = -np.sort(-filled, axis=-1)
-    k = 0 if aggregate == "max" else 1
-    value = ordered[..., min(k, ordered.shape[-1] - 1)]
+    if grid.shape[-1] == 0:  # (the sort below raises the usual IndexError)
+        filled = np.where(np.isnan(grid), -np.inf, grid)
+        ordered = -np.sort(-filled, axis=-1)
+        value = ordered[..., min(0 if aggregate == "max" else 1, ordered.shape[-1] - 1)]
+    elif aggregate == "max" or grid.shape[-1] == 1:
+        value = np.fmax.reduce(grid, axis=-1)  # skips NaN; all-NaN gives NaN, set to 0 below
+    else:  # the second largest, NaN as -inf: a partition, not a full sort
+        value = np.partition(np.where(np.isnan(grid), -np.inf, grid), -2, axis=-1)[..., -2]
     return np.where(np.isfinite(value), value, 0.0)
 
 
