@@ -199,3 +199,36 @@ def test_caption_agreement_identical_on_real_msrvtt_sample(monkeypatch):
                                          similarity=old_similarity)
         assert np.array_equal(new, old)
         assert (new > 0).mean() > 0.05
+
+
+def _old_expected_random_ndcg(relevance, gain="linear", cut="relevant"):
+    rel = np.asarray(relevance, dtype=float)
+    g = rel if gain == "linear" else np.exp2(rel) - 1
+    n_items = rel.shape[1]
+    discount = 1.0 / np.log2(np.arange(2, n_items + 2))
+    depth = (rel > 0).sum(axis=1) if cut == "relevant" else np.full(rel.shape[0], n_items)
+    cumulative = np.concatenate([[0.0], np.cumsum(discount)])
+    expected_dcg = g.mean(axis=1) * cumulative[depth]
+    ideal = -np.sort(-g, axis=1) * (np.arange(n_items)[None, :] < depth[:, None])
+    idcg = ideal @ discount
+    return np.divide(expected_dcg, idcg, out=np.zeros_like(expected_dcg), where=idcg > 0)
+
+
+def _check_expected_random_ndcg(r):
+    before = r.copy()
+    for gain in ("linear", "exponential"):
+        for cut in ("relevant", None):
+            assert np.array_equal(se.expected_random_ndcg(r, gain, cut), _old_expected_random_ndcg(r, gain, cut))
+    assert np.array_equal(r, before)  # the input is not modified
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_expected_random_ndcg_identical_on_random_relevance(seed):
+    rng = np.random.default_rng(seed)
+    rel = np.round(rng.random((int(rng.integers(1, 200)), int(rng.integers(1, 2000)))) ** 3, 2)
+    rel[0] = 0.0
+    _check_expected_random_ndcg(rel)
+
+
+def test_expected_random_ndcg_identical_on_real_epic(epic_sample):
+    _check_expected_random_ndcg(sim.epic_relevance(epic_sample["verb_class"], epic_sample["noun_classes"]))

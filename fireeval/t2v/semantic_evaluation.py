@@ -111,7 +111,12 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
         raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
     cumulative = np.concatenate([[0.0], np.cumsum(discount)])
     expected_dcg = g.mean(axis=1) * cumulative[depth]
-    ideal = -np.sort(-g, axis=1) * (np.arange(n_items)[None, :] < depth[:, None])
+    # The ideal gains, sorted descending and cut at depth, in one reused buffer
+    # (the same values as ``-np.sort(-g) * mask``, so the same product below).
+    ideal = np.negative(g)
+    ideal.sort(axis=1)
+    np.negative(ideal, out=ideal)
+    np.multiply(ideal, np.arange(n_items)[None, :] < depth[:, None], out=ideal)
     idcg = ideal @ discount
     return np.divide(expected_dcg, idcg, out=np.zeros_like(expected_dcg), where=idcg > 0)
 

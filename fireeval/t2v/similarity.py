@@ -180,12 +180,20 @@ def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np
     inter = (xa @ xb.T).toarray()
     size_a = np.diff(xa.indptr).astype(np.float64).reshape(-1, 1)   # |A|, (n_a, 1)
     size_b = np.diff(xb.indptr).astype(np.float64).reshape(1, -1)
-    union = np.add(size_a, size_b)
-    union -= inter
+    # The union, by blocks of rows in one reused buffer; IoU overwrites `inter` in place.
     # union = 0 only for two empty sets (then inter = 0); integer unions are otherwise
     # >= 1, so max(union, 1) leaves them unchanged and gives IoU(∅, ∅) = 0 / 1 = 0.
-    np.maximum(union, 1.0, out=union)
-    return np.divide(inter, union, out=inter)
+    n_a, n_b = inter.shape
+    step = max(1, min(n_a, (1 << 17) // max(n_b, 1)))
+    buffer = np.empty((step, n_b))
+    for start in range(0, n_a, step):
+        block = inter[start:start + step]
+        union = buffer[:len(block)]
+        np.add(size_a[start:start + step], size_b, out=union)
+        union -= block
+        np.maximum(union, 1.0, out=union)
+        np.divide(block, union, out=block)
+    return inter
 
 
 def epic_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
