@@ -168,6 +168,24 @@ def test_audit_of_a_run_with_its_group_left_out_scores_like_the_leave_out(collec
         assert 0 <= result.bias["predicted"] <= result.bias["upper"] + 1e-12
 
 
+def test_audit_reports_how_its_estimate_validated_on_the_reference_runs(collection):
+    # The audit must not present its 90th percentile or warning level without saying how they
+    # did on the reference runs themselves (leave one group out), as the pool_leave_out chapter does.
+    runs, qrels, table, _ = collection
+    target = table.loc[~table["pooled"], "run"].iloc[0]
+    others = [n for n in runs.names if n != target]
+    result = audit.audit_run(qrels, runs.select([target]), 15, runs.select(others), groups=table, max_loss=0.01)
+    losses = audit.reference_losses(runs.select(others), qrels, 15, None,
+                                    table.set_index("run")["group"].reindex(others))
+    expected = audit.validation_summary(audit.cross_validate(losses, share="judged@15", max_loss=0.01), 0.01)
+    v = result.bias["validation"]
+    assert (v["n_losers"], v["n_flagged"], v["n_flagged_losers"], v["n_losers_covered"]) == (
+        expected["n_losers"], expected["n_flagged"], expected["n_flagged_losers"], expected["n_losers_covered"])
+    text = result.report()
+    assert f"of only {v['n_losers_covered']} of the {v['n_losers']} runs that lost 1%" in text
+    assert "not a bound" in text
+
+
 def test_audit_without_reference_runs_says_risk_unknown(collection):
     runs, qrels, _, _ = collection
     result = audit.audit_run(qrels, runs.select([runs.names[1]]), 15)
