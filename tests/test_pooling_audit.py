@@ -146,6 +146,18 @@ def test_depth_claim_verdict_flips_with_threshold(collection):
     assert records[0]["quote"].startswith("Even a pool depth")
 
 
+def test_robustness_claim_is_untestable_when_the_measures_coincide(collection):
+    # A truncated pool judges every pooled document, so infAP ranks runs as AP does: the τ
+    # difference is 0 by construction and says nothing about infAP's claim (sampled judgements).
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref", "infAP"])
+    samples = {m: sweep.bootstrap(m, 30, rng=0) for m in ["map", "bpref", "infAP"]}
+    records = {r["id"]: r for r in verdicts.robustness_claims(sweep, samples, 3)}
+    assert records["robust_infAP"]["verdict"] == "not testable here"
+    assert records["robust_bpref"]["verdict"] != "not testable here"
+    assert all(r["quote"].startswith("(paraphrase)") for r in records.values())
+
+
 def test_warning_claim_needs_useful_precision():
     assert verdicts.warning_claim(6, 40)["verdict"] == "not reproduced"
     assert verdicts.warning_claim(40, 41)["verdict"] == "reproduced"
