@@ -158,6 +158,21 @@ def test_robustness_claim_is_untestable_when_the_measures_coincide(collection):
     assert all(r["quote"].startswith("(paraphrase)") for r in records.values())
 
 
+def test_depth_claims_rank_pooled_runs_only_as_a_second_convention(collection):
+    runs, qrels, table, pool = collection
+    pooled = table["pooled"].to_numpy()
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map"])
+    samples = {"map": sweep.bootstrap("map", 40, rng=2)}
+    record = verdicts.depth_claims(sweep, samples, 1, pooled=pooled, rng=2)[0]
+    only = record["conventions"]["pooled runs only"]
+    means = sweep.values["map"][0][pooled].mean(-1), sweep.reference["map"][pooled].mean(-1)
+    assert only["value"] == pytest.approx(agreement.kendall_tau(*means))
+    boot = reliability.bootstrap_agreement(sweep.values["map"][0][pooled], sweep.reference["map"][pooled], 40, 2)
+    assert only["low"] <= np.nanquantile(boot, 0.025) + 1e-12
+    assert set(record["conventions"]) == {"all runs ranked", "pooled runs only"}
+    assert list(verdicts.depth_claims(sweep, samples, 1)[0]["conventions"]) == [""]
+
+
 def test_warning_claim_needs_useful_precision():
     assert verdicts.warning_claim(6, 40)["verdict"] == "not reproduced"
     assert verdicts.warning_claim(40, 41)["verdict"] == "reproduced"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from fireeval.stats.agreement import kendall_tau
 from fireeval.stats.claims import Claim, Estimate, Test
+from fireeval.stats.reliability import bootstrap_agreement
 
 __all__ = ["WESTERVELD", "depth_claims", "robustness_claims", "explanation_claim", "leave_out_claims",
            "manual_claim", "reer_claim", "warning_claim"]
@@ -23,13 +25,22 @@ def _boot(value, samples, n):
     return Estimate.from_samples(value, samples, f"95% percentile bootstrap over topics, {n} resamples")
 
 
-def depth_claims(sweep, samples: dict, k: int = 3, data: str = "", label=str) -> list[dict]:
+def depth_claims(sweep, samples: dict, k: int = 3, data: str = "", label=str, pooled=None, rng=0) -> list[dict]:
     """τ-b at depth ``k`` > 0.90, one claim per measure of ``samples`` (:meth:`DepthSweep.bootstrap`).
 
     The paper tests MAP only; for the other measures the claim is the paper's applied to
     them (said in the record's quantity and notes).
+
+    ``pooled`` (boolean mask over ``sweep.runs``): when some runs were not pooled, the claim
+    is evaluated under two conventions, "all runs ranked" and "pooled runs only". In
+    TRECVID 2003 every submission was pooled ("the top K results from each of the
+    submissions"), so ranking only the pooled runs is the closer analogue; ranking all
+    runs adds runs whose documents never entered the pool. The pooled-only bootstrap uses
+    seed ``rng`` with as many resamples as ``samples``.
     """
     i = list(sweep.depths).index(k)
+    pooled = None if pooled is None else np.asarray(pooled, dtype=bool)
+    split = pooled is not None and 1 < pooled.sum() < len(pooled)
     out = []
     for m, s in samples.items():
         paper = m == "map"
@@ -39,7 +50,14 @@ def depth_claims(sweep, samples: dict, k: int = 3, data: str = "", label=str) ->
             quantity=f"Kendall τ-b between run rankings by {label(m)}, depth-{k} pool vs full pool",
             test=Test(">", 0.90), data=data, paper_value="τ > 0.90 (MAP)" if paper else None,
             notes="" if paper else "the paper reports MAP only")
-        out.append(claim.evaluate(_boot(float(sweep.tau(m).iloc[i]), s[i], s.shape[-1])))
+        every = _boot(float(sweep.tau(m).iloc[i]), s[i], s.shape[-1])
+        if not split:
+            out.append(claim.evaluate(every))
+            continue
+        values, reference = sweep.values[m][i][pooled], sweep.reference[m][pooled]
+        tau = kendall_tau(values.mean(-1), reference.mean(-1))
+        only = _boot(tau, bootstrap_agreement(values, reference, s.shape[-1], rng), s.shape[-1])
+        out.append(claim.evaluate({"all runs ranked": every, "pooled runs only": only}))
     return out
 
 
