@@ -259,11 +259,11 @@ class RunAudit:
                       f"  runs with judged@{k} near {b['judged']:.3f} lost a median {b['predicted']:.1%} of MAP "
                       f"(90th percentile {b['upper']:.1%}) when they were not pooled"]
             if b.get("threshold") is not None:
-                v = b.get("validation") or {}
+                v, loss = b.get("validation") or {}, b.get("max_loss", 0.02)
                 checked = (f"; leave-one-group-out, {v['n_flagged_losers']} of the {v['n_flagged']} runs below it "
-                           f"lost {b.get('max_loss', 0.02):.0%} or more" if v else "")
-                lines.append(f"  judged@{k} level below which every reference run that lost {b.get('max_loss', 0.02):.0%} "
-                             f"or more lies: {b['threshold']:.2f} (this run: "
+                           f"lost {loss:.0%} or more" if v else "")
+                lines.append(f"  judged@{k} level below which every reference run that lost {loss:.0%} or more "
+                             f"lies: {b['threshold']:.2f} (this run: "
                              f"{'below' if b['judged'] < b['threshold'] else 'not below'}{checked})")
         lines += ["", self.risk_line] + [f"  - {e}" for e in self.evidence]
         if per_topic:

@@ -87,18 +87,20 @@ def robustness_claims(sweep, samples: dict, k: int = 3, data: str = "", label=st
             continue
         value = float(sweep.tau(m).iloc[i] - sweep.tau(rival).iloc[i])
         diff = samples[m][i] - samples[rival][i]
-        # When the two measures rank the runs identically in every resample (infAP on a pool whose
-        # every document is judged, as a truncated pool is, reduces to AP), the data cannot speak to
-        # a claim about sampled judgements: untestable, not contradicted.
-        same = value == 0 and np.all(np.nan_to_num(diff) == 0)
+        # When the two measures rank the runs identically in the point estimate and in the whole
+        # interval (infAP on a pool whose every document is judged, as a truncated pool is, is AP
+        # up to a smoothing constant), the data cannot speak to a claim about sampled judgements:
+        # untestable, not contradicted.
+        estimate = _boot(value, diff, diff.shape[-1])
+        same = estimate.value == estimate.low == estimate.high == 0
         claim = Claim(f"robust_{m}", paper=paper, section="(measure's definition paper)", quote=quote,
                       quantity=f"τ-b({label(m)}) − τ-b({label(rival)}) at pool depth {k}",
                       test=Test(">", 0.0), data=data, fmt=".3f",
                       notes="tested on shallow pools, not on random samples of the judgements",
-                      untestable=(f"{label(m)} and {label(rival)} rank the runs identically in every resample here "
+                      untestable=(f"{label(m)} and {label(rival)} rank the runs identically here, interval included "
                                   "(with every pooled document judged the two coincide); the claim concerns "
                                   "sampled judgements") if same else None)
-        out.append(claim.evaluate(_boot(value, diff, diff.shape[-1])))
+        out.append(claim.evaluate(estimate))
     return out
 
 
