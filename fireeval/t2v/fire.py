@@ -977,7 +977,8 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
     ``n_resamples`` resamples (:func:`fireeval.stats.resampling.bootstrap_deviation_quantile`),
     and a distribution-free ``level`` interval for that quantile from the order
     statistics of the resamples (binomial ranks), so a finite number of resamples is
-    not read as an exact value. Returns ``(value, low, high)``.
+    not read as an exact value. Deviations are rounded to 1e-12 to drop float noise
+    (0/1 scores give multiples of 1/size). Returns ``(value, low, high)``.
 
     >>> v, lo, hi = deviation_quantile_interval(np.r_[np.zeros(50), np.ones(50)], 100, n_resamples=2000)
     >>> bool(lo <= v <= hi), round(v, 2)
@@ -988,7 +989,9 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
     from fireeval.stats import resampling
 
     scores = np.asarray(per_query, dtype=float)
-    dev = np.sort(np.abs(resampling.bootstrap_means(scores, size, n_resamples, seed) - scores.mean()))
+    # Rounded to 1e-12: for 0/1 scores the deviations are multiples of 1/size, and the float noise of the
+    # subtraction (~1e-17) would otherwise put an interval end a hair above a threshold such as 0.029.
+    dev = np.sort(np.round(np.abs(resampling.bootstrap_means(scores, size, n_resamples, seed) - scores.mean()), 12))
     value = float(np.quantile(dev, q))
     a = (1 - level) / 2
     lo_rank, hi_rank = binom.ppf([a, 1 - a], n_resamples, q).astype(int)
