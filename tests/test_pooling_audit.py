@@ -301,6 +301,25 @@ def test_leave_out_runs_removes_only_what_no_other_pooled_run_found(collection):
     assert len(pools.leave_out_runs(pool, qrels, np.zeros(len(mask), bool)).frame) == len(qrels.frame)
 
 
+def test_leave_out_runs_follows_the_pools_contributors(collection):
+    runs, qrels, table, _ = collection
+    pool_all = pools.build_pool(runs, pooled=table["pooled"].to_numpy(), groups=table, depth=15, contributors="all")
+    key = lambda f: sorted(zip(f["query"], f["docno"]))
+    lost = {}
+    for group in table["group"].unique():
+        mask = (table["group"] == group).to_numpy()
+        # Under NIST's rule an unpooled run of another group keeps a document: same as the group leave-out.
+        ours = pools.leave_out_runs(pool_all, qrels, mask).frame
+        assert key(ours) == key(pool_all.leave_out(qrels, group=group).frame)
+        lost[group] = len(qrels.frame) - len(ours)
+    # ...and it removes no more than the pooled-only rule, strictly less for some group here.
+    _, _, _, pool = collection
+    pooled_lost = {g: len(qrels.frame) - len(pools.leave_out_runs(pool, qrels, (table["group"] == g).to_numpy()).frame)
+                   for g in lost}
+    assert all(lost[g] <= pooled_lost[g] for g in lost)
+    assert any(lost[g] < pooled_lost[g] for g in lost)
+
+
 def test_places_lost_conventions():
     table = pd.DataFrame({"original": [0.5, 0.4, 0.3], "group left out": [0.35, 0.39, 0.3]},
                          index=pd.Index(["A", "B", "C"], name="run"))

@@ -107,6 +107,8 @@ class Pool:
         The only contributing run (index) / group (code), or -1 when several did.
     run_contributions, group_contributions : ndarray of int
         Distinct pool documents each run / group contributed.
+    contributors : {"pooled", "all"}
+        Which runs count as contributors (see :func:`build_pool`).
     """
 
     runs: RunSet
@@ -122,6 +124,7 @@ class Pool:
     sole_group: np.ndarray
     run_contributions: np.ndarray
     group_contributions: np.ndarray
+    contributors: str = "pooled"
     # The last full-qrels gain lookup (qrels, topics, cols, gains): sweeps and both
     # leave-outs on the same qrels share it. Holding the qrels keeps its id valid.
     _gains: list = field(default_factory=list, repr=False, compare=False)
@@ -171,10 +174,13 @@ class Pool:
         Raises ValueError when a qrels topic appears in no run: its judgements could
         not have come from this pool.
         """
+        return self._index(self.qrels_keys(qrels))
+
+    def qrels_keys(self, qrels: Qrels) -> np.ndarray:
+        """(topic, document) key of each qrels row as in :meth:`RunSet.keys` (-1 when no run has it)."""
         _check_topics(self.runs, qrels)
         t, d, _ = self.runs.qrels_codes(qrels)
-        keys = np.where((t >= 0) & (d >= 0), t.astype(np.int64) * len(self.runs.docnos) + d, -1)
-        return self._index(keys)
+        return np.where((t >= 0) & (d >= 0), t.astype(np.int64) * len(self.runs.docnos) + d, -1)
 
     def qrels_depth(self, qrels: Qrels) -> np.ndarray:
         """``min_depth`` of each qrels row, :data:`NOT_POOLED` when the pool lacks the document."""
@@ -426,7 +432,7 @@ def build_pool(runs: RunSet, pooled=None, groups=None, depth: int = 100, contrib
     n_runs, sole_run, per_run = count(owner, len(runs.names))
     n_groups, sole_group, per_group = count(group[owner], len(group_names))
     return Pool(runs, pooled, group, group_names, int(depth), uniq, min_depth, n_runs, n_groups,
-                sole_run, sole_group, per_run, per_group)
+                sole_run, sole_group, per_run, per_group, contributors)
 
 
 def _measures(measures) -> list[Measure]:
@@ -859,17 +865,37 @@ def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=
 
 
 def leave_out_runs(pool: Pool, qrels: Qrels, runs) -> Qrels:
-    """Qrels without the documents that only the pooled runs in ``runs`` contributed.
+    """Qrels without the documents that only the runs in ``runs`` contributed.
 
     ``runs``: names or a boolean mask over ``pool.runs``. A judged document leaves when
-    it is in the pool but in no other pooled run's top ``pool.depth`` -- e.g. every
-    document only the manual runs found (Westerveld's interactive-run test).
+    it is in the pool but in no other contributing run's top ``pool.depth`` -- e.g. every
+    document only the manual runs found (Westerveld's interactive-run test). Who counts
+    as "another contributor" follows the pool's ``contributors``: ``"pooled"``, the other
+    pooled runs; ``"all"``, every other run, pooled or not (NIST's convention).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
+    >>> runs = RunSet.from_frames({"A": run(["a", "b"]), "B": run(["b", "c"]), "U": run(["a", "d"])})
+    >>> qrels = Qrels(pd.DataFrame({"query": "1", "docno": ["a", "b", "c"], "relevance": 1}))
+    >>> pool = build_pool(runs, pooled=["A", "B"], depth=2)
+    >>> sorted(leave_out_runs(pool, qrels, ["A"]).frame["docno"])  # "a" was A's alone among the pooled
+    ['b', 'c']
+    >>> pool_all = build_pool(runs, pooled=["A", "B"], depth=2, contributors="all")
+    >>> sorted(leave_out_runs(pool_all, qrels, ["A"]).frame["docno"])  # the unpooled U also has "a"
+    ['a', 'b', 'c']
     """
     selected = _pooled_mask(pool.runs, runs)
-    rest = build_pool(pool.runs, pooled=pool.pooled & ~selected, depth=pool.depth) if (pool.pooled & ~selected).any() \
-        else None
+    contributing = pool.pooled if pool.contributors == "pooled" else np.ones(len(pool.runs.names), bool)
+    others = contributing & ~selected
     in_pool = pool.qrels_index(qrels) >= 0
-    in_rest = rest.qrels_index(qrels) >= 0 if rest is not None else np.zeros(len(qrels.frame), bool)
+    if others.any():
+        keys = pool.runs.keys()[others][..., :pool.depth]
+        other_keys = np.unique(keys[keys >= 0])
+        in_rest = np.isin(pool.qrels_keys(qrels), other_keys)
+    else:
+        in_rest = np.zeros(len(qrels.frame), bool)
     return qrels.restrict(~(in_pool & ~in_rest))
 
 
