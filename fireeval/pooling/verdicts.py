@@ -158,16 +158,31 @@ def manual_claim(values, samples, data: str = "") -> dict:
     return claim.evaluate({conv: _boot(v, samples[conv], len(samples[conv])) for conv, v in values.items()})
 
 
-def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: str = "") -> dict:
-    """Hauptmann & Lin's threshold: REER < 0.05 needs a MAP difference > 0.02, under both rate definitions."""
+def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: str = "", samples=None,
+               boot_trials: int | None = None) -> dict:
+    """Hauptmann & Lin's threshold: REER < 0.05 needs a MAP difference > 0.02, under both rate definitions.
+
+    ``samples``: (n_resamples, 2) per-bin and cumulative thresholds from
+    :func:`fireeval.stats.reliability.bootstrap_reer_difference` (bootstrap over topics,
+    ``boot_trials`` splits each). Without them the record has no interval and says that
+    only the point value (whose split noise is below the bin width) is known: the
+    sampling of the topics is then not covered.
+    """
     claim = Claim("reer", paper="Hauptmann & Lin, quoted by " + WESTERVELD, section="§3",
                   quote="for REER to be smaller than 0.05, a difference in MAP scores should be greater than 0.02",
                   quantity=f"smallest MAP difference with swap rate < 0.05, two disjoint sets of {half} topics",
                   test=Test("<=", 0.02), data=data, paper_value="0.02", fmt=".2f",
-                  notes="bin edge of 0.01-wide bins; no interval (its sampling error is below the bin width)")
-    method = f"exact: bin edge over {trials} random splits"
-    return claim.evaluate({"per-bin": Estimate(per_bin, method=method),
-                           "cumulative": Estimate(cumulative, method=method)})
+                  notes="bin edge of 0.01-wide bins; the interval is over bin edges" if samples is not None else
+                        "bin edge of 0.01-wide bins; NO interval: the sampling of the topics is not covered")
+    if samples is None:
+        method = f"bin edge over {trials} random splits; topic sampling not covered"
+        return claim.evaluate({"per-bin": Estimate(per_bin, method=method),
+                               "cumulative": Estimate(cumulative, method=method)})
+    samples = np.asarray(samples, dtype=float)
+    method = (f"bin edge over {trials} random splits; 95% percentile bootstrap over topics, {len(samples)} "
+              f"resamples of {boot_trials or trials} splits each")
+    return claim.evaluate({"per-bin": Estimate.from_samples(per_bin, samples[:, 0], method),
+                           "cumulative": Estimate.from_samples(cumulative, samples[:, 1], method)})
 
 
 def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 100, max_loss: float = 0.02,
