@@ -39,7 +39,7 @@ from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_m
 
 __all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
            "crossing_text", "relevant_split", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
-           "leave_out_runs",
+           "leave_out_runs", "tau_ap_gap_sentence",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
 #: ``min_depth`` of a document no pooled run retrieves within the pool depth.
@@ -651,6 +651,32 @@ def crossing_text(cross: dict) -> str:
     if b is None:
         return f"from {a} (band never wholly above)"
     return str(a) if a == b else f"{a}–{b}"
+
+
+def tau_ap_gap_sentence(gap: float, samples_ap, samples_b, level: float = 0.95) -> str:
+    """How τ_AP compares with τ-b, decided by the paired bootstrap interval of τ_AP − τ-b.
+
+    ``gap``: the point difference; ``samples_ap``/``samples_b``: bootstrap samples of
+    the two statistics over the *same* topic resamples (:meth:`DepthSweep.bootstrap`
+    with one seed), so their difference is paired.
+
+    >>> tau_ap_gap_sentence(-0.1, [0.70, 0.72, 0.75], [0.84, 0.85, 0.86])[:15]
+    'lower than τ-b '
+    >>> tau_ap_gap_sentence(0.0, [0.80, 0.86, 0.90], [0.84, 0.85, 0.86])[:28]
+    'not distinguishable from τ-b'
+    """
+    diff = np.asarray(samples_ap, float) - np.asarray(samples_b, float)
+    a = (1 - level) / 2
+    low, high = np.nanquantile(diff, [a, 1 - a]) if np.isfinite(diff).any() else (np.nan, np.nan)
+    low, high = min(low, gap), max(high, gap)
+    band = f"τ_AP − τ-b = {gap:.3f}, paired {level:.0%} bootstrap interval {low:.3f} to {high:.3f}"
+    if high < 0:
+        return (f"lower than τ-b ({band}): the swaps a shallow pool causes sit disproportionately near the top of "
+                "the ranking, where τ_AP weighs them more (for swaps spread evenly the two agree on average)")
+    if low > 0:
+        return f"higher than τ-b ({band}): the swaps sit mostly in the lower part of the ranking"
+    return (f"not distinguishable from τ-b ({band}, which includes 0): the data do not show whether the swaps sit "
+            "nearer the top or the bottom of the ranking")
 
 
 def relevant_split(qrels: Qrels, topics) -> tuple[np.ndarray, np.ndarray, float]:
