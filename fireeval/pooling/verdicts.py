@@ -14,7 +14,7 @@ from fireeval.stats.claims import Claim, Estimate, Test
 from fireeval.stats.reliability import bootstrap_agreement
 
 __all__ = ["WESTERVELD", "depth_claims", "robustness_claims", "explanation_claim", "leave_out_claims",
-           "manual_claim", "reer_claim", "warning_claim"]
+           "manual_claim", "reer_claim", "warning_claim", "holds_sentence"]
 
 WESTERVELD = "Westerveld et al. (TRECVID reusability)"
 _DEPTH_QUOTE = ("Even a pool depth of K=3, (i.e., only the first three documents of each submission get judged), "
@@ -199,3 +199,33 @@ def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 10
                            f"≥ {max_loss:.0%}", test=Test(">", useful), data=data,
                   notes="runs of one group are not independent, so the interval is optimistic")
     return claim.evaluate(Estimate.proportion(flagged_losers, flagged, "leave-one-group-out"))
+
+
+def holds_sentence(records, measures, label=str, prefix: str = "depth_") -> str:
+    """For which measures a per-measure claim holds: reproduced ones, then those whose verdict
+    depends on the convention, each with the conventions under which it holds.
+
+    >>> recs = [{"id": "depth_a", "verdict": "reproduced", "conventions": {}},
+    ...         {"id": "depth_b", "verdict": "depends", "conventions": {
+    ...             "all runs": {"verdict": "not reproduced"}, "pooled only": {"verdict": "reproduced"}}},
+    ...         {"id": "depth_c", "verdict": "not reproduced", "conventions": {}}]
+    >>> holds_sentence(recs, ["a", "b", "c"])
+    'a; and, depending on the convention, b (reproduced with pooled only; not reproduced with all runs)'
+    """
+    by_id = {r["id"]: r for r in records}
+    held, depends = [], []
+    for m in measures:
+        r = by_id.get(prefix + m)
+        if r is None:
+            continue
+        if r["verdict"] == "reproduced":
+            held.append(label(m))
+        elif r["verdict"] == "depends":
+            convs = r["conventions"]
+            yes = [c for c, v in convs.items() if v["verdict"] == "reproduced"]
+            no = [f"{v['verdict']} with {c}" for c, v in convs.items() if v["verdict"] != "reproduced"]
+            depends.append(f"{label(m)} (reproduced with {', '.join(yes) or 'no convention'}; {'; '.join(no)})")
+    out = ", ".join(held) if held else "none of the measures under every convention"
+    if depends:
+        out += "; and, depending on the convention, " + ", ".join(depends)
+    return out
