@@ -186,6 +186,33 @@ def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000
     return 100 * (point["upper"] - point["lower"]), 100 * (gmr[0] - gmr[1])
 
 
+def gmr_gap_by_threshold(run_scores: dict, relevance, thresholds, n_resamples: int = 1000, seed: int = 0,
+                         level: float = 0.95) -> pd.DataFrame:
+    """:func:`gmr_gap_bootstrap` for each run at each equivalence threshold (``relevance > t`` is equivalent).
+
+    Columns: threshold, run, queries with equivalents (another video above ``t``), gap
+    (GMR points), low, high (central ``level`` bootstrap interval over queries).
+
+    >>> rel = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.1], [0.1, 0.1, 1.0]])
+    >>> t = gmr_gap_by_threshold({"r": np.eye(3)}, rel, [0.5, 0.95], n_resamples=20)
+    >>> t["queries with equivalents"].tolist()
+    [2, 0]
+    """
+    relevance = np.asarray(relevance, dtype=float)
+    a = (1 - level) / 2
+    rows = []
+    for t in thresholds:
+        equivalent = relevance > t
+        np.fill_diagonal(equivalent, True)
+        for run, scores in run_scores.items():
+            gap, samples = gmr_gap_bootstrap(scores, equivalent, n_resamples=n_resamples, seed=seed)
+            lo, hi = np.quantile(samples, [a, 1 - a])
+            rows.append({"threshold": float(t), "run": run,
+                         "queries with equivalents": int((equivalent.sum(axis=1) > 1).sum()),
+                         "gap": gap, "low": min(lo, gap), "high": max(hi, gap)})
+    return pd.DataFrame(rows)
+
+
 def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resamples: int = 2000, seed: int = 0):
     """Mean over queries of (#items with relevance_a >= T) − (#items with relevance_b >= T), and its paired bootstrap.
 
