@@ -210,7 +210,7 @@ def holds_sentence(records, measures, label=str, prefix: str = "depth_") -> str:
     ...             "all runs": {"verdict": "not reproduced"}, "pooled only": {"verdict": "reproduced"}}},
     ...         {"id": "depth_c", "verdict": "not reproduced", "conventions": {}}]
     >>> holds_sentence(recs, ["a", "b", "c"])
-    'a; and, depending on the convention, b (reproduced with pooled only; not reproduced with all runs)'
+    'a; depending on the convention, b (reproduced with pooled only; not reproduced with all runs)'
     """
     by_id = {r["id"]: r for r in records}
     held, depends = [], []
@@ -225,7 +225,7 @@ def holds_sentence(records, measures, label=str, prefix: str = "depth_") -> str:
             yes = [c for c, v in convs.items() if v["verdict"] == "reproduced"]
             no = [f"{v['verdict']} with {c}" for c, v in convs.items() if v["verdict"] != "reproduced"]
             depends.append(f"{label(m)} (reproduced with {', '.join(yes) or 'no convention'}; {'; '.join(no)})")
-    out = ", ".join(held) if held else "none of the measures under every convention"
+    out = ", ".join(held) if held else "no measure under every convention"
     if depends:
-        out += "; and, depending on the convention, " + ", ".join(depends)
+        out += "; depending on the convention, " + ", ".join(depends)
     return out
