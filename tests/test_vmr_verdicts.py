@@ -168,3 +168,48 @@ def test_ordering_gaps_carry_the_majority_statistic(small):
     clean, noisy = noise.noise_experiment(preds, gt, [1.0, 2.0, 4.0], n_trials=5, seed=0)
     g = noise.ordering_gaps(clean, noisy, n_boot=50)["r03_not_above_axiou"]
     assert g["majority"] == pytest.approx(np.sort(g["by_sigma"])[1]) and g["majority_samples"].shape == (50,)
+
+
+def test_query_weights_give_the_resampled_means_and_the_identity_resample_gives_the_mean(small):
+    gt, _, preds = small
+    q = len(gt)
+    w = np.vstack([np.full(q, 1 / q), noise.trial_counts(q, 5, seed=2) / q])
+    means, resampled = noise.system_means(preds, gt, query_weights=w)
+    np.testing.assert_allclose(resampled[0], means, atol=1e-5)  # uniform weights: the plain mean
+    per_query = noise.per_query_scores(preds, gt)  # (S, M, Q): an independent route to resample 3
+    np.testing.assert_allclose(resampled[3], per_query @ w[3], atol=1e-5)
+
+
+def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small):
+    gt, _, preds = small
+    study = noise.convention_study(preds, gt, [1.0, 3.0], n_trials=6, n_boot=200, conventions=("code",))["code"]
+    for part, g in study["gaps"].items():
+        mc = study["gaps_mc"][part]
+        assert g["min"] == pytest.approx(mc["min"])  # same point estimate, different intervals
+        lo, hi = np.quantile(g["min_samples"], [0.0, 1.0])
+        assert lo <= g["min"] + 1e-6 and g["min"] <= hi + 1e-6
+        assert np.ptp(g["min_samples"]) > np.ptp(mc["min_samples"])  # queries add uncertainty
+        assert g["resampled_queries"] and g["per_k"].shape == (2, 3)
+    recs = verdicts.noise_ordering_claims({"ds": {"code": study["gaps"]}}, {"ds": "stand-in"})
+    assert all("test queries jointly" in r["conventions"]["reference code"]["method"] for r in recs)
+
+
+def test_comparable_margin_relaxes_only_the_r03_part(small):
+    gt, _, preds = small
+    clean, noisy = noise.noise_experiment(preds, gt, [1.0, 3.0], n_trials=4, seed=0)
+    base = noise.ordering_gaps(clean, noisy, n_boot=20)
+    wide = noise.ordering_gaps(clean, noisy, n_boot=20, margins={"r03_not_above_axiou": 0.5})
+    fam = noise.family_means(noise.noise_error(clean, noisy))
+    np.testing.assert_allclose(wide["r03_not_above_axiou"]["by_sigma"], 1.5 * fam["AxIoU@K"] - fam["R@K,0.3"])
+    np.testing.assert_allclose(wide["r07_above_axiou"]["by_sigma"], base["r07_above_axiou"]["by_sigma"])
+
+
+def test_per_k_table_and_exceptions(small):
+    gt, _, preds = small
+    clean, noisy = noise.noise_experiment(preds, gt, [1.0, 3.0], n_trials=4, seed=0)
+    gaps = {"ds": {"code": noise.ordering_gaps(clean, noisy, n_boot=30, sigmas=[1, 3])}}
+    table = verdicts.noise_ordering_by_sigma(gaps, [1, 3])
+    assert len(table) == len(verdicts.ORDERING_QUOTES) * 2 * 4  # parts × σ × (mean, K = 1, 5, 10)
+    exc = verdicts.per_k_exceptions(gaps, [1, 3], "r07_above_axiou", "ds", "code")
+    cells = table.xs("1", level="K")  # K = 1 rows
+    assert all(k in (1, 5, 10) for _, k, _ in exc) and len(cells) == len(verdicts.ORDERING_QUOTES) * 2
