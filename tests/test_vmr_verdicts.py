@@ -213,3 +213,15 @@ def test_per_k_table_and_exceptions(small):
     exc = verdicts.per_k_exceptions(gaps, [1, 3], "r07_above_axiou", "ds", "code")
     cells = table.xs("1", level="K")  # K = 1 rows
     assert all(k in (1, 5, 10) for _, k, _ in exc) and len(cells) == len(verdicts.ORDERING_QUOTES) * 2
+
+
+def test_stability_claim_counts_same_k_comparisons_and_flips_with_the_share():
+    measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
+    rng = np.random.default_rng(0)
+    tau = np.stack([rng.uniform(0.5, 0.6, (2, 50)), rng.uniform(0.1, 0.2, (2, 50)), rng.uniform(0.3, 0.4, (2, 50))])
+    share, samples, n = verdicts.stability_wins(tau, measures, n_boot=100)
+    assert n == 4 and share == 0.5 and samples.shape == (100,)  # beats R@1,0.7 at both sizes, never R@1,0.3
+    rec = verdicts.stability_claim(tau, measures, "stand-in", "3 systems", n_boot=100)
+    assert rec["verdict"] == "not reproduced"
+    tau[0] = 0.0  # now AxIoU@1 beats both
+    assert verdicts.stability_claim(tau, measures, "stand-in", "3 systems", n_boot=100)["verdict"] == "reproduced"

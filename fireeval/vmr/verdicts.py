@@ -15,7 +15,7 @@ from fireeval.stats.claims import Claim, Estimate, Test, verdict
 __all__ = ["PAPER", "CONVENTION_NAMES", "ORDERING_QUOTES", "ORDERING_SCOPE", "noise_ordering_claims", "noise_ordering_by_sigma",
            "per_k_exceptions", "per_k_note", "interval_comparison",
            "real_rater_claims", "selection_claims", "agreement_claims", "bootstrap_tau_matrix", "agreement_blocks",
-           "agreement_summary", "axiom_claim"]
+           "agreement_summary", "axiom_claim", "stability_wins", "stability_claim"]
 
 PAPER = "Togashi et al. 2022"
 # Short names (they become glue keys: no colon); the quantity says what each convention is.
@@ -347,3 +347,53 @@ def axiom_claim(table: pd.DataFrame, grid_note: str) -> dict:
                           f"({grid_note}); a search, not a proof",
                  test=Test("<=", 0), data="exact: enumerated IoU lists", fmt=".0f").evaluate(
         Estimate(disagree, method="exact: exhaustive search on a grid"))
+
+
+def stability_wins(tau, measures, n_boot: int = 1000, seed=0) -> tuple[float, np.ndarray, int]:
+    """Share of (K, θ, subset size) comparisons in which AxIoU@K's mean τ is at least R@K,θ's, and its bootstrap.
+
+    ``tau``: (n_measures, n_sizes, n_trials) from
+    :func:`fireeval.stats.reliability.subset_stability` (NaN trials left out). The
+    bootstrap resamples the subset-sampling trials (the same trials for every measure
+    and size: paired) and recomputes every mean τ. Returns ``(share, samples (n_boot,),
+    n_comparisons)``.
+
+    >>> t = np.array([[[0.9, 0.8]], [[0.5, 0.6]]])  # AxIoU@1 vs R@1,0.5, one size, two trials
+    >>> stability_wins(t, ["R@1,0.5", "AxIoU@1"], n_boot=5)[0]
+    0.0
+    """
+    from fireeval.vmr.noise import trial_counts
+
+    measures = list(measures)
+    tau = np.asarray(tau, dtype=float)
+    valid = np.isfinite(tau)
+    counts = trial_counts(tau.shape[-1], n_boot, seed)  # (B, T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.concatenate([(np.where(valid, tau, 0.0).sum(-1) / valid.sum(-1))[..., None],
+                                (np.where(valid, tau, 0.0) @ counts.T) / (valid @ counts.T)], axis=-1)  # (M, sizes, 1+B)
+    pairs = [(measures.index(f"AxIoU@{m.split('@')[1].split(',')[0]}"), measures.index(m))
+             for m in measures if not m.startswith("AxIoU") and f"AxIoU@{m.split('@')[1].split(',')[0]}" in measures]
+    ax, r = np.array(pairs).T
+    wins = means[ax] >= means[r]  # (pairs, sizes, 1 + B)
+    share = wins.reshape(-1, wins.shape[-1]).mean(axis=0)
+    return float(share[0]), share[1:], int(wins[..., 0].size)
+
+
+def stability_claim(tau, measures, data: str, systems_note: str, n_boot: int = 1000, seed=0) -> dict:
+    """§6.3: "The AxIoU@K instances outperform most of the R@K,θ instances with the same value of K".
+
+    Tested as: the share of (K, θ, subset size) comparisons in which AxIoU@K's mean τ
+    between disjoint subsets is at least R@K,θ's is > 0.5. Interval: bootstrap over the
+    subset-sampling trials (:func:`stability_wins`), not an exact binomial one: the
+    comparisons share trials, systems and queries, so they are not independent
+    Bernoulli draws. It covers the Monte-Carlo of the subset draws only; the queries
+    they are drawn from are fixed.
+    """
+    share, samples, n = stability_wins(tau, measures, n_boot, seed)
+    est = Estimate.from_samples(share, samples, f"{len(samples)} bootstrap resamples of the subset-sampling trials "
+                                                "(paired over measures and sizes; the query pool is fixed)")
+    return Claim("stability.axiou_vs_r_same_k", paper=PAPER, section="§6.3, Fig. 6",
+                 quote="The AxIoU@K instances outperform most of the R@K,θ instances with the same value of K",
+                 quantity=f"share of the {n} (K, θ, subset size) comparisons in which AxIoU@K's mean Kendall τ "
+                          f"between disjoint query subsets is at least R@K,θ's ({systems_note}); 'most' read as > 0.5",
+                 test=Test(">", 0.5), data=data, fmt=".2f").evaluate(est)
