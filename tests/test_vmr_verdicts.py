@@ -91,7 +91,7 @@ def test_selection_experiment_random_ties_average_over_draws(small):
 def test_selection_claims_use_an_exact_interval_for_whole_successes():
     res = {"full": {"above": np.r_[np.ones(3), np.zeros(17)], "best_other": np.zeros(20)},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20)}}
-    rate, lead = verdicts.selection_claims(res, "stand-in: test")
+    rate, lead = verdicts.selection_claims(res, "stand-in: test")  # no "only": no existence claim
     assert rate["conventions"]["single_base"]["high"] > 0  # never a [0, 0] interval for 0 of 20
     assert rate["verdict"] == "not reproduced"
     assert lead["conventions"]["full"]["value"] == pytest.approx(0.15)
@@ -225,3 +225,23 @@ def test_stability_claim_counts_same_k_comparisons_and_flips_with_the_share():
     assert rec["verdict"] == "not reproduced"
     tau[0] = 0.0  # now AxIoU@1 beats both
     assert verdicts.stability_claim(tau, measures, "stand-in", "3 systems", n_boot=100)["verdict"] == "reproduced"
+
+
+def test_paper_split_claim_is_an_existence_claim_over_splits():
+    only = np.r_[np.ones(1), np.zeros(19)]
+    res = {"full": {"above": only, "best_other": np.zeros(20), "only": only},
+           "single_base": {"above": np.zeros(20), "best_other": np.zeros(20), "only": np.zeros(20)}}
+    exists, rate, lead = verdicts.selection_claims(res, "stand-in: test")
+    assert exists["id"] == "selection.paper_split_exists" and "stricter" in rate["quantity"].lower()
+    assert exists["conventions"]["full"]["verdict"] == "reproduced"  # one split of 20 suffices: exact interval > 0
+    assert exists["conventions"]["single_base"]["verdict"] == "not reproduced" and exists["verdict"] == "depends"
+
+
+def test_family_claim_inputs_only_share(small):
+    scores = np.random.default_rng(0).random((4, len(MEASURES), 60))
+    videos = np.repeat(np.arange(20), 3)
+    run = selection.selection_experiment(scores, videos, MEASURES, n_splits=6, ties="random", n_tie_draws=3)
+    inp = selection.family_claim_inputs({"f": run})["f"]
+    above = run["above"].reshape(3, 6, -1)
+    j = run["val_measures"].index("AxIoU@10")
+    np.testing.assert_allclose(inp["only"], (above[..., j] & (above.sum(-1) == 1)).mean(0))

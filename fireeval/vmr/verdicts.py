@@ -201,10 +201,15 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10") 
     ``results``: ``{family name: {"above": (n_splits,) per-split share of tie draws in
     which the measure's pick is above average everywhere, for paper_measure,
     "best_other": (n_splits,) the same for the best other measure}}``.
-    Two claims: the paper measure's pick is above average on every test measure in
-    most splits (share > 0.5), and more often than any other measure's pick.
+    Three claims: the paper's own single-split statement as an existence claim (a
+    random split gives its outcome -- only the paper measure's pick above average
+    everywhere -- with a probability > 0: the share of splits in which it happens in
+    most tie draws, with an exact binomial interval, whose lower end is above 0 as
+    soon as one split does); and two stricter readings the paper did not test: the
+    paper measure's pick is above average on every test measure in most splits (share
+    > 0.5), and more often than any other measure's pick.
     """
-    rate, lead = {}, {}
+    rate, lead, exists = {}, {}, {}
     for fam, r in results.items():
         above, other = np.asarray(r["above"], float), np.asarray(r["best_other"], float)
         n = len(above)
@@ -215,19 +220,34 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10") 
             rate[fam] = Estimate.proportion(int(above.sum()), n, f"{n} splits (they share queries: optimistic)")
         else:
             rate[fam] = Estimate.from_samples(above.mean(), above[idx].mean(axis=1), method)
+        if "only" in r:
+            only = np.asarray(r["only"], float)
+            exists[fam] = Estimate.proportion(int((only > 0.5).sum()), n,
+                                              f"{n} splits, a split counted when most of its tie draws give the outcome "
+                                              "(splits share queries: optimistic)")
         lead[fam] = Estimate.from_samples(above.mean() - other.mean(),
                                           above[idx].mean(axis=1) - other[idx].mean(axis=1), method)
     quote = f"only {paper_measure} selected a model above average on every test measure [one split]"
-    return [
+    records = []
+    if exists:
+        records.append(Claim(
+            "selection.paper_split_exists", paper=PAPER, section="§6.6, Fig. 8",
+            quote=quote + " [here: the paper's own statement -- some split gives this outcome]",
+            quantity=f"share of validation/test splits in which {paper_measure}'s pick, and no other validation "
+                     "measure's, has z > 0 on every test measure (in most tie draws); the paper reports one split, "
+                     "so > 0 is its claim",
+            test=Test(">", 0.0), data=data, fmt=".2f").evaluate(exists))
+    return records + [
         Claim("selection.axiou10_above_average", paper=PAPER, section="§6.6, Fig. 8",
-              quote=quote + f" [here: {paper_measure}'s pick, in most of many splits]",
+              quote=quote + f" [here, STRICTER than the paper: {paper_measure}'s pick, in most of many splits]",
               quantity=f"share of validation/test splits in which {paper_measure}'s pick has z > 0 on every test "
-                       "measure (exact ties broken at random, averaged over draws); the paper saw it on its one split, "
-                       "this book asks for most splits (> 0.5)",
+                       "measure (exact ties broken at random, averaged over draws); a stricter test than the paper's "
+                       "single-split result: the paper saw it on its one split, this asks for most splits (> 0.5)",
               test=Test(">", 0.5), data=data, fmt=".2f").evaluate(rate),
         Claim("selection.axiou10_best", paper=PAPER, section="§6.6, Fig. 8",
-              quote=quote + f" [here: {paper_measure} more often than any other measure]",
-              quantity=f"{paper_measure}'s share minus the highest share among the other 11 validation measures",
+              quote=quote + f" [here, stricter than the paper: {paper_measure} more often than any other measure]",
+              quantity=f"{paper_measure}'s share minus the highest share among the other 11 validation measures "
+                       "(the paper compared the measures on one split only)",
               test=Test(">", 0.0), data=data, fmt=".2f").evaluate(lead),
     ]
 
