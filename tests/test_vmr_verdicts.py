@@ -91,7 +91,7 @@ def test_selection_experiment_random_ties_average_over_draws(small):
 def test_selection_claims_use_an_exact_interval_for_whole_successes():
     res = {"full": {"above": np.r_[np.ones(3), np.zeros(17)], "best_other": np.zeros(20)},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20)}}
-    rate, lead = verdicts.selection_claims(res, "stand-in: test")
+    rate, lead = verdicts.selection_claims(res, "stand-in: test")  # no "only": no existence claim
     assert rate["conventions"]["single_base"]["high"] > 0  # never a [0, 0] interval for 0 of 20
     assert rate["verdict"] == "not reproduced"
     assert lead["conventions"]["full"]["value"] == pytest.approx(0.15)
@@ -168,3 +168,80 @@ def test_ordering_gaps_carry_the_majority_statistic(small):
     clean, noisy = noise.noise_experiment(preds, gt, [1.0, 2.0, 4.0], n_trials=5, seed=0)
     g = noise.ordering_gaps(clean, noisy, n_boot=50)["r03_not_above_axiou"]
     assert g["majority"] == pytest.approx(np.sort(g["by_sigma"])[1]) and g["majority_samples"].shape == (50,)
+
+
+def test_query_weights_give_the_resampled_means_and_the_identity_resample_gives_the_mean(small):
+    gt, _, preds = small
+    q = len(gt)
+    w = np.vstack([np.full(q, 1 / q), noise.trial_counts(q, 5, seed=2) / q])
+    means, resampled = noise.system_means(preds, gt, query_weights=w)
+    np.testing.assert_allclose(resampled[0], means, atol=1e-5)  # uniform weights: the plain mean
+    per_query = noise.per_query_scores(preds, gt)  # (S, M, Q): an independent route to resample 3
+    np.testing.assert_allclose(resampled[3], per_query @ w[3], atol=1e-5)
+
+
+def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small):
+    gt, _, preds = small
+    study = noise.convention_study(preds, gt, [1.0, 3.0], n_trials=6, n_boot=200, conventions=("code",))["code"]
+    for part, g in study["gaps"].items():
+        mc = study["gaps_mc"][part]
+        assert g["min"] == pytest.approx(mc["min"])  # same point estimate, different intervals
+        lo, hi = np.quantile(g["min_samples"], [0.0, 1.0])
+        assert lo <= g["min"] + 1e-6 and g["min"] <= hi + 1e-6
+        assert np.ptp(g["min_samples"]) > np.ptp(mc["min_samples"])  # queries add uncertainty
+        assert g["resampled_queries"] and g["per_k"].shape == (2, 3)
+    recs = verdicts.noise_ordering_claims({"ds": {"code": study["gaps"]}}, {"ds": "stand-in"})
+    assert all("test queries jointly" in r["conventions"]["reference code"]["method"] for r in recs)
+
+
+def test_comparable_margin_relaxes_only_the_r03_part(small):
+    gt, _, preds = small
+    clean, noisy = noise.noise_experiment(preds, gt, [1.0, 3.0], n_trials=4, seed=0)
+    base = noise.ordering_gaps(clean, noisy, n_boot=20)
+    wide = noise.ordering_gaps(clean, noisy, n_boot=20, margins={"r03_not_above_axiou": 0.5})
+    fam = noise.family_means(noise.noise_error(clean, noisy))
+    np.testing.assert_allclose(wide["r03_not_above_axiou"]["by_sigma"], 1.5 * fam["AxIoU@K"] - fam["R@K,0.3"])
+    np.testing.assert_allclose(wide["r07_above_axiou"]["by_sigma"], base["r07_above_axiou"]["by_sigma"])
+
+
+def test_per_k_table_and_exceptions(small):
+    gt, _, preds = small
+    clean, noisy = noise.noise_experiment(preds, gt, [1.0, 3.0], n_trials=4, seed=0)
+    gaps = {"ds": {"code": noise.ordering_gaps(clean, noisy, n_boot=30, sigmas=[1, 3])}}
+    table = verdicts.noise_ordering_by_sigma(gaps, [1, 3])
+    assert len(table) == len(verdicts.ORDERING_QUOTES) * 2 * 4  # parts × σ × (mean, K = 1, 5, 10)
+    exc = verdicts.per_k_exceptions(gaps, [1, 3], "r07_above_axiou", "ds", "code")
+    cells = table.xs("1", level="K")  # K = 1 rows
+    assert all(k in (1, 5, 10) for _, k, _ in exc) and len(cells) == len(verdicts.ORDERING_QUOTES) * 2
+
+
+def test_stability_claim_counts_same_k_comparisons_and_flips_with_the_share():
+    measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
+    rng = np.random.default_rng(0)
+    tau = np.stack([rng.uniform(0.5, 0.6, (2, 50)), rng.uniform(0.1, 0.2, (2, 50)), rng.uniform(0.3, 0.4, (2, 50))])
+    share, samples, n = verdicts.stability_wins(tau, measures, n_boot=100)
+    assert n == 4 and share == 0.5 and samples.shape == (100,)  # beats R@1,0.7 at both sizes, never R@1,0.3
+    rec = verdicts.stability_claim(tau, measures, "stand-in", "3 systems", n_boot=100)
+    assert rec["verdict"] == "not reproduced"
+    tau[0] = 0.0  # now AxIoU@1 beats both
+    assert verdicts.stability_claim(tau, measures, "stand-in", "3 systems", n_boot=100)["verdict"] == "reproduced"
+
+
+def test_paper_split_claim_is_an_existence_claim_over_splits():
+    only = np.r_[np.ones(1), np.zeros(19)]
+    res = {"full": {"above": only, "best_other": np.zeros(20), "only": only},
+           "single_base": {"above": np.zeros(20), "best_other": np.zeros(20), "only": np.zeros(20)}}
+    exists, rate, lead = verdicts.selection_claims(res, "stand-in: test")
+    assert exists["id"] == "selection.paper_split_exists" and "stricter" in rate["quantity"].lower()
+    assert exists["conventions"]["full"]["verdict"] == "reproduced"  # one split of 20 suffices: exact interval > 0
+    assert exists["conventions"]["single_base"]["verdict"] == "not reproduced" and exists["verdict"] == "depends"
+
+
+def test_family_claim_inputs_only_share(small):
+    scores = np.random.default_rng(0).random((4, len(MEASURES), 60))
+    videos = np.repeat(np.arange(20), 3)
+    run = selection.selection_experiment(scores, videos, MEASURES, n_splits=6, ties="random", n_tie_draws=3)
+    inp = selection.family_claim_inputs({"f": run})["f"]
+    above = run["above"].reshape(3, 6, -1)
+    j = run["val_measures"].index("AxIoU@10")
+    np.testing.assert_allclose(inp["only"], (above[..., j] & (above.sum(-1) == 1)).mean(0))

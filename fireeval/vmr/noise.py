@@ -31,7 +31,7 @@ __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulat
            "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
            "match_sigma", "rater_agreement_with_truth", "real_rater_experiment", "FAMILIES", "measure_family",
            "family_means", "compare_with_simulation", "rater_study", "trial_counts", "bootstrap_noise_error",
-           "family_gap", "ORDERING_PARTS", "majority_gap", "ordering_gaps", "ranking_agreement", "per_query_scores",
+           "family_gap", "query_bootstrap_noise_error", "ORDERING_PARTS", "fam_has", "majority_gap", "ordering_gaps", "ranking_agreement", "per_query_scores",
            "real_rater_bootstrap", "rater_shift", "sign_change_sigma", "convention_study", "ranking_table"]
 
 LENGTH_CONVENTIONS = ("code", "paper")
@@ -104,7 +104,8 @@ def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 
     return aggregate_raters(simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws))
 
 
-def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, chunk: int = 2) -> np.ndarray:
+def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, chunk: int = 2,
+                 query_weights=None):
     """Mean score of every system on every ground truth: (..., n_systems, n_measures).
 
     ``predictions``: (n_systems, n_queries, K, 2); ``gts``: (n_queries, 2) or
@@ -112,6 +113,11 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
     order. IoU is computed for ``chunk`` ground truths at a time: each step is already
     vectorised over systems, queries and ranks, and larger chunks only leave the CPU
     cache (25 trials at once took 3.7x as long as 1 or 2 on Charades-STA; bench_label_noise).
+
+    ``query_weights`` (n_boot, n_queries), rows summing to 1 (e.g. bootstrap counts /
+    n_queries): also return the weighted means on every resample of the queries, one
+    matrix product per chunk, as ``(means, resampled)`` with resampled (..., n_boot,
+    n_systems, n_measures) in float32.
     """
     preds = np.asarray(predictions, dtype=float)
     gts = np.asarray(gts, dtype=float)
@@ -123,27 +129,59 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
     gts = gts[None] if single else gts
     names = measure_names(ks, thetas)
     out = np.empty((len(gts), len(preds), len(names)))
+    w = None if query_weights is None else np.asarray(query_weights, dtype=np.float32)
+    if w is not None:
+        if w.ndim != 2 or w.shape[1] != preds.shape[1]:
+            raise ValueError(f"query_weights must have shape (n_boot, {preds.shape[1]}), got {w.shape}")
+        resampled = np.empty((len(gts), len(w), len(preds), len(names)), dtype=np.float32)
+    pending, start = [], 0  # per-query scores waiting for one large product with the query weights
+
+    def flush():
+        nonlocal pending, start
+        per_query = np.concatenate(pending)  # (n, S, M, Q) float32
+        n = per_query.shape[0]
+        flat = w @ per_query.reshape(-1, per_query.shape[-1]).T  # (B, n·S·M): one BLAS call; a batched @ is 25x slower
+        resampled[start:start + n] = np.moveaxis(flat.reshape(len(w), n, len(preds), len(names)), 0, 1)
+        pending, start = [], start + n
+
     for lo in range(0, len(gts), chunk):  # chunks of trials, not queries: each step is vectorised
         iou = temporal_iou(preds, gts[lo:lo + chunk, None])  # (chunk, systems, queries, K)
         scores = score_all(iou, ks, thetas, strict)
         out[lo:lo + chunk] = np.stack([scores[m].mean(axis=-1) for m in names], axis=-1)
-    return out[0] if single else out
+        if w is not None:
+            pending.append(np.stack([scores[m] for m in names], axis=-2).astype(np.float32))  # (chunk, S, M, Q)
+            if sum(len(p) for p in pending) >= 20:
+                flush()
+    if w is not None and pending:
+        flush()
+    if w is None:
+        return out[0] if single else out
+    return (out[0], resampled[0]) if single else (out, resampled)
 
 
 def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5,
-                     length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False):
+                     length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False, query_weights=None):
     """Clean and noisy mean scores for every σ.
 
     Returns ``(clean, noisy)``: clean (n_systems, n_measures) and noisy
     (n_sigmas, n_trials, n_systems, n_measures). One set of random draws serves every
-    σ (common random numbers).
+    σ (common random numbers). With ``query_weights`` (n_boot, n_queries; see
+    :func:`system_means`) it returns ``(clean, noisy, clean_resampled,
+    noisy_resampled)``, the same means on every resample of the queries: (n_boot,
+    n_systems, n_measures) and (n_sigmas, n_trials, n_boot, n_systems, n_measures).
     """
     gt = _check_gt(gt)
     draws = _draws(n_trials, n_raters, len(gt), seed)
-    clean = system_means(predictions, gt, ks, thetas, strict)
-    noisy = np.stack([system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws),
-                                   ks, thetas, strict) for s in sigmas])
-    return clean, noisy
+    if query_weights is None:
+        clean = system_means(predictions, gt, ks, thetas, strict)
+        noisy = np.stack([system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length,
+                                                                         draws=draws), ks, thetas, strict)
+                          for s in sigmas])
+        return clean, noisy
+    clean, clean_b = system_means(predictions, gt, ks, thetas, strict, query_weights=query_weights)
+    runs = [system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws),
+                         ks, thetas, strict, query_weights=query_weights) for s in sigmas]
+    return clean, np.stack([r[0] for r in runs]), clean_b, np.stack([r[1] for r in runs])
 
 
 def noise_error(clean, noisy, error: str = "abs", by_system: bool = False) -> np.ndarray:
@@ -382,6 +420,31 @@ def bootstrap_noise_error(clean, noisy, error: str = "abs", n_boot: int = 1000, 
     return per_system.mean(axis=-2)
 
 
+def query_bootstrap_noise_error(clean_resampled, noisy_resampled, error: str = "abs", seed=0) -> np.ndarray:
+    """:func:`noise_error` with the queries and the Monte-Carlo trials resampled jointly: (n_boot, ..., n_measures).
+
+    ``clean_resampled``: (n_boot, n_systems, n_measures) and ``noisy_resampled``:
+    (..., n_trials, n_boot, n_systems, n_measures), the systems' mean scores on
+    bootstrap resamples of the queries (:func:`noise_experiment` with
+    ``query_weights``). Resample b takes query resample b for the clean and every noisy
+    ground truth (paired) and its own resample of the trials (:func:`trial_counts`,
+    the same for every σ), so the interval covers both the sampling of the test queries
+    and the finite number of noisy datasets. The paper's claim is about the measures on
+    the dataset: its uncertainty is mostly over queries, which the trial-only
+    :func:`bootstrap_noise_error` holds fixed.
+    """
+    diff = np.asarray(noisy_resampled, dtype=np.float32) - np.asarray(clean_resampled, dtype=np.float32)
+    n_trials, n_boot = diff.shape[-4], diff.shape[-3]
+    w = (trial_counts(n_trials, n_boot, seed) / n_trials).astype(np.float32)  # (B, T)
+    if error == "abs":
+        per_system = np.einsum("bt,...tbsm->b...sm", w, np.abs(diff))
+    elif error == "rmse":
+        per_system = np.sqrt(np.einsum("bt,...tbsm->b...sm", w, diff ** 2))
+    else:
+        raise ValueError(f"error must be 'abs' (reference code) or 'rmse' (paper text), got {error!r}")
+    return per_system.mean(axis=-2).astype(float)
+
+
 def family_gap(values, high: str, low: str, measures=None) -> np.ndarray:
     """``family_means(values)[high] − family_means(values)[low]``: (...,), e.g. R@K,0.7's error minus AxIoU@K's.
 
@@ -416,7 +479,7 @@ def majority_gap(gaps, axis: int = -1):
 
 
 def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, parts=ORDERING_PARTS,
-                  sigmas=None) -> dict:
+                  sigmas=None, boot=None, measures=None, margins=None) -> dict:
     """Each part of the ordering claim as a gap between two families' errors, per σ, its minimum and its majority value.
 
     For part ``(high, low, op)`` the gap is error(high) − error(low), family means over K;
@@ -424,17 +487,37 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
     strict majority of σ when :func:`majority_gap` does. Returns ``{part: {"by_sigma":
     (n_sigmas,), "by_sigma_samples": (n_boot, n_sigmas), "min": float, "min_samples":
     (n_boot,), "majority": float, "majority_samples": (n_boot,), "sigmas"}}``, samples
-    from :func:`bootstrap_noise_error` (``sigmas``, if given, only labels the grid).
+    from :func:`bootstrap_noise_error` (``sigmas``, if given, only labels the grid), or
+    ``boot`` (n_boot, n_sigmas, n_measures) when given, e.g. from
+    :func:`query_bootstrap_noise_error`. ``"per_k"``: (n_sigmas, n_ks) and
+    ``"per_k_samples"``: (n_boot, n_sigmas, n_ks), the same gap at each cut-off K.
+    ``margins``: ``{part: m}`` relative margins: that part's gap becomes (1 + m) ·
+    error(high) − error(low), e.g. "R@K,0.3 comparable or lower" read as R@K,0.3's error
+    at most (1 + m) times AxIoU@K's (m = 0: not higher).
     """
+    margins = margins or {}
     point = noise_error(clean, noisy, error)
-    boot = bootstrap_noise_error(clean, noisy, error, n_boot, seed)
+    boot = bootstrap_noise_error(clean, noisy, error, n_boot, seed) if boot is None else np.asarray(boot)
     out = {}
     for name, (high, low, _) in parts.items():
-        g, gb = family_gap(point, high, low), family_gap(boot, high, low)
+        m = 1.0 + float(margins.get(name, 0.0))
+        fam, fam_b = family_means(point, measures, (high, low)), family_means(boot, measures, (high, low))
+        g, gb = m * fam[high] - fam[low], m * fam_b[high] - fam_b[low]
+        names = measures or measure_names()
+        col = lambda fam, k: names.index(fam.replace("@K", f"@{k}"))  # noqa: E731  the family's member at K
+        ks = [k for k in KS if fam_has(names, high, k) and fam_has(names, low, k)]
+        hi_idx, lo_idx = [col(high, k) for k in ks], [col(low, k) for k in ks]
         out[name] = {"by_sigma": g, "by_sigma_samples": gb, "min": float(g.min()), "min_samples": gb.min(axis=-1),
                      "majority": float(majority_gap(g)), "majority_samples": majority_gap(gb),
-                     "sigmas": None if sigmas is None else [float(x) for x in sigmas]}
+                     "sigmas": None if sigmas is None else [float(x) for x in sigmas], "ks": ks,
+                     "per_k": m * point[..., hi_idx] - point[..., lo_idx],
+                     "per_k_samples": m * boot[..., hi_idx] - boot[..., lo_idx], "margin": m - 1.0}
     return out
+
+
+def fam_has(measures, family: str, k) -> bool:
+    """Whether ``measures`` holds ``family``'s member at cut-off ``k`` (e.g. R@K,0.5 at K = 5 is R@5,0.5)."""
+    return family.replace("@K", f"@{k}") in measures
 
 
 def ranking_agreement(clean, noisy) -> np.ndarray:
@@ -535,21 +618,42 @@ def sign_change_sigma(sigmas, values) -> float:
 
 def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5, seed=0,
                      strict: bool = False, error: str = "abs", n_boot: int = 1000,
-                     conventions=LENGTH_CONVENTIONS) -> dict:
-    """The simulated label-noise experiment under each length convention, with Monte-Carlo intervals.
+                     conventions=LENGTH_CONVENTIONS, resample_queries: bool = True, margins=None,
+                     n_boot_queries: int | None = None) -> dict:
+    """The simulated label-noise experiment under each length convention, with intervals.
 
     Returns ``{convention: {clean, noisy, error (n_sigmas, n_measures), signed (n_sigmas,
     n_measures): mean over trials and systems of noisy − clean, gaps: ordering_gaps(...),
-    tau (n_sigmas, n_trials, n_measures): ranking agreement clean vs each noisy dataset}}``.
-    Both conventions use the same seed (the same normal and exponential draws).
+    gaps_mc: the same with the Monte-Carlo-only interval, tau (n_sigmas, n_trials,
+    n_measures): ranking agreement clean vs each noisy dataset}}``.
+    ``gaps`` resamples the test queries jointly with the trials
+    (:func:`query_bootstrap_noise_error`) when ``resample_queries``, else it is
+    ``gaps_mc`` (trials only, queries fixed: :func:`bootstrap_noise_error`). Both
+    conventions use the same seed (the same normal and exponential draws) and the same
+    query resamples. ``margins``: see :func:`ordering_gaps`. ``n_boot_queries``: resamples
+    of the joint interval (default ``n_boot``); each costs one (queries × systems·measures)
+    product per trial and σ, the chapter's largest cost, so the chapter uses fewer than for
+    the cheap trials-only interval.
     """
+    gt = _check_gt(gt)
+    n_q = int(n_boot_queries or n_boot)
+    weights = trial_counts(len(gt), n_q, seed + 1) / len(gt) if resample_queries else None
     out = {}
     for c in conventions:
-        clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict)
+        if resample_queries:
+            clean, noisy, clean_b, noisy_b = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed,
+                                                              strict=strict, query_weights=weights)
+        else:
+            clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict)
+        mc = ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins)
+        joint = (ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins,
+                               boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed))
+                 if resample_queries else mc)
+        for g in joint.values():
+            g["resampled_queries"] = resample_queries
         out[c] = {"clean": clean, "noisy": noisy, "error": noise_error(clean, noisy, error),
-                  "signed": (noisy - clean).mean(axis=(-3, -2)),
-                  "gaps": ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas),
-                  "tau": ranking_agreement(clean, noisy)}
+                  "signed": (noisy - clean).mean(axis=(-3, -2)), "gaps": joint, "gaps_mc": mc,
+                  "resample_queries": resample_queries, "tau": ranking_agreement(clean, noisy)}
     return out
 
 

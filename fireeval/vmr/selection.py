@@ -259,7 +259,9 @@ def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
     ``runs``: ``{family: selection_experiment(...)}``. Returns ``{family: {"above": (n_splits,)
     share of tie draws in which ``paper_measure``'s pick is above average everywhere,
     "best_other": (n_splits,) the same for the other validation measure with the highest
-    overall rate, "best_other_measure": its name}}``.
+    overall rate, "best_other_measure": its name, "only": (n_splits,) share of tie draws in which
+    ``paper_measure``'s pick and no other measure's is above average everywhere -- the
+    paper's single-split outcome}}``.
     """
     out = {}
     for fam, r in runs.items():
@@ -268,5 +270,8 @@ def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
         by_split = np.asarray(r["above_by_split"], dtype=float)
         others = [i for i in range(len(measures)) if i != j]
         best = others[int(np.argmax(by_split[:, others].mean(axis=0)))]
-        out[fam] = {"above": by_split[:, j], "best_other": by_split[:, best], "best_other_measure": measures[best]}
+        above = np.asarray(r["above"], dtype=bool).reshape(int(r["n_tie_draws"]), by_split.shape[0], -1)
+        only = (above[..., j] & (above.sum(axis=-1) == 1)).mean(axis=0)  # (splits,): share of tie draws
+        out[fam] = {"above": by_split[:, j], "best_other": by_split[:, best], "best_other_measure": measures[best],
+                    "only": only}
     return out
