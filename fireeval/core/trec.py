@@ -60,7 +60,10 @@ def _read_bytes(path) -> bytes:
     """The file's bytes, gunzipped when gzip (by content); errors name the file and the fix."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            head = fh.read(1 << 16)
+            if head[:2] != b"\x1f\x8b":
+                _refuse_binary(path, head)  # before reading a binary file whole into memory
+            raw = head + fh.read()
     except IsADirectoryError:
         raise TrecFormatError(path, None, "is a directory, not a file", "give the path of a run or qrels file") from None
     except FileNotFoundError:
@@ -73,9 +76,16 @@ def _read_bytes(path) -> bytes:
         except (OSError, EOFError, zlib.error) as err:
             raise TrecFormatError(path, None, f"is a damaged gzip file ({err})",
                                   "re-download or re-compress the file") from None
+        _refuse_binary(path, raw[: 1 << 16])
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
         raw = raw[3:]
     return raw
+
+
+def _refuse_binary(path, head: bytes) -> None:
+    if b"\x00" in head:
+        raise TrecFormatError(path, None, "is a binary file (it contains NUL bytes), not a TREC text file",
+                              "give the plain-text (or gzipped) run or qrels file")
 
 
 def _open_text(path) -> io.TextIOBase:
