@@ -125,13 +125,9 @@ def test_double_precision_order_keeps_near_ties_apart():
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_binary_file_is_refused_before_it_is_read_whole(tmp_path, gzipped):
     # A file of NUL bytes once cost 6x its size in memory before failing; now the first block decides.
-    import gzip as gz
-
-    from fireeval.core.trec import TrecFormatError, read_qrels, read_run
-
     data = b"\x00" * (1 << 20)
     path = tmp_path / ("nul.gz" if gzipped else "nul")
-    path.write_bytes(gz.compress(data) if gzipped else data)
+    path.write_bytes(gzip.compress(data) if gzipped else data)
     for reader in (read_run, read_qrels):
         with pytest.raises(TrecFormatError, match="binary file .*NUL bytes.*Fix"):
             reader(path)
