@@ -6,7 +6,7 @@ behind ``fireeval run``. The executed notebook is then re-executed by ``pytest -
 (strict, not ``--nbval-lax``), which compares every output of every cell with the first
 execution: a chapter is reproducible from its seed. Outputs that legitimately vary
 (wall-clock timings, pandas' random table ids) are sanitised by ``tests/nbval_sanitize.cfg``;
-``tests/nbval_glue.py`` lets it name glued values.
+``tests/nbval_plugin.py`` lets it name glued values and executes cells as Jupyter does.
 """
 import os
 import subprocess
@@ -19,13 +19,14 @@ from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.md"))
 HERE = Path(__file__).resolve().parent
-SANITIZE = HERE / "nbval_sanitize.cfg"  # with the plugin HERE / "nbval_glue.py"
+SANITIZE = HERE / "nbval_sanitize.cfg"  # with the plugin HERE / "nbval_plugin.py"
 
 
 def nbval(notebook: Path, timeout: int = 900) -> subprocess.CompletedProcess:
     """``pytest --nbval`` on one executed notebook, in its own process (the kernel runs in this venv)."""
     command = [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(SANITIZE),
-               "--nbval-cell-timeout", str(timeout), "-p", "nbval_glue", "-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=",
+               "--nbval-cell-timeout", str(timeout), "-p", "nbval_plugin", "-p", "no:cacheprovider", "-p", "no:xdist",
+               "-o", "addopts=",
                "-q", "--no-header", "--rootdir", str(notebook.parent), str(notebook)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
     return subprocess.run(command, cwd=notebook.parent, capture_output=True, text=True, timeout=4 * timeout, env=env)
