@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,9 +42,12 @@ def book_notebooks() -> list[Path]:
             for value in node:
                 walk(value)
 
+    files.append(toc["root"])
     walk(toc)
     paths = [ROOT / f"{f}.md" for f in files]
-    return [p for p in paths if p.is_file() and p.read_text().startswith("---") and "jupytext:" in p.read_text()[:400]]
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    return [p for p in paths if p.is_file() and is_myst_markdown_notebook(p.read_text())]
 
 
 def _read(path: Path):
@@ -95,7 +98,7 @@ def main(argv=None) -> int:
         print(f"execute_book: executing {len(todo)} notebook(s) over {args.workers} process(es)", flush=True)
         with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(todo)))) as pool:
             futures = [pool.submit(_execute, str(p), args.timeout) for p in todo]
-            for future in futures:
+            for future in as_completed(futures):
                 path, nb, seconds, error = future.result()
                 name = str(Path(path).relative_to(ROOT))
                 if error:

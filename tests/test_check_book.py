@@ -34,7 +34,8 @@ offline_book = _module(ROOT / "book" / "_ext" / "offline_book.py")
 pytestmark = pytest.mark.skipif(not Path(check_book.CHROMIUM).is_file(), reason="Debian chromium not installed")
 
 PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
-<link rel="stylesheet" href="{css}"><script src="{js}"></script>
+<link rel="stylesheet" href="{css}">
+<script>const _ = "Sphinx's doctools.js declares this global";</script><script src="{js}"></script>
 <style>article.bd-article {{ width: 700px; }}</style></head>
 <body><main><article class="bd-article"><h1>{title}</h1>{body}</article></main></body></html>"""
 
@@ -55,7 +56,8 @@ def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("site")
     (root / "_static").mkdir()
     (root / "_static" / "charts.js").write_text(
-        vl_convert.javascript_bundle(offline_book.CHARTS_SNIPPET, vl_version=plotting.VEGALITE_VERSION))
+        offline_book.charts_script(vl_convert.javascript_bundle(offline_book.CHARTS_SNIPPET,
+                                                                vl_version=plotting.VEGALITE_VERSION)))
     (root / "_static" / "charts.css").write_text(offline_book.CHARTS_STYLE)
     plotting.setup()
     data = pd.DataFrame({"K": [1, 2, 3, 1, 2, 3], "tau": [0.5, 0.8, 0.9, 0.4, 0.7, 0.95],

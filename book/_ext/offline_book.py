@@ -57,6 +57,11 @@ CHARTS_STYLE = """
 """
 
 
+def charts_script(bundle: str) -> str:
+    """The bundle in its own function scope: its top-level names (``_``, ...) would clash with Sphinx's globals."""
+    return f"(function () {{\n{bundle}\n}})();\n"
+
+
 def _mathjax_source() -> Path:
     import mathjax  # django-static-mathjax
 
@@ -73,7 +78,8 @@ def _write_static(app, exception):
     static = Path(app.outdir) / "_static"
     (static / BUNDLE).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_mathjax_source(), static / BUNDLE)
-    (static / CHARTS_JS).write_text(vl_convert.javascript_bundle(CHARTS_SNIPPET, vl_version=VEGALITE_VERSION))
+    (static / CHARTS_JS).write_text(charts_script(vl_convert.javascript_bundle(CHARTS_SNIPPET,
+                                                                               vl_version=VEGALITE_VERSION)))
     (static / CHARTS_CSS).write_text(CHARTS_STYLE)
 
 
@@ -94,23 +100,41 @@ def _add_charts(app, pagename, templatename, context, doctree):
         app.add_css_file(CHARTS_CSS)
 
 
+def _executed_notebook(app, pagename):
+    """The page's notebook with its outputs: from the execution cache, else myst-nb's copy."""
+    import nbformat
+
+    try:
+        from jupyter_cache import get_cache
+        from myst_nb.core.read import myst_nb_reader_plugin
+
+        source = app.env.doc2path(pagename)
+        cache = get_cache(app.env.mystnb_config.execution_cache_path)
+        _, notebook = cache.merge_match_into_notebook(myst_nb_reader_plugin(str(source)))
+        return notebook
+    except (KeyError, OSError, AttributeError):
+        # myst-nb writes the notebook it rendered here; with a cache hit it has no outputs.
+        executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+        return nbformat.read(executed, as_version=4) if executed.is_file() else None
+
+
 def _add_downloads(app, pagename, templatename, context, doctree):
-    """Copy a chapter's executed notebook and headline into downloads/ and link them."""
+    """Write a chapter's executed notebook and headline into downloads/ and link them."""
     if not pagename.startswith("notebooks/") or "body" not in context:
         return
     import nbformat
 
     from fireeval.book.notebooks import extract_headline
 
-    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
-    if not executed.is_file():
+    notebook = _executed_notebook(app, pagename)
+    if notebook is None:
         return
     stem = Path(pagename).name
     target = Path(app.outdir) / DOWNLOADS
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(executed, target / f"{stem}.ipynb")
+    nbformat.write(notebook, target / f"{stem}.ipynb")
     links = [(f"{stem}.ipynb", "executed notebook (.ipynb)", "fas fa-book")]
-    headline = extract_headline(nbformat.read(executed, as_version=4))
+    headline = extract_headline(notebook)
     if headline is not None:
         (target / f"{stem}.headline.json").write_text(json.dumps(headline, indent=1) + "\n")
         links.append((f"{stem}.headline.json", "headline numbers (.json)", "fas fa-list"))
@@ -133,8 +157,9 @@ def setup(app):
         raise RuntimeError("MathJax bundle missing: pip install django-static-mathjax (see pyproject.toml [book])")
     app.config.mathjax_path = BUNDLE
     app.connect("build-finished", _write_static)
+    # Before _drop_thebe, which replaces the page's script list by a filtered copy.
+    app.connect("html-page-context", _add_charts, priority=400)
     app.connect("html-page-context", _drop_thebe)
-    app.connect("html-page-context", _add_charts)
     # After sphinx-book-theme has built its header buttons (priority 501).
     app.connect("html-page-context", _add_downloads, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
