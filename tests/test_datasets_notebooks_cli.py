@@ -97,7 +97,7 @@ def test_cli_evaluate_trec_eval_style(tmp_path, capsys):
     lines = [l.split("\t") for l in capsys.readouterr().out.splitlines()]
     got = {(m.strip(), t): float(v) for m, t, v in lines}
     assert got == {("map", "1"): 0.5, ("map", "2"): 1.0, ("map", "all"): 0.75,
-                   ("correct@1", "1"): 0.0, ("correct@1", "2"): 1.0, ("correct@1", "all"): 0.5}
+                   ("C@1", "1"): 0.0, ("C@1", "2"): 1.0, ("C@1", "all"): 0.5}  # printed as asked
 
 
 def test_cli_evaluate_bad_file_is_one_line_error(tmp_path, capsys):

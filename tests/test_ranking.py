@@ -56,7 +56,9 @@ def test_exponential_gain_ndcg_by_hand():
 
 @pytest.mark.parametrize("name, canonical", [
     ("AP", "map"), ("P@10", "P_10"), ("R@5", "recall_5"), ("nDCG@10", "ndcg_cut_10"), ("RR", "recip_rank"),
-    ("C@5", "correct@5"), ("Success@1", "correct@1"), ("ndcg_exp_cut_5", "ndcg_exp_cut_5")])
+    ("C@5", "C@5"), ("correct@5", "correct@5"), ("Success@1", "success_1"),
+    ("ndcg_exp_cut_5", "ndcg_exp_cut_5"), ("P.10", "P_10"), ("Bpref", "bpref"), ("infAP", "infAP"),
+    ("Judged@10", "Judged@10"), ("R-Prec", "Rprec"), ("iprec_at_recall_0.10", "iprec_at_recall_0.10")])
 def test_measure_names(name, canonical):
     assert parse_measure(name).name == canonical
 

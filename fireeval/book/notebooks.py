@@ -1,9 +1,19 @@
 """Execute the book's text notebooks with parameters (the code behind ``fireeval run``).
 
 Notebooks are MyST markdown files read with jupytext. The first code cell is tagged
-``parameters``: simple assignments ``name = literal  # comment``. Parameters passed
-by the user are validated against those defaults *before* anything executes: an
-unknown name or a value of the wrong type is an error that lists what is allowed.
+``parameters``: simple assignments ``name = literal  # what it is. Allowed: SPEC``.
+Parameters passed by the user are validated *before* anything executes: an unknown
+name, a value of the wrong type or outside its SPEC is an error that says what is
+allowed. SPEC (CONTRIBUTING.md, convention 4) is one of
+
+* ``one of a, b, c`` (each a Python literal, else a string), ``str``, ``bool``;
+* ``int >= 1`` (any of ``>= > <= <`` and a number), ``int in [1, 1000]``,
+  ``float in (0, 1]`` (brackets say whether an end is included), ``float > 0``;
+* ``list of SCALAR`` (for example ``list of int >= 1``) or ``list, each one of a, b, c``:
+  a non-empty list unless followed by `` or []``;
+* any of these followed by `` or None``.
+
+A parameter without ``Allowed:`` is checked against its default's type only.
 
 Each notebook's front matter may carry ``fireeval: {test_parameters: {...},
 headline_keys: [...]}``: the small settings the test suite runs it with and the
@@ -18,14 +28,18 @@ from pathlib import Path
 
 from fireeval.book.report import HEADLINE_MIME
 
-__all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "coerce_parameters",
-           "execute", "extract_headline", "ParameterError"]
+__all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
+           "check_value", "coerce_parameters", "execute", "extract_headline", "ParameterError", "ChapterFailed"]
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 class ParameterError(ValueError):
-    """A parameter the notebook does not declare, or a value of the wrong type."""
+    """A parameter the notebook does not declare, or a value of the wrong type or outside its SPEC."""
+
+
+class ChapterFailed(RuntimeError):
+    """The chapter raised an error, was interrupted or glued no headline; earlier results are untouched."""
 
 
 def find_notebook(name_or_path) -> Path:
@@ -69,6 +83,119 @@ def declared_parameters(nb) -> dict:
     return params
 
 
+def parameter_specs(nb) -> dict:
+    """``{name: SPEC or None}``: the text after ``Allowed:`` in each parameter's comment."""
+    import io
+    import tokenize
+
+    cell = _parameters_cell(nb)
+    if cell is None:
+        return {}
+    comments = {}
+    for tok in tokenize.generate_tokens(io.StringIO(cell.source).readline):
+        if tok.type == tokenize.COMMENT:
+            comments[tok.start[0]] = tok.string
+    specs = {}
+    for node in ast.parse(cell.source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            comment = comments.get(node.end_lineno, "")
+            specs[node.targets[0].id] = comment.rsplit("Allowed:", 1)[1].strip() if "Allowed:" in comment else None
+    return specs
+
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
+
+
+def _literal(token: str):
+    try:
+        return ast.literal_eval(token)
+    except (ValueError, SyntaxError):
+        return token
+
+
+def _scalar_check(spec: str):
+    """A function ``value -> (ok, value)`` for a scalar SPEC, or ValueError if SPEC is not understood."""
+    import math
+    import re
+
+    if spec.startswith("one of "):
+        choices = [_literal(t.strip()) for t in spec[len("one of "):].split(",")]
+        return lambda v: (not isinstance(v, bool) and v in choices
+                          and any(type(v) is type(c) or (isinstance(v, (int, float)) and isinstance(c, (int, float)))
+                                  for c in choices if c == v), v)
+    if spec == "str":
+        return lambda v: (isinstance(v, str), v)
+    if spec == "bool":
+        return lambda v: (isinstance(v, bool), v)
+    m = re.fullmatch(rf"(int|float)\s*(?:(>=|>|<=|<)\s*({_NUMBER})|in\s*([\[(])\s*({_NUMBER})\s*,\s*({_NUMBER})\s*([\])]))?", spec)
+    if not m:
+        raise ValueError(f"unknown SPEC {spec!r}")
+    kind, op, bound, lo_br, lo, hi, hi_br = m.groups()
+
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (kind == "int" and not isinstance(v, int)):
+            return False, v
+        if isinstance(v, float) and not math.isfinite(v):
+            return False, v
+        if op:
+            b = float(bound)
+            ok = {">=": v >= b, ">": v > b, "<=": v <= b, "<": v < b}[op]
+        elif lo is not None:
+            a, b = float(lo), float(hi)
+            ok = (v >= a if lo_br == "[" else v > a) and (v <= b if hi_br == "]" else v < b)
+        else:
+            ok = True
+        return ok, float(v) if kind == "float" else v
+    return check
+
+
+def parse_spec(spec: str):
+    """A checker ``value -> (ok, normalised value)`` for a parameter SPEC (see the module docstring).
+
+    >>> check = parse_spec("list of float in (0, 1] or None")
+    >>> check([0.5, 1]), check(None), check([0]), check([])
+    ((True, [0.5, 1.0]), (True, None), (False, [0.0]), (False, []))
+    >>> parse_spec("one of auto, real, synthetic")("bogus")
+    (False, 'bogus')
+    """
+    text = spec.strip().rstrip(".").strip()
+    nullable = empty_ok = False
+    while True:
+        if text.endswith(" or None"):
+            nullable, text = True, text[: -len(" or None")].strip()
+        elif text.endswith(" or []"):
+            empty_ok, text = True, text[: -len(" or []")].strip()
+        else:
+            break
+    if text.startswith("list, each ") or text.startswith("list of "):
+        item = _scalar_check(text[len("list, each "):] if text.startswith("list, each ") else text[len("list of "):])
+
+        def check(v):
+            if v is None:
+                return nullable, v
+            if not isinstance(v, (list, tuple)) or (not v and not empty_ok):
+                return False, v
+            results = [item(x) for x in v]
+            return all(ok for ok, _ in results), [x for _, x in results]
+        return check
+    scalar = _scalar_check(text)
+    return lambda v: (nullable, v) if v is None else scalar(v)
+
+
+def check_value(name: str, value, spec: str, source: str = "notebook"):
+    """``value`` normalised (ints become floats where SPEC says float), or ParameterError saying what is allowed."""
+    try:
+        checker = parse_spec(spec)
+    except ValueError as err:
+        raise ParameterError(f"{source}: parameter {name} has an unreadable 'Allowed:' annotation ({err}). "
+                             "Fix: use a SPEC of CONTRIBUTING.md convention 4.") from None
+    ok, normalised = checker(value)
+    if not ok:
+        raise ParameterError(f"{source}: parameter {name} = {value!r} is not allowed. Allowed: {spec}. "
+                             f"Fix: -p {name} VALUE with such a value.")
+    return normalised
+
+
 def _type_ok(value, default) -> bool:
     if default is None or value is None:
         return True
@@ -89,15 +216,19 @@ def parse_value(text: str):
         return text
 
 
-def coerce_parameters(declared: dict, given: dict, source: str = "notebook") -> dict:
-    """Check ``given`` against the declared defaults; ints are accepted for floats."""
+def coerce_parameters(declared: dict, given: dict, source: str = "notebook", specs: dict | None = None) -> dict:
+    """Check ``given`` against the declared defaults and their ``Allowed:`` SPECs; ints are accepted for floats."""
     unknown = sorted(set(given) - set(declared))
     if unknown:
         listing = ", ".join(f"{k} (default {declared[k]!r})" for k in declared)
         raise ParameterError(f"{source} has no parameter {', '.join(unknown)}; its parameters are: {listing}")
+    specs = specs or {}
     out = {}
     for name, value in given.items():
         default = declared[name]
+        if specs.get(name):
+            out[name] = check_value(name, value, specs[name], source)
+            continue
         if not _type_ok(value, default):
             raise ParameterError(f"{source}: parameter {name} expects {type(default).__name__} "
                                  f"(default {default!r}), got {type(value).__name__} {value!r}")
@@ -120,30 +251,138 @@ def extract_headline(nb) -> dict | None:
 
 def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_name: str = "python3",
             timeout: int = 3600, progress: bool = False) -> dict:
-    """Validate parameters, execute the notebook with papermill, write the outputs.
+    """Validate parameters, execute the notebook with papermill, write the outputs atomically.
 
     Writes ``output_dir/<name>.ipynb`` (executed) and ``output_dir/<name>.headline.json``
-    and returns the headline dict. ``output_dir`` defaults to a temporary folder; it
-    must not be inside a data directory (nothing is written there).
+    and returns the headline dict. ``output_dir`` defaults to a temporary folder.
+
+    The chapter runs in a temporary folder inside ``output_dir``; only when it finished
+    and glued its headline are the two files moved into place (``os.replace``). A
+    failure or an interruption (Ctrl-C; TERM through ``fireeval run``) leaves earlier
+    results untouched, keeps the partial notebook as ``output_dir/<name>.failed.ipynb``
+    and raises :class:`ChapterFailed` (or re-raises KeyboardInterrupt) naming it. A run
+    killed outright (KILL) leaves its hidden ``.<name>.running-*`` folder, removed by the
+    next run of the chapter into the same folder.
     """
+    import os
+    import shutil
+
     import nbformat
-    import papermill
 
     path = find_notebook(notebook)
     nb = load(path)
-    params = coerce_parameters(declared_parameters(nb), dict(parameters or {}), source=str(path))
+    params = coerce_parameters(declared_parameters(nb), dict(parameters or {}), source=str(path),
+                               specs=parameter_specs(nb))
     out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="fireeval-"))
+    _refuse_data_directory(out, params.get("data_dir"))
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"{out}: --output exists and is not a folder. Fix: name a folder.")
     out.mkdir(parents=True, exist_ok=True)
-    source_ipynb = out / f".{path.stem}.source.ipynb"
-    nbformat.write(nb, source_ipynb)
-    target = out / f"{path.stem}.ipynb"
+    _check_kernel(kernel_name)
+    _remove_stale(out, path.stem)
+    work = Path(tempfile.mkdtemp(prefix=f".{path.stem}.running-", dir=out))
+    (work / "pid").write_text(str(os.getpid()))
+    target, headline = out / f"{path.stem}.ipynb", out / f"{path.stem}.headline.json"
+    failed = out / f"{path.stem}.failed.ipynb"
+    partial = work / f"{path.stem}.ipynb"
     try:
-        papermill.execute_notebook(str(source_ipynb), str(target), parameters=params, kernel_name=kernel_name,
-                                   cwd=str(path.parent), progress_bar=progress, execution_timeout=timeout)
+        source_ipynb = work / "source.ipynb"
+        nbformat.write(nb, source_ipynb)
+        try:
+            _papermill(source_ipynb, partial, params, kernel_name, path, progress, timeout)
+        except BaseException as err:
+            where = _keep_partial(partial, failed)
+            if isinstance(err, KeyboardInterrupt):
+                import sys
+
+                print(f"{path.stem}: interrupted; earlier results in {out} untouched{where}", file=sys.stderr, flush=True)
+                raise
+            raise ChapterFailed(f"{path}: the chapter failed: {_short(err)}. Earlier results in {out} are "
+                                f"untouched{where}. Fix: see the failing cell there; check the parameters "
+                                f"{params or '(none given)'}.") from err
+        result = extract_headline(nbformat.read(partial, as_version=4))
+        if result is None:
+            where = _keep_partial(partial, failed)
+            raise ChapterFailed(f"{path} ran but glued no 'headline' dict{where}. "
+                                "Fix: call fireeval.book.report.headline(...) in the chapter.")
+        (work / "headline.json").write_text(json.dumps(result, indent=1) + "\n")
+        os.replace(partial, target)
+        os.replace(work / "headline.json", headline)
+        failed.unlink(missing_ok=True)
+        return result
     finally:
-        source_ipynb.unlink(missing_ok=True)
-    result = extract_headline(nbformat.read(target, as_version=4))
-    if result is None:
-        raise RuntimeError(f"{path} ran but glued no 'headline' dict: call fireeval.book.report.headline(...)")
-    (out / f"{path.stem}.headline.json").write_text(json.dumps(result, indent=1) + "\n")
-    return result
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _refuse_data_directory(out: Path, data_dir=None) -> None:
+    """Outputs never go into a data directory (the shared data, FIREEVAL_DATA, the chapter's data_dir)."""
+    import os
+
+    from fireeval.datasets import SHARED_DATA
+
+    target = out.expanduser().resolve()
+    for root in (SHARED_DATA, os.environ.get("FIREEVAL_DATA"), data_dir):
+        if not root:
+            continue
+        root = Path(root).expanduser().resolve()
+        if target == root or root in target.parents:
+            raise ParameterError(f"--output {out} is inside the data directory {root}; nothing is written there. "
+                                 "Fix: name another folder, e.g. --output results/.")
+
+
+def _remove_stale(out: Path, stem: str) -> None:
+    """Delete the temporary folders of earlier runs of this chapter that were killed (KILL cannot be caught)."""
+    import os
+    import shutil
+
+    for folder in out.glob(f".{stem}.running-*"):
+        try:
+            os.kill(int((folder / "pid").read_text()), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)  # its process is gone
+        except (OSError, ValueError):
+            pass  # unreadable, or alive but not ours: leave it
+
+
+def _papermill(source, target, params, kernel_name, path, progress, timeout):
+    import logging
+
+    import papermill
+
+    # Papermill re-parses the parameters cell to warn about unknown names; it cannot read
+    # 'Allowed: int >= 1' comments (it counts '=' signs) and would warn on every run. The
+    # parameters were validated above, so its parser's warnings carry nothing.
+    for name in ("papermill.translators", "papermill.execute", "papermill"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+    papermill.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel_name,
+                               cwd=str(path.parent), progress_bar=progress, execution_timeout=timeout)
+
+
+def _check_kernel(kernel_name: str) -> None:
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        KernelSpecManager().get_kernel_spec(kernel_name)
+    except NoSuchKernel:
+        known = ", ".join(sorted(KernelSpecManager().find_kernel_specs())) or "none installed"
+        raise ParameterError(f"no Jupyter kernel named {kernel_name!r} (installed: {known}). "
+                             "Fix: --kernel with one of those, or install one with ipykernel.") from None
+
+
+def _keep_partial(partial: Path, failed: Path) -> str:
+    """Move the partial notebook beside the results as ``<name>.failed.ipynb``; the phrase naming it."""
+    import os
+
+    if partial.exists():
+        os.replace(partial, failed)
+        return f"; the partial notebook is {failed}"
+    return "; no partial notebook was written"
+
+
+def _short(err: BaseException) -> str:
+    """One line from an exception (papermill's carries the cell's traceback: keep its last line)."""
+    ename, evalue = getattr(err, "ename", None), getattr(err, "evalue", None)
+    if ename:
+        return f"{ename}: {' '.join(str(evalue).split())[:300]}"
+    return f"{type(err).__name__}: {' '.join(str(err).split())[:300]}"

@@ -1,15 +1,29 @@
 """The ``fireeval`` command: ``run`` (chapters), ``evaluate`` (TREC runs), ``evaluate-moments``.
 
 Each subcommand is a module of this folder whose ``add(subparsers)`` registers its
-parser and sets ``func``; imports happen inside ``func``, so start-up stays light.
-Errors the user can fix are printed as one line, exit status 2.
+parser and sets ``func``; imports happen inside ``func``, so start-up stays light
+(``fireeval --help`` and ``evaluate-moments`` never import pandas).
+
+Exit status (README "Errors"): 0 success; 2 an error the user can fix (bad file,
+bad parameter, missing data, failed chapter), printed as one line
+``fireeval COMMAND: FILE[:LINE]: what is wrong. Fix: ...``; 1 an internal error (a
+bug: one line, the traceback with ``FIREEVAL_DEBUG=1``); 130 interrupted (Ctrl-C or
+TERM). Output cut short by a closed pipe (``| head``) ends quietly with status 0.
 """
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import signal
 import sys
 
-__all__ = ["main"]
+__all__ = ["main", "error_message"]
+
+_FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a directory",
+        errno.EACCES: "make the file readable (chmod +r) or choose another place",
+        errno.ENOTDIR: "check the path", errno.ENOSPC: "free disk space or choose another --output",
+        errno.EROFS: "choose a writable --output folder"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,18 +37,83 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _paths(args) -> list[str]:
+    """The file arguments of the command, to name in messages of errors that carry no file name."""
+    out = []
+    for key in ("qrels", "run", "runs", "gt", "pred", "notebook"):
+        value = getattr(args, key, None)
+        out += [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+    return out
+
+
+def error_message(err: BaseException, args=None) -> tuple[str, int]:
+    """``(one-line message, exit status)`` for an exception raised by a subcommand."""
+    import pickle
+    import zlib
+
+    name = type(err).__name__
+    text = " ".join(str(err).split()) or name
+    files = ", ".join(_paths(args)) if args is not None else ""
+    if isinstance(err, OSError) and err.filename is not None and err.errno is not None:
+        fix = _FIX.get(err.errno, "check the file")
+        return f"{err.filename}: {err.strerror or text}. Fix: {fix}.", 2
+    if isinstance(err, (EOFError, zlib.error)) or (isinstance(err, OSError) and "gzip" in text.lower()):
+        return (f"a compressed file is truncated or corrupt ({name}: {text}); files given: {files}. "
+                "Fix: re-download it, or check it with `gzip -t FILE`."), 2
+    if isinstance(err, pickle.UnpicklingError):  # UnsafePickleError included
+        return (text if files and any(f in text for f in _paths(args)) else
+                f"{text} (files given: {files}). Fix: give a plain-data pickle or the JSON form."), 2
+    if isinstance(err, MemoryError):
+        return f"out of memory ({text}); files given: {files}. Fix: check that the files are what you meant.", 2
+    if isinstance(err, RecursionError):
+        return f"input nested too deeply to read; files given: {files}. Fix: check the file's format.", 2
+    if isinstance(err, (ValueError, OSError, LookupError, RuntimeError)):
+        # ValueError: bad file content or parameters (TrecFormatError, ParameterError, ...);
+        # OSError: missing/unreadable files, DataUnavailable; LookupError: unknown names
+        # (KeyError, NoSuchKernel); RuntimeError: DataError, a failed chapter, missing WordNet.
+        if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str) and " " not in err.args[0]:
+            text = f"missing key {err.args[0]!r} (files given: {files}). Fix: check the file's format"
+        return text, 2
+    return (f"internal error {name}: {text}. This is a bug in fireeval: please report the command; "
+            "run with FIREEVAL_DEBUG=1 for the traceback."), 1
+
+
+def _terminate(signum, frame):
+    # TERM behaves like Ctrl-C: `finally` blocks run (a chapter's temporary folder is cleaned up,
+    # the previous results stay in place) and the exit status is 130.
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    from fireeval.datasets import DataError, DataUnavailable
-    from fireeval.book.notebooks import ParameterError
-    from fireeval.core.trec import TrecFormatError
-
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         args.func(args)
-    except (TrecFormatError, ParameterError, DataError, DataUnavailable, FileNotFoundError, ValueError) as err:
-        print(f"fireeval {args.command}: {err}", file=sys.stderr)
-        return 2
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader of our output went away (`| head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print(f"fireeval {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # noqa: BLE001 -- the command line's promise: one line, never a traceback
+        if os.environ.get("FIREEVAL_DEBUG"):
+            raise
+        message, status = error_message(err, args)
+        print(f"fireeval {args.command}: {message}", file=sys.stderr)
+        return status
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,11 @@ def add(sub):
                     "IoU = max over a query's windows). PRED for .txt ground truth: .json "
                     "({\"entries\": [{\"vid\", \"query\", \"moments\": [[s, e], ...], \"ratings\"}]}) or the "
                     "AxIoU repository's .pkl (read with a restricted unpickler); for .jsonl ground truth: "
-                    "Moment-DETR .jsonl (qid, pred_relevant_windows = [[s, e, score], ...]). Seconds throughout.")
+                    "Moment-DETR .jsonl (qid, pred_relevant_windows = [[s, e, score], ...]). Seconds throughout. "
+                    "Every prediction is read (no cut at 10): K beyond a list's length follows the measure's "
+                    "definition (R@K,θ looks at the whole list, AxIoU@K still divides by K). Duplicate queries, "
+                    "NaN/infinite or reversed moments, ratings not matching moments, K < 1 and θ outside (0, 1] "
+                    "are errors (exit 2).")
     p.add_argument("gt")
     p.add_argument("pred")
     p.add_argument("-m", "--measure", action="append", metavar="MEASURE",
@@ -25,42 +29,60 @@ def add(sub):
                                                          "instead of IoU >= θ (the paper)")
 
     def evaluate_moments(args):
+        # numpy and the readers only: no pandas (start-up time; issue 13).
         from pathlib import Path
 
         import numpy as np
 
         from fireeval.core import moments
-        from fireeval.datasets import charades, qvhighlights
+        from fireeval.datasets import check_readable
 
         names = args.measure or moments.MEASURES
         for name in names:  # fail on a bad name before reading any file
             moments.measure_function(name)
-        gt_path, pred_path = Path(args.gt), Path(args.pred)
-        for path in (gt_path, pred_path):
-            if not path.is_file():
-                raise FileNotFoundError(f"{path}: no such file")
+        gt_path = check_readable(args.gt, "ground-truth file")
+        pred_path = check_readable(args.pred, "predictions file", text=not str(args.pred).endswith(".pkl"))
         if gt_path.suffix == ".jsonl":
-            gt_df = qvhighlights.read_ground_truth_file(gt_path)
-            gt = qvhighlights.windows_array(gt_df)
-            pred = qvhighlights.read_predictions_file(pred_path, gt_df)
-            ids = [str(q) for q in gt_df["qid"]]
-            info = {"missing_queries": int(np.isnan(pred).all(axis=(1, 2)).sum())}
+            from fireeval.datasets import qvhighlights
+
+            records = qvhighlights.read_ground_truth_records(gt_path)
+            empty = [r[0] for r in records if not r[4]]
+            if empty and len(empty) == len(records):
+                raise ValueError(f"{gt_path}: no query has a relevant window; nothing to score. Fix: give a "
+                                 "ground-truth file with relevant_windows.")
+            if empty:
+                print(f"warning: {gt_path}: {len(empty)} of {len(records)} queries have no relevant window and are "
+                      f"left out of the mean (qid {', '.join(map(str, empty[:5]))}{' ...' if len(empty) > 5 else ''})",
+                      file=sys.stderr)
+                records = [r for r in records if r[4]]
+            qids = [r[0] for r in records]
+            gt = qvhighlights.windows_array([r[4] for r in records])
+            info = {}
+            pred = qvhighlights.read_predictions_file(pred_path, qids, info=info)
+            ids = [str(q) for q in qids]
         else:
-            gt_df = charades.read_sta(gt_path)
-            gt = gt_df[["start", "end"]].to_numpy()
-            pred, info = charades.read_predictions_file(pred_path, gt_df)
-            ids = [f"{v}#{i}" for i, v in enumerate(gt_df["video"])]
-        if info.get("missing_queries"):
+            from fireeval.datasets import charades
+
+            rows = charades.read_sta_rows(gt_path)
+            gt = np.array([(r[2], r[3]) for r in rows])
+            pred, info = charades.read_predictions_file(pred_path, rows)
+            ids = [f"{r[0]}#{i}" for i, r in enumerate(rows)]
+        if info["missing_queries"] == len(ids):
+            raise ValueError(f"{pred_path}: none of its {info.get('entries', 0)} entries has moments for a query of "
+                             f"{gt_path} ({len(ids)} queries). Fix: check that the two files describe the same "
+                             "queries (Charades: same video and description; QVHighlights: same qid).")
+        if info["missing_queries"]:
             print(f"warning: {pred_path}: {info['missing_queries']} of {len(ids)} queries have no "
                   "predictions and score 0", file=sys.stderr)
         if info.get("unknown"):
             print(f"warning: {pred_path}: {info['unknown']} entries match no ground-truth query (ignored)",
                   file=sys.stderr)
         scores = moments.score_systems({"run": pred}, gt, names, strict=args.strict)[:, 0]
+        lines = []
         for name, values in zip(names, scores):
             if args.per_query:
-                for qid, value in zip(ids, values):
-                    print(f"{name:<10}\t{qid}\t{value:.4f}")
-            print(f"{name:<10}\tall\t{values.mean():.4f}")
+                lines += [f"{name:<10}\t{qid}\t{value:.4f}" for qid, value in zip(ids, values)]
+            lines.append(f"{name:<10}\tall\t{values.mean():.4f}")
+        sys.stdout.write("\n".join(lines) + "\n")
 
     p.set_defaults(func=evaluate_moments)

@@ -47,14 +47,20 @@ class Qrels:
         """Sorted query ids that have at least one judgement."""
         return np.sort(self.frame["query"].unique().astype(str))
 
-    @cached_property
-    def _relevant(self) -> pd.DataFrame:
-        return self.frame[self.frame["relevance"] >= self.relevance_level]
-
-    def n_relevant(self, topics) -> np.ndarray:
-        """Number of relevant documents for each of ``topics`` (0 when absent)."""
-        counts = self._relevant.groupby("query").size()
+    def _count(self, topics, mask) -> np.ndarray:
+        counts = self.frame.loc[mask, "query"].astype(str).value_counts()
         return counts.reindex(pd.Index(topics, dtype=str), fill_value=0).to_numpy()
+
+    def n_relevant(self, topics, level: int | None = None) -> np.ndarray:
+        """Number of relevant documents (grade >= ``level``, default the qrels' level) per topic."""
+        level = self.relevance_level if level is None else level
+        return self._count(topics, self.frame["relevance"].to_numpy() >= level)
+
+    def n_nonrelevant(self, topics, level: int | None = None) -> np.ndarray:
+        """Number of judged non-relevant documents (0 <= grade < ``level``) per topic (bpref's N)."""
+        level = self.relevance_level if level is None else level
+        rel = self.frame["relevance"].to_numpy()
+        return self._count(topics, (rel >= 0) & (rel < level))
 
     def ideal_gains(self, topics, depth: int | None = None) -> np.ndarray:
         """Each topic's positive grades sorted descending, zero-padded: shape (n_topics, depth)."""

@@ -31,10 +31,45 @@ import re
 
 import numpy as np
 
-__all__ = ["temporal_iou", "max_temporal_iou", "recall_at_k_iou", "axiou_at_k", "ap_at_k_iou", "dcg_at_k_iou",
+__all__ = ["check_moments", "temporal_iou", "max_temporal_iou", "recall_at_k_iou", "axiou_at_k", "ap_at_k_iou", "dcg_at_k_iou",
            "MEASURES", "measure_names", "measure_function", "score_all", "score_systems", "mean_table",
            "all_tied_ratio", "noisy_iou_bias_variance",
            "simulate_noisy_iou", "noisy_iou_table", "expected_swaps", "stability_frame", "stability_findings"]
+
+
+def check_moments(moments, source: str = "moments") -> np.ndarray:
+    """``moments`` as a float array (..., 2) of [start, end] seconds, or a ValueError naming ``source``.
+
+    Refuses NaN or infinite bounds and reversed moments (start > end); zero-length
+    moments are allowed (their IoU is defined). Use it on data read from a user's file:
+    NaN is this module's padding for "no moment", so a NaN in a file would be scored
+    as a missing moment instead of being reported.
+
+    >>> check_moments([[0, 1.5], [2, 2]]).tolist()
+    [[0.0, 1.5], [2.0, 2.0]]
+    >>> check_moments([[3, 1]], "p.json entry 4")
+    Traceback (most recent call last):
+    ...
+    ValueError: p.json entry 4: moment 1 is [3.0, 1.0], start after end. Fix: give each moment as [start, end] seconds with start <= end.
+    """
+    try:
+        arr = np.asarray(moments, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{source}: moments are not [[start, end], ...] numbers: {str(moments)[:80]}") from None
+    if arr.ndim < 1 or arr.shape[-1] != 2:
+        raise ValueError(f"{source}: moments must be [[start, end], ...], got shape {arr.shape}")
+    flat = arr.reshape(-1, 2)
+    bad = ~np.isfinite(flat).all(axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{source}: moment {i + 1} is {flat[i].tolist()}, not finite. "
+                         "Fix: give each moment as [start, end] seconds, finite numbers.")
+    rev = flat[:, 0] > flat[:, 1]
+    if rev.any():
+        i = int(np.argmax(rev))
+        raise ValueError(f"{source}: moment {i + 1} is {flat[i].tolist()}, start after end. "
+                         "Fix: give each moment as [start, end] seconds with start <= end.")
+    return arr
 
 
 def temporal_iou(pred, gt) -> np.ndarray:
@@ -49,11 +84,14 @@ def temporal_iou(pred, gt) -> np.ndarray:
     """
     pred = np.asarray(pred, dtype=float)
     gt = np.asarray(gt, dtype=float)[..., None, :]
-    inter = np.minimum(pred[..., 1], gt[..., 1]) - np.maximum(pred[..., 0], gt[..., 0])
-    union = np.maximum(pred[..., 1], gt[..., 1]) - np.minimum(pred[..., 0], gt[..., 0])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        iou = np.where(union > 0, np.clip(inter, 0, None) / union, 0.0)
-    return np.nan_to_num(iou, nan=0.0)
+    inter = np.minimum(pred[..., 1], gt[..., 1])
+    inter -= np.maximum(pred[..., 0], gt[..., 0])
+    np.maximum(inter, 0.0, out=inter)  # NaN stays NaN; the where= below maps it to 0
+    union = np.maximum(pred[..., 1], gt[..., 1])
+    union -= np.minimum(pred[..., 0], gt[..., 0])
+    # A NaN (missing) moment has a NaN union, so `union > 0` is False and its IoU stays 0.
+    with np.errstate(invalid="ignore"):
+        return np.divide(inter, union, out=np.zeros(inter.shape), where=union > 0)
 
 
 def max_temporal_iou(pred, gt_windows) -> np.ndarray:
@@ -84,7 +122,7 @@ def recall_at_k_iou(iou, k: int, theta: float, strict: bool = False) -> np.ndarr
     >>> recall_at_k_iou([[0.2, 0.5], [0.7, 0.1]], k=1, theta=0.5)
     array([0., 1.])
     """
-    top = np.asarray(iou, dtype=float)[..., :k]
+    top = np.asarray(iou, dtype=float)[..., :_check_k(k)]
     hit = top > theta if strict else top >= theta
     return hit.any(axis=-1).astype(float)
 
@@ -101,12 +139,15 @@ def axiou_at_k(iou, k: int, lower_bound: float = 0.0) -> np.ndarray:
     >>> axiou_at_k([[0.2, 0.5, 0.1]], k=3)   # (0.2 + 0.5 + 0.5) / 3
     array([0.4])
     """
-    top = np.asarray(iou, dtype=float)[..., :k]
+    top = np.asarray(iou, dtype=float)[..., :_check_k(k)]
     rel = np.clip(top - lower_bound, 0, None) / (1 - lower_bound)
     best = np.maximum.accumulate(rel, axis=-1)
     # A list narrower than K keeps its best IoU for the missing ranks (as with NaN padding).
-    tail = (k - best.shape[-1]) * best[..., -1] if 0 < best.shape[-1] < k else 0.0
-    return (best.sum(axis=-1) + tail) / k
+    if best.shape[-1] == 0:
+        return np.zeros(best.shape[:-1])
+    tail = (k - best.shape[-1]) * best[..., -1]
+    # cumsum (sequential), not sum (pairwise): the same additions as score_all, so equal bit for bit.
+    return (np.cumsum(best, axis=-1)[..., -1] + tail) / k
 
 
 def ap_at_k_iou(iou, k: int, theta: float) -> np.ndarray:
@@ -141,11 +182,52 @@ MEASURES = measure_names()
 
 
 def score_all(iou, ks=KS, thetas=THETAS, strict: bool = False) -> dict:
-    """Per-query scores of every measure: ``{name: array (..., n_queries)}`` from one IoU matrix."""
+    """Per-query scores of every measure: ``{name: array (..., n_queries)}`` from one IoU matrix.
+
+    One running maximum over ranks serves every measure: R@K,θ tests the running
+    maximum at rank K, AxIoU@K is the cumulative sum of the running maximum at rank K
+    over K. Lists narrower than K keep their best IoU for the missing ranks, as
+    :func:`recall_at_k_iou` and :func:`axiou_at_k` do.
+
+    >>> s = score_all([[0.2, 0.5, 0.1]], ks=(1, 3), thetas=(0.5,))
+    >>> s["R@1,0.5"], s["R@3,0.5"], s["AxIoU@3"]
+    (array([0.]), array([1.]), array([0.4]))
+    """
     iou = np.asarray(iou, dtype=float)
-    out = {f"R@{k},{t}": recall_at_k_iou(iou, k, t, strict) for k in ks for t in thetas}
-    out.update({f"AxIoU@{k}": axiou_at_k(iou, k) for k in ks})
+    ks = [_check_k(k) for k in ks]
+    for t in thetas:
+        _check_theta(t)
+    width = iou.shape[-1]
+    kmax = min(max(ks), width) if ks else 0
+    best = np.maximum.accumulate(iou[..., :kmax], axis=-1) if kmax else np.zeros(iou.shape[:-1] + (1,))
+    total = np.cumsum(best, axis=-1)
+    out = {}
+    for k in ks:
+        j = min(k, width) - 1
+        at_k = best[..., j] if j >= 0 else np.zeros(iou.shape[:-1])
+        for t in thetas:
+            out[f"R@{k},{t}"] = (at_k > t if strict else at_k >= t).astype(float)
+    for k in ks:
+        j = min(k, width) - 1
+        if j < 0:
+            out[f"AxIoU@{k}"] = np.zeros(iou.shape[:-1])
+            continue
+        # Ranks beyond the list's width carry its best IoU (as NaN padding would).
+        out[f"AxIoU@{k}"] = (total[..., j] + (k - 1 - j) * best[..., j]) / k
     return out
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"cut-off K must be an integer >= 1, got {k!r}")
+    return int(k)
+
+
+def _check_theta(theta) -> float:
+    theta = float(theta)
+    if not 0 < theta <= 1:  # also refuses NaN
+        raise ValueError(f"IoU threshold θ must be in (0, 1], got {theta!r}")
+    return theta
 
 
 _NAME = re.compile(r"^(R|AP|AxIoU|DCG)@(\d+)(?:,([0-9.]+))?$")
@@ -163,6 +245,12 @@ def measure_function(name: str, strict: bool = False):
     if not m or (m.group(1) in ("R", "AP")) != (m.group(3) is not None):
         raise ValueError(f"unknown measure {name!r}: use R@K,θ, AP@K,θ, AxIoU@K or DCG@K (e.g. 'R@5,0.7')")
     kind, k, theta = m.group(1), int(m.group(2)), m.group(3)
+    try:
+        _check_k(k)
+        if theta is not None:
+            _check_theta(theta)
+    except ValueError as err:
+        raise ValueError(f"measure {name!r}: {err}") from None
     if kind == "R":
         return lambda iou: recall_at_k_iou(iou, k, float(theta), strict)
     if kind == "AP":
@@ -181,11 +269,19 @@ def score_systems(predictions: dict, gt, measures=None, strict: bool = False) ->
     """
     measures = list(measures or MEASURES)
     fns = [measure_function(m, strict) for m in measures]
+    # R@K,θ and AxIoU@K come from one score_all call per system (one running maximum).
+    parsed = [_NAME.match(m.strip()).groups() for m in measures]
+    shared = [i for i, (kind, _, _) in enumerate(parsed) if kind in ("R", "AxIoU")]
+    ks = sorted({int(parsed[i][1]) for i in shared})
+    thetas = sorted({float(parsed[i][2]) for i in shared if parsed[i][0] == "R"})
+    keys = {i: f"R@{int(parsed[i][1])},{float(parsed[i][2])}" if parsed[i][0] == "R" else f"AxIoU@{int(parsed[i][1])}"
+            for i in shared}
     out = np.empty((len(measures), len(predictions), len(np.asarray(gt))))
     for j, pred in enumerate(predictions.values()):
         iou = max_temporal_iou(pred, gt)
+        common = score_all(iou, ks, thetas, strict) if shared else {}
         for i, fn in enumerate(fns):
-            out[i, j] = fn(iou)
+            out[i, j] = common[keys[i]] if i in keys else fn(iou)
     return out
 
 

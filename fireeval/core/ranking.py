@@ -7,9 +7,16 @@ a ranked list: ``gains[..., j]`` is the relevance grade of the document at rank
 
 Measures that normalise by the number of relevant documents take ``n_relevant`` of
 shape ``(...)``; nDCG takes the ideal grades. A document counts as relevant when its
-grade is >= 1 (trec_eval's default relevance level). Queries with no relevant
+grade is >= ``level`` (trec_eval's ``-l``, default 1). Queries with no relevant
 document score 0 (trec_eval skips them when averaging only if they are absent from
 the qrels: see :func:`fireeval.core.evaluation.evaluate`).
+
+Measures made for incomplete judgements (:func:`bpref`, :func:`inferred_ap`,
+:func:`judged_at_k`) must tell unjudged documents from judged non-relevant ones: they
+take ``grades``, the same array with ``NaN`` where the document is not in the qrels
+(or there is no document). Every other function accepts such an array too (``NaN``
+counts as non-relevant, gain 0), so :meth:`fireeval.core.runset.RunSet.grades` feeds
+them all.
 
 Names follow trec_eval; the ir_measures names are given in each docstring.
 """
@@ -25,11 +32,16 @@ __all__ = [
     "reciprocal_rank",
     "dcg",
     "ndcg",
+    "bpref",
+    "inferred_ap",
+    "judged_at_k",
+    "condense",
 ]
 
 
-def _binary(gains):
-    return np.asarray(gains) >= 1
+def _binary(gains, level=1):
+    # NaN (unjudged) >= level is False: unjudged documents are non-relevant.
+    return np.asarray(gains, dtype=float) >= level
 
 
 def _safe_divide(num, den):
@@ -37,7 +49,7 @@ def _safe_divide(num, den):
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
-def correct_at_k(gains, k: int) -> np.ndarray:
+def correct_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     """Correct@K: 1 if any relevant document is in the top K, else 0.
 
     .. math:: \\mathrm{C@K} = \\mathbb{1}\\left[\\sum_{j=1}^{K} \\mathrm{rel}_j > 0\\right]
@@ -49,10 +61,10 @@ def correct_at_k(gains, k: int) -> np.ndarray:
     >>> correct_at_k([[0, 1, 0], [0, 0, 0]], k=2)
     array([1., 0.])
     """
-    return _binary(gains)[..., :k].any(axis=-1).astype(float)
+    return _binary(gains, level)[..., :k].any(axis=-1).astype(float)
 
 
-def precision_at_k(gains, k: int) -> np.ndarray:
+def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     """P@K: relevant documents in the top K divided by K (trec_eval ``P_K``).
 
     .. math:: P@K = \\frac{1}{K} \\sum_{j=1}^{K} \\mathbb{1}[\\mathrm{rel}_j \\ge 1]
@@ -62,10 +74,10 @@ def precision_at_k(gains, k: int) -> np.ndarray:
     >>> precision_at_k([[1, 0, 1, 0]], k=4)
     array([0.5])
     """
-    return _binary(gains)[..., :k].sum(axis=-1) / k
+    return _binary(gains, level)[..., :k].sum(axis=-1) / k
 
 
-def recall_at_k(gains, n_relevant, k: int) -> np.ndarray:
+def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
     """Textbook Recall@K: relevant documents in the top K / all relevant for the query.
 
     .. math:: R@K = \\frac{|\\{j \\le K : \\mathrm{rel}_j \\ge 1\\}|}{|\\mathrm{Rel}|}
@@ -76,10 +88,10 @@ def recall_at_k(gains, n_relevant, k: int) -> np.ndarray:
     >>> recall_at_k([[1, 0, 1, 0]], n_relevant=[4], k=2)
     array([0.25])
     """
-    return _safe_divide(_binary(gains)[..., :k].sum(axis=-1), n_relevant)
+    return _safe_divide(_binary(gains, level)[..., :k].sum(axis=-1), n_relevant)
 
 
-def average_precision(gains, n_relevant) -> np.ndarray:
+def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     """Average precision with trec_eval semantics (``map`` averages it over queries).
 
     .. math:: AP = \\frac{1}{|\\mathrm{Rel}|} \\sum_{j : \\mathrm{rel}_j \\ge 1} P@j
@@ -90,13 +102,13 @@ def average_precision(gains, n_relevant) -> np.ndarray:
     >>> average_precision([[1, 0, 1]], n_relevant=[3])   # (1/1 + 2/3) / 3
     array([0.55555556])
     """
-    hits = _binary(gains)
+    hits = _binary(gains, level)
     ranks = np.arange(1, hits.shape[-1] + 1)
     precision = np.cumsum(hits, axis=-1) / ranks
     return _safe_divide((precision * hits).sum(axis=-1), n_relevant)
 
 
-def reciprocal_rank(gains) -> np.ndarray:
+def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
     """Reciprocal rank of the first relevant document, 0 if none is retrieved.
 
     .. math:: RR = 1 / \\min\\{j : \\mathrm{rel}_j \\ge 1\\}
@@ -106,13 +118,14 @@ def reciprocal_rank(gains) -> np.ndarray:
     >>> reciprocal_rank([[0, 0, 1], [0, 0, 0]])
     array([0.33333333, 0.        ])
     """
-    hits = _binary(gains)
+    hits = _binary(gains, level)
     first = hits.argmax(axis=-1)
     return np.where(hits.any(axis=-1), 1.0 / (first + 1), 0.0)
 
 
 def _gain(grades, gain):
-    grades = np.clip(np.asarray(grades, dtype=float), 0, None)  # negative grades earn nothing
+    grades = np.asarray(grades, dtype=float)
+    grades = np.where(grades > 0, grades, 0.0)  # negative grades and unjudged (NaN) earn nothing
     if gain == "linear":
         return grades
     if gain == "exponential":
@@ -150,3 +163,101 @@ def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.n
     array([0.63092975])
     """
     return _safe_divide(dcg(gains, k, gain), dcg(ideal_gains, k, gain))
+
+
+def _nonrelevant_judged(grades, level):
+    grades = np.asarray(grades, dtype=float)
+    return (grades >= 0) & (grades < level)
+
+
+def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
+    """Binary preference (Buckley & Voorhees 2004), trec_eval's ``bpref``.
+
+    .. math:: \\mathrm{bpref} = \\frac{1}{R} \\sum_{r} \\left(1 -
+              \\frac{\\min(|n \\text{ ranked above } r|, R)}{\\min(R, N)}\\right)
+
+    over the retrieved relevant documents r, where n are *judged* non-relevant documents,
+    R the relevant and N the judged non-relevant documents in the qrels. Unjudged
+    documents (``NaN`` in ``grades``) are ignored: that is the point of the measure. A
+    relevant document with no judged non-relevant one above it scores 1. ir_measures:
+    ``Bpref``.
+
+    >>> bpref([[1, np.nan, 0, 1]], n_relevant=[2], n_nonrelevant=[3])   # (1 + (1 - 1/2)) / 2
+    array([0.75])
+    """
+    grades = np.asarray(grades, dtype=float)
+    rel = grades >= level
+    nonrel_above = np.cumsum(_nonrelevant_judged(grades, level), axis=-1)  # equals "above" at rel ranks
+    n_rel = np.asarray(n_relevant, dtype=float)[..., None]
+    denom = np.minimum(n_rel, np.asarray(n_nonrelevant, dtype=float)[..., None])
+    penalty = _safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
+    return _safe_divide(np.where(rel, 1.0 - penalty, 0.0).sum(axis=-1), n_relevant)
+
+
+INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
+
+
+def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
+    """Inferred AP (Yilmaz & Aslam 2006), trec_eval's ``infAP``.
+
+    At the k-th ranked relevant document (rank i > 1) the precision is estimated from the
+    judged documents above it:
+
+    .. math:: E[P@i] = \\frac{1}{i} + \\frac{i-1}{i}\\cdot\\frac{|d_{<i}|}{i-1}\\cdot
+              \\frac{r_{<i} + \\epsilon}{r_{<i} + n_{<i} + 2\\epsilon}
+
+    with |d<i| the documents above i that are in the pool (judged, or pooled but not
+    judged: a negative grade in the qrels), r and n the judged relevant and
+    non-relevant ones above i, and epsilon = 1e-5 (trec_eval's). infAP is the sum over
+    retrieved relevant documents divided by R. With complete judgements it equals AP.
+    Documents absent from the qrels (``NaN``) are outside the pool and contribute
+    nothing but their rank. ir_measures: ``infAP``.
+
+    >>> inferred_ap([[1, 0, 1]], n_relevant=[2])   # complete judgements: AP = (1 + 2/3) / 2
+    array([0.83333333])
+    """
+    grades = np.asarray(grades, dtype=float)
+    rel = grades >= level
+    rel_above = np.cumsum(rel, axis=-1) - rel
+    nonrel_above = np.cumsum(_nonrelevant_judged(grades, level), axis=-1)  # at rel ranks: strictly above
+    pooled_above = rel_above + nonrel_above + np.cumsum(grades < 0, axis=-1)
+    i = np.arange(grades.shape[-1], dtype=float)  # 0-based rank index
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = (1.0 / (i + 1) + (i / (i + 1)) * (pooled_above / np.where(i > 0, i, 1.0))
+                    * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
+    estimate[..., 0] = 1.0
+    return _safe_divide(np.where(rel, estimate, 0.0).sum(axis=-1), n_relevant)
+
+
+def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
+    """Judged@K: share of the top K retrieved documents that are in the qrels at all.
+
+    .. math:: \\mathrm{Judged@K} = \\frac{|\\{j \\le K : d_j \\text{ judged}\\}|}{\\min(K, |\\mathrm{ret}|)}
+
+    Judged with any grade, 0 included. Divides by the list length when it is shorter
+    than K, as ir_measures does; 0 for an empty list. ir_measures: ``Judged@K``.
+
+    >>> judged_at_k([[1, np.nan, 0, np.nan]], n_retrieved=[4], k=2)
+    array([0.5])
+    """
+    grades = np.asarray(grades, dtype=float)[..., :k]
+    judged = (~np.isnan(grades)).sum(axis=-1)
+    return _safe_divide(judged, np.minimum(np.asarray(n_retrieved), k))
+
+
+def condense(grades, n_retrieved=None):
+    """The condensed list (Sakai 2007; trec_eval ``-J``): unjudged documents removed.
+
+    Returns ``(grades, n_retrieved)`` with each list's judged documents moved up in
+    their original order and ``NaN`` after them. Every measure computed on the result is
+    its judged-only variant (condensed-list AP, nDCG, P@k ...).
+
+    >>> g, n = condense([[np.nan, 1, np.nan, 0]])
+    >>> g, n
+    (array([[ 1.,  0., nan, nan]]), array([2]))
+    """
+    grades = np.asarray(grades, dtype=float)
+    keep = grades >= 0  # trec_eval -J drops documents with no (or a negative) judgement
+    order = np.argsort(~keep, axis=-1, kind="stable")
+    out = np.take_along_axis(np.where(keep, grades, np.nan), order, axis=-1)
+    return out, keep.sum(axis=-1)

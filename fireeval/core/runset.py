@@ -153,8 +153,8 @@ class RunSet:
         topic = np.arange(len(self.topics), dtype=np.int64)[None, :, None]
         return np.where(self.docs >= 0, topic * n_docs + self.docs, -1)
 
-    def _lookup(self, qrels: Qrels, values: str):
-        """Per cell, the judgement's grade (``values="grade"``) or whether it is judged at all.
+    def _lookup(self, qrels: Qrels) -> np.ndarray:
+        """Per cell, the judgement's grade; NaN where the document is not judged or absent.
 
         A table (topics x judged documents) gathered at every cell when it is small;
         otherwise a binary search over sorted (topic, document) keys.
@@ -162,42 +162,54 @@ class RunSet:
         row_topic, row_doc, n_judged, code_to_judged = self._qrels_join(qrels)
         keep = row_topic >= 0
         row_topic, row_doc = row_topic[keep], row_doc[keep]
-        row_value = qrels.frame["relevance"].to_numpy()[keep] if values == "grade" else np.ones(keep.sum())
-        column = np.where(self.docs >= 0, code_to_judged[self.docs], -1)
+        row_value = qrels.frame["relevance"].to_numpy()[keep].astype(float)
+        column = np.where(self.docs >= 0, code_to_judged[np.maximum(self.docs, 0)], -1)
         if len(self.topics) * (n_judged + 1) <= 50_000_000:
-            # Column n_judged stays empty: "never judged" and "no document" land there.
-            table = np.zeros((len(self.topics), n_judged + 1))
+            # Column n_judged stays NaN: "never judged" and "no document" land there.
+            table = np.full((len(self.topics), n_judged + 1), np.nan)
             table[row_topic, row_doc] = row_value
             column[column < 0] = n_judged
-            out = table[np.arange(len(self.topics))[None, :, None], column]
-        else:
-            qkeys = row_topic.astype(np.int64) * n_judged + row_doc
-            order = np.argsort(qkeys)
-            qkeys, row_value = qkeys[order], row_value[order]
-            keys = np.where(column >= 0, np.arange(len(self.topics))[None, :, None] * n_judged + column, -1)
-            pos = np.clip(np.searchsorted(qkeys, keys), 0, max(len(qkeys) - 1, 0))
-            found = (keys >= 0) & (qkeys[pos] == keys) if len(qkeys) else np.zeros(keys.shape, bool)
-            out = np.where(found, row_value[pos] if len(qkeys) else 0, 0.0)
-        return out if values == "grade" else out > 0
+            return table[np.arange(len(self.topics))[None, :, None], column]
+        qkeys = row_topic.astype(np.int64) * n_judged + row_doc
+        order = np.argsort(qkeys)
+        qkeys, row_value = qkeys[order], row_value[order]
+        keys = np.where(column >= 0, np.arange(len(self.topics))[None, :, None] * n_judged + column, -1)
+        if not len(qkeys):
+            return np.full(keys.shape, np.nan)
+        pos = np.clip(np.searchsorted(qkeys, keys), 0, len(qkeys) - 1)
+        found = (keys >= 0) & (qkeys[pos] == keys)
+        return np.where(found, row_value[pos], np.nan)
+
+    def _select_topics(self, table, topics, fill):
+        if topics is None or np.array_equal(np.asarray(topics, dtype=str), self.topics):
+            return table
+        cols = pd.Index(self.topics).get_indexer(np.asarray(topics, dtype=str))
+        out = np.full(table.shape[:1] + (len(cols),) + table.shape[2:], fill, dtype=table.dtype)
+        out[:, cols >= 0] = table[:, cols[cols >= 0]]
+        return out
+
+    def grades(self, qrels: Qrels, topics: np.ndarray | None = None) -> np.ndarray:
+        """Relevance grade at every rank, NaN where unjudged or no document: (n_runs, n_eval_topics, depth).
+
+        ``topics`` (default: this RunSet's topics) selects and orders the topic axis;
+        topics the runs never saw give an all-NaN row (nothing retrieved).
+        """
+        return self._select_topics(self._lookup(qrels), topics, np.nan)
 
     def gains(self, qrels: Qrels, topics: np.ndarray | None = None) -> np.ndarray:
         """Relevance grade at every rank, shape (n_runs, n_eval_topics, depth).
 
-        ``topics`` (default: this RunSet's topics) selects and orders the topic axis;
-        topics the runs never saw give an all-zero row, as trec_eval -c scores them.
-        Unjudged documents get grade 0.
+        As :meth:`grades`, with unjudged documents (and empty ranks) at grade 0.
         """
-        table = self._lookup(qrels, "grade")
-        if topics is None or np.array_equal(np.asarray(topics, dtype=str), self.topics):
-            return table
-        cols = pd.Index(self.topics).get_indexer(np.asarray(topics, dtype=str))
-        out = np.zeros(table.shape[:1] + (len(cols),) + table.shape[2:])
-        out[:, cols >= 0] = table[:, cols[cols >= 0]]
-        return out
+        return np.nan_to_num(self.grades(qrels, topics), nan=0.0)
 
     def judged(self, qrels: Qrels) -> np.ndarray:
         """Boolean (n_runs, n_topics, depth): is the document at this rank in the qrels at all?"""
-        return self._lookup(qrels, "judged")
+        return ~np.isnan(self._lookup(qrels))
+
+    def retrieved_counts(self, topics: np.ndarray | None = None) -> np.ndarray:
+        """Documents retrieved per run and topic (0 for topics a run lacks): (n_runs, n_eval_topics)."""
+        return self._select_topics(self.n_retrieved[..., None], topics, 0)[..., 0]
 
 
 def evaluation_topics(runs: RunSet, qrels: Qrels, complete: bool = False, source: str | None = None):

@@ -19,13 +19,17 @@ Nothing is ever written into a data directory.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry"]
+__all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry",
+           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS"]
+
+#: Longest line the line-based readers accept (a data line is far shorter; a binary or
+#: corrupt file is refused instead of being read into memory as one huge line).
+MAX_LINE_CHARS = 1 << 20
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = PROJECT_ROOT / "data" / "registry.json"
@@ -38,6 +42,74 @@ class DataError(RuntimeError):
 
 class DataUnavailable(FileNotFoundError):
     """A data file is not present in any data root and cannot be downloaded."""
+
+
+def check_readable(path, what: str = "file", text: bool = True) -> Path:
+    """``path`` as a Path if it is a readable regular file that looks like text, else a one-line error.
+
+    Raises FileNotFoundError (missing), IsADirectoryError, PermissionError, or
+    ValueError for a binary file when ``text`` (NUL bytes in its first 64 KiB: text
+    data never has them), each naming the file and the fix.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a directory, expected a {what}. Fix: give the file's path.")
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file. Fix: check the path (expected a {what}).")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except PermissionError:
+        raise PermissionError(f"{path}: permission denied. Fix: make the file readable (chmod +r).") from None
+    if text and b"\0" in head:
+        raise ValueError(f"{path}: binary data (NUL bytes), expected a text {what}. "
+                         "Fix: give the uncompressed text file.")
+    return path
+
+
+def text_lines(path, what: str = "file"):
+    """Yield ``(line_number, line)`` of a UTF-8 text file, without the newline.
+
+    A byte-order mark is dropped, blank lines are skipped, lines longer than
+    :data:`MAX_LINE_CHARS` are an error (the file is streamed, never read whole).
+    """
+    path = check_readable(path, what)
+    with open(path, encoding="utf-8-sig", newline=None) as fh:
+        lineno = 0
+        while True:
+            try:
+                line = fh.readline(MAX_LINE_CHARS + 1)
+            except UnicodeDecodeError as err:
+                raise ValueError(f"{path}:{lineno + 1}: not UTF-8 text ({err.reason}). "
+                                 "Fix: save the file as UTF-8.") from None
+            if not line:
+                return
+            lineno += 1
+            if len(line) > MAX_LINE_CHARS:
+                raise ValueError(f"{path}:{lineno}: line longer than {MAX_LINE_CHARS} characters. "
+                                 f"Fix: give a {what} with one record per line.")
+            line = line.rstrip("\r\n")
+            if line.strip():
+                yield lineno, line
+
+
+def read_json(path, what: str = "JSON file", text=None):
+    """Parse a JSON file (or ``text`` read from ``path``) with one-line errors naming file and line."""
+    import json as _json
+
+    try:
+        if text is None:
+            path = check_readable(path, what)
+            with open(path, encoding="utf-8-sig") as fh:
+                text = fh.read()
+        return _json.loads(text)
+    except _json.JSONDecodeError as err:
+        raise ValueError(f"{path}:{err.lineno}: not valid JSON ({err.msg}, column {err.colno}). "
+                         f"Fix: give a {what}.") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read. Fix: give a {what}.") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err.reason}). Fix: save the file as UTF-8.") from None
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +132,8 @@ def _candidate_roots(root=None):
 
 @lru_cache(maxsize=4096)
 def _sha256(path: str, size: int, mtime: float) -> str:
+    import hashlib
+
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -109,8 +183,16 @@ def _download(name: str, record: dict) -> Path:
 
     gz = name.endswith(".gz") and record.get("upstream_sha256")
     local = name[: -len(".gz")] if gz else name
-    return Path(pooch.retrieve(record["url"], known_hash="sha256:" + (record["upstream_sha256"] if gz else record["sha256"]),
-                               fname=local.replace("/", "__"), path=pooch.os_cache("fireeval")))
+    try:
+        return Path(pooch.retrieve(record["url"], known_hash="sha256:" + (record["upstream_sha256"] if gz else record["sha256"]),
+                                   fname=local.replace("/", "__"), path=pooch.os_cache("fireeval")))
+    except ValueError as err:  # pooch's checksum mismatch
+        raise DataError(f"{name}: downloaded from {record['url']} but {err}. Fix: retry later, or place the "
+                        "file under FIREEVAL_DATA.") from None
+    except Exception as err:  # requests' ConnectionError, HTTPError, timeouts: no network or no file
+        raise DataUnavailable(f"{name}: download from {record['url']} failed ({type(err).__name__}: "
+                              f"{str(err)[:120]}). Fix: connect to the network and retry, or place the file "
+                              "under FIREEVAL_DATA.") from None
 
 
 def has_data(*names: str, root=None) -> bool:

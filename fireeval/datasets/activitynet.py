@@ -19,12 +19,11 @@ Re-annotations are matched to val_2 by video and whitespace-normalised descripti
 """
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import data_path, reannotations
+from fireeval.datasets import data_path, read_json, reannotations
 from fireeval.datasets.reannotations import bounds as reannotation_bounds
 
 __all__ = ["label_noise_inputs", "SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "reannotation_bounds",
@@ -44,14 +43,21 @@ def load_ground_truth(split: str = "val_2", root=None) -> pd.DataFrame:
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     path = data_path(f"{FOLDER}/{split}.json", root)
-    with open(path, encoding="utf-8") as fh:
-        doc = json.load(fh)
+    doc = read_json(path, "ActivityNet Captions JSON file ({video: {duration, timestamps, sentences}})")
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: expected an object {{video: {{duration, timestamps, sentences}}}}")
     rows = []
     for video, rec in doc.items():
-        stamps, sentences = rec.get("timestamps"), rec.get("sentences")
-        if stamps is None or sentences is None or len(stamps) != len(sentences):
-            raise ValueError(f"{path}: video {video} needs equally long 'timestamps' and 'sentences'")
-        rows.extend((video, s, float(t[0]), float(t[1]), float(rec["duration"])) for t, s in zip(stamps, sentences))
+        stamps = rec.get("timestamps") if isinstance(rec, dict) else None
+        sentences = rec.get("sentences") if isinstance(rec, dict) else None
+        if stamps is None or sentences is None or len(stamps) != len(sentences) or "duration" not in rec:
+            raise ValueError(f"{path}: video {video} needs 'duration' and equally long 'timestamps' and "
+                             "'sentences'. Fix: use 2D-TAN's train/val_1/val_2.json.")
+        try:
+            rows.extend((video, s, float(t[0]), float(t[1]), float(rec["duration"])) for t, s in zip(stamps, sentences))
+        except (TypeError, ValueError, IndexError):
+            raise ValueError(f"{path}: video {video}: timestamps must be [[start, end], ...] seconds and "
+                             "duration a number") from None
     return pd.DataFrame(rows, columns=["video", "description", "start", "end", "length"])
 
 

@@ -41,16 +41,18 @@ reference code riktor/vmr-axiou ``src/toolbox/eval.py``):
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
-import pandas as pd
 
-from fireeval.datasets import data_path, reannotations
-from fireeval.datasets.reannotations import bounds as reannotation_bounds
+from fireeval.datasets import check_readable, data_path, read_json, text_lines
+
+# pandas and the re-annotation helpers are imported inside the functions that need them,
+# so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.
 
 __all__ = ["SYSTEMS", "ALL_SYSTEMS", "PICKLES", "GROUND_TRUTH_FILES", "load_ground_truth", "load_predictions",
            "load_all_predictions", "prediction_entries", "prediction_quirks", "load_reannotations",
-           "reannotation_bounds", "REANNOTATION_FILES", "DUPLICATED_QUERY", "read_sta", "read_predictions_file"]
+           "reannotation_bounds", "REANNOTATION_FILES", "DUPLICATED_QUERY", "read_sta", "read_sta_rows", "read_predictions_file"]
 
 FOLDER = "charades_sta"
 #: The paper's six systems, in the order of its Fig. 5.
@@ -73,33 +75,70 @@ REANNOTATION_FILES = tuple(f"{FOLDER}/human_reannotations/test_0{i}.csv" for i i
 DUPLICATED_QUERY = ("MA6GY", "person opening a box.")
 
 
-def read_sta(path) -> pd.DataFrame:
-    """A Charades-STA style file ``VIDEO START END##DESCRIPTION`` -> video, description, start, end."""
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.rstrip("\n")
-            head, sep, desc = line.partition("##")
-            parts = head.split()
-            if not sep or len(parts) != 3:
-                raise ValueError(f"{path}:{lineno}: expected 'VIDEO START END##DESCRIPTION', got {line[:80]!r}. "
-                                 "Fix: use the official charades_sta_{split}.txt file.")
-            try:
-                rows.append((parts[0], desc, float(parts[1]), float(parts[2])))
-            except ValueError:
-                raise ValueError(f"{path}:{lineno}: start/end are not numbers: {head!r}") from None
-    return pd.DataFrame(rows, columns=["video", "description", "start", "end"])
+def __getattr__(name):
+    # ``reannotation_bounds`` is fireeval.datasets.reannotations.bounds, imported on first use
+    # (that module needs pandas, which evaluate-moments does not load).
+    if name == "reannotation_bounds":
+        from fireeval.datasets.reannotations import bounds
+
+        return bounds
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def load_ground_truth(split: str = "test", root=None) -> pd.DataFrame:
+def read_sta_rows(path, allow_reversed: bool = False) -> list:
+    """Rows ``(video, description, start, end)`` of a Charades-STA style file ``VIDEO START END##DESCRIPTION``.
+
+    A byte-order mark and blank lines are accepted. Refused, naming file and line: a
+    line of another shape, start/end that are not finite numbers, start > end (unless
+    ``allow_reversed``: the official train file has such rows, kept as annotated by
+    :func:`load_ground_truth`), and a (video, description) pair listed twice
+    (predictions are matched on that pair).
+    """
+    from fireeval.core.moments import check_moments
+
+    rows, seen = [], {}
+    for lineno, line in text_lines(path, "Charades-STA ground-truth file"):
+        head, sep, desc = line.partition("##")
+        parts = head.split()
+        if not sep or len(parts) != 3:
+            raise ValueError(f"{path}:{lineno}: expected 'VIDEO START END##DESCRIPTION', got {line[:80]!r}. "
+                             "Fix: use the official charades_sta_{split}.txt file.")
+        try:
+            start, end = float(parts[1]), float(parts[2])
+        except ValueError:
+            raise ValueError(f"{path}:{lineno}: start/end are not numbers: {head!r}") from None
+        if not (math.isfinite(start) and math.isfinite(end)) or (start > end and not allow_reversed):
+            check_moments([start, end], f"{path}:{lineno}")  # raises, naming the problem
+        key = (parts[0], desc)
+        if key in seen:
+            raise ValueError(f"{path}:{lineno}: video {parts[0]} with description {desc[:60]!r} is already on line "
+                             f"{seen[key]}; predictions are matched on (video, description), so each pair must "
+                             "be listed once. Fix: remove the duplicate line.")
+        seen[key] = lineno
+        rows.append((parts[0], desc, start, end))
+    if not rows:
+        raise ValueError(f"{path}: no ground-truth lines. Fix: give a file of 'VIDEO START END##DESCRIPTION' lines.")
+    return rows
+
+
+def read_sta(path, allow_reversed: bool = False):
+    """A Charades-STA style file -> DataFrame video, description, start, end (see :func:`read_sta_rows`)."""
+    import pandas as pd
+
+    return pd.DataFrame(read_sta_rows(path, allow_reversed), columns=["video", "description", "start", "end"])
+
+
+def load_ground_truth(split: str = "test", root=None):
     """Charades-STA queries in the official file order, with the video length.
 
     Columns: ``video``, ``description``, ``start``, ``end``, ``length`` (seconds).
     ``end > length`` in 562 test rows; kept as annotated (see module docstring).
     """
+    import pandas as pd
+
     if split not in ("test", "train"):
         raise ValueError(f"split must be 'test' or 'train', got {split!r}")
-    gt = read_sta(data_path(f"{FOLDER}/charades_sta_{split}.txt", root))
+    gt = read_sta(data_path(f"{FOLDER}/charades_sta_{split}.txt", root), allow_reversed=True)
     lengths = pd.read_csv(data_path(f"{FOLDER}/Charades_v1_{split}.csv", root), usecols=["id", "length"])
     gt = gt.merge(lengths.rename(columns={"id": "video"}), on="video", how="left", validate="many_to_one")
     if gt["length"].isna().any():
@@ -137,36 +176,135 @@ def prediction_entries(system: str, root=None, source: str = "json") -> list:
     raise ValueError(f"source must be 'json' or 'pickle', got {source!r}")
 
 
-def _align(entries, gt, k, name="predictions"):
-    """Entries -> (n_queries, k, 2) array in ground-truth row order, plus a quirk count."""
-    index = {key: i for i, key in enumerate(zip(gt["video"], gt["description"]))}
-    out = np.full((len(gt), k, 2), np.nan)
-    filled = np.zeros(len(gt), bool)
+def _gt_keys(gt):
+    if hasattr(gt, "columns"):
+        keys = list(zip(gt["video"], gt["description"]))
+        lengths = gt["length"].to_numpy(float) if "length" in gt else np.full(len(keys), np.nan)
+    else:
+        keys = [(r[0], r[1]) for r in gt]
+        lengths = np.full(len(keys), np.nan)
+    return keys, lengths
+
+
+def _align(entries, gt, k=None, name="predictions"):
+    """Entries -> (n_queries, k, 2) array in ground-truth row order, plus a quirk count.
+
+    ``gt``: a DataFrame (video, description[, length]) or a list of (video,
+    description[, ...]) rows. ``k=None`` keeps every moment (width = the longest
+    list). Rules: an entry whose moments are None or [] never counts; two entries
+    with moments for the same query are an error; ``ratings`` must be as long as
+    ``moments``; moments must be finite with start <= end.
+
+    All entries are checked and ranked at once (one array of every moment); when
+    anything is wrong, :func:`_align_checked` walks the entries one by one to name
+    the first bad one.
+    """
+    keys, lengths = _gt_keys(gt)
+    index = {key: i for i, key in enumerate(keys)}
+    kept, rows, unknown, empty = [], [], 0, 0
+    seen = set()
+    for vid, query, moments, ratings in entries:
+        i = index.get((vid, query))
+        if i is None:
+            unknown += 1
+        elif moments is None or (hasattr(moments, "__len__") and len(moments) == 0):
+            empty += 1
+        elif i in seen:
+            return _align_checked(entries, gt, k, name)  # duplicate: the checked path names both entries
+        else:
+            seen.add(i)
+            kept.append((moments, ratings))
+            rows.append(i)
+    try:
+        counts = [len(m) for m, _ in kept]
+        pairs = [(x[0], x[1]) for m, _ in kept for x in m]
+        if any(r is not None and len(r) != c for (_, r), c in zip(kept, counts)):
+            raise ValueError("ratings")
+        ratings = [v for (_, r), c in zip(kept, counts) for v in (r if r is not None else [0.0] * c)]
+        arr = np.array(pairs, dtype=float).reshape(-1, 2)
+        score = np.array(ratings, dtype=float)
+        third = None
+        if np.isfinite(lengths).any():
+            third = np.array([x[2] if len(x) >= 3 else np.nan for m, _ in kept for x in m], dtype=float)
+    except (TypeError, IndexError, ValueError, KeyError):
+        return _align_checked(entries, gt, k, name)
+    if (not np.isfinite(arr).all() or (arr[:, 0] > arr[:, 1]).any() or np.isnan(score).any()
+            or score.shape != (len(arr),)):
+        return _align_checked(entries, gt, k, name)
+    counts = np.asarray(counts, dtype=int)
+    entry = np.repeat(np.arange(len(kept)), counts)
+    position = np.arange(len(arr))
+    order = np.lexsort((position, -score, entry))  # by entry, rating descending, then list order
+    rank = position - np.repeat(np.cumsum(counts) - counts, counts)
+    width = k if k is not None else int(counts.max(initial=1))
+    keep = rank < width
+    out = np.full((len(keys), width, 2), np.nan)
+    rows_of = np.asarray(rows, dtype=int)[entry]
+    out[rows_of[keep], rank[keep]] = arr[order][keep]
+    info = {"entries": len(entries), "unknown": unknown, "duplicate_entries": 0, "empty_entries": empty,
+            "length_mismatch": 0, "missing_queries": len(keys) - len(kept)}
+    if third is not None:
+        expected = lengths[rows_of]
+        off = np.isfinite(third) & np.isfinite(expected) & (np.abs(third - expected) > 1e-6)
+        info["length_mismatch"] = int(np.unique(entry[off]).size)
+    return out, info
+
+
+def _align_checked(entries, gt, k=None, name="predictions"):
+    """:func:`_align` one entry at a time, raising a ValueError that names the first bad entry.
+
+    ``gt``: a DataFrame (video, description[, length]) or a list of (video,
+    description[, ...]) rows. ``k=None`` keeps every moment (width = the longest
+    list). Rules: an entry whose moments are None or [] never counts; two entries
+    with moments for the same query are an error; ``ratings`` must be as long as
+    ``moments``; moments must be finite with start <= end.
+    """
+    from fireeval.core.moments import check_moments
+
+    keys, lengths = _gt_keys(gt)
+    index = {key: i for i, key in enumerate(keys)}
     info = {"entries": len(entries), "unknown": 0, "duplicate_entries": 0, "empty_entries": 0,
             "length_mismatch": 0}
-    lengths = gt["length"].to_numpy()
-    for vid, query, moments, ratings in entries:
+    ranked_lists, first_entry = {}, {}
+    for n, (vid, query, moments, ratings) in enumerate(entries, 1):
         i = index.get((vid, query))
         if i is None:
             info["unknown"] += 1
             continue
-        if not moments:
+        if moments is None or (hasattr(moments, "__len__") and len(moments) == 0):
             info["empty_entries"] += 1
             continue
-        if filled[i]:
-            # A second non-empty list for the same query: keep the first (does not occur here).
-            info["duplicate_entries"] += 1
-            continue
-        arr = np.asarray(moments, dtype=float)
+        where = f"{name}: entry {n} ({vid}, {str(query)[:60]!r})"
+        if i in ranked_lists:
+            raise ValueError(f"{where} repeats the query of entry {first_entry[i]}, both with moments. "
+                             "Fix: give one list of moments per query (entries without moments are ignored).")
+        try:
+            arr = np.asarray(moments, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: moments are not [[start, end, ...], ...] numbers") from None
         if arr.ndim != 2 or arr.shape[1] < 2:
-            raise ValueError(f"{name}: moments of ({vid}, {query!r}) are not [[start, end, ...], ...]")
+            raise ValueError(f"{where}: moments are not [[start, end, ...], ...] (shape {arr.shape})")
+        check_moments(arr[:, :2], where)
         if arr.shape[1] >= 3 and np.isfinite(lengths[i]) and np.any(np.abs(arr[:, 2] - lengths[i]) > 1e-6):
             info["length_mismatch"] += 1
-        order = np.argsort(-np.asarray(ratings, dtype=float), kind="stable") if ratings is not None else slice(None)
-        ranked = arr[order, :2][:k]
-        out[i, : len(ranked)] = ranked
-        filled[i] = True
-    info["missing_queries"] = int((~filled).sum())
+        if ratings is not None:
+            try:
+                r = np.asarray(ratings, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"{where}: ratings are not numbers") from None
+            if r.shape != (len(arr),):
+                raise ValueError(f"{where}: {np.size(r)} ratings for {len(arr)} moments. "
+                                 "Fix: give one rating per moment (or leave 'ratings' out to keep list order).")
+            if np.isnan(r).any():
+                raise ValueError(f"{where}: a rating is NaN. Fix: give numeric ratings.")
+            arr = arr[np.argsort(-r, kind="stable")]
+        ranked_lists[i] = arr[:, :2] if k is None else arr[:k, :2]
+        first_entry[i] = n
+    width = k if k is not None else max((len(a) for a in ranked_lists.values()), default=1)
+    out = np.full((len(keys), width, 2), np.nan)
+    for i, arr in ranked_lists.items():
+        out[i, : len(arr)] = arr
+    info["missing_queries"] = len(keys) - len(ranked_lists)
     return out, info
 
 
@@ -187,36 +325,45 @@ def load_all_predictions(systems=SYSTEMS, root=None, k: int = 10, source: str = 
     return {s: _align(prediction_entries(s, root, source), gt, k, name=s)[0] for s in systems}
 
 
-def read_predictions_file(path, gt: pd.DataFrame, k: int = 10):
-    """Predictions from a file, aligned to ``gt`` rows (columns video, description[, length]).
+def read_predictions_file(path, gt, k: int | None = None):
+    """Predictions from a file, aligned to ``gt`` rows (a DataFrame with video, description[, length],
+    or the rows of :func:`read_sta_rows`).
 
     ``.json``: ``{"entries": [{"vid", "query", "moments": [[s, e, ...], ...], "ratings"}]}``
     (the derived format here; ``ratings`` optional, list order otherwise); a bare list
     of such entries also works. ``.pkl``: the reference repository's pickles, through
-    the restricted unpickler. Returns ``(array (n, k, 2), quirks dict)``.
+    the restricted unpickler. ``k=None`` keeps every moment. Returns
+    ``(array (n, width, 2), quirks dict)``; see :func:`_align` for the rules.
     """
     from pathlib import Path
 
-    path = Path(path)
+    from pathlib import Path as _Path
+
+    path = check_readable(path, "predictions file", text=_Path(path).suffix != ".pkl")
+    fix = 'Fix: give predictions as {"entries": [{"vid", "query", "moments", "ratings"}]}'
     if path.suffix == ".pkl":
         from fireeval.datasets.safe_pickle import safe_load
 
-        entries = [(e[0][0], e[0][1], e[1], e[2]) for e in safe_load(path)]
-    else:
+        raw = safe_load(path)
         try:
-            with open(path, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}:{err.lineno}: not JSON ({err.msg}). Fix: give predictions as "
-                             '{"entries": [{"vid", "query", "moments", "ratings"}]}') from None
-        items = doc["entries"] if isinstance(doc, dict) else doc
+            entries = [(e[0][0], e[0][1], e[1], e[2]) for e in raw]
+        except (TypeError, IndexError, KeyError):
+            raise ValueError(f"{path}: not the AxIoU repository's pickle layout [((vid, query), moments, "
+                             "ratings, ...), ...]. Fix: give that pickle or a .json predictions file.") from None
+    else:
+        doc = read_json(path, "predictions file")
+        items = doc.get("entries") if isinstance(doc, dict) else doc
+        if not isinstance(items, list):
+            raise ValueError(f"{path}: no 'entries' list. {fix}")
         try:
             entries = [(e["vid"], e["query"], e["moments"], e.get("ratings")) for e in items]
-        except (KeyError, TypeError):
-            raise ValueError(f"{path}: each entry needs 'vid', 'query' and 'moments' ([[start, end], ...])") from None
-    if "length" not in gt:
-        gt = gt.assign(length=np.nan)
-    return _align(entries, gt, k, name=str(path))
+        except (KeyError, TypeError, AttributeError):
+            for n, e in enumerate(items, 1):  # name the first bad entry
+                if not isinstance(e, dict) or not {"vid", "query", "moments"} <= set(e):
+                    missing = sorted({"vid", "query", "moments"} - set(e)) if isinstance(e, dict) else "an object"
+                    raise ValueError(f"{path}: entry {n} lacks {missing}. {fix}") from None
+            raise
+    return _align(entries, gt, k, name=str(Path(path)))
 
 
 def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
@@ -231,7 +378,7 @@ def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
     return _align(prediction_entries(system, root, source), gt, 10, name=system)[1]
 
 
-def load_reannotations(root=None) -> pd.DataFrame:
+def load_reannotations(root=None):
     """The five-rater re-annotations of 1000 test queries, in seconds, one row per rating.
 
     Columns (see :func:`fireeval.datasets.reannotations.align`): ``query`` (row of
@@ -240,6 +387,10 @@ def load_reannotations(root=None) -> pd.DataFrame:
     length), ``start_pct``, ``end_pct``, ``length``, ``hit_id``, ``file``. Sorted by
     query then rater. Video ids lose their ``.mp4`` suffix.
     """
+    import pandas as pd
+
+    from fireeval.datasets import reannotations
+
     gt = load_ground_truth("test", root)
     frames = []
     for name in REANNOTATION_FILES:

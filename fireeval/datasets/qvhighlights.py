@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pandas as pd
 
-from fireeval.datasets import data_path
+from fireeval.datasets import data_path, read_json, text_lines
+
+# pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
 __all__ = ["SPLITS", "RUNS", "load_ground_truth", "windows_array", "load_predictions", "load_reported_metrics",
-           "read_ground_truth_file", "read_predictions_file"]
+           "read_ground_truth_file", "read_ground_truth_records", "read_predictions_file"]
 
 FOLDER = "qvhighlights"
 SPLITS = {"val": "highlight_val_release.jsonl", "test": "highlight_test_with_gt.jsonl"}
@@ -34,19 +35,24 @@ RUNS = {"ckpt": ("momentdetr_ckpt_val_preds.jsonl", "momentdetr_ckpt_val_preds_m
         "sample": ("momentdetr_sample_val_preds.jsonl", "momentdetr_sample_val_preds_metrics_raw.json")}
 
 
-def _read_jsonl(path):
+def _read_jsonl(path, what="JSONL file"):
+    """``[(line_number, object), ...]``; BOM and blank lines accepted, other errors name file and line."""
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise ValueError(f"{path}:{lineno}: not a JSON object ({err.msg})") from None
+    for lineno, line in text_lines(path, what):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{lineno}: not a JSON object ({err.msg}). Fix: give one JSON object per line.") from None
+        except RecursionError:
+            raise ValueError(f"{path}:{lineno}: JSON nested too deeply. Fix: give one JSON object per line.") from None
+        if not isinstance(rec, dict):
+            raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}. "
+                             "Fix: give one JSON object per line.")
+        out.append((lineno, rec))
     return out
 
 
-def load_ground_truth(split: str = "val", root=None) -> pd.DataFrame:
+def load_ground_truth(split: str = "val", root=None):
     """One row per query in file order: ``qid, query, vid, duration, windows, n_windows``.
 
     ``windows`` is a list of [start, end] seconds; see :func:`windows_array`.
@@ -56,25 +62,64 @@ def load_ground_truth(split: str = "val", root=None) -> pd.DataFrame:
     return read_ground_truth_file(data_path(f"{FOLDER}/{SPLITS[split]}", root))
 
 
-def read_ground_truth_file(path) -> pd.DataFrame:
-    """A QVHighlights-style JSONL ground-truth file (``qid, query, vid, duration, relevant_windows``)."""
-    rows = []
-    for rec in _read_jsonl(path):
+def read_ground_truth_records(path) -> list:
+    """``[(qid, query, vid, duration, windows), ...]`` from a QVHighlights-style JSONL ground-truth file.
+
+    Refused, naming file and line: a record without ``qid`` or ``relevant_windows``, a
+    qid listed twice, windows that are not finite [start, end] with start <= end, and a
+    file without records. A query with an empty ``relevant_windows`` list is kept with
+    no windows (the command line leaves it out of the mean and says so).
+    """
+    from fireeval.core.moments import check_moments
+
+    rows, seen = [], {}
+    for lineno, rec in _read_jsonl(path, "QVHighlights ground-truth file"):
+        where = f"{path}:{lineno}"
+        if "qid" not in rec:
+            raise ValueError(f"{where}: record has no 'qid'. Fix: give qid and relevant_windows on every line.")
         if "relevant_windows" not in rec:
-            raise ValueError(f"{path}: query {rec.get('qid')} has no 'relevant_windows' (a file without ground truth?)")
-        rows.append((rec["qid"], rec.get("query"), rec.get("vid"), float(rec.get("duration", np.nan)),
-                     [[float(s), float(e)] for s, e in rec["relevant_windows"]]))
-    gt = pd.DataFrame(rows, columns=["qid", "query", "vid", "duration", "windows"])
+            raise ValueError(f"{where}: query {rec['qid']} has no 'relevant_windows' (a file without ground truth?). "
+                             "Fix: use a file with annotations, e.g. highlight_val_release.jsonl.")
+        qid = rec["qid"]
+        if not isinstance(qid, (int, str)) or isinstance(qid, bool):
+            raise ValueError(f"{where}: qid {qid!r} is not an integer or string.")
+        if qid in seen:
+            raise ValueError(f"{where}: qid {qid} is already on line {seen[qid]}. Fix: list each query once.")
+        seen[qid] = lineno
+        windows = rec["relevant_windows"] or []
+        arr = check_moments(windows, f"{where} relevant_windows") if len(windows) else np.empty((0, 2))
+        if arr.ndim != 2:
+            raise ValueError(f"{where}: relevant_windows must be [[start, end], ...]")
+        try:
+            duration = float(rec.get("duration", np.nan))
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: duration {rec.get('duration')!r} is not a number") from None
+        rows.append((qid, rec.get("query"), rec.get("vid"), duration, arr.tolist()))
+    if not rows:
+        raise ValueError(f"{path}: no ground-truth records. Fix: give one JSON object per line.")
+    return rows
+
+
+def read_ground_truth_file(path):
+    """A QVHighlights-style JSONL ground-truth file as a DataFrame ``qid, query, vid, duration, windows, n_windows``."""
+    import pandas as pd
+
+    gt = pd.DataFrame(read_ground_truth_records(path), columns=["qid", "query", "vid", "duration", "windows"])
     gt["n_windows"] = gt["windows"].map(len)
     return gt
 
 
-def windows_array(gt: pd.DataFrame) -> np.ndarray:
-    """Ground-truth windows as (queries, max windows, 2), NaN-padded."""
-    g = int(gt["n_windows"].max())
-    out = np.full((len(gt), g, 2), np.nan)
-    for i, w in enumerate(gt["windows"]):
-        out[i, : len(w)] = w
+def windows_array(gt) -> np.ndarray:
+    """Ground-truth windows as (queries, max windows, 2), NaN-padded.
+
+    ``gt``: a DataFrame with a ``windows`` column or a list of per-query window lists.
+    """
+    windows = list(gt["windows"]) if hasattr(gt, "columns") else list(gt)
+    g = max(1, max((len(w) for w in windows), default=1))
+    out = np.full((len(windows), g, 2), np.nan)
+    for i, w in enumerate(windows):
+        if len(w):
+            out[i, : len(w)] = w
     return out
 
 
@@ -89,26 +134,60 @@ def load_predictions(run: str = "ckpt", root=None, k: int = 10, split: str = "va
     return read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), load_ground_truth(split, root), k)
 
 
-def read_predictions_file(path, gt: pd.DataFrame, k: int = 10) -> np.ndarray:
+def read_predictions_file(path, gt, k: int | None = None, info: dict | None = None) -> np.ndarray:
     """Moment-DETR style JSONL predictions (``qid``, ``pred_relevant_windows = [[s, e, score], ...]``),
-    aligned to ``gt`` by ``qid``; lists without a score column keep their order."""
-    pos = {q: i for i, q in enumerate(gt["qid"])}
-    out = np.full((len(gt), k, 2), np.nan)
-    for lineno, rec in enumerate(_read_jsonl(path), 1):
+    aligned to ``gt`` (a DataFrame with ``qid`` or a list of qids) by ``qid``.
+
+    Ranked by score, descending (stable); lists without a score column keep their
+    order. ``k=None`` keeps every window. A qid listed twice, windows that are not
+    finite [start, end, ...] with start <= end, and a NaN score are errors naming file
+    and line. ``info``, if given, receives the counts ``unknown`` (qids not in ``gt``)
+    and ``missing_queries``.
+    """
+    from fireeval.core.moments import check_moments
+
+    qids = list(gt["qid"]) if hasattr(gt, "columns") else list(gt)
+    pos = {q: i for i, q in enumerate(qids)}
+    lists, seen, unknown = {}, {}, 0
+    for lineno, rec in _read_jsonl(path, "Moment-DETR predictions file"):
+        where = f"{path}:{lineno}"
         if "qid" not in rec or "pred_relevant_windows" not in rec:
-            raise ValueError(f"{path}: record {lineno} needs 'qid' and 'pred_relevant_windows'")
-        i = pos.get(rec["qid"])
-        if i is None or not rec["pred_relevant_windows"]:
+            raise ValueError(f"{where}: record needs 'qid' and 'pred_relevant_windows'. Fix: give Moment-DETR "
+                             "style predictions, one JSON object per line.")
+        qid = rec["qid"]
+        if not isinstance(qid, (int, str)) or isinstance(qid, bool):
+            raise ValueError(f"{where}: qid {qid!r} is not an integer or string.")
+        if qid in seen:
+            raise ValueError(f"{where}: qid {qid} is already on line {seen[qid]}. Fix: one record per query.")
+        seen[qid] = lineno
+        i = pos.get(qid)
+        if i is None:
+            unknown += 1
             continue
-        w = np.asarray(rec["pred_relevant_windows"], dtype=float)
+        if not rec["pred_relevant_windows"]:
+            continue
+        try:
+            w = np.asarray(rec["pred_relevant_windows"], dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers") from None
+        if w.ndim != 2 or w.shape[1] < 2:
+            raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {w.shape})")
+        check_moments(w[:, :2], f"{where} pred_relevant_windows")
         if w.shape[1] >= 3:
+            if np.isnan(w[:, 2]).any():
+                raise ValueError(f"{where}: a window's score is NaN. Fix: give numeric scores.")
             w = w[np.argsort(-w[:, 2], kind="stable")]
-        w = w[:k, :2]
+        lists[i] = w[:, :2] if k is None else w[:k, :2]
+    width = k if k is not None else max((len(w) for w in lists.values()), default=1)
+    out = np.full((len(qids), width, 2), np.nan)
+    for i, w in lists.items():
         out[i, : len(w)] = w
+    if info is not None:
+        info.update(unknown=unknown, missing_queries=len(qids) - len(lists), entries=len(seen))
     return out
 
 
 def load_reported_metrics(run: str = "ckpt", root=None) -> dict:
     """The repository's own metric file for ``run`` (``brief``, ``full``, ...; percentages)."""
-    with open(data_path(f"{FOLDER}/{RUNS[run][1]}", root), encoding="utf-8") as fh:
-        return json.load(fh)
+    path = data_path(f"{FOLDER}/{RUNS[run][1]}", root)
+    return read_json(path, "metrics JSON file")

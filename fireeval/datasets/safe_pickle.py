@@ -28,11 +28,74 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ALLOWED_GLOBALS", "RestrictedUnpickler", "UnsafePickleError", "safe_load", "safe_loads"]
+__all__ = ["MAX_ALLOCATION", "ALLOWED_GLOBALS", "RestrictedUnpickler", "UnsafePickleError", "safe_load", "safe_loads"]
 
 
 class UnsafePickleError(pickle.UnpicklingError):
-    """The pickle names a global outside :data:`ALLOWED_GLOBALS`."""
+    """The pickle names a global outside :data:`ALLOWED_GLOBALS`, or asks for more memory than its size justifies."""
+
+
+#: Largest allocation a call in the pickle may request beyond the bytes the file holds
+#: (``bytearray(n)``, ``numpy.ndarray(shape)``): a 36-byte file must not allocate 8 GB.
+MAX_ALLOCATION = 1 << 26
+
+
+def _sized(kind):
+    """``bytes``/``bytearray`` that refuse an integer size (``bytearray(8_000_000_000)``)."""
+    def build(*args, **kwargs):
+        if args and isinstance(args[0], int) and args[0] > MAX_ALLOCATION:
+            raise UnsafePickleError(f"refusing {kind.__name__}({args[0]}): a size bomb "
+                                    f"(more than {MAX_ALLOCATION} bytes requested by a call in the pickle)")
+        return kind(*args, **kwargs)
+    build.__name__ = kind.__name__
+    return build
+
+
+def _check_shape(shape, dtype=None):
+    try:
+        n = int(np.prod([int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,))], dtype=object))
+        size = n * np.dtype(dtype if dtype is not None else float).itemsize
+    except (TypeError, ValueError):
+        return
+    if size > MAX_ALLOCATION:
+        raise UnsafePickleError(f"refusing an array of shape {shape}: {size} bytes requested by a call in the "
+                                f"pickle (more than {MAX_ALLOCATION})")
+
+
+class _GuardedNdarray(np.ndarray):
+    """What the name ``numpy.ndarray`` resolves to: calling it checks the shape first."""
+
+    def __new__(cls, shape, dtype=float, *args, **kwargs):
+        _check_shape(shape, dtype)
+        return np.ndarray.__new__(np.ndarray, shape, dtype, *args, **kwargs)
+
+
+def _reconstruct(subtype, shape, dtype):
+    # numpy's array pickles call _reconstruct(ndarray, (0,), b'b') and fill it with __setstate__;
+    # a large shape here is an allocation the file's data does not back.
+    _check_shape(shape, np.uint8)
+    return _numpy_core("_reconstruct")(np.ndarray if subtype is _GuardedNdarray else subtype, shape, dtype)
+
+
+def _check_lengths(fh, source: str) -> None:
+    """Walk the opcodes (pure Python, streaming) before the C unpickler runs, then rewind ``fh``.
+
+    The C unpickler allocates a length field's bytes (BINBYTES8, BYTEARRAY8, FRAME, ...)
+    before reading them: a 14-byte file could claim 8 GB. :func:`pickletools.genops`
+    reads each argument from the file, so a claimed length beyond the data is a short
+    read, reported here, not an allocation; a file that is no pickle at all (2 GB of
+    NUL bytes) stops at its first byte.
+    """
+    import pickletools
+
+    start = fh.tell()
+    try:
+        for _ in pickletools.genops(fh):
+            pass
+    except ValueError as err:
+        raise UnsafePickleError(f"{source}: {' '.join(str(err).split())[:160]} (a size bomb, a truncated or a "
+                                "corrupt file). Fix: give the original pickle or the JSON form.") from None
+    fh.seek(start)
 
 
 def _numpy_core(name):
@@ -54,16 +117,16 @@ ALLOWED_GLOBALS = {
     ("builtins", "list"): list, ("builtins", "dict"): dict, ("builtins", "tuple"): tuple,
     ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "int"): int,
     ("builtins", "float"): float, ("builtins", "complex"): complex, ("builtins", "str"): str,
-    ("builtins", "bytes"): bytes, ("builtins", "bytearray"): bytearray, ("builtins", "bool"): bool,
+    ("builtins", "bytes"): _sized(bytes), ("builtins", "bytearray"): _sized(bytearray), ("builtins", "bool"): bool,
     ("__builtin__", "list"): list, ("__builtin__", "dict"): dict, ("__builtin__", "tuple"): tuple,
     ("__builtin__", "set"): set, ("copy_reg", "_reconstructor"): None,
     ("collections", "OrderedDict"): __import__("collections").OrderedDict,
     ("_codecs", "encode"): _latin1_encode,
-    ("numpy", "dtype"): np.dtype, ("numpy", "ndarray"): np.ndarray,
+    ("numpy", "dtype"): np.dtype, ("numpy", "ndarray"): _GuardedNdarray,
     ("numpy.core.multiarray", "scalar"): _numpy_core("scalar"),
-    ("numpy.core.multiarray", "_reconstruct"): _numpy_core("_reconstruct"),
+    ("numpy.core.multiarray", "_reconstruct"): _reconstruct,
     ("numpy._core.multiarray", "scalar"): _numpy_core("scalar"),
-    ("numpy._core.multiarray", "_reconstruct"): _numpy_core("_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"): _reconstruct,
     ("numpy.core.numeric", "_frombuffer"): np._core.numeric._frombuffer,
     ("numpy._core.numeric", "_frombuffer"): np._core.numeric._frombuffer,
 }
@@ -94,13 +157,37 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 
 def safe_load(file, *, allowed=None):
-    """Unpickle ``file`` (path or binary file object) admitting only plain data types."""
+    """Unpickle ``file`` (path or binary file object) admitting only plain data types.
+
+    The opcodes are walked first (streaming), so a length field claiming gigabytes is
+    refused before the unpickler could allocate them. Every refusal and corruption is an :class:`UnsafePickleError`
+    naming the file.
+    """
     if isinstance(file, (str, Path)):
         with open(file, "rb") as fh:
-            return RestrictedUnpickler(fh, allowed=allowed, source=str(file)).load()
-    return RestrictedUnpickler(file, allowed=allowed).load()
+            _check_lengths(fh, str(file))
+            return _load(fh, allowed, str(file))
+    if file.seekable():
+        _check_lengths(file, "<stream>")
+    return _load(file, allowed, "<stream>")
+
+
+def _load(fh, allowed, source):
+    try:
+        return RestrictedUnpickler(fh, allowed=allowed, source=source).load()
+    except UnsafePickleError as err:
+        if str(err).startswith(source):
+            raise
+        raise UnsafePickleError(f"{source}: {err}. Fix: give a plain-data pickle (or the JSON form).") from None
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError,
+            OverflowError, MemoryError, RecursionError) as err:
+        raise UnsafePickleError(f"{source}: not a readable data pickle ({type(err).__name__}: "
+                                f"{' '.join(str(err).split())[:160]}). Fix: give the original pickle or the "
+                                "JSON form.") from None
 
 
 def safe_loads(data: bytes, *, allowed=None):
     """:func:`safe_load` from bytes."""
-    return RestrictedUnpickler(io.BytesIO(data), allowed=allowed, source="<bytes>").load()
+    fh = io.BytesIO(data)
+    _check_lengths(fh, "<bytes>")
+    return _load(fh, allowed, "<bytes>")
