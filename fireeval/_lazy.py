@@ -22,26 +22,33 @@ def _declared_all(path: Path) -> list[str]:
 
 
 def attach(package: str, package_file: str, modules: list[str]):
-    """``(__getattr__, __dir__, __all__)`` for ``package``, re-exporting ``modules``' public names.
+    """``(__getattr__, __dir__)`` for ``package``, re-exporting ``modules``' public names.
 
     A module name itself is also an attribute (``fireeval.core.moments``). When two
-    modules export one name, the first listed wins.
+    modules export one name, the first listed wins. The modules' sources are read on
+    the first look-up (or ``__all__``/``dir()``), not at import.
     """
     here = Path(package_file).parent
-    owner: dict[str, str] = {}
-    for module in modules:
-        for name in _declared_all(here / f"{module}.py"):
-            owner.setdefault(name, module)
-    exported = sorted(set(owner) | set(modules))
+    cache: dict[str, str] = {}
+
+    def owners() -> dict[str, str]:
+        if not cache:
+            for module in modules:
+                for name in _declared_all(here / f"{module}.py"):
+                    cache.setdefault(name, module)
+        return cache
 
     def __getattr__(name: str):
         if name in modules:
             return importlib.import_module(f"{package}.{name}")
-        if name in owner:
-            return getattr(importlib.import_module(f"{package}.{owner[name]}"), name)
+        if name == "__all__":
+            return sorted(set(owners()) | set(modules))
+        owner = owners().get(name)
+        if owner is not None:
+            return getattr(importlib.import_module(f"{package}.{owner}"), name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     def __dir__():
-        return exported
+        return sorted(set(owners()) | set(modules))
 
-    return __getattr__, __dir__, exported
+    return __getattr__, __dir__

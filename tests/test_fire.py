@@ -387,3 +387,76 @@ def test_calibrated_annotators_by_hand():
     fixed = fire.calibrated_annotators(queries, videos, scores, ["bow"], 0.5, [0.3], fixed={"bow": 0.7, "syn": 0.2},
                                        depth=2)
     assert fixed["thresholds"] == {"bow": 0.7}
+
+
+# ------------------------------------------------------------------ review additions (issue 11)
+def test_containment_is_share_of_query_words_and_not_symmetric():
+    m = fire.containment_matrix(["man car", "a dog runs fast"], ["the man drives a car on the road", "dog"])
+    assert m[0, 0] == 1.0 and m[1, 1] == pytest.approx(1 / 3)
+    assert fire.containment_matrix(["dog"], ["a dog runs fast"])[0, 0] == 1.0
+    assert fire.containment_matrix(["the a"], ["the a"])[0, 0] == 0.0       # no content word: 0, not NaN
+
+
+def test_share_calibrated_threshold_hits_the_share_and_counts_fixed_pairs():
+    rng = np.random.default_rng(0)
+    a = rng.random((50, 40))
+    mask = np.ones_like(a, dtype=bool)
+    t = fire.share_calibrated_threshold(a, mask, 0.118)
+    assert abs((a >= t).mean() - 0.118) <= 1 / a.size
+    fixed = np.eye(50, 40, dtype=bool)
+    t2 = fire.share_calibrated_threshold(a, mask, 0.118, always=fixed)
+    assert abs(((a >= t2) | fixed).mean() - 0.118) <= 1 / a.size
+    assert t2 > t                                    # fewer scored pairs may pass once the fixed ones count
+
+
+def test_tie_rules_bracket_the_stable_rank_and_match_ranked_lists():
+    rng = np.random.default_rng(1)
+    s = rng.integers(0, 4, size=(30, 30)).astype(float)           # many ties
+    r = fire.original_rank_under_ties(s)
+    assert (r["positive first"] <= r["stable"]).all() and (r["stable"] <= r["positive last"]).all()
+    lists = fire.ranked_lists(s)
+    stable = np.array([int(np.flatnonzero(lists[q] == q)[0]) + 1 for q in range(30)])
+    assert (stable == r["stable"]).all()
+    last = fire.ranked_lists(fire.positive_loses_ties(s))
+    assert (np.array([int(np.flatnonzero(last[q] == q)[0]) + 1 for q in range(30)]) == r["positive last"]).all()
+    t = fire.tie_table({"m": s}, ks=(1,)).set_index("tie rule")
+    assert t.loc["positive first", "C@1"] >= t.loc["stable", "C@1"] >= t.loc["positive last", "C@1"]
+
+
+def test_recall_by_length_bins_and_paired_difference():
+    table = fire.recall_by_length({"p": np.diag([1.0, 0.1, 1.0, 1.0])}, {"p": 0.5}, [2, 7, 9, 14])
+    assert table["queries"].tolist() == [1, 1, 1, 1]
+    assert table["recall on original pairs"].tolist() == [1.0, 0.0, 1.0, 1.0]
+    d, smp = fire.paired_difference(np.ones(20), np.zeros(20), n_resamples=50)
+    assert d == 1.0 and np.allclose(smp, 1.0)                       # a constant difference has no spread
+
+
+def test_bootstrap_spearman_matches_scipy_and_corrected_by_threshold_shares():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(2)
+    x, y = rng.integers(0, 10, 80), rng.random(80)
+    v, smp = fire.bootstrap_spearman(x, y, n_resamples=30, seed=0)
+    assert v == pytest.approx(spearmanr(x, y).statistic)
+    idx = np.random.default_rng(0).integers(0, 80, size=(30, 80))
+    assert smp[3] == pytest.approx(spearmanr(x[idx[3]], y[idx[3]]).statistic)
+    sim = rng.random((6, 6))
+    lists = {"A": fire.ranked_lists(sim, depth=6)}
+    agree = rng.random((6, 6))
+    sweep = fire.corrected_by_threshold(lists, np.eye(6, dtype=bool), agree, [0.3, 0.7], depth=3, ks=(1,), ap_depth=3)
+    assert (sweep.groupby("threshold")["share_with_originals"].first().diff().dropna() <= 0).all()
+
+
+def test_correction_band_and_deviation_quantile_interval():
+    rng = np.random.default_rng(3)
+    sim = rng.random((8, 8))
+    lists = {"A": fire.ranked_lists(sim, depth=8)}
+    agree = rng.random((8, 8))
+    sweep = fire.corrected_by_threshold(lists, np.eye(8, dtype=bool), agree, [0.2, 0.5, 0.8], depth=4, ks=(1,),
+                                        ap_depth=4)
+    band = fire.correction_band(sweep, {"cal": 0.5})
+    row = band.loc[("A", "C@1")]
+    assert row["sweep min"] <= row["corrected, cal (T=0.500)"] <= row["sweep max"]
+    assert row["original"] <= row["sweep min"]                      # C@K never falls when positives are added
+    v, lo, hi = fire.deviation_quantile_interval(rng.integers(0, 2, 200), 200, n_resamples=1000, seed=0)
+    assert lo <= v <= hi and hi - lo < 0.02

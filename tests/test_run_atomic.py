@@ -88,8 +88,8 @@ def test_terminated_run_keeps_previous_results(tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    # The last line is ours; the kernel, shut down mid-cell, may log its own noise above it.
-    assert err.splitlines()[-1] == "fireeval run: interrupted", err
+    # Our line is there; the kernel, shut down mid-cell, may log its own noise around it (under load, after it).
+    assert "fireeval run: interrupted" in err.splitlines(), err
     assert {p: (out / p).read_bytes() for p in _listing(out) if not p.endswith(".failed.ipynb")} == before
     assert not [p for p in _listing(out) if p.startswith(".")]
 

@@ -152,3 +152,20 @@ def test_relevance_matrices_match_similarity_matrix():
     out = se.relevance_matrices(caps, ["bow"])
     assert np.allclose(out["bow"], sim.similarity_matrix(caps, caps, "bow"))
     assert out["bow"][0, 1] == 0.5 and out["bow"][0, 2] == 0.0
+
+
+def test_gmr_gap_bootstrap_matches_the_bounds_and_relevant_count_difference_is_paired():
+    import numpy as np
+
+    from fireeval.t2v import semantic_evaluation as se
+
+    rng = np.random.default_rng(0)
+    scores = rng.random((40, 40))
+    equivalent = rng.random((40, 40)) > 0.9
+    bounds = se.gmr_bounds(scores, equivalent)
+    gap, samples = se.gmr_gap_bootstrap(scores, equivalent, n_resamples=200, seed=1)
+    assert gap == 100 * (bounds["upper"]["GMR"] - bounds["lower"]["GMR"])
+    assert gap >= 0 and (samples >= -1e-9).all()          # the upper bound never falls below the lower one
+    rel = rng.random((30, 30))
+    d, s = se.relevant_count_difference(rel, rel, 0.5, n_resamples=50)
+    assert d == 0 and np.allclose(s, 0)                    # identical proxies: no difference in any resample

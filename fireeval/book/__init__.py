@@ -8,4 +8,4 @@ Nothing in core, stats, the studies or datasets imports this. Names are re-expor
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, __file__, ["notebooks", "report", "plotting"])
+__getattr__, __dir__ = attach(__name__, __file__, ["notebooks", "report", "plotting"])

@@ -12,5 +12,5 @@ Core imports nothing else from fireeval. Names are re-exported lazily.
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, __file__, ["trec", "judgements", "runset", "ranking", "moments",
-                                                            "evaluation"])
+__getattr__, __dir__ = attach(__name__, __file__, ["trec", "judgements", "runset", "ranking", "moments",
+                              "evaluation"])

@@ -8,4 +8,4 @@ Imports only :mod:`fireeval.core`. Names are re-exported lazily.
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, __file__, ["agreement", "resampling", "reliability"])
+__getattr__, __dir__ = attach(__name__, __file__, ["agreement", "resampling", "reliability"])

@@ -10,4 +10,4 @@ Everything they produce is labelled SYNTHETIC. They may import any study subpack
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, __file__, ["trec", "video", "fire", "moments"])
+__getattr__, __dir__ = attach(__name__, __file__, ["trec", "video", "fire", "moments"])

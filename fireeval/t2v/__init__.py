@@ -10,5 +10,5 @@ Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-export
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp",
-                                                            "caption_overlap"])
+__getattr__, __dir__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp",
+                              "caption_overlap"])

@@ -67,6 +67,18 @@ __all__ = [
     "per_query_array",
     "correctness_by_labels",
     "calibrated_annotators",
+    "containment_matrix",
+    "agreement_for",
+    "share_calibrated_threshold",
+    "recall_by_length",
+    "original_rank_under_ties",
+    "tie_table",
+    "paired_difference",
+    "bootstrap_spearman",
+    "corrected_by_threshold",
+    "positive_loses_ties",
+    "deviation_quantile_interval",
+    "correction_band",
 ]
 
 METRICS = ("C@1", "C@5", "C@10", "AP@20")
@@ -215,8 +227,10 @@ def table1_comparison(t1: pd.DataFrame, paper: Mapping[str, Mapping[str, tuple]]
     """Our Table 1 beside the paper's, in percent: rows (source, model), columns (metric, quantity).
 
     ``t1`` is a :func:`table1` frame (fractions), labelled ``source``; ``paper`` is
-    ``{model: {metric: (original %, delta %)}}`` as printed (corrected = original + delta),
-    labelled "FIRE paper (human labels)"; ``truth`` (optional, fractions) is a
+    ``{model: {metric: (corrected %, original %, delta %)}}`` as printed (quote the
+    paper's three numbers: recomputing corrected = original + delta from rounded parts
+    can miss the printed value by 0.1), or ``(original %, delta %)`` when only those
+    are printed, labelled "FIRE paper (human labels)"; ``truth`` (optional, fractions) is a
     :func:`score_table` against every truly relevant item (simulations), labelled
     "simulation truth" with only the corrected column. Columns keep ``metrics`` order
     (default: the order of ``t1``), restricted to metrics present in ``t1``; each with
@@ -224,8 +238,12 @@ def table1_comparison(t1: pd.DataFrame, paper: Mapping[str, Mapping[str, tuple]]
     """
     ours = t1.assign(**{c: t1[c] * 100 for c in ("original", "corrected", "delta")})
     ours["source"] = source
-    rows = pd.DataFrame([{"model": m, "metric": k, "original": o, "delta": d, "corrected": o + d,
-                          "source": "FIRE paper (human labels)"} for m, v in paper.items() for k, (o, d) in v.items()])
+    def printed(values):
+        return dict(zip(("corrected", "original", "delta"), values)) if len(values) == 3 else \
+            {"original": values[0], "delta": values[1], "corrected": values[0] + values[1]}
+
+    rows = pd.DataFrame([{"model": m, "metric": k, **printed(v), "source": "FIRE paper (human labels)"}
+                         for m, vals in paper.items() for k, v in vals.items()])
     if truth is not None:
         stacked = truth.stack().mul(100)
         ours = pd.concat([ours, pd.DataFrame({"model": stacked.index.get_level_values(0),
@@ -628,8 +646,8 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
 
 def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Sequence[str]],
                           pool_scores: Mapping[str, np.ndarray], proxies: Sequence[str], target_share: float,
-                          thresholds: Sequence[float], fixed: Mapping[str, float] | None = None,
-                          depth: int = 10, chunk: int = 500) -> dict:
+                          thresholds: Sequence[float] | None, fixed: Mapping[str, float] | None = None,
+                          depth: int = 10, chunk: int = 500, tie_break_seed: int | None = None) -> dict:
     """Proxy annotators (max agreement over a video's captions) calibrated on the pooled pairs.
 
     Pools the top ``depth`` of every run in ``pool_scores`` (similarity matrices over
@@ -637,7 +655,12 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
     original pairs out, computes :func:`caption_agreement` (``aggregate="max"``, own
     caption held out) for each proxy and picks its threshold with
     :func:`calibrated_threshold` so its relevant share of the pooled pairs is closest to
-    ``target_share``. ``fixed`` overrides the threshold of some proxies.
+    ``target_share`` (``thresholds=None``: on the finest grid, every distinct score, with
+    :func:`share_calibrated_threshold`, so the shares match as nearly as ties allow).
+    ``fixed`` overrides the threshold of some proxies. ``tie_break_seed``: calibrate
+    *by rank* -- a seeded jitter below 1e-9 is added to every score so equal scores at
+    the boundary are split at random and every proxy reaches the target share exactly
+    (up to one pair); distinct scores keep their order.
 
     Returns ``{"pooled": (Q, V) bool, "scores": {proxy: (Q, V)}, "thresholds": {proxy: T},
     "pooled_share": {proxy: share of pooled pairs at or above T}}``.
@@ -648,9 +671,262 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
     pooled = pool(lists, n, depth=depth).any(axis=0) & ~np.eye(n, dtype=bool)
     scores = {p: caption_agreement(queries, video_captions, proxy=p, aggregate="max", own_video=np.arange(n),
                                    chunk=chunk) for p in proxies}
-    chosen = {p: calibrated_threshold(a, pooled, target_share, thresholds) for p, a in scores.items()}
+    if tie_break_seed is not None:
+        jitter = np.random.default_rng(tie_break_seed).random((n, n)) * 1e-9
+        scores = {p: a + jitter for p, a in scores.items()}
+    chosen = {p: (share_calibrated_threshold(a, pooled, target_share) if thresholds is None
+                  else calibrated_threshold(a, pooled, target_share, thresholds)) for p, a in scores.items()}
     for p, th in (fixed or {}).items():
         if p in scores:
             chosen[p] = th
     shares = {p: float((a[pooled] >= chosen[p]).mean()) for p, a in scores.items()}
     return {"pooled": pooled, "scores": scores, "thresholds": chosen, "pooled_share": shares}
+
+
+# --------------------------------------------------------------------------- review additions
+def containment_matrix(queries: Sequence[str], captions: Sequence[str]) -> np.ndarray:
+    """Share of each query's content words found in each caption: ``|q ∩ c| / |q|``.
+
+    FIRE's annotators marked a pair relevant only when *every* element of the query is
+    in the video; containment scores that rule on captions (1 = every content word of
+    the query appears in the caption). Unlike IoU it does not penalise a long caption
+    for saying more than the query. A query with no content word scores 0.
+
+    >>> containment_matrix(["a man drives a car"], ["the man drives a red car on a road", "a dog"])
+    array([[1., 0.]])
+    """
+    from fireeval.t2v import similarity as sim_mod
+
+    qs = [sim_mod.content_words(q) for q in sim_mod._check_captions(queries, "queries")]
+    cs = [sim_mod.content_words(c) for c in sim_mod._check_captions(captions, "captions")]
+    xq, xc = sim_mod._binary_rows(qs, cs)
+    inter = (xq @ xc.T).toarray().astype(np.float64)
+    size_q = np.asarray(xq.sum(axis=1), dtype=np.float64)
+    return np.divide(inter, size_q, out=np.zeros_like(inter), where=size_q > 0)
+
+
+def agreement_for(queries: Sequence[str], video_captions: Sequence[Sequence[str]], proxy: str,
+                  own_video: Sequence[int] | None = None) -> np.ndarray:
+    """:func:`caption_agreement` (max over the video's captions) for a proxy name, including ``"containment"``."""
+    similarity = containment_matrix if proxy == "containment" else None
+    return caption_agreement(queries, video_captions, proxy=proxy, aggregate="max", own_video=own_video,
+                             similarity=similarity)
+
+
+def share_calibrated_threshold(agreement_scores, mask, target_share: float, always=None) -> float:
+    """The threshold, among all distinct scores on ``mask``, whose relevant share is closest to ``target_share``.
+
+    The finest grid there is: every achievable share is tried, so proxies calibrated
+    this way call (as nearly as their ties allow) the same share of pairs relevant.
+    Ties go to the stricter threshold. ``always`` (bool, same shape) marks pairs counted
+    relevant whatever their score (the original pairs in a pool), still in the denominator.
+
+    >>> share_calibrated_threshold([[0.1, 0.5, 0.9, 0.3]], [[True] * 4], 0.5)
+    0.5
+    >>> share_calibrated_threshold([[0.1, 0.5, 0.9, 0.3]], [[True] * 4], 0.5, always=[[1, 0, 0, 0]])
+    0.9
+    """
+    mask = np.asarray(mask, dtype=bool)
+    a_all = np.asarray(agreement_scores, dtype=float)
+    fixed = np.zeros_like(mask) if always is None else np.asarray(always, dtype=bool) & mask
+    a = a_all[mask & ~fixed]
+    n_total, n_fixed = int(mask.sum()), int(fixed.sum())
+    if n_total == 0:
+        raise ValueError("no pairs in the mask: cannot calibrate a threshold")
+    values = np.unique(a)
+    values = values[values > 0]
+    if values.size == 0:
+        return 1.0
+    ordered = np.sort(a)
+    shares = (a.size - np.searchsorted(ordered, values, side="left") + n_fixed) / n_total  # share >= each value
+    gap = np.abs(shares - target_share)
+    return float(values[np.flatnonzero(gap <= gap.min() + 1e-12)[-1]])
+
+
+def recall_by_length(agreement_by_proxy: Mapping[str, np.ndarray], thresholds: Mapping[str, float], words,
+                     edges: Sequence[int] = (0, 6, 9, 12)) -> pd.DataFrame:
+    """Each proxy's recall on the original pairs, by query length in words.
+
+    The original pair (query, its own video; own caption held out) is relevant by
+    definition, so the share the proxy calls relevant is its recall. If that recall
+    falls with length, a proxy-labelled "short captions have more positives" is partly
+    the proxy's own bias. Bins are ``[edges[i], edges[i+1])``, the last open.
+    Columns: proxy, length (words), queries, recall on original pairs.
+
+    >>> recall_by_length({"p": np.eye(3) * [1, 1, 0.2]}, {"p": 0.5}, [3, 4, 12], edges=(0, 6))
+      proxy length (words)  queries  recall on original pairs
+    0     p             0-5        2                       1.0
+    1     p              6+        1                       0.0
+    """
+    words = np.asarray(words)
+    edges = list(edges)
+    labels = [f"{a}-{b - 1}" for a, b in zip(edges, edges[1:])] + [f"{edges[-1]}+"]
+    which = np.searchsorted(edges, words, side="right") - 1
+    rows = []
+    for p, a in agreement_by_proxy.items():
+        hit = np.diagonal(np.asarray(a)) >= thresholds[p]
+        for b, label in enumerate(labels):
+            sel = which == b
+            rows.append({"proxy": p, "length (words)": label, "queries": int(sel.sum()),
+                         "recall on original pairs": float(hit[sel].mean()) if sel.any() else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def original_rank_under_ties(similarity) -> dict[str, np.ndarray]:
+    """Rank (1 = top) of each query's own video (the diagonal) under three tie rules.
+
+    ``"stable"``: ties keep the lower video index first (:func:`ranked_lists`, this
+    book's rule); ``"positive last"``: every tied video ranks above the positive
+    (pessimistic); ``"positive first"``: the positive ranks above every tied video.
+
+    >>> r = original_rank_under_ties([[0.5, 0.5, 0.1], [0.9, 0.5, 0.5], [0.1, 0.2, 0.3]])
+    >>> r["stable"].tolist(), r["positive last"].tolist(), r["positive first"].tolist()
+    ([1, 2, 1], [2, 3, 1], [1, 2, 1])
+    """
+    s = np.asarray(similarity, dtype=float)
+    own = np.diagonal(s)[:, None]
+    above = (s > own).sum(axis=1)
+    tied = (s == own).sum(axis=1) - 1
+    col = np.arange(s.shape[1])[None, :]
+    tied_before = ((s == own) & (col < np.arange(s.shape[0])[:, None])).sum(axis=1)
+    return {"stable": 1 + above + tied_before, "positive last": 1 + above + tied, "positive first": 1 + above}
+
+
+def tie_table(runs: Mapping[str, np.ndarray], ks: Sequence[int] = (1, 5, 10)) -> pd.DataFrame:
+    """C@K of the original positive under each tie rule, and how many queries' positives tie.
+
+    One row per (model, tie rule): ``tied queries`` counts queries whose own video
+    shares its score with another video ranked at or above it under some rule.
+    """
+    rows = []
+    for name, s in runs.items():
+        ranks = original_rank_under_ties(s)
+        n_tied = int((ranks["positive last"] != ranks["positive first"]).sum())
+        for rule, r in ranks.items():
+            rows.append({"model": name, "tie rule": rule, "tied queries": n_tied,
+                         **{f"C@{k}": float((r <= k).mean()) for k in ks}})
+    return pd.DataFrame(rows)
+
+
+def paired_difference(per_query_a, per_query_b, n_resamples: int = 10_000, seed: int = 0,
+                      size: int | None = None) -> tuple[float, np.ndarray]:
+    """Mean of ``a - b`` over queries and its paired bootstrap distribution.
+
+    Both models are scored on the *same* resampled queries, so what they share in
+    query difficulty cancels: the spread is that of the difference, smaller than either
+    score's when their per-query scores correlate strongly, larger when they barely do.
+    Returns ``(observed difference, resampled means)``.
+
+    >>> d, samples = paired_difference([1, 1, 0, 1], [1, 0, 0, 1], n_resamples=200, seed=0)
+    >>> d, bool(samples.min() >= 0)
+    (0.25, True)
+    """
+    from fireeval.stats import resampling
+
+    d = np.asarray(per_query_a, dtype=float) - np.asarray(per_query_b, dtype=float)
+    return float(d.mean()), resampling.bootstrap_means(d, size, n_resamples, seed)
+
+
+def bootstrap_spearman(x, y, n_resamples: int = 1000, seed: int = 0) -> tuple[float, np.ndarray]:
+    """Spearman correlation of ``x`` and ``y`` and its bootstrap distribution (pairs resampled)."""
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), size=(n_resamples, len(x)))
+    # Spearman = Pearson of ranks; rank each resample once (vectorised over resamples).
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x[idx], axis=1), rankdata(y[idx], axis=1)
+    rx -= rx.mean(axis=1, keepdims=True)
+    ry -= ry.mean(axis=1, keepdims=True)
+    denom = np.sqrt((rx ** 2).sum(axis=1) * (ry ** 2).sum(axis=1))
+    samples = np.divide((rx * ry).sum(axis=1), denom, out=np.full(n_resamples, np.nan), where=denom > 0)
+    return float(spearmanr(x, y).statistic), samples
+
+
+def corrected_by_threshold(lists: Mapping[str, np.ndarray], original, agreement_scores, thresholds: Sequence[float],
+                           depth: int = 10, **kwargs) -> pd.DataFrame:
+    """Corrected scores along a threshold grid, with the pooled relevant share with and without originals.
+
+    :func:`threshold_sweep` plus ``share_with_originals`` (relevant share of all judged
+    pairs, originals in the pool included) and ``share_without_originals`` (original
+    pairs left out): FIRE's Table 2 does not say which one its 11.8 % is.
+    """
+    original = np.asarray(original, dtype=bool)
+    sweep = threshold_sweep(lists, original, agreement_scores, thresholds, depth=depth, **kwargs)
+    base = judge_pool(lists, original.shape[1], np.zeros_like(original), depth=depth)
+    a = np.asarray(agreement_scores)
+    without = base.judged & ~original
+    share_wo = {float(t): float((a[without] >= t).mean()) for t in thresholds}
+    share_w = {float(t): float(((a >= t) | original)[base.judged].mean()) for t in thresholds}
+    sweep["share_without_originals"] = sweep["threshold"].map(share_wo)
+    sweep["share_with_originals"] = sweep["threshold"].map(share_w)
+    return sweep
+
+
+def positive_loses_ties(similarity) -> np.ndarray:
+    """A float64 copy of ``similarity`` whose diagonal is nudged just below its value.
+
+    Every other float32/float64 score that equalled a query's own-video score now ranks
+    above it, and no other order changes: the pessimistic tie rule for the original
+    positive, for use with :func:`ranked_lists`.
+
+    >>> ranked_lists(positive_loses_ties([[0.5, 0.5], [0.5, 0.5]]))
+    array([[1, 0],
+           [0, 1]])
+    """
+    s = np.array(similarity, dtype=np.float64)
+    d = np.arange(min(s.shape))
+    s[d, d] = np.nextafter(s[d, d], -np.inf)
+    return s
+
+
+def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000, seed: int = 0, q: float = 0.95,
+                                level: float = 0.95) -> tuple[float, float, float]:
+    """FIRE's budget statistic for one score vector, with its Monte-Carlo interval.
+
+    The ``q`` quantile of |mean of a resample of ``size`` queries − full mean| over
+    ``n_resamples`` resamples (:func:`fireeval.stats.resampling.bootstrap_deviation_quantile`),
+    and a distribution-free ``level`` interval for that quantile from the order
+    statistics of the resamples (binomial ranks), so a finite number of resamples is
+    not read as an exact value. Returns ``(value, low, high)``.
+
+    >>> v, lo, hi = deviation_quantile_interval(np.r_[np.zeros(50), np.ones(50)], 100, n_resamples=2000)
+    >>> bool(lo <= v <= hi), round(v, 2)
+    (True, 0.1)
+    """
+    from scipy.stats import binom
+
+    from fireeval.stats import resampling
+
+    scores = np.asarray(per_query, dtype=float)
+    dev = np.sort(np.abs(resampling.bootstrap_means(scores, size, n_resamples, seed) - scores.mean()))
+    value = float(np.quantile(dev, q))
+    a = (1 - level) / 2
+    lo_rank, hi_rank = binom.ppf([a, 1 - a], n_resamples, q).astype(int)
+    return value, float(min(dev[max(lo_rank - 1, 0)], value)), float(max(dev[min(hi_rank, n_resamples - 1)], value))
+
+
+def correction_band(sweep: pd.DataFrame, calibrated: Mapping[str, float]) -> pd.DataFrame:
+    """Table 1 as a band: per (model, metric) the original score, the corrected score at
+    each calibrated threshold, and the corrected range over the whole threshold sweep.
+
+    ``sweep`` is a :func:`threshold_sweep` / :func:`corrected_by_threshold` frame that
+    contains the ``calibrated`` thresholds (``{label: threshold}``). Fractions.
+
+    >>> sw = pd.DataFrame({"threshold": [0.3, 0.5, 0.3, 0.5], "model": ["m"] * 4, "metric": ["C@1", "C@1", "AP", "AP"],
+    ...                    "original": [0.4, 0.4, 0.3, 0.3], "corrected": [0.6, 0.5, 0.4, 0.35]})
+    >>> correction_band(sw, {"cal": 0.5}).loc[("m", "C@1")].tolist()
+    [0.4, 0.5, 0.5, 0.6]
+    """
+    rows = []
+    for (model, metric), g in sweep.groupby(["model", "metric"], sort=False):
+        by_t = g.set_index("threshold")["corrected"]
+        row = {"model": model, "metric": metric, "original": float(g["original"].iloc[0])}
+        for label, t in calibrated.items():
+            match = by_t[np.isclose(by_t.index.to_numpy(dtype=float), t)]
+            row[f"corrected, {label} (T={t:.3f})"] = float(match.iloc[0]) if len(match) else float("nan")
+        row["sweep min"], row["sweep max"] = float(by_t.min()), float(by_t.max())
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["model", "metric"])

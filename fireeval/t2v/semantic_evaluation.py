@@ -21,6 +21,9 @@ __all__ = [
     "positive_rank",
     "recall_at_ks",
     "gmr_bounds",
+    "gmr_bound_ranks",
+    "gmr_gap_bootstrap",
+    "relevant_count_difference",
     "mean_relevant_at_threshold",
     "rowwise_pearson",
     "proxy_correlation",
@@ -146,16 +149,56 @@ def gmr_bounds(scores, equivalent, ks=(1, 5, 10)) -> dict:
     *reported*: the original positive's. Returns ``{lower, reported, upper}``, each a
     :func:`recall_at_ks` dict.
     """
+    return {k: recall_at_ks(r, ks) for k, r in gmr_bound_ranks(scores, equivalent).items()}
+
+
+def gmr_bound_ranks(scores, equivalent) -> dict:
+    """Per-query 0-based ranks behind :func:`gmr_bounds`: ``{lower, reported, upper}``.
+
+    >>> r = gmr_bound_ranks([[0.1, 0.9, 0.5], [0.2, 0.9, 0.1], [0.3, 0.2, 0.1]], np.eye(3, dtype=bool) | [[0, 1, 0]] * 3)
+    >>> r["upper"].tolist(), r["reported"].tolist(), r["lower"].tolist()
+    ([0, 0, 1], [2, 0, 2], [2, 0, 2])
+    """
     scores, equivalent = np.asarray(scores), np.asarray(equivalent, dtype=bool).copy()
     n = scores.shape[0]
     equivalent[np.arange(n), np.arange(n)] = True
     order = rank_order(scores)
     rank_of = np.empty_like(order)
     np.put_along_axis(rank_of, order, np.arange(order.shape[1])[None, :].repeat(n, 0), axis=1)
-    masked = np.where(equivalent, rank_of, -1)
-    best = np.where(equivalent, rank_of, order.shape[1]).min(axis=1)
-    return {"lower": recall_at_ks(masked.max(axis=1), ks), "reported": recall_at_ks(np.diagonal(rank_of), ks),
-            "upper": recall_at_ks(best, ks)}
+    return {"lower": np.where(equivalent, rank_of, -1).max(axis=1), "reported": np.diagonal(rank_of).copy(),
+            "upper": np.where(equivalent, rank_of, order.shape[1]).min(axis=1)}
+
+
+def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000, seed: int = 0):
+    """GMR upper bound minus lower bound (percentage points) and its bootstrap over queries.
+
+    Returns ``(gap, samples)``; each resample draws the queries with replacement and
+    recomputes both bounds' R@K and their geometric means.
+    """
+    from fireeval.stats import resampling
+
+    ranks = gmr_bound_ranks(scores, equivalent)
+    hits = np.stack([ranks[b] < k for b in ("upper", "lower") for k in ks]).astype(float)  # (2 * len(ks), Q)
+    means = resampling.bootstrap_means(hits, n_resamples=n_resamples, rng=seed).reshape(2, len(ks), -1)
+    with np.errstate(divide="ignore"):
+        gmr = np.where((means > 0).all(axis=1), np.exp(np.log(means).mean(axis=1)), 0.0)   # (2, n_resamples)
+    point = {b: recall_at_ks(ranks[b], ks)["GMR"] for b in ("upper", "lower")}
+    return 100 * (point["upper"] - point["lower"]), 100 * (gmr[0] - gmr[1])
+
+
+def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resamples: int = 2000, seed: int = 0):
+    """Mean over queries of (#items with relevance_a >= T) − (#items with relevance_b >= T), and its paired bootstrap.
+
+    >>> d, s = relevant_count_difference([[1, 0.6], [0.2, 0.9]], [[1, 0.1], [0.1, 0.9]], 0.5, n_resamples=10)
+    >>> d
+    0.5
+    """
+    from fireeval.stats import resampling
+
+    a = (np.asarray(relevance_a) >= threshold).sum(axis=1)
+    b = (np.asarray(relevance_b) >= threshold).sum(axis=1)
+    d = (a - b).astype(float)
+    return float(d.mean()), resampling.bootstrap_means(d, n_resamples=n_resamples, rng=seed)
 
 
 def mean_relevant_at_threshold(relevance, thresholds) -> dict:

@@ -12,4 +12,4 @@ Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-export
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, __file__, ["axioms", "noise", "baselines", "variants", "selection"])
+__getattr__, __dir__ = attach(__name__, __file__, ["axioms", "noise", "baselines", "variants", "selection"])
