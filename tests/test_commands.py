@@ -173,5 +173,5 @@ def test_chapter_ends_with_exercises(path: Path):
         argv = shlex.split(command, comments=True)
         assert argv[:3] in (["fireeval", "run", path.stem], [".venv/bin/fireeval", "run", path.stem]), \
             f"{path.name}: exercise command `{command}` does not run this chapter"
-    hints = re.findall(r"\{admonition\}\s*Hint[^\n]*\n(?::[^\n]*\n)*?:class:[^\n]*dropdown", section)
+    hints = re.findall(r"\{admonition\}\s*Hint[^\n]*\n(?:[ \t]*:[^\n]*\n)*?[ \t]*:class:[^\n]*dropdown", section)
     assert len(hints) >= len(commands), f"{path.name}: {len(hints)} folded hints for {len(commands)} exercises"

@@ -71,7 +71,7 @@ def test_notebook_without_any_data_runs_synthetic_and_says_so(path: Path, tmp_pa
 
 
 # Book conventions (COMMON.md), checked on the text without executing anything.
-CLAIMS_BOX = re.compile(r"\{glue(?::any)?\}`?\s*claims_table")
+CLAIMS_BOX = re.compile(r"\{glue(?::\w*)?\}`?\s*claims_table")
 SECTION = re.compile(r"^## ", re.M)
 
 
