@@ -11,7 +11,8 @@ request that leaves the machine is blocked and fails the check. On every page:
   axis has ticks or labels, no axis or legend text is cut with an ellipsis (truncated
   legends), no two entries of a legend share one glyph (same shape, fill, stroke and
   dash: indistinguishable series), the chart declares tooltips and hovering its marks
-  shows one; its static SVG fallback (print, no JavaScript) has marks too;
+  shows one, a declared control (knob) is shown; its static SVG fallback (print, no
+  JavaScript) has marks too;
 * no table is wider than the text column unless it sits in its own scroll box (a table
   cut off by ``overflow: hidden`` is reported as clipped);
 * no unrendered Markdown in the text: ``*word*``, ``**word**``, a literal backtick or
@@ -91,6 +92,8 @@ PAGE_CHECK = r"""() => {
     });
     const spec = box.querySelector('script.fireeval-chart-spec');
     if (!spec || !spec.textContent.includes('"tooltip"')) problems.push(`${label}: no tooltip`);
+    if (spec && spec.textContent.includes('"bind"') && !box.querySelector('.vega-bindings input, .vega-bindings select'))
+      problems.push(`${label}: declares a control (bound parameter) but shows none`);
   });
 
   // Tables wider than the text column must scroll on their own; never be clipped.
