@@ -9,6 +9,11 @@
 2. Leave-outs: every run-left-out and group-left-out MAP at once
    (fireeval.pooling.pools.leave_out_scores), against the naive loop
    evaluate(runs.select([r]), pool.leave_out(qrels, ...)) per run.
+3. Incomplete-judgement measures (bpref, infAP, AP', nDCG') in the sweep, from judged
+   cells only, against core evaluate() on each depth-K qrels (judged_only=True for AP').
+4. Bootstrap τ bands: kendall_tau_many against kendall_tau_batch (same values).
+5. `fireeval audit` on one unpooled run with all other runs as reference: the whole
+   process (start-up, reading 129 run files, leave-outs), as a user feels it.
 Naive timings are measured on a few depths / runs and extrapolated (marked "est.").
 """
 from __future__ import annotations
@@ -104,6 +109,56 @@ def main():
     per_run = (time.perf_counter() - start) / len(sample)
     print(f"  naive loop per run (both):        {per_run:6.2f} s   -> {per_run * len(runs.names):6.1f} s est. "
           f"for all runs ({per_run * len(runs.names) / t_lo:.0f}x slower); max |diff| {worst:.1e}")
+
+
+    # 3. incomplete-judgement measures ------------------------------------------------------
+    incomplete = ["bpref", "infAP", "map_judged", "ndcg_judged"]
+    result3, t_inc = timed(lambda: pooling.depth_sweep(pool, qrels, DEPTHS, incomplete))
+    print(f"\ndepth sweep, {len(DEPTHS)} depths, bpref + infAP + AP' + nDCG' (judged cells only):")
+    print(f"  fireeval:                         {t_inc:6.2f} s")
+    start, worst = time.perf_counter(), 0.0
+    for k in naive_depths:
+        qk = pool.at_depth(qrels, k)
+        core = evaluate(runs, qk, ["bpref", "infAP"], complete=True).values
+        cond = evaluate(runs, qk, ["map", "ndcg"], complete=True, judged_only=True).values
+        i = DEPTHS.index(k)
+        worst = max(worst, *(float(np.abs(core[m] - result3.values[m][i]).max()) for m in ("bpref", "infAP")),
+                    float(np.abs(cond["map"] - result3.values["map_judged"][i]).max()),
+                    float(np.abs(cond["ndcg"] - result3.values["ndcg_judged"][i]).max()))
+    per_depth = (time.perf_counter() - start) / len(naive_depths)
+    print(f"  core evaluate() per depth:        {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
+          f"for all depths ({per_depth * len(DEPTHS) / t_inc:.1f}x slower); max |diff| {worst:.1e}")
+
+    # 4. bootstrap bands ---------------------------------------------------------------------
+    from fireeval.stats import agreement, reliability
+
+    means = result.values["map"].mean(-1)
+    rng = np.random.default_rng(0)
+    a = means[:, None, :] + rng.normal(0, 0.01, (len(DEPTHS), 200, means.shape[-1]))
+    b = np.broadcast_to(means[-1], a.shape)
+    fast, t_fast = timed(lambda: agreement.kendall_tau_many(a, b))
+    slow, t_slow = timed(lambda: agreement.kendall_tau_batch(a, b))
+    print(f"\nτ-b for {a.shape[0] * a.shape[1]:,} rankings of {a.shape[-1]} runs (bootstrap bands):")
+    print(f"  kendall_tau_many:                 {t_fast:6.2f} s   kendall_tau_batch {t_slow:6.2f} s "
+          f"({t_slow / t_fast:.1f}x); max |diff| {np.abs(fast - slow).max():.1e}")
+    _, t_band = timed(lambda: reliability.bootstrap_agreement(result.values["map"], result.reference["map"], 1000))
+    print(f"  one measure, {len(DEPTHS)} depths x 1000 resamples: {t_band:6.2f} s")
+
+    # 5. the audit command ---------------------------------------------------------------------
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from fireeval.datasets import SHARED_DATA
+
+    root = Path(SHARED_DATA) / "trec8_adhoc"
+    unpooled = table.loc[~table["pooled"], "run"].iloc[0]
+    files = sorted(str(f) for f in (root / "runs").glob("input.*.gz"))
+    command = [sys.executable, "-m", "fireeval", "audit", str(root / "qrels.trec8.adhoc.txt.gz"),
+               str(root / "runs" / f"input.{unpooled}.gz"), "--runs", *files, "--groups", str(root / "runs.tsv")]
+    done, t_audit = timed(lambda: subprocess.run(command, capture_output=True, text=True))
+    print(f"\nfireeval audit {unpooled} with {len(files)} reference run files (whole process): {t_audit:6.1f} s "
+          f"(exit {done.returncode})")
 
 
 if __name__ == "__main__":

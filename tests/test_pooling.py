@@ -264,21 +264,9 @@ def test_sweep_tau_first_depth_and_table():
     assert table.loc["P_10", "τ at K = 1"] == pytest.approx(sweep.tau("P_10")[1])
 
 
-def test_sweep_depths_and_verdicts():
+def test_sweep_depths():
     assert pooling.sweep_depths(3, 100) == [1, 2, 3, 100]
     assert pooling.sweep_depths(5, 5) == [1, 2, 3, 4, 5]
-    assert pooling.depth_verdict(None).startswith("τ never exceeds 0.90")
-    assert "(K = 3 here)" in pooling.depth_verdict(3) and "as shallow as" in pooling.depth_verdict(3)
-    assert pooling.depth_verdict(12).startswith("a pool 4 times as deep")
-    hardest = pooling.shallow_pool_advice(pd.Series({"map": 9, "P_10": 3, "ndcg": 5}), "map", label=str.upper)
-    assert hardest["robust"] == ["P_10"] and hardest["robust_k"] == 3 and hardest["main_hardest"]
-    assert "shallower pool than MAP" in hardest["verdict"]
-    tie = pooling.shallow_pool_advice(pd.Series({"map": 3, "P_10": 3}), "map")
-    assert tie["robust"] == ["map", "P_10"] and not tie["main_hardest"]  # not strictly shallower
-    never = pooling.shallow_pool_advice(pd.Series({"map": None, "P_10": None}), "map")
-    assert never["robust"] == [] and never["robust_k"] is None and not never["main_hardest"]
-    # another measure never reaching 0.90 means main is not the most demanding
-    assert not pooling.shallow_pool_advice(pd.Series({"map": 9, "P_10": None}), "map")["main_hardest"]
 
 
 def test_compare_leave_outs_tiny(tiny):

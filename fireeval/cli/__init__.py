@@ -29,10 +29,10 @@ _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a direct
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fireeval", description="Score retrieval runs and moment predictions; "
                                      "re-run the book's chapters with your own parameters.")
-    from fireeval.cli import evaluate, moments, run
+    from fireeval.cli import audit, evaluate, moments, run
 
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in (run, evaluate, moments):
+    for command in (run, evaluate, moments, audit):
         command.add(sub)
     return parser
 

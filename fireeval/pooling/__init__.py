@@ -2,9 +2,12 @@
 
 - ``pools``: pools from runs, depth-K qrels, unique contributions, run and group
   leave-outs, depth sweeps.
+- ``incomplete``: bpref, infAP and condensed-list (judged-only) AP / nDCG from judged cells.
+- ``audit``: pool-bias audit of a new run (``fireeval audit``), validated by leave-one-group-out.
+- ``verdicts``: the chapters' claims (Westerveld; the measures' authors) as computed verdicts.
 
 Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__ = attach(__name__, __file__, ["pools"])
+__getattr__, __dir__ = attach(__name__, __file__, ["pools", "incomplete", "verdicts", "audit"])

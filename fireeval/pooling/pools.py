@@ -30,13 +30,16 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fireeval.stats.agreement import kendall_tau
+from fireeval.stats.agreement import kendall_tau, kendall_tau_batch, tau_ap_batch
+from fireeval.stats.reliability import band_crossing, bootstrap_agreement
 from fireeval.core.evaluation import Measure, Scores, evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
+from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_measure
 
-__all__ = ["Pool", "build_pool", "DepthSweep", "depth_sweep", "sweep_depths", "depth_verdict",
-           "shallow_pool_advice", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
+__all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
+           "crossing_text", "relevant_split", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
+           "leave_out_runs",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
 #: ``min_depth`` of a document no pooled run retrieves within the pool depth.
@@ -430,6 +433,17 @@ def _measures(measures) -> list[Measure]:
     return [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
 
 
+def measure_name(measure) -> str:
+    """Canonical name of a measure: trec_eval's, or one of :mod:`fireeval.pooling.incomplete`'s.
+
+    >>> measure_name("P@10"), measure_name("infap")
+    ('P_10', 'infAP')
+    """
+    if isinstance(measure, Measure):
+        return measure.name
+    return _canonical(measure) if is_incomplete_measure(measure) else parse_measure(measure).name
+
+
 def _binary_ideal(n_relevant) -> np.ndarray:
     """Ideal grades for binary qrels from relevant counts: ones then zeros, shape (..., max count)."""
     n_relevant = np.asarray(n_relevant)
@@ -503,7 +517,7 @@ class DepthSweep:
 
     def mean(self, measure: str) -> pd.DataFrame:
         """Mean over topics: rows = runs, columns = depths, plus an ``original`` column."""
-        name = parse_measure(measure).name
+        name = measure_name(measure)
         out = pd.DataFrame(self.values[name].mean(axis=-1).T, index=pd.Index(self.runs, name="run"),
                            columns=pd.Index(self.depths, name="depth"))
         out["original"] = self.reference[name].mean(axis=-1)
@@ -521,10 +535,44 @@ class DepthSweep:
         >>> sweep.tau("map").round(3).tolist()
         [-0.333, 1.0]
         """
-        name = parse_measure(measure).name
+        name = measure_name(measure)
         reference = self.reference[name].mean(axis=-1)
         # One τ per depth; depths are few (~50), so a loop over them is not a hot path.
         return pd.Series([kendall_tau(v, reference) for v in self.values[name].mean(axis=-1)], index=self.depths)
+
+    def tau_ap(self, measure: str) -> pd.Series:
+        """τ_AP (:func:`fireeval.stats.agreement.tau_ap`) of the ranking at each depth against the
+        original ranking (the truth); index = depths. Weighs swaps near the top more than τ-b."""
+        name = measure_name(measure)
+        return pd.Series(tau_ap_batch(self.values[name].mean(axis=-1), self.reference[name].mean(axis=-1)),
+                         index=self.depths)
+
+    def bootstrap(self, measure: str, n_resamples: int = 1000, rng=0, statistic: str = "tau_b",
+                  at=None) -> np.ndarray:
+        """Bootstrap-over-topics samples of τ at every depth: (n_depths, n_resamples).
+
+        :func:`fireeval.stats.reliability.bootstrap_agreement` on this sweep; the same ``rng``
+        gives the same topic resamples for every measure, so differences are paired.
+        ``statistic``: ``"tau_b"`` or ``"tau_ap"``. ``at``: one depth of the sweep, to
+        resample only there (then shape (n_resamples,)).
+        """
+        name = measure_name(measure)
+        values = self.values[name] if at is None else self.values[name][list(self.depths).index(at)]
+        return bootstrap_agreement(values, self.reference[name], n_resamples, rng, statistic)
+
+    def subset(self, topics) -> "DepthSweep":
+        """The same sweep over some topics only (``topics``: indices), e.g. topics with many relevant."""
+        topics = np.asarray(topics)
+        return DepthSweep(self.depths, self.runs, self.topics[topics],
+                          {m: v[..., topics] for m, v in self.values.items()},
+                          {m: v[..., topics] for m, v in self.reference.items()})
+
+    def topic_tau(self, measure: str, k: int) -> np.ndarray:
+        """Per topic: τ-b between the runs ranked by that topic's score at depth ``k`` and
+        by its original score, shape (n_topics,); NaN where every run ties."""
+        name = measure_name(measure)
+        i = list(self.depths).index(k)
+        return kendall_tau_batch(self.values[name][i].T, self.reference[name].T)
 
     def first_depth_above(self, measure: str, level: float = 0.90) -> int | None:
         """Smallest depth whose τ (:meth:`tau`) is strictly above ``level``; None if none is.
@@ -546,13 +594,69 @@ class DepthSweep:
         ``"τ at K = k"`` for each ``k`` of ``at`` that was swept; index = measure names
         (default: every measure of the sweep).
         """
-        measures = list(self.values) if measures is None else [parse_measure(m).name for m in measures]
+        measures = list(self.values) if measures is None else [measure_name(m) for m in measures]
         taus = {m: self.tau(m) for m in measures}
         swept = set(self.depths.tolist())
         return pd.DataFrame({
             f"smallest K with τ > {level:.2f}": [_first_above(taus[m], level) for m in measures],
             **{f"τ at K = {k}": [taus[m][k] for m in measures] for k in at if k in swept},
         }, index=pd.Index(measures, name="measure"))
+
+
+def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = None, k: int = 3,
+                  level: float = 0.90, label=str) -> pd.DataFrame:
+    """Per measure: τ-b and τ_AP at depth ``k`` with 95 % bootstrap bands, and the depths where τ-b passes ``level``.
+
+    ``samples[m]``: :meth:`DepthSweep.bootstrap` output per measure (τ-b, every depth);
+    ``samples_ap[m]``: τ_AP resamples at depth ``k`` only (``bootstrap(m, statistic="tau_ap", at=k)``).
+    Columns: ``τ-b at K={k}``, ``band``, ``τ_AP at K={k}``, ``τ_AP band``,
+    ``first K with τ-b > level`` (point estimate) and ``K where the band crosses``:
+    ``"a–b"`` from the first depth whose band reaches above ``level`` to the first from
+    which it stays above (:func:`fireeval.stats.reliability.band_crossing`).
+    """
+    depths = list(sweep.depths)
+    i = depths.index(k)
+    rows = []
+    for m, s in samples.items():
+        low, high = np.nanquantile(s, [0.025, 0.975], axis=-1)
+        cross = band_crossing(depths, low, high, level)
+        first = sweep.first_depth_above(m, level)
+        row = {"measure": label(m), f"τ-b at K = {k}": float(sweep.tau(m).iloc[i]),
+               "τ-b band": f"{low[i]:.3f}–{high[i]:.3f}",
+               f"first K with τ-b > {level:.2f}": "not reached" if first is None else str(first),
+               f"K range where the band crosses {level:.2f}": crossing_text(cross)}
+        if samples_ap is not None and m in samples_ap:
+            lo_ap, hi_ap = np.nanquantile(samples_ap[m], [0.025, 0.975])
+            row[f"τ_AP at K = {k}"] = float(sweep.tau_ap(m).iloc[i])
+            row["τ_AP band"] = f"{lo_ap:.3f}–{hi_ap:.3f}"
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("measure")
+
+
+def crossing_text(cross: dict) -> str:
+    """``band_crossing`` as text: ``"5–15"``, ``"3"``, ``"not reached"``.
+
+    >>> crossing_text({"first_possible": 5, "first_certain": 15})
+    '5–15'
+    """
+    a, b = cross["first_possible"], cross["first_certain"]
+    if a is None:
+        return "not reached"
+    if b is None:
+        return f"from {a} (band never wholly above)"
+    return str(a) if a == b else f"{a}–{b}"
+
+
+def relevant_split(qrels: Qrels, topics) -> tuple[np.ndarray, np.ndarray, float]:
+    """Topic indices with at most / more than the median number of relevant documents, and the median.
+
+    >>> q = Qrels.from_pairs(["1", "2", "2", "3", "3", "3"], list("abcdef"))
+    >>> relevant_split(q, ["1", "2", "3"])
+    (array([0, 1]), array([2]), 2.0)
+    """
+    n_rel = qrels.n_relevant(topics)
+    median = float(np.median(n_rel))
+    return np.flatnonzero(n_rel <= median), np.flatnonzero(n_rel > median), median
 
 
 def _first_above(series: pd.Series, level: float) -> int | None:
@@ -572,52 +676,6 @@ def sweep_depths(max_depth: int, pool_depth: int) -> list[int]:
     return list(range(1, min(max_depth, pool_depth) + 1)) + ([pool_depth] if pool_depth > max_depth else [])
 
 
-def depth_verdict(min_depth: int | None, paper_depth: int = 3) -> str:
-    """How the smallest depth with τ > 0.90 compares with the paper's (Westerveld: K = 3).
-
-    ``min_depth`` is :meth:`DepthSweep.first_depth_above` (None: never reached).
-
-    >>> depth_verdict(9)
-    "a pool 3 times as deep as the paper's K = 3 is needed (K = 9 here)"
-    >>> depth_verdict(2)
-    "that is as shallow as the paper's K = 3 or shallower (K = 2 here)"
-    """
-    if min_depth is None:
-        return f"τ never exceeds 0.90 at the depths tried, unlike the paper's K = {paper_depth}"
-    if min_depth <= paper_depth:
-        return f"that is as shallow as the paper's K = {paper_depth} or shallower (K = {min_depth} here)"
-    return (f"a pool {min_depth / paper_depth:.0f} times as deep as the paper's K = {paper_depth} is needed "
-            f"(K = {min_depth} here)")
-
-
-def shallow_pool_advice(min_depths: pd.Series, main: str, label=str) -> dict:
-    """Which measures tolerate the shallowest pool, and whether ``main`` is the most demanding.
-
-    ``min_depths``: per measure (index), the smallest depth with τ > 0.90 (NaN / None
-    when never reached), e.g. the first column of :meth:`DepthSweep.tau_table`.
-    ``label`` maps a measure name to its reader-facing name. Returns ``robust`` (the
-    measures reaching it at the smallest depth), ``robust_k`` (that depth, None if no
-    measure reaches it), ``main_hardest`` (every other measure reaches it, and at a
-    strictly shallower depth than ``main``) and ``verdict``, the advice in one sentence.
-
-    >>> out = shallow_pool_advice(pd.Series({"map": 9, "P_10": 3, "ndcg_cut_10": 3}), "map")
-    >>> out["robust"], out["robust_k"], out["main_hardest"]
-    (['P_10', 'ndcg_cut_10'], 3, True)
-    """
-    min_depths = pd.Series(min_depths, dtype=float)
-    reached = min_depths.dropna()
-    robust = reached.index[reached == reached.min()].tolist() if len(reached) else []
-    others, main_k = min_depths.drop(main), min_depths[main]
-    main_hardest = bool(len(others) and pd.notna(main_k) and others.notna().all() and (others < main_k).all())
-    verdict = (f"Here every other measure reaches τ > 0.90 at a shallower pool than {label(main)}, so with a tight "
-               f"judging budget, rank systems by those measures and state the pool depth beside any {label(main)}"
-               if main_hardest else
-               f"Here {label(main)} is not the most demanding measure: the measures that look only at the top do "
-               "not tolerate shallow pools better on this data, so the table, not a rule of thumb, should decide")
-    return {"robust": robust, "robust_k": int(reached.min()) if len(reached) else None,
-            "main_hardest": main_hardest, "verdict": verdict}
-
-
 def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map",)) -> DepthSweep:
     """Re-score every run with the depth-K qrels for every K in ``depths``.
 
@@ -629,22 +687,30 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     (a topic with no relevant document left scores 0), so MAP at every K averages
     over the same topics.
 
+    ``measures`` may also name the measures for incomplete judgements of
+    :mod:`fireeval.pooling.incomplete` (``bpref``, ``infAP``, ``map_judged``,
+    ``ndcg_judged``): they are scored from the judged cells alone, where "judged at
+    depth K" means in the qrels and in the depth-K pool, and the judged
+    non-relevant count per topic is recounted at each depth like the relevant one.
     nDCG measures need binary qrels here (ideal gains are rebuilt from counts).
 
     >>> import pandas as pd
     >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
     >>> runs = RunSet.from_frames({"A": frame(["a", "x"]), "B": frame(["y", "b"])})
     >>> qrels = Qrels.from_pairs(["1", "1"], ["a", "b"])
-    >>> sweep = depth_sweep(build_pool(runs, depth=2), qrels, [1, 2], ["P_2"])
+    >>> sweep = depth_sweep(build_pool(runs, depth=2), qrels, [1, 2], ["P_2", "bpref"])
     >>> sweep.values["P_2"][:, :, 0].tolist()   # depth 1: only A's "a" is pooled
     [[0.5, 0.0], [0.5, 0.5]]
+    >>> sweep.values["bpref"][:, :, 0].tolist()   # B's "b" is unjudged at depth 1, so bpref skips it
+    [[1.0, 0.0], [0.5, 0.5]]
     """
-    measures = _measures(measures)
+    incomplete = [_canonical(m) for m in measures if isinstance(m, str) and is_incomplete_measure(m)]
+    measures = _measures([m for m in measures if not (isinstance(m, str) and is_incomplete_measure(m))])
     depths = np.asarray(depths, dtype=int)
     for k in depths:
         pool._check_k(int(k))
     topics, cols, gains = _topics_and_gains(pool, qrels)
-    if any(m.kind.startswith("ndcg") for m in measures) and not _is_binary(qrels):
+    if (any(m.kind.startswith("ndcg") for m in measures) or "ndcg_judged" in incomplete) and not _is_binary(qrels):
         raise NotImplementedError("nDCG in a depth sweep needs binary qrels (grades 0/1)")
     cell_depth = pool.cell_depth[:, cols]
     row_depth = pool.qrels_depth(qrels)
@@ -653,6 +719,13 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     reference = {m.name: m(gains, qrels.n_relevant(topics), qrels.ideal_gains(topics)) for m in measures}
     values = {m.name: np.empty((len(depths),) + gains.shape[:2]) for m in measures}
     sparse_ap = _SparseAP(gains, cell_depth) if any(m.kind == "map" for m in measures) else None
+    cells = None
+    if incomplete:
+        judged = pool.runs.judged(qrels)[:, cols] & (cols >= 0)[None, :, None]
+        cells = JudgedCells(gains, judged, qrels.relevance_level, cell_depth)
+        n_non_all = np.bincount(row_topic[~relevant], minlength=len(topics))
+        reference.update(cells.scores(incomplete, qrels.n_relevant(topics), n_non_all))
+        values.update({m: np.empty((len(depths),) + gains.shape[:2]) for m in incomplete})
     for i, k in enumerate(depths):  # a loop over depths only; each step is vectorised over runs x topics
         n_rel = np.bincount(row_topic[relevant & (row_depth <= k)], minlength=len(topics))
         ideal = _binary_ideal(n_rel)
@@ -664,6 +737,10 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
             width = m.k if m.k is not None else gains.shape[-1]
             masked = np.where(cell_depth[..., :width] <= k, gains[..., :width], 0.0)
             values[m.name][i] = m(masked, n_rel, ideal)
+        if cells is not None:
+            n_non = np.bincount(row_topic[~relevant & (row_depth <= k)], minlength=len(topics))
+            for name, v in cells.scores(incomplete, n_rel, n_non, k=k).items():
+                values[name][i] = v
     return DepthSweep(depths, list(pool.runs.names), topics, values, reference)
 
 
@@ -724,9 +801,24 @@ class LeaveOutComparison:
 
     def places_lost(self, column: str = "group left out") -> pd.Series:
         """Per run: places lost in the ranking (rank after - rank before; ties take the best
-        rank), negative when it moved up."""
+        rank), negative when it moved up.
+
+        Convention (the one behind τ): *every* run is scored with its own leave-out qrels,
+        and each run's rank is taken among those left-out scores, against its rank among
+        the original scores (competition ranking, "1224"). See
+        :meth:`places_lost_against_original` for the newcomer's view."""
         return (self.table[column].rank(ascending=False, method="min")
                 - self.table["original"].rank(ascending=False, method="min"))
+
+    def places_lost_against_original(self, column: str = "group left out") -> pd.Series:
+        """Per run: places lost when its left-out score is placed among the *other runs' original*
+        scores (the view of a newcomer scored against a published table), against its original
+        place; places count the runs strictly above (competition ranking)."""
+        original = self.table["original"].to_numpy()
+        left = self.table[column].to_numpy()
+        before = (original[None, :] > original[:, None]).sum(1)
+        after = (original[None, :] > left[:, None]).sum(1) - (original > left)  # not counting itself
+        return pd.Series(after - before, index=self.table.index)
 
     def n_gain(self, column: str = "drop (group)", atol: float = 1e-12) -> int:
         """Runs whose score rose after the leave-out (drop below ``-atol``)."""
@@ -762,6 +854,21 @@ def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=
     table["drop (run)"] = table["original"] - table["run left out"]
     table["drop (group)"] = table["original"] - table["group left out"]
     return LeaveOutComparison(original, run_out, group_out, table)
+
+
+def leave_out_runs(pool: Pool, qrels: Qrels, runs) -> Qrels:
+    """Qrels without the documents that only the pooled runs in ``runs`` contributed.
+
+    ``runs``: names or a boolean mask over ``pool.runs``. A judged document leaves when
+    it is in the pool but in no other pooled run's top ``pool.depth`` -- e.g. every
+    document only the manual runs found (Westerveld's interactive-run test).
+    """
+    selected = _pooled_mask(pool.runs, runs)
+    rest = build_pool(pool.runs, pooled=pool.pooled & ~selected, depth=pool.depth) if (pool.pooled & ~selected).any() \
+        else None
+    in_pool = pool.qrels_index(qrels) >= 0
+    in_rest = rest.qrels_index(qrels) >= 0 if rest is not None else np.zeros(len(qrels.frame), bool)
+    return qrels.restrict(~(in_pool & ~in_rest))
 
 
 def losers_sentence(table: pd.DataFrame, n: int = 5,

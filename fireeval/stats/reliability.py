@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fireeval.stats.agreement import kendall_tau_batch
+from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_many, tau_ap_batch
 from fireeval.stats.resampling import bootstrap_indices, disjoint_halves
 
-__all__ = ["bootstrap_tau", "subset_stability", "swap_rates", "difference_for_error_rate",
+__all__ = ["bootstrap_tau", "bootstrap_agreement", "band_crossing", "relative_swap_rates", "subset_stability",
+           "swap_rates", "difference_for_error_rate",
            "normal_swap_difference", "WarningThreshold", "warning_threshold"]
 
 
@@ -45,6 +46,98 @@ def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025
     tau = kendall_tau_batch(np.swapaxes(means, -1, -2), ref_means.T)  # (..., n_resamples)
     low, high = np.nanquantile(tau, q, axis=-1)
     return low, high
+
+
+def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, statistic: str = "tau_b",
+                        topics=None) -> np.ndarray:
+    """Bootstrap-over-topics samples of the agreement between system rankings: (..., n_resamples).
+
+    Like :func:`bootstrap_tau` (paired resamples of topics, systems ranked by their mean
+    over the resample, the reference ranked on the same resample) but returns every
+    resample's value, so that intervals of differences (between measures, depths or
+    topic groups drawn with the same ``rng``) can be formed. ``statistic``: ``"tau_b"``
+    (Kendall's τ-b) or ``"tau_ap"`` (:func:`fireeval.stats.agreement.tau_ap`, ``per_topic``
+    being the ranking under test and ``reference`` the truth). ``topics`` (indices)
+    restricts the resampling to those topics. The same seed draws the same resamples
+    for any scores with the same number of topics.
+
+    >>> scores = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]])
+    >>> bootstrap_agreement(scores, scores, 5, rng=0).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    scores = np.asarray(per_topic, dtype=float)
+    ref = np.asarray(reference, dtype=float)
+    if topics is not None:
+        scores, ref = scores[..., topics], ref[..., topics]
+    n_topics = scores.shape[-1]
+    idx = bootstrap_indices(n_topics, n_topics, n_resamples, rng)
+    counts = np.zeros((n_resamples, n_topics))
+    np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
+    means = np.swapaxes(scores @ counts.T / n_topics, -1, -2)  # (..., n_resamples, n_systems)
+    ref_means = (ref @ counts.T / n_topics).T  # (n_resamples, n_systems)
+    if statistic == "tau_b":
+        return kendall_tau_many(means, ref_means)
+    if statistic == "tau_ap":
+        return tau_ap_batch(means, ref_means)
+    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}")
+
+
+def band_crossing(depths, low, high, level: float = 0.90) -> dict:
+    """Where a τ band (per depth) crosses ``level``: the range of depths the threshold is reached in.
+
+    ``first_possible``: the smallest depth whose band reaches above ``level``
+    (``high > level``); ``first_certain``: the smallest depth from which the whole band
+    stays above ``level`` (``low > level`` at it and every larger depth). Between them
+    the band straddles ``level``: the data cannot say at which depth τ passes it. None
+    when no depth qualifies.
+
+    >>> band_crossing([1, 2, 3, 4], low=[.80, .85, .91, .92], high=[.88, .93, .97, .98])
+    {'first_possible': 2, 'first_certain': 3}
+    >>> band_crossing([1, 2], low=[.8, .8], high=[.85, .95])
+    {'first_possible': 2, 'first_certain': None}
+    """
+    depths = np.asarray(depths)
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    possible = np.flatnonzero(high > level)
+    below = np.flatnonzero(~(low > level))
+    start = below[-1] + 1 if len(below) else 0
+    return {"first_possible": int(depths[possible[0]]) if len(possible) else None,
+            "first_certain": int(depths[start]) if start < len(depths) else None}
+
+
+def relative_swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0) -> pd.DataFrame:
+    """Swap rate (REER) by the *relative* score difference on the first topic set.
+
+    As :func:`swap_rates` (same splits for the same seed), but a pair is binned by
+    ``|mean_a(i) - mean_a(j)| / max(mean_a(i), mean_a(j))``: the difference as a share
+    of the better score, the way Voorhees & Buckley (2002) state their thresholds
+    ("a 5 % difference"). Default bins: 0, 2.5 %, 5 %, ..., 50 % and beyond.
+
+    >>> scores = np.array([[0.5, 0.4, 0.6, 0.5], [0.1, 0.2, 0.1, 0.3]])
+    >>> relative_swap_rates(scores, size=2, n_trials=10, bins=[0, 1.01])["swap_rate"].tolist()
+    [0.0]
+    """
+    scores = np.asarray(per_topic, dtype=float)
+    n_sys, n_topics = scores.shape
+    bins = np.append(np.round(np.arange(0, 0.5001, 0.025), 10), np.inf) if bins is None else np.asarray(bins, float)
+    set_a, set_b = disjoint_halves(n_topics, size, n_trials, rng)
+    i, j = np.triu_indices(n_sys, k=1)
+    n_bins = len(bins) - 1
+    pairs, swaps = np.zeros(n_bins, dtype=np.int64), np.zeros(n_bins, dtype=np.int64)
+    for start in range(0, n_trials, 100):
+        mean_a = scores[:, set_a[start:start + 100]].mean(-1).T
+        mean_b = scores[:, set_b[start:start + 100]].mean(-1).T
+        diff_a, diff_b = mean_a[:, i] - mean_a[:, j], mean_b[:, i] - mean_b[:, j]
+        best = np.maximum(mean_a[:, i], mean_a[:, j])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel = np.where(best > 0, np.abs(diff_a) / np.where(best > 0, best, 1), 0.0)
+        which = np.searchsorted(bins, rel, side="right") - 1
+        inside = (which >= 0) & (which < n_bins)
+        pairs += np.bincount(which[inside], minlength=n_bins)
+        swaps += np.bincount(which[(diff_a * diff_b < 0) & inside], minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(pairs > 0, swaps / np.maximum(pairs, 1), np.nan)
+    return pd.DataFrame({"low": bins[:-1], "high": bins[1:], "n_pairs": pairs, "n_swaps": swaps, "swap_rate": rate})
 
 
 def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, names=None) -> pd.DataFrame:

@@ -30,7 +30,9 @@ from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal
 __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations",
            "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
            "match_sigma", "rater_agreement_with_truth", "real_rater_experiment", "FAMILIES", "measure_family",
-           "family_means", "compare_with_simulation", "rater_study"]
+           "family_means", "compare_with_simulation", "rater_study", "trial_counts", "bootstrap_noise_error",
+           "family_gap", "ORDERING_PARTS", "ordering_gaps", "ranking_agreement", "per_query_scores",
+           "real_rater_bootstrap", "rater_shift", "sign_change_sigma", "convention_study", "ranking_table"]
 
 LENGTH_CONVENTIONS = ("code", "paper")
 
@@ -336,3 +338,226 @@ def rater_study(predictions, gt, rater_queries, raters, sigmas=(1, 2, 3, 4), n_t
     return {"clean": clean, "noisy": noisy, "error": noise_error(clean, noisy, error), "match": match,
             "sim_sigma": sim_sigma, "vs_truth": float(rater_agreement_with_truth(gt_rated, raters).mean()),
             "comparison": comparison}
+
+
+# --- Uncertainty, rankings and the real raters' shift (issue: verdicts, not narratives) -------------------------
+
+
+def trial_counts(n_items: int, n_boot: int = 1000, seed=0) -> np.ndarray:
+    """Bootstrap weights: ``(n_boot, n_items)`` counts of each item in a resample with replacement.
+
+    A statistic that is a mean over items is then ``values @ counts.T / n_items`` for
+    every resample at once. Used for the Monte-Carlo trials of the noise experiment
+    and for the re-annotated queries.
+
+    >>> trial_counts(5, 3, seed=0).sum(axis=1).tolist()
+    [5.0, 5.0, 5.0]
+    """
+    from fireeval.stats.resampling import bootstrap_indices
+
+    idx = bootstrap_indices(n_items, n_items, n_boot, seed)
+    counts = np.zeros((n_boot, n_items))
+    np.add.at(counts, (np.arange(n_boot)[:, None], idx), 1.0)
+    return counts
+
+
+def bootstrap_noise_error(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0) -> np.ndarray:
+    """:func:`noise_error` on ``n_boot`` resamples of the Monte-Carlo trials: (n_boot, ..., n_measures).
+
+    ``noisy``: (n_sigmas, n_trials, n_systems, n_measures). The same trials are resampled
+    for every σ, measure and system (paired: the experiment uses common random numbers),
+    so differences between measures and the minimum over σ keep their correlation.
+    The percentile interval of these samples is the Monte-Carlo interval of the error:
+    how much the finite number of noisy datasets could move it.
+    """
+    diff = np.asarray(noisy, dtype=float) - np.asarray(clean, dtype=float)
+    n_trials = diff.shape[-3]
+    w = trial_counts(n_trials, n_boot, seed) / n_trials  # (B, T)
+    if error == "abs":
+        per_system = np.einsum("bt,...tsm->b...sm", w, np.abs(diff))
+    elif error == "rmse":
+        per_system = np.sqrt(np.einsum("bt,...tsm->b...sm", w, diff ** 2))
+    else:
+        raise ValueError(f"error must be 'abs' (reference code) or 'rmse' (paper text), got {error!r}")
+    return per_system.mean(axis=-2)
+
+
+def family_gap(values, high: str, low: str, measures=None) -> np.ndarray:
+    """``family_means(values)[high] − family_means(values)[low]``: (...,), e.g. R@K,0.7's error minus AxIoU@K's.
+
+    >>> round(float(family_gap([0.1, 0.3, 0.2, 0.4], "AxIoU@K", "R@K,0.3", ["R@1,0.3", "R@5,0.3", "AxIoU@1", "AxIoU@5"])), 6)
+    0.1
+    """
+    fam = family_means(values, measures, families=(high, low))
+    return np.asarray(fam[high]) - np.asarray(fam[low])
+
+
+# The paper's §6.4 ordering claim, one part per pair: (family expected higher, family expected lower, test).
+ORDERING_PARTS = {
+    "r07_above_axiou": ("R@K,0.7", "AxIoU@K", ">"),
+    "r05_above_axiou": ("R@K,0.5", "AxIoU@K", ">"),
+    "r03_not_above_axiou": ("AxIoU@K", "R@K,0.3", ">="),
+    "r07_above_r05": ("R@K,0.7", "R@K,0.5", ">"),
+}
+
+
+def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, parts=ORDERING_PARTS,
+                  sigmas=None) -> dict:
+    """Each part of the ordering claim as a gap between two families' errors, per σ and its minimum over σ.
+
+    For part ``(high, low, op)`` the gap is error(high) − error(low), family means over K;
+    the claim holds at every σ when the minimum over σ satisfies ``op 0``. Returns
+    ``{part: {"by_sigma": (n_sigmas,), "by_sigma_samples": (n_boot, n_sigmas), "min":
+    float, "min_samples": (n_boot,), "sigmas"}}``, samples from :func:`bootstrap_noise_error`
+    (``sigmas``, if given, only labels the grid).
+    """
+    point = noise_error(clean, noisy, error)
+    boot = bootstrap_noise_error(clean, noisy, error, n_boot, seed)
+    out = {}
+    for name, (high, low, _) in parts.items():
+        g, gb = family_gap(point, high, low), family_gap(boot, high, low)
+        out[name] = {"by_sigma": g, "by_sigma_samples": gb, "min": float(g.min()), "min_samples": gb.min(axis=-1),
+                     "sigmas": None if sigmas is None else [float(x) for x in sigmas]}
+    return out
+
+
+def ranking_agreement(clean, noisy) -> np.ndarray:
+    """Kendall τ-b between the systems' ranking on the clean and on each noisy ground truth.
+
+    ``clean``: (n_systems, n_measures); ``noisy``: (..., n_systems, n_measures).
+    Returns (..., n_measures): 1 when noise leaves every measure's ranking of the
+    systems unchanged (systems tied in both count as agreeing, as τ-b does).
+    """
+    from fireeval.stats.agreement import kendall_tau_batch
+
+    noisy = np.asarray(noisy, dtype=float)
+    return kendall_tau_batch(np.swapaxes(noisy, -1, -2), np.swapaxes(np.asarray(clean, dtype=float), -1, -2))
+
+
+def per_query_scores(predictions, gt, ks=KS, thetas=THETAS, strict: bool = False) -> np.ndarray:
+    """Per-query scores (n_systems, n_measures, n_queries) against one ground truth (n_queries, 2)."""
+    iou = temporal_iou(np.asarray(predictions, dtype=float), np.asarray(gt, dtype=float))
+    scores = score_all(iou, ks, thetas, strict)
+    return np.stack([scores[m] for m in measure_names(ks, thetas)], axis=1)
+
+
+def real_rater_bootstrap(predictions, gt, raters, n_boot: int = 1000, seed=0, ks=KS, thetas=THETAS,
+                         strict: bool = False) -> dict:
+    """The real raters' effect on scores and rankings, with a bootstrap over the re-annotated queries.
+
+    ``predictions``: (n_systems, n_queries, K, 2) restricted to the re-annotated queries;
+    ``gt``: their original annotation; ``raters``: (n_raters, n_queries, 2), aggregated as
+    the simulation does (:func:`aggregate_raters`). Per measure: ``error`` (mean over
+    systems of |original − raters' median| mean score; one noisy dataset, so "abs" and
+    "rmse" agree), ``signed`` (mean over systems of raters' − original), ``tau``
+    (Kendall τ-b between the systems' rankings on the two ground truths), each with
+    ``*_samples`` (n_boot, n_measures) from resampling queries (same resample for
+    everything: paired).
+    """
+    from fireeval.stats.agreement import kendall_tau_batch
+
+    clean = per_query_scores(predictions, gt, ks, thetas, strict)
+    median = per_query_scores(predictions, aggregate_raters(raters), ks, thetas, strict)
+    w = trial_counts(clean.shape[-1], n_boot, seed) / clean.shape[-1]
+    out = {}
+    for name, c, m in (("point", clean.mean(-1)[None], median.mean(-1)[None]),
+                       ("samples", np.einsum("smq,bq->bsm", clean, w), np.einsum("smq,bq->bsm", median, w))):
+        key = "" if name == "point" else "_samples"
+        out["error" + key] = np.abs(m - c).mean(axis=-2)
+        out["signed" + key] = (m - c).mean(axis=-2)
+        out["tau" + key] = kendall_tau_batch(np.swapaxes(m, -1, -2), np.swapaxes(c, -1, -2))
+    for k in ("error", "signed", "tau"):
+        out[k] = out[k][0]
+    return out
+
+
+def rater_shift(gt, raters, durations, n_boot: int = 1000, seed=0) -> "pd.DataFrame":
+    """How the raters' median moment differs from the original annotation, with bootstrap intervals over queries.
+
+    Rows: start shift, end shift and length change (seconds; raters' median minus
+    original), length ratio (median of raters' length / original length), share of
+    original ends past the video, share of the raters' median ends past the video.
+    Columns: value, low, high (95% bootstrap percentile interval over queries).
+    """
+    import pandas as pd
+
+    gt = np.asarray(gt, dtype=float)
+    med = aggregate_raters(raters)
+    durations = np.asarray(durations, dtype=float)
+    true_len = gt[:, 1] - gt[:, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(true_len > 0, (med[:, 1] - med[:, 0]) / true_len, np.nan)
+    rows = {"start shift (s)": med[:, 0] - gt[:, 0], "end shift (s)": med[:, 1] - gt[:, 1],
+            "length change (s)": (med[:, 1] - med[:, 0]) - true_len, "length ratio (raters / original)": ratio,
+            "share of original ends past the video": (gt[:, 1] > durations).astype(float),
+            "share of raters' median ends past the video": (med[:, 1] > durations).astype(float)}
+    w = trial_counts(len(gt), n_boot, seed)
+    table = []
+    for name, v in rows.items():
+        ok = np.isfinite(v)
+        vals = np.where(ok, v, 0.0)
+        boot = (w * vals) @ np.ones(len(v)) / np.maximum((w * ok) @ np.ones(len(v)), 1)
+        point = float(vals.sum() / max(ok.sum(), 1))
+        table.append({"quantity": name, "value": point, "low": min(np.quantile(boot, 0.025), point),
+                      "high": max(np.quantile(boot, 0.975), point)})
+    return pd.DataFrame(table).set_index("quantity")
+
+
+def sign_change_sigma(sigmas, values) -> float:
+    """The σ at which ``values`` first changes sign (linear interpolation); NaN if it never does.
+
+    >>> sign_change_sigma([1, 2, 3], [0.2, -0.2, -0.4])
+    1.5
+    """
+    s, v = np.asarray(sigmas, dtype=float), np.asarray(values, dtype=float)
+    flips = np.flatnonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)
+    if not flips.size:
+        return float("nan")
+    i = flips[0]
+    return float(s[i] + (s[i + 1] - s[i]) * v[i] / (v[i] - v[i + 1]))
+
+
+def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5, seed=0,
+                     strict: bool = False, error: str = "abs", n_boot: int = 1000,
+                     conventions=LENGTH_CONVENTIONS) -> dict:
+    """The simulated label-noise experiment under each length convention, with Monte-Carlo intervals.
+
+    Returns ``{convention: {clean, noisy, error (n_sigmas, n_measures), signed (n_sigmas,
+    n_measures): mean over trials and systems of noisy − clean, gaps: ordering_gaps(...),
+    tau (n_sigmas, n_trials, n_measures): ranking agreement clean vs each noisy dataset}}``.
+    Both conventions use the same seed (the same normal and exponential draws).
+    """
+    out = {}
+    for c in conventions:
+        clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict)
+        out[c] = {"clean": clean, "noisy": noisy, "error": noise_error(clean, noisy, error),
+                  "signed": (noisy - clean).mean(axis=(-3, -2)),
+                  "gaps": ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas),
+                  "tau": ranking_agreement(clean, noisy)}
+    return out
+
+
+def ranking_table(study: dict, sigmas, real: dict | None = None, measures=None) -> "pd.DataFrame":
+    """How often noise changes the systems' ranking, per measure: one row per (source, σ), one column per measure.
+
+    ``study``: one convention's entry of :func:`convention_study`; ``real``:
+    :func:`real_rater_bootstrap`'s dict. Cells: mean τ-b [2.5 %, 97.5 % over trials]
+    (simulated) or τ-b [95 % bootstrap over queries] (real raters), and for simulated
+    noise the share of trials whose ranking differs from the clean one.
+    """
+    import pandas as pd
+
+    measures = list(measures or measure_names())
+    rows = []
+    for i, s in enumerate(sigmas):
+        t = study["tau"][i]
+        lo, hi = np.nanquantile(t, [0.025, 0.975], axis=0)
+        changed = (t < 1 - 1e-12).mean(axis=0)
+        rows.append(pd.Series([f"{m:.2f} [{a:.2f}, {b:.2f}]; {c:.0%} changed"
+                               for m, a, b, c in zip(np.nanmean(t, axis=0), lo, hi, changed)],
+                              index=measures, name=f"simulated, σ = {s:g} s"))
+    if real is not None:
+        lo, hi = np.nanquantile(real["tau_samples"], [0.025, 0.975], axis=0)
+        rows.append(pd.Series([f"{m:.2f} [{min(a, m):.2f}, {max(b, m):.2f}]" for m, a, b in zip(real["tau"], lo, hi)],
+                              index=measures, name="real raters' median"))
+    return pd.DataFrame(rows).T.rename_axis("measure")

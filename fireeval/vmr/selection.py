@@ -4,7 +4,9 @@ Protocol, for each of many random splits of the test queries **by video** (all
 queries of a video fall on the same side, so validation and test share no video):
 
 1. every validation measure picks the variant with the highest mean on validation
-   (ties: the first variant in family order);
+   (exact ties: ``ties="random"`` draws one of the tied variants uniformly, repeated
+   ``n_tie_draws`` times with a seed and averaged; ``ties="first"`` takes the first in
+   family order, which favours whatever the family lists first);
 2. the picked variants -- one per validation measure, possibly the same variant
    several times -- are scored on the test half with every test measure;
 3. per test measure, the picks' test scores are turned into z-scores across the
@@ -24,8 +26,10 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-__all__ = ["video_splits", "group_sums", "split_means", "pick_best", "zscores", "above_average_everywhere",
-           "unique_variants", "selection_experiment", "pick_summary"]
+__all__ = ["video_splits", "group_sums", "split_means", "pick_best", "pick_random_tie", "zscores",
+           "above_average_everywhere", "unique_variants", "selection_experiment", "pick_summary", "TIES", "family_claim_inputs"]
+
+TIES = ("random", "first")
 
 
 def video_splits(videos, n_splits: int = 100, seed=0, fraction: float = 0.5) -> np.ndarray:
@@ -94,6 +98,23 @@ def pick_best(val) -> np.ndarray:
     return np.argmax(np.asarray(val), axis=-2)
 
 
+def pick_random_tie(val, rng=0) -> np.ndarray:
+    """Index of the best variant per split and measure, exact ties broken uniformly at random.
+
+    ``val``: (n_splits, n_variants, n_measures). Every variant whose validation mean
+    equals the maximum is equally likely, whatever its place in the family.
+
+    >>> picks = np.stack([pick_random_tie([[[0.5], [0.5], [0.1]]], rng=s) for s in range(200)]).ravel()
+    >>> sorted(set(picks.tolist())), bool(0.3 < (picks == 0).mean() < 0.7)
+    ([0, 1], True)
+    """
+    val = np.asarray(val, dtype=float)
+    rng = np.random.default_rng(rng)
+    best = val == val.max(axis=-2, keepdims=True)
+    key = np.where(best, rng.random(val.shape), -1.0)
+    return np.argmax(key, axis=-2)
+
+
 def zscores(values, axis: int = -2) -> np.ndarray:
     """z-scores along ``axis`` with the population std; 0 where all values are equal.
 
@@ -130,7 +151,8 @@ def unique_variants(scores) -> np.ndarray:
 
 
 def selection_experiment(scores, videos, measures, val_measures=None, test_measures=None,
-                         n_splits: int = 100, seed=0, fraction: float = 0.5) -> dict:
+                         n_splits: int = 100, seed=0, fraction: float = 0.5, ties: str = "first",
+                         n_tie_draws: int = 1) -> dict:
     """Run the Fig. 8 protocol over ``n_splits`` video-grouped splits.
 
     ``scores``: (n_variants, n_measures, n_queries) per-query scores named by
@@ -138,11 +160,19 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
     every R@K,θ except R@10,0.3 (the paper drops one saturated R@ from the 9, leaving
     8 test measures).
 
-    Returns a dict of arrays: ``picks`` (splits, val), ``test_scores`` (splits, val,
-    test) of the picks, ``z`` (splits, val, test), ``above`` (splits, val) and
-    ``rate`` {validation measure: share of splits where its pick is above average
-    on every test measure}, plus ``val_measures``, ``test_measures``.
+    ``ties``: ``"first"`` (first variant in family order) or ``"random"`` (uniform
+    among the tied variants, ``n_tie_draws`` independent draws seeded from ``seed``).
+
+    Returns a dict of arrays: ``picks`` (draws·splits, val), ``test_scores`` (draws·splits,
+    val, test) of the picks, ``z`` (draws·splits, val, test), ``above`` (draws·splits,
+    val), ``above_by_split`` (splits, val: share of tie draws above average
+    everywhere), ``tied`` (share of (split, validation measure) cases whose maximum is
+    shared by several variants) and ``rate`` {validation measure: share of splits
+    (and draws) where its pick is above average on every test measure}, plus
+    ``val_measures``, ``test_measures``. With one draw the first axis is the splits.
     """
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
     measures = list(measures)
     val_measures = list(val_measures or measures)
     test_measures = list(test_measures or [m for m in measures if m.startswith("R@") and m != "R@10,0.3"])
@@ -153,12 +183,21 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
     ti = [measures.index(m) for m in test_measures]
     mask = video_splits(videos, n_splits, seed, fraction)
     val, test = split_means(scores, videos, mask)  # (S, V, M)
-    picks = pick_best(val[:, :, vi])  # (S, n_val)
+    vals = val[:, :, vi]
+    tied = float(((vals == vals.max(axis=1, keepdims=True)).sum(axis=1) > 1).mean())
+    draws = 1 if ties == "first" else int(n_tie_draws)
+    rng = np.random.default_rng([int(seed), 1])  # its own stream: the splits do not change with the draws
     split_idx = np.arange(n_splits)[:, None]
-    test_scores = test[split_idx, picks][:, :, ti]  # (S, n_val, n_test)
-    z = zscores(test_scores, axis=1)
-    above = above_average_everywhere(z)
-    return {"picks": picks, "test_scores": test_scores, "z": z, "above": above,
+    parts = []
+    for _ in range(draws):
+        picks = pick_best(vals) if ties == "first" else pick_random_tie(vals, rng)  # (S, n_val)
+        test_scores = test[split_idx, picks][:, :, ti]  # (S, n_val, n_test)
+        z = zscores(test_scores, axis=1)
+        parts.append((picks, test_scores, z, above_average_everywhere(z)))
+    picks, test_scores, z, above = (np.concatenate(x) for x in zip(*parts))
+    above_by_split = above.reshape(draws, n_splits, -1).mean(axis=0)
+    return {"picks": picks, "test_scores": test_scores, "z": z, "above": above, "above_by_split": above_by_split,
+            "tied": tied, "ties": ties, "n_tie_draws": draws,
             "rate": dict(zip(val_measures, above.mean(axis=0).tolist())),
             "val_measures": val_measures, "test_measures": test_measures, "val_mask": mask,
             "val_means": val, "test_means": test}
@@ -212,3 +251,22 @@ def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@1
         "none_rate": float((~above.any(axis=1)).mean()), "only_ax10_rate": only, "paper_cmp": paper_cmp,
         "ax10_pick": top_pick.get(paper_measure, "none"), "ax10_pick_share": float(top_share.get(paper_measure, np.nan)),
     }
+
+
+def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
+    """Per family, the per-split shares the claims need (:func:`fireeval.vmr.verdicts.selection_claims`).
+
+    ``runs``: ``{family: selection_experiment(...)}``. Returns ``{family: {"above": (n_splits,)
+    share of tie draws in which ``paper_measure``'s pick is above average everywhere,
+    "best_other": (n_splits,) the same for the other validation measure with the highest
+    overall rate, "best_other_measure": its name}}``.
+    """
+    out = {}
+    for fam, r in runs.items():
+        measures = list(r["val_measures"])
+        j = measures.index(paper_measure)
+        by_split = np.asarray(r["above_by_split"], dtype=float)
+        others = [i for i in range(len(measures)) if i != j]
+        best = others[int(np.argmax(by_split[:, others].mean(axis=0)))]
+        out[fam] = {"above": by_split[:, j], "best_other": by_split[:, best], "best_other_measure": measures[best]}
+    return out

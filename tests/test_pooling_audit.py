@@ -1,0 +1,311 @@
+"""Incomplete-judgement measures in pool sweeps, τ_AP, band crossings, the audit and its CLI."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fireeval.cli import main
+from fireeval.core.evaluation import evaluate
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
+from fireeval.core.trec import write_qrels, write_run
+from fireeval.pooling import audit, pools, verdicts
+from fireeval.pooling.incomplete import JudgedCells, incomplete_scores
+from fireeval.stats import agreement, reliability
+from fireeval.synthetic.trec import simulate_pooled_trec
+
+from conftest import require_data
+
+
+@pytest.fixture(scope="module")
+def collection():
+    frames, qrels_frame, table, _ = simulate_pooled_trec(seed=3, n_topics=8, n_docs=600, depth=80, pool_depth=15,
+                                                         n_groups=5, runs_per_group=3)
+    runs, qrels = RunSet.from_frames(frames), Qrels(qrels_frame)
+    pool = pools.build_pool(runs, pooled=table["pooled"].to_numpy(), groups=table, depth=15)
+    return runs, qrels, table, pool
+
+
+# ---------------------------------------------------------------- incomplete-judgement measures
+def test_incomplete_scores_match_core_evaluate(collection):
+    runs, qrels, _, _ = collection
+    ours = incomplete_scores(runs, qrels)
+    core = evaluate(runs, qrels, ["bpref", "infAP"], complete=True).values
+    condensed = evaluate(runs, qrels, ["map", "ndcg"], complete=True, judged_only=True).values
+    np.testing.assert_allclose(ours["bpref"], core["bpref"], atol=1e-12)
+    np.testing.assert_allclose(ours["infAP"], core["infAP"], atol=1e-12)
+    np.testing.assert_allclose(ours["map_judged"], condensed["map"], atol=1e-12)
+    np.testing.assert_allclose(ours["ndcg_judged"], condensed["ndcg"], atol=1e-12)
+
+
+def test_incomplete_scores_match_pytrec_eval(collection):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    runs, qrels, _, _ = collection
+    ours = incomplete_scores(runs.select(runs.names[:3]), qrels)
+    q = {}
+    for r in qrels.frame.itertuples():
+        q.setdefault(str(r.query), {})[r.docno] = int(r.relevance)
+    for i, name in enumerate(runs.names[:3]):
+        run = {str(t): {runs.docnos[d]: float(len(row) - j) for j, d in enumerate(row[row >= 0])}
+               for t, row in zip(runs.topics, runs.docs[i])}
+        ev = pytrec_eval.RelevanceEvaluator(q, {"bpref", "infAP"}).evaluate(run)
+        evj = pytrec_eval.RelevanceEvaluator(q, {"map"}, judged_docs_only_flag=True).evaluate(run)
+        for ours_name, key, source in [("bpref", "bpref", ev), ("infAP", "infAP", ev), ("map_judged", "map", evj)]:
+            ref = np.array([source.get(t, {}).get(key, 0.0) for t in qrels.topics])
+            np.testing.assert_allclose(ours[ours_name][i], ref, atol=1e-12, err_msg=f"{name} {ours_name}")
+
+
+def test_depth_sweep_incomplete_measures_equal_rescoring_with_depth_k_qrels(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 4, 15], ["bpref", "infAP", "map_judged", "ndcg_judged"])
+    for i, k in enumerate([1, 4, 15]):
+        qk = pool.at_depth(qrels, k)
+        assert set(qk.topics) == set(qrels.topics)  # every topic keeps a judged document at depth >= 1
+        core = evaluate(runs, qk, ["bpref", "infAP"], complete=True).values
+        condensed = evaluate(runs, qk, ["map", "ndcg"], complete=True, judged_only=True).values
+        np.testing.assert_allclose(sweep.values["bpref"][i], core["bpref"], atol=1e-12)
+        np.testing.assert_allclose(sweep.values["infAP"][i], core["infAP"], atol=1e-12)
+        np.testing.assert_allclose(sweep.values["map_judged"][i], condensed["map"], atol=1e-12)
+        np.testing.assert_allclose(sweep.values["ndcg_judged"][i], condensed["ndcg"], atol=1e-12)
+
+
+def test_infap_equals_ap_when_every_pooled_document_is_judged(collection):
+    # Without sampling, infAP's estimate of the precision above a relevant document is the
+    # precision with unjudged documents counted non-relevant: infAP = AP up to epsilon.
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [2, 15], ["map", "infAP"])
+    np.testing.assert_allclose(sweep.values["infAP"], sweep.values["map"], atol=1e-4)
+
+
+def test_judged_cells_keep_mask_equals_removing_judgements():
+    grades = np.array([[[1, 0, 1, 0]]], dtype=float)
+    judged = np.ones_like(grades, dtype=bool)
+    cells = JudgedCells(grades, judged)
+    keep = np.array([[[True, False, True, True]]])
+    out = cells.scores(["bpref", "map_judged"], n_relevant=2, n_nonrelevant=1, keep=keep)
+    # kept list: rel, rel, non -> bpref 1, AP' 1
+    assert out["bpref"][0, 0] == 1.0 and out["map_judged"][0, 0] == 1.0
+
+
+# ---------------------------------------------------------------- agreement statistics
+def _naive_tau_ap(estimate, truth):
+    order = np.argsort(-np.asarray(estimate), kind="stable")
+    e, t = np.asarray(estimate)[order], np.asarray(truth)[order]
+    n = len(e)
+    total = 0.0
+    for i in range(1, n):
+        c = sum(0.5 if (e[j] == e[i] or t[j] == t[i]) else float(t[j] > t[i]) for j in range(i))
+        total += c / i
+    return 2 * total / (n - 1) - 1
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=12))
+def test_tau_ap_matches_its_definition(pairs):
+    e, t = np.array(pairs, dtype=float).T
+    assert agreement.tau_ap(e, t) == pytest.approx(_naive_tau_ap(e, t))
+
+
+def test_tau_ap_penalises_swaps_at_the_top_more():
+    truth = np.arange(10, 0, -1.0)
+    top, bottom = truth.copy(), truth.copy()
+    top[[0, 1]], bottom[[8, 9]] = top[[1, 0]], bottom[[9, 8]]
+    assert agreement.kendall_tau(top, truth) == pytest.approx(agreement.kendall_tau(bottom, truth))
+    assert agreement.tau_ap(top, truth) < agreement.tau_ap(bottom, truth)
+    assert agreement.tau_ap(truth, truth) == 1.0 and agreement.tau_ap(-truth, truth) == -1.0
+
+
+def test_kendall_tau_many_equals_batch_with_ties():
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 6, (50, 17)).astype(float), rng.integers(0, 6, (50, 17)).astype(float)
+    np.testing.assert_allclose(agreement.kendall_tau_many(a, b), agreement.kendall_tau_batch(a, b))
+
+
+def test_band_crossing_requires_the_band_to_stay_above():
+    out = reliability.band_crossing([1, 2, 3, 4], low=[0.8, 0.91, 0.85, 0.95], high=[0.95, 0.99, 0.95, 0.99])
+    assert out == {"first_possible": 1, "first_certain": 4}
+
+
+def test_bootstrap_agreement_is_paired_by_seed(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 15], ["map", "bpref"])
+    a, b = sweep.bootstrap("map", 30, rng=5), sweep.bootstrap("map", 30, rng=5)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (2, 30) and np.allclose(a[-1], 1.0)  # full depth: the original ranking
+
+
+# ---------------------------------------------------------------- claims
+def test_depth_claim_verdict_flips_with_threshold(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref"])
+    samples = {m: sweep.bootstrap(m, 50, rng=0) for m in ["map", "bpref"]}
+    records = verdicts.depth_claims(sweep, samples, 15)  # at the full depth τ = 1: the claim holds
+    assert [r["verdict"] for r in records] == ["reproduced", "reproduced"]
+    assert records[0]["quote"].startswith("Even a pool depth")
+
+
+def test_warning_claim_needs_useful_precision():
+    assert verdicts.warning_claim(6, 40)["verdict"] == "not reproduced"
+    assert verdicts.warning_claim(40, 41)["verdict"] == "reproduced"
+
+
+# ---------------------------------------------------------------- audit
+def test_audit_of_a_run_with_its_group_left_out_scores_like_the_leave_out(collection):
+    runs, qrels, table, pool = collection
+    left = pools.compare_leave_outs(pool, qrels, "map").table
+    judged = pool.judged_share(qrels, 15, leave_out="group").mean(-1)
+    for r in [table["run"][0], table["run"][2]]:  # a pooled and an unpooled run
+        g = table.set_index("run").loc[r, "group"]
+        others = [n for n in runs.names if table.set_index("run").loc[n, "group"] != g]
+        result = audit.audit_run(pool.leave_out(qrels, group=g), runs.select([r]), 15, runs.select(others),
+                                 groups=table)
+        assert result.scores["map"] == pytest.approx(left.loc[r, "group left out"], abs=1e-12)
+        assert result.per_topic["judged@15"].mean() == pytest.approx(judged[runs.names.index(r)])
+        assert result.risk in audit.RISKS and r in result.report()
+        assert result.bias["by"] == "group" and result.bias["n_reference"] == len(others)
+        assert 0 <= result.bias["predicted"] <= result.bias["upper"] + 1e-12
+
+
+def test_audit_without_reference_runs_says_risk_unknown(collection):
+    runs, qrels, _, _ = collection
+    result = audit.audit_run(qrels, runs.select([runs.names[1]]), 15)
+    assert result.risk == "unknown" and result.bias is None
+    assert result.scores["map"] <= result.scores["map_judged"] + 1e-12
+
+
+def test_audit_rejects_several_runs(collection):
+    runs, qrels, _, _ = collection
+    with pytest.raises(ValueError, match="one run at a time"):
+        audit.audit_run(qrels, runs.select(runs.names[:2]), 15)
+
+
+def test_drop_model_predicts_from_nearest_runs():
+    model = audit.fit_drop_model([1.0, 0.9, 0.5], [0.0, 0.01, 0.2], n_neighbours=1)
+    median, upper = model.predict([0.52, 0.97])
+    assert median.tolist() == [0.2, 0.0]
+
+
+def test_cross_validation_counts_add_up(collection):
+    runs, qrels, table, pool = collection
+    lo = pools.compare_leave_outs(pool, qrels, "map")
+    risk = pools.leave_out_risk(pool, qrels, lo.table, ks=(15,))
+    cv = audit.cross_validate(risk, share="judged@15", max_loss=0.01, n_neighbours=5)
+    summary = audit.validation_summary(cv, 0.01)
+    assert summary["n_runs"] == len(runs.names)
+    assert summary["n_flagged_losers"] <= min(summary["n_flagged"], summary["n_losers"])
+    assert 0 <= summary["coverage"].value <= 1
+
+
+def test_cli_audit_prints_risk_and_writes_json(collection, tmp_path, capsys):
+    runs, qrels, table, _ = collection
+    write_qrels(qrels.frame, tmp_path / "qrels.txt")
+    paths = []
+    for i, name in enumerate(runs.names):
+        row = runs.docs[i]
+        frame = pd.DataFrame([(t, runs.docnos[d], float(100 - j)) for t, docs in zip(runs.topics, row)
+                              for j, d in enumerate(docs) if d >= 0], columns=["query", "docno", "score"])
+        write_run(frame, tmp_path / f"{name}.run", tag=name)
+        paths.append(str(tmp_path / f"{name}.run"))
+    table[["run", "group"]].to_csv(tmp_path / "groups.tsv", sep="\t", index=False)
+    unpooled = table.loc[~table["pooled"], "run"].iloc[0]
+    code = main(["audit", str(tmp_path / "qrels.txt"), str(tmp_path / f"{unpooled}.run"), "--pool-depth", "15",
+                 "--runs", *paths, "--groups", str(tmp_path / "groups.tsv"), "--json", str(tmp_path / "a.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and "Risk that unjudged documents understate" in out and "bpref" in out
+    saved = json.loads((tmp_path / "a.json").read_text())
+    assert saved["run"] == unpooled and saved["risk"] in audit.RISKS
+    assert main(["audit", str(tmp_path / "qrels.txt"), paths[0], "--pool-depth", "0"]) == 2
+
+
+@pytest.mark.realdata
+def test_trec8_audit_matches_known_leave_out_drops():
+    require_data("trec8_adhoc/runs.tsv", "trec8_adhoc/qrels.trec8.adhoc.txt.gz")
+    from fireeval.datasets import trec8
+
+    names = trec8.run_names()
+    runs, qrels = trec8.load_runs(names), trec8.load_qrels()
+    table = trec8.load_runs_table().set_index("run").loc[names].reset_index()
+    pool = pools.build_pool(runs, pooled=table["pooled"].to_numpy(), groups=table, depth=100)
+    lo = pools.compare_leave_outs(pool, qrels, "map")
+    risk = pools.leave_out_risk(pool, qrels, lo.table, ks=(100,))
+    cv = audit.cross_validate(risk, by="group")
+    summary = audit.validation_summary(cv)
+    assert summary["coverage"].value >= 0.85  # the 90th-percentile prediction holds for most runs
+    groups = table.set_index("run")["group"]
+    for r in ["CL99XT", "acsys8alo2"]:  # a pooled manual run, an unpooled automatic run
+        others = [n for n in names if groups[n] != groups[r]]
+        result = audit.audit_run(pool.leave_out(qrels, group=groups[r]), runs.select([r]), 100,
+                                 runs.select(others), groups=table)
+        assert result.scores["map"] == pytest.approx(lo.table.loc[r, "group left out"], abs=1e-12)
+        # the audit's own fit and the vectorised cross-validation agree closely
+        assert result.bias["predicted"] == pytest.approx(cv.loc[r, "predicted"], abs=0.005)
+
+
+# ---------------------------------------------------------------- leave-out helpers
+def test_leave_out_runs_removes_only_what_no_other_pooled_run_found(collection):
+    runs, qrels, table, pool = collection
+    group = table["group"].iloc[0]
+    mask = (table["group"] == group).to_numpy()
+    # Leaving out all runs of one group = the group leave-out.
+    ours = pools.leave_out_runs(pool, qrels, mask).frame
+    theirs = pool.leave_out(qrels, group=group).frame
+    assert sorted(zip(ours["query"], ours["docno"])) == sorted(zip(theirs["query"], theirs["docno"]))
+    # Leaving out nobody removes nothing.
+    assert len(pools.leave_out_runs(pool, qrels, np.zeros(len(mask), bool)).frame) == len(qrels.frame)
+
+
+def test_places_lost_conventions():
+    table = pd.DataFrame({"original": [0.5, 0.4, 0.3], "group left out": [0.35, 0.39, 0.3]},
+                         index=pd.Index(["A", "B", "C"], name="run"))
+    lo = pools.LeaveOutComparison(None, None, None, table)
+    # every run left out: A (0.35) falls behind B (0.39) -> 1 place
+    assert lo.places_lost().tolist() == [1, -1, 0]
+    # A's 0.35 among B's and C's originals (0.4, 0.3): behind B -> 1 place; B's 0.39 vs A's 0.5: no change
+    assert lo.places_lost_against_original().tolist() == [1, 0, 0]
+
+
+def test_relative_swap_rates_use_the_same_splits_as_absolute():
+    rng = np.random.default_rng(0)
+    scores = rng.random((6, 20))
+    absolute = reliability.swap_rates(scores, 5, 50, bins=[0, np.inf], rng=1)
+    relative = reliability.relative_swap_rates(scores, 5, 50, bins=[0, np.inf], rng=1)
+    assert absolute["n_swaps"].tolist() == relative["n_swaps"].tolist()  # one bin holding every pair
+
+
+def test_measure_table_reports_depth_range(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref"])
+    samples = {m: sweep.bootstrap(m, 30, rng=0) for m in ["map", "bpref"]}
+    ap = {m: sweep.bootstrap(m, 30, rng=0, statistic="tau_ap", at=3) for m in ["map", "bpref"]}
+    table = pools.measure_table(sweep, samples, ap, k=3)
+    assert list(table.index) == ["map", "bpref"]
+    assert {"τ-b at K = 3", "τ_AP at K = 3", "K range where the band crosses 0.90"} <= set(table.columns)
+    few, many, median = pools.relevant_split(qrels, sweep.topics)
+    assert len(few) + len(many) == len(sweep.topics)
+    assert (qrels.n_relevant(sweep.topics)[few] <= median).all()
+
+
+# ---------------------------------------------------------------- property: judged cells = core ranking functions
+@given(st.lists(st.lists(st.sampled_from([np.nan, 0.0, 1.0]), min_size=1, max_size=12), min_size=1, max_size=4),
+       st.integers(0, 4), st.integers(0, 4))
+def test_judged_cells_equal_core_measures_on_any_list(rows, extra_rel, extra_non):
+    from fireeval.core import ranking
+
+    width = max(map(len, rows))
+    grades = np.array([r + [np.nan] * (width - len(r)) for r in rows])[:, None, :]  # (runs, 1 topic, ranks)
+    judged = ~np.isnan(grades)
+    # The topic's counts cover every list (one topic) plus judged documents no list retrieved.
+    n_rel = int(np.nanmax((grades == 1).sum(-1))) + extra_rel
+    n_non = int(np.nanmax((grades == 0).sum(-1))) + extra_non
+    ours = JudgedCells(np.nan_to_num(grades), judged).scores(
+        ["bpref", "infAP", "map_judged", "ndcg_judged"], n_rel, n_non)
+    np.testing.assert_allclose(ours["bpref"], ranking.bpref(grades, n_rel, n_non), atol=1e-12)
+    np.testing.assert_allclose(ours["infAP"], ranking.inferred_ap(grades, n_rel), atol=1e-12)
+    condensed, _ = ranking.condense(grades)
+    np.testing.assert_allclose(ours["map_judged"], ranking.average_precision(condensed, n_rel), atol=1e-12)
+    ideal = (np.arange(max(n_rel, 1)) < n_rel).astype(float)[None, None, :]
+    np.testing.assert_allclose(ours["ndcg_judged"], ranking.ndcg(np.nan_to_num(condensed), ideal), atol=1e-12)
+    for v in ours.values():
+        assert ((v >= 0) & (v <= 1 + 1e-12)).all()
