@@ -88,9 +88,14 @@ def test_chapter_shows_paper_vs_here_box_at_the_top(path: Path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_chapter_shows_its_analysis_code(path: Path):
-    """Convention 3: boilerplate is removed, but at least half of the code cells show their code (folded or not)."""
+    """Convention 3: boilerplate (imports, glue) is removed, the analysis steps show their code (folded or not).
+
+    A chapter that hides its code (the issue: pool_depth removed 8 of 9 code cells) fails:
+    at least three code cells, and at least a third of them, must show their input.
+    """
     cells = [c for c in load(path).cells if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])]
     hidden = [c for c in cells if {"remove-cell", "remove-input"} & set(c.metadata.get("tags", []))]
     shown = len(cells) - len(hidden)
-    assert shown >= len(hidden), (f"{path.name}: {len(hidden)} of {len(cells)} code cells hide their code from the "
-                                  f"reader; show each analysis step as a short cell tagged hide-input")
+    assert shown >= max(3, len(cells) / 3), (
+        f"{path.name}: only {shown} of {len(cells)} code cells show their code; show each analysis step as a short "
+        f"cell of fireeval calls tagged hide-input")
