@@ -144,3 +144,27 @@ def test_axiom_claim_counts_contradicted_statements():
 def test_sign_change_sigma():
     assert np.isnan(noise.sign_change_sigma([1, 2, 3], [0.1, 0.2, 0.3]))
     assert noise.sign_change_sigma([1, 2], [1.0, -1.0]) == pytest.approx(1.5)
+
+
+def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_every_sigma():
+    # §6.4: "In all σ, the AxIoU instances show lower errors than R@K,0.7/0.5 but higher errors than R@K,0.3
+    # instances in a wide range of noise levels": one σ against the claim flips the every-σ parts, not the R@K,0.3 one.
+    by_sigma = np.array([-0.002, 0.008, 0.013, 0.013])
+    samples = by_sigma + np.random.default_rng(0).normal(0, 1e-4, (200, 4))
+    g = {"by_sigma": by_sigma, "by_sigma_samples": samples, "min": float(by_sigma.min()),
+         "min_samples": samples.min(axis=1), "majority": float(noise.majority_gap(by_sigma)),
+         "majority_samples": noise.majority_gap(samples), "sigmas": [1.0, 2.0, 3.0, 4.0]}
+    gaps = {part: g for part in verdicts.ORDERING_QUOTES}
+    recs = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "stand-in"})}
+    assert recs["noise.r03_not_above_axiou.ds"]["verdict"] == "reproduced"
+    assert recs["noise.r07_above_axiou.ds"]["verdict"] == "not reproduced"
+    assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
+    # Two σ of four against it is no majority: the verdict flips.
+    assert noise.majority_gap([-0.002, -0.001, 0.013, 0.013]) < 0
+
+
+def test_ordering_gaps_carry_the_majority_statistic(small):
+    gt, _, preds = small
+    clean, noisy = noise.noise_experiment(preds, gt, [1.0, 2.0, 4.0], n_trials=5, seed=0)
+    g = noise.ordering_gaps(clean, noisy, n_boot=50)["r03_not_above_axiou"]
+    assert g["majority"] == pytest.approx(np.sort(g["by_sigma"])[1]) and g["majority_samples"].shape == (50,)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from fireeval.stats.claims import Claim, Estimate, Test, verdict
 
-__all__ = ["PAPER", "CONVENTION_NAMES", "ORDERING_QUOTES", "noise_ordering_claims", "noise_ordering_by_sigma",
+__all__ = ["PAPER", "CONVENTION_NAMES", "ORDERING_QUOTES", "ORDERING_SCOPE", "noise_ordering_claims", "noise_ordering_by_sigma",
            "real_rater_claims", "selection_claims", "agreement_claims", "bootstrap_tau_matrix", "agreement_blocks",
            "agreement_summary", "axiom_claim"]
 
@@ -25,10 +25,16 @@ ORDERING_QUOTES = {
     "r07_above_axiou": ("In all datasets and all σ, the AxIoU instances show lower errors than the R@K,θ instances "
                         "[with high θ]: R@K,0.7"),
     "r05_above_axiou": "... lower errors than the R@K,θ instances [with high θ]: R@K,0.5",
-    "r03_not_above_axiou": "the instances of R@K,θ with θ = 0.3 show comparable or lower errors than the AxIoU instances",
+    "r03_not_above_axiou": ("[the AxIoU instances show] higher errors than R@K,0.3 instances in a wide range of noise "
+                            "levels ... the instances of R@K,θ with θ = 0.3 show comparable or lower errors than the "
+                            "AxIoU instances"),
     "r07_above_r05": "In particular, the R@K,0.7 instances show severely high errors",
 }
 _DATASET_NAMES = {"charades_sta": "Charades-STA", "activitynet_captions": "ActivityNet Captions"}
+# Over which σ each part is claimed: the paper's "in all datasets and all σ" governs the comparison with high θ;
+# the R@K,0.3 part is claimed "in a wide range of noise levels" only, so it is tested at a strict majority of σ.
+ORDERING_SCOPE = {"r07_above_axiou": "min", "r05_above_axiou": "min", "r03_not_above_axiou": "majority",
+                  "r07_above_r05": "min"}
 _GAP_NAMES = {"r07_above_axiou": "error of R@K,0.7 minus AxIoU@K", "r05_above_axiou": "error of R@K,0.5 minus AxIoU@K",
               "r03_not_above_axiou": "error of AxIoU@K minus R@K,0.3", "r07_above_r05": "error of R@K,0.7 minus R@K,0.5"}
 
@@ -40,26 +46,33 @@ def _test(part):
 
 
 def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs") -> list[dict]:
-    """One claim per part of the §6.4 ordering and per dataset, "at every σ": the minimum gap over σ.
+    """One claim per part of the §6.4 ordering and per dataset, over σ as the paper scopes each part.
 
     ``gaps``: ``{dataset: {convention: fireeval.vmr.noise.ordering_gaps(...)}}``;
     ``datasets``: ``{dataset: data description}`` ("real: ..." or "stand-in: ...").
-    The verdict is computed under each length convention; it is ``depends`` when they
-    disagree. Interval: percentile of the minimum over σ across bootstrap resamples of
-    the Monte-Carlo trials (paired across σ).
+    Parts claimed "at all σ" are tested on the minimum gap over σ; the R@K,0.3 part,
+    claimed "in a wide range of noise levels", on the gap at a strict majority of σ
+    (:data:`ORDERING_SCOPE`, :func:`fireeval.vmr.noise.majority_gap`). The verdict is
+    computed under each length convention; it is ``depends`` when they disagree.
+    Interval: percentile of that statistic across bootstrap resamples of the
+    Monte-Carlo trials (paired across σ); it does not cover resampling the queries.
     """
     records = []
     for ds, by_conv in gaps.items():
         for part, quote in ORDERING_QUOTES.items():
+            stat = ORDERING_SCOPE[part]
             convs = {CONVENTION_NAMES[c]: Estimate.from_samples(
-                g[part]["min"], g[part]["min_samples"],
-                f"{len(g[part]['min_samples'])} bootstrap resamples of the Monte-Carlo trials (σ paired)")
+                g[part][stat], g[part][f"{stat}_samples"],
+                f"{len(g[part][f'{stat}_samples'])} bootstrap resamples of the Monte-Carlo trials (σ paired; "
+                "queries and systems fixed: not a sampling interval over queries)")
                 for c, g in by_conv.items()}
             sigmas = by_conv[next(iter(by_conv))][part].get("sigmas")
             grid = f"σ ∈ {{{', '.join(f'{s:g}' for s in sigmas)}}} s" if sigmas is not None else "every σ"
+            scope, how = (("every σ", f"smallest over {grid}") if stat == "min" else
+                          ("a strict majority of σ", f"value at a strict majority of {grid} (the (n−1)//2-th smallest)"))
             claim = Claim(f"noise.{part}.{ds}", paper=PAPER, section="§6.4, Fig. 7",
-                          quote=f"{quote} [simulated noise, every σ; {_DATASET_NAMES.get(ds, ds)}]",
-                          quantity=f"smallest over {grid} of the {_GAP_NAMES[part]} ({error} error, mean over systems "
+                          quote=f"{quote} [simulated noise, {scope}; {_DATASET_NAMES.get(ds, ds)}]",
+                          quantity=f"{how} of the {_GAP_NAMES[part]} ({error} error, mean over systems "
                                    f"and K), {ds}; reference code: rater length = true length + Exp(1), paper text: Exp with mean e − s",
                           test=_test(part), data=datasets[ds], fmt=".4f")
             records.append(claim.evaluate(convs))
