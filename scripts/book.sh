@@ -21,8 +21,13 @@ fi
 t_execute=$(now)
 # -W: warnings (including a notebook that fails to execute) are errors;
 # --keep-going: report every problem in one build, then fail.
-.venv/bin/jupyter-book build . -W --keep-going
+.venv/bin/jupyter-book build . -W --keep-going 2>&1 | tee _build/.jupyter-book.log
 t_render=$(now)
+# Every notebook should have come from the cache; one executed here ran serially (a cache-key mismatch).
+if grep -q "Executed notebook in" _build/.jupyter-book.log; then
+  echo "book: Jupyter Book executed some notebooks itself (not pre-executed in parallel):"
+  grep "Executed notebook in" _build/.jupyter-book.log | sed 's/^/  /'
+fi
 echo "$code_hash" > _build/.fireeval-code-hash
 awk -v a="$t_start" -v b="$t_setup" -v c="$t_execute" -v d="$t_render" 'BEGIN {
   printf "book: set-up %.0f s, execution %.0f s, rendering %.0f s, total %.0f s\n", b - a, c - b, d - c, d - a }'
