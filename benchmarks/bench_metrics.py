@@ -1,58 +1,167 @@
-"""Benchmark: load the 129 TREC-8 runs, score map, P_10 and ndcg with fireeval and pytrec_eval.
+"""Benchmark ``fireeval evaluate`` against pytrec_eval, whole process as a user runs it.
 
-    .venv/bin/python benchmarks/bench_metrics.py [--data DIR]
+    .venv/bin/python benchmarks/bench_metrics.py [--data DIR] [--repeats 3] [--skip-synthetic]
 
-Targets on a 2-core machine: loading all 129 runs <= 10 s; fireeval >= 5x faster than
-pytrec_eval on the same loaded data. pytrec_eval needs nested dicts; building them is
-timed separately and not charged to either side's scoring time.
+Three cases, each timed as separate processes (wall clock, median of ``--repeats``
+paired runs, peak resident memory of the child) and, beside it, in-process:
+
+1. one TREC-8 run, map + P_10 + ndcg_cut_10: ``fireeval evaluate QRELS RUN`` against a
+   10-line pytrec_eval script (parse_qrel, parse_run, evaluate, print the means);
+2. all 129 TREC-8 runs: ``fireeval evaluate QRELS RUN1 ... RUN129`` against the
+   trec_eval-equivalent pytrec_eval loop (qrels parsed once, ``parse_run`` per run);
+3. synthetic 10,000 topics x 1,000 documents (one run): the same two commands.
+
+Whole-process times include interpreter start-up, imports, gunzip, parsing, ordering,
+scoring and printing. In-process times include reading and scoring only (files
+already in the page cache, modules imported). Every case checks that pytrec_eval's
+per-topic values equal fireeval's to 1e-9. Targets (issue 13): 129 runs <= 0.5x,
+one run <= 1.0x, synthetic <= 0.5x with peak memory <= pytrec_eval's.
 """
 import argparse
+import gzip
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from importlib.metadata import version
+from pathlib import Path
 
 import numpy as np
-import pytrec_eval
 
-from fireeval.datasets import data_path, trec8
-from fireeval.core.evaluation import evaluate
-from fireeval.core.runset import RunSet
-from fireeval.core.trec import read_run
+MEASURES = ["map", "P_10", "ndcg_cut_10"]
+PYTREC_SCRIPT = '''import sys, gzip, pytrec_eval
+opn = lambda p: gzip.open(p, "rt") if p.endswith(".gz") else open(p)
+with opn(sys.argv[1]) as f: qrels = pytrec_eval.parse_qrel(f)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_10", "ndcg_cut_10"})
+for path in sys.argv[2:]:
+    with opn(path) as f: run = pytrec_eval.parse_run(f)
+    res = evaluator.evaluate(run)
+    for m in ("map", "P_10", "ndcg_cut_10"):
+        print(f"{path}\\t{m:<22}\\tall\\t{sum(r[m] for r in res.values()) / len(res):.4f}")
+'''
 
-MEASURES = ["map", "P_10", "ndcg"]
+
+def _child(cmd):
+    """Wall time and peak RSS (MB) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - t0
+    if done.returncode:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed: {done.stderr[-500:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, peak / 1024 if peak > before else float("nan")
+
+
+def _peak_rss(cmd):
+    """Peak RSS of a child measured on its own (ru_maxrss of children is a running max)."""
+    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code, *cmd], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def _paired(label, ours, peer, repeats):
+    """Alternate the two commands ``repeats`` times; print medians, ratio and peak memory."""
+    t_ours, t_peer = [], []
+    for _ in range(repeats):
+        t_ours.append(_child(ours)[0])
+        t_peer.append(_child(peer)[0])
+    m_ours, m_peer = _peak_rss(ours), _peak_rss(peer)
+    a, b = statistics.median(t_ours), statistics.median(t_peer)
+    print(f"{label}\n  whole process, median of {repeats}: fireeval {a:6.2f} s ({m_ours:5.0f} MB peak)   "
+          f"pytrec_eval {b:6.2f} s ({m_peer:5.0f} MB peak)   ratio {a / b:4.2f}x")
+    return a / b, m_ours, m_peer
+
+
+def _in_process(qrels_path, run_paths):
+    """In-process read + score for both tools; returns the times and the largest |difference|."""
+    import pytrec_eval
+
+    from fireeval.core.evaluation import parse_measures
+    from fireeval.core.stream import QrelsIndex, score_run
+    from fireeval.core.trec import read_run_table
+
+    measures = [m for name in MEASURES for m in parse_measures(name)]
+    t0 = time.perf_counter()
+    qrels = QrelsIndex.read(qrels_path)
+    ours = [score_run(read_run_table(p), qrels, measures) for p in run_paths]
+    t_ours = time.perf_counter() - t0
+    opn = (lambda p: gzip.open(p, "rt")) if str(qrels_path).endswith(".gz") else open
+    t0 = time.perf_counter()
+    with opn(qrels_path) as fh:
+        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(fh), set(MEASURES))
+    theirs = []
+    for p in run_paths:
+        with (gzip.open(p, "rt") if str(p).endswith(".gz") else open(p)) as fh:
+            theirs.append(evaluator.evaluate(pytrec_eval.parse_run(fh)))
+    t_theirs = time.perf_counter() - t0
+    worst = 0.0
+    for mine, peer in zip(ours, theirs):
+        assert sorted(peer) == sorted(mine.topics), "different evaluation topics"
+        for m in MEASURES:
+            worst = max(worst, float(np.abs(mine.values[m] - [peer[t][m] for t in mine.topics]).max()))
+    print(f"  in process (read + score, imports excluded): fireeval {t_ours:6.2f} s   pytrec_eval {t_theirs:6.2f} s   "
+          f"ratio {t_ours / t_theirs:4.2f}x   per-topic max |difference| {worst:.1e}")
+    assert worst <= 1e-9, f"fireeval and pytrec_eval differ by {worst}"
+
+
+def _synthetic(folder: Path, n_topics=10_000, depth=1_000, seed=0):
+    """A seeded run (n_topics x depth, tab-separated) and qrels (60 judged per topic, ~20 % relevant)."""
+    run_path, qrels_path = folder / "synthetic.run", folder / "synthetic.qrels"
+    if run_path.exists() and qrels_path.exists():
+        return qrels_path, run_path
+    rng = np.random.default_rng(seed)
+    with open(run_path, "w") as fh:
+        for t in range(n_topics):
+            docs = rng.choice(20_000, size=depth, replace=False)
+            scores = np.round(rng.random(depth), 4)
+            fh.write("".join(f"T{t}\tQ0\tD{d}\t{i}\t{s}\tsynth\n" for i, (d, s) in enumerate(zip(docs, scores))))
+    with open(qrels_path, "w") as fh:
+        for t in range(n_topics):
+            docs = rng.choice(20_000, size=60, replace=False)
+            grades = rng.choice([0, 0, 0, 0, 1, 2], size=60)
+            fh.write("".join(f"T{t} 0 D{d} {g}\n" for d, g in zip(docs, grades)))
+    return qrels_path, run_path
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=None, help="data root holding trec8_adhoc/")
+    parser.add_argument("--repeats", type=int, default=3, help="paired whole-process runs per case (median)")
+    parser.add_argument("--skip-synthetic", action="store_true", help="skip the 10,000 x 1,000 case")
+    parser.add_argument("--workdir", default=None, help="folder for the synthetic files (default: a temp folder)")
     args = parser.parse_args()
 
-    names = trec8.run_names()
-    paths = [data_path(f"trec8_adhoc/runs/input.{n}.gz", args.data) for n in names]
-    t0 = time.perf_counter()
-    runs = RunSet.read(paths, names=names)
-    qrels = trec8.load_qrels(args.data)
-    t_load = time.perf_counter() - t0
-    print(f"load 129 runs + qrels (parse, validate, trec_eval order, one array): {t_load:6.2f} s   target <= 10 s")
+    from fireeval.datasets import data_path, trec8
 
-    t0 = time.perf_counter()
-    ours = evaluate(runs, qrels, MEASURES)
-    t_ours = time.perf_counter() - t0
+    print(f"peer: pytrec_eval-terrier {version('pytrec-eval-terrier')} (trec_eval 9.0.8 C code); "
+          f"fireeval on Python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print("whole process = interpreter start-up + imports + gunzip + parse + order + score + print")
+    fireeval = [sys.executable, "-m", "fireeval", "evaluate"] + sum((["-m", m] for m in MEASURES), [])
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "pytrec_loop.py"
+        script.write_text(PYTREC_SCRIPT)
+        peer = [sys.executable, str(script)]
+        qrels = str(data_path(trec8.QRELS, args.data))
+        runs = [str(data_path(f"trec8_adhoc/runs/input.{n}.gz", args.data)) for n in trec8.run_names()]
 
-    t0 = time.perf_counter()
-    frames = {n: read_run(p) for n, p in zip(names, paths)}
-    run_dicts = {n: {q: dict(zip(g["docno"], g["score"])) for q, g in f.groupby("query")} for n, f in frames.items()}
-    qrels_dict = {q: dict(zip(g["docno"], g["relevance"].astype(int))) for q, g in qrels.frame.groupby("query")}
-    t_dicts = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, {"map", "P", "ndcg"})
-    theirs = {n: evaluator.evaluate(d) for n, d in run_dicts.items()}
-    t_theirs = time.perf_counter() - t0
-
-    worst = max(abs(ours.values[m][i][j] - theirs[n][t][m])
-                for m in MEASURES for i, n in enumerate(names) for j, t in enumerate(ours.topics))
-    print(f"fireeval    map+P_10+ndcg, 129 runs x 50 topics: {t_ours:6.2f} s")
-    print(f"pytrec_eval map+P_10+ndcg, same data:            {t_theirs:6.2f} s  (+ {t_dicts:.2f} s to build its dicts)")
-    print(f"speed-up: {t_theirs / t_ours:5.1f}x   target >= 5x   (max |difference| {worst:.1e})")
+        _paired("1. one TREC-8 run (input.AntHoc1), map P_10 ndcg_cut_10   target <= 1.0x",
+                fireeval + [qrels, runs[0]], peer + [qrels, runs[0]], args.repeats)
+        _in_process(qrels, runs[:1])
+        _paired(f"2. all {len(runs)} TREC-8 runs in one process   target <= 0.5x",
+                fireeval + [qrels] + runs, peer + [qrels] + runs, args.repeats)
+        _in_process(qrels, runs)
+        if not args.skip_synthetic:
+            folder = Path(args.workdir or tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            q, r = _synthetic(folder)
+            _paired("3. synthetic 10,000 topics x 1,000 documents   target <= 0.5x, peak memory <= pytrec_eval's",
+                    fireeval + [str(q), str(r)], peer + [str(q), str(r)], max(1, args.repeats // 2))
+            _in_process(q, [r])
 
 
 if __name__ == "__main__":

@@ -152,3 +152,36 @@ def test_every_bounded_measure_is_in_unit_interval_for_any_relevance_level(seed,
     for name, values in scores.values.items():
         assert np.isfinite(values).all(), name
         assert (values >= 0).all() and (values <= 1 + 1e-12).all(), (name, values.min(), values.max())
+
+
+def test_trec_eval_own_test_suite_topic_302():
+    """Every numeric measure of trec_eval's out.test.aq for topic 302, to its 4 printed decimals."""
+    from pathlib import Path
+
+    from fireeval.core.stream import QrelsIndex, score_run
+    from fireeval.core.trec import read_run_table
+
+    folder = Path(__file__).parent / "data" / "trec_eval"
+    expected = {}
+    for line in (folder / "out.test.aq-302").read_text().splitlines():
+        measure, topic, value = (f.strip() for f in line.split("\t"))
+        if measure != "relstring":  # a string, not a measure
+            expected[measure] = float(value)
+    assert len(expected) == 90
+    scores = score_run(read_run_table(folder / "results-302.test"), QrelsIndex.read(folder / "qrels-302.test"),
+                       ["all_trec"])
+    assert list(scores.topics) == ["302"]
+    got = {m: round(float(v[0]), 4) for m, v in scores.values.items() if m in expected}
+    assert set(got) == set(expected), sorted(set(expected) - set(got))
+    assert {m: v for m, v in got.items() if abs(v - expected[m]) > 1e-9} == {}
+    # the same through evaluate() (RunSet and Qrels)
+    from fireeval.core.judgements import Qrels
+    from fireeval.core.runset import RunSet
+
+    ref = evaluate(RunSet.read([folder / "results-302.test"]), Qrels.read(folder / "qrels-302.test"), ["all_trec"])
+    assert {m: round(float(ref.values[m][0, 0]), 4) for m in expected} == expected
+
+
+def test_utility_with_collection_size_term_is_refused():
+    with pytest.raises(ValueError, match="needs the collection size"):
+        parse_measures("utility.1,-1,0,1")

@@ -113,6 +113,25 @@ def test_depth_sweep_equals_rescoring_with_depth_qrels():
     assert list(sweep.mean("map").columns) == [1, 3, 20, "original"]
 
 
+def test_depth_sweep_and_leave_outs_honour_the_relevance_level():
+    # Graded qrels with relevance_level=2 (trec_eval -l 2): the fast paths must count only grades >= 2.
+    frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=5, n_groups=3, n_docs=300, depth=60, seed=3)
+    rng = np.random.default_rng(0)
+    graded = qrels_frame.assign(relevance=np.where(qrels_frame["relevance"] > 0, rng.integers(1, 3, len(qrels_frame)), 0))
+    runs, qrels = RunSet.from_frames(frames), Qrels(graded, relevance_level=2)
+    pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=20)
+    sweep = pooling.depth_sweep(pool, qrels, [2, 20], ["map", "P_10"])
+    for i, k in enumerate([2, 20]):
+        slow = evaluate(runs, pool.at_depth(qrels, k), ["map", "P_10"], complete=True)
+        for measure in ("map", "P_10"):
+            np.testing.assert_allclose(sweep.values[measure][i], slow.values[measure], atol=1e-12)
+    fast = pooling.leave_out_scores(pool, qrels, by="run", measures=["map", "P_10"])
+    name = list(runs.names)[0]
+    slow = evaluate(runs.select([name]), pool.leave_out(qrels, run=name), ["map", "P_10"], complete=True)
+    for measure in ("map", "P_10"):
+        np.testing.assert_allclose(fast.values[measure][0], slow.values[measure][0], atol=1e-12)
+
+
 def naive_pool(frames, pooled, k):
     """The pool by definition: union of each pooled run's top k in trec_eval order."""
     tops = [trec_order(frames[name]) for name in pooled]

@@ -146,6 +146,33 @@ def test_depth_claim_verdict_flips_with_threshold(collection):
     assert records[0]["quote"].startswith("Even a pool depth")
 
 
+def test_robustness_claim_is_untestable_when_the_measures_coincide(collection):
+    # A truncated pool judges every pooled document, so infAP ranks runs as AP does: the τ
+    # difference is 0 by construction and says nothing about infAP's claim (sampled judgements).
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref", "infAP"])
+    samples = {m: sweep.bootstrap(m, 30, rng=0) for m in ["map", "bpref", "infAP"]}
+    records = {r["id"]: r for r in verdicts.robustness_claims(sweep, samples, 3)}
+    assert records["robust_infAP"]["verdict"] == "not testable here"
+    assert records["robust_bpref"]["verdict"] != "not testable here"
+    assert all(r["quote"].startswith("(paraphrase)") for r in records.values())
+
+
+def test_depth_claims_rank_pooled_runs_only_as_a_second_convention(collection):
+    runs, qrels, table, pool = collection
+    pooled = table["pooled"].to_numpy()
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map"])
+    samples = {"map": sweep.bootstrap("map", 40, rng=2)}
+    record = verdicts.depth_claims(sweep, samples, 1, pooled=pooled, rng=2)[0]
+    only = record["conventions"]["pooled runs only"]
+    means = sweep.values["map"][0][pooled].mean(-1), sweep.reference["map"][pooled].mean(-1)
+    assert only["value"] == pytest.approx(agreement.kendall_tau(*means))
+    boot = reliability.bootstrap_agreement(sweep.values["map"][0][pooled], sweep.reference["map"][pooled], 40, 2)
+    assert only["low"] <= np.nanquantile(boot, 0.025) + 1e-12
+    assert set(record["conventions"]) == {"all runs ranked", "pooled runs only"}
+    assert list(verdicts.depth_claims(sweep, samples, 1)[0]["conventions"]) == [""]
+
+
 def test_warning_claim_needs_useful_precision():
     assert verdicts.warning_claim(6, 40)["verdict"] == "not reproduced"
     assert verdicts.warning_claim(40, 41)["verdict"] == "reproduced"
@@ -166,6 +193,24 @@ def test_audit_of_a_run_with_its_group_left_out_scores_like_the_leave_out(collec
         assert result.risk in audit.RISKS and r in result.report()
         assert result.bias["by"] == "group" and result.bias["n_reference"] == len(others)
         assert 0 <= result.bias["predicted"] <= result.bias["upper"] + 1e-12
+
+
+def test_audit_reports_how_its_estimate_validated_on_the_reference_runs(collection):
+    # The audit must not present its 90th percentile or warning level without saying how they
+    # did on the reference runs themselves (leave one group out), as the pool_leave_out chapter does.
+    runs, qrels, table, _ = collection
+    target = table.loc[~table["pooled"], "run"].iloc[0]
+    others = [n for n in runs.names if n != target]
+    result = audit.audit_run(qrels, runs.select([target]), 15, runs.select(others), groups=table, max_loss=0.01)
+    losses = audit.reference_losses(runs.select(others), qrels, 15, None,
+                                    table.set_index("run")["group"].reindex(others))
+    expected = audit.validation_summary(audit.cross_validate(losses, share="judged@15", max_loss=0.01), 0.01)
+    v = result.bias["validation"]
+    assert (v["n_losers"], v["n_flagged"], v["n_flagged_losers"], v["n_losers_covered"]) == (
+        expected["n_losers"], expected["n_flagged"], expected["n_flagged_losers"], expected["n_losers_covered"])
+    text = result.report()
+    assert f"of only {v['n_losers_covered']} of the {v['n_losers']} runs that lost 1%" in text
+    assert "not a bound" in text
 
 
 def test_audit_without_reference_runs_says_risk_unknown(collection):

@@ -63,3 +63,38 @@ def test_map_matches_official_scores_for_every_run():
     diff = (means - table.loc[means.index, "official_map"]).abs()
     assert len(diff) == 129
     assert diff.max() <= 2e-4, diff.sort_values().tail()
+
+
+@pytest.mark.realdata
+def test_every_measure_matches_pytrec_eval_on_all_trec8_runs_per_topic():
+    """All 129 TREC-8 runs, every all_trec measure pytrec_eval computes, every topic, through the
+    reader and engine of ``fireeval evaluate`` (score_run) and through evaluate() for a sample."""
+    import gzip
+
+    from fireeval.core.evaluation import parse_measures
+    from fireeval.core.stream import QrelsIndex, score_run
+    from fireeval.core.trec import read_run_table
+    from fireeval.datasets import data_path
+
+    require_data(*trec8.FILES)
+    qrels_path = data_path(trec8.QRELS)
+    with gzip.open(qrels_path, "rt") as fh:
+        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(fh), pytrec_eval.supported_measures)
+    qrels = QrelsIndex.read(qrels_path)
+    measures = parse_measures("all_trec")
+    worst = {}
+    for name in trec8.run_names():
+        path = data_path(f"trec8_adhoc/runs/input.{name}.gz")
+        with gzip.open(path, "rt") as fh:
+            theirs = evaluator.evaluate(pytrec_eval.parse_run(fh))
+        ours = score_run(read_run_table(path), qrels, measures)
+        assert sorted(theirs) == list(ours.topics), name
+        for m, values in ours.values.items():
+            if m == "num_q":
+                continue
+            expected = np.array([theirs[t][m] for t in ours.topics])
+            if m.startswith("gm_"):
+                expected, values = np.exp(expected), np.maximum(values, 1e-5)
+            worst[m] = max(worst.get(m, 0.0), float(np.abs(values - expected).max()))
+    assert len(worst) == 92
+    assert max(worst.values()) <= 1e-9, sorted(worst.items(), key=lambda kv: -kv[1])[:5]

@@ -123,7 +123,8 @@ class ClaimsTable:
 
         body = "".join(
             f"<tr><td>{escape(r['claim'])}</td><td>{escape(r['found here'])}</td>"
-            f"<td><strong style=\"color:{self._COLOURS[r['verdict']]}\">{escape(r['verdict'])}</strong></td>"
+            f"<td><strong style=\"color:{self._COLOURS[r['verdict']]}\">{escape(r['verdict'])}</strong>"
+            + (f"<br><small>{escape(r['basis'])}</small>" if r.get("basis") else "") + "</td>"
             f"<td>{escape(r['data'])}</td></tr>" for r in self.rows)
         return (f'<div class="fireeval-claims"><table class="table">'
                 f"<caption>{escape(self.title)}: each verdict is computed from the number beside it</caption>"
@@ -131,4 +132,5 @@ class ClaimsTable:
                 f"<th>data</th></tr></thead><tbody>{body}</tbody></table></div>")
 
     def __repr__(self):
-        return "\n".join(f"[{r['verdict']}] {r['claim']} -- {r['found here']} ({r['data']})" for r in self.rows)
+        return "\n".join(f"[{r['verdict']}{'; ' + r['basis'] if r.get('basis') else ''}] {r['claim']} -- "
+                         f"{r['found here']} ({r['data']})" for r in self.rows)

@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fireeval.core import ranking
-from fireeval.core.judgements import Qrels
-from fireeval.core.runset import RunSet, evaluation_topics
+
+# RunSet and Qrels (pandas) are imported inside evaluate(): the streaming command
+# (fireeval.core.stream) uses the measures without them.
 
 __all__ = ["Measure", "parse_measure", "parse_measures", "evaluate", "Scores", "DEFAULT_MEASURES",
            "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON"]
@@ -322,7 +323,7 @@ def _compute(m: Measure, ctx: _Context) -> np.ndarray:
         rel_ret = ctx.n_rel_ret
         nonrel_ret = ctx.n_ret - rel_ret
         rel_nonret = ctx.n_rel - rel_ret
-        return (a * rel_ret + b * nonrel_ret + c * rel_nonret).astype(float) + d * 0.0  # d needs -N
+        return (a * rel_ret + b * nonrel_ret + c * rel_nonret).astype(float)
     if kind == "set_P":
         return ranking._safe_divide(ctx.n_rel_ret, ctx.n_ret)
     if kind == "set_recall":
@@ -423,7 +424,11 @@ def parse_measures(name: str) -> list:
         parts = low.split(".", 1)[1].split(",")
         if len(parts) != 4:
             raise ValueError(f"unknown measure {name!r}: utility takes four numbers a,b,c,d; {_HELP}")
-        return [Measure("utility", tuple(float(p) for p in parts))]
+        params = tuple(_float_param(p.lstrip("-"), text) * (-1 if p.startswith("-") else 1) for p in parts)
+        if params[3] != 0:  # d weighs non-relevant documents not retrieved: needs the collection size
+            raise ValueError(f"{name!r}: utility's d coefficient needs the collection size (trec_eval -N), "
+                             "which fireeval does not take; use d = 0")
+        return [Measure("utility", params)]
     if low.startswith("set_f."):
         return [Measure("set_F", _float_param(low.split(".", 1)[1], text))]
     if low in _IR_MEASURES:
@@ -513,7 +518,7 @@ def summarise(values, how: str = "mean") -> np.ndarray:
     return values.mean(axis=-1)
 
 
-def evaluate(runs: RunSet, qrels: Qrels, measures=DEFAULT_MEASURES, complete: bool = False,
+def evaluate(runs: "RunSet", qrels: "Qrels", measures=DEFAULT_MEASURES, complete: bool = False,
              gains: np.ndarray | None = None, *, judged_only: bool = False, relevance_level: int | None = None,
              max_retrieved: int | None = None) -> Scores:
     """Score every run on every evaluation topic, vectorised over runs and topics.
@@ -536,6 +541,8 @@ def evaluate(runs: RunSet, qrels: Qrels, measures=DEFAULT_MEASURES, complete: bo
     gains : array, optional
         Precomputed :meth:`RunSet.grades` (or ``gains``) over the evaluation topics.
     """
+    from fireeval.core.runset import evaluation_topics
+
     parsed = []
     for m in measures:
         parsed.extend([m] if isinstance(m, Measure) else parse_measures(m))

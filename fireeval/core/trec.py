@@ -9,23 +9,31 @@ Formats (as trec_eval reads them):
 
 Files may be gzip-compressed (detected from the content, not the name).
 
-The readers parse with pandas' C engine for speed and, when anything looks wrong,
-re-scan the file line by line to report the *first* offending line exactly, so a
-user never sees a traceback from deep inside pandas.
+Fields are separated by any run of spaces and tabs, as trec_eval splits them: an
+empty field (two separators in a row, a leading or trailing separator) is never read
+as a value, and a tab-separated file's fields cannot contain spaces. The readers parse
+with pyarrow's C++ CSV reader (single separator) after normalising any other
+whitespace, and when anything looks wrong re-scan the file line by line to report the
+*first* offending line exactly, so a user never sees a traceback from a parser.
 """
 from __future__ import annotations
 
 import gzip
 import io
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 __all__ = [
     "TrecFormatError",
     "read_run",
     "read_qrels",
+    "read_run_table",
+    "read_qrels_table",
+    "RunTable",
+    "fixed_bytes",
     "write_run",
     "write_qrels",
     "trec_order",
@@ -48,18 +56,30 @@ class TrecFormatError(ValueError):
         super().__init__(f"{where}: {problem}. Fix: {fix}")
 
 
-def _open_text(path) -> io.TextIOBase:
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path), encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
-
-
 def _read_bytes(path) -> bytes:
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+    """The file's bytes, gunzipped when gzip (by content); errors name the file and the fix."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except IsADirectoryError:
+        raise TrecFormatError(path, None, "is a directory, not a file", "give the path of a run or qrels file") from None
+    except FileNotFoundError:
+        raise TrecFormatError(path, None, "no such file", "check the path") from None
+    except PermissionError:
+        raise TrecFormatError(path, None, "cannot be read (permission denied)", "check the file's permissions") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as err:
+            raise TrecFormatError(path, None, f"is a damaged gzip file ({err})",
+                                  "re-download or re-compress the file") from None
+    if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
+        raw = raw[3:]
+    return raw
+
+
+def _open_text(path) -> io.TextIOBase:
+    return io.StringIO(_read_bytes(path).decode("utf-8", errors="replace"))
 
 
 def _first_bad_line(path, n_fields, checks):
@@ -90,66 +110,307 @@ def _first_bad_line(path, n_fields, checks):
 
 def _is_float(text):
     try:
-        return np.isfinite(float(text))
+        return bool(np.isfinite(float(text))) and "_" not in text
     except ValueError:
         return False
 
 
 def _is_int(text):
     try:
-        int(text)
-        return True
+        value = float(text)
     except ValueError:
         return False
+    return value == int(value) and abs(value) < 2**62 and "_" not in text
 
 
-def _parse(path, names, dtypes):
-    """Parse with pandas' C engine; None when the file needs the line-by-line scan."""
-    raw = _read_bytes(path)
-    if not raw.strip():
-        raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
-    first = raw[: raw.find(b"\n")]
-    # A single-character separator is 3x faster than the regex; fall back to any whitespace.
-    for sep in (["\t"] if b"\t" in first else [" "]) + [r"\s+"]:
-        try:
-            frame = pd.read_csv(io.BytesIO(raw), sep=sep, header=None, names=names, dtype=dtypes,
-                                engine="c", skip_blank_lines=True, keep_default_na=False, na_values=[""])
-        except (pd.errors.ParserError, ValueError, TypeError):
-            continue
-        if not frame[names[-1]].isna().any():  # short rows: another separator, or a real error
-            return frame
-    return None
+def _normalise(raw: bytes):
+    """``(bytes, delimiter)`` with every field boundary one delimiter byte and no empty field.
+
+    A file that already uses one separator (a single tab or a single space between
+    fields, none at either end of a line) is returned as it is; anything else is
+    re-joined line by line from ``bytes.split()``, trec_eval's whitespace split.
+    """
+    has_tab, has_space = b"\t" in raw, b" " in raw
+    odd = b"\r" in raw or b"\x0b" in raw or b"\x0c" in raw
+    if has_tab != has_space and not odd:
+        delim = b"\t" if has_tab else b" "
+        # An empty field is a separator next to another separator or a line break, or at
+        # either end (numpy: two-byte `in` searches are ~5x slower on a run file).
+        data = np.frombuffer(raw, dtype=np.uint8)
+        empty = bool(data[0] == ord(delim) or data[-1] == ord(delim))
+        block = 1 << 22  # 4 MB blocks (overlapping by one byte) keep the temporaries small
+        for start in range(0, len(data), block):
+            chunk = data[start:start + block + 1]
+            sep = chunk == ord(delim)
+            edge = sep | (chunk == 10)
+            if (sep[1:] & edge[:-1]).any() or (edge[1:] & sep[:-1]).any():
+                empty = True
+                break
+        if not empty:
+            return raw, delim.decode()
+    return b"\n".join(b" ".join(line.split()) for line in raw.split(b"\n")), " "
+
+
+def _arrow_table(raw: bytes, names, types, include):
+    """Parse with pyarrow's CSV reader; None when the file needs the line-by-line scan."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    raw, delim = _normalise(raw)
+    try:
+        return csv.read_csv(
+            io.BytesIO(raw),
+            read_options=csv.ReadOptions(column_names=names, use_threads=len(raw) > 8_000_000),
+            parse_options=csv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
+                                           escape_char=False),
+            convert_options=csv.ConvertOptions(column_types=types, include_columns=include,
+                                               strings_can_be_null=False, null_values=[]))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def _raise_first_bad_line(path, n_fields, checks, what):
     found = _first_bad_line(path, n_fields, checks)
-    if found is None:  # pandas disagreed with the scan: report rather than guess
+    if found is None:  # the parser disagreed with the scan: report rather than guess
         raise TrecFormatError(path, None, f"could not be parsed as {what}", "check the file's format")
     raise TrecFormatError(path, *found)
 
 
-def _has_duplicates(*columns) -> bool:
-    keys = np.zeros(len(columns[0]), dtype=np.int64)
-    for col in columns:
-        codes, uniques = pd.factorize(col)
-        keys = keys * (len(uniques) + 1) + codes
-    return len(pd.unique(keys)) != len(keys)
+# pyarrow's to_numpy()/pa.array() import pandas (0.5 s) on first use; these two move numeric
+# arrays through their buffers instead, so ``fireeval evaluate`` never loads pandas.
+_NP_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint32": np.uint32,
+             "uint64": np.uint64, "float": np.float32, "double": np.float64}
 
 
-def read_run(path, *, ordered: bool = True, check_duplicates: bool = True) -> pd.DataFrame:
+def to_numpy(array, fill=None) -> np.ndarray:
+    """A numeric pyarrow array (chunked or not) as a numpy array; nulls become ``fill``."""
+    if hasattr(array, "combine_chunks"):
+        array = array.combine_chunks()
+    dtype = np.dtype(_NP_TYPES[str(array.type)])
+    validity, data = array.buffers()[:2]
+    values = np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+    if array.null_count:
+        if fill is None:
+            raise ValueError("to_numpy: the array has nulls; pass fill")
+        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        valid = bits[array.offset:array.offset + len(array)].astype(bool)
+        values = np.where(valid, values, fill)
+    return values
+
+
+def to_arrow(values: np.ndarray):
+    """A numeric numpy array as a pyarrow array (no copy when contiguous)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    kind = {np.dtype(v): k for k, v in _NP_TYPES.items()}[values.dtype]
+    return pa.Array.from_buffers(pa.type_for_alias(kind), len(values), [None, pa.py_buffer(values)])
+
+
+def fixed_bytes(array, width: int | None = None):
+    """A pyarrow string array as fixed-width bytes: ``(rows, lengths)``.
+
+    ``rows`` is a (n, width) uint8 array, zero-padded (``width`` defaults to the longest
+    string, rounded up to a multiple of 8; longer strings are cut and keep their true
+    ``lengths``). No Python string is made: documents are matched against the qrels
+    on these bytes.
+    """
+    if hasattr(array, "combine_chunks"):
+        array = array.combine_chunks()
+    n = len(array)
+    _, offsets_buf, data_buf = array.buffers()[:3]
+    offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1, offset=array.offset * 4).astype(np.int64)
+    lengths = np.diff(offsets)
+    if width is None:
+        width = max(int(lengths.max()) if n else 1, 1)
+        width = -(-width // 8) * 8
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    if not len(data):
+        return np.zeros((n, width), dtype=np.uint8), lengths
+    out = np.zeros((n, width), dtype=np.uint8)
+    start, last = offsets[:-1], len(data) - 1
+    for col in range(width):  # one gather per byte position: small, cache-friendly temporaries
+        out[:, col] = np.where(col < lengths, data[np.minimum(start + col, last)], 0)
+    return out, lengths
+
+
+_HASH_MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+                              0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x94D049BB133111EB, 0xBF58476D1CE4E5B9],
+                             dtype=np.uint64)
+
+
+def bytes_hash(rows: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each fixed-width row (equal rows, equal hashes; collisions are checked by callers)."""
+    words = rows.view(np.uint64)
+    mult = np.resize(_HASH_MULTIPLIERS, words.shape[1]) + np.arange(words.shape[1], dtype=np.uint64) * np.uint64(2)
+    with np.errstate(over="ignore"):
+        h = (words * mult).sum(axis=1, dtype=np.uint64)
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def arrow_call(name, args, options=None):
+    """Call a pyarrow compute kernel without importing ``pyarrow.compute`` (0.2 s of docstrings)."""
+    try:
+        import pyarrow._compute as kernels
+    except ImportError:  # pragma: no cover - layout of another pyarrow version
+        import pyarrow.compute as kernels
+    if isinstance(options, tuple):  # (options class name, arguments)
+        options = getattr(kernels, options[0])(*options[1])
+    return kernels.call_function(name, args, options)
+
+
+def _codes(array):
+    """Integer codes of a pyarrow string array (hash-interned once)."""
+    encoded = arrow_call("dictionary_encode", [array])
+    if hasattr(encoded, "combine_chunks"):
+        encoded = encoded.combine_chunks()
+    return to_numpy(encoded.indices).astype(np.int64), len(encoded.dictionary)
+
+
+def _has_duplicate_pairs(query, docno) -> bool:
+    q, _ = _codes(query)
+    d, n_docs = _codes(docno)
+    keys = np.sort(q * n_docs + d)
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+_RUN_CHECKS = {4: (_is_float, "score {value!r} is not a finite number", "write a numeric score in column 5")}
+_QRELS_CHECKS = {3: (_is_int, "relevance {value!r} is not an integer",
+                     "write an integer relevance grade (0 = non-relevant) in column 4")}
+
+
+def raise_bad_run(path):
+    """Raise the :class:`TrecFormatError` for the first bad line of run file ``path``."""
+    _raise_first_bad_line(path, 6, _RUN_CHECKS, "a 6-column run")
+
+
+@dataclass(frozen=True)
+class RunTable:
+    """A validated run in trec_eval order, as numpy arrays plus its docno dictionary (no pandas).
+
+    ``topics`` are the run's topics sorted as strings (trec_eval's order); rows of topic
+    ``topics[i]`` are ``starts[i]:starts[i + 1]``, ranked by score (compared in
+    ``score_precision``) descending, ties by docno descending. Row ``j`` retrieved
+    ``dictionary[doc_codes[j]]`` with ``score[j]``.
+    """
+
+    path: str
+    tag: str
+    topics: np.ndarray
+    starts: np.ndarray
+    doc_codes: np.ndarray
+    dictionary: object  # pyarrow StringArray of the run's distinct docnos
+    score: np.ndarray
+
+    def __len__(self):
+        return len(self.score)
+
+    @property
+    def docno(self):
+        """Docnos in row order (a pyarrow array)."""
+        return arrow_call("take", [self.dictionary, to_arrow(self.doc_codes)])
+
+
+def _check_precision(score_precision):
+    if score_precision in ("float", "single"):
+        return np.float32
+    if score_precision == "double":
+        return np.float64
+    raise ValueError(f"score_precision must be 'float' (trec_eval <= 9.0.8, NIST's official results) or "
+                     f"'double' (trec_eval 10.0), not {score_precision!r}")
+
+
+def _read_run_arrow(path):
+    import pyarrow as pa
+
+    raw = _read_bytes(path)
+    if not raw.strip():
+        raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
+    types = {"query": pa.string(), "q0": pa.string(), "docno": pa.string(), "rank": pa.string(),
+             "score": pa.float64(), "tag": pa.string()}
+    table = _arrow_table(raw, RUN_COLUMNS, types, ["query", "docno", "score", "tag"])
+    if table is None:
+        raise_bad_run(path)
+    score = to_numpy(table.column("score"))
+    if not np.isfinite(score).all():
+        raise_bad_run(path)
+    return table, score
+
+
+def _topic_score_order(topic, score):
+    """Row order by topic ascending, then score descending (ties in any order: fixed after)."""
+    if score.dtype == np.float32 and len(topic) and topic.max() < 2**31:
+        bits = score.view(np.uint32).astype(np.uint64)
+        # IEEE floats as unsigned integers in the same order; then flipped for "descending"
+        ascending = np.where(bits >= 2**31, bits ^ np.uint64(0xFFFFFFFF), bits | np.uint64(2**31))
+        key = (topic.astype(np.uint64) << np.uint64(32)) | (np.uint64(0xFFFFFFFF) - ascending)
+        return np.argsort(key)  # one vectorised sort of 64-bit keys
+    return np.lexsort((-score, topic))
+
+
+def read_run_table(path, score_precision: str = "float") -> RunTable:
+    """Read, validate and order a run file without pandas (the fast path of ``fireeval evaluate``).
+
+    Raises :class:`TrecFormatError` naming the file, line and fix for a line with too
+    few or too many fields, a score that is not a finite number, or a document listed
+    twice for one topic.
+    """
+    dtype = _check_precision(score_precision)
+    table, score = _read_run_arrow(path)
+    tag = str(table.column("tag")[0].as_py())
+    query = arrow_call("dictionary_encode", [table.column("query").combine_chunks()])
+    docs = arrow_call("dictionary_encode", [table.column("docno").combine_chunks()])
+    del table  # the parsed text: codes and the distinct docnos are all that is kept
+    names = np.asarray(query.dictionary.to_pylist(), dtype=str)
+    by_name = np.argsort(names, kind="stable")  # topics in string order
+    topic_rank = np.empty(len(names), dtype=np.int32)
+    topic_rank[by_name] = np.arange(len(names))
+    topic = topic_rank[to_numpy(query.indices)]
+    del query
+    doc = to_numpy(docs.indices).astype(np.int32, copy=False)
+    pair = np.sort(topic.astype(np.int64) * len(docs.dictionary) + doc)
+    duplicate = bool((pair[1:] == pair[:-1]).any())
+    del pair
+    if duplicate:
+        raise_bad_run(path)  # a document twice for one topic: the scan names the line
+    compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
+    order = _topic_score_order(topic, compared)
+    t, c = topic[order], compared[order]
+    same = (t[1:] == t[:-1]) & (c[1:] == c[:-1])
+    if same.any():  # ties: only the tied rows are ordered by docno, descending
+        import pyarrow as pa
+
+        tied = np.zeros(len(order), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        block = np.cumsum(np.r_[True, ~same][tied])  # one id per tied (topic, score) block
+        rows = order[tied]
+        names_tied = arrow_call("take", [docs.dictionary, to_arrow(doc[rows])])
+        perm = arrow_call("sort_indices", [pa.table({"b": to_arrow(block), "d": names_tied})],
+                          ("SortOptions", ([("b", "ascending"), ("d", "descending")],)))
+        order[tied] = rows[to_numpy(perm)]
+    starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
+    return RunTable(str(path), tag, names[by_name], starts, doc[order], docs.dictionary, score[order])
+
+
+def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score_precision: str = "float"):
     """Read a TREC run file into a DataFrame with columns query, docno, score, tag.
 
     Parameters
     ----------
     path : path-like
-        Six-column run file, plain or gzip.
+        Six-column run file, plain or gzip; fields separated by spaces and/or tabs.
     ordered : bool, default True
         Return rows in trec_eval order within each query (score descending, ties by
         docno descending) and add a 1-based ``rank`` column in that order. The file's
         own rank column is ignored, as trec_eval ignores it.
     check_duplicates : bool, default True
-        Reject a document listed twice for one topic. :meth:`RunSet.read` turns this
-        off and runs the same check on integer codes, which is faster.
+        Reject a document listed twice for one topic.
+    score_precision : {"float", "double"}
+        How scores are compared when ordering: "float" as trec_eval <= 9.0.8 (it
+        reads scores into a C float; NIST's official TREC results), "double" as
+        trec_eval 10.0. Returned scores are the parsed doubles either way.
 
     Raises
     ------
@@ -157,59 +418,97 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True) -> pd
         Empty file, wrong column count, non-numeric score, or a document listed twice
         for one topic -- with the file, line and fix.
     """
-    # object dtype: Python strings hash faster than pandas' string dtype downstream.
-    dtypes = {"query": object, "q0": object, "docno": object, "rank": object, "score": np.float64, "tag": object}
-    frame = _parse(path, RUN_COLUMNS, dtypes)
-    if (frame is None or not np.isfinite(frame["score"].to_numpy()).all()
-            or (check_duplicates and _has_duplicates(frame["query"], frame["docno"]))):
+    import pandas as pd
+
+    if ordered:
+        run = read_run_table(path, score_precision)
+        sizes = np.diff(run.starts)
+        frame = pd.DataFrame({"query": np.repeat(run.topics.astype(object), sizes),
+                              "docno": np.asarray(run.docno.to_pylist(), dtype=object),
+                              "score": run.score, "tag": run.tag})
+        frame["rank"] = np.arange(len(frame)) - np.repeat(run.starts[:-1], sizes) + 1
+        return frame
+    table, _ = _read_run_arrow(path)
+    if check_duplicates and _has_duplicate_pairs(table.column("query"), table.column("docno")):
         raise_bad_run(path)
-    frame = frame.drop(columns=["q0", "rank"])
-    return trec_order(frame) if ordered else frame
+    return table.to_pandas(types_mapper=None).astype({"query": object, "docno": object, "tag": object})
 
 
-def raise_bad_run(path):
-    """Raise the :class:`TrecFormatError` for the first bad line of run file ``path``."""
-    checks = {4: (_is_float, "score {value!r} is not a finite number", "write a numeric score in column 5")}
-    _raise_first_bad_line(path, 6, checks, "a 6-column run")
+def read_qrels_table(path, check_duplicates: bool = True):
+    """``(query, docno, relevance)``: pyarrow string arrays and an int64 array, validated.
+
+    A line with too few or too many fields, a relevance that is not an integer ("1.0"
+    passes, as trec_eval's atol reads it), or a document judged twice for one topic
+    raises :class:`TrecFormatError` with the file, line and fix.
+    """
+    import pyarrow as pa
+
+    raw = _read_bytes(path)
+    if not raw.strip():
+        raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
+    types = {c: pa.string() for c in QRELS_COLUMNS}
+    table = _arrow_table(raw, QRELS_COLUMNS, types, ["query", "docno", "relevance"])
+    if table is None:
+        _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
+    text = table.column("relevance").combine_chunks()
+    try:
+        relevance = to_numpy(arrow_call("cast", [text], ("CastOptions", (pa.int64(),))))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        try:
+            as_float = to_numpy(arrow_call("cast", [text], ("CastOptions", (pa.float64(),))))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            as_float = None
+        if as_float is None or not np.isfinite(as_float).all() or (as_float != np.round(as_float)).any() \
+                or (np.abs(as_float) >= 2**62).any():
+            _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
+        relevance = as_float.astype(np.int64)
+    query, docno = table.column("query").combine_chunks(), table.column("docno").combine_chunks()
+    if check_duplicates and _has_duplicate_pairs(query, docno):
+        raise_bad_qrels(path)
+    return query, docno, relevance
 
 
-def read_qrels(path) -> pd.DataFrame:
+def raise_bad_qrels(path):
+    """Raise the :class:`TrecFormatError` for the first bad line of qrels file ``path``."""
+    _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
+
+
+def read_qrels(path):
     """Read a TREC qrels file into a DataFrame with columns query, docno, relevance (int).
 
     Extra columns after the fourth (as in TREC-8's annotated qrels) are rejected:
     keep the first four columns for trec_eval-style qrels.
     """
-    checks = {3: (_is_int, "relevance {value!r} is not an integer",
-                  "write an integer relevance grade (0 = non-relevant) in column 4")}
-    frame = _parse(path, QRELS_COLUMNS, {"query": str, "iteration": str, "docno": str, "relevance": str})
-    rel = None if frame is None else pd.to_numeric(frame["relevance"], errors="coerce")  # "1.0" passes, "0.5" not
-    if (rel is None or rel.isna().any() or (rel != rel.round()).any()
-            or _has_duplicates(frame["query"], frame["docno"])):
-        _raise_first_bad_line(path, 4, checks, "4-column qrels")
-    return frame.drop(columns=["iteration"]).assign(relevance=rel.to_numpy(dtype=np.int64))
+    import pandas as pd
+
+    query, docno, relevance = read_qrels_table(path)
+    return pd.DataFrame({"query": np.asarray(query.to_pylist(), dtype=object),
+                         "docno": np.asarray(docno.to_pylist(), dtype=object), "relevance": relevance})
 
 
-def trec_order(frame: pd.DataFrame, by=("query",), score_precision: str = "single") -> pd.DataFrame:
+def trec_order(frame, by=("query",), score_precision: str = "float"):
     """Sort rows as trec_eval does and number them.
 
     Within each group of ``by`` columns: score descending, ties broken by docno
     descending (trec_eval compares docnos as strings). Adds ``rank`` (1-based).
     This order, not a file's rank column, reproduces TREC-8's judged pool.
 
-    Scores are compared in single precision, because trec_eval stores them in a C
-    ``float``: two scores that differ only beyond float32 precision are a tie, broken
-    by docno. (This changes AP by up to ~4e-6 on some TREC-8 topics.)
-    ``score_precision="double"`` compares the scores as parsed (float64) instead, to
-    check what an evaluation that kept them apart would report.
+    Scores are compared in single precision by default (``score_precision="float"``),
+    because trec_eval up to 9.0.8 -- the version behind NIST's official TREC results and
+    pytrec_eval -- reads them into a C ``float``: two scores that differ only beyond
+    float32 precision are a tie, broken by docno. trec_eval 10.0 reads them as
+    ``double``; ``score_precision="double"`` reproduces that. (The two differ on one
+    TREC-8 run, uwmt8a0, by up to ~4e-6 in AP on some topics.)
     """
-    if score_precision not in ("single", "double"):
-        raise ValueError(f"score_precision must be 'single' (trec_eval) or 'double', not {score_precision!r}")
+    import pandas as pd
+
+    dtype = _check_precision(score_precision)
     by = list(by)
     group = np.zeros(len(frame), dtype=np.int64)
     for col in by:
         codes, uniques = pd.factorize(frame[col], sort=True)
         group = group * len(uniques) + codes
-    score = frame["score"].to_numpy(dtype=np.float32 if score_precision == "single" else np.float64)
+    score = frame["score"].to_numpy(dtype=dtype) + dtype(0)
     order = np.lexsort((-score, group))
     # Numeric sort first; only tied (group, score) blocks need the docno comparison.
     g, s = group[order], score[order]
@@ -229,8 +528,10 @@ def trec_order(frame: pd.DataFrame, by=("query",), score_precision: str = "singl
     return ordered
 
 
-def write_run(frame: pd.DataFrame, path, tag: str | None = None) -> None:
+def write_run(frame, path, tag: str | None = None) -> None:
     """Write a run (columns query, docno, score[, tag]) in trec_eval order, 6 columns."""
+    import pandas as pd
+
     ordered = trec_order(frame)
     tags = ordered["tag"] if "tag" in ordered and tag is None else (tag or "fireeval")
     out = pd.DataFrame({"query": ordered["query"], "q0": "Q0", "docno": ordered["docno"],
@@ -238,8 +539,10 @@ def write_run(frame: pd.DataFrame, path, tag: str | None = None) -> None:
     _write(out, path)
 
 
-def write_qrels(frame: pd.DataFrame, path) -> None:
+def write_qrels(frame, path) -> None:
     """Write qrels (columns query, docno, relevance) as 4-column TREC qrels."""
+    import pandas as pd
+
     out = pd.DataFrame({"query": frame["query"], "iteration": 0, "docno": frame["docno"],
                         "relevance": frame["relevance"].astype(int)})
     _write(out, path)

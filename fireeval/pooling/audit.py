@@ -259,8 +259,12 @@ class RunAudit:
                       f"  runs with judged@{k} near {b['judged']:.3f} lost a median {b['predicted']:.1%} of MAP "
                       f"(90th percentile {b['upper']:.1%}) when they were not pooled"]
             if b.get("threshold") is not None:
-                lines.append(f"  judged@{k} warning level fitted on them: {b['threshold']:.2f} "
-                             f"({'below: flagged' if b['judged'] < b['threshold'] else 'not below'})")
+                v, loss = b.get("validation") or {}, b.get("max_loss", 0.02)
+                checked = (f"; leave-one-group-out, {v['n_flagged_losers']} of the {v['n_flagged']} runs below it "
+                           f"lost {loss:.0%} or more" if v else "")
+                lines.append(f"  judged@{k} level below which every reference run that lost {loss:.0%} or more "
+                             f"lies: {b['threshold']:.2f} (this run: "
+                             f"{'below' if b['judged'] < b['threshold'] else 'not below'}{checked})")
         lines += ["", self.risk_line] + [f"  - {e}" for e in self.evidence]
         if per_topic:
             lines += ["", f"per topic:   judged@10 unjudged@10  judged@{k} unjudged@{k}"]
@@ -310,8 +314,16 @@ def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSe
         threshold = warning_threshold(losses[f"judged@{pool_depth}"], losses["relative drop"], max_loss=max_loss,
                                       k=pool_depth).threshold
         near = fit.iloc[model.neighbours([judged])[0]]
+        # How well the same model and warning level did on the reference runs themselves, each
+        # group's runs predicted from the other groups (the pool_leave_out chapter's validation).
+        checked = validation_summary(cross_validate(losses, share=f"judged@{pool_depth}", by="group",
+                                                    max_loss=max_loss, n_neighbours=n_neighbours), max_loss)
+        validation = {key: checked[key] for key in ("n_runs", "n_losers", "n_flagged", "n_flagged_losers",
+                                                    "n_losers_covered")}
+        validation["n_covered"] = int(round(checked["coverage"].value * checked["n_runs"]))
         bias = {"by": losses.attrs["by"], "n_reference": len(losses), "n_fit": len(fit), "judged": judged,
-                "predicted": median, "upper": upper, "threshold": threshold,
+                "predicted": median, "upper": upper, "threshold": threshold, "validation": validation,
+                "max_loss": max_loss,
                 "neighbour_judged_range": [float(near[f"judged@{pool_depth}"].min()),
                                            float(near[f"judged@{pool_depth}"].max())],
                 "reference_judged_range": [float(fit[f"judged@{pool_depth}"].min()),
@@ -321,6 +333,12 @@ def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSe
                         f"(from {bias['neighbour_judged_range'][0]:.3f} to {bias['neighbour_judged_range'][1]:.3f}) "
                         f"lost a median {median:.1%} of their MAP when left out of the pool, and 90% of them "
                         f"lost at most {upper:.1%}")
+        v = validation
+        evidence.append(f"checked on the reference runs, each group predicted from the other groups: the 90th "
+                        f"percentile covered the actual loss of {v['n_covered']} of {v['n_runs']} runs, but of "
+                        f"only {v['n_losers_covered']} of the {v['n_losers']} runs that lost {max_loss:.0%} or "
+                        f"more; of the {v['n_flagged']} runs below the judged@{pool_depth} warning level, "
+                        f"{v['n_flagged_losers']} lost that much. Read the estimate as a typical loss, not a bound")
         near_lo, near_hi = bias["neighbour_judged_range"]
         if near_hi - near_lo > 0.2:
             evidence.append(f"few reference runs have a judged@{pool_depth} like this run's: the {len(near)} nearest "

@@ -480,9 +480,9 @@ class _SparseAP:
     masked gains (tests check it against ``evaluate``).
     """
 
-    def __init__(self, gains, cell_depth):
+    def __init__(self, gains, cell_depth, level: int = 1):
         self.shape = gains.shape[:2]
-        run, topic, pos = np.nonzero(gains >= 1)  # ranking's relevance threshold
+        run, topic, pos = np.nonzero(gains >= level)  # the qrels' relevance level (trec_eval -l)
         self.depth = cell_depth[run, topic, pos] if cell_depth is not None else None
         self.cells = (run, topic, pos)
         self.rank = pos + 1.0
@@ -716,9 +716,10 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     row_depth = pool.qrels_depth(qrels)
     relevant = qrels.frame["relevance"].to_numpy() >= qrels.relevance_level
     row_topic = pd.Index(topics).get_indexer(qrels.frame["query"].astype(str))
-    reference = {m.name: m(gains, qrels.n_relevant(topics), qrels.ideal_gains(topics)) for m in measures}
+    level = qrels.relevance_level
+    reference = {m.name: m(gains, qrels.n_relevant(topics), qrels.ideal_gains(topics), level=level) for m in measures}
     values = {m.name: np.empty((len(depths),) + gains.shape[:2]) for m in measures}
-    sparse_ap = _SparseAP(gains, cell_depth) if any(m.kind == "map" for m in measures) else None
+    sparse_ap = _SparseAP(gains, cell_depth, level) if any(m.kind == "map" for m in measures) else None
     cells = None
     if incomplete:
         judged = pool.runs.judged(qrels)[:, cols] & (cols >= 0)[None, :, None]
@@ -736,7 +737,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
             # Cut-off measures read only their top k ranks: mask just those.
             width = m.k if m.k is not None else gains.shape[-1]
             masked = np.where(cell_depth[..., :width] <= k, gains[..., :width], 0.0)
-            values[m.name][i] = m(masked, n_rel, ideal)
+            values[m.name][i] = m(masked, n_rel, ideal, level=level)
         if cells is not None:
             n_non = np.bincount(row_topic[~relevant & (row_depth <= k)], minlength=len(topics))
             for name, v in cells.scores(incomplete, n_rel, n_non, k=k).items():
@@ -771,10 +772,11 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
     values = {}
     for m in measures:
         if m.kind == "map":  # from the relevant cells alone, as in depth_sweep
-            values[m.name] = _SparseAP(gains, None)(None, n_rel, keep=~removed)
+            values[m.name] = _SparseAP(gains, None, qrels.relevance_level)(None, n_rel, keep=~removed)
         else:
             width = m.k if m.k is not None else gains.shape[-1]
-            values[m.name] = m(np.where(removed[..., :width], 0.0, gains[..., :width]), n_rel, ideal)
+            values[m.name] = m(np.where(removed[..., :width], 0.0, gains[..., :width]), n_rel, ideal,
+                               level=qrels.relevance_level)
     return Scores(list(pool.runs.names), topics, values)
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from fireeval.stats.agreement import kendall_tau
 from fireeval.stats.claims import Claim, Estimate, Test
+from fireeval.stats.reliability import bootstrap_agreement
 
 __all__ = ["WESTERVELD", "depth_claims", "robustness_claims", "explanation_claim", "leave_out_claims",
            "manual_claim", "reer_claim", "warning_claim"]
@@ -23,13 +25,22 @@ def _boot(value, samples, n):
     return Estimate.from_samples(value, samples, f"95% percentile bootstrap over topics, {n} resamples")
 
 
-def depth_claims(sweep, samples: dict, k: int = 3, data: str = "", label=str) -> list[dict]:
+def depth_claims(sweep, samples: dict, k: int = 3, data: str = "", label=str, pooled=None, rng=0) -> list[dict]:
     """τ-b at depth ``k`` > 0.90, one claim per measure of ``samples`` (:meth:`DepthSweep.bootstrap`).
 
     The paper tests MAP only; for the other measures the claim is the paper's applied to
     them (said in the record's quantity and notes).
+
+    ``pooled`` (boolean mask over ``sweep.runs``): when some runs were not pooled, the claim
+    is evaluated under two conventions, "all runs ranked" and "pooled runs only". In
+    TRECVID 2003 every submission was pooled ("the top K results from each of the
+    submissions"), so ranking only the pooled runs is the closer analogue; ranking all
+    runs adds runs whose documents never entered the pool. The pooled-only bootstrap uses
+    seed ``rng`` with as many resamples as ``samples``.
     """
     i = list(sweep.depths).index(k)
+    pooled = None if pooled is None else np.asarray(pooled, dtype=bool)
+    split = pooled is not None and 1 < pooled.sum() < len(pooled)
     out = []
     for m, s in samples.items():
         paper = m == "map"
@@ -39,15 +50,26 @@ def depth_claims(sweep, samples: dict, k: int = 3, data: str = "", label=str) ->
             quantity=f"Kendall τ-b between run rankings by {label(m)}, depth-{k} pool vs full pool",
             test=Test(">", 0.90), data=data, paper_value="τ > 0.90 (MAP)" if paper else None,
             notes="" if paper else "the paper reports MAP only")
-        out.append(claim.evaluate(_boot(float(sweep.tau(m).iloc[i]), s[i], s.shape[-1])))
+        every = _boot(float(sweep.tau(m).iloc[i]), s[i], s.shape[-1])
+        if not split:
+            out.append(claim.evaluate(every))
+            continue
+        values, reference = sweep.values[m][i][pooled], sweep.reference[m][pooled]
+        tau = kendall_tau(values.mean(-1), reference.mean(-1))
+        only = _boot(tau, bootstrap_agreement(values, reference, s.shape[-1], rng), s.shape[-1])
+        out.append(claim.evaluate({"all runs ranked": every, "pooled runs only": only}))
     return out
 
 
+# Paraphrases (the papers are not in this project's corpus), marked as such in the records.
 _ROBUST = {
-    "bpref": ("Buckley & Voorhees 2004", "bpref is more robust to incomplete judgements than MAP", "map"),
-    "infAP": ("Yilmaz & Aslam 2006", "infAP estimates AP robustly from incomplete judgements", "map"),
-    "map_judged": ("Sakai 2007", "condensed-list AP is more robust to incompleteness than bpref", "bpref"),
-    "ndcg_judged": ("Sakai 2007", "condensed-list nDCG is more robust to incompleteness than bpref", "bpref"),
+    "bpref": ("Buckley & Voorhees 2004", "(paraphrase) bpref is more robust to incomplete judgements than MAP",
+              "map"),
+    "infAP": ("Yilmaz & Aslam 2006", "(paraphrase) infAP estimates AP robustly from incomplete judgements", "map"),
+    "map_judged": ("Sakai 2007", "(paraphrase) condensed-list AP is more robust to incompleteness than bpref",
+                   "bpref"),
+    "ndcg_judged": ("Sakai 2007", "(paraphrase) condensed-list nDCG is more robust to incompleteness than bpref",
+                    "bpref"),
 }
 
 
@@ -65,11 +87,20 @@ def robustness_claims(sweep, samples: dict, k: int = 3, data: str = "", label=st
             continue
         value = float(sweep.tau(m).iloc[i] - sweep.tau(rival).iloc[i])
         diff = samples[m][i] - samples[rival][i]
+        # When the two measures rank the runs identically in the point estimate and in the whole
+        # interval (infAP on a pool whose every document is judged, as a truncated pool is, is AP
+        # up to a smoothing constant), the data cannot speak to a claim about sampled judgements:
+        # untestable, not contradicted.
+        estimate = _boot(value, diff, diff.shape[-1])
+        same = estimate.value == estimate.low == estimate.high == 0
         claim = Claim(f"robust_{m}", paper=paper, section="(measure's definition paper)", quote=quote,
                       quantity=f"τ-b({label(m)}) − τ-b({label(rival)}) at pool depth {k}",
                       test=Test(">", 0.0), data=data, fmt=".3f",
-                      notes="tested on shallow pools, not on random samples of the judgements")
-        out.append(claim.evaluate(_boot(value, diff, diff.shape[-1])))
+                      notes="tested on shallow pools, not on random samples of the judgements",
+                      untestable=(f"{label(m)} and {label(rival)} rank the runs identically here, interval included "
+                                  "(with every pooled document judged the two coincide); the claim concerns "
+                                  "sampled judgements") if same else None)
+        out.append(claim.evaluate(estimate))
     return out
 
 

@@ -252,7 +252,7 @@ class Claim:
 
 
 def summary_rows(records: Sequence[Mapping]) -> list[dict]:
-    """One row per claim for a scoreboard: claim | found here | verdict | data."""
+    """One row per claim for a scoreboard: claim | found here | verdict (and its basis) | data."""
     rows = []
     for r in records:
         if r["conventions"]:
@@ -262,7 +262,8 @@ def summary_rows(records: Sequence[Mapping]) -> list[dict]:
             found += f" (test: {r['test']})"
         else:
             found = r["why"]
+        basis = "" if r["verdict"] == "depends" else r["basis"]
         rows.append({"claim": f"{r['quote']} ({r['paper']}, {r['section']})", "found here": found,
-                     "verdict": r["verdict"], "data": r["data"], "id": r["id"]})
+                     "verdict": r["verdict"], "basis": basis, "data": r["data"], "id": r["id"]})
     return rows
 

@@ -1,0 +1,271 @@
+"""Score runs one at a time against qrels held once: the engine of ``fireeval evaluate``.
+
+:class:`QrelsIndex` interns the judged documents once per collection (sorted int64
+keys, one per judged (topic, document)); :func:`score_run` looks a run's documents up
+in it and computes the measures of :mod:`fireeval.core.evaluation` on the run's
+(topics x ranks) grade array, a block of topics at a time so memory stays bounded.
+No pandas: the command starts fast and a run costs a few vectorised passes.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from fireeval.core import ranking
+from fireeval.core.evaluation import Measure, _compute, _Context, parse_measures
+from fireeval.core.trec import (RunTable, arrow_call, bytes_hash, fixed_bytes, raise_bad_qrels, read_qrels_table,
+                                to_numpy)
+
+__all__ = ["QrelsIndex", "score_run", "RunScores"]
+
+_BLOCK = 4_000_000  # grade cells per block of topics (~32 MB of float64)
+
+
+class _IntIndex:
+    """Open-addressing hash table (linear probing, vectorised) from distinct 64-bit keys to positions.
+
+    numpy's binary search costs ~20 cache misses per query; this costs one or two.
+    """
+
+    def __init__(self, keys):
+        self.keys = np.ascontiguousarray(keys).view(np.uint64)
+        n = len(self.keys)
+        self.bits = max(4, (2 * max(n, 1)).bit_length())  # at least twice as many slots as keys
+        self.mask = (1 << self.bits) - 1
+        self.slots = np.full(1 << self.bits, -1, dtype=np.int64)
+        slot = self._home(self.keys)
+        pending = np.arange(n)
+        self.max_probe = 0
+        while pending.size:
+            self.max_probe += 1
+            at = slot[pending]
+            free = self.slots[at] == -1
+            self.slots[at[free]] = pending[free]  # several keys for one free slot: one of them lands
+            placed = free & (self.slots[at] == pending)
+            pending = pending[~placed]
+            slot[pending] = (slot[pending] + 1) & self.mask
+
+    def _home(self, keys):
+        with np.errstate(over="ignore"):
+            mixed = keys * np.uint64(0x9E3779B97F4A7C15)
+        return (mixed >> np.uint64(64 - self.bits)).astype(np.int64)
+
+    def get(self, queries) -> np.ndarray:
+        """Position of each query key, -1 when absent."""
+        queries = np.ascontiguousarray(queries).view(np.uint64)
+        out = np.full(len(queries), -1, dtype=np.int64)
+        slot = self._home(queries)
+        active = np.arange(len(queries))
+        for _ in range(self.max_probe):
+            if not active.size:
+                break
+            code = self.slots[slot[active]]
+            empty = code < 0
+            hit = ~empty & (self.keys[np.maximum(code, 0)] == queries[active])
+            out[active[hit]] = code[hit]
+            active = active[~empty & ~hit]
+            slot[active] = (slot[active] + 1) & self.mask
+        return out
+
+
+class QrelsIndex:
+    """Judgements interned once: topics, document vocabulary, sorted (topic, document) keys.
+
+    Build with :meth:`read` (a qrels file) or from parallel arrays. ``relevance_level``
+    is trec_eval's ``-l``.
+    """
+
+    def __init__(self, query, docno, relevance, relevance_level: int = 1, source=None):
+        import pyarrow as pa
+
+        query = pa.array(np.asarray(query, dtype=str), pa.string()) if not isinstance(query, pa.Array) else query
+        docno = pa.array(np.asarray(docno, dtype=str), pa.string()) if not isinstance(docno, pa.Array) else docno
+        self.relevance_level = int(relevance_level)
+        # one hash pass per column: codes and their dictionaries
+        q_enc = arrow_call("dictionary_encode", [query])
+        names = np.asarray(q_enc.dictionary.to_pylist(), dtype=str)
+        by_name = np.argsort(names, kind="stable")  # topics sorted as strings, as trec_eval prints them
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[by_name] = np.arange(len(names))
+        self.topics = names[by_name]
+        t = rank[to_numpy(q_enc.indices)]
+        d_enc = arrow_call("dictionary_encode", [docno])
+        self.vocabulary = d_enc.dictionary
+        d = to_numpy(d_enc.indices).astype(np.int64)
+        self._n_vocab = len(self.vocabulary)
+        keys = t * self._n_vocab + d
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.grades = keys[order], np.asarray(relevance, dtype=np.int64)[order].astype(float)
+        if (self.keys[1:] == self.keys[:-1]).any():  # a document judged twice for one topic
+            if source is not None:
+                raise_bad_qrels(source)  # names the line
+            raise ValueError("qrels judge a document twice for one topic; keep one line per (topic, document)")
+        self.row_topic = t[order]
+        # documents are found by a 64-bit hash of their bytes, computed once here, not for every run
+        self._vocab_rows, _ = fixed_bytes(self.vocabulary)
+        hashes = bytes_hash(self._vocab_rows)
+        self._vocab_dict = self._vocab_index = None
+        ordered = np.sort(hashes)  # (np.unique would import numpy.ma: 0.1 s of start-up)
+        if (ordered[1:] == ordered[:-1]).any():  # a collision: fall back to a dict
+            self._vocab_dict = {d: i for i, d in enumerate(self.vocabulary.to_pylist())}
+        else:
+            self._vocab_index = _IntIndex(hashes)
+        self._pair_index = None
+        n_topics = len(self.topics)
+        self._counts = {}
+        grades = self.grades
+        positive = grades > 0
+        # ideal gains: each topic's positive grades sorted descending, zero-padded
+        pt, pg = self.row_topic[positive], grades[positive]
+        o = np.lexsort((-pg, pt))
+        pt, pg = pt[o], pg[o]
+        first = np.searchsorted(pt, np.arange(n_topics))
+        col = np.arange(len(pt)) - first[pt]
+        width = int(col.max()) + 1 if len(col) else 1
+        self.ideal = np.zeros((n_topics, width))
+        self.ideal[pt, col] = pg
+
+    @classmethod
+    def read(cls, path, relevance_level: int = 1) -> "QrelsIndex":
+        """Read a qrels file (plain or gzip), validated as :func:`fireeval.core.trec.read_qrels_table`."""
+        return cls(*read_qrels_table(path, check_duplicates=False), relevance_level=relevance_level, source=path)
+
+    @classmethod
+    def from_qrels(cls, qrels) -> "QrelsIndex":
+        """From a :class:`fireeval.core.judgements.Qrels`."""
+        frame = qrels.frame
+        return cls(frame["query"].astype(str).to_numpy(), frame["docno"].astype(str).to_numpy(),
+                   frame["relevance"].to_numpy(), qrels.relevance_level)
+
+    def counts(self, level: int):
+        """(relevant, judged non-relevant) documents per topic at ``level``."""
+        if level not in self._counts:
+            rel = np.bincount(self.row_topic, weights=self.grades >= level, minlength=len(self.topics))
+            non = np.bincount(self.row_topic, weights=(self.grades >= 0) & (self.grades < level),
+                              minlength=len(self.topics))
+            self._counts[level] = rel.astype(np.int64), non.astype(np.int64)
+        return self._counts[level]
+
+    def _judged_codes(self, docnos) -> np.ndarray:
+        """Vocabulary code of each docno (-1: never judged)."""
+        if self._vocab_dict is not None or not self._n_vocab:
+            get = (self._vocab_dict or {}).get
+            return np.fromiter((get(d, -1) for d in docnos.to_pylist()), dtype=np.int64, count=len(docnos))
+        rows, lengths = fixed_bytes(docnos, self._vocab_rows.shape[1])
+        code = self._vocab_index.get(bytes_hash(rows))
+        hit = np.flatnonzero(code >= 0)  # confirm the bytes (a hash match is not proof)
+        same = (self._vocab_rows.view(np.uint64)[code[hit]] == rows.view(np.uint64)[hit]).all(axis=1)
+        code[hit[~same | (lengths[hit] > rows.shape[1])]] = -1
+        return code
+
+    def lookup(self, run: RunTable):
+        """Per run row: index of its topic in :attr:`topics` (-1: not judged) and its grade (NaN: unjudged)."""
+        topic_pos = np.searchsorted(self.topics, run.topics)  # both sorted as strings
+        topic_pos = np.minimum(topic_pos, max(len(self.topics) - 1, 0))
+        topic_pos = np.where(self.topics[topic_pos] == run.topics, topic_pos, -1) if len(self.topics) else \
+            np.full(len(run.topics), -1)
+        judged = self._judged_codes(run.dictionary)
+        doc = judged[run.doc_codes]
+        row_topic = np.repeat(topic_pos.astype(np.int32), np.diff(run.starts))
+        keys = row_topic.astype(np.int64) * self._n_vocab + doc
+        grades = np.full(len(keys), np.nan)
+        valid = (row_topic >= 0) & (doc >= 0)
+        if len(self.keys) and valid.any():
+            if self._pair_index is None:
+                self._pair_index = _IntIndex(self.keys)
+            wanted = keys[valid]
+            pos = np.concatenate([self._pair_index.get(part)  # in parts: bounded temporaries
+                                  for part in np.array_split(wanted, max(1, len(wanted) // 2_000_000))])
+            values = np.full(len(pos), np.nan)
+            values[pos >= 0] = self.grades[pos[pos >= 0]]
+            grades[valid] = values
+        return topic_pos, grades
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """One run's per-topic values: ``values[name]`` of shape (n_topics,), with trec_eval summaries."""
+
+    run: str
+    topics: np.ndarray
+    values: dict
+    aggregates: dict
+    ignored_topics: list
+
+    def summary(self) -> dict:
+        from fireeval.core.evaluation import summarise
+
+        return {m: float(summarise(v[None, :], self.aggregates[m])[0]) for m, v in self.values.items()}
+
+
+def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = False, judged_only: bool = False,
+              relevance_level: int | None = None, max_retrieved: int | None = None,
+              rounding: str = "trec_eval9") -> RunScores:
+    """Score one run on its evaluation topics, as :func:`fireeval.core.evaluation.evaluate` does.
+
+    Topics are those of the run that have judgements (others are reported in
+    ``ignored_topics``, trec_eval ignores them), or every qrels topic with ``complete``.
+    """
+    parsed = []
+    for m in measures:
+        parsed.extend([m] if isinstance(m, Measure) else parse_measures(m))
+    level = qrels.relevance_level if relevance_level is None else int(relevance_level)
+    if max_retrieved is not None and max_retrieved < 1:
+        raise ValueError(f"max_retrieved must be >= 1, not {max_retrieved}")
+    topic_pos, row_grade = qrels.lookup(run)
+    ignored = [str(t) for t, p in zip(run.topics, topic_pos) if p < 0]
+    if complete:
+        eval_pos = np.arange(len(qrels.topics))
+    else:
+        eval_pos = np.sort(topic_pos[topic_pos >= 0])
+    n_eval = len(eval_pos)
+    # run topic j -> eval row (or -1)
+    row_of_qtopic = np.full(len(qrels.topics), -1, dtype=np.int64)
+    row_of_qtopic[eval_pos] = np.arange(n_eval)
+    run_row = np.where(topic_pos >= 0, row_of_qtopic[np.maximum(topic_pos, 0)], -1)
+    sizes = np.diff(run.starts)
+    if max_retrieved is not None:
+        sizes_cut = np.minimum(sizes, max_retrieved)
+    else:
+        sizes_cut = sizes
+    n_ret = np.zeros(n_eval, dtype=np.int64)
+    n_ret[run_row[run_row >= 0]] = sizes_cut[run_row >= 0]
+    depth = max(int(sizes_cut[run_row >= 0].max()) if (run_row >= 0).any() else 0, 1)
+    rank = np.arange(len(row_grade), dtype=np.int64) - np.repeat(run.starts[:-1], sizes)
+    rank = rank.astype(np.int32)
+    row_eval = np.repeat(run_row.astype(np.int32), sizes)
+    keep = (row_eval >= 0) & (rank < depth)
+    n_rel_all, n_non_all = qrels.counts(level)
+    n_rel, n_non = n_rel_all[eval_pos], n_non_all[eval_pos]
+    ideal_all = qrels.ideal[eval_pos]
+    values = {m.name: np.zeros(n_eval) for m in parsed}
+    block = max(1, _BLOCK // depth)
+    # run and qrels topics are both in string order, so rows are already grouped by evaluation row
+    if keep.all():
+        r_eval, r_rank, r_grade = row_eval, rank, row_grade
+    else:
+        r_eval, r_rank, r_grade = row_eval[keep], rank[keep], row_grade[keep]
+    del keep
+    bounds = np.searchsorted(r_eval, np.arange(0, n_eval + block, block))
+    for b, lo in enumerate(range(0, n_eval, block)):
+        hi = min(lo + block, n_eval)
+        sel = slice(bounds[b], bounds[b + 1])
+        grades = np.full((hi - lo, depth), np.nan)
+        grades[r_eval[sel] - lo, r_rank[sel]] = r_grade[sel]
+        ret = n_ret[lo:hi]
+        if judged_only:
+            grades, ret = ranking.condense(grades)
+        ctx = _Context(grades, n_rel[lo:hi], ideal_all[lo:hi], level, n_non[lo:hi], ret, rounding)
+        for m in parsed:
+            values[m.name][lo:hi] = _compute(m, ctx)
+    return RunScores(run.tag, qrels.topics[eval_pos], values, {m.name: m.aggregate for m in parsed}, ignored)
+
+
+def warn_ignored(scores: RunScores, source: str) -> None:
+    """trec_eval's convention, said aloud: run topics without judgements are ignored."""
+    if scores.ignored_topics:
+        shown = ", ".join(scores.ignored_topics[:5]) + (" ..." if len(scores.ignored_topics) > 5 else "")
+        warnings.warn(f"{source}: {len(scores.ignored_topics)} topic(s) have no judgements and are ignored "
+                      f"(trec_eval convention): {shown}", stacklevel=2)

@@ -1,0 +1,203 @@
+"""The fast path of ``fireeval evaluate``: pyarrow reader, trec_eval order, QrelsIndex/score_run,
+multi-run CLI, trec_eval's options, and bad input (issue 14 items 1-2: whitespace, empty fields)."""
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+
+from fireeval import cli
+from fireeval.core.evaluation import evaluate, parse_measures
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
+from fireeval.core.stream import QrelsIndex, score_run
+from fireeval.core.trec import TrecFormatError, read_qrels, read_run, read_run_table, trec_order, write_qrels, write_run
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def _random(seed, ties=True):
+    rng = np.random.default_rng(seed)
+    rows, qrels = [], []
+    for q in range(6):
+        docs = rng.choice(80, size=rng.integers(1, 60), replace=False)
+        scores = rng.integers(0, 5, len(docs)) / 4 if ties else rng.random(len(docs))
+        rows += [(f"q{q}", f"D{d:03d}", float(s)) for d, s in zip(docs, scores)]
+        judged = rng.choice(80, size=30, replace=False)
+        qrels += [(f"q{q}", f"D{d:03d}", int(g)) for d, g in zip(judged, rng.choice([0, 0, 1, 2], 30))]
+    return pd.DataFrame(rows, columns=["query", "docno", "score"]), pd.DataFrame(qrels, columns=["query", "docno",
+                                                                                                    "relevance"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("precision", ["float", "double"])
+def test_reader_order_equals_trec_order(tmp_path, seed, precision):
+    frame, _ = _random(seed)
+    frame["score"] += np.random.default_rng(seed).choice([0, 1e-9], len(frame))  # float32 ties, double not
+    write_run(frame.assign(tag="t"), tmp_path / "r.txt")
+    table = read_run_table(tmp_path / "r.txt", precision)
+    expected = trec_order(read_run(tmp_path / "r.txt", ordered=False), score_precision=precision)
+    assert table.docno.to_pylist() == list(expected["docno"])
+    assert list(np.repeat(table.topics, np.diff(table.starts))) == list(expected["query"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_score_run_equals_evaluate_and_pytrec_eval(tmp_path, seed):
+    frame, qrels_frame = _random(seed)
+    write_run(frame.assign(tag="t"), tmp_path / "r.txt")
+    write_qrels(qrels_frame, tmp_path / "q.txt")
+    names = ["all_trec", "Judged@10", "correct@5"]
+    for kwargs in ({}, {"judged_only": True}, {"relevance_level": 2}, {"max_retrieved": 7}, {"complete": True}):
+        ours = score_run(read_run_table(tmp_path / "r.txt"), QrelsIndex.read(tmp_path / "q.txt"), names, **kwargs)
+        ref = evaluate(RunSet.from_frames({"t": read_run(tmp_path / "r.txt")}), Qrels(read_qrels(tmp_path / "q.txt")),
+                       names, **kwargs)
+        assert list(ours.topics) == list(ref.topics)
+        for m in ref.values:
+            np.testing.assert_allclose(ours.values[m], ref.values[m][0], atol=1e-12, err_msg=f"{m} {kwargs}")
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {q: dict(zip(g.docno, g.relevance.astype(int))) for q, g in qrels_frame.groupby("query")}, {"map", "ndcg"})
+    theirs = evaluator.evaluate({q: dict(zip(g.docno, g.score)) for q, g in frame.groupby("query")})
+    ours = score_run(read_run_table(tmp_path / "r.txt"), QrelsIndex.read(tmp_path / "q.txt"), ["map", "ndcg"])
+    for m in ("map", "ndcg"):
+        np.testing.assert_allclose(ours.values[m], [theirs[t][m] for t in ours.topics], atol=1e-12)
+
+
+def test_cli_many_runs_prefix_lines_with_run_name(tmp_path, capsys):
+    q = _write(tmp_path, "q", "1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    r1 = _write(tmp_path, "r1", "1 Q0 b 1 2.0 alpha\n1 Q0 a 2 1.0 alpha\n2 Q0 c 1 1.0 alpha\n")
+    r2 = _write(tmp_path, "r2", "1 Q0 a 1 2.0 beta\n2 Q0 x 1 1.0 beta\n")
+    r3 = _write(tmp_path, "r3", "1 Q0 a 1 2.0 beta\n")
+    assert cli.main(["evaluate", str(q), str(r1), str(r2), str(r3), "-m", "map", "-m", "num_ret"]) == 0
+    lines = [l.split("\t") for l in capsys.readouterr().out.splitlines()]
+    got = {(r, m.strip()): v for r, m, t, v in lines}
+    assert got == {("alpha", "map"): "0.7500", ("alpha", "num_ret"): "3", ("beta", "map"): "0.5000",
+                   ("beta", "num_ret"): "2", (str(r3), "map"): "1.0000", (str(r3), "num_ret"): "1"}
+
+
+def test_cli_options_follow_trec_eval(tmp_path, capsys):
+    q = _write(tmp_path, "q", "1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n")
+    r = _write(tmp_path, "r", "1 Q0 u 1 9 t\n1 Q0 b 2 8 t\n1 Q0 a 3 7 t\n1 Q0 c 4 6 t\n")
+    run = lambda *extra: (cli.main(["evaluate", str(q), str(r), "-m", "map", *extra]),
+                          capsys.readouterr().out.splitlines())
+    assert run()[1] == ["map                   \tall\t0.5833"]  # (1/2 + 2/3) / 2
+    assert run("-l", "2")[1] == ["map                   \tall\t0.3333"]  # only a relevant, rank 3
+    assert run("-J")[1] == ["map                   \tall\t1.0000"]  # u dropped: b, a at ranks 1, 2
+    assert run("-M", "2")[1] == ["map                   \tall\t0.2500"]
+    assert run("-c")[1] == ["map                   \tall\t0.2917"]  # topic 2 scores 0
+    assert run("-q", "-n")[1] == ["map                   \t1\t0.5833"]
+    assert run("--score-precision", "double")[0] == 0
+
+
+def test_cli_help_and_evaluate_do_not_import_pandas(tmp_path):
+    import subprocess
+
+    q = _write(tmp_path, "q", "1 0 a 1\n")
+    r = _write(tmp_path, "r", "1 Q0 a 1 1 t\n")
+    code = ("import sys; from fireeval.cli.evaluate import add; import argparse; p = argparse.ArgumentParser(); "
+            "s = p.add_subparsers(); add(s); a = p.parse_args(['evaluate', sys.argv[1], sys.argv[2]]); a.func(a); "
+            "assert 'pandas' not in sys.modules, 'pandas imported'; assert 'pyarrow.compute' not in sys.modules")
+    done = subprocess.run([sys.executable, "-c", code, str(q), str(r)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------- issue 14 items 1-2
+RUN10 = "".join(f"t1 Q0 other{i} {i} {10 - i} r\n" for i in range(10))
+
+
+@pytest.mark.parametrize("qrels_text, expected", [
+    ("t1 0 relevant_doc 1\nt1 0  1\n", "line 2: expected 4 columns, found 3"),  # the issue's reproduction
+    ("t1\t0\trelevant_doc\t1\nt1\t0\t\t1\n", "line 2: expected 4 columns, found 3"),  # empty tab field
+    ("t1 0 relevant_doc 1\n 0 doc2 1\n", "line 2: expected 4 columns, found 3"),  # empty query field
+    ("t1 0 a 1\nt1 0 b\n", "line 2: expected 4 columns, found 3"),
+    ("t1 0 a 1 extra\n", "line 1: expected 4 columns, found 5"),
+])
+def test_qrels_with_empty_or_missing_fields_is_an_error_naming_the_line(tmp_path, capsys, qrels_text, expected):
+    q = _write(tmp_path, "q", qrels_text)
+    r = _write(tmp_path, "r", RUN10)
+    assert cli.main(["evaluate", str(q), str(r), "-m", "map", "-m", "P_10", "-m", "ndcg_cut_10"]) == 2
+    err = capsys.readouterr().err
+    assert f"{q}, {expected}" in err and "Fix:" in err
+    with pytest.raises(TrecFormatError, match=expected):
+        QrelsIndex.read(q)
+
+
+@pytest.mark.parametrize("run_text, expected", [
+    ("1 Q0 a 1 2 t\n Q0 b 2 1 t\n", "line 2: expected 6 columns, found 5"),  # empty query field
+    ("1\tQ0\ta\t1\t2\tt\n1\tQ0\t\t2\t1\tt\n", "line 2: expected 6 columns, found 5"),
+    ("1 Q0 a 1 2 t\n1 Q0 b 2\n", "line 2: expected 6 columns, found 4"),
+    ("1 Q0 a 1 2 t\n1 Q0 b 2  t\n", "line 2: expected 6 columns, found 5"),
+])
+def test_run_with_empty_or_missing_fields_is_an_error_naming_the_line(tmp_path, run_text, expected):
+    with pytest.raises(TrecFormatError, match=expected):
+        read_run_table(_write(tmp_path, "r", run_text))
+
+
+def test_whitespace_variants_read_as_trec_eval_splits_them(tmp_path):
+    """Tabs, runs of spaces, CRLF, a BOM, trailing blanks: all the same five values."""
+    base = "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n"
+    variants = [base, base.replace(" ", "\t"), base.replace(" ", "  "), base.replace("\n", "\r\n"),
+                "\ufeff" + base, base + "\n\n  \n", base.replace(" Q0 ", " \t Q0\t ")]
+    for i, text in enumerate(variants):
+        table = read_run_table(_write(tmp_path, f"r{i}", text))
+        assert table.docno.to_pylist() == ["a", "b", "c"] and list(table.topics) == ["1"], repr(text)
+
+
+def test_tab_separated_fields_with_spaces_are_split_like_trec_eval(tmp_path):
+    """Issue 14 item 2: a space inside a tab-separated field is a separator, never part of an id."""
+    q = _write(tmp_path, "q", "1\t0\td1\t1\n1\t0\td2\t1\n")
+    r = _write(tmp_path, "r", "1\tQ0\td1 \t1\t2\tt\n1\tQ0\t d3\t2\t1.5\tt\n1 \tQ0\td2\t3\t1\tt\n")
+    scores = score_run(read_run_table(r), QrelsIndex.read(q), ["map"])
+    assert scores.values["map"][0] == pytest.approx((1 + 2 / 3) / 2)
+    with pytest.raises(TrecFormatError, match="line 1: expected 6 columns, found 7"):
+        read_run_table(_write(tmp_path, "bad", "1\tQ0\td 1\t1\t2\tt\n"))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1 Q0 a 1 x t\n", "line 1: score 'x' is not a finite number"),
+    ("1 Q0 a 1 inf t\n", "line 1: score 'inf' is not a finite number"),
+    ("1 Q0 a 1 1 t\n1 Q0 a 2 0 t\n", "line 2: document 'a' appears twice for topic '1'"),
+    ("", "the file is empty"),
+])
+def test_bad_runs_keep_their_clear_errors(tmp_path, text, expected):
+    with pytest.raises(TrecFormatError, match=expected):
+        read_run_table(_write(tmp_path, "r", text))
+
+
+def test_unreadable_inputs_are_clear_errors(tmp_path):
+    with pytest.raises(TrecFormatError, match="is a directory"):
+        read_run_table(tmp_path)
+    with pytest.raises(TrecFormatError, match="no such file"):
+        QrelsIndex.read(tmp_path / "missing")
+    with pytest.raises(TrecFormatError, match="damaged gzip"):
+        read_run_table(_write(tmp_path, "r.gz", b"\x1f\x8b\x08\x00garbage"))
+    with pytest.raises(TrecFormatError, match="relevance '1.5' is not an integer"):
+        QrelsIndex.read(_write(tmp_path, "q", "1 0 a 1\n1 0 b 1.5\n"))
+    with pytest.raises(TrecFormatError, match="line 2: document 'a' appears twice"):
+        QrelsIndex.read(_write(tmp_path, "q2", "1 0 a 1\n1 0 a 0\n"))
+    assert QrelsIndex.read(_write(tmp_path, "q3", "1 0 a 1.0\n")).grades.tolist() == [1.0]
+
+
+def test_hash_lookups_agree_with_a_dict(tmp_path):
+    from fireeval.core.stream import _IntIndex
+
+    rng = np.random.default_rng(0)
+    keys = np.unique(rng.integers(0, 2**62, 20_000))
+    rng.shuffle(keys)
+    index = _IntIndex(keys)
+    queries = np.r_[keys[::7], rng.integers(0, 2**62, 500), -1]
+    expected = {k: i for i, k in enumerate(keys)}
+    assert index.get(queries).tolist() == [expected.get(q, -1) for q in queries]
+    # grades found through the (topic, document) keys equal a plain dict lookup
+    frame, qrels_frame = _random(1)
+    write_run(frame.assign(tag="t"), tmp_path / "r.txt")
+    write_qrels(qrels_frame, tmp_path / "q.txt")
+    run, qrels = read_run_table(tmp_path / "r.txt"), QrelsIndex.read(tmp_path / "q.txt")
+    judged = {(q, d): g for q, d, g in qrels_frame.itertuples(index=False)}
+    topics = np.repeat(run.topics, np.diff(run.starts))
+    expected = [judged.get((t, d), np.nan) for t, d in zip(topics, run.docno.to_pylist())]
+    np.testing.assert_array_equal(qrels.lookup(run)[1], expected)
