@@ -460,3 +460,39 @@ def test_correction_band_and_deviation_quantile_interval():
     assert row["original"] <= row["sweep min"]                      # C@K never falls when positives are added
     v, lo, hi = fire.deviation_quantile_interval(rng.integers(0, 2, 200), 200, n_resamples=1000, seed=0)
     assert lo <= v <= hi and hi - lo < 0.02
+
+
+def test_recall_corrected_gain_by_hand_and_bootstrap_centred():
+    gain = np.r_[np.ones(30), np.zeros(70)]
+    recalled = np.r_[np.ones(50, bool), np.zeros(50, bool)]
+    value, samples = fire.recall_corrected_gain(gain, recalled, n_resamples=2000, seed=3)
+    assert value == pytest.approx(0.3 / 0.5)
+    assert samples.shape == (2000,)
+    assert np.quantile(samples, 0.025) < value < np.quantile(samples, 0.975)
+    # perfect recall: the corrected gain is the gain itself
+    assert fire.recall_corrected_gain(gain, np.ones(100, bool), n_resamples=10)[0] == pytest.approx(0.3)
+
+
+def test_recall_adjusted_spearman_removes_a_pure_recall_bias():
+    # true new positives are independent of length; the proxy finds a share equal to its recall on originals,
+    # which is 0.8 for short queries and 0.4 for long ones
+    rng = np.random.default_rng(0)
+    words = np.r_[np.full(500, 5), np.full(500, 14)]
+    rng.shuffle(words)
+    true_new = rng.integers(0, 10, 1000).astype(float)
+    short = words < 9
+    recalled = np.zeros(1000, bool)
+    recalled[np.flatnonzero(short)[:400]] = True   # 400 / 500 = 0.8
+    recalled[np.flatnonzero(~short)[:200]] = True  # 200 / 500 = 0.4
+    new = true_new * np.where(short, 0.8, 0.4)
+    raw, _ = fire.bootstrap_spearman(words, new, n_resamples=10)
+    adj, samples = fire.recall_adjusted_spearman(words, new, recalled, edges=(0, 9), n_resamples=200, seed=1)
+    assert raw < -0.2
+    assert adj == pytest.approx(fire.bootstrap_spearman(words, true_new, n_resamples=2)[0])
+    assert samples.shape == (200,) and np.isfinite(samples).all()
+
+
+def test_binomial_deviation_matches_bootstrap_statistic():
+    scores = np.r_[np.ones(450), np.zeros(550)]
+    boot, lo, hi = fire.deviation_quantile_interval(scores, 1000, n_resamples=4000, seed=0)
+    assert fire.binomial_deviation(0.45, 1000) == pytest.approx(boot, abs=0.003)

@@ -320,3 +320,16 @@ def test_places_lost_and_gains():
     out = pooling.LeaveOutComparison(None, None, None, table)
     assert out.places_lost().tolist() == [2, -1, -1]  # A falls from 1st to 3rd
     assert out.n_gain() == 1  # C rose
+
+
+def test_reer_claim_interval_covers_topic_sampling():
+    from fireeval.pooling import verdicts
+    # Point 0.03 contradicts "<= 0.02", but a bootstrap interval reaching 0.02 leaves it not shown.
+    samples = np.column_stack([np.repeat([0.06, 0.07, 0.08], [5, 10, 5]), np.repeat([0.02, 0.03, 0.04], [5, 10, 5])])
+    record = verdicts.reer_claim(0.07, 0.03, 25, 1000, samples=samples, boot_trials=200)
+    conv = record["conventions"]
+    assert conv["cumulative"]["verdict"] == "not reproduced" and conv["cumulative"]["basis"].startswith("not shown")
+    assert conv["per-bin"]["basis"].startswith("contradicted")
+    assert "bootstrap over topics" in conv["cumulative"]["method"]
+    bare = verdicts.reer_claim(0.07, 0.03, 25, 1000)
+    assert "not covered" in bare["conventions"]["cumulative"]["method"]

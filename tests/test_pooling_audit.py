@@ -264,6 +264,41 @@ def test_cli_audit_prints_risk_and_writes_json(collection, tmp_path, capsys):
     assert main(["audit", str(tmp_path / "qrels.txt"), paths[0], "--pool-depth", "0"]) == 2
 
 
+def test_cli_audit_pooled_runs_given_by_name_or_table(collection, tmp_path, capsys):
+    runs, qrels, table, _ = collection
+    write_qrels(qrels.frame, tmp_path / "qrels.txt")
+    paths = []
+    for i, name in enumerate(runs.names):
+        frame = pd.DataFrame([(t, runs.docnos[d], float(100 - j)) for t, docs in zip(runs.topics, runs.docs[i])
+                              for j, d in enumerate(docs) if d >= 0], columns=["query", "docno", "score"])
+        write_run(frame, tmp_path / f"{name}.run", tag=name)
+        paths.append(str(tmp_path / f"{name}.run"))
+    unpooled = table.loc[~table["pooled"], "run"].iloc[0]
+    pooled = table.loc[table["pooled"], "run"].tolist()
+    # Declare only some pooled runs, so the answer differs from the fully-judged guess.
+    declared = pooled[: len(pooled) // 2]
+    table.assign(pooled_depth15=np.where(table["run"].isin(declared), "yes", "no"))[["run", "pooled_depth15"]].to_csv(
+        tmp_path / "runs.tsv", sep="\t", index=False)
+    base = ["audit", str(tmp_path / "qrels.txt"), str(tmp_path / f"{unpooled}.run"), "--pool-depth", "15",
+            "--runs", *paths]
+    saved = {}
+    for how, extra in {"names": ["--pooled", *declared], "table": ["--pooled-from", str(tmp_path / "runs.tsv")],
+                       "guess": []}.items():
+        assert main([*base, *extra, "--json", str(tmp_path / f"{how}.json")]) == 0
+        saved[how] = json.loads((tmp_path / f"{how}.json").read_text())
+    capsys.readouterr()
+    others = runs.select([n for n in runs.names if n != unpooled])
+    direct = audit.audit_run(qrels, runs.select([unpooled]), 15, others, pooled=declared)
+    assert saved["names"]["bias"] == saved["table"]["bias"]
+    assert saved["names"]["bias"]["n_fit"] == len(declared) == direct.bias["n_fit"]
+    assert saved["guess"]["bias"]["n_fit"] != len(declared)
+    assert main([*base, "--pooled", "no_such_run"]) == 2
+    assert "not among the --runs files" in capsys.readouterr().err
+    (tmp_path / "bad.tsv").write_text("run\tpooled\nA\tmaybe\n")
+    assert main([*base, "--pooled-from", str(tmp_path / "bad.tsv")]) == 2
+    assert "bad.tsv:2" in capsys.readouterr().err
+
+
 @pytest.mark.realdata
 def test_trec8_audit_matches_known_leave_out_drops():
     require_data("trec8_adhoc/runs.tsv", "trec8_adhoc/qrels.trec8.adhoc.txt.gz")
@@ -299,6 +334,25 @@ def test_leave_out_runs_removes_only_what_no_other_pooled_run_found(collection):
     assert sorted(zip(ours["query"], ours["docno"])) == sorted(zip(theirs["query"], theirs["docno"]))
     # Leaving out nobody removes nothing.
     assert len(pools.leave_out_runs(pool, qrels, np.zeros(len(mask), bool)).frame) == len(qrels.frame)
+
+
+def test_leave_out_runs_follows_the_pools_contributors(collection):
+    runs, qrels, table, _ = collection
+    pool_all = pools.build_pool(runs, pooled=table["pooled"].to_numpy(), groups=table, depth=15, contributors="all")
+    key = lambda f: sorted(zip(f["query"], f["docno"]))
+    lost = {}
+    for group in table["group"].unique():
+        mask = (table["group"] == group).to_numpy()
+        # Under NIST's rule an unpooled run of another group keeps a document: same as the group leave-out.
+        ours = pools.leave_out_runs(pool_all, qrels, mask).frame
+        assert key(ours) == key(pool_all.leave_out(qrels, group=group).frame)
+        lost[group] = len(qrels.frame) - len(ours)
+    # ...and it removes no more than the pooled-only rule, strictly less for some group here.
+    _, _, _, pool = collection
+    pooled_lost = {g: len(qrels.frame) - len(pools.leave_out_runs(pool, qrels, (table["group"] == g).to_numpy()).frame)
+                   for g in lost}
+    assert all(lost[g] <= pooled_lost[g] for g in lost)
+    assert any(lost[g] < pooled_lost[g] for g in lost)
 
 
 def test_places_lost_conventions():

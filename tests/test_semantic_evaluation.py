@@ -169,3 +169,17 @@ def test_gmr_gap_bootstrap_matches_the_bounds_and_relevant_count_difference_is_p
     rel = rng.random((30, 30))
     d, s = se.relevant_count_difference(rel, rel, 0.5, n_resamples=50)
     assert d == 0 and np.allclose(s, 0)                    # identical proxies: no difference in any resample
+
+
+def test_gmr_gap_by_threshold_grows_as_equivalence_loosens():
+    from fireeval.t2v import semantic_evaluation as se_mod
+
+    rng = np.random.default_rng(0)
+    rel = rng.random((60, 60))
+    np.fill_diagonal(rel, 1.0)
+    scores = rng.random((60, 60))
+    t = se_mod.gmr_gap_by_threshold({"r": scores}, rel, [0.5, 0.99], n_resamples=50)
+    assert list(t["threshold"]) == [0.5, 0.99]
+    assert (t["low"] <= t["gap"]).all() and (t["gap"] <= t["high"]).all()
+    assert t["gap"].iloc[0] >= t["gap"].iloc[1] >= 0
+    assert t["queries with equivalents"].iloc[0] > t["queries with equivalents"].iloc[1]

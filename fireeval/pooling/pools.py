@@ -39,7 +39,7 @@ from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_m
 
 __all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
            "crossing_text", "relevant_split", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
-           "leave_out_runs",
+           "leave_out_runs", "tau_ap_gap_sentence",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
 
 #: ``min_depth`` of a document no pooled run retrieves within the pool depth.
@@ -107,6 +107,8 @@ class Pool:
         The only contributing run (index) / group (code), or -1 when several did.
     run_contributions, group_contributions : ndarray of int
         Distinct pool documents each run / group contributed.
+    contributors : {"pooled", "all"}
+        Which runs count as contributors (see :func:`build_pool`).
     """
 
     runs: RunSet
@@ -122,6 +124,7 @@ class Pool:
     sole_group: np.ndarray
     run_contributions: np.ndarray
     group_contributions: np.ndarray
+    contributors: str = "pooled"
     # The last full-qrels gain lookup (qrels, topics, cols, gains): sweeps and both
     # leave-outs on the same qrels share it. Holding the qrels keeps its id valid.
     _gains: list = field(default_factory=list, repr=False, compare=False)
@@ -171,10 +174,13 @@ class Pool:
         Raises ValueError when a qrels topic appears in no run: its judgements could
         not have come from this pool.
         """
+        return self._index(self.qrels_keys(qrels))
+
+    def qrels_keys(self, qrels: Qrels) -> np.ndarray:
+        """(topic, document) key of each qrels row as in :meth:`RunSet.keys` (-1 when no run has it)."""
         _check_topics(self.runs, qrels)
         t, d, _ = self.runs.qrels_codes(qrels)
-        keys = np.where((t >= 0) & (d >= 0), t.astype(np.int64) * len(self.runs.docnos) + d, -1)
-        return self._index(keys)
+        return np.where((t >= 0) & (d >= 0), t.astype(np.int64) * len(self.runs.docnos) + d, -1)
 
     def qrels_depth(self, qrels: Qrels) -> np.ndarray:
         """``min_depth`` of each qrels row, :data:`NOT_POOLED` when the pool lacks the document."""
@@ -426,7 +432,7 @@ def build_pool(runs: RunSet, pooled=None, groups=None, depth: int = 100, contrib
     n_runs, sole_run, per_run = count(owner, len(runs.names))
     n_groups, sole_group, per_group = count(group[owner], len(group_names))
     return Pool(runs, pooled, group, group_names, int(depth), uniq, min_depth, n_runs, n_groups,
-                sole_run, sole_group, per_run, per_group)
+                sole_run, sole_group, per_run, per_group, contributors)
 
 
 def _measures(measures) -> list[Measure]:
@@ -647,6 +653,32 @@ def crossing_text(cross: dict) -> str:
     return str(a) if a == b else f"{a}–{b}"
 
 
+def tau_ap_gap_sentence(gap: float, samples_ap, samples_b, level: float = 0.95) -> str:
+    """How τ_AP compares with τ-b, decided by the paired bootstrap interval of τ_AP − τ-b.
+
+    ``gap``: the point difference; ``samples_ap``/``samples_b``: bootstrap samples of
+    the two statistics over the *same* topic resamples (:meth:`DepthSweep.bootstrap`
+    with one seed), so their difference is paired.
+
+    >>> tau_ap_gap_sentence(-0.1, [0.70, 0.72, 0.75], [0.84, 0.85, 0.86])[:15]
+    'lower than τ-b '
+    >>> tau_ap_gap_sentence(0.0, [0.80, 0.86, 0.90], [0.84, 0.85, 0.86])[:28]
+    'not distinguishable from τ-b'
+    """
+    diff = np.asarray(samples_ap, float) - np.asarray(samples_b, float)
+    a = (1 - level) / 2
+    low, high = np.nanquantile(diff, [a, 1 - a]) if np.isfinite(diff).any() else (np.nan, np.nan)
+    low, high = min(low, gap), max(high, gap)
+    band = f"τ_AP − τ-b = {gap:.3f}, paired {level:.0%} bootstrap interval {low:.3f} to {high:.3f}"
+    if high < 0:
+        return (f"lower than τ-b ({band}): the swaps a shallow pool causes sit disproportionately near the top of "
+                "the ranking, where τ_AP weighs them more (for swaps spread evenly the two agree on average)")
+    if low > 0:
+        return f"higher than τ-b ({band}): the swaps sit mostly in the lower part of the ranking"
+    return (f"not distinguishable from τ-b ({band}, which includes 0): the data do not show whether the swaps sit "
+            "nearer the top or the bottom of the ranking")
+
+
 def relevant_split(qrels: Qrels, topics) -> tuple[np.ndarray, np.ndarray, float]:
     """Topic indices with at most / more than the median number of relevant documents, and the median.
 
@@ -859,17 +891,37 @@ def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=
 
 
 def leave_out_runs(pool: Pool, qrels: Qrels, runs) -> Qrels:
-    """Qrels without the documents that only the pooled runs in ``runs`` contributed.
+    """Qrels without the documents that only the runs in ``runs`` contributed.
 
     ``runs``: names or a boolean mask over ``pool.runs``. A judged document leaves when
-    it is in the pool but in no other pooled run's top ``pool.depth`` -- e.g. every
-    document only the manual runs found (Westerveld's interactive-run test).
+    it is in the pool but in no other contributing run's top ``pool.depth`` -- e.g. every
+    document only the manual runs found (Westerveld's interactive-run test). Who counts
+    as "another contributor" follows the pool's ``contributors``: ``"pooled"``, the other
+    pooled runs; ``"all"``, every other run, pooled or not (NIST's convention).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
+    >>> runs = RunSet.from_frames({"A": run(["a", "b"]), "B": run(["b", "c"]), "U": run(["a", "d"])})
+    >>> qrels = Qrels(pd.DataFrame({"query": "1", "docno": ["a", "b", "c"], "relevance": 1}))
+    >>> pool = build_pool(runs, pooled=["A", "B"], depth=2)
+    >>> sorted(leave_out_runs(pool, qrels, ["A"]).frame["docno"])  # "a" was A's alone among the pooled
+    ['b', 'c']
+    >>> pool_all = build_pool(runs, pooled=["A", "B"], depth=2, contributors="all")
+    >>> sorted(leave_out_runs(pool_all, qrels, ["A"]).frame["docno"])  # the unpooled U also has "a"
+    ['a', 'b', 'c']
     """
     selected = _pooled_mask(pool.runs, runs)
-    rest = build_pool(pool.runs, pooled=pool.pooled & ~selected, depth=pool.depth) if (pool.pooled & ~selected).any() \
-        else None
+    contributing = pool.pooled if pool.contributors == "pooled" else np.ones(len(pool.runs.names), bool)
+    others = contributing & ~selected
     in_pool = pool.qrels_index(qrels) >= 0
-    in_rest = rest.qrels_index(qrels) >= 0 if rest is not None else np.zeros(len(qrels.frame), bool)
+    if others.any():
+        keys = pool.runs.keys()[others][..., :pool.depth]
+        other_keys = np.unique(keys[keys >= 0])
+        in_rest = np.isin(pool.qrels_keys(qrels), other_keys)
+    else:
+        in_rest = np.zeros(len(qrels.frame), bool)
     return qrels.restrict(~(in_pool & ~in_rest))
 
 

@@ -14,7 +14,7 @@ from fireeval.stats.claims import Claim, Estimate, Test
 from fireeval.stats.reliability import bootstrap_agreement
 
 __all__ = ["WESTERVELD", "depth_claims", "robustness_claims", "explanation_claim", "leave_out_claims",
-           "manual_claim", "reer_claim", "warning_claim"]
+           "manual_claim", "reer_claim", "warning_claim", "holds_sentence"]
 
 WESTERVELD = "Westerveld et al. (TRECVID reusability)"
 _DEPTH_QUOTE = ("Even a pool depth of K=3, (i.e., only the first three documents of each submission get judged), "
@@ -137,29 +137,52 @@ def leave_out_claims(values: dict, samples: dict, data: str = "") -> list[dict]:
     return out
 
 
-def manual_claim(value: float, samples, data: str = "") -> dict:
-    """The interactive-run test, with TREC-8's manual runs as the analogue."""
+def manual_claim(values, samples, data: str = "") -> dict:
+    """The interactive-run test, with TREC-8's manual runs as the analogue.
+
+    ``values``/``samples``: the point τ-b and its bootstrap resamples, either one of each
+    or dicts keyed by the definition of the manual runs' own documents (``"pooled"``: no
+    non-manual pooled run has it; ``"all runs"``: no non-manual run at all has it,
+    NIST's rule), as in :func:`leave_out_claims`.
+    """
     claim = Claim("leave_out_manual", paper=WESTERVELD, section="§5",
                   quote="Even when all documents that are found by interactive submissions only are removed from "
                         "the pool, the resulting ranking of submission is very close to the ranking based on the "
                         "original pool (τ=0.99)",
                   quantity="Kendall τ-b, MAP, all runs: full qrels vs qrels without the documents only manual "
-                           "(pooled) runs contributed", test=Test(">", 0.98), data=data, paper_value="τ = 0.99",
+                           "runs contributed", test=Test(">", 0.98), data=data, paper_value="τ = 0.99",
                   fmt=".4f", notes="TREC-8's 13 manual runs stand in for TRECVID's interactive runs; threshold: "
                                    "the paper's leave-out level 0.98")
-    return claim.evaluate(_boot(value, samples, len(samples)))
+    if not isinstance(values, dict):
+        return claim.evaluate(_boot(values, samples, len(samples)))
+    return claim.evaluate({conv: _boot(v, samples[conv], len(samples[conv])) for conv, v in values.items()})
 
 
-def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: str = "") -> dict:
-    """Hauptmann & Lin's threshold: REER < 0.05 needs a MAP difference > 0.02, under both rate definitions."""
+def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: str = "", samples=None,
+               boot_trials: int | None = None) -> dict:
+    """Hauptmann & Lin's threshold: REER < 0.05 needs a MAP difference > 0.02, under both rate definitions.
+
+    ``samples``: (n_resamples, 2) per-bin and cumulative thresholds from
+    :func:`fireeval.stats.reliability.bootstrap_reer_difference` (bootstrap over topics,
+    ``boot_trials`` splits each). Without them the record has no interval and says that
+    only the point value (whose split noise is below the bin width) is known: the
+    sampling of the topics is then not covered.
+    """
     claim = Claim("reer", paper="Hauptmann & Lin, quoted by " + WESTERVELD, section="§3",
                   quote="for REER to be smaller than 0.05, a difference in MAP scores should be greater than 0.02",
                   quantity=f"smallest MAP difference with swap rate < 0.05, two disjoint sets of {half} topics",
                   test=Test("<=", 0.02), data=data, paper_value="0.02", fmt=".2f",
-                  notes="bin edge of 0.01-wide bins; no interval (its sampling error is below the bin width)")
-    method = f"exact: bin edge over {trials} random splits"
-    return claim.evaluate({"per-bin": Estimate(per_bin, method=method),
-                           "cumulative": Estimate(cumulative, method=method)})
+                  notes="bin edge of 0.01-wide bins; the interval is over bin edges" if samples is not None else
+                        "bin edge of 0.01-wide bins; NO interval: the sampling of the topics is not covered")
+    if samples is None:
+        method = f"bin edge over {trials} random splits; topic sampling not covered"
+        return claim.evaluate({"per-bin": Estimate(per_bin, method=method),
+                               "cumulative": Estimate(cumulative, method=method)})
+    samples = np.asarray(samples, dtype=float)
+    method = (f"bin edge over {trials} random splits; 95% percentile bootstrap over topics, {len(samples)} "
+              f"resamples of {boot_trials or trials} splits each")
+    return claim.evaluate({"per-bin": Estimate.from_samples(per_bin, samples[:, 0], method),
+                           "cumulative": Estimate.from_samples(cumulative, samples[:, 1], method)})
 
 
 def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 100, max_loss: float = 0.02,
@@ -176,3 +199,33 @@ def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 10
                            f"≥ {max_loss:.0%}", test=Test(">", useful), data=data,
                   notes="runs of one group are not independent, so the interval is optimistic")
     return claim.evaluate(Estimate.proportion(flagged_losers, flagged, "leave-one-group-out"))
+
+
+def holds_sentence(records, measures, label=str, prefix: str = "depth_") -> str:
+    """For which measures a per-measure claim holds: reproduced ones, then those whose verdict
+    depends on the convention, each with the conventions under which it holds.
+
+    >>> recs = [{"id": "depth_a", "verdict": "reproduced", "conventions": {}},
+    ...         {"id": "depth_b", "verdict": "depends", "conventions": {
+    ...             "all runs": {"verdict": "not reproduced"}, "pooled only": {"verdict": "reproduced"}}},
+    ...         {"id": "depth_c", "verdict": "not reproduced", "conventions": {}}]
+    >>> holds_sentence(recs, ["a", "b", "c"])
+    'a; depending on the convention, b (reproduced with pooled only; not reproduced with all runs)'
+    """
+    by_id = {r["id"]: r for r in records}
+    held, depends = [], []
+    for m in measures:
+        r = by_id.get(prefix + m)
+        if r is None:
+            continue
+        if r["verdict"] == "reproduced":
+            held.append(label(m))
+        elif r["verdict"] == "depends":
+            convs = r["conventions"]
+            yes = [c for c, v in convs.items() if v["verdict"] == "reproduced"]
+            no = [f"{v['verdict']} with {c}" for c, v in convs.items() if v["verdict"] != "reproduced"]
+            depends.append(f"{label(m)} (reproduced with {', '.join(yes) or 'no convention'}; {'; '.join(no)})")
+    out = ", ".join(held) if held else "no measure under every convention"
+    if depends:
+        out += "; depending on the convention, " + ", ".join(depends)
+    return out

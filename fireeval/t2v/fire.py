@@ -443,10 +443,14 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
 def _aggregate(grid, aggregate):
     if aggregate == "mean":
         return np.nanmean(grid, axis=-1)
-    filled = np.where(np.isnan(grid), -np.inf, grid)
-    ordered = -np.sort(-filled, axis=-1)
-    k = 0 if aggregate == "max" else 1
-    value = ordered[..., min(k, ordered.shape[-1] - 1)]
+    if grid.shape[-1] == 0:  # (the sort below raises the usual IndexError)
+        filled = np.where(np.isnan(grid), -np.inf, grid)
+        ordered = -np.sort(-filled, axis=-1)
+        value = ordered[..., min(0 if aggregate == "max" else 1, ordered.shape[-1] - 1)]
+    elif aggregate == "max" or grid.shape[-1] == 1:
+        value = np.fmax.reduce(grid, axis=-1)  # skips NaN; all-NaN gives NaN, set to 0 below
+    else:  # the second largest, NaN as -inf: a partition, not a full sort
+        value = np.partition(np.where(np.isnan(grid), -np.inf, grid), -2, axis=-1)[..., -2]
     return np.where(np.isfinite(value), value, 0.0)
 
 
@@ -837,12 +841,99 @@ def bootstrap_spearman(x, y, n_resamples: int = 1000, seed: int = 0) -> tuple[fl
     # Spearman = Pearson of ranks; rank each resample once (vectorised over resamples).
     from scipy.stats import rankdata
 
-    rx, ry = rankdata(x[idx], axis=1), rankdata(y[idx], axis=1)
+    return float(spearmanr(x, y).statistic), _rowwise_spearman(x[idx], y[idx])
+
+
+def _rowwise_spearman(x_rows, y_rows) -> np.ndarray:
+    """Spearman correlation of each row pair (Pearson of ranks), NaN where a row is constant."""
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x_rows, axis=1), rankdata(y_rows, axis=1)
     rx -= rx.mean(axis=1, keepdims=True)
     ry -= ry.mean(axis=1, keepdims=True)
     denom = np.sqrt((rx ** 2).sum(axis=1) * (ry ** 2).sum(axis=1))
-    samples = np.divide((rx * ry).sum(axis=1), denom, out=np.full(n_resamples, np.nan), where=denom > 0)
-    return float(spearmanr(x, y).statistic), samples
+    return np.divide((rx * ry).sum(axis=1), denom, out=np.full(len(rx), np.nan), where=denom > 0)
+
+
+def recall_adjusted_spearman(words, new_positives, recalled, edges: Sequence[int] = (0, 6, 9, 12),
+                             n_resamples: int = 1000, seed: int = 0) -> tuple[float, np.ndarray]:
+    """Spearman of query length with new positives divided by the proxy's recall in the query's length bin.
+
+    A proxy that accepts fewer certainly relevant (original) pairs of long queries
+    also finds fewer of their other positives. Dividing each query's new positives by
+    the share of original pairs the proxy accepts in its length bin (``recalled``: one
+    bool per query; bins ``[edges[i], edges[i+1])``, the last open) removes that bias if
+    the proxy's recall on other relevant pairs equals its recall on original pairs and
+    it makes no false positives. The bin recalls are re-estimated in every bootstrap
+    resample (queries resampled jointly). Returns ``(rho, samples)``.
+
+    >>> rho, _ = recall_adjusted_spearman([3, 4, 12, 13], [2, 3, 1, 1], [True, True, True, False],
+    ...                                   edges=(0, 6), n_resamples=10)
+    >>> round(rho, 3)
+    -0.258
+    """
+    from scipy.stats import spearmanr
+
+    words = np.asarray(words)
+    new = np.asarray(new_positives, dtype=float)
+    hit = np.asarray(recalled, dtype=float)
+    which = np.searchsorted(list(edges), words, side="right") - 1
+    n_bins = len(edges)
+
+    def adjusted(rows):  # rows: (r, n) query indices -> (r, n) adjusted counts
+        r = np.arange(len(rows))[:, None]
+        key = r * n_bins + which[rows]
+        size = np.bincount(key.ravel(), minlength=len(rows) * n_bins)
+        hits = np.bincount(key.ravel(), weights=hit[rows].ravel(), minlength=len(rows) * n_bins)
+        recall = np.divide(hits, size, out=np.zeros_like(hits), where=size > 0)
+        return new[rows] / np.maximum(recall[key], 1e-9)  # a bin with no accepted original: huge, ranks last
+
+    rho = float(spearmanr(words, adjusted(np.arange(len(words))[None, :])[0]).statistic)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for start in range(0, n_resamples, 500):  # chunks bound the memory of (resamples, queries) arrays
+        rows = rng.integers(0, len(words), size=(min(500, n_resamples - start), len(words)))
+        samples.append(_rowwise_spearman(words[rows], adjusted(rows)))
+    return rho, np.concatenate(samples) if samples else np.empty(0)
+
+
+def recall_corrected_gain(gain, recalled, n_resamples: int = 10_000, seed: int = 0) -> tuple[float, np.ndarray]:
+    """Mean gain divided by the proxy's recall on original pairs, queries resampled jointly.
+
+    If the proxy accepts a share ``r`` of the truly relevant pairs (measured on the
+    original pairs, which are relevant by definition) and makes no false positives, a
+    person's labels would add ``gain / r``. Both numerator and denominator are
+    re-estimated on every bootstrap resample of the queries. Returns ``(value, samples)``.
+
+    >>> v, s = recall_corrected_gain([0.0, 1.0, 0.0, 1.0], [True, False, True, True], n_resamples=50)
+    >>> round(v, 3), s.shape
+    (0.667, (50,))
+    """
+    g = np.asarray(gain, dtype=float)
+    hit = np.asarray(recalled, dtype=float)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for start in range(0, n_resamples, 1000):
+        rows = rng.integers(0, len(g), size=(min(1000, n_resamples - start), len(g)))
+        r = hit[rows].mean(axis=1)
+        samples.append(np.divide(g[rows].mean(axis=1), r, out=np.full(len(r), np.nan), where=r > 0))
+    value = g.mean() / hit.mean() if hit.mean() > 0 else float("nan")
+    return float(value), np.concatenate(samples) if samples else np.empty(0)
+
+
+def binomial_deviation(p: float, size: int, q: float = 0.95) -> float:
+    """Normal approximation to FIRE's budget statistic for a 0/1 score such as C@1.
+
+    The ``q`` quantile of |mean of ``size`` resampled queries − p| is about
+    ``z_{(1+q)/2} * sqrt(p (1 − p) / size)``: it depends only on the score level ``p``
+    and ``size``, not on anything about false negatives or a second model.
+
+    >>> round(binomial_deviation(0.5, 1000), 4)
+    0.031
+    """
+    from scipy.stats import norm
+
+    return float(norm.ppf((1 + q) / 2) * np.sqrt(p * (1 - p) / size))
 
 
 def corrected_by_threshold(lists: Mapping[str, np.ndarray], original, agreement_scores, thresholds: Sequence[float],
@@ -890,7 +981,8 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
     ``n_resamples`` resamples (:func:`fireeval.stats.resampling.bootstrap_deviation_quantile`),
     and a distribution-free ``level`` interval for that quantile from the order
     statistics of the resamples (binomial ranks), so a finite number of resamples is
-    not read as an exact value. Returns ``(value, low, high)``.
+    not read as an exact value. Deviations are rounded to 1e-12 to drop float noise
+    (0/1 scores give multiples of 1/size). Returns ``(value, low, high)``.
 
     >>> v, lo, hi = deviation_quantile_interval(np.r_[np.zeros(50), np.ones(50)], 100, n_resamples=2000)
     >>> bool(lo <= v <= hi), round(v, 2)
@@ -901,7 +993,9 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
     from fireeval.stats import resampling
 
     scores = np.asarray(per_query, dtype=float)
-    dev = np.sort(np.abs(resampling.bootstrap_means(scores, size, n_resamples, seed) - scores.mean()))
+    # Rounded to 1e-12: for 0/1 scores the deviations are multiples of 1/size, and the float noise of the
+    # subtraction (~1e-17) would otherwise put an interval end a hair above a threshold such as 0.029.
+    dev = np.sort(np.round(np.abs(resampling.bootstrap_means(scores, size, n_resamples, seed) - scores.mean()), 12))
     value = float(np.quantile(dev, q))
     a = (1 - level) / 2
     lo_rank, hi_rank = binom.ppf([a, 1 - a], n_resamples, q).astype(int)

@@ -111,7 +111,12 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
         raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
     cumulative = np.concatenate([[0.0], np.cumsum(discount)])
     expected_dcg = g.mean(axis=1) * cumulative[depth]
-    ideal = -np.sort(-g, axis=1) * (np.arange(n_items)[None, :] < depth[:, None])
+    # The ideal gains, sorted descending and cut at depth, in one reused buffer
+    # (the same values as ``-np.sort(-g) * mask``, so the same product below).
+    ideal = np.negative(g)
+    ideal.sort(axis=1)
+    np.negative(ideal, out=ideal)
+    np.multiply(ideal, np.arange(n_items)[None, :] < depth[:, None], out=ideal)
     idcg = ideal @ discount
     return np.divide(expected_dcg, idcg, out=np.zeros_like(expected_dcg), where=idcg > 0)
 
@@ -186,6 +191,33 @@ def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000
     return 100 * (point["upper"] - point["lower"]), 100 * (gmr[0] - gmr[1])
 
 
+def gmr_gap_by_threshold(run_scores: dict, relevance, thresholds, n_resamples: int = 1000, seed: int = 0,
+                         level: float = 0.95) -> pd.DataFrame:
+    """:func:`gmr_gap_bootstrap` for each run at each equivalence threshold (``relevance > t`` is equivalent).
+
+    Columns: threshold, run, queries with equivalents (another video above ``t``), gap
+    (GMR points), low, high (central ``level`` bootstrap interval over queries).
+
+    >>> rel = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.1], [0.1, 0.1, 1.0]])
+    >>> t = gmr_gap_by_threshold({"r": np.eye(3)}, rel, [0.5, 0.95], n_resamples=20)
+    >>> t["queries with equivalents"].tolist()
+    [2, 0]
+    """
+    relevance = np.asarray(relevance, dtype=float)
+    a = (1 - level) / 2
+    rows = []
+    for t in thresholds:
+        equivalent = relevance > t
+        np.fill_diagonal(equivalent, True)
+        for run, scores in run_scores.items():
+            gap, samples = gmr_gap_bootstrap(scores, equivalent, n_resamples=n_resamples, seed=seed)
+            lo, hi = np.quantile(samples, [a, 1 - a])
+            rows.append({"threshold": float(t), "run": run,
+                         "queries with equivalents": int((equivalent.sum(axis=1) > 1).sum()),
+                         "gap": gap, "low": min(lo, gap), "high": max(hi, gap)})
+    return pd.DataFrame(rows)
+
+
 def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resamples: int = 2000, seed: int = 0):
     """Mean over queries of (#items with relevance_a >= T) − (#items with relevance_b >= T), and its paired bootstrap.
 
@@ -210,11 +242,30 @@ def mean_relevant_at_threshold(relevance, thresholds) -> dict:
 def rowwise_pearson(a, b) -> np.ndarray:
     """Pearson r between row ``i`` of ``a`` and row ``i`` of ``b`` (NaN for a constant row)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    a = a - a.mean(axis=1, keepdims=True)
-    b = b - b.mean(axis=1, keepdims=True)
-    den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    if a.ndim != 2 or a.shape != b.shape:  # the plain formula, for its broadcasting and errors
+        a = a - a.mean(axis=1, keepdims=True)
+        b = b - b.mean(axis=1, keepdims=True)
+        den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, (a * b).sum(axis=1) / den, np.nan)
+    # Blocks of rows in reused buffers: each row's sums are the same operations as on
+    # the whole matrix (bit-identical), without five full-size temporaries.
+    n, m = a.shape
+    step = max(1, min(n, (1 << 19) // max(m, 1)))
+    ca, cb, prod = (np.empty((step, m)) for _ in range(3))
+    saa, sbb, sab = np.empty(n), np.empty(n), np.empty(n)
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        k = stop - start
+        xa, xb, xp = ca[:k], cb[:k], prod[:k]
+        np.subtract(a[start:stop], a[start:stop].mean(axis=1, keepdims=True), out=xa)
+        np.subtract(b[start:stop], b[start:stop].mean(axis=1, keepdims=True), out=xb)
+        saa[start:stop] = np.multiply(xa, xa, out=xp).sum(axis=1)
+        sbb[start:stop] = np.multiply(xb, xb, out=xp).sum(axis=1)
+        sab[start:stop] = np.multiply(xa, xb, out=xp).sum(axis=1)
+    den = np.sqrt(saa * sbb)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (a * b).sum(axis=1) / den, np.nan)
+        return np.where(den > 0, sab / den, np.nan)
 
 
 def proxy_correlation(relevance: dict) -> dict:
@@ -226,12 +277,47 @@ def proxy_correlation(relevance: dict) -> dict:
     """
     names = list(relevance)
     out = {a: {} for a in names}
-    for i, a in enumerate(names):
-        for b in names[i:]:
-            ma, mb = np.asarray(relevance[a], float), np.asarray(relevance[b], float)
-            rows = ~(np.isnan(ma).any(axis=1) | np.isnan(mb).any(axis=1))
-            r = float(np.nanmean(rowwise_pearson(ma[rows], mb[rows]))) if rows.any() else float("nan")
-            out[a][b] = out[b][a] = r
+    mats = {a: np.asarray(relevance[a], float) for a in names}
+    # Per matrix once: rows without NaN, and (2-D) the rows' centred sums of squares.
+    # A row's mean does not depend on which other rows are kept, so every pair reuses
+    # them and only the cross sums are new; all is done in blocks of rows
+    # (bit-identical to rowwise_pearson on the kept rows, without full-size copies).
+    clean = {a: ~np.isnan(m).any(axis=1) for a, m in mats.items()}
+    shapes = {m.shape for m in mats.values()}
+    if len(shapes) != 1 or mats[names[0]].ndim != 2:
+        for i, a in enumerate(names):
+            for b in names[i:]:
+                ma, mb = mats[a], mats[b]
+                rows = ~(np.isnan(ma).any(axis=1) | np.isnan(mb).any(axis=1))
+                r = float(np.nanmean(rowwise_pearson(ma[rows], mb[rows]))) if rows.any() else float("nan")
+                out[a][b] = out[b][a] = r
+        return out
+    n, m = shapes.pop()
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i:]]
+    step = max(1, min(n, (1 << 19) // max(m, 1)))
+    centred = {a: np.empty((step, m)) for a in names}
+    prod = np.empty((step, m))
+    squares = {a: np.empty(n) for a in names}
+    cross = {p: np.empty(n) for p in pairs}
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        k = stop - start
+        for a in names:
+            block = mats[a][start:stop]
+            np.subtract(block, block.mean(axis=1, keepdims=True), out=centred[a][:k])
+            squares[a][start:stop] = np.multiply(centred[a][:k], centred[a][:k], out=prod[:k]).sum(axis=1)
+        for a, b in pairs:
+            cross[a, b][start:stop] = (squares[a][start:stop] if a == b else
+                                       np.multiply(centred[a][:k], centred[b][:k], out=prod[:k]).sum(axis=1))
+    for a, b in pairs:
+        rows = clean[a] & clean[b]
+        if not rows.any():
+            out[a][b] = out[b][a] = float("nan")
+            continue
+        den = np.sqrt(squares[a][rows] * squares[b][rows])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(den > 0, cross[a, b][rows] / den, np.nan)
+        out[a][b] = out[b][a] = float(np.nanmean(r))
     return out
 
 
