@@ -1,12 +1,25 @@
-"""Open the built book in headless Chromium, offline, and fail on a missing chart or a console error.
+"""Open the built book in headless Chromium, offline, and fail on anything a reader would see broken.
 
     python scripts/check_book.py _build/html
 
-For every page built from a notebook, the executed notebook (in _build/jupyter_execute)
-says how many charts it produced (outputs with an image/svg+xml or image/png bundle);
-the page must show that many images, each loaded (natural width > 0). Every page of the
-book is loaded: any console error, page error, failed request, or request that leaves
-this machine fails the check. Pages are served from 127.0.0.1 by a local HTTP server.
+Every page is served from 127.0.0.1 and loaded in Debian's chromium (playwright); a
+request that leaves the machine is blocked and fails the check. On every page:
+
+* no console error, page error or failed request;
+* every chart (a ``fireeval-chart`` block from ``fireeval.book.plotting``) drew live with
+  the book's own script: it has marks with a visible size (a blank chart fails), every
+  axis has ticks or labels, no axis or legend text is cut with an ellipsis (truncated
+  legends), no two entries of a legend share one glyph (same shape, fill, stroke and
+  dash: indistinguishable series), the chart declares tooltips and hovering its marks
+  shows one, a declared control (knob) is shown; its static SVG fallback (print, no
+  JavaScript) has marks too;
+* no table is wider than the text column unless it sits in its own scroll box (a table
+  cut off by ``overflow: hidden`` is reported as clipped);
+* no unrendered Markdown in the text: ``*word*``, ``**word**``, a literal backtick or
+  an unresolved ``{glue...}`` role outside code;
+* a page built from a notebook shows as many charts as its executed notebook produced
+  (``_build/jupyter_execute``), and a chapter page (``notebooks/*``) links its executed
+  notebook and headline JSON, both downloadable.
 """
 from __future__ import annotations
 
@@ -22,19 +35,158 @@ CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 CHART_MIMES = ("image/svg+xml", "image/png")
+CHART_MARKER = 'class="fireeval-chart"'
 # Pages that must show at least one chart whatever the notebooks say.
 MUST_HAVE_CHARTS = ["book/intro.html", "notebooks/metrics.html"]
+CHART_TIMEOUT_MS = 20_000
+
+# Runs in the page; returns a list of problems (strings) found in the rendered DOM.
+PAGE_CHECK = r"""() => {
+  const problems = [];
+  const main = document.querySelector('main') || document.body;
+  const article = document.querySelector('article.bd-article') || main;
+  const cs = el => getComputedStyle(el);
+  const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0 || r.height > 0; };
+  const drawn = el => { try { const b = el.getBBox(); return b.width > 0 || b.height > 0; } catch (e) { return false; } };
+  const name = (box, i) => {
+    let title = '';
+    try { const t = JSON.parse(box.querySelector('script.fireeval-chart-spec').textContent).title;
+          title = typeof t === 'string' ? t : (t && t.text) || ''; } catch (e) {}
+    return `chart ${i + 1}${title ? ` "${String(title).slice(0, 60)}"` : ''}`;
+  };
+  const markItems = svg => [...svg.querySelectorAll('g.role-mark')]
+      .filter(g => !g.classList.contains('mark-group'))
+      .flatMap(g => [...g.children]);
+  const charts = [...main.querySelectorAll('.fireeval-chart')];
+  charts.forEach((box, i) => {
+    const label = name(box, i);
+    const stat = box.querySelector('.fireeval-chart-static svg');
+    if (!stat || !markItems(stat).length) problems.push(`${label}: static SVG fallback has no marks`);
+    if (!box.classList.contains('is-live')) { problems.push(`${label}: did not render live (vega-embed)`); return; }
+    const svg = box.querySelector('.fireeval-chart-live svg');
+    if (!svg) { problems.push(`${label}: live view drew no SVG`); return; }
+    const items = markItems(svg).filter(el => !el.closest('.mark-text'));
+    if (!items.filter(drawn).length) problems.push(`${label}: blank chart (no mark drawn)`);
+    // Vega-Lite draws grid lines as a separate axis beneath the marks: those have no ticks by design.
+    const axes = [...svg.querySelectorAll('g.role-axis')].filter(a => !a.querySelector('.role-axis-grid') ||
+        a.querySelector('.role-axis-domain, .role-axis-tick, .role-axis-label, .role-axis-title'));
+    if (!axes.length && !svg.querySelector('g.mark-arc')) problems.push(`${label}: no axis`);
+    axes.forEach((axis, j) => {
+      const ticks = axis.querySelectorAll('.role-axis-tick > *, .role-axis-label > text').length;
+      if (!ticks) problems.push(`${label}: axis ${j + 1} has no ticks or labels`);
+    });
+    svg.querySelectorAll('.role-axis-label text, .role-axis-title text, .role-legend-label text, .role-legend-title text')
+      .forEach(t => { if (t.textContent.trim().endsWith('\u2026'))
+        problems.push(`${label}: truncated text "${t.textContent.trim()}"`); });
+    svg.querySelectorAll('g.role-legend').forEach(legend => {
+      const glyphs = [...legend.querySelectorAll('.role-legend-symbol > path')];
+      const labels = [...legend.querySelectorAll('.role-legend-label > text')].map(t => t.textContent.trim());
+      const seen = new Map();
+      glyphs.forEach((g, k) => {
+        const key = ['d', 'fill', 'stroke', 'stroke-dasharray', 'opacity', 'fill-opacity', 'stroke-width']
+          .map(a => g.getAttribute(a)).join('|');
+        if (seen.has(key) && labels[k] !== labels[seen.get(key)])
+          problems.push(`${label}: legend entries "${labels[seen.get(key)]}" and "${labels[k]}" have the same glyph`);
+        else seen.set(key, k);
+      });
+    });
+    const spec = box.querySelector('script.fireeval-chart-spec');
+    if (!spec || !spec.textContent.includes('"tooltip"')) problems.push(`${label}: no tooltip`);
+    if (spec && spec.textContent.includes('"bind"') && !box.querySelector('.vega-bindings input, .vega-bindings select'))
+      problems.push(`${label}: declares a control (bound parameter) but shows none`);
+  });
+
+  // Tables wider than the text column must scroll on their own; never be clipped.
+  const column = article.getBoundingClientRect();
+  main.querySelectorAll('table').forEach((table, i) => {
+    if (!visible(table)) return;
+    const r = table.getBoundingClientRect();
+    if (r.width <= column.width + 1 && r.right <= column.right + 1) return;
+    let scroller = null, clipper = null;
+    for (let el = table.parentElement; el && el !== article.parentElement; el = el.parentElement) {
+      const ox = cs(el).overflowX;
+      if ((ox === 'auto' || ox === 'scroll') && el.clientWidth <= column.width + 1) { scroller = el; break; }
+      if ((ox === 'hidden' || ox === 'clip') && !clipper) clipper = el;
+    }
+    const head = (table.querySelector('th, td') || {textContent: ''}).textContent.trim().slice(0, 40);
+    if (scroller) return;
+    problems.push(clipper ? `table ${i + 1} ("${head}") is clipped: ${Math.round(r.width)} px in a ${Math.round(column.width)} px column`
+                          : `table ${i + 1} ("${head}") is ${Math.round(r.width)} px wide, wider than the ${Math.round(column.width)} px text column, and has no scroll`);
+  });
+
+  // Unrendered Markdown in visible text (outside code, maths and scripts).
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  const skip = 'pre, code, script, style, .highlight, .math, mjx-container, textarea, .fireeval-chart-spec, .fireeval-chart-static, .vega-bindings';
+  const literal = [[/(^|[\s(>"'])\*\*?[A-Za-z][^*\n]{0,80}?\*\*?(?=$|[\s.,;:!?)'"])/, 'Markdown emphasis'],
+                   [/`[^`\n]+`/, 'Markdown code'], [/\{glue(:\w+)?\}/, 'unresolved glue role']];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest(skip)) continue;
+    for (const [re, what] of literal) {
+      const m = node.textContent.match(re);
+      if (m) problems.push(`literal ${what} in the text: "${m[0].trim()}"`);
+    }
+  }
+  return {problems, charts: charts.length,
+          images: [...main.querySelectorAll('.cell_output img, .output img')].map(i => i.complete && i.naturalWidth > 0)};
+}"""
+
+# Hover the marks of each chart that declares tooltips until vega-tooltip shows one.
+HOVER_TARGETS = r"""(i) => {
+  const box = document.querySelectorAll('main .fireeval-chart')[i];
+  const svg = box && box.querySelector('.fireeval-chart-live svg');
+  if (!svg) return [];
+  const items = [...svg.querySelectorAll('g.role-mark')].filter(g => !g.classList.contains('mark-group'))
+    .flatMap(g => [...g.children]);
+  const step = Math.max(1, Math.floor(items.length / 12));
+  const out = [];
+  for (let k = 0; k < items.length && out.length < 12; k += step) {
+    const r = items[k].getBoundingClientRect();
+    if (r.width > 0 || r.height > 0) out.push([r.left + r.width / 2, r.top + r.height / 2]);
+  }
+  return out;
+}"""
+
+
+def _chart_outputs(nb: dict) -> int:
+    n = 0
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            html = data.get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            n += CHART_MARKER in html or any(m in data for m in CHART_MIMES)
+    return n
 
 
 def expected_charts(build: Path) -> dict[str, int]:
-    """{page path relative to the html root: number of chart outputs in its executed notebook}."""
+    """{page path relative to the html root: number of chart outputs in its executed notebook}.
+
+    The executed notebooks come from Jupyter Book's execution cache (``_build/.jupyter_cache``),
+    matched to the sources beside ``_build``; myst-nb's own copies in ``_build/jupyter_execute``
+    lack the outputs of notebooks taken from the cache, so they serve only as a fallback.
+    """
     counts = {}
     executed = build.parent / "jupyter_execute"
+    cache = None
+    try:
+        from jupyter_cache import get_cache
+        from myst_nb.core.read import myst_nb_reader_plugin
+
+        if (build.parent / ".jupyter_cache").is_dir():
+            cache = get_cache(str(build.parent / ".jupyter_cache"))
+    except ImportError:
+        pass
     for nb_path in executed.rglob("*.ipynb"):
+        page = nb_path.relative_to(executed).with_suffix("")
         nb = json.loads(nb_path.read_text())
-        n = sum(1 for cell in nb.get("cells", []) for out in cell.get("outputs", [])
-                if any(m in out.get("data", {}) for m in CHART_MIMES))
-        counts[str(nb_path.relative_to(executed).with_suffix(".html"))] = n
+        source = build.parent.parent / f"{page}.md"
+        if cache is not None and source.is_file():
+            try:
+                nb = cache.merge_match_into_notebook(myst_nb_reader_plugin(str(source)))[1]
+            except KeyError:
+                pass
+        counts[f"{page}.html"] = _chart_outputs(nb)
     return counts
 
 
@@ -50,57 +202,118 @@ def serve(root: Path):
     return server
 
 
-def check(build: Path) -> list[str]:
+def _check_tooltips(page, n_charts: int) -> list[str]:
+    problems = []
+    for i in range(n_charts):
+        has_tooltip = page.evaluate("""(i) => { const b = document.querySelectorAll('main .fireeval-chart')[i];
+            const s = b.querySelector('script.fireeval-chart-spec');
+            return b.classList.contains('is-live') && !!s && s.textContent.includes('"tooltip"'); }""", i)
+        if not has_tooltip:
+            continue  # reported by PAGE_CHECK
+        page.evaluate("(i) => document.querySelectorAll('main .fireeval-chart')[i].scrollIntoView()", i)
+        shown = False
+        for x, y in page.evaluate(HOVER_TARGETS, i):
+            page.mouse.move(x, y)
+            page.wait_for_timeout(30)
+            shown = page.evaluate("""() => { const t = document.getElementById('vg-tooltip-element');
+                return !!t && t.classList.contains('visible') && t.textContent.trim().length > 0; }""")
+            if shown:
+                break
+        page.mouse.move(0, 0)
+        if not shown:
+            problems.append(f"chart {i + 1}: hovering its marks shows no tooltip")
+    return problems
+
+
+def _check_downloads(page, page_path: str) -> list[str]:
+    """A chapter page links its executed notebook and headline JSON, and both are served.
+
+    Fetched from Python, not the page: Chromium aborts a fetch that answers as a download.
+    """
+    import urllib.error
+    import urllib.request
+
+    if not page_path.startswith("notebooks/"):
+        return []
+    links = page.evaluate("() => [...document.querySelectorAll('main .fireeval-downloads a')].map(a => a.href)")
+    problems, kinds = [], set()
+    for href in links:
+        try:
+            with urllib.request.urlopen(href, timeout=10) as response:
+                body = response.read()
+            json.loads(body)
+            kinds.add(href.rsplit(".", 1)[-1])
+        except (urllib.error.URLError, ValueError) as err:
+            problems.append(f"download {href} is not served as JSON: {err}")
+    if not {"ipynb", "json"} <= kinds:
+        problems.append(f"no download of its executed notebook and headline JSON (found {sorted(kinds)})")
+    return problems
+
+
+def check_page(page, url: str, page_path: str, want_charts: int) -> tuple[list[str], int]:
+    events = []
+    page.on("console", lambda m, ev=events: m.type == "error" and ev.append(f"console error: {m.text}"))
+    page.on("pageerror", lambda e, ev=events: ev.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r, ev=events: ev.append(f"request failed: {r.url} ({r.failure})"))
+
+    def block_outside(route):
+        host = urlparse(route.request.url).hostname
+        if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
+            return route.continue_()
+        events.append(f"request leaves the machine: {route.request.url}")
+        return route.abort()
+
+    page.route("**/*", block_outside)
+    page.goto(url, wait_until="load")
+    try:
+        page.wait_for_function("""() => [...document.querySelectorAll('.fireeval-chart')]
+            .every(b => b.classList.contains('is-live') || b.classList.contains('is-failed'))""",
+                               timeout=CHART_TIMEOUT_MS)
+    except Exception:  # reported per chart below
+        pass
+    page.wait_for_timeout(300)  # let MathJax and late console errors surface
+    found = page.evaluate(PAGE_CHECK)
+    problems = list(found["problems"])
+    problems += _check_tooltips(page, found["charts"])
+    problems += _check_downloads(page, page_path)
+    broken = found["images"].count(False)
+    if broken:
+        problems.append(f"{broken} chart image(s) failed to load")
+    shown = found["charts"] + found["images"].count(True)
+    if shown < want_charts:
+        problems.append(f"shows {shown} chart(s), its notebook produced {want_charts}")
+    return events + problems, shown
+
+
+def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] | None = None) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     problems = []
     # index.html is Jupyter Book's redirect to the root page, which is checked itself.
-    pages = sorted(str(p.relative_to(build)) for p in build.rglob("*.html")
-                   if not p.relative_to(build).parts[0].startswith(("_", ".", "genindex", "search", "index.html")))
-    charts = expected_charts(build)
-    for page in MUST_HAVE_CHARTS:
-        if page not in pages:
-            problems.append(f"{page}: page missing from the build")
-        charts[page] = max(charts.get(page, 0), 1)
+    all_pages = sorted(str(p.relative_to(build)) for p in build.rglob("*.html")
+                       if not p.relative_to(build).parts[0].startswith(("_", ".", "genindex", "search", "index.html")))
+    pages = all_pages if pages is None else pages
+    charts = expected_charts(build) if expected is None else dict(expected)
+    if expected is None:
+        for page in MUST_HAVE_CHARTS:
+            if page not in all_pages:
+                problems.append(f"{page}: page missing from the build")
+            charts[page] = max(charts.get(page, 0), 1)
     server = serve(build)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        for page_path in pages:
-            page = browser.new_page()
-            events = []
-            page.on("console", lambda m, ev=events: m.type == "error" and ev.append(f"console error: {m.text}"))
-            page.on("pageerror", lambda e, ev=events: ev.append(f"page error: {e}"))
-            page.on("requestfailed", lambda r, ev=events: ev.append(f"request failed: {r.url}"))
-
-            def block_outside(route, ev=events):
-                host = urlparse(route.request.url).hostname
-                if host in ("127.0.0.1", "localhost") or route.request.url.startswith("data:"):
-                    return route.continue_()
-                ev.append(f"request leaves the machine: {route.request.url}")
-                return route.abort()
-
-            page.route("**/*", block_outside)
-            page.goto(base + page_path, wait_until="load")
-            page.wait_for_timeout(300)  # let MathJax and late console errors surface
-            shown = page.evaluate("""() => {
-                const main = document.querySelector('main') || document.body;
-                const imgs = [...main.querySelectorAll('.cell_output img, .output img')];
-                const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
-                const inline = main.querySelectorAll('.cell_output svg.marks, .output svg.marks').length;
-                return {ok: ok + inline, broken: imgs.length - ok};
-            }""")
-            want = charts.get(page_path, 0)
-            if shown["broken"]:
-                events.append(f"{shown['broken']} chart image(s) failed to load")
-            if shown["ok"] < want:
-                events.append(f"shows {shown['ok']} chart(s), its notebook produced {want}")
-            problems += [f"{page_path}: {e}" for e in events]
-            print(f"checked {page_path}: {shown['ok']} chart(s), expected {want}, "
-                  f"{'OK' if not events else 'PROBLEMS'}")
-            page.close()
-        browser.close()
-    server.shutdown()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+            for page_path in pages:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                want = charts.get(page_path, 0)
+                found, shown = check_page(page, base + page_path, page_path, want)
+                problems += [f"{page_path}: {p}" for p in found]
+                print(f"checked {page_path}: {shown} chart(s), expected {want}, {'OK' if not found else 'PROBLEMS'}")
+                page.close()
+            browser.close()
+    finally:
+        server.shutdown()
     return problems
 
 

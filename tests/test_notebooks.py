@@ -1,9 +1,17 @@
-"""Execute every book notebook with its small test parameters and check its headline.
+"""Execute every book notebook with its small test parameters, check its headline, and re-execute it with nbval.
 
 Each notebook declares ``fireeval.test_parameters`` and ``fireeval.headline_keys`` in
 its front matter; execution goes through :func:`fireeval.book.notebooks.execute`, the code
-behind ``fireeval run``.
+behind ``fireeval run``. The executed notebook is then re-executed by ``pytest --nbval``
+(strict, not ``--nbval-lax``), which compares every output of every cell with the first
+execution: a chapter is reproducible from its seed. Outputs that legitimately vary
+(wall-clock timings, pandas' random table ids) are sanitised by ``tests/nbval_sanitize.cfg``;
+``tests/nbval_plugin.py`` lets it name glued values and executes cells as Jupyter does.
 """
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,17 +19,34 @@ import pytest
 from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.md"))
+HERE = Path(__file__).resolve().parent
+SANITIZE = HERE / "nbval_sanitize.cfg"  # with the plugin HERE / "nbval_plugin.py"
+
+
+def nbval(notebook: Path, timeout: int = 900) -> subprocess.CompletedProcess:
+    """``pytest --nbval`` on one executed notebook, in its own process (the kernel runs in this venv)."""
+    command = [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(SANITIZE),
+               "--nbval-cell-timeout", str(timeout), "-p", "nbval_plugin", "-p", "no:cacheprovider", "-p", "no:xdist",
+               "-o", "addopts=",
+               "-q", "--no-header", "--rootdir", str(notebook.parent), str(notebook)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run(command, cwd=notebook.parent, capture_output=True, text=True, timeout=4 * timeout, env=env)
 
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_and_glues_headline(path: Path, tmp_path):
+def test_notebook_runs_glues_headline_and_reproduces(path: Path, tmp_path):
     meta = load(path).metadata.get("fireeval", {})
     result = execute(path, meta.get("test_parameters", {}), tmp_path, timeout=900)
-    missing = set(meta.get("headline_keys", [])) - set(result)
+    missing = ({"claims"} | set(meta.get("headline_keys", []))) - set(result)
     assert not missing, f"{path.name}: headline lacks {sorted(missing)}"
     assert (tmp_path / f"{path.stem}.headline.json").is_file()
-    assert (tmp_path / f"{path.stem}.ipynb").is_file()
+    executed = tmp_path / f"{path.stem}.ipynb"
+    assert executed.is_file()
+    run = nbval(executed)
+    assert run.returncode == 0, (f"{path.name}: a second execution (pytest --nbval) differs from the first or fails; "
+                                 f"make the output reproducible from the seed, or sanitise a legitimately varying "
+                                 f"output in {SANITIZE.name}:\n{run.stdout[-8000:]}\n{run.stderr[-2000:]}")
 
 
 def _all_synthetic(value) -> bool:
@@ -43,3 +68,34 @@ def test_notebook_without_any_data_runs_synthetic_and_says_so(path: Path, tmp_pa
     params.pop("data_source", None)
     result = execute(path, params, tmp_path / "out", timeout=900)
     assert _all_synthetic(result["data_source"]), result["data_source"]
+
+
+# Book conventions (COMMON.md), checked on the text without executing anything.
+CLAIMS_BOX = re.compile(r"\{glue(?::\w*)?\}`?\s*claims_table")
+SECTION = re.compile(r"^## ", re.M)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_chapter_shows_paper_vs_here_box_at_the_top(path: Path):
+    """Convention 1: the computed claims table is pasted (glue) before the chapter's second section."""
+    text = path.read_text()
+    box = CLAIMS_BOX.search(text)
+    assert box, f"{path.name}: no glue paste of claims_table (the 'paper vs here' box)"
+    sections = [m.start() for m in SECTION.finditer(text)]
+    limit = sections[1] if len(sections) > 1 else len(text)
+    assert box.start() < limit, f"{path.name}: the 'paper vs here' box must come before the second '## ' section"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_chapter_shows_its_analysis_code(path: Path):
+    """Convention 3: boilerplate (imports, glue) is removed, the analysis steps show their code (folded or not).
+
+    A chapter that hides its code (the issue: pool_depth removed 8 of 9 code cells) fails:
+    at least three code cells, and at least a third of them, must show their input.
+    """
+    cells = [c for c in load(path).cells if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])]
+    hidden = [c for c in cells if {"remove-cell", "remove-input"} & set(c.metadata.get("tags", []))]
+    shown = len(cells) - len(hidden)
+    assert shown >= max(3, len(cells) / 3), (
+        f"{path.name}: only {shown} of {len(cells)} code cells show their code; show each analysis step as a short "
+        f"cell of fireeval calls tagged hide-input")

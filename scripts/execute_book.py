@@ -1,0 +1,133 @@
+"""Execute the book's notebooks in parallel into Jupyter Book's execution cache.
+
+    python scripts/execute_book.py [--workers N] [--cache _build/.jupyter_cache] [NAME ...]
+
+Jupyter Book 1.x (myst-nb, ``execute_notebooks: cache``) executes notebooks one after
+another while it reads the sources. This script fills the same jupyter-cache first,
+over ``--workers`` processes (default: the number of CPUs), so the build that follows
+finds every notebook cached and only renders. A notebook is read exactly as myst-nb
+reads it (jupyter-cache's ``myst_nb_md`` reader), so the cache key (code cells and
+kernelspec) is the one the build looks up; notebooks already cached are skipped.
+Longest first, by the times of the previous run (``_build/.fireeval-execution-times.json``).
+Exits non-zero, naming the notebook and the failing cell, if any notebook raises.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+READER = {"type": "plugin", "name": "myst_nb_md"}
+# Seconds per notebook measured on the shared 2-core machine (Nov 2026, under load), used only to start the
+# longest first when no earlier run left its own times (a fresh clone, as in CI).
+TYPICAL_SECONDS = {"notebooks/semantic_similarity.md": 305, "notebooks/axiou_label_noise.md": 230,
+                   "notebooks/pool_depth.md": 118, "notebooks/false_negatives.md": 93, "notebooks/metrics.md": 69,
+                   "notebooks/pool_leave_out.md": 62, "notebooks/axiou_measures.md": 48,
+                   "notebooks/axiou_model_selection.md": 33}
+
+
+def book_notebooks() -> list[Path]:
+    """The notebooks the table of contents lists (the book builds only those)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    files.append(toc["root"])
+    walk(toc)
+    paths = [ROOT / f"{f}.md" for f in files]
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    return [p for p in paths if p.is_file() and is_myst_markdown_notebook(p.read_text())]
+
+
+def _read(path: Path):
+    from myst_nb.core.read import myst_nb_reader_plugin
+
+    return myst_nb_reader_plugin(str(path))
+
+
+def _execute(path: str, timeout: int):
+    """Run in a worker process: execute one notebook in its own folder (as myst-nb does)."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    nb = _read(Path(path))
+    started = time.perf_counter()
+    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
+                                 meta_override=True)
+    return path, nb, time.perf_counter() - started, result.exc_string if result.err else None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--cache", default=str(ROOT / "_build" / ".jupyter_cache"))
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds per cell (as _config.yml)")
+    parser.add_argument("only", nargs="*", help="only these notebooks (names such as pool_depth); default all")
+    args = parser.parse_args(argv)
+
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache = get_cache(args.cache)
+    times_file = Path(args.cache).parent / ".fireeval-execution-times.json"
+    previous = {**TYPICAL_SECONDS, **(json.loads(times_file.read_text()) if times_file.is_file() else {})}
+    todo = []
+    for path in book_notebooks():
+        if args.only and path.stem not in args.only:
+            continue
+        try:
+            cache.match_cache_notebook(_read(path))
+            print(f"execute_book: {path.relative_to(ROOT)} cached")
+        except KeyError:
+            todo.append(path)
+    todo.sort(key=lambda p: -previous.get(str(p.relative_to(ROOT)), 0.0))
+    started = time.perf_counter()
+    failed = []
+    timings = json.loads(times_file.read_text()) if times_file.is_file() else {}
+    if todo:
+        print(f"execute_book: executing {len(todo)} notebook(s) over {args.workers} process(es)", flush=True)
+        with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(todo)))) as pool:
+            futures = [pool.submit(_execute, str(p), args.timeout) for p in todo]
+            for future in as_completed(futures):
+                path, nb, seconds, error = future.result()
+                name = str(Path(path).relative_to(ROOT))
+                if error:
+                    failed.append(name)
+                    print(f"execute_book: {name} FAILED after {seconds:.1f} s\n{error}", file=sys.stderr, flush=True)
+                    continue
+                stage = cache.add_nb_to_project(path, read_data=READER)
+                cache.cache_notebook_bundle(CacheBundleIn(nb, stage.uri, data={"execution_seconds": seconds}),
+                                            check_validity=False, overwrite=True)
+                timings[name] = seconds
+                print(f"execute_book: {name} {seconds:.1f} s", flush=True)
+    wall = time.perf_counter() - started
+    times_file.parent.mkdir(parents=True, exist_ok=True)
+    times_file.write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n")
+    done = [str(p.relative_to(ROOT)) for p in todo if str(p.relative_to(ROOT)) not in failed]
+    serial = sum(timings[n] for n in done)
+    print(f"execute_book: {len(done)} executed in {wall:.1f} s wall over {args.workers} process(es) "
+          f"(sum of per-notebook times {serial:.1f} s)")
+    if failed:
+        print(f"execute_book: {len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

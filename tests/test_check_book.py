@@ -1,0 +1,125 @@
+"""scripts/check_book.py catches what a reader would see broken, on a small site built here.
+
+One page is good (live charts with tooltips, a wide table in its own scroll box); one
+page carries every defect the book has had: a blank chart, a truncated legend, two
+legend entries with the same glyph, a chart without tooltips, a clipped table, a table
+wider than the text column, a literal ``*gain*``, an unresolved glue role, and a
+request that leaves the machine. Needs Debian's chromium (scripts/setup.sh installs it).
+"""
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from fireeval.book import plotting
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+check_book = _module(ROOT / "scripts" / "check_book.py")
+offline_book = _module(ROOT / "book" / "_ext" / "offline_book.py")
+
+pytestmark = pytest.mark.skipif(not Path(check_book.CHROMIUM).is_file(), reason="Debian chromium not installed")
+
+PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
+<link rel="stylesheet" href="{css}">
+<script>const _ = "Sphinx's doctools.js declares this global";</script><script src="{js}"></script>
+<style>article.bd-article {{ width: 700px; }}</style></head>
+<body><main><article class="bd-article"><h1>{title}</h1>{body}</article></main></body></html>"""
+
+
+def _chart(chart) -> str:
+    return plotting.chart_bundle(chart.to_dict())["text/html"]
+
+
+def _wide_table() -> str:
+    cells = "".join(f"<td>column number {i} with a long value</td>" for i in range(14))
+    return f"<table><tr><th>wide</th>{cells}</tr></table>"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    import vl_convert
+
+    root = tmp_path_factory.mktemp("site")
+    (root / "_static").mkdir()
+    (root / "_static" / "charts.js").write_text(
+        offline_book.charts_script(vl_convert.javascript_bundle(offline_book.CHARTS_SNIPPET,
+                                                                vl_version=plotting.VEGALITE_VERSION)))
+    (root / "_static" / "charts.css").write_text(offline_book.CHARTS_STYLE)
+    plotting.setup()
+    data = pd.DataFrame({"K": [1, 2, 3, 1, 2, 3], "tau": [0.5, 0.8, 0.9, 0.4, 0.7, 0.95],
+                         "measure": ["MAP"] * 3 + ["a measure whose name is far too long for the legend"] * 3})
+    line = alt.Chart(data).mark_line(point=True).encode(x=alt.X("K:Q", title="pool depth K"), y="tau:Q",
+                                                        color="measure:N", tooltip=["K", "tau", "measure"])
+    k = plotting.knob("K", 2, options=[1, 2, 3])
+    good = _chart(plotting.titled(line.encode(color=alt.Color("measure:N", legend=alt.Legend(orient="bottom"))),
+                                  "Good", "Fine."))
+    knobbed = _chart(alt.Chart(data).mark_bar().encode(x="measure:N", y="tau:Q", tooltip=["tau"])
+                     .encode(x=alt.X("measure:N", axis=alt.Axis(labelLimit=0)))
+                     .add_params(k).transform_filter(alt.datum.K == k))
+    pages = {
+        "good.html": good + knobbed + f'<div style="overflow-x: auto">{_wide_table()}</div><p>Plain <em>gain</em>.</p>',
+        "blank.html": _chart(alt.Chart(pd.DataFrame({"x": [], "y": []})).mark_point().encode(
+            x="x:Q", y="y:Q", tooltip=["x"])),
+        "truncated.html": _chart(line.encode(color=alt.Color("measure:N", legend=alt.Legend(labelLimit=60)))),
+        "same_glyph.html": _chart(line.encode(color=alt.Color("measure:N", scale=alt.Scale(range=["#000", "#000"])))),
+        "no_tooltip.html": _chart(alt.Chart(data).mark_point().encode(x="K:Q", y="tau:Q")),
+        "clipped.html": f'<div style="overflow: hidden; width: 700px">{_wide_table()}</div>',
+        "wide.html": _wide_table(),
+        "literal.html": "<p>The *gain* is linear; see {glue:text} here.</p>",
+        "network.html": '<img src="http://example.invalid/logo.png" alt="">',
+    }
+    for name, body in pages.items():
+        (root / name).write_text(PAGE.format(css="_static/charts.css", js="_static/charts.js", title=name, body=body))
+    return root
+
+
+@pytest.fixture(scope="module")
+def found(site):
+    problems = check_book.check(site, expected={"good.html": 2})
+    by_page = {}
+    for problem in problems:
+        page, _, what = problem.partition(": ")
+        by_page.setdefault(page, []).append(what)
+    return by_page
+
+
+def test_a_good_page_passes(found):
+    assert "good.html" not in found, found.get("good.html")
+
+
+@pytest.mark.parametrize("page, expected", [
+    ("blank.html", "blank chart"),
+    ("truncated.html", "truncated text"),
+    ("same_glyph.html", "have the same glyph"),
+    ("no_tooltip.html", "no tooltip"),
+    ("clipped.html", "is clipped"),
+    ("wide.html", "wider than the"),
+    ("literal.html", 'literal Markdown emphasis in the text: "*gain*"'),
+    ("literal.html", "unresolved glue role"),
+    ("network.html", "request leaves the machine"),
+])
+def test_each_defect_is_caught(found, page, expected):
+    assert any(expected in p for p in found.get(page, [])), found.get(page)
+
+
+def test_missing_charts_and_downloads_are_caught(site):
+    chapter = site / "notebooks"
+    chapter.mkdir(exist_ok=True)
+    shutil.copyfile(site / "literal.html", chapter / "x.html")
+    problems = check_book.check(site, pages=["notebooks/x.html"], expected={"notebooks/x.html": 1})
+    assert any("shows 0 chart(s), its notebook produced 1" in p for p in problems), problems
+    assert any("no download of its executed notebook" in p for p in problems), problems
