@@ -136,13 +136,29 @@ HOVER_TARGETS = r"""(i) => {
   const box = document.querySelectorAll('main .fireeval-chart')[i];
   const svg = box && box.querySelector('.fireeval-chart-live svg');
   if (!svg) return [];
-  const items = [...svg.querySelectorAll('g.role-mark')].filter(g => !g.classList.contains('mark-group'))
+  // Not text marks (labels often sit on top of the marks they describe); centre and an inset corner of each.
+  const items = [...svg.querySelectorAll('g.role-mark')]
+    .filter(g => !g.classList.contains('mark-group') && !g.classList.contains('mark-text'))
     .flatMap(g => [...g.children]);
   const step = Math.max(1, Math.floor(items.length / 12));
   const out = [];
-  for (let k = 0; k < items.length && out.length < 12; k += step) {
-    const r = items[k].getBoundingClientRect();
-    if (r.width > 0 || r.height > 0) out.push([r.left + r.width / 2, r.top + r.height / 2]);
+  for (let k = 0; k < items.length && out.length < 36; k += step) {
+    const el = items[k];
+    if (el.closest('.mark-line, .mark-rule, .mark-trail') && el.getTotalLength && el.getScreenCTM()) {
+      // A stroke: points along it (the centre of its box is usually off the line).
+      const length = el.getTotalLength();
+      for (const f of [0.5, 0.25, 0.75]) {
+        const p = new DOMPoint(el.getPointAtLength(length * f).x, el.getPointAtLength(length * f).y)
+          .matrixTransform(el.getScreenCTM());
+        out.push([p.x, p.y]);
+      }
+      continue;
+    }
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 || r.height > 0) {
+      out.push([r.left + r.width / 2, r.top + r.height / 2]);
+      out.push([r.left + Math.min(r.width / 2, Math.max(1, r.width * 0.2)), r.top + Math.min(r.height / 2, Math.max(1, r.height * 0.2))]);
+    }
   }
   return out;
 }"""

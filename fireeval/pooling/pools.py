@@ -952,7 +952,7 @@ def gain_sentence(n_gain: int) -> str:
     """
     if not n_gain:
         return "No run gains from its group's leave-out"
-    return (f"{n_gain} run{'s' if n_gain > 1 else ''} *gain* slightly: when a group's unique relevant documents "
+    return (f"{n_gain} run{'s' if n_gain > 1 else ''} gain slightly: when a group's unique relevant documents "
             "leave the qrels, a run of that group that did not retrieve them has fewer relevant documents to find")
 
 
