@@ -117,27 +117,14 @@ def relative_swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, r
     >>> relative_swap_rates(scores, size=2, n_trials=10, bins=[0, 1.01])["swap_rate"].tolist()
     [0.0]
     """
-    scores = np.asarray(per_topic, dtype=float)
-    n_sys, n_topics = scores.shape
     bins = np.append(np.round(np.arange(0, 0.5001, 0.025), 10), np.inf) if bins is None else np.asarray(bins, float)
-    set_a, set_b = disjoint_halves(n_topics, size, n_trials, rng)
-    i, j = np.triu_indices(n_sys, k=1)
-    n_bins = len(bins) - 1
-    pairs, swaps = np.zeros(n_bins, dtype=np.int64), np.zeros(n_bins, dtype=np.int64)
-    for start in range(0, n_trials, 100):
-        mean_a = scores[:, set_a[start:start + 100]].mean(-1).T
-        mean_b = scores[:, set_b[start:start + 100]].mean(-1).T
-        diff_a, diff_b = mean_a[:, i] - mean_a[:, j], mean_b[:, i] - mean_b[:, j]
-        best = np.maximum(mean_a[:, i], mean_a[:, j])
+
+    def relative(mean_i, mean_j, diff):
+        best = np.maximum(mean_i, mean_j)
         with np.errstate(invalid="ignore", divide="ignore"):
-            rel = np.where(best > 0, np.abs(diff_a) / np.where(best > 0, best, 1), 0.0)
-        which = np.searchsorted(bins, rel, side="right") - 1
-        inside = (which >= 0) & (which < n_bins)
-        pairs += np.bincount(which[inside], minlength=n_bins)
-        swaps += np.bincount(which[(diff_a * diff_b < 0) & inside], minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(pairs > 0, swaps / np.maximum(pairs, 1), np.nan)
-    return pd.DataFrame({"low": bins[:-1], "high": bins[1:], "n_pairs": pairs, "n_swaps": swaps, "swap_rate": rate})
+            return np.where(best > 0, np.abs(diff) / np.where(best > 0, best, 1), 0.0)
+
+    return _swap_table(per_topic, size, n_trials, bins, rng, relative)
 
 
 def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, names=None) -> pd.DataFrame:
@@ -165,9 +152,14 @@ def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, nam
     >>> swap_rates(scores, size=2, n_trials=10, bins=[0, 1])["swap_rate"].tolist()
     [0.0]
     """
+    bins = np.append(np.round(np.arange(0, 0.2001, 0.01), 10), np.inf) if bins is None else np.asarray(bins, float)
+    return _swap_table(per_topic, size, n_trials, bins, rng, lambda mean_i, mean_j, diff: np.abs(diff))
+
+
+def _swap_table(per_topic, size, n_trials, bins, rng, difference) -> pd.DataFrame:
+    """Pairs and swaps per bin of ``difference(mean_i, mean_j, mean_i - mean_j)`` on set A (see :func:`swap_rates`)."""
     scores = np.asarray(per_topic, dtype=float)
     n_sys, n_topics = scores.shape
-    bins = np.append(np.round(np.arange(0, 0.2001, 0.01), 10), np.inf) if bins is None else np.asarray(bins, float)
     set_a, set_b = disjoint_halves(n_topics, size, n_trials, rng)
     i, j = np.triu_indices(n_sys, k=1)
     n_bins = len(bins) - 1
@@ -176,11 +168,10 @@ def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, nam
         mean_a = scores[:, set_a[start:start + 100]].mean(-1).T  # (trials, systems)
         mean_b = scores[:, set_b[start:start + 100]].mean(-1).T
         diff_a, diff_b = mean_a[:, i] - mean_a[:, j], mean_b[:, i] - mean_b[:, j]
-        which = np.searchsorted(bins, np.abs(diff_a), side="right") - 1
+        which = np.searchsorted(bins, difference(mean_a[:, i], mean_a[:, j], diff_a), side="right") - 1
         inside = (which >= 0) & (which < n_bins)
         pairs += np.bincount(which[inside], minlength=n_bins)
-        swapped = (diff_a * diff_b < 0) & inside
-        swaps += np.bincount(which[swapped], minlength=n_bins)
+        swaps += np.bincount(which[(diff_a * diff_b < 0) & inside], minlength=n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(pairs > 0, swaps / np.maximum(pairs, 1), np.nan)
     return pd.DataFrame({"low": bins[:-1], "high": bins[1:], "n_pairs": pairs, "n_swaps": swaps, "swap_rate": rate})
