@@ -251,14 +251,7 @@ def _align(entries, gt, k=None, name="predictions"):
 
 
 def _align_checked(entries, gt, k=None, name="predictions"):
-    """:func:`_align` one entry at a time, raising a ValueError that names the first bad entry.
-
-    ``gt``: a DataFrame (video, description[, length]) or a list of (video,
-    description[, ...]) rows. ``k=None`` keeps every moment (width = the longest
-    list). Rules: an entry whose moments are None or [] never counts; two entries
-    with moments for the same query are an error; ``ratings`` must be as long as
-    ``moments``; moments must be finite with start <= end.
-    """
+    """:func:`_align` one entry at a time (same arguments and rules), raising a ValueError that names the first bad entry."""
     from fireeval.core.moments import check_moments
 
     keys, lengths = _gt_keys(gt)
