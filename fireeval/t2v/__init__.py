@@ -5,10 +5,11 @@
 - ``semantic_evaluation``: nDCG under a proxy, GMR bounds, random-ranking expectations.
 - ``nlp``: tokeniser, offline WordNet and tagger, METEOR.
 - ``caption_overlap``: train-test TF-IDF caption overlap (FIRE Table 7).
+- ``verdicts``: the two chapters' claims (Rodriguez et al., Wray et al.) as evaluated records.
 
 Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
 """
 from fireeval._lazy import attach
 
 __getattr__, __dir__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp",
-                              "caption_overlap"])
+                              "caption_overlap", "verdicts"])
