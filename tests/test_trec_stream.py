@@ -251,3 +251,19 @@ def test_parse_time_dictionaries_over_several_blocks_read_the_same(tmp_path, mon
     assert list(encoded.topics) == list(plain.topics)
     assert encoded.docno.to_pylist() == plain.docno.to_pylist()
     np.testing.assert_array_equal(encoded.score, plain.score)
+
+
+def test_gzip_files_read_like_gzip_and_damage_is_a_clear_error(tmp_path):
+    import gzip
+
+    text = "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n"
+    two_members = gzip.compress(text[:13].encode()) + gzip.compress(text[13:].encode())
+    assert read_run_table(_write(tmp_path, "r.gz", two_members)).docno.to_pylist() == ["a", "b"]
+    body = bytearray(gzip.compress(text.encode() * 50))
+    body[12] ^= 0xFF  # a damaged deflate block
+    with pytest.raises(TrecFormatError, match="damaged gzip file"):
+        read_run_table(_write(tmp_path, "bad.gz", bytes(body)))
+    crc = bytearray(gzip.compress(text.encode()))
+    crc[-6] ^= 0xFF
+    with pytest.raises(TrecFormatError, match="damaged gzip file"):
+        read_run_table(_write(tmp_path, "crc.gz", bytes(crc)))

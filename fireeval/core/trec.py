@@ -76,14 +76,21 @@ def _read_bytes(path) -> bytes:
         raise TrecFormatError(path, None, "cannot be read (permission denied)", "check the file's permissions") from None
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as err:
+            raw = _gunzip(raw)
+        except (OSError, EOFError, zlib.error, _GunzipError) as err:
             raise TrecFormatError(path, None, f"is a damaged gzip file ({err})",
                                   "re-download or re-compress the file") from None
         _refuse_binary(path, raw[: 1 << 16])
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
         raw = raw[3:]
     return raw
+
+
+try:  # gzip.decompress (every member) with Intel ISA-L's decoder: ~3x faster than zlib
+    from isal.igzip import decompress as _gunzip
+    from isal.isal_zlib import error as _GunzipError
+except ImportError:  # pragma: no cover - isal is a pinned dependency
+    _gunzip, _GunzipError = gzip.decompress, zlib.error
 
 
 def _refuse_binary(path, head: bytes) -> None:
