@@ -32,8 +32,8 @@ class _IntIndex:
 
     numpy's binary search costs ~20 cache misses per query; this costs one or two. The
     table holds the keys themselves (no second gather to confirm a hit) and is at most
-    a quarter full, so most absent keys -- most of a run's documents are unjudged -- end
-    at their first slot.
+    half full, so most absent keys -- most of a run's documents are unjudged -- end at
+    their first or second slot.
     """
 
     _EMPTY = np.uint64(2**64 - 1)
@@ -41,7 +41,7 @@ class _IntIndex:
     def __init__(self, keys):
         keys = np.ascontiguousarray(keys).view(np.uint64)
         n = len(keys)
-        self.bits = max(4, (4 * max(n, 1)).bit_length())  # at least four times as many slots as keys
+        self.bits = max(4, (2 * max(n, 1)).bit_length())  # two to four times as many slots as keys
         self.mask = (1 << self.bits) - 1
         self.slot_keys = np.full(1 << self.bits, self._EMPTY, dtype=np.uint64)
         self.slot_pos = np.full(1 << self.bits, -1, dtype=np.int64)
