@@ -1,7 +1,12 @@
 """Timing of the pooling experiments on all 129 TREC-8 runs (not a test; prints timings and ratios).
 
-    /tmp/venv/bin/python benchmarks/bench_pooling.py [--naive-depths 3] [--naive-runs 5]
+    .venv/bin/python benchmarks/bench_pooling.py [--no-whole-process] [--naive-depths 3] [--naive-runs 5]
 
+0. Whole process, as a user runs it: ``fireeval run pool_depth`` and ``fireeval run
+   pool_leave_out`` with default parameters (see _timing.CHAPTER_INCLUDES), and
+   ``fireeval audit`` on one unpooled run with all other runs as reference (interpreter
+   start-up, imports, reading the qrels and 129 run files, the leave-outs, printing).
+In process (runs and qrels loaded, modules imported):
 1. Depth sweep: build the pool and re-score every run by MAP at K = 1..50 and 100
    (fireeval.pooling.pools.depth_sweep), against naive re-evaluation -- rebuild the depth-K
    qrels and call evaluate() for each K (a fresh gain lookup each time) -- and against
@@ -11,18 +16,20 @@
    evaluate(runs.select([r]), pool.leave_out(qrels, ...)) per run.
 3. Incomplete-judgement measures (bpref, infAP, AP', nDCG') in the sweep, from judged
    cells only, against core evaluate() on each depth-K qrels (judged_only=True for AP').
-4. Bootstrap τ bands: kendall_tau_many against kendall_tau_batch (same values).
-5. `fireeval audit` on one unpooled run with all other runs as reference: the whole
-   process (start-up, reading 129 run files, leave-outs), as a user feels it.
+4. Bootstrap τ bands: kendall_tau_many against the plain script, scipy.stats.kendalltau
+   (τ-b) called per ranking in a loop (same values).
 Naive timings are measured on a few depths / runs and extrapolated (marked "est.").
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+import _timing
 from fireeval.pooling import pools as pooling
 from fireeval.datasets import has_data, trec8
 from fireeval.core.evaluation import evaluate
@@ -40,9 +47,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--naive-depths", type=int, default=3, help="depths re-evaluated naively (extrapolated)")
     parser.add_argument("--naive-runs", type=int, default=5, help="runs left out naively (extrapolated)")
+    _timing.add_flag(parser)
     args = parser.parse_args()
     if not has_data(*trec8.FILES):
         raise SystemExit("TREC-8 data not found (set FIREEVAL_DATA or place ../shared/data); nothing to time")
+    _timing.header()
+    print(f"peers: {_timing.versions('pytrec-eval-terrier')} (trec_eval C code), {_timing.versions('scipy', 'numpy')}")
+
+    if not args.no_whole_process:
+        print("\n== Whole process ==")
+        _timing.chapter("pool_depth")
+        _timing.chapter("pool_leave_out")
+        from fireeval.datasets import SHARED_DATA
+
+        root = Path(SHARED_DATA) / "trec8_adhoc"
+        runs_table = trec8.load_runs_table()
+        unpooled = runs_table.loc[~runs_table["pooled"], "run"].iloc[0]
+        files = sorted(str(f) for f in (root / "runs").glob("input.*.gz"))
+        audit = _timing.run([sys.executable, "-m", "fireeval", "audit", root / "qrels.trec8.adhoc.txt.gz",
+                             root / "runs" / f"input.{unpooled}.gz", "--runs", *files, "--groups", root / "runs.tsv"])
+        print(f"whole process: fireeval audit {unpooled} with {len(files)} reference run files: {audit}")
+        print("  includes interpreter start-up, imports, reading the qrels and every run file, pooling, "
+              "the leave-outs, printing")
+
+    print("\n== In process (modules imported) ==")
 
     (runs, qrels, table), t_load = timed(lambda: (trec8.load_runs(), trec8.load_qrels(), trec8.load_runs_table()))
     table = table.set_index("run").loc[runs.names].reset_index()
@@ -83,9 +111,13 @@ def main():
         def peer():
             evaluator = pytrec_eval.RelevanceEvaluator(qdict, {"map"})
             return [evaluator.evaluate(run) for run in run_dicts]
-        _, t_peer = timed(peer)
+        peer_scores, t_peer = timed(peer)
+        ours10 = result.values["map"][DEPTHS.index(10)]
+        diff = max(float(np.abs(ours10[r] - [peer_scores[r][t]["map"] for t in runs.topics]).max())
+                   for r in range(len(runs.names)))
         print(f"  pytrec_eval, one depth (129 runs): {t_peer:6.2f} s   -> {t_peer * len(DEPTHS):6.1f} s est. for all "
-              f"depths, excluding building its dicts ({t_peer * len(DEPTHS) / t_sweep:.0f}x slower)")
+              f"depths, excluding building its dicts ({t_peer * len(DEPTHS) / t_sweep:.0f}x slower); "
+              f"max |diff| at K=10 {diff:.1e}")
 
     # 2. leave-outs ----------------------------------------------------------------------
     def leave_outs():
@@ -136,29 +168,15 @@ def main():
     rng = np.random.default_rng(0)
     a = means[:, None, :] + rng.normal(0, 0.01, (len(DEPTHS), 200, means.shape[-1]))
     b = np.broadcast_to(means[-1], a.shape)
+    from scipy.stats import kendalltau
+
     fast, t_fast = timed(lambda: agreement.kendall_tau_many(a, b))
-    slow, t_slow = timed(lambda: agreement.kendall_tau_batch(a, b))
+    slow, t_slow = timed(lambda: np.array([[kendalltau(x, y).statistic for x, y in zip(ra, rb)] for ra, rb in zip(a, b)]))
     print(f"\nτ-b for {a.shape[0] * a.shape[1]:,} rankings of {a.shape[-1]} runs (bootstrap bands):")
-    print(f"  kendall_tau_many:                 {t_fast:6.2f} s   kendall_tau_batch {t_slow:6.2f} s "
+    print(f"  kendall_tau_many:                 {t_fast:6.2f} s   scipy.stats.kendalltau loop {t_slow:6.2f} s "
           f"({t_slow / t_fast:.1f}x); max |diff| {np.abs(fast - slow).max():.1e}")
     _, t_band = timed(lambda: reliability.bootstrap_agreement(result.values["map"], result.reference["map"], 1000))
     print(f"  one measure, {len(DEPTHS)} depths x 1000 resamples: {t_band:6.2f} s")
-
-    # 5. the audit command ---------------------------------------------------------------------
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from fireeval.datasets import SHARED_DATA
-
-    root = Path(SHARED_DATA) / "trec8_adhoc"
-    unpooled = table.loc[~table["pooled"], "run"].iloc[0]
-    files = sorted(str(f) for f in (root / "runs").glob("input.*.gz"))
-    command = [sys.executable, "-m", "fireeval", "audit", str(root / "qrels.trec8.adhoc.txt.gz"),
-               str(root / "runs" / f"input.{unpooled}.gz"), "--runs", *files, "--groups", str(root / "runs.tsv")]
-    done, t_audit = timed(lambda: subprocess.run(command, capture_output=True, text=True))
-    print(f"\nfireeval audit {unpooled} with {len(files)} reference run files (whole process): {t_audit:6.1f} s "
-          f"(exit {done.returncode})")
 
 
 if __name__ == "__main__":

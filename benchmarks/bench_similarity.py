@@ -6,7 +6,8 @@ Peer: NLTK's METEOR, ``nltk.translate.meteor_score.single_meteor_score`` called 
 numbers (checked here to 1e-9; tests/test_nlp.py checks 1e-12).
 
 Figures (wall seconds; "cpu" = user + sys of the child processes, which is what a
-loaded, shared machine does not inflate):
+loaded, shared machine does not inflate; "peak" = peak resident memory of the largest
+child process; measured by benchmarks/_timing.py):
 
 1. Whole process, as a user runs it:
    - the chapter: ``python -m fireeval run semantic_similarity`` on the real data
@@ -18,15 +19,13 @@ loaded, shared machine does not inflate):
    WordNet load, tagging every distinct caption, BoW/PoS/SYN matrices (targets from
    issue 6: <= 30 s each), the chapter's two METEOR matrices, METEOR per pair vs NLTK.
 
-Run: python benchmarks/bench_similarity.py [--skip-chapter] [--peer-rows 40]
+Run: python benchmarks/bench_similarity.py [--no-whole-process] [--skip-chapter] [--peer-rows 40]
 (needs ../shared/data or FIREEVAL_DATA, and WordNet).
 """
 import argparse
 import json
 import os
 import platform
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+import _timing
 from fireeval.t2v import nlp
 from fireeval.t2v import similarity as sim
 from fireeval.datasets import epic, msrvtt
@@ -45,19 +45,6 @@ def timed(fn, *args, **kwargs):
     start = time.perf_counter()
     out = fn(*args, **kwargs)
     return out, time.perf_counter() - start
-
-
-def run_process(args, env=None):
-    """Wall and CPU (user + sys) seconds of one child process, and its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(map(str, args))} failed:\n{done.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done.stdout
 
 
 FIREEVAL_METEOR = """
@@ -85,15 +72,16 @@ def whole_process_meteor(refs, hyps):
     with tempfile.TemporaryDirectory() as tmp:
         pairs = Path(tmp) / "pairs.json"
         pairs.write_text(json.dumps([refs, hyps]))
-        ours = run_process([sys.executable, "-c", FIREEVAL_METEOR, pairs, Path(tmp) / "ours.npy"], env)
-        peer = run_process([sys.executable, "-c", NLTK_METEOR, pairs, Path(tmp) / "peer.npy"], env)
+        ours = _timing.run([sys.executable, "-c", FIREEVAL_METEOR, pairs, Path(tmp) / "ours.npy"], env)
+        peer = _timing.run([sys.executable, "-c", NLTK_METEOR, pairs, Path(tmp) / "peer.npy"], env)
         diff = float(np.abs(np.load(Path(tmp) / "ours.npy") - np.load(Path(tmp) / "peer.npy")).max())
     return ours, peer, diff
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--skip-chapter", action="store_true", help="skip the whole-chapter run (~30-70 s)")
+    _timing.add_flag(parser)
+    parser.add_argument("--skip-chapter", action="store_true", help="skip only the whole-chapter run (~30-70 s)")
     parser.add_argument("--peer-rows", type=int, default=40, help="METEOR references for the peer comparison")
     args = parser.parse_args()
 
@@ -108,17 +96,18 @@ def main():
     msr_videos = msrvtt.load_video_captions_1ka()
     ek = list(epic.load_captions()["narration"])
 
-    print("\n== Whole process (wall s, cpu s = user + sys) ==")
-    if not args.skip_chapter:
-        with tempfile.TemporaryDirectory() as tmp:
-            wall, cpu, _ = run_process([sys.executable, "-m", "fireeval", "run", "semantic_similarity",
-                                        "--output", tmp])
-        print(f"chapter semantic_similarity (real data, default parameters): {wall:6.1f} s wall, {cpu:6.1f} s cpu"
-              f"   target <= 25 s")
-    rows = msr[:args.peer_rows]
-    (w1, c1, _), (w2, c2, _), diff = whole_process_meteor(rows, msr)
-    print(f"METEOR {len(rows)} x {len(msr)} MSR-VTT pairs: fireeval {w1:5.1f} s wall ({c1:.1f} cpu), "
-          f"NLTK per-pair script {w2:5.1f} s wall ({c2:.1f} cpu): {w2 / w1:.0f}x; max |diff| = {diff:.1e}")
+    if not args.no_whole_process:
+        print("\n== Whole process (wall s, cpu s = user + sys, peak memory) ==")
+        if not args.skip_chapter:
+            whole = _timing.chapter("semantic_similarity")
+            print(f"  target: <= 25 s (cpu {whole.cpu:.1f} s: {'OK' if whole.cpu <= 25 else 'MISSED'}; "
+                  f"wall {whole.wall:.1f} s: {'OK' if whole.wall <= 25 else 'MISSED'})")
+        rows = msr[:args.peer_rows]
+        ours, peer, diff = whole_process_meteor(rows, msr)
+        print(f"METEOR of {len(rows)} x {len(msr)} MSR-VTT pairs, python -c script:\n"
+              f"  fireeval nlp.meteor_matrix {ours}\n  NLTK single_meteor_score per pair {peer}\n"
+              f"  NLTK / fireeval = {peer.wall / ours.wall:.0f}x wall; max |diff| = {diff:.1e}")
+        print("  each includes interpreter start-up, imports, WordNet load, reading the pairs, scoring, saving")
 
     print("\n== In-process (one warm interpreter) ==")
     from nltk.corpus import wordnet as nltk_wordnet

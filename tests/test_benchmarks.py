@@ -1,0 +1,18 @@
+"""The benchmark scripts at least import and parse their arguments (they are run by hand, not timed here)."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FOLDER = Path(__file__).resolve().parents[1] / "benchmarks"
+# bench_moments.py has no argument parser yet: --help would run the whole benchmark.
+BENCHMARKS = [FOLDER / f"bench_{name}.py" for name in
+              ("fire", "label_noise", "metrics", "model_selection", "pooling", "similarity")]
+
+
+@pytest.mark.parametrize("script", BENCHMARKS, ids=lambda p: p.stem)
+def test_benchmark_help(script):
+    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "usage:" in done.stdout
