@@ -74,7 +74,7 @@ def main():
 
     (runs, qrels, table), t_load = timed(lambda: (trec8.load_runs(), trec8.load_qrels(), trec8.load_runs_table()))
     table = table.set_index("run").loc[runs.names].reset_index()
-    print(f"load 129 runs + qrels: {t_load:.1f} s (not counted below)")
+    print(f"load 129 runs + qrels (trec8.load_runs, load_qrels): {t_load:.1f} s (not counted below)")
 
     # 1. depth sweep -------------------------------------------------------------------
     def sweep():
@@ -83,7 +83,7 @@ def main():
 
     (pool, result), t_sweep = timed(sweep)
     print(f"\ndepth sweep, {len(DEPTHS)} depths x {len(runs.names)} runs x 50 topics (MAP):")
-    print(f"  fireeval (pool + sweep):          {t_sweep:6.2f} s   target <= 10 s")
+    print(f"  fireeval build_pool + depth_sweep: {t_sweep:6.2f} s   target <= 10 s")
 
     naive_depths = DEPTHS[:: max(1, len(DEPTHS) // args.naive_depths)][: args.naive_depths]
     start, worst = time.perf_counter(), 0.0
@@ -91,7 +91,7 @@ def main():
         slow = evaluate(runs, pool.at_depth(qrels, k), ["map"], complete=True).values["map"]
         worst = max(worst, float(np.abs(slow - result.values["map"][DEPTHS.index(k)]).max()))
     per_depth = (time.perf_counter() - start) / len(naive_depths)
-    print(f"  naive evaluate() per depth:       {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
+    print(f"  plain script, fireeval evaluate() on each depth-K qrels: {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
           f"for all depths ({per_depth * len(DEPTHS) / t_sweep:.0f}x slower); max |diff| {worst:.1e}")
 
     try:
@@ -127,7 +127,7 @@ def main():
 
     (by_run, by_group), t_lo = timed(leave_outs)
     print(f"\nleave-one-run-out + leave-one-group-out for all {len(runs.names)} runs (MAP):")
-    print(f"  fireeval (pool + both):           {t_lo:6.2f} s   target <= 10 s")
+    print(f"  fireeval build_pool + leave_out_scores x 2: {t_lo:6.2f} s   target <= 10 s")
     sample = np.linspace(0, len(runs.names) - 1, args.naive_runs).astype(int)
     start, worst = time.perf_counter(), 0.0
     for r in sample:
@@ -139,7 +139,7 @@ def main():
         worst = max(worst, float(np.abs(slow_run - by_run.values["map"][r]).max()),
                     float(np.abs(slow_group - by_group.values["map"][r]).max()))
     per_run = (time.perf_counter() - start) / len(sample)
-    print(f"  naive loop per run (both):        {per_run:6.2f} s   -> {per_run * len(runs.names):6.1f} s est. "
+    print(f"  plain script, evaluate() per run on its two leave-out qrels: {per_run:6.2f} s   -> {per_run * len(runs.names):6.1f} s est. "
           f"for all runs ({per_run * len(runs.names) / t_lo:.0f}x slower); max |diff| {worst:.1e}")
 
 
@@ -147,7 +147,7 @@ def main():
     incomplete = ["bpref", "infAP", "map_judged", "ndcg_judged"]
     result3, t_inc = timed(lambda: pooling.depth_sweep(pool, qrels, DEPTHS, incomplete))
     print(f"\ndepth sweep, {len(DEPTHS)} depths, bpref + infAP + AP' + nDCG' (judged cells only):")
-    print(f"  fireeval:                         {t_inc:6.2f} s")
+    print(f"  fireeval depth_sweep:             {t_inc:6.2f} s")
     start, worst = time.perf_counter(), 0.0
     for k in naive_depths:
         qk = pool.at_depth(qrels, k)
@@ -158,7 +158,7 @@ def main():
                     float(np.abs(cond["map"] - result3.values["map_judged"][i]).max()),
                     float(np.abs(cond["ndcg"] - result3.values["ndcg_judged"][i]).max()))
     per_depth = (time.perf_counter() - start) / len(naive_depths)
-    print(f"  core evaluate() per depth:        {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
+    print(f"  plain script, core evaluate() on each depth-K qrels: {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
           f"for all depths ({per_depth * len(DEPTHS) / t_inc:.1f}x slower); max |diff| {worst:.1e}")
 
     # 4. bootstrap bands ---------------------------------------------------------------------
