@@ -12,6 +12,8 @@ Run: python benchmarks/bench_label_noise.py [--no-whole-process]
    b. peer: the plain per-(trial, system) loop a per-run evaluation script would be
       (simulate the noisy annotations, then temporal_iou + score_all + mean for each
       system on each noisy dataset; timed on 5 trials and extrapolated), with numpy.
+   c. design check, not a peer: system_means with 25 trials per step against the
+      default 2 (the evidence cited by fireeval.vmr.noise.system_means for chunk=2).
 
 Uses the real Charades-STA lists when present, else the synthetic stand-in of the same size.
 """
@@ -87,6 +89,17 @@ def main():
     loop = np.array([[[score_all(temporal_iou(p, g))[m].mean() for m in MEASURES] for p in preds] for g in gts2])
     print(f"   max |fireeval - loop| on 2 trials: {np.abs(noise.system_means(preds, gts2) - loop).max():.2e}")
     print("   error at sigma = 4 s:", {m: round(float(v), 4) for m, v in zip(MEASURES, err[-1])})
+
+    gts = noise.simulate_annotations(gt, 2.0, 25, rng=0)
+    t = time.perf_counter()
+    wide = noise.system_means(preds, gts, chunk=25)
+    t_wide = (time.perf_counter() - t) / 25
+    t = time.perf_counter()
+    narrow = noise.system_means(preds, gts, chunk=2)
+    t_narrow = (time.perf_counter() - t) / 25
+    assert np.array_equal(wide, narrow)
+    print(f"c. design check, system_means per trial (IoU + 12 measures, 6 systems): 25 trials per step "
+          f"{t_wide * 1e3:.0f} ms, 2 per step (default) {t_narrow * 1e3:.0f} ms; identical results")
 
 if __name__ == "__main__":
     main()
