@@ -228,15 +228,41 @@ def test_offline_download_failure_is_data_unavailable(monkeypatch, tmp_path):
         _download(name, registry()[name])
 
 
-def test_start_up_imports_no_pandas(tmp_path):
+@pytest.mark.parametrize("command", [["--help"], ["evaluate-moments"], ["evaluate-moments", "--help"]])
+def test_start_up_imports_no_pandas(tmp_path, command):
+    """`fireeval --help` and `evaluate-moments` (issue 13) import neither pandas nor pyarrow, nor the
+    other subcommands' modules; checked in a fresh interpreter running the command line."""
     gt = _write(tmp_path, "gt.txt", GT)
     pred = _write(tmp_path, "p.json", {"entries": GOOD})
+    argv = command + [gt, pred] if command == ["evaluate-moments"] else command
     code = ("import sys\nfrom fireeval.cli import main\n"
-            "for argv in (['--help'], ['evaluate-moments', sys.argv[1], sys.argv[2]]):\n"
-            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
-            "    assert 'pandas' not in sys.modules, argv\n")
-    result = subprocess.run([sys.executable, "-c", code, gt, pred], capture_output=True, text=True)
+            "try:\n    status = main(sys.argv[1:])\nexcept SystemExit as done:\n    status = done.code\n"
+            "assert status == 0, status\n"
+            "print(' '.join(m for m in sys.modules if m.split('.')[0] in ('pandas', 'pyarrow') "
+            "or m.startswith('fireeval.cli.')))\n")
+    result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+    loaded = result.stdout.split("\n")[-2].split()  # the last line: after the command's own output
+    assert not [m for m in loaded if m.startswith(("pandas", "pyarrow"))], loaded
+    if command[0] == "evaluate-moments":
+        assert loaded == ["fireeval.cli.moments"], loaded
+
+
+def test_one_subcommand_parser_says_what_the_full_parser_says(capsys):
+    """main() builds only the invoked subcommand's parser: help and usage errors read the same."""
+    from fireeval import cli
+
+    for name in cli.COMMANDS:
+        full, lazy = cli.build_parser(), cli.build_parser(name)
+        for argv in ([name, "--help"], [name], [name, "a", "b", "c", "d", "--no-such-option"]):
+            said = []
+            for parser in (full, lazy):
+                with pytest.raises(SystemExit) as done:
+                    parser.parse_args(argv)
+                out = capsys.readouterr()
+                said.append((done.value.code, out.out, out.err))
+            assert said[0] == said[1], argv
+    assert "evaluate-moments" in cli.build_parser().format_help()
 
 
 def test_fast_alignment_equals_the_checked_path():

@@ -291,9 +291,10 @@ def _moment_arrays(kept):
     (the video length; NaN when absent) ``(m,)``, moments per entry ``(n,)`` and ratings ``(m,)``
     (0 when an entry has none, so list order stays).
 
-    Raises TypeError/ValueError on anything but lists (or tuples) of moments that are
-    lists (or tuples) of at least two numbers and ratings of the same length: the
-    caller then walks the entries with :func:`_align_checked` to name the problem.
+    Raises TypeError/ValueError/IndexError on anything but sequences of moments that
+    are lists, tuples or 1-d arrays of at least two numbers, with ratings of the same
+    length: the caller then walks the entries with :func:`_align_checked` (which
+    decides, and names the problem).
     Each array is built in one pass of ``np.fromiter`` over the flattened lists.
     """
     from itertools import chain
@@ -301,7 +302,7 @@ def _moment_arrays(kept):
     lists = [m for m, _ in kept]
     counts = np.fromiter(map(len, lists), dtype=int, count=len(lists))
     flat = list(chain.from_iterable(lists))  # every moment, entry after entry
-    if not set(map(type, flat)) <= {list, tuple}:  # e.g. a string would pass as a sequence of digits
+    if not set(map(type, flat)) <= {list, tuple, np.ndarray}:  # a string would pass as a sequence of digits
         raise TypeError("moments are not lists")
     widths = np.fromiter(map(len, flat), dtype=int, count=len(flat))
     if widths.min(initial=2) < 2:
