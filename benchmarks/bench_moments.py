@@ -22,7 +22,6 @@ Run: python benchmarks/bench_moments.py  (real Charades-STA data when present, e
 """
 from __future__ import annotations
 
-import json
 import platform
 import statistics
 import subprocess
