@@ -36,18 +36,38 @@ def _random(seed, ties=True):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("precision", ["float", "double"])
-def test_reader_order_equals_trec_order(tmp_path, seed, precision):
+@pytest.mark.parametrize("layout", ["grouped", "equal sizes", "interleaved"])
+def test_reader_order_equals_trec_order(tmp_path, seed, precision, layout):
+    # the reader sorts topic blocks of a grouped file one at a time (padded table; a plain reshape when
+    # every topic has as many rows), and the whole file at once when topics are interleaved
     frame, _ = _random(seed)
+    if layout == "equal sizes":
+        frame = frame.groupby("query").head(1).merge(frame[["docno"]].drop_duplicates().head(40), how="cross")
+        frame = frame.rename(columns={"docno_y": "docno"}).drop(columns="docno_x")
+        frame["score"] = np.random.default_rng(seed).integers(0, 5, len(frame)) / 4
     frame["score"] += np.random.default_rng(seed).choice([0, 1e-9], len(frame))  # float32 ties, double not
     write_run(frame.assign(tag="t"), tmp_path / "r.txt")
+    if layout == "interleaved":
+        lines = (tmp_path / "r.txt").read_text().splitlines(keepends=True)
+        np.random.default_rng(seed).shuffle(lines)
+        (tmp_path / "r.txt").write_text("".join(lines))
     table = read_run_table(tmp_path / "r.txt", precision)
+    if layout == "equal sizes":
+        assert len(set(np.diff(table.starts))) == 1
     expected = trec_order(read_run(tmp_path / "r.txt", ordered=False), score_precision=precision)
     assert table.docno.to_pylist() == list(expected["docno"])
     assert list(np.repeat(table.topics, np.diff(table.starts))) == list(expected["query"])
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_score_run_equals_evaluate_and_pytrec_eval(tmp_path, seed):
+@pytest.mark.parametrize("lookup", ["dense table", "dense, one topic per block", "hash table"])
+def test_score_run_equals_evaluate_and_pytrec_eval(tmp_path, seed, lookup, monkeypatch):
+    from fireeval.core import stream
+
+    if lookup == "hash table":
+        monkeypatch.setattr(stream, "_DENSE_CELLS_PER_ROW", 0)
+    if lookup == "dense, one topic per block":
+        monkeypatch.setattr(stream, "_DENSE_BLOCK_BYTES", 1)
     frame, qrels_frame = _random(seed)
     write_run(frame.assign(tag="t"), tmp_path / "r.txt")
     write_qrels(qrels_frame, tmp_path / "q.txt")
@@ -201,3 +221,49 @@ def test_hash_lookups_agree_with_a_dict(tmp_path):
     topics = np.repeat(run.topics, np.diff(run.starts))
     expected = [judged.get((t, d), np.nan) for t, d in zip(topics, run.docno.to_pylist())]
     np.testing.assert_array_equal(qrels.lookup(run)[1], expected)
+
+
+@pytest.mark.parametrize("cells_per_row", [0, 64])
+def test_negative_and_large_grades_are_looked_up_exactly(tmp_path, monkeypatch, cells_per_row):
+    from fireeval.core import stream
+
+    monkeypatch.setattr(stream, "_DENSE_CELLS_PER_ROW", cells_per_row)  # 0: hash table, 64: dense table
+    q = _write(tmp_path, "q", "1 0 a -2\n1 0 b 3\n2 0 a 7\n")
+    r = _write(tmp_path, "r", "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n2 Q0 b 1 2 t\n2 Q0 a 2 1 t\n")
+    np.testing.assert_array_equal(QrelsIndex.read(q).lookup(read_run_table(r))[1], [-2, 3, np.nan, np.nan, 7])
+    wide = _write(tmp_path, "wide", "1 0 a 0\n1 0 b 300\n")  # grades 300 apart: too wide for byte codes
+    np.testing.assert_array_equal(QrelsIndex.read(wide).lookup(read_run_table(r))[1][:3], [0, 300, np.nan])
+
+
+def test_parse_time_dictionaries_over_several_blocks_read_the_same(tmp_path, monkeypatch):
+    # large runs are dictionary-encoded by the CSV reader, one dictionary per ~1 MB block, then unified
+    from fireeval.core import trec
+
+    rng = np.random.default_rng(3)
+    lines = [f"{t}\tQ0\tD{d}\t0\t{s:.2f}\tt\n" for t in rng.permutation(150)
+             for d, s in zip(rng.choice(5000, 700, replace=False), rng.random(700))]
+    path = _write(tmp_path, "big.txt", "".join(lines))
+    assert path.stat().st_size > 2_000_000
+    plain = read_run_table(path)
+    monkeypatch.setattr(trec, "_DICTIONARY_PARSE_BYTES", 0)
+    assert trec._read_run_arrow(path, dictionary=True)[0].column("docno").num_chunks > 1
+    encoded = read_run_table(path)
+    assert list(encoded.topics) == list(plain.topics)
+    assert encoded.docno.to_pylist() == plain.docno.to_pylist()
+    np.testing.assert_array_equal(encoded.score, plain.score)
+
+
+def test_gzip_files_read_like_gzip_and_damage_is_a_clear_error(tmp_path):
+    import gzip
+
+    text = "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n"
+    two_members = gzip.compress(text[:13].encode()) + gzip.compress(text[13:].encode())
+    assert read_run_table(_write(tmp_path, "r.gz", two_members)).docno.to_pylist() == ["a", "b"]
+    body = bytearray(gzip.compress(text.encode() * 50))
+    body[12] ^= 0xFF  # a damaged deflate block
+    with pytest.raises(TrecFormatError, match="damaged gzip file"):
+        read_run_table(_write(tmp_path, "bad.gz", bytes(body)))
+    crc = bytearray(gzip.compress(text.encode()))
+    crc[-6] ^= 0xFF
+    with pytest.raises(TrecFormatError, match="damaged gzip file"):
+        read_run_table(_write(tmp_path, "crc.gz", bytes(crc)))

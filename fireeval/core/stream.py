@@ -21,31 +21,42 @@ from fireeval.core.trec import (RunTable, arrow_call, bytes_hash, fixed_bytes, r
 __all__ = ["QrelsIndex", "score_run", "RunScores"]
 
 _BLOCK = 4_000_000  # grade cells per block of topics (~32 MB of float64)
+# judged (topic, document) look-up: a dense (topics x vocabulary) byte table when it has at most this many
+# cells per run row (filling it costs less than hash probing), built this many bytes at a time
+_DENSE_CELLS_PER_ROW = 64
+_DENSE_BLOCK_BYTES = 1 << 25
 
 
 class _IntIndex:
     """Open-addressing hash table (linear probing, vectorised) from distinct 64-bit keys to positions.
 
-    numpy's binary search costs ~20 cache misses per query; this costs one or two.
+    numpy's binary search costs ~20 cache misses per query; this costs one or two. The
+    table holds the keys themselves (no second gather to confirm a hit) and is at most
+    half full, so most absent keys -- most of a run's documents are unjudged -- end at
+    their first or second slot.
     """
 
+    _EMPTY = np.uint64(2**64 - 1)
+
     def __init__(self, keys):
-        self.keys = np.ascontiguousarray(keys).view(np.uint64)
-        n = len(self.keys)
-        self.bits = max(4, (2 * max(n, 1)).bit_length())  # at least twice as many slots as keys
+        keys = np.ascontiguousarray(keys).view(np.uint64)
+        n = len(keys)
+        self.bits = max(4, (2 * max(n, 1)).bit_length())  # two to four times as many slots as keys
         self.mask = (1 << self.bits) - 1
-        self.slots = np.full(1 << self.bits, -1, dtype=np.int64)
-        slot = self._home(self.keys)
-        pending = np.arange(n)
+        self.slot_keys = np.full(1 << self.bits, self._EMPTY, dtype=np.uint64)
+        self.slot_pos = np.full(1 << self.bits, -1, dtype=np.int64)
+        special = np.flatnonzero(keys == self._EMPTY)  # the one key value that marks an empty slot
+        self.special = int(special[0]) if len(special) else -1
+        pending = np.flatnonzero(keys != self._EMPTY)
+        slot = self._home(keys[pending])
         self.max_probe = 0
         while pending.size:
             self.max_probe += 1
-            at = slot[pending]
-            free = self.slots[at] == -1
-            self.slots[at[free]] = pending[free]  # several keys for one free slot: one of them lands
-            placed = free & (self.slots[at] == pending)
-            pending = pending[~placed]
-            slot[pending] = (slot[pending] + 1) & self.mask
+            free = self.slot_pos[slot] == -1
+            self.slot_pos[slot[free]] = pending[free]  # several keys for one free slot: one of them lands
+            placed = free & (self.slot_pos[slot] == pending)
+            self.slot_keys[slot[placed]] = keys[pending[placed]]
+            pending, slot = pending[~placed], (slot[~placed] + 1) & self.mask
 
     def _home(self, keys):
         with np.errstate(over="ignore"):
@@ -55,18 +66,21 @@ class _IntIndex:
     def get(self, queries) -> np.ndarray:
         """Position of each query key, -1 when absent."""
         queries = np.ascontiguousarray(queries).view(np.uint64)
-        out = np.full(len(queries), -1, dtype=np.int64)
         slot = self._home(queries)
-        active = np.arange(len(queries))
-        for _ in range(self.max_probe):
+        found = self.slot_keys[slot]
+        out = np.where(found == queries, self.slot_pos[slot], -1)  # an empty slot's position is -1 too
+        active = np.flatnonzero((found != queries) & (found != self._EMPTY))  # collided: probe on
+        for _ in range(self.max_probe - 1):
             if not active.size:
                 break
-            code = self.slots[slot[active]]
-            empty = code < 0
-            hit = ~empty & (self.keys[np.maximum(code, 0)] == queries[active])
-            out[active[hit]] = code[hit]
-            active = active[~empty & ~hit]
-            slot[active] = (slot[active] + 1) & self.mask
+            slot_a = (slot[active] + 1) & self.mask
+            slot[active] = slot_a
+            found = self.slot_keys[slot_a]
+            hit = found == queries[active]
+            out[active[hit]] = self.slot_pos[slot_a[hit]]
+            active = active[~hit & (found != self._EMPTY)]
+        if self.special >= 0:
+            out[queries == self._EMPTY] = self.special
         return out
 
 
@@ -169,19 +183,45 @@ class QrelsIndex:
         judged = self._judged_codes(run.dictionary)
         doc = judged[run.doc_codes]
         row_topic = np.repeat(topic_pos.astype(np.int32), np.diff(run.starts))
-        keys = row_topic.astype(np.int64) * self._n_vocab + doc
-        grades = np.full(len(keys), np.nan)
-        valid = (row_topic >= 0) & (doc >= 0)
-        if len(self.keys) and valid.any():
-            if self._pair_index is None:
-                self._pair_index = _IntIndex(self.keys)
-            wanted = keys[valid]
-            pos = np.concatenate([self._pair_index.get(part)  # in parts: bounded temporaries
-                                  for part in np.array_split(wanted, max(1, len(wanted) // 2_000_000))])
-            values = np.full(len(pos), np.nan)
-            values[pos >= 0] = self.grades[pos[pos >= 0]]
-            grades[valid] = values
+        grades = np.full(len(doc), np.nan)
+        valid = np.flatnonzero((row_topic >= 0) & (doc >= 0))
+        if not len(self.keys) or not len(valid):
+            return topic_pos, grades
+        topic, doc = row_topic[valid], doc[valid]
+        low = self.grades.min()
+        if len(self.topics) * self._n_vocab <= _DENSE_CELLS_PER_ROW * len(doc) and self.grades.max() - low < 255:
+            grades[valid] = self._dense_grades(topic, doc, low)
+            return topic_pos, grades
+        if self._pair_index is None:
+            self._pair_index = _IntIndex(self.keys)
+        keys = topic.astype(np.int64) * self._n_vocab + doc
+        pos = np.concatenate([self._pair_index.get(part)  # in parts: bounded temporaries
+                              for part in np.array_split(keys, max(1, len(keys) // 2_000_000))])
+        values = np.full(len(pos), np.nan)
+        values[pos >= 0] = self.grades[pos[pos >= 0]]
+        grades[valid] = values
         return topic_pos, grades
+
+    def _dense_grades(self, topic, doc, low):
+        """Grade of each (topic, document) through a (topics x vocabulary) table of one-byte grade codes,
+        a block of topics at a time. ``topic`` is non-decreasing (run rows are grouped by topic), so
+        consecutive look-ups stay in one topic's row of the table: cache hits, unlike a hash table."""
+        n_vocab, unjudged = self._n_vocab, np.uint8(255)
+        codes = (self.grades - low).astype(np.uint8)
+        out = np.empty(len(topic))
+        block = max(1, _DENSE_BLOCK_BYTES // n_vocab)
+        edges = np.arange(0, len(self.topics) + block, block)
+        row_bounds, qrels_bounds = np.searchsorted(topic, edges), np.searchsorted(self.row_topic, edges)
+        for b, first in enumerate(edges[:-1]):
+            rows = slice(row_bounds[b], row_bounds[b + 1])
+            if rows.start == rows.stop:
+                continue
+            judged = slice(qrels_bounds[b], qrels_bounds[b + 1])
+            table = np.full(min(block, len(self.topics) - first) * n_vocab, unjudged)
+            table[self.keys[judged] - first * n_vocab] = codes[judged]
+            found = table[(topic[rows] - first).astype(np.int64) * n_vocab + doc[rows]]
+            out[rows] = np.where(found == unjudged, np.nan, found + low)
+        return out
 
 
 @dataclass(frozen=True)

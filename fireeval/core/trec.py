@@ -63,7 +63,11 @@ def _read_bytes(path) -> bytes:
             head = fh.read(1 << 16)
             if head[:2] != b"\x1f\x8b":
                 _refuse_binary(path, head)  # before reading a binary file whole into memory
-            raw = head + fh.read()
+            if fh.seekable():  # read it whole again rather than copy head + rest (a 300 MB run: 0.1 s)
+                fh.seek(0)
+                raw = fh.read()
+            else:
+                raw = head + fh.read()
     except IsADirectoryError:
         raise TrecFormatError(path, None, "is a directory, not a file", "give the path of a run or qrels file") from None
     except FileNotFoundError:
@@ -72,14 +76,21 @@ def _read_bytes(path) -> bytes:
         raise TrecFormatError(path, None, "cannot be read (permission denied)", "check the file's permissions") from None
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as err:
+            raw = _gunzip(raw)
+        except (OSError, EOFError, zlib.error, _GunzipError) as err:
             raise TrecFormatError(path, None, f"is a damaged gzip file ({err})",
                                   "re-download or re-compress the file") from None
         _refuse_binary(path, raw[: 1 << 16])
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
         raw = raw[3:]
     return raw
+
+
+try:  # gzip.decompress (every member) with Intel ISA-L's decoder: ~3x faster than zlib
+    from isal.igzip import decompress as _gunzip
+    from isal.isal_zlib import error as _GunzipError
+except ImportError:  # pragma: no cover - isal is a pinned dependency
+    _gunzip, _GunzipError = gzip.decompress, zlib.error
 
 
 def _refuse_binary(path, head: bytes) -> None:
@@ -170,7 +181,7 @@ def _arrow_table(raw: bytes, names, types, include):
     try:
         return csv.read_csv(
             io.BytesIO(raw),
-            read_options=csv.ReadOptions(column_names=names, use_threads=len(raw) > 8_000_000),
+            read_options=csv.ReadOptions(column_names=names, use_threads=True),
             parse_options=csv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
                                            escape_char=False),
             convert_options=csv.ConvertOptions(column_types=types, include_columns=include,
@@ -331,21 +342,45 @@ def _check_precision(score_precision):
                      f"'double' (trec_eval 10.0), not {score_precision!r}")
 
 
-def _read_run_arrow(path):
+# Above this size, query and docno are dictionary-encoded while parsing (in the reader's threads, one
+# dictionary per block, unified after): a 300 MB run reads 1 s faster. Below it, encoding after parsing
+# is faster (a 2 MB TREC-8 run: 6 ms instead of 10).
+_DICTIONARY_PARSE_BYTES = 16_000_000
+
+
+def _read_run_arrow(path, dictionary: bool = False):
+    """The run's arrow table (query, docno, score, tag) and its scores; with ``dictionary``, query and
+    docno may come dictionary-typed."""
     import pyarrow as pa
 
     raw = _read_bytes(path)
-    if not raw.strip():
+    if not raw or raw.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
         raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
-    types = {"query": pa.string(), "q0": pa.string(), "docno": pa.string(), "rank": pa.string(),
-             "score": pa.float64(), "tag": pa.string()}
+    dictionary = dictionary and len(raw) > _DICTIONARY_PARSE_BYTES
+    text = pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()
+    types = {"query": text, "q0": pa.string(), "docno": text, "rank": pa.string(), "score": pa.float64(),
+             "tag": pa.string()}
     table = _arrow_table(raw, RUN_COLUMNS, types, ["query", "docno", "score", "tag"])
+    del raw
     if table is None:
         raise_bad_run(path)
     score = to_numpy(table.column("score"))
     if not np.isfinite(score).all():
         raise_bad_run(path)
     return table, score
+
+
+def _dictionary_codes(column):
+    """A string column, or a dictionary-typed one with unified dictionaries, as (int32 codes, dictionary)."""
+    import pyarrow.types as pa_types
+
+    if not pa_types.is_dictionary(column.type):
+        column = arrow_call("dictionary_encode", [column.combine_chunks()])
+        return to_numpy(column.indices).astype(np.int32, copy=False), column.dictionary
+    chunks = column.chunks
+    codes = [to_numpy(c.indices) for c in chunks]
+    return (np.concatenate(codes) if len(codes) != 1 else codes[0]).astype(np.int32, copy=False), \
+        chunks[0].dictionary
 
 
 def _topic_score_order(topic, score):
@@ -359,6 +394,53 @@ def _topic_score_order(topic, score):
     return np.lexsort((-score, topic))
 
 
+def _grouped_layout(topic, n_topics):
+    """When each topic's rows are contiguous in the file (as runs are written) and padding each topic
+    to the longest is cheap: ``(starts, sizes, cells)``, the file's topic blocks and the flat index of
+    each row in a (topics x longest) table (None when every topic has the same size); else None."""
+    n = len(topic)
+    starts = np.flatnonzero(topic[1:] != topic[:-1]) + 1
+    if len(starts) + 1 != n_topics:
+        return None  # a topic comes back later in the file
+    starts = np.r_[0, starts]
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max())
+    if n_topics * width > 2 * n + 4096:
+        return None  # very uneven topic sizes: the padded table would be mostly padding
+    if (sizes == width).all():
+        return starts, sizes, None  # a plain reshape
+    shift = np.arange(n_topics, dtype=np.int64) * width - starts  # row r of block b goes to b * width + r - start
+    return starts, sizes, np.arange(n, dtype=np.int64) + np.repeat(shift, sizes)
+
+
+def _padded(values, layout, fill):
+    starts, sizes, cells = layout
+    shape = (len(starts), int(sizes.max()))
+    if cells is None:
+        return values.reshape(shape).copy()
+    table = np.full(shape, fill, dtype=values.dtype)
+    table.ravel()[cells] = values
+    return table
+
+
+def _grouped_order(topic, doc, compared, layout):
+    """(duplicate?, order) as :func:`_topic_score_order` and the (topic, document) check, one topic block
+    at a time: sorting each row of a (topics x longest) table is ~5x faster than one long sort."""
+    starts, sizes, _ = layout
+    docs = _padded(doc, layout, -1)  # -1: padding, sorts first
+    docs.sort(axis=1)
+    duplicate = bool(((docs[:, 1:] == docs[:, :-1]) & (docs[:, :-1] >= 0)).any())
+    del docs
+    keys = _padded(-compared, layout, np.inf)  # +inf: padding, sorts last
+    within = keys.argsort(axis=1)
+    del keys
+    by_topic = np.argsort(topic[starts], kind="stable")  # blocks in topic (string) order
+    rows = starts[by_topic, None] + within[by_topic]
+    if layout[2] is None:
+        return duplicate, rows.ravel()
+    return duplicate, rows[np.arange(rows.shape[1]) < sizes[by_topic, None]]
+
+
 def read_run_table(path, score_precision: str = "float") -> RunTable:
     """Read, validate and order a run file without pandas (the fast path of ``fireeval evaluate``).
 
@@ -367,25 +449,35 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     twice for one topic.
     """
     dtype = _check_precision(score_precision)
-    table, score = _read_run_arrow(path)
+    import pyarrow.types as pa_types
+
+    table, score = _read_run_arrow(path, dictionary=True)
     tag = str(table.column("tag")[0].as_py())
-    query = arrow_call("dictionary_encode", [table.column("query").combine_chunks()])
-    docs = arrow_call("dictionary_encode", [table.column("docno").combine_chunks()])
+    if pa_types.is_dictionary(table.schema.field("query").type):
+        table = table.select(["query", "docno"]).unify_dictionaries()
+    query, topic_names = _dictionary_codes(table.column("query"))
+    doc, dictionary = _dictionary_codes(table.column("docno"))
     del table  # the parsed text: codes and the distinct docnos are all that is kept
-    names = np.asarray(query.dictionary.to_pylist(), dtype=str)
+    names = np.asarray(topic_names.to_pylist(), dtype=str)
     by_name = np.argsort(names, kind="stable")  # topics in string order
     topic_rank = np.empty(len(names), dtype=np.int32)
     topic_rank[by_name] = np.arange(len(names))
-    topic = topic_rank[to_numpy(query.indices)]
+    topic = topic_rank[query]
     del query
-    doc = to_numpy(docs.indices).astype(np.int32, copy=False)
-    pair = np.sort(topic.astype(np.int64) * len(docs.dictionary) + doc)
-    duplicate = bool((pair[1:] == pair[:-1]).any())
-    del pair
+    compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
+    layout = _grouped_layout(topic, len(names))
+    if layout is not None:
+        duplicate, order = _grouped_order(topic, doc, compared, layout)
+        del layout
+    else:
+        pair = np.sort(topic.astype(np.int64) * len(dictionary) + doc)
+        duplicate = bool((pair[1:] == pair[:-1]).any())
+        del pair
+        order = None
     if duplicate:
         raise_bad_run(path)  # a document twice for one topic: the scan names the line
-    compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
-    order = _topic_score_order(topic, compared)
+    if order is None:
+        order = _topic_score_order(topic, compared)
     t, c = topic[order], compared[order]
     same = (t[1:] == t[:-1]) & (c[1:] == c[:-1])
     if same.any():  # ties: only the tied rows are ordered by docno, descending
@@ -396,12 +488,12 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
         tied[:-1] |= same
         block = np.cumsum(np.r_[True, ~same][tied])  # one id per tied (topic, score) block
         rows = order[tied]
-        names_tied = arrow_call("take", [docs.dictionary, to_arrow(doc[rows])])
+        names_tied = arrow_call("take", [dictionary, to_arrow(doc[rows])])
         perm = arrow_call("sort_indices", [pa.table({"b": to_arrow(block), "d": names_tied})],
                           ("SortOptions", ([("b", "ascending"), ("d", "descending")],)))
         order[tied] = rows[to_numpy(perm)]
     starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
-    return RunTable(str(path), tag, names[by_name], starts, doc[order], docs.dictionary, score[order])
+    return RunTable(str(path), tag, names[by_name], starts, doc[order], dictionary, score[order])
 
 
 def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score_precision: str = "float"):
@@ -454,7 +546,7 @@ def read_qrels_table(path, check_duplicates: bool = True):
     import pyarrow as pa
 
     raw = _read_bytes(path)
-    if not raw.strip():
+    if not raw or raw.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
         raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
     types = {c: pa.string() for c in QRELS_COLUMNS}
     table = _arrow_table(raw, QRELS_COLUMNS, types, ["query", "docno", "relevance"])
