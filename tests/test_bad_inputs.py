@@ -287,3 +287,21 @@ def test_fast_alignment_equals_the_checked_path():
         slow, slow_info = charades._align_checked(entries, rows, k)
         np.testing.assert_array_equal(fast, slow)
         assert fast_info == slow_info
+
+
+def test_evaluate_moments_leaves_the_environment_as_it_found_it(tmp_path):
+    """evaluate-moments loads numpy with one BLAS thread (no linear algebra here) but leaves no
+    OPENBLAS_NUM_THREADS behind, and keeps a value the user set."""
+    gt = _write(tmp_path, "gt.txt", GT)
+    pred = _write(tmp_path, "p.json", {"entries": GOOD})
+    code = ("import io, os, sys, contextlib\nfrom fireeval.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    assert main(['evaluate-moments', sys.argv[1], sys.argv[2]]) == 0\n"
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n")
+    for env, expected in ((None, "None"), ("3", "3")):
+        environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if env:
+            environ["OPENBLAS_NUM_THREADS"] = env
+        result = subprocess.run([sys.executable, "-c", code, gt, pred], capture_output=True, text=True, env=environ)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == expected

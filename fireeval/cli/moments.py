@@ -32,11 +32,16 @@ def add(sub):
         import gc
         import os
 
-        # No linear algebra here: one BLAS thread spares starting (and spinning) a thread pool when
-        # numpy loads, ~20 ms of a 0.15 s command. Only when numpy is not loaded yet and the user
-        # has not chosen; this command starts no other process, so the setting goes nowhere else.
-        if "numpy" not in sys.modules:
-            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        # No linear algebra here: loading numpy with one BLAS thread spares starting (and spinning)
+        # OpenBLAS's thread pool, ~20 ms of a 0.15 s command. Only when numpy is not loaded yet and
+        # the user has not chosen; the variable is read when the library loads and removed after,
+        # so no later process inherits it.
+        if "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ:
+            os.environ["OPENBLAS_NUM_THREADS"] = "1"
+            try:
+                import numpy  # noqa: F401
+            finally:
+                del os.environ["OPENBLAS_NUM_THREADS"]
         # One pass that builds ~100k small lists (the parsed JSON) and drops them at exit: they hold
         # no reference cycles, so the cyclic collector would only walk them (~12 ms, 5% of the command).
         was_enabled = gc.isenabled()
