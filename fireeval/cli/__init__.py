@@ -1,7 +1,8 @@
 """The ``fireeval`` command: ``run`` (chapters), ``evaluate`` (TREC runs), ``evaluate-moments``.
 
 Each subcommand is a module of this folder whose ``add(subparsers)`` registers its
-parser and sets ``func``; imports happen inside ``func``, so start-up stays light
+parser and sets ``func``; :func:`main` builds and imports only the invoked one (all
+of them for ``--help``), and imports happen inside ``func``, so start-up stays light
 (``fireeval --help`` and ``evaluate-moments`` never import pandas).
 
 Exit status (README "Errors"): 0 success; 2 an error the user can fix (bad file,
