@@ -289,16 +289,24 @@ def test_fast_alignment_equals_the_checked_path():
         assert fast_info == slow_info
 
 
-def test_evaluate_moments_leaves_the_environment_as_it_found_it(tmp_path):
-    """evaluate-moments loads numpy with one BLAS thread (no linear algebra here) but leaves no
-    OPENBLAS_NUM_THREADS behind, and keeps a value the user set."""
-    gt = _write(tmp_path, "gt.txt", GT)
-    pred = _write(tmp_path, "p.json", {"entries": GOOD})
+@pytest.mark.parametrize("command", ["evaluate-moments", "evaluate"])
+def test_commands_leave_the_environment_as_they_found_it(tmp_path, command):
+    """evaluate-moments and evaluate load numpy with one BLAS thread (no linear algebra there) but
+    leave no OPENBLAS_NUM_THREADS behind, and keep a value the user set."""
+    if command == "evaluate":
+        gt = _write(tmp_path, "q.txt", "1 0 a 1\n")
+        pred = _write(tmp_path, "r.txt", "1 Q0 a 1 2.0 t\n")
+    else:
+        gt = _write(tmp_path, "gt.txt", GT)
+        pred = _write(tmp_path, "p.json", {"entries": GOOD})
     code = ("import io, os, sys, contextlib\nfrom fireeval.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    assert main(['evaluate-moments', sys.argv[1], sys.argv[2]]) == 0\n"
-            "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n")
-    for env, expected in ((None, "None"), ("3", "3")):
+            f"    assert main([{command!r}, sys.argv[1], sys.argv[2]]) == 0\n"
+            "import numpy\nfrom threadpoolctl import threadpool_info\n"
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'), [p['num_threads'] for p in threadpool_info() "
+            "if p['internal_api'] == 'openblas'])\n")
+    # one BLAS thread unless the user chose (OpenBLAS caps a choice at the number of cores)
+    for env, expected in ((None, "None [1]"), ("3", f"3 [{min(3, os.cpu_count())}]")):
         environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
         if env:
             environ["OPENBLAS_NUM_THREADS"] = env

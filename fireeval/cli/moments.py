@@ -30,18 +30,10 @@ def add(sub):
 
     def evaluate_moments(args):
         import gc
-        import os
 
-        # No linear algebra here: loading numpy with one BLAS thread spares starting (and spinning)
-        # OpenBLAS's thread pool, ~20 ms of a 0.15 s command. Only when numpy is not loaded yet and
-        # the user has not chosen; the variable is read when the library loads and removed after,
-        # so no later process inherits it.
-        if "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ:
-            os.environ["OPENBLAS_NUM_THREADS"] = "1"
-            try:
-                import numpy  # noqa: F401
-            finally:
-                del os.environ["OPENBLAS_NUM_THREADS"]
+        from fireeval.cli import load_numpy_without_blas_threads
+
+        load_numpy_without_blas_threads()  # no linear algebra here
         # One pass that builds ~50k small lists and dicts (the parsed JSON) and drops them at exit: they
         # hold no reference cycles, so the cyclic collector would only walk them (~12 ms of the command).
         was_enabled = gc.isenabled()
