@@ -2,11 +2,15 @@
 
 Run: python benchmarks/bench_moments.py  (real Charades-STA data when present, else synthetic)
 
-1. Whole process, `fireeval evaluate-moments GT PRED` (Python start-up, imports,
-   reading and checking both files, the 12 measures, printing) against the peer a user
-   would otherwise write: benchmarks/naive_moments.py, a plain-Python script of the
-   same 12 measures (start-up, json.load, Python loops, printing). Median of 5 paired
-   runs on one system (2DTAN); the numbers are checked equal.
+1. Whole process, `fireeval evaluate-moments GT PRED` as a user types it (the installed
+   console script beside this Python; `python -m fireeval` when there is none): Python
+   start-up, imports (numpy, and orjson when installed), reading and checking both files,
+   aligning predictions to the ground truth, the 12 measures, printing. The peer is what a
+   user would otherwise write: benchmarks/naive_moments.py, a plain-Python script of the
+   same 12 measures run by the same interpreter (start-up, stdlib json.load, Python loops,
+   printing; no input checks). One system (2DTAN), 9 paired runs (peer then fireeval,
+   back to back), the median of each and the median of the paired ratios; the printed
+   numbers are checked equal.
 2. In-process, scoring only (files already parsed): the 12 measures for 6 systems x
    3720 queries with fireeval.core.moments.score_systems (numpy, one IoU matrix and one
    running maximum per system) against the same plain-Python loop as in 1.
@@ -18,7 +22,6 @@ Run: python benchmarks/bench_moments.py  (real Charades-STA data when present, e
 """
 from __future__ import annotations
 
-import json
 import platform
 import statistics
 import subprocess
@@ -53,9 +56,15 @@ def timed(fn, repeat=1):
     return best, out
 
 
-def whole_process(gt_path, pred_path, runs=5):
-    """Median wall time of `fireeval evaluate-moments` and of the naive script, paired runs."""
-    ours = [sys.executable, "-m", "fireeval", "evaluate-moments", str(gt_path), str(pred_path)]
+def fireeval_command():
+    """The `fireeval` console script installed beside this Python, else `python -m fireeval`."""
+    script = Path(sys.executable).with_name("fireeval")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "fireeval"]
+
+
+def whole_process(gt_path, pred_path, runs=9):
+    """Medians of `fireeval evaluate-moments` and of the naive script, and the median ratio of paired runs."""
+    ours = [*fireeval_command(), "evaluate-moments", str(gt_path), str(pred_path)]
     peer = [sys.executable, str(HERE / "naive_moments.py"), str(gt_path), str(pred_path)]
     times = {"fireeval": [], "naive": []}
     outputs = {}
@@ -64,8 +73,18 @@ def whole_process(gt_path, pred_path, runs=5):
             t = time.perf_counter()
             outputs[name] = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             times[name].append(time.perf_counter() - t)
-    assert outputs["fireeval"] == outputs["naive"], "fireeval and the naive script print different numbers"
-    return {name: statistics.median(v) for name, v in times.items()}
+        assert outputs["fireeval"] == outputs["naive"], "fireeval and the naive script print different numbers"
+    out = {name: statistics.median(v) for name, v in times.items()}
+    out["ratio"] = statistics.median(f / n for f, n in zip(times["fireeval"], times["naive"]))
+    return out
+
+
+def json_reader():
+    try:
+        import orjson
+    except ImportError:
+        return "stdlib json (orjson not installed)"
+    return f"orjson {orjson.__version__}"
 
 
 def naive_in_process(gt_rows, entries_by_system):
@@ -74,7 +93,8 @@ def naive_in_process(gt_rows, entries_by_system):
 
 def main():
     print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}; "
-          "peer: benchmarks/naive_moments.py (plain Python, same 12 measures)")
+          f"peer: benchmarks/naive_moments.py (plain Python {platform.python_version()}, stdlib json, "
+          "same 12 measures)")
     real = has_data(*charades.GROUND_TRUTH_FILES, *[f"charades_sta/predictions/{s}.json" for s in charades.SYSTEMS])
     if real:
         gt_path = data_path("charades_sta/charades_sta_test.txt")
@@ -85,9 +105,10 @@ def main():
 
         pred_path = data_path("charades_sta/predictions/2DTAN.json")
         w = whole_process(gt_path, pred_path)
-        print(f"1. whole process, one system (2DTAN), median of 5 paired runs: fireeval evaluate-moments "
-              f"{w['fireeval']:.3f} s, naive script {w['naive']:.3f} s, ratio {w['fireeval'] / w['naive']:.2f}x "
-              "(same printed numbers)")
+        command = " ".join(Path(c).name for c in fireeval_command())
+        print(f"1. whole process, one system (2DTAN), 9 paired runs: `{command} evaluate-moments` "
+              f"{w['fireeval']:.3f} s (JSON read with {json_reader()}), naive script {w['naive']:.3f} s "
+              f"(stdlib json); median ratio {w['ratio']:.2f}x (same printed numbers)")
 
         gt_rows, _ = naive_moments.read(gt_path, pred_path)
         entries = [naive_moments.read(gt_path, data_path(f"charades_sta/predictions/{s}.json"))[1]

@@ -228,15 +228,41 @@ def test_offline_download_failure_is_data_unavailable(monkeypatch, tmp_path):
         _download(name, registry()[name])
 
 
-def test_start_up_imports_no_pandas(tmp_path):
+@pytest.mark.parametrize("command", [["--help"], ["evaluate-moments"], ["evaluate-moments", "--help"]])
+def test_start_up_imports_no_pandas(tmp_path, command):
+    """`fireeval --help` and `evaluate-moments` (issue 13) import neither pandas nor pyarrow, nor the
+    other subcommands' modules; checked in a fresh interpreter running the command line."""
     gt = _write(tmp_path, "gt.txt", GT)
     pred = _write(tmp_path, "p.json", {"entries": GOOD})
+    argv = command + [gt, pred] if command == ["evaluate-moments"] else command
     code = ("import sys\nfrom fireeval.cli import main\n"
-            "for argv in (['--help'], ['evaluate-moments', sys.argv[1], sys.argv[2]]):\n"
-            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
-            "    assert 'pandas' not in sys.modules, argv\n")
-    result = subprocess.run([sys.executable, "-c", code, gt, pred], capture_output=True, text=True)
+            "try:\n    status = main(sys.argv[1:])\nexcept SystemExit as done:\n    status = done.code\n"
+            "assert status == 0, status\n"
+            "print(' '.join(m for m in sys.modules if m.split('.')[0] in ('pandas', 'pyarrow') "
+            "or m.startswith('fireeval.cli.')))\n")
+    result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+    loaded = result.stdout.split("\n")[-2].split()  # the last line: after the command's own output
+    assert not [m for m in loaded if m.startswith(("pandas", "pyarrow"))], loaded
+    if command[0] == "evaluate-moments":
+        assert loaded == ["fireeval.cli.moments"], loaded
+
+
+def test_one_subcommand_parser_says_what_the_full_parser_says(capsys):
+    """main() builds only the invoked subcommand's parser: help and usage errors read the same."""
+    from fireeval import cli
+
+    for name in cli.COMMANDS:
+        full, lazy = cli.build_parser(), cli.build_parser(name)
+        for argv in ([name, "--help"], [name], [name, "a", "b", "c", "d", "--no-such-option"]):
+            said = []
+            for parser in (full, lazy):
+                with pytest.raises(SystemExit) as done:
+                    parser.parse_args(argv)
+                out = capsys.readouterr()
+                said.append((done.value.code, out.out, out.err))
+            assert said[0] == said[1], argv
+    assert "evaluate-moments" in cli.build_parser().format_help()
 
 
 def test_fast_alignment_equals_the_checked_path():
@@ -261,3 +287,29 @@ def test_fast_alignment_equals_the_checked_path():
         slow, slow_info = charades._align_checked(entries, rows, k)
         np.testing.assert_array_equal(fast, slow)
         assert fast_info == slow_info
+
+
+@pytest.mark.parametrize("command", ["evaluate-moments", "evaluate"])
+def test_commands_leave_the_environment_as_they_found_it(tmp_path, command):
+    """evaluate-moments and evaluate load numpy with one BLAS thread (no linear algebra there) but
+    leave no OPENBLAS_NUM_THREADS behind, and keep a value the user set."""
+    if command == "evaluate":
+        gt = _write(tmp_path, "q.txt", "1 0 a 1\n")
+        pred = _write(tmp_path, "r.txt", "1 Q0 a 1 2.0 t\n")
+    else:
+        gt = _write(tmp_path, "gt.txt", GT)
+        pred = _write(tmp_path, "p.json", {"entries": GOOD})
+    code = ("import io, os, sys, contextlib\nfrom fireeval.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    assert main([{command!r}, sys.argv[1], sys.argv[2]]) == 0\n"
+            "import numpy\nfrom threadpoolctl import threadpool_info\n"
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'), [p['num_threads'] for p in threadpool_info() "
+            "if p['internal_api'] == 'openblas'])\n")
+    # one BLAS thread unless the user chose (OpenBLAS caps a choice at the number of cores)
+    for env, expected in ((None, "None [1]"), ("3", f"3 [{min(3, os.cpu_count())}]")):
+        environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if env:
+            environ["OPENBLAS_NUM_THREADS"] = env
+        result = subprocess.run([sys.executable, "-c", code, gt, pred], capture_output=True, text=True, env=environ)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == expected

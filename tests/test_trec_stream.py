@@ -230,7 +230,10 @@ def test_negative_and_large_grades_are_looked_up_exactly(tmp_path, monkeypatch, 
     monkeypatch.setattr(stream, "_DENSE_CELLS_PER_ROW", cells_per_row)  # 0: hash table, 64: dense table
     q = _write(tmp_path, "q", "1 0 a -2\n1 0 b 3\n2 0 a 7\n")
     r = _write(tmp_path, "r", "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n2 Q0 b 1 2 t\n2 Q0 a 2 1 t\n")
-    np.testing.assert_array_equal(QrelsIndex.read(q).lookup(read_run_table(r))[1], [-2, 3, np.nan, np.nan, 7])
+    qrels = QrelsIndex.read(q)
+    np.testing.assert_array_equal(qrels.lookup(read_run_table(r))[1], [-2, 3, np.nan, np.nan, 7])
+    other = _write(tmp_path, "r2", "2 Q0 a 1 3 t\n2 Q0 c 2 2 t\n1 Q0 b 1 1 t\n")  # the same index, a second run
+    np.testing.assert_array_equal(qrels.lookup(read_run_table(other))[1], [3, 7, np.nan])
     wide = _write(tmp_path, "wide", "1 0 a 0\n1 0 b 300\n")  # grades 300 apart: too wide for byte codes
     np.testing.assert_array_equal(QrelsIndex.read(wide).lookup(read_run_table(r))[1][:3], [0, 300, np.nan])
 

@@ -38,6 +38,9 @@ def add(sub):
                         "results) or as doubles like trec_eval 10.0")
 
     def evaluate(args):
+        from fireeval.cli import load_numpy_without_blas_threads
+
+        load_numpy_without_blas_threads()  # scoring uses no linear algebra
         from fireeval.core.evaluation import DEFAULT_MEASURES, parse_measures
         from fireeval.core.stream import QrelsIndex, score_run
         from fireeval.core.trec import read_run_table

@@ -23,7 +23,7 @@ __all__ = ["QrelsIndex", "score_run", "RunScores"]
 _BLOCK = 4_000_000  # grade cells per block of topics (~32 MB of float64)
 # judged (topic, document) look-up: a dense (topics x vocabulary) byte table when it has at most this many
 # cells per run row (filling it costs less than hash probing), built this many bytes at a time
-_DENSE_CELLS_PER_ROW = 64
+_DENSE_CELLS_PER_ROW = 256
 _DENSE_BLOCK_BYTES = 1 << 25
 
 
@@ -126,7 +126,7 @@ class QrelsIndex:
             self._vocab_dict = {d: i for i, d in enumerate(self.vocabulary.to_pylist())}
         else:
             self._vocab_index = _IntIndex(hashes)
-        self._pair_index = None
+        self._pair_index = self._dense_table = None
         n_topics = len(self.topics)
         self._counts = {}
         grades = self.grades
@@ -217,8 +217,12 @@ class QrelsIndex:
             if rows.start == rows.stop:
                 continue
             judged = slice(qrels_bounds[b], qrels_bounds[b + 1])
-            table = np.full(min(block, len(self.topics) - first) * n_vocab, unjudged)
-            table[self.keys[judged] - first * n_vocab] = codes[judged]
+            table = self._dense_table if len(edges) == 2 else None  # a single block is kept for the next run
+            if table is None:
+                table = np.full(min(block, len(self.topics) - first) * n_vocab, unjudged)
+                table[self.keys[judged] - first * n_vocab] = codes[judged]
+                if len(edges) == 2:
+                    self._dense_table = table
             found = table[(topic[rows] - first).astype(np.int64) * n_vocab + doc[rows]]
             out[rows] = np.where(found == unjudged, np.nan, found + low)
         return out

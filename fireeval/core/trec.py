@@ -413,11 +413,12 @@ def _grouped_layout(topic, n_topics):
     return starts, sizes, np.arange(n, dtype=np.int64) + np.repeat(shift, sizes)
 
 
-def _padded(values, layout, fill):
+def _padded(values, layout, fill, copy=True):
+    """``values`` (one per row, in file order) as the padded (topic blocks x longest) table of ``layout``."""
     starts, sizes, cells = layout
     shape = (len(starts), int(sizes.max()))
     if cells is None:
-        return values.reshape(shape).copy()
+        return values.reshape(shape).copy() if copy else values.reshape(shape)
     table = np.full(shape, fill, dtype=values.dtype)
     table.ravel()[cells] = values
     return table
@@ -431,7 +432,7 @@ def _grouped_order(topic, doc, compared, layout):
     docs.sort(axis=1)
     duplicate = bool(((docs[:, 1:] == docs[:, :-1]) & (docs[:, :-1] >= 0)).any())
     del docs
-    keys = _padded(-compared, layout, np.inf)  # +inf: padding, sorts last
+    keys = _padded(-compared, layout, np.inf, copy=False)  # +inf: padding, sorts last
     within = keys.argsort(axis=1)
     del keys
     by_topic = np.argsort(topic[starts], kind="stable")  # blocks in topic (string) order

