@@ -33,10 +33,11 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
         idx = bootstrap_indices(n, size, stop - start, rng)
-        # Summing counts per query avoids materialising (..., chunk, size) samples.
-        counts = np.zeros((stop - start, n))
-        np.add.at(counts, (np.arange(stop - start)[:, None], idx), 1.0)
-        out[..., start:stop] = scores @ counts.T / size
+        # Summing counts per query avoids materialising (..., chunk, size) samples; one bincount
+        # over (resample, query) cells counts them (np.add.at is ~10x slower).
+        k = stop - start
+        counts = np.bincount((np.arange(k)[:, None] * n + idx).ravel(), minlength=k * n).reshape(k, n)
+        out[..., start:stop] = scores @ counts.T.astype(float) / size
     return out
 
 
