@@ -34,6 +34,7 @@ import scipy
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _timing  # noqa: E402
 import naive_moments  # noqa: E402
 
 from fireeval.core import moments  # noqa: E402
@@ -92,6 +93,7 @@ def naive_in_process(gt_rows, entries_by_system):
 
 
 def main():
+    print(_timing.byte_compile())
     print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}; "
           f"peer: benchmarks/naive_moments.py (plain Python {platform.python_version()}, stdlib json, "
           "same 12 measures)")

@@ -1,6 +1,4 @@
 """``python -m fireeval``: the command line."""
-import sys
+from fireeval.cli import program
 
-from fireeval.cli import main
-
-sys.exit(main())
+program()

@@ -270,3 +270,25 @@ def test_gzip_files_read_like_gzip_and_damage_is_a_clear_error(tmp_path):
     crc[-6] ^= 0xFF
     with pytest.raises(TrecFormatError, match="damaged gzip file"):
         read_run_table(_write(tmp_path, "crc.gz", bytes(crc)))
+
+
+def test_program_ends_at_once_with_every_line_written_and_the_right_status(tmp_path, capsys):
+    # `fireeval evaluate` skips the interpreter's clean-up after flushing (cli.program): the output
+    # must still be complete, and the exit status that of main()
+    import subprocess
+
+    frame, qrels_frame = _random(0)
+    write_run(frame.assign(tag="t"), tmp_path / "r.txt")
+    write_qrels(qrels_frame, tmp_path / "q.txt")
+    argv = ["evaluate", "-q", "-m", "all_trec", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
+    assert cli.main(argv) == 0
+    expected = capsys.readouterr().out
+    done = subprocess.run([sys.executable, "-m", "fireeval", *argv], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
+    assert len(expected) > 8192  # more than the buffer of a piped stdout: several writes
+    bad = subprocess.run([sys.executable, "-m", "fireeval", "evaluate", str(tmp_path / "q.txt"),
+                          str(tmp_path / "missing.txt")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "missing.txt" in bad.stderr and bad.stdout == ""
+    head = subprocess.run(f"{sys.executable} -m fireeval {' '.join(argv)} | head -1", shell=True,
+                          capture_output=True, text=True)
+    assert head.stdout == expected.splitlines(keepends=True)[0] and head.stderr == ""

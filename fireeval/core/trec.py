@@ -181,7 +181,7 @@ def _arrow_table(raw: bytes, names, types, include):
     try:
         return csv.read_csv(
             io.BytesIO(raw),
-            read_options=csv.ReadOptions(column_names=names, use_threads=True),
+            read_options=csv.ReadOptions(column_names=names, use_threads=len(raw) > 8_000_000),
             parse_options=csv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
                                            escape_char=False),
             convert_options=csv.ConvertOptions(column_types=types, include_columns=include,
