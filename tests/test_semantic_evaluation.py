@@ -183,3 +183,25 @@ def test_gmr_gap_by_threshold_grows_as_equivalence_loosens():
     assert (t["low"] <= t["gap"]).all() and (t["gap"] <= t["high"]).all()
     assert t["gap"].iloc[0] >= t["gap"].iloc[1] >= 0
     assert t["queries with equivalents"].iloc[0] > t["queries with equivalents"].iloc[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 40), st.integers(0, 2**32 - 1), st.sampled_from([2, 5, 1000]))
+def test_rank_order_is_the_stable_descending_sort(n_rows, n_cols, seed, n_values):
+    # quicksort + re-ordered ties must equal numpy's stable sort, ties (incl. -0.0 vs 0.0, NaN) by column
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, n_values, (n_rows, n_cols)).astype(float) / 4
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    scores[rng.random(scores.shape) < 0.1] = -0.0
+    np.testing.assert_array_equal(se.rank_order(scores), np.argsort(-scores, axis=1, kind="stable"))
+
+
+def test_ndcg_table_equals_proxy_ndcg_run_by_run():
+    rng = np.random.default_rng(1)
+    runs = {"a": rng.integers(0, 3, (30, 30)).astype(float), "b": rng.random((30, 30))}
+    relevance = {"x": rng.random((30, 30)) * (rng.random((30, 30)) < 0.3), "y": rng.random((30, 30))}
+    relevance["y"][3] = np.nan  # a query left out of that matrix
+    table = se.ndcg_table(runs, relevance)
+    for (run, p, gain), value in table.set_index(["run", "proxy", "gain"])["nDCG"].items():
+        keep = ~np.isnan(relevance[p]).any(axis=1)
+        assert value == 100 * se.proxy_ndcg(runs[run][keep], relevance[p][keep], gain=gain).mean()
