@@ -54,8 +54,9 @@ def run(cmd, env=None) -> Figures:
     return Figures(got["wall"], got["cpu"], got["peak_mb"])
 
 
-def chapter(name: str, parameters: dict | None = None) -> Figures:
-    """Time ``python -m fireeval run NAME [-p K V ...] --output TMP`` and print the figure and what it includes."""
+def chapter(name: str, parameters: dict | None = None, target: float | None = None) -> Figures:
+    """Time ``python -m fireeval run NAME [-p K V ...] --output TMP`` and print the figure, what it includes
+    and, with ``target`` (seconds of wall time), whether it is met."""
     parameters = parameters or {}
     options = [a for k, v in parameters.items() for a in ("-p", k, repr(v))]
     with tempfile.TemporaryDirectory() as tmp:
@@ -63,6 +64,8 @@ def chapter(name: str, parameters: dict | None = None) -> Figures:
     shown = " ".join(f"-p {k} {v!r}" for k, v in parameters.items()) or "(default parameters)"
     print(f"whole process: fireeval run {name} {shown}: {figures}")
     print(f"  includes {CHAPTER_INCLUDES}")
+    if target is not None:
+        print(f"  target: chapter <= {target:g} s -> {'OK' if figures.wall <= target else 'MISSED'}")
     return figures
 
 
