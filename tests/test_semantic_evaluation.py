@@ -205,3 +205,10 @@ def test_ndcg_table_equals_proxy_ndcg_run_by_run():
     for (run, p, gain), value in table.set_index(["run", "proxy", "gain"])["nDCG"].items():
         keep = ~np.isnan(relevance[p]).any(axis=1)
         assert value == 100 * se.proxy_ndcg(runs[run][keep], relevance[p][keep], gain=gain).mean()
+
+
+def test_rank_order_keeps_integers_exact_and_unsigned_unwrapped():
+    big = np.array([[2**62 + 1, 2**62, 2**62 + 1]])  # equal as doubles, not as integers
+    np.testing.assert_array_equal(se.rank_order(big), [[0, 2, 1]])
+    np.testing.assert_array_equal(se.rank_order(np.array([[0, 255, 3]], dtype=np.uint8)), [[1, 2, 0]])
+    np.testing.assert_array_equal(se.rank_order(np.array([[False, True, True]])), [[1, 2, 0]])

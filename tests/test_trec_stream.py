@@ -292,3 +292,26 @@ def test_program_ends_at_once_with_every_line_written_and_the_right_status(tmp_p
     head = subprocess.run(f"{sys.executable} -m fireeval {' '.join(argv)} | head -1", shell=True,
                           capture_output=True, text=True)
     assert head.stdout == expected.splitlines(keepends=True)[0] and head.stderr == ""
+
+
+def test_scores_beyond_float32_range_order_like_trec_eval(tmp_path):
+    # -1e39 is finite as a double but -inf as trec_eval's C float: its sort key ties with no padding
+    # cell of the padded per-topic table (review of issue 13: rows of topic 2 leaked into topic 1)
+    lines = ["1 Q0 A 1 -1e39 t", "1 Q0 B 2 1 t"] + [f"2 Q0 D{i} {i} {258 - i} t" for i in range(1, 258)]
+    run = _write(tmp_path, "r.txt", "\n".join(lines) + "\n")
+    qrels = _write(tmp_path, "q.txt", "1 0 A 1\n1 0 B 1\n2 0 D1 1\n")
+    for precision in ("float", "double"):
+        table = read_run_table(run, precision)
+        expected = trec_order(read_run(run, ordered=False), score_precision=precision)
+        assert table.docno.to_pylist() == list(expected["docno"])
+    scores = score_run(read_run_table(run), QrelsIndex.read(qrels), ["num_ret", "map"])
+    assert scores.values["num_ret"].tolist() == [2, 257] and scores.values["map"].tolist() == [1.0, 1.0]
+
+
+def test_program_with_stdout_closed_says_one_line(tmp_path):
+    import subprocess
+
+    q, r = _write(tmp_path, "q.txt", "1 0 a 1\n"), _write(tmp_path, "r.txt", "1 Q0 a 1 2.0 t\n")
+    done = subprocess.run(f"{sys.executable} -m fireeval evaluate {q} {r} >&-", shell=True, capture_output=True,
+                          text=True)
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -121,11 +121,12 @@ def program() -> None:
     argv = sys.argv[1:]
     status = main(argv)
     if argv and argv[0] in QUICK_EXIT:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):  # the reader went away: nothing more can be written anyway
-            pass
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                if stream is not None:  # (None when the caller closed it: `fireeval ... >&-`)
+                    stream.flush()
+            except (OSError, ValueError):  # the reader went away: nothing more can be written anyway
+                pass
         os._exit(status)
     sys.exit(status)
 

@@ -432,7 +432,9 @@ def _grouped_order(topic, doc, compared, layout):
     docs.sort(axis=1)
     duplicate = bool(((docs[:, 1:] == docs[:, :-1]) & (docs[:, :-1] >= 0)).any())
     del docs
-    keys = _padded(-compared, layout, np.inf, copy=False)  # +inf: padding, sorts last
+    # NaN pads: numpy sorts it after everything, +inf included (a float32 score below -3.4e38 is -inf,
+    # its key +inf, as trec_eval's C float makes it); a real key is never NaN (scores are finite).
+    keys = _padded(-compared, layout, np.nan, copy=False)
     within = keys.argsort(axis=1)
     del keys
     by_topic = np.argsort(topic[starts], kind="stable")  # blocks in topic (string) order
@@ -465,7 +467,8 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     topic_rank[by_name] = np.arange(len(names))
     topic = topic_rank[query]
     del query
-    compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
+    with np.errstate(over="ignore"):  # beyond float32's range a score is +-inf, as trec_eval's C float
+        compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
     layout = _grouped_layout(topic, len(names))
     if layout is not None:
         duplicate, order = _grouped_order(topic, doc, compared, layout)
@@ -611,7 +614,8 @@ def trec_order(frame, by=("query",), score_precision: str = "float"):
     for col in by:
         codes, uniques = pd.factorize(frame[col], sort=True)
         group = group * len(uniques) + codes
-    score = frame["score"].to_numpy(dtype=dtype) + dtype(0)
+    with np.errstate(over="ignore"):  # beyond float32's range a score is +-inf, as trec_eval's C float
+        score = frame["score"].to_numpy(dtype=dtype) + dtype(0)
     order = np.lexsort((-score, group))
     # Numeric sort first; only tied (group, score) blocks need the docno comparison.
     g, s = group[order], score[order]

@@ -51,7 +51,10 @@ def rank_order(scores) -> np.ndarray:
     Computed as numpy's (vectorised, unstable) quicksort, then only the tied runs of
     equal scores re-ordered by column: the stable sort's result, 2-3x faster.
     """
-    keys = -np.asarray(scores, dtype=float)
+    scores = np.asarray(scores)
+    if scores.dtype.kind in "bu":  # negating would fail (bool) or wrap around (unsigned)
+        scores = scores.astype(np.int64 if scores.dtype.kind == "u" and scores.itemsize < 8 else float)
+    keys = -scores  # integers stay integers: exact beyond 2**53
     if keys.ndim != 2:
         raise ValueError(f"scores must be a (queries, items) matrix, not shape {keys.shape}")
     order = np.argsort(keys, axis=1)
