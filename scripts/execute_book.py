@@ -23,12 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 READER = {"type": "plugin", "name": "myst_nb_md"}
-# Seconds per notebook measured on the shared 2-core machine (Nov 2026, under load), used only to start the
-# longest first when no earlier run left its own times (a fresh clone, as in CI).
-TYPICAL_SECONDS = {"notebooks/semantic_similarity.md": 305, "notebooks/axiou_label_noise.md": 230,
-                   "notebooks/pool_depth.md": 118, "notebooks/false_negatives.md": 93, "notebooks/metrics.md": 69,
-                   "notebooks/pool_leave_out.md": 62, "notebooks/axiou_measures.md": 48,
-                   "notebooks/axiou_model_selection.md": 33}
+# Seconds per notebook measured in a fresh-clone CI run on the shared 2-core machine (Nov 2026, two at a
+# time), used only to start the longest first when no earlier run left its own times (a fresh clone, as in CI).
+TYPICAL_SECONDS = {"notebooks/axiou_label_noise.md": 40, "notebooks/false_negatives.md": 36,
+                   "notebooks/pool_leave_out.md": 36, "notebooks/pool_depth.md": 32, "notebooks/metrics.md": 29,
+                   "notebooks/semantic_similarity.md": 25, "notebooks/axiou_measures.md": 25,
+                   "notebooks/axiou_model_selection.md": 11}
 
 
 def book_notebooks() -> list[Path]:
