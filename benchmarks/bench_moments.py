@@ -93,6 +93,9 @@ def naive_in_process(gt_rows, entries_by_system):
 
 
 def main():
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help; no options yet
     print(_timing.byte_compile())
     print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}; "
           f"peer: benchmarks/naive_moments.py (plain Python {platform.python_version()}, stdlib json, "

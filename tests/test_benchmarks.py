@@ -6,9 +6,8 @@ from pathlib import Path
 import pytest
 
 FOLDER = Path(__file__).resolve().parents[1] / "benchmarks"
-# bench_moments.py has no argument parser yet: --help would run the whole benchmark.
 BENCHMARKS = [FOLDER / f"bench_{name}.py" for name in
-              ("fire", "label_noise", "metrics", "model_selection", "pooling", "similarity")]
+              ("fire", "label_noise", "metrics", "model_selection", "moments", "pooling", "similarity")]
 
 
 @pytest.mark.parametrize("script", BENCHMARKS, ids=lambda p: p.stem)
