@@ -131,6 +131,8 @@ class Test:
     (True, False)
     """
 
+    __test__ = False  # not a pytest test class (tests import it by this name)
+
     op: str
     threshold: float
 
