@@ -127,6 +127,10 @@ class QrelsIndex:
         else:
             self._vocab_index = _IntIndex(hashes)
         self._pair_index = self._dense_table = None
+        # one-byte grade codes for the dense look-up table (255 = unjudged), when the grades span < 255
+        self._low = float(self.grades.min()) if len(self.grades) else 0.0
+        self._byte_codes = ((self.grades - self._low).astype(np.uint8)
+                            if len(self.grades) and self.grades.max() - self._low < 255 else None)
         n_topics = len(self.topics)
         self._counts = {}
         grades = self.grades
@@ -188,9 +192,8 @@ class QrelsIndex:
         if not len(self.keys) or not len(valid):
             return topic_pos, grades
         topic, doc = row_topic[valid], doc[valid]
-        low = self.grades.min()
-        if len(self.topics) * self._n_vocab <= _DENSE_CELLS_PER_ROW * len(doc) and self.grades.max() - low < 255:
-            grades[valid] = self._dense_grades(topic, doc, low)
+        if self._byte_codes is not None and len(self.topics) * self._n_vocab <= _DENSE_CELLS_PER_ROW * len(doc):
+            grades[valid] = self._dense_grades(topic, doc)
             return topic_pos, grades
         if self._pair_index is None:
             self._pair_index = _IntIndex(self.keys)
@@ -202,12 +205,11 @@ class QrelsIndex:
         grades[valid] = values
         return topic_pos, grades
 
-    def _dense_grades(self, topic, doc, low):
+    def _dense_grades(self, topic, doc):
         """Grade of each (topic, document) through a (topics x vocabulary) table of one-byte grade codes,
         a block of topics at a time. ``topic`` is non-decreasing (run rows are grouped by topic), so
         consecutive look-ups stay in one topic's row of the table: cache hits, unlike a hash table."""
-        n_vocab, unjudged = self._n_vocab, np.uint8(255)
-        codes = (self.grades - low).astype(np.uint8)
+        n_vocab, unjudged, codes = self._n_vocab, np.uint8(255), self._byte_codes
         out = np.empty(len(topic))
         block = max(1, _DENSE_BLOCK_BYTES // n_vocab)
         edges = np.arange(0, len(self.topics) + block, block)
@@ -224,7 +226,7 @@ class QrelsIndex:
                 if len(edges) == 2:
                     self._dense_table = table
             found = table[(topic[rows] - first).astype(np.int64) * n_vocab + doc[rows]]
-            out[rows] = np.where(found == unjudged, np.nan, found + low)
+            out[rows] = np.where(found == unjudged, np.nan, found + self._low)
         return out
 
 
