@@ -253,8 +253,10 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
             timeout: int = 3600, progress: bool = False) -> dict:
     """Validate parameters, execute the notebook with papermill, write the outputs atomically.
 
-    Writes ``output_dir/<name>.ipynb`` (executed) and ``output_dir/<name>.headline.json``
-    and returns the headline dict. ``output_dir`` defaults to a temporary folder.
+    Writes ``output_dir/<name>.ipynb`` (executed), ``output_dir/<name>.headline.json`` and
+    ``output_dir/<name>.html`` (the page to read: :mod:`fireeval.book.page`) and returns the
+    headline dict. A chapter stopped by a :class:`fireeval.datasets.DataError` or
+    ``DataUnavailable`` (e.g. real data that fail their checksum) fails with that one line. ``output_dir`` defaults to a temporary folder.
 
     The chapter runs in a temporary folder inside ``output_dir``; only when it finished
     and glued its headline are the two files moved into place (``os.replace``). A
@@ -297,6 +299,9 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
 
                 print(f"{path.stem}: interrupted; earlier results in {out} untouched{where}", file=sys.stderr, flush=True)
                 raise
+            if getattr(err, "ename", None) in ("DataError", "DataUnavailable"):  # already one line with its fix
+                raise ChapterFailed(f"{path}: {' '.join(str(err.evalue).split())} (earlier results in {out} are "
+                                    f"untouched{where})") from err
             raise ChapterFailed(f"{path}: the chapter failed: {_short(err)}. Earlier results in {out} are "
                                 f"untouched{where}. Fix: see the failing cell there; check the parameters "
                                 f"{params or '(none given)'}.") from err
@@ -306,8 +311,12 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
             raise ChapterFailed(f"{path} ran but glued no 'headline' dict{where}. "
                                 "Fix: call fireeval.book.report.headline(...) in the chapter.")
         (work / "headline.json").write_text(json.dumps(result, indent=1) + "\n")
+        from fireeval.book.page import write_page
+
+        write_page(partial, work / "page.html", source=str(path))
         os.replace(partial, target)
         os.replace(work / "headline.json", headline)
+        os.replace(work / "page.html", out / f"{path.stem}.html")
         failed.unlink(missing_ok=True)
         return result
     finally:

@@ -7,21 +7,31 @@ __all__ = ["add"]
 def add(sub):
     p = sub.add_parser("run", help="execute a book notebook with parameters (papermill)",
                        description="Execute NOTEBOOK (a path or a name such as pool_depth) and write "
-                                   "DIR/<name>.ipynb and DIR/<name>.headline.json.")
+                                   "DIR/<name>.ipynb, DIR/<name>.headline.json and DIR/<name>.html (the executed "
+                                   "chapter as a page to read, every number filled in, charts drawn, offline); "
+                                   "print where they are and the claims table (id, label, found).")
     p.add_argument("notebook")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="set a parameter; VALUE is read as a Python literal (1, 0.5, [1, 2], 'x') or else a string")
     p.add_argument("--output", "-o", default="fireeval-output", metavar="DIR",
                    help="folder for the executed notebook and headline (default: ./fireeval-output)")
     p.add_argument("--kernel", default="python3", help="Jupyter kernel name (default python3)")
+    p.add_argument("--json", action="store_true", help="print the whole headline as JSON instead of the summary")
 
     def run(args):
         import json
+        from pathlib import Path
 
-        from fireeval.book.notebooks import execute, parse_value
+        from fireeval.book.notebooks import execute, find_notebook, parse_value
+        from fireeval.book.page import summary
 
         params = {name: parse_value(value) for name, value in args.parameter}
         result = execute(args.notebook, params, args.output, kernel_name=args.kernel, progress=True)
-        print(json.dumps(result, indent=1))
+        if args.json:
+            print(json.dumps(result, indent=1))
+            return
+        stem, out = find_notebook(args.notebook).stem, Path(args.output)
+        print(summary(result, {"page": out / f"{stem}.html", "notebook": out / f"{stem}.ipynb",
+                               "headline": out / f"{stem}.headline.json"}))
 
     p.set_defaults(func=run)
