@@ -11,6 +11,8 @@ allowed. SPEC (CONTRIBUTING.md, convention 4) is one of
   ``float in (0, 1]`` (brackets say whether an end is included), ``float > 0``;
 * ``list of SCALAR`` (for example ``list of int >= 1``) or ``list, each one of a, b, c``:
   a non-empty list unless followed by `` or []``;
+* ``dict of SCALAR`` (for example ``dict of str or {}``): names (strings) to values each
+  checked by SCALAR; non-empty unless followed by `` or {}``;
 * any of these followed by `` or None``.
 
 A parameter without ``Allowed:`` is checked against its default's type only.
@@ -81,6 +83,22 @@ def declared_parameters(nb) -> dict:
             except ValueError as err:
                 raise ParameterError(f"parameter {node.targets[0].id!r} must have a literal default") from err
     return params
+
+
+def _comments(source: str) -> dict:
+    """``{name: comment text}`` of each literal assignment in a parameters cell (its comment on the last line)."""
+    import io
+    import tokenize
+
+    comments = {}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            comments[tok.start[0]] = tok.string.lstrip("#").strip()
+    out = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = comments.get(node.end_lineno, "")
+    return out
 
 
 def parameter_specs(nb) -> dict:
@@ -163,7 +181,7 @@ def parse_spec(spec: str):
     while True:
         if text.endswith(" or None"):
             nullable, text = True, text[: -len(" or None")].strip()
-        elif text.endswith(" or []"):
+        elif text.endswith(" or []") or text.endswith(" or {}"):
             empty_ok, text = True, text[: -len(" or []")].strip()
         else:
             break
@@ -178,6 +196,17 @@ def parse_spec(spec: str):
             results = [item(x) for x in v]
             return all(ok for ok, _ in results), [x for _, x in results]
         return check
+    if text.startswith("dict of "):  # {name: value}, names strings, each value checked by the SCALAR spec
+        value_check = _scalar_check(text[len("dict of "):])
+
+        def check_dict(v):
+            if v is None:
+                return nullable, v
+            if not isinstance(v, dict) or (not v and not empty_ok) or not all(isinstance(k, str) for k in v):
+                return False, v
+            results = {k: value_check(x) for k, x in v.items()}
+            return all(ok for ok, _ in results.values()), {k: x for k, (_, x) in results.items()}
+        return check_dict
     scalar = _scalar_check(text)
     return lambda v: (nullable, v) if v is None else scalar(v)
 
