@@ -36,6 +36,11 @@ _FALSE = {"0", "false", "no", "not", "irrelevant", "n", "f", "non-relevant", "no
 def read_matrix(path) -> np.ndarray:
     """A ``.npy`` similarity matrix as a float array (queries x videos), refusing pickles, non-2-D and non-numbers."""
     path = check_readable(path, "similarity matrix (.npy)", text=False)
+    with open(path, "rb") as fh:
+        magic = fh.read(6)
+    if magic != b"\x93NUMPY":
+        raise ValueError(f"{path}: not a .npy file (no NumPy header). Fix: save the matrix with "
+                         "numpy.save(path, matrix) -- one row per query, one column per video.")
     try:
         arr = np.load(path, allow_pickle=False, mmap_mode="r")
     except ValueError as err:
