@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry",
-           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS", "choose_source", "SOURCES"]
+           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS", "choose_source", "optional_data", "SOURCES"]
 
 #: Longest line the line-based readers accept (a data line is far shorter; a binary or
 #: corrupt file is refused instead of being read into memory as one huge line).
@@ -295,3 +295,20 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
         raise DataUnavailable(f"you named data ({', '.join(asked)}) but {what} are not there ({count}): {detail} "
                               "Or drop it to run on the synthetic stand-in.")
     return "synthetic"
+
+
+def optional_data(*names: str, root=None) -> bool:
+    """For files a chapter uses when present (FIRE's labels, extra runs): True when all are present and
+    verified, False when none is present; a file that is present but fails its checksum, or a set found
+    only in part, is an error (:class:`DataError` / :class:`DataUnavailable`) -- never a silent False."""
+    found, missing = [], []
+    for name in names:
+        try:
+            found.append(data_path(name, root=root))
+        except DataUnavailable:
+            missing.append(name)
+    if found and missing:
+        raise DataUnavailable(f"{missing[0]}: not found, while {found[0]} of the same set is present "
+                              f"({len(found)} of {len(names)} files). Fix: place the missing files beside it, "
+                              "or remove the partial set.")
+    return not missing
