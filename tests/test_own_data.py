@@ -512,3 +512,16 @@ def test_diff_lists_changed_claims_and_keys(tmp_path, capsys):
     (tmp_path / "list.json").write_text("[1]")
     assert main(["diff", str(tmp_path / "a.json"), str(tmp_path / "list.json")]) == 2
     assert "a headline is a JSON object" in capsys.readouterr().err
+
+
+def test_a_readers_matrix_is_aligned_to_a_chapters_order(tmp_path):
+    from fireeval.datasets.similarity_inputs import load_aligned
+
+    sim = np.arange(12, dtype=float).reshape(3, 4)  # rows q0..q2, columns v0..v3
+    np.save(tmp_path / "m.npy", sim)
+    (tmp_path / "q.txt").write_text("q0\nq1\nq2\n")
+    (tmp_path / "v.txt").write_text("v0\nv1\nv2\nv3\n")
+    got = load_aligned(tmp_path / "m.npy", tmp_path / "q.txt", tmp_path / "v.txt", ["q2", "q0"], ["v3", "v1"])
+    np.testing.assert_array_equal(got, [[11, 9], [3, 1]])
+    with pytest.raises(ValueError, match=r"1 of the 2 video ids .* 'v9'"):
+        load_aligned(tmp_path / "m.npy", tmp_path / "q.txt", tmp_path / "v.txt", ["q0"], ["v0", "v9"])

@@ -27,7 +27,7 @@ import numpy as np
 from fireeval.datasets import check_readable, read_json, text_lines
 
 __all__ = ["read_matrix", "read_ids", "read_pairs", "read_labels", "read_captions", "check_matrix",
-           "positives_matrix"]
+           "positives_matrix", "load_aligned"]
 
 _TRUE = {"1", "true", "yes", "relevant", "y", "t"}
 _FALSE = {"0", "false", "no", "not", "irrelevant", "n", "f", "non-relevant", "nonrelevant"}
@@ -202,3 +202,25 @@ def read_captions(path, video_ids) -> list:
                              "--videos at least one caption.")
         out.append(list(caps))
     return out
+
+
+def load_aligned(path, queries, videos, query_ids, video_ids) -> np.ndarray:
+    """The reader's matrix ``path`` (rows in the order of id file ``queries``, columns in that of ``videos``)
+    reordered to a chapter's ``query_ids`` x ``video_ids`` -- what a chapter's ``similarity`` parameter needs.
+
+    Every chapter id must be in the reader's lists (extra rows or columns are dropped); a
+    missing one is an error naming it and the file.
+    """
+    own_q, _ = read_ids(queries, "query list")
+    own_v, _ = read_ids(videos, "video list")
+    sim = check_matrix(read_matrix(path), own_q, own_v, str(path))
+    qpos = {q: i for i, q in enumerate(own_q)}
+    vpos = {v: j for j, v in enumerate(own_v)}
+    for wanted, pos, where, what in ((query_ids, qpos, queries, "query"), (video_ids, vpos, videos, "video")):
+        absent = [x for x in wanted if str(x) not in pos]
+        if absent:
+            raise ValueError(f"{where}: {len(absent)} of the {len(wanted)} {what} ids the chapter scores are not "
+                             f"listed (e.g. {absent[0]!r}). Fix: give a matrix with a row/column for each.")
+    rows = np.fromiter((qpos[str(q)] for q in query_ids), dtype=int, count=len(query_ids))
+    cols = np.fromiter((vpos[str(v)] for v in video_ids), dtype=int, count=len(video_ids))
+    return sim[np.ix_(rows, cols)]
