@@ -525,3 +525,18 @@ def test_a_readers_matrix_is_aligned_to_a_chapters_order(tmp_path):
     np.testing.assert_array_equal(got, [[11, 9], [3, 1]])
     with pytest.raises(ValueError, match=r"1 of the 2 video ids .* 'v9'"):
         load_aligned(tmp_path / "m.npy", tmp_path / "q.txt", tmp_path / "v.txt", ["q0"], ["v0", "v9"])
+
+
+def test_other_notebooks_keep_papermills_own_reading():
+    """Cells with annotations or code are inspected by papermill itself; no validation without Allowed: SPECs."""
+    import nbformat
+    import papermill  # noqa: F401 -- loads the package's entry point
+    from papermill.translators import papermill_translators
+
+    translator = papermill_translators.find_translator("python3", "python")
+    annotated = nbformat.v4.new_code_cell("x: int = 1  # a number\ny = 2  # another", metadata={"tags": ["parameters"]})
+    inferred = translator.inspect(annotated)
+    assert [p.name for p in inferred] == ["x", "y"] and inferred[0].inferred_type_name == "int"
+    plain = nbformat.v4.new_code_cell("k = [1, 2]  # no SPEC here", metadata={"tags": ["parameters"]})
+    assert [p.name for p in translator.inspect(plain)] == ["k"]
+    assert "k = 'x'" in translator.codify({"k": "x"})  # papermill's codify, unvalidated

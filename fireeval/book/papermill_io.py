@@ -15,8 +15,8 @@ Loaded by papermill itself through the ``papermill.io`` entry point of this pack
   ``papermill --help-notebook`` and from the unknown-parameter check. The translator
   registered here for Python reads the cell with Python's own parser (``ast`` and
   ``tokenize``, :func:`fireeval.book.notebooks.declared_parameters`) and shows each
-  parameter's ``Allowed:`` SPEC as its type. A cell that does not parse falls back to
-  papermill's own inspection.
+  parameter's ``Allowed:`` SPEC as its type. A cell with anything but ``name = literal``
+  lines (annotations, code) or that does not parse is left to papermill's own inspection.
 * **Typed and validated values.** papermill passes ``-p`` values as strings unless
   they look like int/float/bool/None; for a notebook whose parameters carry
   ``Allowed:`` SPECs (a fireeval chapter), the translator reads a string given for a
@@ -31,6 +31,7 @@ Loaded by papermill itself through the ``papermill.io`` entry point of this pack
 """
 from __future__ import annotations
 
+import ast
 import os
 import sys
 import threading
@@ -127,6 +128,10 @@ def _make_translator():
             source = parameters_cell["source"]
             nb = _CellNotebook(parameters_cell)
             try:
+                body = ast.parse(source).body
+                if not all(isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                           for n in body):  # annotations, imports, code: papermill's own reading
+                    return super().inspect(parameters_cell)
                 declared, specs = declared_parameters(nb), parameter_specs(nb)
                 comments = _comments(source)
             except (SyntaxError, ValueError, ParameterError):
