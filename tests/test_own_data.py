@@ -539,4 +539,4 @@ def test_other_notebooks_keep_papermills_own_reading():
     assert [p.name for p in inferred] == ["x", "y"] and inferred[0].inferred_type_name == "int"
     plain = nbformat.v4.new_code_cell("k = [1, 2]  # no SPEC here", metadata={"tags": ["parameters"]})
     assert [p.name for p in translator.inspect(plain)] == ["k"]
-    assert "k = 'x'" in translator.codify({"k": "x"})  # papermill's codify, unvalidated
+    assert 'k = "x"' in translator.codify({"k": "x"})  # papermill's codify, unvalidated
