@@ -147,7 +147,7 @@ def _make_translator():
 
         @classmethod
         def codify(cls, parameters, comment="Parameters"):
-            inspected = getattr(_state, "cell", None)
+            inspected, _state.cell = getattr(_state, "cell", None), None  # one inspection, one parameterisation
             if inspected is not None and any(inspected[2].values()):
                 parameters = _validate(parameters, inspected)
             return super().codify(parameters, comment)
