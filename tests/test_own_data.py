@@ -540,3 +540,12 @@ def test_other_notebooks_keep_papermills_own_reading():
     plain = nbformat.v4.new_code_cell("k = [1, 2]  # no SPEC here", metadata={"tags": ["parameters"]})
     assert [p.name for p in translator.inspect(plain)] == ["k"]
     assert 'k = "x"' in translator.codify({"k": "x"})  # papermill's codify, unvalidated
+
+
+@pytest.mark.notebook
+def test_page_marks_and_run_warns_about_values_never_glued(tmp_path, capsys):
+    nb = tmp_path / "gap.md"
+    nb.write_text(PAGE_NB.replace("the word is {glue:text}`word`", "the word is {glue:text}`never_glued`"))
+    assert main(["run", str(nb), "--output", str(tmp_path / "out")]) == 0
+    assert "did not glue (never_glued)" in capsys.readouterr().err
+    assert "[never_glued: not glued]" in (tmp_path / "out" / "gap.html").read_text()

@@ -342,7 +342,13 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         (work / "headline.json").write_text(json.dumps(result, indent=1) + "\n")
         from fireeval.book.page import write_page
 
-        write_page(partial, work / "page.html", source=str(path))
+        missing = write_page(partial, work / "page.html", source=str(path))
+        if missing:
+            import sys
+
+            print(f"warning: {path}: the prose names {len(missing)} value(s) the chapter did not glue "
+                  f"({', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}); the page marks them",
+                  file=sys.stderr)
         os.replace(partial, target)
         os.replace(work / "headline.json", headline)
         os.replace(work / "page.html", out / f"{path.stem}.html")
