@@ -549,3 +549,24 @@ def test_page_marks_and_run_warns_about_values_never_glued(tmp_path, capsys):
     assert main(["run", str(nb), "--output", str(tmp_path / "out")]) == 0
     assert "did not glue (never_glued)" in capsys.readouterr().err
     assert "[never_glued: not glued]" in (tmp_path / "out" / "gap.html").read_text()
+
+
+def test_proxy_corrections_equal_the_false_negatives_chapters_table1():
+    """Evidence: corrected_by_proxy + evaluate_similarity give the chapter's Table 1 (its own cell code, with the
+    query's own caption left out of the agreement, which cannot change a pair that is already positive)."""
+    from fireeval.datasets import msrvtt
+    from fireeval.t2v import fire, retrieval
+
+    require_data(msrvtt.QUERIES, msrvtt.CAPTIONS["test"], msrvtt.MODELS["clip4clip"], msrvtt.MODELS["InternVideo2"])
+    queries = msrvtt.load_queries()["sentence"].tolist()
+    captions = msrvtt.load_video_captions_1ka()
+    runs = {m: msrvtt.load_similarity(m) for m in ("clip4clip", "InternVideo2")}
+    original = np.eye(len(queries), dtype=bool)
+    corrected, _ = retrieval.corrected_by_proxy(runs, original, queries, captions, proxy="bow", threshold=0.4)
+    got = retrieval.evaluate_similarity(runs, original, corrected=corrected)["corrected"]
+    lists = {m: fire.ranked_lists(s, depth=100) for m, s in runs.items()}  # the chapter's cells
+    agreement = fire.caption_agreement(queries, captions, proxy="bow", aggregate="max", own_video=np.arange(1000))
+    judged = fire.judge_pool(lists, 1000, fire.proxy_verdicts(agreement, 0.4), depth=10)
+    chapter = fire.table1(lists, original, original | judged.relevant, ap_depth=20).to_dict("records")
+    assert len(got) == len(chapter) == 8
+    assert max(abs(a[c] - b[c]) for a, b in zip(got, chapter) for c in ("original", "corrected", "delta")) == 0
