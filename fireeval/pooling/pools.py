@@ -567,6 +567,24 @@ class DepthSweep:
         values = self.values[name] if at is None else self.values[name][list(self.depths).index(at)]
         return bootstrap_agreement(values, self.reference[name], n_resamples, rng, statistic)
 
+    def jackknife(self, measure: str) -> np.ndarray:
+        """Leave-one-topic-out τ-b at every depth: (n_depths, n_topics) (:func:`jackknife_agreement`)."""
+        name = measure_name(measure)
+        return jackknife_agreement(self.values[name], self.reference[name])
+
+    def band(self, measure: str, samples, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """BCa band of τ-b at every depth from :meth:`bootstrap` ``samples`` (n_depths, n_resamples).
+
+        τ near 1 is skewed (most replicates fall below the estimate), so the band is
+        bias-corrected and accelerated (:func:`fireeval.stats.claims.bca_interval`, basic
+        bootstrap where BCa is undefined), widened to include the point estimate.
+        """
+        from fireeval.stats.claims import bca_interval
+
+        tau, jack = self.tau(measure).to_numpy(), self.jackknife(measure)
+        ends = np.array([bca_interval(t, s, j, level)[:2] for t, s, j in zip(tau, np.asarray(samples), jack)])
+        return np.fmin(ends[:, 0], tau), np.fmax(ends[:, 1], tau)
+
     def subset(self, topics) -> "DepthSweep":
         """The same sweep over some topics only (``topics``: indices), e.g. topics with many relevant."""
         topics = np.asarray(topics)
@@ -612,7 +630,7 @@ class DepthSweep:
 
 def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = None, k: int = 3,
                   level: float = 0.90, label=str) -> pd.DataFrame:
-    """Per measure: τ-b and τ_AP at depth ``k`` with 95 % bootstrap bands, and the depths where τ-b passes ``level``.
+    """Per measure: τ-b and τ_AP at depth ``k`` with 95 % BCa bands, and the depths where τ-b passes ``level``.
 
     ``samples[m]``: :meth:`DepthSweep.bootstrap` output per measure (τ-b, every depth);
     ``samples_ap[m]``: τ_AP resamples at depth ``k`` only (``bootstrap(m, statistic="tau_ap", at=k)``).
@@ -625,7 +643,7 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
     i = depths.index(k)
     rows = []
     for m, s in samples.items():
-        low, high = np.nanquantile(s, [0.025, 0.975], axis=-1)
+        low, high = sweep.band(m, s)
         cross = band_crossing(depths, low, high, level)
         first = sweep.first_depth_above(m, level)
         row = {"measure": label(m), f"τ-b at K = {k}": float(sweep.tau(m).iloc[i]),
@@ -633,8 +651,13 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
                f"first K with τ-b > {level:.2f}": "not reached" if first is None else str(first),
                f"K range where the band crosses {level:.2f}": crossing_text(cross)}
         if samples_ap is not None and m in samples_ap:
-            lo_ap, hi_ap = np.nanquantile(samples_ap[m], [0.025, 0.975])
-            row[f"τ_AP at K = {k}"] = float(sweep.tau_ap(m).iloc[i])
+            from fireeval.stats.claims import bca_interval
+
+            t_ap = float(sweep.tau_ap(m).iloc[i])
+            jack = jackknife_agreement(sweep.values[m][i], sweep.reference[m], "tau_ap")
+            lo_ap, hi_ap, _ = bca_interval(t_ap, samples_ap[m], jack)
+            lo_ap, hi_ap = min(lo_ap, t_ap), max(hi_ap, t_ap)
+            row[f"τ_AP at K = {k}"] = t_ap
             row["τ_AP band"] = f"{lo_ap:.3f}–{hi_ap:.3f}"
         rows.append(row)
     return pd.DataFrame(rows).set_index("measure")
