@@ -122,7 +122,7 @@ def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_re
     depth = pool_depth or int(max(sweep.depths))
     pooled = None if pooled is None else np.asarray(pooled, dtype=bool)
     split = pooled is not None and 1 < pooled.sum() < len(pooled)
-    measures = [m for m in (measures or sweep.values) if m != "infAP"]
+    measures = [m for m in dict.fromkeys(measures or sweep.values) if m != "infAP"]
     out = []
     for m in measures:
         values, reference = sweep.values[m][i], sweep.reference[m]
