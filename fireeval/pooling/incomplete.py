@@ -28,7 +28,8 @@ import numpy as np
 
 from fireeval.core import ranking
 
-__all__ = ["INCOMPLETE_MEASURES", "INFAP_EPSILON", "JudgedCells", "incomplete_scores", "is_incomplete_measure"]
+__all__ = ["INCOMPLETE_MEASURES", "INFAP_EPSILON", "JudgedCells", "binary_ideal_gains", "incomplete_scores",
+           "is_incomplete_measure"]
 
 #: Measure names of this module, in the order tables show them.
 INCOMPLETE_MEASURES = ("bpref", "infAP", "map_judged", "ndcg_judged")

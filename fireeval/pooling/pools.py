@@ -35,7 +35,7 @@ from fireeval.stats.reliability import band_crossing, bootstrap_agreement, jackk
 from fireeval.core.evaluation import Measure, Scores, evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
-from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_measure
+from fireeval.pooling.incomplete import JudgedCells, _canonical, binary_ideal_gains, is_incomplete_measure
 
 __all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
            "relevant_count_association",
@@ -451,13 +451,6 @@ def measure_name(measure) -> str:
     return _canonical(measure) if is_incomplete_measure(measure) else parse_measure(measure).name
 
 
-def _binary_ideal(n_relevant) -> np.ndarray:
-    """Ideal grades for binary qrels from relevant counts: ones then zeros, shape (..., max count)."""
-    n_relevant = np.asarray(n_relevant)
-    width = max(int(n_relevant.max(initial=0)), 1)
-    return (np.arange(width) < n_relevant[..., None]).astype(float)
-
-
 def _is_binary(qrels: Qrels) -> bool:
     rel = qrels.frame["relevance"].to_numpy()
     return bool(((rel <= 0) | (rel == 1)).all()) and qrels.relevance_level == 1
@@ -846,7 +839,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
         values.update({m: np.empty((len(depths),) + gains.shape[:2]) for m in incomplete})
     for i, k in enumerate(depths):  # a loop over depths only; each step is vectorised over runs x topics
         n_rel = np.bincount(row_topic[relevant & (row_depth <= k)], minlength=len(topics))
-        ideal = _binary_ideal(n_rel)
+        ideal = binary_ideal_gains(n_rel)
         for m in measures:
             if m.kind == "map":
                 values[m.name][i] = sparse_ap(k, n_rel)
@@ -885,7 +878,7 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
     lost = np.zeros((max(n_units, 1), len(topics)), dtype=int)
     np.add.at(lost, (owner[owner >= 0], row_topic[owner >= 0]), 1)
     n_rel = qrels.n_relevant(topics)[None, :] - lost[unit]  # (runs, topics)
-    ideal = _binary_ideal(n_rel) if any(m.kind.startswith("ndcg") for m in measures) else None
+    ideal = binary_ideal_gains(n_rel) if any(m.kind.startswith("ndcg") for m in measures) else None
     values = {}
     for m in measures:
         if m.kind == "map":  # from the relevant cells alone, as in depth_sweep
