@@ -184,6 +184,27 @@ def test_depth_claims_rank_pooled_runs_only_as_primary(collection):
         min(np.quantile(boot, 0.025), primary["value"]))
 
 
+def test_leave_out_and_manual_claims_pair_the_paper_with_the_finding(collection):
+    runs, qrels, table, pool = collection
+    lo = pools.compare_leave_outs(pool, qrels, "map")
+    per_topic = {("run", "pooled"): lo.run_out, ("group", "pooled"): lo.group_out,
+                 ("group", "all runs"): lo.original}  # nothing removed: τ = 1 under that reading
+    records = {r["id"]: r for r in verdicts.leave_out_claims(lo.original, per_topic, 30, 0, "real: x")}
+    assert set(records) == {"leave_out_run", "leave_out_run.here", "leave_out_group", "leave_out_group.here"}
+    for unit in ("run", "group"):
+        paper, here = records[f"leave_out_{unit}"], records[f"leave_out_{unit}.here"]
+        assert paper["verdict"] == "not testable here" and paper["standing"] == "stand-in"
+        assert paper["paper"] == verdicts.WESTERVELD and "et al" not in paper["paper"]
+        assert here["conventions"] == paper["conventions"] and here["missing"] == []
+    assert records["leave_out_group.here"]["conventions"]["all runs"]["value"] == 1.0
+    value = agreement.kendall_tau(lo.original.mean(-1), lo.group_out.mean(-1))
+    assert records["leave_out_group.here"]["conventions"]["pooled"]["value"] == pytest.approx(value)
+    manual = verdicts.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x")
+    assert [r["id"] for r in manual] == ["leave_out_manual", "leave_out_manual.here"]
+    assert manual[0]["verdict"] == "not testable here"
+    assert any(a["kind"] == "interval method" for a in manual[1]["sensitivity"])
+
+
 def test_warning_claim_needs_useful_precision():
     assert verdicts.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
     assert verdicts.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
