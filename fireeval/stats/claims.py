@@ -563,16 +563,22 @@ class Claim:
 
         A stand-in cannot speak about the paper, but it can speak about itself ("on
         TREC-8, MAP rankings from a depth-3 pool correlate at τ > 0.90"). The finding
-        keeps the test, the quantity and the data; it is the book's, so its standing is
-        ``original`` (the data are what it is about) and its reading says where it came from.
+        keeps the test, the quantity, the data and any range of thresholds of the reading;
+        it is the book's, so its standing is ``original`` (the data are what it is about),
+        except on synthetic data, which say nothing even about themselves (``stand-in``).
         """
         from dataclasses import replace
 
         on = self.data.split(":", 1)[-1].strip()
+        synthetic = "synthetic" in self.data.split(",")[0]
+        # A range of thresholds the paper left open stays a range for the book's finding.
+        thresholds = self.reading.thresholds if self.reading is not None else ()
         return replace(self, id=id or f"{self.id}.here", paper="this book", section=f"after {self.paper}, {self.section}",
-                       quote=quote or f"on {on}: {self.quote}", standing="original", paper_value=None,
+                       quote=quote or f"on {on}: {self.quote}", paper_value=None,
+                       # synthetic data say nothing even about themselves: the finding stays a stand-in
+                       standing="stand-in" if synthetic else "original",
                        reading=Reading(f"the paper's test applied to the stand-in ({on}), as the book's own finding",
-                                       self.quote, "book's own question", self.section),
+                                       self.quote, "book's own question", self.section, thresholds=thresholds),
                        evidence=Evidence.none("a finding of the book's about its stand-in; the paper has no number for it"),
                        short=short)
 
