@@ -57,19 +57,9 @@ def _stand_in(data: str) -> str:
 
 
 def _finding(claim: Claim, data: str, short: str, quote: str | None = None) -> Claim:
-    """``claim.book_finding`` on ``data``; on synthetic data the finding stays a stand-in.
-
-    (:class:`Claim` refuses ``standing="original"`` with synthetic data, and
-    ``book_finding`` always sets it, so the synthetic fallback builds the finding here.)
-    """
-    if not _synthetic(data):
-        return replace(claim.book_finding(f"{claim.id}.here", quote, short), data=data)
-    on = data.split(":", 1)[-1].strip()
-    return replace(claim, id=f"{claim.id}.here", paper="this book", section=f"after {claim.paper}, {claim.section}",
-                   quote=quote or f"on {on}: {claim.quote}", standing="stand-in", paper_value=None, data=data,
-                   short=short, reading=Reading(f"the paper's test applied to the stand-in ({on})", claim.quote,
-                                                "book's own question", claim.section),
-                   evidence=Evidence.none("a finding about a synthetic stand-in"))
+    """``claim.book_finding`` (id ``<claim>.here``) on ``data``, the label of the data the book ran on
+    (the paper's claim carries the stand-in label); a finding on synthetic data stays a stand-in."""
+    return replace(claim.book_finding(f"{claim.id}.here", quote, short), data=data)
 
 
 def tau_estimates(per_topic, reference, n_resamples: int, rng=0, what: str = "topics") -> tuple[Estimate, Estimate]:
