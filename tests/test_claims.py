@@ -227,3 +227,14 @@ def test_the_book_finding_keeps_a_range_and_stays_a_stand_in_on_synthetic_data()
                       data="stand-in: synthetic, 10 runs", standing="stand-in", reading=reading)
     finding = synthetic.book_finding().evaluate(Estimate(1.0), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
     assert finding["standing"] == "stand-in" and finding["verdict"] == "not testable here"
+
+
+def test_depends_has_no_flips_and_mixed_not_reproduced_is_inconclusive():
+    rec = _fair().evaluate({"a": Estimate(0.95), "b": Estimate(0.5)}, evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("c", Estimate(0.99))])
+    assert rec["verdict"] == "depends" and rec["flips"] == []
+    mixed = _fair().evaluate({"a": Estimate(0.5), "b": Estimate(0.8, 0.7, 0.95, "b")}, evidence=_NO_EVIDENCE,
+                             power=_NO_CONTROL)
+    both = _fair().evaluate({"a": Estimate(0.5), "b": Estimate(0.8, 0.7, 0.85, "b")}, evidence=_NO_EVIDENCE,
+                            power=_NO_CONTROL)
+    assert (mixed["label"], both["label"]) == ("inconclusive", "contradicted")

@@ -307,10 +307,18 @@ def label(record: Mapping) -> str:
     'contradicted'
     >>> label({"verdict": "not reproduced", "basis": "inconclusive: the interval straddles the threshold"})
     'inconclusive'
+    >>> label({"verdict": "not reproduced", "basis": "a: ...; b: ...", "conventions": {
+    ...     "a": {"basis": "contradicted: exact value fails the test"},
+    ...     "b": {"basis": "contradicted: the whole interval fails the test"}}})
+    'contradicted'
     """
     v = record["verdict"]
     if v != "not reproduced":
         return v
+    conventions = record.get("conventions") or {}
+    if len(conventions) > 1:  # contradicted only if every reading contradicts it
+        return "contradicted" if all(str(c["basis"]).startswith("contradicted") for c in conventions.values()) \
+            else "inconclusive"
     return "contradicted" if str(record.get("basis", "")).startswith("contradicted") else "inconclusive"
 
 
@@ -638,7 +646,8 @@ class Claim:
         for alt in sensitivity:
             rows.append(self._row(alt.name, alt.estimate, alt.kind, alt.test, alt.why))
         for row in rows:
-            row["flips"] = row["verdict"] != overall and row["verdict"] != "not testable here"
+            # A row flips a definite verdict; a "depends" already says the readings disagree.
+            row["flips"] = overall != "depends" and row["verdict"] not in (overall, "not testable here")
         record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]], conventions=conventions)
         result = {"verdict": overall, "basis": basis}
         result["label"] = label(result)
