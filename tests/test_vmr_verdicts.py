@@ -121,15 +121,44 @@ def test_agreement_blocks_and_claims():
     per_query = np.clip(quality[None, :, None] + 0.1 * rng.standard_normal((12, 5, 400)), 0, 1)
     tau, samples = verdicts.bootstrap_tau_matrix(per_query, 100, 0)
     assert np.allclose(np.diag(tau), 1) and samples.shape == (100, 12, 12)
-    recs = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "stand-in: test")}
+    recs = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test")}
     assert recs["agreement.axiou_vs_r.min"]["verdict"] == "reproduced"  # well-separated systems agree everywhere
     assert recs["agreement.r_vs_r.min"]["verdict"] == "not reproduced"  # ... so nothing "conflicts"
     # The same numbers against a threshold above every τ: the verdict flips, the values do not.
-    strict = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "stand-in: test", threshold=1.0)}
-    flipped = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.5, samples - 0.5, MEASURES, "stand-in: test")}
+    strict = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test", threshold=1.0)}
+    flipped = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.5, samples - 0.5, MEASURES, "real: test")}
     assert flipped["agreement.axiou_vs_r.median"]["verdict"] == "not reproduced"
-    assert strict["agreement.axiou_vs_r.min"]["conventions"]["every pair"]["value"] == pytest.approx(
-        recs["agreement.axiou_vs_r.min"]["conventions"]["every pair"]["value"])
+    assert strict["agreement.axiou_vs_r.min"]["conventions"][""]["value"] == pytest.approx(
+        recs["agreement.axiou_vs_r.min"]["conventions"][""]["value"])
+    # A stand-in can never contradict the paper.
+    stand = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.5, samples - 0.5, MEASURES, "stand-in: test")}
+    assert all(r["verdict"] == "not testable here" for r in stand.values())
+    assert stand["agreement.axiou_vs_r.median"]["on_stand_in"]["verdict"] == "not reproduced"
+
+
+def test_fig4_evidence_reproduces_the_authors_matrix_and_flags_a_changed_cell():
+    from fireeval.vmr import reference
+
+    tau = reference.FIG4_TAU + 0.001
+    np.fill_diagonal(tau, 1.0)
+    samples = np.repeat(tau[None], 20, axis=0)
+    rec = verdicts.agreement_claims(tau, samples, MEASURES, "real: test")[0]
+    assert rec["evidence"]["cells"] == 66 and rec["evidence"]["numbers_reproduce"] is True
+    tau[0, 3] = tau[3, 0] = 0.5
+    rec = verdicts.agreement_claims(tau, samples, MEASURES, "real: test")[0]
+    assert rec["evidence"]["numbers_reproduce"] is False
+    # "reasonably well" is read from the paper's usage: 0.36 printed, AxIoU@1 vs AxIoU@10
+    assert reference.FIG4_TAU[9, 11] == 0.36 and verdicts.REASONABLY_WELL == pytest.approx(0.355)
+
+
+def test_jackknife_tau_matrix_leaves_one_query_out():
+    rng = np.random.default_rng(1)
+    pq = rng.random((12, 4, 30))
+    jack = verdicts.jackknife_tau_matrix(pq)
+    assert jack.shape == (30, 12, 12)
+    keep = np.arange(1, 30)
+    direct, _ = verdicts.bootstrap_tau_matrix(pq[..., keep], 1, 0)
+    assert np.allclose(jack[0], direct)
 
 
 def test_axiom_claim_counts_contradicted_statements():
@@ -245,3 +274,27 @@ def test_family_claim_inputs_only_share(small):
     above = run["above"].reshape(3, 6, -1)
     j = run["val_measures"].index("AxIoU@10")
     np.testing.assert_allclose(inp["only"], (above[..., j] & (above.sum(-1) == 1)).mean(0))
+
+
+def test_author_stability_claim_tie_rules_are_sensitivity_rows():
+    from fireeval.vmr import stability
+
+    measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
+    # AxIoU@1 beats R@1,0.7 at both sizes, ties R@1,0.3 at both (all τ = 1): 2 wins, 2 ties of 4.
+    tau = np.stack([np.ones((2, 40)), np.full((2, 40), 0.5), np.ones((2, 40))])
+    rec = verdicts.author_stability_claim(tau, measures, [100, 200], "stand-in: test", n_boot=50)
+    rows = {r["name"]: r for r in rec["sensitivity"]}
+    assert rec["conventions"][""]["value"] == 1.0  # ties left out: 2 of 2
+    assert rows["AxIoU@K ≥ R@K,θ (ties counted as wins)"]["value"] == 1.0
+    assert rows["AxIoU@K > R@K,θ (ties counted as losses)"]["value"] == 0.5
+    assert rec["verdict"] == "not testable here" and rec["standing"] == "stand-in"
+    assert stability.win_shares(np.array([[1.0], [1.0]]), [(0, 1)])["ties"] == 1.0
+
+
+def test_subset_vs_full_is_one_on_the_whole_set():
+    from fireeval.vmr import stability
+
+    rng = np.random.default_rng(0)
+    pq = rng.random((2, 4, 50))
+    tau = stability.subset_vs_full(pq, sizes=[10, 50], n_trials=5, seed=0)
+    assert tau.shape == (2, 2, 5) and np.allclose(tau[:, 1], 1.0)
