@@ -126,12 +126,12 @@ def test_agreement_blocks_and_claims():
     assert recs["agreement.r_vs_r.min"]["verdict"] == "not reproduced"  # ... so nothing "conflicts"
     # The same numbers against a threshold above every τ: the verdict flips, the values do not.
     strict = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test", threshold=1.0)}
-    flipped = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.5, samples - 0.5, MEASURES, "real: test")}
+    flipped = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "real: test")}
     assert flipped["agreement.axiou_vs_r.median"]["verdict"] == "not reproduced"
     assert strict["agreement.axiou_vs_r.min"]["conventions"][""]["value"] == pytest.approx(
         recs["agreement.axiou_vs_r.min"]["conventions"][""]["value"])
     # A stand-in can never contradict the paper.
-    stand = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.5, samples - 0.5, MEASURES, "stand-in: test")}
+    stand = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "stand-in: test")}
     assert all(r["verdict"] == "not testable here" for r in stand.values())
     assert stand["agreement.axiou_vs_r.median"]["on_stand_in"]["verdict"] == "not reproduced"
 
