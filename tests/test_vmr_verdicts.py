@@ -36,7 +36,10 @@ def test_ordering_gap_is_the_family_difference_and_its_minimum_over_sigma(small)
     assert g["min"] == pytest.approx(g["by_sigma"].min()) and g["min_samples"].shape == (100,)
     recs = verdicts.noise_ordering_claims({"ds": {"code": gaps, "paper": gaps}}, {"ds": "stand-in: synthetic"})
     assert {r["verdict"] for r in recs} <= set(VERDICTS) and len(recs) == len(verdicts.ORDERING_QUOTES)
-    assert all(set(r["conventions"]) == {"reference code", "paper text"} for r in recs)
+    # the reference code's convention is primary, the paper text's a sensitivity row; a stand-in is never contradicted
+    assert all(set(r["conventions"]) == {""} for r in recs)
+    assert all(any(row["name"].startswith("paper text") for row in r["sensitivity"]) for r in recs)
+    assert all(r["verdict"] == "not testable here" for r in recs)
 
 
 def test_real_raters_equal_to_the_original_move_nothing(small):
@@ -184,7 +187,7 @@ def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_e
          "min_samples": samples.min(axis=1), "majority": float(noise.majority_gap(by_sigma)),
          "majority_samples": noise.majority_gap(samples), "sigmas": [1.0, 2.0, 3.0, 4.0]}
     gaps = {part: g for part in verdicts.ORDERING_QUOTES}
-    recs = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "stand-in"})}
+    recs = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
     assert recs["noise.r03_not_above_axiou.ds"]["verdict"] == "reproduced"
     assert recs["noise.r07_above_axiou.ds"]["verdict"] == "not reproduced"
     assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
@@ -220,7 +223,11 @@ def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small)
         assert np.ptp(g["min_samples"]) > np.ptp(mc["min_samples"])  # queries add uncertainty
         assert g["resampled_queries"] and g["per_k"].shape == (2, 3)
     recs = verdicts.noise_ordering_claims({"ds": {"code": study["gaps"]}}, {"ds": "stand-in"})
-    assert all("test queries jointly" in r["conventions"]["reference code"]["method"] for r in recs)
+    assert all("test queries jointly" in r["conventions"][""]["method"] for r in recs)
+    # "comparable": a ratio over a range of margins, since the paper gives none
+    r03 = {r["id"]: r for r in recs}["noise.r03_not_above_axiou.ds"]
+    assert r03["reading"]["source"] == "no guidance: range" and r03["test"] == "<= 1"
+    assert {row["kind"] for row in r03["sensitivity"]} == {"threshold (range)"}
 
 
 def test_comparable_margin_relaxes_only_the_r03_part(small):

@@ -99,9 +99,19 @@ def aggregate_raters(raters, axis: int = -3) -> np.ndarray:
 
 
 def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
-                         rng=0, draws=None) -> np.ndarray:
-    """Noisy ground truths, one per trial: (n_trials, n_queries, 2) = medians of ``n_raters`` raters."""
-    return aggregate_raters(simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws))
+                         rng=0, draws=None, clip_to=None) -> np.ndarray:
+    """Noisy ground truths, one per trial: (n_trials, n_queries, 2) = medians of ``n_raters`` raters.
+
+    ``clip_to``: the videos' lengths (n_queries,): each simulated rater's moment is clipped
+    to [0, length], as a real rater's always is (the reference code does not clip).
+
+    >>> simulate_annotations([[8.0, 10.0]], 0.0, 1, 1, clip_to=[10.0])[0, 0].tolist()
+    [8.0, 10.0]
+    """
+    raters = simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws)
+    if clip_to is not None:
+        raters = np.clip(raters, 0.0, np.asarray(clip_to, dtype=float)[:, None])
+    return aggregate_raters(raters)
 
 
 def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, chunk: int = 2,
@@ -160,7 +170,8 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
 
 
 def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5,
-                     length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False, query_weights=None):
+                     length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False, query_weights=None,
+                     clip_to=None):
     """Clean and noisy mean scores for every σ.
 
     Returns ``(clean, noisy)``: clean (n_systems, n_measures) and noisy
@@ -175,11 +186,11 @@ def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
     if query_weights is None:
         clean = system_means(predictions, gt, ks, thetas, strict)
         noisy = np.stack([system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length,
-                                                                         draws=draws), ks, thetas, strict)
+                                                                         draws=draws, clip_to=clip_to), ks, thetas, strict)
                           for s in sigmas])
         return clean, noisy
     clean, clean_b = system_means(predictions, gt, ks, thetas, strict, query_weights=query_weights)
-    runs = [system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws),
+    runs = [system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws, clip_to=clip_to),
                          ks, thetas, strict, query_weights=query_weights) for s in sigmas]
     return clean, np.stack([r[0] for r in runs]), clean_b, np.stack([r[1] for r in runs])
 
@@ -511,7 +522,8 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
                      "majority": float(majority_gap(g)), "majority_samples": majority_gap(gb),
                      "sigmas": None if sigmas is None else [float(x) for x in sigmas], "ks": ks,
                      "per_k": m * point[..., hi_idx] - point[..., lo_idx],
-                     "per_k_samples": m * boot[..., hi_idx] - boot[..., lo_idx], "margin": m - 1.0}
+                     "per_k_samples": m * boot[..., hi_idx] - boot[..., lo_idx], "margin": m - 1.0,
+                     "high": fam[high], "high_samples": fam_b[high], "low": fam[low], "low_samples": fam_b[low]}
     return out
 
 
@@ -619,8 +631,11 @@ def sign_change_sigma(sigmas, values) -> float:
 def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5, seed=0,
                      strict: bool = False, error: str = "abs", n_boot: int = 1000,
                      conventions=LENGTH_CONVENTIONS, resample_queries: bool = True, margins=None,
-                     n_boot_queries: int | None = None) -> dict:
+                     n_boot_queries: int | None = None, clip_to=None) -> dict:
     """The simulated label-noise experiment under each length convention, with intervals.
+
+    ``clip_to``: video lengths; simulated raters' moments are clipped to the video
+    (:func:`simulate_annotations`).
 
     Returns ``{convention: {clean, noisy, error (n_sigmas, n_measures), signed (n_sigmas,
     n_measures): mean over trials and systems of noisy − clean, gaps: ordering_gaps(...),
@@ -642,9 +657,10 @@ def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
     for c in conventions:
         if resample_queries:
             clean, noisy, clean_b, noisy_b = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed,
-                                                              strict=strict, query_weights=weights)
+                                                              strict=strict, query_weights=weights, clip_to=clip_to)
         else:
-            clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict)
+            clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict,
+                                            clip_to=clip_to)
         mc = ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins)
         joint = (ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins,
                                boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed))

@@ -15,7 +15,7 @@ from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power,
 __all__ = ["PAPER", "CONVENTION_NAMES", "ORDERING_QUOTES", "ORDERING_SCOPE", "noise_ordering_claims", "noise_ordering_by_sigma",
            "per_k_exceptions", "per_k_note", "interval_comparison",
            "real_rater_claims", "selection_claims", "agreement_claims", "bootstrap_tau_matrix", "agreement_blocks",
-           "agreement_summary", "axiom_claim", "stability_wins", "stability_claim", "jackknife_tau_matrix", "standing_of",
+           "agreement_summary", "axiom_claim", "COMPARABLE_RANGE", "stability_wins", "stability_claim", "jackknife_tau_matrix", "standing_of",
            "author_stability_claim", "REASONABLY_WELL", "REMARKABLY"]
 
 
@@ -68,39 +68,108 @@ def _interval_method(g: dict, n: int) -> str:
             "not a sampling interval over queries)")
 
 
-def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs") -> list[dict]:
+#: "Comparable" has no margin in the paper: the R@K,0.3 part is computed over this range of ratios
+#: R@K,0.3's error / AxIoU@K's (1: not higher; 1.25: at most a quarter higher).
+COMPARABLE_RANGE = (1.0, 1.05, 1.1, 1.25)
+
+
+def _majority_ratio(num, den):
+    """The ratio num/den that a strict majority of σ stay at or below (last axis: σ)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.sort(np.asarray(num, float) / np.asarray(den, float), axis=-1)
+    return r[..., r.shape[-1] // 2]
+
+
+def _part_estimate(part, g, method_n=None):
+    """(Estimate, Test) of one ordering part from its gaps: the gap (min over σ), or for R@K,0.3 the ratio."""
+    if part == "r03_not_above_axiou" and "low" in g:
+        value = float(_majority_ratio(g["low"], g["high"]))
+        samples = _majority_ratio(g["low_samples"], g["high_samples"])
+        return Estimate.from_samples(value, samples, _interval_method(g, len(samples))), Test("<=", 1.0)
+    stat = ORDERING_SCOPE[part]
+    return Estimate.from_samples(g[stat], g[f"{stat}_samples"], _interval_method(g, len(g[f"{stat}_samples"]))), \
+        _test(part)
+
+
+def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clipped: dict | None = None,
+                          errors: dict | None = None) -> list[dict]:
     """One claim per part of the §6.4 ordering and per dataset, over σ as the paper scopes each part.
 
     ``gaps``: ``{dataset: {convention: fireeval.vmr.noise.ordering_gaps(...)}}``;
     ``datasets``: ``{dataset: data description}`` ("real: ..." or "stand-in: ...").
-    Parts claimed "at all σ" are tested on the minimum gap over σ; the R@K,0.3 part,
-    claimed "in a wide range of noise levels", on the gap at a strict majority of σ
-    (:data:`ORDERING_SCOPE`, :func:`fireeval.vmr.noise.majority_gap`). The verdict is
-    computed under each length convention; it is ``depends`` when they disagree.
-    Interval: percentile of that statistic across the bootstrap samples the gaps carry
-    -- over the test queries jointly with the Monte-Carlo trials when the gaps come from
-    :func:`fireeval.vmr.noise.convention_study` with ``resample_queries`` (marked by
-    ``resampled_queries``), else over the trials only.
+    The reference code's length convention is primary: the authors' own Fig. 7 is drawn
+    with it (its y axis stops at 0.13, below the paper-text convention's errors, given in
+    ``errors``: ``{dataset: {convention: (n_sigmas, n_measures)}}``); the paper text's
+    convention is a sensitivity row, and so is clipping the simulated raters to the video
+    (``clipped``: ``{dataset: ordering_gaps of the code convention with clipping}``).
+    Parts claimed "at all σ" are tested on the minimum gap over σ. The R@K,0.3 part
+    ("comparable or lower ... in a wide range of noise levels") is tested on the ratio of
+    R@K,0.3's error to AxIoU@K's that a strict majority of σ stay at or below, over the
+    range of margins :data:`COMPARABLE_RANGE` (the paper gives none). Intervals:
+    percentile over the bootstrap samples the gaps carry (queries jointly with the
+    Monte-Carlo trials; BCa is not computed here: it would need a jackknife over queries
+    of the whole simulation).
     """
+    from fireeval.vmr.reference import FIG7_YMAX, NOTEBOOK_SOURCE
+
     records = []
     for ds, by_conv in gaps.items():
+        standing = standing_of(datasets[ds])
+        primary_c = "code" if "code" in by_conv else next(iter(by_conv))
+        err = (errors or {}).get(ds, {})
+        if ds == "charades_sta" and standing == "original" and err:
+            top = {c: float(np.max(e)) for c, e in err.items()}
+            evidence = Evidence.none(
+                f"Fig. 7 in {NOTEBOOK_SOURCE} (cell 29) prints no number; its y axis stops at {FIG7_YMAX:g}. The "
+                "largest error here is " + ", ".join(f"{v:.3f} ({CONVENTION_NAMES[c]})" for c, v in top.items())
+                + ": only the reference code's convention fits in the authors' figure, so it is primary")
+        else:
+            evidence = Evidence.none("the authors' notebook covers Charades-STA only")
         for part, quote in ORDERING_QUOTES.items():
-            stat = ORDERING_SCOPE[part]
-            convs = {CONVENTION_NAMES[c]: Estimate.from_samples(
-                g[part][stat], g[part][f"{stat}_samples"], _interval_method(g[part], len(g[part][f"{stat}_samples"])))
-                for c, g in by_conv.items()}
-            first = by_conv[next(iter(by_conv))][part]
-            sigmas = first.get("sigmas")
+            g0 = by_conv[primary_c][part]
+            est, test = _part_estimate(part, g0)
+            rows = []
+            for c, g in by_conv.items():
+                if c != primary_c:
+                    rows.append(Alternative(f"{CONVENTION_NAMES[c]}'s length convention", _part_estimate(part, g[part])[0],
+                                            kind="convention"))
+            if clipped and ds in clipped:
+                rows.append(Alternative("simulated raters clipped to the video (as real raters are)",
+                                        _part_estimate(part, clipped[ds][part])[0], kind="clipping"))
+            sigmas = g0.get("sigmas")
             grid = f"σ ∈ {{{', '.join(f'{s:g}' for s in sigmas)}}} s" if sigmas is not None else "every σ"
-            scope, how = (("every σ", f"smallest over {grid}") if stat == "min" else
-                          ("a strict majority of σ", f"value at a strict majority of {grid} (the (n−1)//2-th smallest)"))
+            if part == "r03_not_above_axiou":
+                quantity = (f"ratio of R@K,0.3's error to AxIoU@K's that a strict majority of {grid} stay at or below "
+                            f"({error} error, mean over systems and K), {ds}")
+                reading = Reading("'comparable or lower' read as R@K,0.3's error at most (1 + m) times AxIoU@K's at a "
+                                  "strict majority of σ; the paper gives no margin, so m runs over 0 to 0.25",
+                                  "the instances of R@K,θ with θ = 0.3 show comparable or lower errors than the AxIoU "
+                                  "instances", "no guidance: range", "§6.4", thresholds=COMPARABLE_RANGE)
+            else:
+                quantity = (f"smallest over {grid} of the {_gap_name(part, g0)} ({error} error, mean over systems and "
+                            f"K), {ds}; reference code's noise: rater length = true length + Exp(1)")
+                reading = Reading("the ordering as written, at every σ, with the noise model of the authors' code "
+                                  "(their Fig. 7 is drawn with it)", quote, "authors' output", "§6.4, Fig. 7")
+            scope = "every σ" if ORDERING_SCOPE[part] == "min" else "a strict majority of σ"
             claim = Claim(f"noise.{part}.{ds}", paper=PAPER, section="§6.4, Fig. 7",
                           quote=f"{quote} [simulated noise, {scope}; {_DATASET_NAMES.get(ds, ds)}]",
-                          quantity=f"{how} of the {_gap_name(part, first)} ({error} error, mean over systems "
-                                   f"and K), {ds}; reference code: rater length = true length + Exp(1), paper text: Exp with mean e − s",
-                          test=_test(part), data=datasets[ds], fmt=".4f")
-            records.append(claim.evaluate(convs))
+                          quantity=quantity, test=test, data=datasets[ds], fmt=".4f", standing=standing,
+                          short=f"{_PART_SHORT[part]} under simulated label noise ({_DATASET_NAMES.get(ds, ds)})",
+                          reading=reading)
+            power = Power.no_control("no measure is known in advance to be more or less robust to this noise")
+            rec = claim.evaluate(est, evidence=evidence, power=power, sensitivity=rows)
+            records.append(rec)
+            # A finding of the book's on real stand-in data (the mechanism refuses one on synthetic data).
+            if standing == "stand-in" and "synthetic" not in datasets[ds].split(",")[0]:
+                records.append(claim.book_finding(short=f"On {_DATASET_NAMES.get(ds, ds)} baselines: "
+                                                        f"{_PART_SHORT[part]}").evaluate(
+                    est, power=power, sensitivity=rows))
     return records
+
+
+_PART_SHORT = {"r07_above_axiou": "AxIoU@K errs less than R@K,0.7", "r05_above_axiou": "AxIoU@K errs less than R@K,0.5",
+               "r03_not_above_axiou": "R@K,0.3 errs comparably or less than AxIoU@K",
+               "r07_above_r05": "R@K,0.7 errs more than R@K,0.5"}
 
 
 def noise_ordering_by_sigma(gaps: dict, sigmas) -> pd.DataFrame:
@@ -197,8 +266,15 @@ def real_rater_claims(real: dict, datasets: dict) -> list[dict]:
                                         f"{len(rb['error_samples'])} bootstrap resamples of the re-annotated queries")
             claim = Claim(f"raters.{part}.{ds}", paper=PAPER, section="§6.4 (simulated noise; here: real raters)",
                           quote=f"{quote} [real re-annotation; {_DATASET_NAMES.get(ds, ds)}]", quantity=f"{_GAP_NAMES[part]}, original vs 5 real raters' median, {ds}",
-                          test=_test(part), data=datasets[ds], fmt=".4f")
-            records.append(claim.evaluate(est))
+                          test=_test(part), data=datasets[ds], fmt=".4f", standing=standing_of(datasets[ds]),
+                          short=f"{_PART_SHORT[part]} against real re-annotations ({_DATASET_NAMES.get(ds, ds)})",
+                          reading=Reading("the paper's simulated-noise ordering asked of a real second annotation "
+                                          "(5 raters' median), at face value: the gap's sign", quote,
+                                          "book's own question", "§6.4"))
+            records.append(claim.evaluate(
+                est, evidence=Evidence.none("the paper has no real-rater experiment"),
+                power=Power.no_control("no measure is known in advance to be more or less robust to real raters"),
+                sensitivity=[]))
     return records
 
 
