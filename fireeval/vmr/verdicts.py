@@ -161,9 +161,14 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clippe
             records.append(rec)
             # A finding of the book's on real stand-in data (the mechanism refuses one on synthetic data).
             if standing == "stand-in" and "synthetic" not in datasets[ds].split(",")[0]:
-                records.append(claim.book_finding(short=f"On {_DATASET_NAMES.get(ds, ds)} baselines: "
-                                                        f"{_PART_SHORT[part]}").evaluate(
-                    est, power=power, sensitivity=rows))
+                finding = claim.book_finding(short=f"On {_DATASET_NAMES.get(ds, ds)} baselines: {_PART_SHORT[part]}")
+                if reading.thresholds:  # keep the range of margins: the finding is judged over it too
+                    from dataclasses import replace
+
+                    finding = replace(finding, reading=Reading(f"{reading.rule} (the book's own finding on the stand-in)",
+                                                               reading.passage, reading.source, reading.where,
+                                                               reading.thresholds))
+                records.append(finding.evaluate(est, power=power, sensitivity=rows))
     return records
 
 
