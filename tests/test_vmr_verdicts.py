@@ -94,10 +94,26 @@ def test_selection_experiment_random_ties_average_over_draws(small):
 def test_selection_claims_use_an_exact_interval_for_whole_successes():
     res = {"full": {"above": np.r_[np.ones(3), np.zeros(17)], "best_other": np.zeros(20)},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20)}}
-    rate, lead = verdicts.selection_claims(res, "stand-in: test")  # no "only": no existence claim
-    assert rate["conventions"]["single_base"]["high"] > 0  # never a [0, 0] interval for 0 of 20
-    assert rate["verdict"] == "not reproduced"
-    assert lead["conventions"]["full"]["value"] == pytest.approx(0.15)
+    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: test")}  # no "only": no existence claim
+    assert "selection.paper_split_exists" not in recs
+    assert recs["selection.axiou10_above_average.single_base"]["conventions"][""]["high"] > 0  # never [0, 0]
+    assert recs["selection.axiou10_above_average"]["verdict"] == "not testable here"  # a stand-in family
+    assert recs["selection.axiou10_best.full"]["conventions"][""]["value"] == pytest.approx(0.15)
+
+
+def test_a_family_where_no_pick_is_ever_above_average_has_no_power():
+    zero = np.zeros(20)
+    res = {"nondegenerate": {"above": zero, "best_other": zero, "only": zero, "any": zero, "best": zero,
+                             "best_measure": "R@1,0.3", "runner_up": zero},
+           "single_base": {"above": np.r_[np.ones(5), np.zeros(15)], "best_other": zero, "only": np.r_[np.ones(5), zero[5:]],
+                           "any": np.r_[np.ones(5), zero[5:]], "best": np.r_[np.ones(5), zero[5:]],
+                           "best_measure": "AxIoU@10", "runner_up": zero}}
+    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: released lists")}
+    for q in ("paper_split_exists", "axiou10_above_average", "axiou10_best"):
+        nd = recs[f"selection.{q}.nondegenerate"]
+        assert nd["verdict"] == "not testable here" and nd["basis"].startswith("no power")
+        assert recs[f"selection.{q}"]["verdict"] == "not testable here"  # stand-in, about the paper
+    assert recs["selection.paper_split_exists.single_base"]["verdict"] == "reproduced"
 
 
 def test_build_family_kinds(small):
@@ -267,10 +283,13 @@ def test_paper_split_claim_is_an_existence_claim_over_splits():
     only = np.r_[np.ones(1), np.zeros(19)]
     res = {"full": {"above": only, "best_other": np.zeros(20), "only": only},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20), "only": np.zeros(20)}}
-    exists, rate, lead = verdicts.selection_claims(res, "stand-in: test")
-    assert exists["id"] == "selection.paper_split_exists" and "stricter" in rate["quantity"].lower()
-    assert exists["conventions"]["full"]["verdict"] == "reproduced"  # one split of 20 suffices: exact interval > 0
-    assert exists["conventions"]["single_base"]["verdict"] == "not reproduced" and exists["verdict"] == "depends"
+    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: test")}
+    assert "stricter" in recs["selection.axiou10_above_average"]["quantity"].lower()
+    assert recs["selection.paper_split_exists.full"]["verdict"] == "reproduced"  # one split of 20: exact interval > 0
+    assert recs["selection.paper_split_exists.single_base"]["verdict"] == "not reproduced"
+    # about the paper, on a stand-in family: never contradicted; the other family is a sensitivity row that differs
+    assert recs["selection.paper_split_exists"]["verdict"] == "not testable here"
+    assert recs["selection.paper_split_exists"]["sensitivity"][0]["name"] == "full family"
 
 
 def test_family_claim_inputs_only_share(small):
