@@ -80,3 +80,115 @@ FIG8_PROTOCOL = ("the authors' Fig. 8: five training runs of 2D-TAN; for each ru
 FIG7_SIGMAS = (1.0, 2.0, 3.0, 4.0)
 #: The top of Fig. 7's y axis ("Mean RMSE"), in all three panels.
 FIG7_YMAX = 0.13
+
+
+def _png(data: bytes) -> np.ndarray:
+    """An 8-bit RGB(A) PNG as an (h, w, 3) uint8 array (zlib and numpy only: no imaging library here)."""
+    import struct
+    import zlib
+
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG image")
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or ctype not in (2, 6):
+                raise ValueError(f"PNG with bit depth {depth} and colour type {ctype}: only 8-bit RGB(A) is read")
+            ch = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, 1 + w * ch)
+    out = np.zeros((h, w * ch), dtype=np.int64)
+    prev = np.zeros(w * ch, dtype=np.int64)
+    for y in range(h):
+        f, line = int(raw[y, 0]), raw[y, 1:].astype(np.int64)
+        if f == 0:
+            cur = line
+        elif f == 2:
+            cur = (line + prev) & 255
+        else:  # Sub, Average, Paeth depend on the pixel to the left: go pixel by pixel
+            cur = np.zeros_like(line)
+            for x in range(w * ch):
+                a = int(cur[x - ch]) if x >= ch else 0
+                b, c = int(prev[x]), int(prev[x - ch]) if x >= ch else 0
+                if f == 1:
+                    p = a
+                elif f == 3:
+                    p = (a + b) // 2
+                else:
+                    pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                    p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                cur[x] = (int(line[x]) + p) & 255
+        out[y] = cur
+        prev = cur
+    return out.reshape(h, w, ch)[..., :3].astype(np.uint8)
+
+
+def _runs(mask):
+    idx = np.flatnonzero(mask)
+    if idx.size == 0:
+        return []
+    return [(g[0], g[-1]) for g in np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)]
+
+
+def fig7_nearest_lines(errors, root=None) -> np.ndarray:
+    """For each of our errors, the nearest value drawn in the authors' Fig. 7 in that measure's colour.
+
+    ``errors``: (4 σ, 12 measures) in :data:`FIG4_MEASURES` order, σ = 1, 2, 3, 4 s. The
+    figure (notebook cell 29) has one panel per K with the three R@K,θ in blue and
+    AxIoU@K in red; its axes are calibrated on the grid lines (0.02 apart, the top one
+    0.12). For each (σ, measure) this returns the y value of the pixel of the measure's
+    colour, within ±7 px of the σ grid column (dotted lines have gaps), closest to our value (NaN if none): the
+    line the figure draws there that our number is nearest to. Lines of one colour are
+    not told apart, so a wrong value near another line of its colour would pass.
+    """
+    import base64
+    import json
+
+    from fireeval.datasets import data_path
+
+    nb = json.loads(data_path(NOTEBOOK, root).read_text())
+    img = _png(base64.b64decode(nb["cells"][29]["outputs"][0]["data"]["image/png"])).astype(int)
+    r, g, b = img[..., 0], img[..., 1], img[..., 2]
+    grid = (r == 214) & (g == 214) & (b == 214)
+    colours = {"red": (r > 200) & (g < 80) & (b < 80),
+               "blue": (np.abs(r - 31) < 30) & (np.abs(g - 119) < 30) & (np.abs(b - 180) < 30)}
+    height = grid.sum(0)
+    xs = [int(round((a + c) / 2)) for a, c in _runs(height > 60)]
+    # The four σ grid columns of a panel are evenly spaced; other grey columns are legend frames, shorter.
+    chains = []
+    for x in xs:
+        for d in (59, 60):
+            cols = [next((y for y in xs if abs(x + k * d - y) <= 1), None) for k in range(4)]
+            if None not in cols:
+                chains.append((int(height[cols].sum()), cols))
+    panels, used = [], set()
+    for _, cols in sorted(chains, key=lambda c: -c[0]):
+        if not used & set(cols):
+            panels.append(cols)
+            used |= set(cols)
+    panels = sorted(panels)
+    if len(panels) != 3:
+        raise ValueError(f"Fig. 7: found {len(panels)} panels, expected 3 (K = 1, 5, 10)")
+    errors = np.asarray(errors, dtype=float)
+    out = np.full(errors.shape, np.nan)
+    for p, cols in enumerate(panels):
+        band = grid[:, cols[2] + 3:cols[3] - 3]  # between σ = 3 and 4: no legend there
+        rows = sorted((a + c) / 2 for a, c in _runs(band.mean(1) > 0.3))
+        step = float(np.median(np.diff(rows)))
+        top = rows[0]  # the 0.12 grid line
+        k = (1, 5, 10)[p]
+        for j, m in enumerate(FIG4_MEASURES):
+            if not m.endswith(f"@{k}") and f"@{k}," not in m:
+                continue
+            mask = colours["red" if m.startswith("AxIoU") else "blue"]
+            for i, x in enumerate(cols):
+                ys = np.flatnonzero(mask[:, max(x - 7, 0):x + 8].any(1))
+                if ys.size:
+                    vals = 0.12 + (top - ys) / step * 0.02
+                    out[i, j] = vals[np.argmin(np.abs(vals - errors[i, j]))]
+    return out
