@@ -174,6 +174,20 @@ def fig7_nearest_lines(errors, root=None) -> np.ndarray:
     panels = sorted(panels)
     if len(panels) != 3:
         raise ValueError(f"Fig. 7: found {len(panels)} panels, expected 3 (K = 1, 5, 10)")
+    # Each panel's legend (upper left) draws short samples of the lines: blank its box, framed by the
+    # grey columns that are not grid lines.
+    frames = [x for x in xs if x not in used]
+    for cols in panels:
+        inside = [x for x in frames if cols[0] - 10 <= x <= cols[3]]
+        if len(inside) >= 2:
+            left, right = min(inside), max(inside)
+            col = grid[:, left].copy()
+            gaps = [(a, c) for a, c in _runs(~col) if c - a < 3]  # grid lines behind the frame break it by a pixel
+            for a, c in gaps:
+                col[a:c + 1] = True
+            top_, bottom = max(_runs(col), key=lambda run: run[1] - run[0])  # the frame, not grid crossings
+            for m in colours.values():
+                m[top_:bottom + 1, left:right + 1] = False
     errors = np.asarray(errors, dtype=float)
     out = np.full(errors.shape, np.nan)
     for p, cols in enumerate(panels):
