@@ -249,7 +249,10 @@ def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small)
     # "comparable": a ratio over a range of margins, since the paper gives none
     r03 = {r["id"]: r for r in recs}["noise.r03_not_above_axiou.ds"]
     assert r03["reading"]["source"] == "no guidance: range" and r03["test"] == "<= 1"
-    assert {row["kind"] for row in r03["sensitivity"]} == {"threshold (range)"}
+    assert {row["kind"] for row in r03["sensitivity"]} == {"threshold (range)", "interval method"}
+    # a ratio and an extreme over σ: BCa (grouped jackknife over the queries), the percentile interval a row
+    assert all(r["conventions"][""]["method"].startswith("95% BCa") for r in recs)
+    assert all(g["min_jack"].shape == (20,) for g in study["gaps"].values())
 
 
 def test_comparable_margin_relaxes_only_the_r03_part(small):

@@ -490,7 +490,7 @@ def majority_gap(gaps, axis: int = -1):
 
 
 def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, parts=ORDERING_PARTS,
-                  sigmas=None, boot=None, measures=None, margins=None) -> dict:
+                  sigmas=None, boot=None, measures=None, margins=None, jack=None) -> dict:
     """Each part of the ordering claim as a gap between two families' errors, per σ, its minimum and its majority value.
 
     For part ``(high, low, op)`` the gap is error(high) − error(low), family means over K;
@@ -504,7 +504,10 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
     ``"per_k_samples"``: (n_boot, n_sigmas, n_ks), the same gap at each cut-off K.
     ``margins``: ``{part: m}`` relative margins: that part's gap becomes (1 + m) ·
     error(high) − error(low), e.g. "R@K,0.3 comparable or lower" read as R@K,0.3's error
-    at most (1 + m) times AxIoU@K's (m = 0: not higher).
+    at most (1 + m) times AxIoU@K's (m = 0: not higher). ``jack``: (n_groups, n_sigmas,
+    n_measures) grouped-jackknife errors (:func:`convention_study`); the same statistics
+    on them come back as ``min_jack``, ``majority_jack``, ``high_jack``, ``low_jack``
+    (for BCa intervals).
     """
     margins = margins or {}
     point = noise_error(clean, noisy, error)
@@ -524,6 +527,11 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
                      "per_k": m * point[..., hi_idx] - point[..., lo_idx],
                      "per_k_samples": m * boot[..., hi_idx] - boot[..., lo_idx], "margin": m - 1.0,
                      "high": fam[high], "high_samples": fam_b[high], "low": fam[low], "low_samples": fam_b[low]}
+        if jack is not None:
+            fam_j = family_means(np.asarray(jack), measures, (high, low))
+            gj = m * fam_j[high] - fam_j[low]
+            out[name].update(min_jack=gj.min(axis=-1), majority_jack=majority_gap(gj), high_jack=fam_j[high],
+                             low_jack=fam_j[low])
     return out
 
 
@@ -628,6 +636,10 @@ def sign_change_sigma(sigmas, values) -> float:
     return float(s[i] + (s[i + 1] - s[i]) * v[i] / (v[i] - v[i + 1]))
 
 
+#: Groups of the grouped jackknife over queries that gives the BCa acceleration of the noise claims.
+JACKKNIFE_GROUPS = 20
+
+
 def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5, seed=0,
                      strict: bool = False, error: str = "abs", n_boot: int = 1000,
                      conventions=LENGTH_CONVENTIONS, resample_queries: bool = True, margins=None,
@@ -653,17 +665,27 @@ def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
     gt = _check_gt(gt)
     n_q = int(n_boot_queries or n_boot)
     weights = trial_counts(len(gt), n_q, seed + 1) / len(gt) if resample_queries else None
+    n_groups = min(JACKKNIFE_GROUPS, len(gt)) if resample_queries else 0
+    if n_groups > 1:  # grouped jackknife over the queries (for BCa): leave one block of queries out
+        block = np.arange(len(gt)) % n_groups
+        keep = (block[None, :] != np.arange(n_groups)[:, None]).astype(float)
+        weights = np.concatenate([weights, keep / keep.sum(axis=1, keepdims=True)])
     out = {}
     for c in conventions:
         if resample_queries:
             clean, noisy, clean_b, noisy_b = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed,
                                                               strict=strict, query_weights=weights, clip_to=clip_to)
+            jack = None
+            if n_groups > 1:
+                clean_j, noisy_j = clean_b[n_q:], noisy_b[..., n_q:, :, :]
+                clean_b, noisy_b = clean_b[:n_q], noisy_b[..., :n_q, :, :]
+                jack = np.stack([noise_error(clean_j[g], noisy_j[..., g, :, :], error) for g in range(n_groups)])
         else:
             clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict,
                                             clip_to=clip_to)
         mc = ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins)
         joint = (ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins,
-                               boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed))
+                               boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed), jack=jack)
                  if resample_queries else mc)
         for g in joint.values():
             g["resampled_queries"] = resample_queries
