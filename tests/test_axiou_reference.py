@@ -61,3 +61,13 @@ def test_fig7_reader_finds_the_drawn_lines_and_nothing_above_the_axis():
     assert (low <= near + 1e-12).all()
     # the authors' curves rise with the noise level: the top line of each panel is higher at σ = 4 than at σ = 1
     assert (near[3] > near[0]).all()
+
+
+def test_fig6_reader_finds_the_first_points():
+    require_data(reference.NOTEBOOK)
+    # our mean τ at n = 100 (5,000 draws; see the measures chapter) lies on the lines the authors drew
+    ours = np.array([0.855, 0.873, 0.798, 0.858, 0.798, 0.799, 0.930, 0.898, 0.718, 0.901, 0.810, 0.880])
+    drawn = reference.fig6_nearest_first_points(ours)
+    assert np.nanmax(np.abs(drawn - ours)) < 0.02
+    # a curve 0.1 lower than every one drawn is not found near any line
+    assert np.nanmax(np.abs(reference.fig6_nearest_first_points(ours - 0.1) - (ours - 0.1))) > 0.05

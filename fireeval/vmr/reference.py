@@ -11,11 +11,12 @@ with its sha256 in ``data/registry.json``). Its outputs are figures, not tables:
   :data:`FIG4_MEASURES` order, which is :data:`fireeval.core.moments.MEASURES`).
 * **Fig. 6** (cell 19) plots mean and variance of τ between the ranking on a random
   subset of n queries and the ranking on all 3,720, for n = 100, 200, ..., 3,700
-  (x axis: index of n), 5,000 draws per n (:data:`FIG6_PROTOCOL`). It prints no number.
+  (x axis: index of n), 5,000 draws per n (:data:`FIG6_PROTOCOL`). It prints no number;
+  :func:`fig6_nearest_first_points` reads its first points (n = 100) off the image.
 * **Fig. 7** (cell 29) plots the label-noise error of each measure at noise levels
   σ = 1, 2, 3, 4 s, 100 noisy datasets each. It prints no number and its y axis stops
   at 0.13 (:data:`FIG7_YMAX`): a convention whose errors exceed that cannot be the one
-  drawn.
+  drawn. :func:`fig7_nearest_lines` reads its lines off the image.
 * **Fig. 8** (cell 50): the model-selection z-scores; the code above it builds the
   variants from the five training runs' checkpoints, each kept when it is the first
   (lowest-index) argmax of some validation measure, times 20 NMS thresholds 0.01,
@@ -28,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG4_TAU", "FIG6_PROTOCOL", "FIG7_SIGMAS", "FIG7_YMAX", "FIG8_PROTOCOL", "fig4_upper"]
+__all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG4_TAU", "FIG6_PROTOCOL", "FIG7_SIGMAS", "FIG7_YMAX",
+           "FIG8_PROTOCOL", "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines"]
 
 NOTEBOOK = "charades_sta/reference/ExperimentsOnCharadesSTA.ipynb"
 NOTEBOOK_SOURCE = "the AxIoU authors' notebook ExperimentsOnCharadesSTA.ipynb (riktor/vmr-axiou @ 6d3b865c)"
@@ -205,4 +207,53 @@ def fig7_nearest_lines(errors, root=None) -> np.ndarray:
                 if ys.size:
                     vals = 0.12 + (top - ys) / step * 0.02
                     out[i, j] = vals[np.argmin(np.abs(vals - errors[i, j]))]
+    return out
+
+
+def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:
+    """For each measure's mean τ at n = 100, the nearest value drawn at n = 100 in the authors' Fig. 6.
+
+    ``mean_tau_at_100``: (12,) in :data:`FIG4_MEASURES` order. Fig. 6 (notebook cell 19),
+    top row: one panel per K, R@K,θ in blue, AxIoU@K in red, x = index of n (0 is
+    n = 100, the first grid column); the y axis is calibrated on its grid lines (0.05
+    apart, the lowest 0.70). The value returned is the pixel of the measure's colour
+    within ±1 px of that column closest to ours (up to 4 px to the right where a dotted
+    line starts with a gap). The curves rise steeply there (about 0.01 per pixel), so
+    agreement is to about 0.01-0.02. Lines of one colour are not told apart.
+    """
+    import base64
+    import json
+
+    from fireeval.datasets import data_path
+
+    nb = json.loads(data_path(NOTEBOOK, root).read_text())
+    img = _png(base64.b64decode(nb["cells"][19]["outputs"][0]["data"]["image/png"])).astype(int)
+    h = img.shape[0] // 2  # the top row of panels: the means
+    r, g, b = (img[:h, :, i] for i in range(3))
+    grid = (r == 214) & (g == 214) & (b == 214)
+    red = (r > 200) & (g < 80) & (b < 80)
+    blue = (np.abs(r - 31) < 30) & (np.abs(g - 119) < 30) & (np.abs(b - 180) < 30)
+    xs = [int(round((a + c) / 2)) for a, c in _runs(grid.sum(0) > 60)]
+    if len(xs) != 12:
+        raise ValueError(f"Fig. 6: found {len(xs)} grid columns in the top row, expected 12 (3 panels × 4)")
+    values = np.asarray(mean_tau_at_100, dtype=float)
+    out = np.full(values.shape, np.nan)
+    for p in range(3):
+        cols = xs[4 * p:4 * p + 4]
+        band = grid[:, cols[1] + 3:cols[2] - 3]
+        rows = sorted((a + c) / 2 for a, c in _runs(band.mean(1) > 0.3))
+        step = float(np.median(np.diff(rows)))
+        bottom = rows[-1]  # the 0.70 grid line
+        k = (1, 5, 10)[p]
+        for j, m in enumerate(FIG4_MEASURES):
+            if not (m == f"AxIoU@{k}" or m.startswith(f"R@{k},")):
+                continue
+            mask = red if m.startswith("AxIoU") else blue
+            for right in (2, 5):  # a dotted line may start with a gap: look a few pixels further right
+                ys = np.flatnonzero(mask[:, cols[0] - 1:cols[0] + right].any(1))
+                if ys.size:
+                    vals = 0.70 + (bottom - ys) / step * 0.05
+                    out[j] = vals[np.argmin(np.abs(vals - values[j]))]
+                    if abs(out[j] - values[j]) <= 0.02:
+                        break
     return out

@@ -706,16 +706,8 @@ def stability_claim(tau, measures, data: str, systems_note: str, n_boot: int = 1
                  test=Test(">", 0.5), data=data, fmt=".2f").evaluate(est)
 
 
-#: Fig. 6's first points (n = 100), read by eye off the authors' notebook image (±0.01), per measure. The
-#: notebook's legend swaps θ = 0.3 and θ = 0.7 of R@K,θ (its arrays are taken from the end of the measure
-#: list in the wrong order); the values are given here under the measures they are computed from.
-FIG6_FIRST_POINT = {"R@1,0.3": 0.86, "R@1,0.5": 0.87, "R@1,0.7": 0.79, "R@5,0.3": 0.86, "R@5,0.5": 0.80,
-                    "R@5,0.7": 0.80, "R@10,0.3": 0.93, "R@10,0.5": 0.90, "R@10,0.7": 0.71, "AxIoU@1": 0.88,
-                    "AxIoU@5": 0.81, "AxIoU@10": 0.88}
-
-
 def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1000, seed=0,
-                           disjoint_tau=None, disjoint_note: str = "") -> dict:
+                           disjoint_tau=None, disjoint_note: str = "", root=None) -> dict:
     """§6.3: "The AxIoU@K instances outperform most of the R@K,θ instances with the same value of K".
 
     Run with the authors' protocol (:func:`fireeval.vmr.stability.subset_vs_full`,
@@ -726,9 +718,10 @@ def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1
     subsets protocol of the paper's text (``disjoint_tau`` from
     :func:`fireeval.stats.reliability.subset_stability`). Interval: BCa over the
     subset-sampling trials (jackknife over trials), percentile as a sensitivity row.
-    Evidence: mean τ at n = 100 against Fig. 6's first points (read by eye).
+    Evidence: mean τ at n = 100 against Fig. 6's first points, read off the authors'
+    image (:func:`fireeval.vmr.reference.fig6_nearest_first_points`).
     """
-    from fireeval.vmr.reference import FIG6_PROTOCOL, NOTEBOOK_SOURCE
+    from fireeval.vmr.reference import FIG4_MEASURES, FIG6_PROTOCOL, NOTEBOOK_SOURCE, fig6_nearest_first_points
     from fireeval.vmr.stability import win_share_estimates
 
     measures = list(measures)
@@ -745,22 +738,24 @@ def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1
                                 Estimate.from_samples(share, samples, "bootstrap over trials"), kind="protocol"))
     sizes = [int(n) for n in sizes]
     standing = standing_of(data)
-    if standing == "original" and 100 in sizes:
-        at = sizes.index(100)
+    evidence = Evidence.none("Fig. 6 is about the paper's six systems on the full Charades-STA test set "
+                             "at n = 100, ..., 3,700")
+    if standing == "original" and 100 in sizes and tuple(measures) == FIG4_MEASURES:
         with np.errstate(invalid="ignore"):
-            ours = np.nanmean(tau_full[:, at], axis=-1)
-        worst = int(np.argmax(np.abs(np.array([FIG6_FIRST_POINT[m] for m in measures]) - ours)))
-        evidence = Evidence.compare([FIG6_FIRST_POINT[m] for m in measures], ours,
-                                    f"Fig. 6 in {NOTEBOOK_SOURCE}, cell 19: mean τ at n = 100, read by eye off the "
-                                    "image", tolerance=0.02,
-                                    detail=f"largest difference at {measures[worst]} ({ours[worst]:.3f} here, "
-                                           f"{FIG6_FIRST_POINT[measures[worst]]:.2f} read off the figure); "
-                                           "the figure prints no number; its legend swaps R@K,0.3 and R@K,0.7 (the "
-                                           "arrays are picked from the end of the measure list in reverse), so its "
-                                           "solid line is R@K,0.7")
-    else:
-        evidence = Evidence.none("Fig. 6 is about the paper's six systems on the full Charades-STA test set "
-                                 "at n = 100, ..., 3,700")
+            ours = np.nanmean(np.asarray(tau_full)[:, sizes.index(100)], axis=-1)
+        try:
+            drawn = fig6_nearest_first_points(ours, root)
+        except Exception as err:  # the notebook is not in the data folder, or its figure cannot be read
+            evidence = Evidence.none(f"the authors' Fig. 6 could not be read here ({type(err).__name__}: {err})")
+        else:
+            worst = int(np.nanargmax(np.abs(drawn - ours)))
+            evidence = Evidence.compare(
+                drawn, ours, f"Fig. 6 in {NOTEBOOK_SOURCE}, cell 19: mean τ at n = 100 (the nearest line of the "
+                "measure's colour, read off the image on its grid lines)", tolerance=0.02,
+                detail=f"12 first points; largest difference at {measures[worst]} ({ours[worst]:.3f} here, "
+                       f"{drawn[worst]:.3f} drawn). The figure prints no number. Its legend swaps R@K,0.3 and "
+                       "R@K,0.7 (the arrays are picked from the end of the measure list in reverse), so its solid, "
+                       "unstable line is R@K,0.7")
     power = Power.no_control("no measure pair is known to satisfy 'outperform most' in advance; each of the "
                              f"{w['n']} comparisons can go either way ({w['ties']:.0%} are ties)")
     return Claim("stability.axiou_vs_r_same_k", paper=PAPER, section="§6.3, Fig. 6",
