@@ -333,3 +333,17 @@ def test_subset_vs_full_is_one_on_the_whole_set():
     pq = rng.random((2, 4, 50))
     tau = stability.subset_vs_full(pq, sizes=[10, 50], n_trials=5, seed=0)
     assert tau.shape == (2, 2, 5) and np.allclose(tau[:, 1], 1.0)
+
+
+def test_subset_vs_full_equals_ranking_each_prefix_of_the_permutation():
+    from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.vmr import stability
+
+    pq = np.random.default_rng(4).random((3, 5, 60))
+    got = stability.subset_vs_full(pq, sizes=[10, 25, 60], n_trials=4, seed=1)
+    rng = np.random.default_rng(1)
+    for i in range(4):
+        perm = rng.permutation(60)
+        for j, n in enumerate([10, 25, 60]):
+            want = kendall_tau_batch(pq[:, :, perm[:n]].mean(-1), pq.mean(-1), atol=1e-12)
+            np.testing.assert_allclose(got[:, j, i], want)
