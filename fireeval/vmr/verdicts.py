@@ -15,7 +15,7 @@ from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power,
 __all__ = ["PAPER", "CONVENTION_NAMES", "ORDERING_QUOTES", "ORDERING_SCOPE", "noise_ordering_claims", "noise_ordering_by_sigma",
            "per_k_exceptions", "per_k_note", "interval_comparison",
            "real_rater_claims", "selection_claims", "agreement_claims", "bootstrap_tau_matrix", "agreement_blocks",
-           "agreement_summary", "axiom_claim", "COMPARABLE_RANGE", "fig7_evidence", "stability_wins", "stability_claim", "jackknife_tau_matrix", "standing_of",
+           "agreement_summary", "axiom_claim", "COMPARABLE_RANGE", "fig7_evidence", "stability_wins", "jackknife_tau_matrix", "standing_of",
            "author_stability_claim", "REASONABLY_WELL", "REMARKABLY"]
 
 
@@ -684,26 +684,6 @@ def stability_wins(tau, measures, n_boot: int = 1000, seed=0) -> tuple[float, np
     wins = means[ax] >= means[r]  # (pairs, sizes, 1 + B)
     share = wins.reshape(-1, wins.shape[-1]).mean(axis=0)
     return float(share[0]), share[1:], int(wins[..., 0].size)
-
-
-def stability_claim(tau, measures, data: str, systems_note: str, n_boot: int = 1000, seed=0) -> dict:
-    """§6.3: "The AxIoU@K instances outperform most of the R@K,θ instances with the same value of K".
-
-    Tested as: the share of (K, θ, subset size) comparisons in which AxIoU@K's mean τ
-    between disjoint subsets is at least R@K,θ's is > 0.5. Interval: bootstrap over the
-    subset-sampling trials (:func:`stability_wins`), not an exact binomial one: the
-    comparisons share trials, systems and queries, so they are not independent
-    Bernoulli draws. It covers the Monte-Carlo of the subset draws only; the queries
-    they are drawn from are fixed.
-    """
-    share, samples, n = stability_wins(tau, measures, n_boot, seed)
-    est = Estimate.from_samples(share, samples, f"{len(samples)} bootstrap resamples of the subset-sampling trials "
-                                                "(paired over measures and sizes; the query pool is fixed)")
-    return Claim("stability.axiou_vs_r_same_k", paper=PAPER, section="§6.3, Fig. 6",
-                 quote="The AxIoU@K instances outperform most of the R@K,θ instances with the same value of K",
-                 quantity=f"share of the {n} (K, θ, subset size) comparisons in which AxIoU@K's mean Kendall τ "
-                          f"between disjoint query subsets is at least R@K,θ's ({systems_note}); 'most' read as > 0.5",
-                 test=Test(">", 0.5), data=data, fmt=".2f").evaluate(est)
 
 
 def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1000, seed=0,
