@@ -165,8 +165,12 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clippe
                                         kind="interval method"))
             for c, g in by_conv.items():
                 if c != primary_c:
-                    rows.append(Alternative(f"{CONVENTION_NAMES[c]}'s length convention", _part_estimate(part, g[part])[0],
-                                            kind="convention"))
+                    alt = _part_estimate(part, g[part])[0]
+                    rows.append(Alternative(f"{CONVENTION_NAMES[c]}'s length convention", alt, kind="convention"))
+                    if part == "r03_not_above_axiou":  # the open margin under the other convention too
+                        rows += [Alternative(f"{CONVENTION_NAMES[c]}'s length convention, margin {t - 1:.0%}", alt,
+                                             kind="convention × margin", test=Test("<=", t))
+                                 for t in COMPARABLE_RANGE[1:]]
             if clipped and ds in clipped:
                 rows.append(Alternative("simulated raters clipped to the video (as real raters are)",
                                         _part_estimate(part, clipped[ds][part])[0], kind="clipping"))
