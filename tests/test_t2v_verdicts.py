@@ -112,7 +112,7 @@ def test_boost_ratio_is_symmetric_scale_free_and_at_most_one(pa, pb, scale, seed
 def test_shuffled_control_passes_the_paper_ratio_on_a_realistic_boost():
     boost = (np.random.default_rng(0).random(1000) < 0.13).astype(float)  # a 13-point C@1 boost, 1,000 queries
     e = verdicts.shuffled_boost_ratio(boost, 2000)
-    assert e.value == 1.0
+    assert e.value == 1.0 and e.low < 0.95  # a real interval, not a point at the bound
     assert e.low >= 0.625  # the control passes the paper's TeachText/SSB ratio
     # and a boost three times smaller than the other fails it
     small = (np.random.default_rng(1).random(1000) < 0.04).astype(float)
@@ -189,7 +189,7 @@ def _toy_semantic(n=30, seed=0):
 
 def test_wray_claims_whose_setting_differs_are_stand_ins_with_the_books_findings():
     by_id = {r["id"]: r for r in _toy_semantic()}
-    for cid in ("wray_more_than_one", "wray_syn_ge_pos", "wray_gmr_gap"):
+    for cid in ("wray_more_than_one", "wray_syn_ge_pos", "wray_gmr_gap", "wray_meteor_random"):
         assert by_id[cid]["standing"] == "stand-in" and by_id[cid]["verdict"] == "not testable here", cid
         assert by_id[cid + ".here"]["paper"] == "this book", cid
     assert "TextBlob" in by_id["wray_syn_ge_pos"]["notes"]

@@ -276,8 +276,10 @@ def shuffled_boost_ratio(boost, n_resamples=2000, seed=0) -> Estimate:
     """
     b = np.asarray(boost, dtype=float)
     shuffled = np.random.default_rng(seed).permutation(b)
-    e = boost_ratio_estimate(b, shuffled, n_resamples, seed)
-    return Estimate(e.value, e.low, e.high, f"{e.method}; second copy on shuffled queries")
+    # the estimate sits at the ratio's upper boundary (1), where BCa degenerates to a point: percentile interval
+    e = boost_ratio_estimate(b, shuffled, n_resamples, seed, interval="percentile")
+    return Estimate(e.value, e.low, e.high, f"{e.method}; second copy on shuffled queries (percentile: BCa "
+                    "degenerates at the ratio's bound 1)")
 
 
 def length_effect_control(words, n_resamples=2000, seed=0, strength=0.5) -> Estimate:
@@ -904,12 +906,14 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
             "METEOR relevance shrunk halfway to each query's mean (higher average inter-caption similarity, the "
             "paper's own explanation of the effect)",
             _random_over_trained(*args, flat, rows, "linear", n_resamples, seed))
-    records.append(Claim(
+    meteor_claim = Claim(
         "wray_meteor_random", WRAY, "§5.3; Fig. 7, Table 3",
         "the METEOR proxy leads to high nDCG values even for the Random baseline on MSR-VTT",
-        "random run's METEOR nDCG ÷ the best trained run's here, on the METEOR query sample, linear gain",
-        Test(">=", round(high_bar, 3)), data, paper_value="80.4 vs CE 84.0 (ratio 0.957)", fmt=".3f",
-        standing=standing, notes=notes,
+        "random run's METEOR nDCG ÷ the best trained run's here, on the METEOR query sample, linear gain. METEOR "
+        "here is a stand-in (one reference caption per video on a seeded query sample, not Wray's many-to-many match "
+        "over 20), text-to-video over 1k-A rather than both directions over the full split, and the trained runs are "
+        "not the paper's", Test(">=", round(high_bar, 3)), data, paper_value="80.4 vs CE 84.0 (ratio 0.957)",
+        fmt=".3f", standing="stand-in", notes=notes,
         short="Under METEOR even a random ranking scores high nDCG on MSR-VTT.",
         reading=Reading(f"'high' read as the paper uses it: the random row close to the trained rows of its own "
                         f"Table 3 (Fig. 7), at least the smallest Random ÷ best trained METEOR ratio the sentence calls "
@@ -920,8 +924,12 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
                         "baseline on MSR-VTT and YouCook2. This is due to high inter-caption similarities on average",
                         "paper's usage", "§5.3, Fig. 7; supplementary Table 3"),
         evidence=t3_ev, power=meteor_power,
-        untestable=None if (has_meteor_bow and model_runs) else "METEOR or BoW not computed").evaluate(
-        meteor_est, sensitivity=meteor_sens))
+        untestable=None if (has_meteor_bow and model_runs) else "METEOR or BoW not computed")
+    records.append(meteor_claim.evaluate(meteor_est, sensitivity=meteor_sens))
+    if real and meteor_est is not None:
+        findings.append(meteor_claim.book_finding(
+            "wray_meteor_random.here", short="With one-reference METEOR on 1k-A, a random ranking reaches the paper's "
+            "'high' share of a trained run's nDCG.").evaluate(meteor_est, sensitivity=meteor_sens, power=meteor_power))
     records.append(Claim(
         "wray_baselines_vs_mee", WRAY, "§5.3; Fig. 7",
         "when semantic proxies are considered, the baselines do not outperform the simple MEE embedding",
