@@ -257,7 +257,7 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
     * ``α_k = Φ(z0 + (z0 + z_k) / (1 - a (z0 + z_k)))`` for ``z_k = Φ⁻¹(α/2), Φ⁻¹(1 - α/2)``;
     * the interval is the ``α_1`` and ``α_2`` quantiles (linear interpolation) of ``θ*``.
 
-    BCa is degenerate when every difference is equal (``a`` is 0/0): then the interval
+    BCa is degenerate when every difference is equal, up to rounding (``a`` is 0/0): then the interval
     is ``[d̄, d̄]`` (method ``"constant"``); and when ``z0`` or ``α_k`` is not finite (all
     ``θ*`` on one side of ``θ̂``): then the percentile interval (method ``"percentile"``).
     Otherwise method ``"BCa"``.
@@ -312,7 +312,7 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
             a = num / den ** 1.5 / 6
             a1 = ndtr(z0 + (z0 + z_lo) / (1 - a * (z0 + z_lo)))
             a2 = ndtr(z0 + (z0 + z_hi) / (1 - a * (z0 + z_hi)))
-        constant = np.ptp(d, axis=1) == 0
+        constant = np.ptp(d, axis=1) <= 16 * np.finfo(float).eps * np.abs(d).max(axis=1)  # equal up to rounding
         ok = np.isfinite(a1) & np.isfinite(a2) & ~constant
         a1 = np.where(ok, a1, alpha)
         a2 = np.where(ok, a2, 1 - alpha)
@@ -746,7 +746,11 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
     from fireeval.core.stream import QrelsIndex, score_run
     from fireeval.core.trec import read_run_table
 
-    parsed = parse_measures(measure)
+    try:
+        parsed = parse_measures(measure)
+    except ValueError as err:  # the project's one-line form: what is wrong. Fix: what to do
+        text = str(err).replace("; use e.g.", ". Fix: use e.g.", 1)
+        raise ValueError(text if "Fix:" in text else f"{text}. Fix: check the measure name") from None
     if len(parsed) != 1:
         raise ValueError(f"measure {measure!r} stands for {len(parsed)} measures "
                          f"({', '.join(m.name for m in parsed[:4])}{' ...' if len(parsed) > 4 else ''}). "
