@@ -303,3 +303,23 @@ def test_package_entry_point():
 
     x = np.random.default_rng(0).random((2, 8))
     assert fireeval.compare(x, n_permutations=100, n_bootstrap=0).pairs["p_perm"].shape == (1,)
+
+
+def test_runs_paired_on_common_topics(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path)
+    short = tmp_path / "short.txt"
+    short.write_text("".join(line for line in open(runs[1]) if not line.startswith("412 ")).replace("run1", "short"))
+    s = cmp.scores_from_trec(qrels, [runs[0], str(short)], "map")
+    assert s.topics == [str(t) for t in range(401, 412)] and any("left out" in n for n in s.notes)
+    full = cmp.scores_from_trec(qrels, [runs[0], str(short)], "map", complete=True)
+    assert len(full.topics) == 12 and full.values[1, -1] == 0.0
+    assert main(["compare", qrels, runs[0], str(short), "-m", "map", "--permutations", "200"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: ") and "left out of the paired comparison" in err
+
+
+def test_too_few_permutations_for_holm_is_said(tmp_path):
+    x = np.random.default_rng(0).beta(2, 5, size=(12, 30)) + np.linspace(0, 0.5, 12)[:, None]
+    c = cmp.compare(x, n_permutations=100, n_bootstrap=0)
+    assert c.smallest_pvalue() >= c.alpha and "no pair can be significant" in c.warnings()[0]
+    assert not c.significant().any() and c.significant("tukey").any()
