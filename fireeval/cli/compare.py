@@ -138,7 +138,7 @@ def report_text(result, difference: float | None = None, pairs: bool = False) ->
     width = max(len("run"), *(len(r["system"]) for r in rows))
     gwidth = max(len("group"), *(len(r["groups"]) for r in rows))
     if result.adjust == "tukey":
-        how = f"{result.n_permutations} permutations"
+        how = f"{result.n_tukey} permutations"
     elif result.adjust in ("t", "t-holm"):
         how = "t distribution"
     else:

@@ -377,6 +377,7 @@ class Comparison:
     adjust: str
     power: float
     notes: list = field(default_factory=list)
+    n_tukey: int = 0  # permutations of the Tukey HSD test (0: not computed)
 
     @property
     def means(self) -> np.ndarray:
@@ -419,7 +420,7 @@ class Comparison:
         floor = 1.0 / self.n_permutations if self.exact else 1.0 / (self.n_permutations + 1)
         if adjust in ("holm", "none"):
             return min(1.0, 2 * floor * (len(self.pairs["i"]) if adjust == "holm" else 1))
-        return floor if adjust == "tukey" else 0.0
+        return 1.0 / (self.n_tukey + 1) if adjust == "tukey" else 0.0
 
     def warnings(self, adjust: str | None = None) -> list[str]:
         """What limits the verdicts: e.g. too few permutations for Holm over this many pairs."""
@@ -428,10 +429,22 @@ class Comparison:
         low = self.smallest_pvalue(adjust)
         if low >= self.alpha:
             n_pairs = len(self.pairs["i"])
-            need = math.ceil(2 * n_pairs / self.alpha) if adjust == "holm" else math.ceil(2 / self.alpha)
-            out.append(f"with {self.n_permutations} permutations the smallest {adjust}-adjusted randomisation p-value "
-                       f"over {n_pairs} pairs is {low:.3g} >= alpha {self.alpha:g}: no pair can be significant. "
-                       f"Fix: use --adjust tukey (randomised Tukey HSD) or at least {need} permutations")
+            if adjust == "tukey":
+                out.append(f"with {self.n_tukey} permutations the smallest randomised Tukey HSD p-value is {low:.3g} "
+                           f">= alpha {self.alpha:g}: no pair can be significant. Fix: use at least "
+                           f"{math.ceil(1 / self.alpha)} permutations")
+            elif self.exact:
+                out.append(f"with {len(self.topics)} topics even the exact randomisation test (all "
+                           f"{self.n_permutations} sign flips) gives p >= {low:.3g} "
+                           f"{'after Holm over ' + str(n_pairs) + ' pairs ' if adjust == 'holm' else ''}"
+                           f">= alpha {self.alpha:g}: no pair can be significant. Fix: use more topics"
+                           f"{' or --adjust tukey' if adjust == 'holm' else ''}")
+            else:
+                need = math.ceil(2 * (n_pairs if adjust == "holm" else 1) / self.alpha)
+                out.append(f"with {self.n_permutations} permutations the smallest {adjust}-adjusted randomisation "
+                           f"p-value over {n_pairs} pairs is {low:.3g} >= alpha {self.alpha:g}: no pair can be "
+                           f"significant. Fix: use --adjust tukey (randomised Tukey HSD) or at least {need} "
+                           "permutations")
         return out
 
     def table(self):
@@ -449,7 +462,8 @@ class Comparison:
         pairs = [{k: (v[n].item() if hasattr(v[n], "item") else v[n]) for k, v in self.pairs.items()}
                  for n in range(len(self.pairs["i"]))]
         return {"measure": self.measure, "n_topics": len(self.topics), "topics": list(self.topics),
-                "settings": {"permutations": self.n_permutations, "exact": self.exact, "bootstrap": self.n_bootstrap,
+                "settings": {"permutations": self.n_permutations, "exact": self.exact, "tukey_permutations": self.n_tukey,
+                             "bootstrap": self.n_bootstrap,
                              "seed": self.seed, "alpha": self.alpha, "confidence": self.confidence,
                              "adjust": self.adjust, "power": self.power,
                              "effect_size": "d_z = mean difference / sd of the per-topic differences"},
@@ -552,7 +566,8 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
              "ci_method": how, "effect": effect, "t": t_stat, "p_t": p_t, "p_t_holm": holm(np.nan_to_num(p_t, nan=1.0)),
              "p_perm": p_perm, "p_perm_holm": holm(p_perm), "p_tukey": p_tukey, "min_detectable": es * sd}
     return Comparison(list(s.names), list(s.topics), values, s.measure, pairs, int(flips.shape[0]), bool(exact),
-                      int(n_bootstrap), int(seed), float(alpha), float(confidence), adjust, float(power), list(s.notes))
+                      int(n_bootstrap), int(seed), float(alpha), float(confidence), adjust, float(power), list(s.notes),
+                      int(n_permutations) if tukey else 0)
 
 
 def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
