@@ -323,3 +323,15 @@ def test_too_few_permutations_for_holm_is_said(tmp_path):
     c = cmp.compare(x, n_permutations=100, n_bootstrap=0)
     assert c.smallest_pvalue() >= c.alpha and "no pair can be significant" in c.warnings()[0]
     assert not c.significant().any() and c.significant("tukey").any()
+
+
+def test_cli_chart(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path)
+    chart = tmp_path / "ordering.json"
+    assert main(["compare", qrels, *runs, "-m", "map", "--permutations", "200", "--chart", str(chart)]) == 0
+    spec = json.loads(chart.read_text())
+    assert "layer" in spec and "which orderings survive" in spec["title"]["text"]
+    capsys.readouterr()
+    assert main(["compare", qrels, *runs, "-m", "map", "--chart", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fireeval compare: ") and "x.png" in err and "Fix:" in err

@@ -48,6 +48,9 @@ def add(sub):
                    help="text (default): the report; tsv: the runs table, or with --pairs the pairs table; "
                         "json: everything")
     p.add_argument("--pairs", action="store_true", help="text and tsv: print every pair's statistics")
+    p.add_argument("--chart", default=None, metavar="FILE",
+                   help="also draw the ordering with its significance groups: FILE.svg (static drawing) or "
+                        "FILE.json (Vega-Lite specification)")
     p.add_argument("-c", "--complete", action="store_true",
                    help="pair on every qrels topic, topics a run lacks scoring 0 (trec_eval -c)")
     p.add_argument("-l", "--level", type=int, default=None, metavar="LEVEL",
@@ -71,6 +74,8 @@ def _check_args(args):
         raise ValueError(f"--alpha must be in (0, 1), not {args.alpha}. Fix: give e.g. 0.05")
     if args.difference is not None and not args.difference > 0:
         raise ValueError(f"--difference must be > 0, not {args.difference}. Fix: give e.g. 0.01")
+    if args.chart is not None and not args.chart.lower().endswith((".svg", ".json")):
+        raise ValueError(f"{args.chart}: --chart writes .svg or .json files. Fix: name the file FILE.svg or FILE.json")
     if args.level is not None and args.level < 0:
         raise ValueError(f"-l must be >= 0, not {args.level}. Fix: give the smallest relevant grade, e.g. 1")
 
@@ -100,6 +105,28 @@ def run(args):
         out.write(report_tsv(result, pairs=args.pairs))
     else:
         out.write(report_text(result, difference=args.difference, pairs=args.pairs or len(result.names) <= 6))
+    if args.chart:
+        write_chart(result, args.chart)
+
+
+def write_chart(result, path) -> None:
+    """The ordering chart (:func:`fireeval.book.plotting.ordering_chart`) as SVG or Vega-Lite JSON."""
+    import json
+    from pathlib import Path
+
+    from fireeval.book.plotting import VEGALITE_VERSION, ordering_chart, setup
+
+    setup("svg")
+    chart = ordering_chart(result, title=f"{result.measure}: which orderings survive?",
+                           caption=f"{len(result.topics)} topics; grey bar: the runs not significantly different "
+                                   f"({result.adjust}, alpha {result.alpha:g}); label: significance groups.")
+    spec = chart.to_dict()
+    if str(path).lower().endswith(".json"):
+        Path(path).write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    else:
+        import vl_convert
+
+        Path(path).write_text(vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION), encoding="utf-8")
 
 
 def _json_default(value):
