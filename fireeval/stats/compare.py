@@ -58,6 +58,7 @@ __all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisati
            "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity"]
 
 _EPS = np.finfo(float).eps * 100  # scipy.stats.permutation_test's relative tolerance
+_BLOCK = 4_000_000  # floats of resamples (rows x topics) held at once: 32 MB
 
 
 # ---------------------------------------------------------------- inputs
@@ -179,23 +180,26 @@ def randomisation_pvalues(values, pair_i, pair_j, flips, exact: bool = False, ch
     values = np.asarray(values, dtype=float)
     pair_i, pair_j = np.asarray(pair_i, dtype=np.int64), np.asarray(pair_j, dtype=np.int64)
     n_topics = values.shape[1]
-    s = np.asarray(flips, dtype=float)
-    n_perm = s.shape[0]
+    flips = np.asarray(flips)
+    n_perm = flips.shape[0]
     adjust = 0 if exact else 1
-    out = np.empty(len(pair_i))
-    for lo in range(0, len(pair_i), chunk):
-        hi = min(lo + chunk, len(pair_i))
-        d = values[pair_i[lo:hi]] - values[pair_j[lo:hi]]  # (c, T)
-        observed = d.mean(axis=1)
-        gamma = np.abs(_EPS * observed)
-        null = s @ d.T  # (P, c)
-        null /= n_topics
-        greater = np.count_nonzero(null >= observed - gamma, axis=0)
-        less = np.count_nonzero(null <= observed + gamma, axis=0)
-        p_g = (greater + adjust) / (n_perm + adjust)
-        p_l = (less + adjust) / (n_perm + adjust)
-        out[lo:hi] = np.clip(2 * np.minimum(p_g, p_l), 0.0, 1.0)
-    return out
+    n = len(pair_i)
+    d_all = [values[pair_i[lo:lo + chunk]] - values[pair_j[lo:lo + chunk]] for lo in range(0, n, chunk)]
+    observed = np.concatenate([d.mean(axis=1) for d in d_all]) if n else np.empty(0)
+    gamma = np.abs(_EPS * observed)
+    greater, less = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    rows = max(1, min(n_perm, _BLOCK // max(n_topics, 1)))  # flips converted to float a block of rows at a time
+    for r0 in range(0, n_perm, rows):
+        s = flips[r0:r0 + rows].astype(float)
+        for k, d in enumerate(d_all):
+            lo, hi = k * chunk, k * chunk + len(d)
+            null = s @ d.T  # (rows, c)
+            null /= n_topics
+            greater[lo:hi] += np.count_nonzero(null >= observed[lo:hi] - gamma[lo:hi], axis=0)
+            less[lo:hi] += np.count_nonzero(null <= observed[lo:hi] + gamma[lo:hi], axis=0)
+    p_g = (greater + adjust) / (n_perm + adjust)
+    p_l = (less + adjust) / (n_perm + adjust)
+    return np.clip(2 * np.minimum(p_g, p_l), 0.0, 1.0)
 
 
 def tukey_hsd_pvalues(values, abs_differences, n_permutations: int = 10_000, rng=0, chunk: int = 200) -> np.ndarray:
@@ -290,9 +294,15 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
     pair_i, pair_j = np.asarray(pair_i, dtype=np.int64), np.asarray(pair_j, dtype=np.int64)
     t = values.shape[1]
     gen = np.random.default_rng(rng)
-    index = gen.integers(0, t, (n_resamples, t))
-    counts = np.zeros((n_resamples, t))
-    np.add.at(counts, (np.repeat(np.arange(n_resamples), t), index.ravel()), 1.0)
+    index = gen.integers(0, t, (n_resamples, t))  # scipy's draw, at once (the same stream)
+    rows = max(1, min(n_resamples, _BLOCK // max(t, 1)))
+    blocks = []  # each resample's topic counts, a block of rows at a time, as small integers
+    for r0 in range(0, n_resamples, rows):
+        part = index[r0:r0 + rows]
+        flat = (np.arange(len(part))[:, None] * t + part).ravel()
+        blocks.append(np.bincount(flat, minlength=len(part) * t).reshape(len(part), t).astype(np.uint16 if t < 65536
+                                                                                             else np.uint32))
+    del index
     alpha = (1 - confidence) / 2
     z_lo, z_hi = float(ndtri(alpha)), float(-ndtri(alpha))
     n = len(pair_i)
@@ -301,7 +311,7 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
         hi = min(lo + chunk, n)
         d = values[pair_i[lo:hi]] - values[pair_j[lo:hi]]  # (c, T)
         theta = d.mean(axis=1)
-        boot = (counts @ d.T) / t  # (B, c)
+        boot = np.concatenate([block.astype(float) @ d.T for block in blocks]) / t  # (B, c)
         below = np.count_nonzero(boot < theta, axis=0) + np.count_nonzero(boot <= theta, axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             z0 = ndtri(below / (2 * n_resamples))
