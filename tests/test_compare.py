@@ -335,3 +335,14 @@ def test_cli_chart(tmp_path, capsys):
     assert main(["compare", qrels, *runs, "-m", "map", "--chart", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("fireeval compare: ") and "x.png" in err and "Fix:" in err
+
+
+def test_pair_power_and_strict_json(tmp_path, capsys):
+    x = np.random.default_rng(3).beta(2, 5, size=(3, 25))
+    c = cmp.compare(x, ["A", "B", "C"], n_permutations=200, n_bootstrap=0, tukey=False)
+    out = c.pair_power("A", "C", difference=0.05)
+    sd = (x[0] - x[2]).std(ddof=1)
+    assert out["min_detectable"] == pytest.approx(float(cmp.detectable_difference(sd, 25)))
+    assert out["topics_needed"] == cmp.topics_needed(0.05, sd)
+    text = json.dumps(c.to_json(), allow_nan=False)  # NaN (no intervals, no Tukey) written as null
+    assert json.loads(text)["pairs"][0]["ci_low"] is None

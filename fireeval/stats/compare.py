@@ -424,6 +424,26 @@ class Comparison:
                         "groups": group_label(groups[i], n_groups), "group_ids": groups[i]})
         return out
 
+    def pair_power(self, a: str, b: str, difference: float | None = None) -> dict:
+        """Power figures of one pair from its own per-topic differences: ``sd`` of the differences, the
+        smallest difference detectable with this topic count, and the topics needed for ``difference``
+        (default: the pair's observed mean difference).
+
+        Examples
+        --------
+        >>> c = compare({"A": [0.5, 0.6, 0.8, 0.4], "B": [0.4, 0.6, 0.6, 0.3]}, n_bootstrap=0)
+        >>> out = c.pair_power("A", "B")
+        >>> round(out["sd"], 4), out["topics_needed"]
+        (0.0816, 8)
+        """
+        i, j = self.names.index(a), self.names.index(b)
+        d = self.values[i] - self.values[j]
+        sd = float(d.std(ddof=1))
+        target = abs(float(d.mean())) if difference is None else float(difference)
+        return {"a": a, "b": b, "n_topics": len(self.topics), "sd": sd, "difference": target,
+                "min_detectable": float(detectable_difference(sd, len(self.topics), self.alpha, self.power)),
+                "topics_needed": topics_needed(target, sd, self.alpha, self.power) if sd > 0 and target > 0 else None}
+
     def smallest_pvalue(self, adjust: str | None = None) -> float:
         """The smallest p-value the chosen test can give here (resampling resolution, after adjustment)."""
         adjust = adjust or self.adjust
@@ -469,8 +489,11 @@ class Comparison:
 
     def to_json(self, difference: float | None = None) -> dict:
         """Everything as plain JSON values."""
-        pairs = [{k: (v[n].item() if hasattr(v[n], "item") else v[n]) for k, v in self.pairs.items()}
-                 for n in range(len(self.pairs["i"]))]
+        def plain(value):
+            value = value.item() if hasattr(value, "item") else value
+            return None if isinstance(value, float) and value != value else value  # NaN -> null (strict JSON)
+
+        pairs = [{k: plain(v[n]) for k, v in self.pairs.items()} for n in range(len(self.pairs["i"]))]
         return {"measure": self.measure, "n_topics": len(self.topics), "topics": list(self.topics),
                 "settings": {"permutations": self.n_permutations, "exact": self.exact, "tukey_permutations": self.n_tukey,
                              "bootstrap": self.n_bootstrap,
