@@ -122,7 +122,7 @@ small = arrays(np.float64, st.tuples(st.just(2), st.integers(3, 12)),
                elements=st.floats(0, 1, allow_nan=False, width=32))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small, st.integers(0, 3))
 def test_swapping_negates_difference_and_keeps_p(x, seed):
     ab = cmp.compare(x, n_permutations=300, n_bootstrap=200, seed=seed)
@@ -135,7 +135,7 @@ def test_swapping_negates_difference_and_keeps_p(x, seed):
         assert ba.pairs["ci_low"][0] == pytest.approx(-ab.pairs["ci_high"][0], abs=1e-9)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(arrays(np.float64, st.integers(3, 15), elements=st.floats(0, 1, allow_nan=False, width=32)))
 def test_identical_runs_give_p_one(row):
     c = cmp.compare(np.vstack([row, row, row]), n_permutations=200, n_bootstrap=100)

@@ -348,6 +348,9 @@ def _quantile_sorted(sorted_cols, q):
 def holm(pvalues) -> np.ndarray:
     """Holm's step-down adjusted p-values (statsmodels ``multipletests(method='holm')``).
 
+    ``p_(k) -> max_{l <= k} min(1, (m - l + 1) p_(l))`` over the sorted p-values. (statsmodels
+    runs ``gc.collect()`` in every Holm call: ~0.1 s in a large process.)
+
     Examples
     --------
     >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
