@@ -17,6 +17,8 @@ request that leaves the machine is blocked and fails the check. On every page:
   cut off by ``overflow: hidden`` is reported as clipped);
 * no unrendered Markdown in the text: ``*word*``, ``**word**``, a literal backtick or
   an unresolved ``{glue...}`` role outside code;
+* the introduction's scoreboard has a row for every chapter of the table of contents, and
+  each row's link lands on that claim's row (``id="claim-<id>"``) in the chapter's box;
 * a page built from a notebook shows as many charts as its executed notebook produced
   (``_build/jupyter_execute``), and a chapter page (``notebooks/*``) links its executed
   notebook and headline JSON, both downloadable.
@@ -301,6 +303,28 @@ def check_page(page, url: str, page_path: str, want_charts: int) -> tuple[list[s
     return events + problems, shown
 
 
+def check_scoreboard(build: Path, intro: str = "book/intro.html") -> list[str]:
+    """Every chapter has rows in the introduction's scoreboard, and every row's link finds its claim."""
+    import re
+
+    page = build / intro
+    if not page.is_file():
+        return [f"{intro}: page missing from the build"]
+    text = page.read_text()
+    if 'class="fireeval-scoreboard"' not in text:
+        return [f"{intro}: no scoreboard table"]
+    problems, seen = [], set()
+    for href in re.findall(r'href="\.\./notebooks/([^"#]+)\.html#(claim-[^"]+)"', text):
+        chapter, anchor = href
+        seen.add(chapter)
+        target = build / "notebooks" / f"{chapter}.html"
+        if not target.is_file() or f'id="{anchor}"' not in target.read_text():
+            problems.append(f"{intro}: scoreboard link notebooks/{chapter}.html#{anchor} finds no such claim row")
+    toc = [p.stem for p in (build / "notebooks").glob("*.html")]
+    problems += [f"{intro}: the scoreboard has no claim of chapter {c}" for c in sorted(set(toc) - seen)]
+    return problems
+
+
 def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] | None = None) -> list[str]:
     from playwright.sync_api import sync_playwright
 
@@ -338,7 +362,7 @@ def main(argv):
     if not (build / "index.html").is_file():
         print(f"check_book: {build} has no index.html; build the book first (bash scripts/book.sh)")
         return 2
-    problems = check(build)
+    problems = check(build) + check_scoreboard(build)
     for p in problems:
         print("FAIL", p)
     print(f"check_book: {len(problems)} problem(s)")

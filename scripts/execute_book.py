@@ -9,6 +9,9 @@ finds every notebook cached and only renders. A notebook is read exactly as myst
 reads it (jupyter-cache's ``myst_nb_md`` reader), so the cache key (code cells and
 kernelspec) is the one the build looks up; notebooks already cached are skipped.
 Longest first, by the times of the previous run (``_build/.fireeval-execution-times.json``).
+The introduction (the table of contents' root) gathers every chapter's claims into the
+book's scoreboard (:mod:`fireeval.book.scoreboard`), so it runs after the chapters, and
+again whenever any chapter was executed (its cached copy would show the old claims).
 Exits non-zero, naming the notebook and the failing cell, if any notebook raises.
 """
 from __future__ import annotations
@@ -88,38 +91,51 @@ def main(argv=None) -> int:
     times_file = Path(args.cache).parent / ".fireeval-execution-times.json"
     previous = {**TYPICAL_SECONDS, **(json.loads(times_file.read_text()) if times_file.is_file() else {})}
     todo = []
-    for path in book_notebooks():
+    notebooks = book_notebooks()
+    intro = notebooks[0]  # the root: it reads the chapters' claims, so it runs last
+    for path in notebooks[1:] + notebooks[:1]:
         if args.only and path.stem not in args.only:
             continue
         try:
-            cache.match_cache_notebook(_read(path))
+            record = cache.match_cache_notebook(_read(path))
+            if path == intro and any(p != intro for p in todo):
+                cache.remove_cache(record.pk)  # chapters changed: the scoreboard must be rebuilt
+                raise KeyError(path)
             print(f"execute_book: {path.relative_to(ROOT)} cached")
         except KeyError:
             todo.append(path)
     todo.sort(key=lambda p: -previous.get(str(p.relative_to(ROOT)), 0.0))
+    last = [p for p in todo if p == intro]
+    todo = [p for p in todo if p != intro]
     started = time.perf_counter()
     failed = []
     timings = json.loads(times_file.read_text()) if times_file.is_file() else {}
-    if todo:
-        print(f"execute_book: executing {len(todo)} notebook(s) over {args.workers} process(es)", flush=True)
-        with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(todo)))) as pool:
-            futures = [pool.submit(_execute, str(p), args.timeout) for p in todo]
-            for future in as_completed(futures):
-                path, nb, seconds, error = future.result()
-                name = str(Path(path).relative_to(ROOT))
-                if error:
-                    failed.append(name)
-                    print(f"execute_book: {name} FAILED after {seconds:.1f} s\n{error}", file=sys.stderr, flush=True)
-                    continue
-                stage = cache.add_nb_to_project(path, read_data=READER)
-                cache.cache_notebook_bundle(CacheBundleIn(nb, stage.uri, data={"execution_seconds": seconds}),
-                                            check_validity=False, overwrite=True)
-                timings[name] = seconds
-                print(f"execute_book: {name} {seconds:.1f} s", flush=True)
+    todo_all = todo + last
+    if todo_all:
+        print(f"execute_book: executing {len(todo_all)} notebook(s) over {args.workers} process(es)", flush=True)
+        def store(future):
+            path, nb, seconds, error = future.result()
+            name = str(Path(path).relative_to(ROOT))
+            if error:
+                failed.append(name)
+                print(f"execute_book: {name} FAILED after {seconds:.1f} s\n{error}", file=sys.stderr, flush=True)
+                return
+            stage = cache.add_nb_to_project(path, read_data=READER)
+            cache.cache_notebook_bundle(CacheBundleIn(nb, stage.uri, data={"execution_seconds": seconds}),
+                                        check_validity=False, overwrite=True)
+            timings[name] = seconds
+            print(f"execute_book: {name} {seconds:.1f} s", flush=True)
+
+        with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(todo_all)))) as pool:
+            for future in as_completed([pool.submit(_execute, str(p), args.timeout) for p in todo]):
+                store(future)
+            # The introduction after every chapter is in the cache: it reads their claims from there.
+            for future in [pool.submit(_execute, str(p), args.timeout) for p in last]:
+                store(future)
     wall = time.perf_counter() - started
     times_file.parent.mkdir(parents=True, exist_ok=True)
     times_file.write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n")
-    done = [str(p.relative_to(ROOT)) for p in todo if str(p.relative_to(ROOT)) not in failed]
+    done = [str(p.relative_to(ROOT)) for p in todo_all if str(p.relative_to(ROOT)) not in failed]
     serial = sum(timings[n] for n in done)
     print(f"execute_book: {len(done)} executed in {wall:.1f} s wall over {args.workers} process(es) "
           f"(sum of per-notebook times {serial:.1f} s)")

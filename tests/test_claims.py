@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fireeval.book import report
-from fireeval.stats.claims import VERDICTS, Claim, Estimate, Test, format_estimate, summary_rows, verdict
+from fireeval.stats.claims import (FIELDS, LABELS, VERDICTS, Alternative, Claim, Estimate, Evidence, Power, Reading, Test,
+                                   bca_interval, format_estimate, label, summary_rows, verdict)
 
 finite = st.floats(-10, 10, allow_nan=False)
 
@@ -30,7 +31,7 @@ def test_verdict_flips_when_the_interval_crosses_the_threshold(threshold, width,
 def test_a_straddling_interval_is_never_reproduced(value, spread):
     est = Estimate(value, value - spread, value + spread, "b")
     v, basis = verdict(est, Test(">", value))
-    assert v == "not reproduced" and basis.startswith("not shown")
+    assert v == "not reproduced" and basis.startswith("inconclusive")
 
 
 @given(st.lists(finite, min_size=2, max_size=200), finite)
@@ -80,7 +81,8 @@ def test_nan_value_is_not_testable_not_silently_reproduced():
 
 
 def test_report_claims_refuses_an_unknown_verdict_and_a_duplicate_id():
-    rec = _claim().evaluate(Estimate(0.95))
+    rec = _claim(standing="original", reading=Reading("as written", "τ > 0.9", "paper's definition")).evaluate(
+        Estimate(0.95), evidence=Evidence.none("nothing printed"), power=Power.no_control("none exists"))
     with pytest.raises(ValueError, match="not one of"):
         report.claims([{**rec, "verdict": "sort of"}])
     with pytest.raises(ValueError, match="used twice"):
@@ -96,3 +98,121 @@ def test_scoreboard_rows_show_value_interval_and_verdict():
     assert row["verdict"] == "depends" and "0.930 [0.910, 0.950]" in row["found here"]
     html = report.ClaimsTable([row])._repr_html_()
     assert "depends" in html and "<table" in html and np.isfinite(rec["conventions"]["a"]["value"])
+
+
+# --- the fair-verdict fields -------------------------------------------------------------------------------------
+
+_READING = Reading("as written", "τ > 0.9", "paper's definition")
+_NO_EVIDENCE = Evidence.none("nothing printed")
+_NO_CONTROL = Power.no_control("none exists")
+
+
+def _fair(standing="original", **kw):
+    return _claim(standing=standing, reading=_READING, **kw)
+
+
+@given(value=finite, spread=st.floats(0, 3), op=st.sampled_from([">", ">=", "<", "<="]), threshold=finite)
+def test_a_stand_in_can_never_contradict_the_paper(value, spread, op, threshold):
+    rec = _fair("stand-in").evaluate(Estimate(value, value - spread, value + spread, "b"),
+                                     evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    assert rec["verdict"] == "not testable here" and rec["basis"].startswith("stand-in")
+    # what the stand-in shows is kept, as the book's own finding
+    assert rec["on_stand_in"]["verdict"] in VERDICTS and rec["on_stand_in"]["label"] in LABELS
+
+
+def test_synthetic_data_cannot_be_an_original():
+    with pytest.raises(ValueError, match="stand-in"):
+        Claim("c", paper="P", section="§1", quote="q", quantity="x", test=Test(">", 0), data="synthetic: seeded",
+              standing="original")
+
+
+def test_the_book_finding_of_a_stand_in_carries_its_own_verdict():
+    claim = Claim("d", paper="P", section="§4", quote="τ > 0.9", quantity="τ", test=Test(">", 0.9),
+                  data="stand-in: TREC-8", standing="stand-in", reading=_READING)
+    finding = claim.book_finding().evaluate(Estimate(0.95, 0.93, 0.97, "b"), power=_NO_CONTROL)
+    assert finding["verdict"] == "reproduced" and finding["paper"] == "this book" and not finding["missing"]
+
+
+@given(value=finite, spread=st.floats(0, 3))
+def test_a_claim_without_power_is_not_testable(value, spread):
+    est = Estimate(value, value - spread, value + spread, "b")
+    rec = _fair().evaluate(est, evidence=_NO_EVIDENCE, power=Power.none_possible("nothing can pass"))
+    assert rec["verdict"] == "not testable here" and rec["basis"].startswith("no power")
+    failing_control = Power.positive_control("a known-good system", Estimate(0.5, 0.4, 0.6, "b"))
+    rec = _fair().evaluate(Estimate(0.95, 0.92, 0.97, "b"), evidence=_NO_EVIDENCE, power=failing_control)
+    assert rec["verdict"] == "not testable here" and rec["without_power"]["verdict"] == "reproduced"
+    passing_control = Power.positive_control("a known-good system", Estimate(0.99, 0.98, 1.0, "b"))
+    rec = _fair().evaluate(Estimate(0.95, 0.92, 0.97, "b"), evidence=_NO_EVIDENCE, power=passing_control)
+    assert rec["verdict"] == "reproduced" and rec["power"]["passes"] is True
+
+
+@given(primary=st.floats(0.91, 2), other=st.floats(-2, 0.89))
+def test_a_flip_in_sensitivity_shows_in_the_record(primary, other):
+    rec = _fair().evaluate(Estimate(primary), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("other convention", Estimate(other)),
+                                        Alternative("same side", Estimate(primary + 1), kind="seed")])
+    assert rec["verdict"] == "reproduced"
+    assert rec["flips"] == ["other convention"]
+    assert [r["flips"] for r in rec["sensitivity"]] == [True, False]
+
+
+def test_a_threshold_range_gives_depends_only_when_it_flips_inside():
+    reading = Reading("'comparable' over margins", "comparable", "no guidance: range", thresholds=(1.05, 1.25))
+    claim = _claim(test=Test("<=", 1.25), standing="original", reading=reading)
+    flips = claim.evaluate(Estimate(1.12), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    assert flips["verdict"] == "depends" and "range" in flips["basis"]
+    holds = claim.evaluate(Estimate(1.01), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    assert holds["verdict"] == "reproduced" and len(holds["sensitivity"]) == 2
+
+
+def test_missing_fields_are_listed_and_refused_by_the_chapter_box():
+    rec = _claim().evaluate(Estimate(0.95))
+    assert set(rec["missing"]) == set(FIELDS) - {"sensitivity"}
+    with pytest.raises(ValueError, match="standing"):
+        report.claims([rec])
+
+
+def test_labels_tell_contradicted_from_inconclusive():
+    contradicted = _fair().evaluate(Estimate(0.5, 0.4, 0.6, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    inconclusive = _fair().evaluate(Estimate(0.92, 0.85, 0.95, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    assert (label(contradicted), label(inconclusive)) == ("contradicted", "inconclusive")
+    html = report.ClaimsTable(summary_rows([contradicted, inconclusive]))._repr_html_()
+    assert ">contradicted<" in html and ">inconclusive<" in html
+
+
+def test_evidence_compares_cell_by_cell():
+    e = Evidence.compare([0.1, 0.2, np.nan], [0.1004, 0.2, 0.5], "Fig. 7", tolerance=0.0005)
+    assert e.cells == 2 and e.numbers_reproduce
+    assert not Evidence.compare([0.1], [0.2], "T1", tolerance=0.05).numbers_reproduce
+    assert Evidence.none("nothing").numbers_reproduce is None
+
+
+@given(st.integers(0, 2**31 - 1))
+def test_bca_matches_scipy_bootstrap_on_the_same_replicates(seed):
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(seed)
+    x = rng.exponential(size=25)
+    res = bootstrap((x,), np.mean, n_resamples=999, method="BCa", rng=seed)
+    jack = (x.sum() - x) / (x.size - 1)
+    low, high, how = bca_interval(x.mean(), res.bootstrap_distribution, jack)
+    assert how == "BCa bootstrap"
+    assert low == pytest.approx(res.confidence_interval.low, rel=1e-12)
+    assert high == pytest.approx(res.confidence_interval.high, rel=1e-12)
+
+
+def test_bca_corrects_a_skewed_tau_and_the_jackknife_matches_a_loop():
+    from fireeval.stats.reliability import bootstrap_agreement, jackknife_agreement
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(1)
+    ref = rng.random((12, 40))
+    noisy = ref + rng.normal(0, 0.05, ref.shape)
+    jack = jackknife_agreement(noisy, ref)
+    loop = [kendalltau(np.delete(noisy, i, 1).mean(1), np.delete(ref, i, 1).mean(1)).statistic for i in range(40)]
+    assert np.allclose(jack, loop)
+    boot = bootstrap_agreement(noisy, ref, 500, rng=0)
+    value = kendalltau(noisy.mean(1), ref.mean(1)).statistic
+    e = Estimate.bca(value, boot, jack, "500 resamples")
+    p = Estimate.from_samples(value, boot, "percentile")
+    assert e.low <= value <= e.high and (e.low, e.high) != (p.low, p.high)

@@ -40,6 +40,7 @@ def test_notebook_runs_glues_headline_and_reproduces(path: Path, tmp_path):
     result = execute(path, meta.get("test_parameters", {}), tmp_path, timeout=900)
     missing = ({"claims"} | set(meta.get("headline_keys", []))) - set(result)
     assert not missing, f"{path.name}: headline lacks {sorted(missing)}"
+    assert_fair_verdict_fields(path.name, result["claims"])
     assert (tmp_path / f"{path.stem}.headline.json").is_file()
     executed = tmp_path / f"{path.stem}.ipynb"
     assert executed.is_file()
@@ -47,6 +48,22 @@ def test_notebook_runs_glues_headline_and_reproduces(path: Path, tmp_path):
     assert run.returncode == 0, (f"{path.name}: a second execution (pytest --nbval) differs from the first or fails; "
                                  f"make the output reproducible from the seed, or sanitise a legitimately varying "
                                  f"output in {SANITIZE.name}:\n{run.stdout[-8000:]}\n{run.stderr[-2000:]}")
+
+
+def assert_fair_verdict_fields(name: str, claims: list) -> None:
+    """Every claim of a chapter carries the five fair-verdict fields and a shown label; a stand-in never speaks
+    about the paper (the fair-verdict rules of fireeval.stats.claims)."""
+    from fireeval.stats.claims import FIELDS, LABELS
+
+    for c in claims:
+        lacking = [f for f in FIELDS if c.get(f) is None]
+        assert not lacking, f"{name}: claim {c['id']} lacks {lacking}"
+        assert c["label"] in LABELS, f"{name}: claim {c['id']} shows {c['label']!r}"
+        assert c["standing"] in ("original", "stand-in"), f"{name}: claim {c['id']} standing {c['standing']!r}"
+        if c["standing"] == "stand-in":
+            assert c["verdict"] == "not testable here", f"{name}: stand-in claim {c['id']} says {c['verdict']!r}"
+        if c["data"].startswith(("synthetic", "stand-in: synthetic")):
+            assert c["standing"] == "stand-in", f"{name}: claim {c['id']} on synthetic data is not a stand-in"
 
 
 def _all_synthetic(value) -> bool:
@@ -68,6 +85,7 @@ def test_notebook_without_any_data_runs_synthetic_and_says_so(path: Path, tmp_pa
     params.pop("data_source", None)
     result = execute(path, params, tmp_path / "out", timeout=900)
     assert _all_synthetic(result["data_source"]), result["data_source"]
+    assert_fair_verdict_fields(path.name, result["claims"])
 
 
 # Book conventions (COMMON.md), checked on the text without executing anything.

@@ -3,9 +3,10 @@
 - ``notebooks``: parameter validation and papermill execution (``fireeval run``).
 - ``report``: ``headline`` and ``glue`` for the chapters' computed numbers.
 - ``plotting``: the altair theme and offline rendering.
+- ``scoreboard``: the introduction's verdict chart and compact claims table, read from the executed chapters.
 
 Nothing in core, stats, the studies or datasets imports this. Names are re-exported lazily.
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__ = attach(__name__, __file__, ["notebooks", "report", "plotting"])
+__getattr__, __dir__ = attach(__name__, __file__, ["notebooks", "report", "plotting", "scoreboard"])

@@ -80,25 +80,34 @@ def _glue(name, value, display=False):
 def claims(records: list[dict], title: str = "Paper vs here") -> list[dict]:
     """Glue a chapter's evaluated claims and return them for the headline's ``claims`` list.
 
-    ``records`` come from :meth:`fireeval.stats.claims.Claim.evaluate`. For each claim
-    this glues ``claim.<id>.verdict``, ``claim.<id>.found`` (number with interval, per
+    ``records`` come from :meth:`fireeval.stats.claims.Claim.evaluate`. Every record must
+    carry the five fair-verdict fields (:data:`fireeval.stats.claims.FIELDS`); a chapter
+    that forgets one fails here, naming the claim. For each claim this glues
+    ``claim.<id>.verdict``, ``claim.<id>.label`` (the shown word: contradicted or
+    inconclusive for "not reproduced"), ``claim.<id>.found`` (number with interval, per
     convention) and, per convention, ``claim.<id>.<convention>.verdict`` and ``.value``,
     so the prose takes verdict words and numbers from glue only. It also glues
-    ``claims_table``: the "paper vs here" box shown at the top of the chapter and pasted
-    into the book's scoreboard.
+    ``claims_table``: the "paper vs here" box shown at the top of the chapter.
     """
-    from fireeval.stats.claims import VERDICTS, summary_rows
+    from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, summary_rows
 
     seen = set()
     for r in records:
         if r["verdict"] not in VERDICTS:
             raise ValueError(f"claim {r['id']}: verdict {r['verdict']!r} is not one of {VERDICTS}")
+        if r.get("label") not in LABELS:
+            raise ValueError(f"claim {r['id']}: label {r.get('label')!r} is not one of {LABELS}")
+        missing = [f for f in FIELDS if r.get(f) is None] + list(r.get("missing") or ())
+        if missing:
+            raise ValueError(f"claim {r['id']}: fill the fair-verdict field(s) {', '.join(sorted(set(missing)))} "
+                             "(see fireeval.stats.claims)")
         if r["id"] in seen:
             raise ValueError(f"claim id {r['id']!r} is used twice")
         seen.add(r["id"])
     rows = summary_rows(records)
     for r, row in zip(records, rows):
         glue(f"claim.{r['id']}.verdict", r["verdict"])
+        glue(f"claim.{r['id']}.label", r["label"])
         glue(f"claim.{r['id']}.found", row["found here"])
         for name, c in r["conventions"].items():
             key = f"claim.{r['id']}.{name}" if name else f"claim.{r['id']}"
@@ -109,11 +118,57 @@ def claims(records: list[dict], title: str = "Paper vs here") -> list[dict]:
     return to_jsonable(records)
 
 
-class ClaimsTable:
-    """A chapter's claims as an HTML table (claim | found here | verdict | data)."""
+PAPERS_NUMBER = "paper's number"
+#: One colour per shown label (colour-blind safe: Okabe-Ito), used by the boxes and the scoreboard chart.
+LABEL_COLOURS = {"reproduced": "#009E73", "contradicted": "#D55E00", "inconclusive": "#E69F00",
+                 "depends": "#0072B2", "not testable here": "#999999"}
 
-    _COLOURS = {"reproduced": "#1a7f37", "not reproduced": "#b42318", "depends": "#9a6700",
-                "not testable here": "#57606a"}
+
+def _fields_html(row) -> str:
+    """The fair-verdict fields of one claim, folded: evidence, reading, standing, power, sensitivity."""
+    from html import escape
+
+    from fireeval.stats.claims import format_estimate
+
+    e, rd, pw = row.get("evidence") or {}, row.get("reading") or {}, row.get("power") or {}
+    if e.get("cells"):
+        ok = {True: "the paper's numbers reproduce", False: "the paper's numbers do not reproduce",
+              None: ""}[e.get("numbers_reproduce")]
+        ev = (f"{e['cells']} value(s) of {escape(e['source'])} compared; largest difference "
+              f"{e['max_abs_diff']:.4g} (tolerance {e['tolerance']:g}): {ok}")
+    else:
+        ev = escape(e.get("detail") or e.get("source") or "")
+    if e.get("cells") and e.get("detail"):
+        ev += f". {escape(e['detail'])}"
+    reading = (f"{escape(rd.get('rule', ''))} <em>({escape(rd.get('source', ''))}"
+               + (f", {escape(rd['where'])}" if rd.get("where") else "") + ")</em>"
+               + (f"<br>the paper: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
+    if pw.get("impossible"):
+        power = f"none: {escape(pw['impossible'])}"
+    elif pw.get("control"):
+        est = format_estimate(pw["estimate"]) if pw.get("estimate") else ""
+        power = (f"positive control: {escape(pw['control'])} = {est} "
+                 f"({'passes' if pw.get('passes') else 'does not pass'} {escape(str(pw.get('test')))})")
+    else:
+        power = f"no positive control: {escape(pw.get('why_none') or '')}"
+    sens = "".join(
+        ('<li class="fireeval-flip">' if s["flips"] else "<li>") + f"{escape(s['name'])} ({escape(s['kind'])}): "
+        + (format_estimate(s) if s.get("value") is not None else escape(s.get("basis") or ""))
+        + f", test {escape(s['test'])}: <strong>{escape(s['label'])}</strong>"
+        + (" — flips the verdict" if s["flips"] else "") + "</li>" for s in row.get("sensitivity", []))
+    return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
+            f"<dt>paper's numbers</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
+            f"<dt>power</dt><dd>{power}</dd>"
+            f"<dt>sensitivity</dt><dd>{'<ul>' + sens + '</ul>' if sens else 'no alternative reading'}</dd>"
+            "</dl></details>")
+
+
+class ClaimsTable:
+    """A chapter's claims as an HTML table: claim | paper's number | found here | verdict | data.
+
+    Each row has the anchor ``claim-<id>`` (the book's scoreboard links to it) and folds
+    the claim's evidence, reading, power and sensitivity rows under it.
+    """
 
     def __init__(self, rows: list[dict], title: str = "Paper vs here"):
         self.rows, self.title = rows, title
@@ -122,15 +177,17 @@ class ClaimsTable:
         from html import escape
 
         body = "".join(
-            f"<tr><td>{escape(r['claim'])}</td><td>{escape(r['found here'])}</td>"
-            f"<td><strong style=\"color:{self._COLOURS[r['verdict']]}\">{escape(r['verdict'])}</strong>"
+            f"<tr id=\"claim-{escape(r['id'])}\"><td>{escape(r['claim'])}{_fields_html(r)}</td>"
+            + f"<td>{escape(r.get(PAPERS_NUMBER) or '')}</td><td>{escape(r['found here'])}</td>"
+            f"<td><strong style=\"color:{LABEL_COLOURS[r['label']]}\">{escape(r['label'])}</strong>"
             + (f"<br><small>{escape(r['basis'])}</small>" if r.get("basis") else "") + "</td>"
-            f"<td>{escape(r['data'])}</td></tr>" for r in self.rows)
+            f"<td>{escape(r['data'])}<br><small>{escape(str(r.get('standing')))}</small></td></tr>"
+            for r in self.rows)
         return (f'<div class="fireeval-claims"><table class="table">'
                 f"<caption>{escape(self.title)}: each verdict is computed from the number beside it</caption>"
-                "<thead><tr><th>paper's claim</th><th>found here (95% interval)</th><th>verdict</th>"
-                f"<th>data</th></tr></thead><tbody>{body}</tbody></table></div>")
+                "<thead><tr><th>paper's claim</th><th>paper's number</th><th>found here (95% interval)</th>"
+                f"<th>verdict</th><th>data (standing)</th></tr></thead><tbody>{body}</tbody></table></div>")
 
     def __repr__(self):
-        return "\n".join(f"[{r['verdict']}{'; ' + r['basis'] if r.get('basis') else ''}] {r['claim']} -- "
+        return "\n".join(f"[{r['label']}{'; ' + r['basis'] if r.get('basis') else ''}] {r['claim']} -- "
                          f"{r['found here']} ({r['data']})" for r in self.rows)

@@ -3,36 +3,59 @@
 A chapter never *says* a finding holds: it states each finding of its paper as an
 atomic :class:`Claim` -- the paper's words and section, the quantity measured here,
 a :class:`Test` (a comparison with a threshold) -- attaches an :class:`Estimate` of
-that quantity (a point value and an interval, saying how the interval was made) for
-each convention the paper's text and its reference code disagree on, and lets
-:meth:`Claim.evaluate` compute the verdict.
+that quantity (a point value and an interval, saying how the interval was made) and
+lets :meth:`Claim.evaluate` compute the verdict.
+
+A claim is judged in the paper's own terms. Beside the verdict, every record carries
+five fields (the book's fair-verdict rules):
+
+``evidence`` (:class:`Evidence`)
+    the paper's own printed numbers (its table, figure, or its authors' code/output)
+    beside ours: cells compared and the largest difference. "The paper's numbers
+    reproduce" is reported apart from "the paper's words hold".
+``reading`` (:class:`Reading`)
+    how the paper's words became this test, quoting the passage that defines or uses
+    the word. A threshold for an adjective comes from the paper's usage or code; where
+    the paper gives nothing, the test runs over a stated range and is "depends" only if
+    it flips inside it.
+``standing``
+    ``original`` (the paper's benchmark, systems and labels) or ``stand-in``. A
+    stand-in can never contradict the paper: its verdict is "not testable here", and
+    what it shows is kept as the book's own finding (``on_stand_in``;
+    :meth:`Claim.book_finding` makes it a claim of the book's).
+``power`` (:class:`Power`)
+    whether the test can pass on these data: a positive control passes it, or the
+    record says why none exists. A test nothing can pass is "not testable here (no power)".
+``sensitivity`` (:class:`Alternative` rows)
+    what a careful reviewer would try instead -- conventions, thresholds, tie rules,
+    seeds, interval methods -- each with its verdict; ``flips`` names those that change it.
 
 The verdict vocabulary is closed (:data:`VERDICTS`):
 
 ``reproduced``
-    Under every convention, the whole interval satisfies the test (for an exact
-    quantity, the value does).
+    The whole interval satisfies the test (for an exact quantity, the value does).
 ``not reproduced``
-    Under every convention the interval does not lie wholly on the claim's side:
-    either it lies wholly on the other side (*contradicted*) or it straddles the
-    threshold (*not shown*: the data here cannot tell). The record's ``basis``
-    says which.
+    The interval does not lie wholly on the claim's side: either it lies wholly on
+    the other side (shown as *contradicted*) or it straddles the threshold (shown as
+    *inconclusive*: the data here cannot tell). :func:`label` gives the shown word.
 ``depends``
-    The conventions disagree; the record gives the verdict under each.
+    Readings of equal standing disagree; the record gives the verdict under each.
 ``not testable here``
-    The data needed are not available; ``why`` says what is missing.
+    The data needed are not here, the test has no power, or the data are a stand-in.
 
 Intervals are never widened or narrowed to reach a verdict: the rule above is applied
 to what the estimate carries. A record is plain JSON, ready for a notebook's headline.
 
 >>> c = Claim("depth3", paper="Example 2024", section="§4", quote="rankings are stable at depth 3",
-...           quantity="Kendall τ, MAP, depth-3 vs full qrels", test=Test(">", 0.9), data="real: TREC-8")
->>> c.evaluate({"trec_eval order": Estimate(0.93, 0.91, 0.95, "95% bootstrap over topics")})["verdict"]
+...           quantity="Kendall τ, MAP, depth-3 vs full qrels", test=Test(">", 0.9), data="real: TREC-8",
+...           standing="original", reading=Reading("τ > 0.9 as the paper writes it", "τ > 0.90", "paper's definition"))
+>>> e = Evidence.none("the paper prints no number for this")
+>>> p = Power.no_control("the paper's own statement is the only reference")
+>>> c.evaluate(Estimate(0.93, 0.91, 0.95, "95% bootstrap over topics"), evidence=e, power=p)["verdict"]
 'reproduced'
->>> c.evaluate({"a": Estimate(0.93, 0.91, 0.95, "boot"), "b": Estimate(0.85, 0.80, 0.88, "boot")})["verdict"]
-'depends'
->>> c.evaluate({"a": Estimate(0.92, 0.88, 0.95, "boot")})["basis"]
-'not shown: the interval straddles the threshold'
+>>> r = c.evaluate(Estimate(0.92, 0.88, 0.95, "boot"), evidence=e, power=p)
+>>> r["verdict"], label(r)
+('not reproduced', 'inconclusive')
 """
 from __future__ import annotations
 
@@ -42,9 +65,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["VERDICTS", "Estimate", "Test", "Claim", "verdict", "format_estimate", "summary_rows"]
+__all__ = ["VERDICTS", "LABELS", "STANDINGS", "READING_SOURCES", "FIELDS", "Estimate", "Test", "Evidence", "Reading",
+           "Power", "Alternative", "Claim", "verdict", "label", "format_estimate", "summary_rows", "bca_interval"]
 
 VERDICTS = ("reproduced", "not reproduced", "depends", "not testable here")
+#: The words a reader sees: "not reproduced" is shown as what it is, contradicted or inconclusive.
+LABELS = ("reproduced", "contradicted", "inconclusive", "depends", "not testable here")
+STANDINGS = ("original", "stand-in")
+#: Where a reading of the paper's words comes from, strongest first.
+READING_SOURCES = ("authors' output", "authors' code", "paper's definition", "paper's usage", "no guidance: range",
+                   "book's own question")
+#: The fair-verdict fields every claim of every chapter fills.
+FIELDS = ("evidence", "reading", "standing", "power", "sensitivity")
 
 _OPS = {">": np.greater, ">=": np.greater_equal, "<": np.less, "<=": np.less_equal}
 
@@ -103,6 +135,34 @@ class Estimate:
         return cls(value, min(low, value), max(high, value), method)
 
     @classmethod
+    def bca(cls, value: float, samples, jackknife, method: str, level: float = 0.95) -> "Estimate":
+        """Point ``value`` with the bias-corrected and accelerated (BCa) bootstrap interval.
+
+        ``samples`` are the bootstrap replicates of the statistic and ``jackknife`` its
+        leave-one-out values (one per resampled item: topic, query, ...); the interval is
+        :func:`bca_interval`'s, the one :func:`scipy.stats.bootstrap` computes with
+        ``method="BCa"`` from the same replicates. For a skewed statistic (Kendall τ near 1,
+        an extreme over σ or K, a ratio) the percentile interval is biased; BCa corrects
+        for the share of replicates below the estimate and for skewness. Where BCa is
+        undefined (every replicate on one side of the estimate) the basic bootstrap
+        interval is used instead, and ``method`` says so.
+
+        >>> rng = np.random.default_rng(0)
+        >>> x = rng.exponential(size=30)
+        >>> boot = rng.choice(x, (2000, 30)).mean(1)
+        >>> jack = (x.sum() - x) / 29
+        >>> e = Estimate.bca(x.mean(), boot, jack, "2000 resamples")
+        >>> e.method.startswith("95% BCa bootstrap")
+        True
+        """
+        low, high, how = bca_interval(value, samples, jackknife, level)
+        if not (np.isfinite(low) and np.isfinite(high)):
+            return cls(float(value), float("nan"), float("nan"), f"{level:.0%} {how}; {method}")
+        widened = low > value or high < value
+        return cls(value, min(low, value), max(high, value),
+                   f"{level:.0%} {how}; {method}" + (" (widened to include the estimate)" if widened else ""))
+
+    @classmethod
     def proportion(cls, successes: int, trials: int, method: str, level: float = 0.95) -> "Estimate":
         """A share ``successes / trials`` with its exact (Clopper-Pearson) interval.
 
@@ -159,6 +219,8 @@ def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
     ('not reproduced', 'contradicted: the whole interval fails the test')
     >>> verdict(Estimate(0.95), Test(">", 0.9))
     ('reproduced', 'exact value satisfies the test')
+    >>> verdict(Estimate(0.92, 0.88, 0.95, "b"), Test(">", 0.9))
+    ('not reproduced', 'inconclusive: the interval straddles the threshold')
     """
     if math.isnan(estimate.value):
         return "not testable here", "no value could be computed"
@@ -171,7 +233,7 @@ def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
         return "reproduced", "the whole interval satisfies the test"
     if not low_ok and not high_ok:
         return "not reproduced", "contradicted: the whole interval fails the test"
-    return "not reproduced", "not shown: the interval straddles the threshold"
+    return "not reproduced", "inconclusive: the interval straddles the threshold"
 
 
 def format_estimate(estimate: Estimate | Mapping, fmt: str = ".3f") -> str:
@@ -189,18 +251,282 @@ def format_estimate(estimate: Estimate | Mapping, fmt: str = ".3f") -> str:
     return text
 
 
+def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple[float, float, str]:
+    """``(low, high, how)``: the BCa interval from bootstrap replicates and jackknife values.
+
+    Efron & Tibshirani (1993, §14.3): with ẑ₀ = Φ⁻¹(share of replicates below the
+    estimate, ties counted half) and the acceleration â = Σ(θ̄₍.₎ − θ₍ᵢ₎)³ / (6 [Σ(θ̄₍.₎ − θ₍ᵢ₎)²]^{3/2})
+    from the jackknife values θ₍ᵢ₎, the interval is the replicates' quantiles at
+    Φ(ẑ₀ + (ẑ₀ + z_α)/(1 − â(ẑ₀ + z_α))) for α and 1 − α. The same computation as
+    :func:`scipy.stats.bootstrap` (``method="BCa"``), applied to replicates the caller
+    drew (so that several statistics share one set of resamples). When ẑ₀ is infinite
+    or the result is undefined, the basic bootstrap interval 2θ̂ − q₁₋α, 2θ̂ − q_α is
+    returned and ``how`` says so.
+
+    >>> bca_interval(0.5, [0.3, 0.4, 0.5, 0.6, 0.7], [0.45, 0.5, 0.55])[2]
+    'BCa bootstrap'
+    >>> bca_interval(1.0, [0.8, 0.9, 0.95], [0.9, 1.0])[2]
+    'basic bootstrap (BCa undefined: every replicate lies on one side of the estimate)'
+    """
+    from scipy.special import ndtr, ndtri
+
+    b = np.asarray(samples, dtype=float).ravel()
+    b = b[np.isfinite(b)]
+    jack = np.asarray(jackknife, dtype=float).ravel()
+    jack = jack[np.isfinite(jack)]
+    alpha = (1 - level) / 2
+    if b.size == 0:
+        return float("nan"), float("nan"), "no finite bootstrap replicate"
+    share = (np.count_nonzero(b < value) + np.count_nonzero(b <= value)) / (2 * b.size)
+    z0 = ndtri(share)
+    if np.isfinite(z0) and jack.size > 1:
+        u = jack.mean() - jack
+        den = np.sum(u ** 2)
+        a = np.sum(u ** 3) / (6 * den ** 1.5) if den > 0 else 0.0
+        ends = []
+        for z in (ndtri(alpha), -ndtri(alpha)):
+            num = z0 + z
+            ends.append(ndtr(z0 + num / (1 - a * num)))
+        if all(np.isfinite(ends)):
+            low, high = np.quantile(b, ends)
+            return float(low), float(high), "BCa bootstrap"
+    q_low, q_high = np.quantile(b, [alpha, 1 - alpha])
+    why = ("every replicate lies on one side of the estimate" if not np.isfinite(z0)
+           else "too few jackknife values" if jack.size <= 1 else "the acceleration is degenerate")
+    return float(2 * value - q_high), float(2 * value - q_low), f"basic bootstrap (BCa undefined: {why})"
+
+
+def label(record: Mapping) -> str:
+    """The word a reader sees for a record's verdict (:data:`LABELS`).
+
+    "not reproduced" is shown as ``contradicted`` (the interval, or the exact value,
+    lies on the other side of the threshold) or ``inconclusive`` (the interval
+    straddles it: the data here cannot tell).
+
+    >>> label({"verdict": "not reproduced", "basis": "contradicted: the whole interval fails the test"})
+    'contradicted'
+    >>> label({"verdict": "not reproduced", "basis": "inconclusive: the interval straddles the threshold"})
+    'inconclusive'
+    """
+    v = record["verdict"]
+    if v != "not reproduced":
+        return v
+    return "contradicted" if str(record.get("basis", "")).startswith("contradicted") else "inconclusive"
+
+
+def _finite(x):
+    return None if x is None or not math.isfinite(float(x)) else float(x)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The paper's own printed numbers behind a claim, beside ours.
+
+    Reported apart from the verdict: the paper's *numbers* can reproduce while its
+    *words* do not hold (or the reverse). Build it with :meth:`compare` (cell by cell)
+    or :meth:`none` (the paper printed nothing comparable, and why).
+
+    Parameters
+    ----------
+    source : where the paper's values come from ("Table 1", "Fig. 4 as printed in the
+        authors' notebook ExperimentsOnCharadesSTA.ipynb", "mmr/analysis.py output").
+    cells : how many values were compared.
+    max_abs_diff : the largest absolute difference, paper vs here.
+    tolerance : the difference still counted as equal (e.g. half the last printed digit).
+    detail : anything a reader needs to read the comparison (which cells differ, why).
+
+    Examples
+    --------
+    >>> e = Evidence.compare([34.4, 47.0], [34.41, 46.97], "FIRE Table 1, MSR-VTT C@1", tolerance=0.05)
+    >>> e.cells, round(e.max_abs_diff, 2), e.numbers_reproduce
+    (2, 0.03, True)
+    """
+
+    source: str
+    cells: int = 0
+    max_abs_diff: float | None = None
+    tolerance: float | None = None
+    detail: str = ""
+
+    def __post_init__(self):
+        if not self.source:
+            raise ValueError("say where the paper's values come from (source), or use Evidence.none(why)")
+        if self.cells and self.tolerance is None:
+            raise ValueError("give the tolerance that counts as equal (e.g. half the last printed digit)")
+
+    @classmethod
+    def compare(cls, paper, ours, source: str, tolerance: float, detail: str = "") -> "Evidence":
+        """Compare the paper's values with ours cell by cell (NaN cells of either side are skipped)."""
+        p = np.asarray(paper, dtype=float).ravel()
+        o = np.asarray(ours, dtype=float).ravel()
+        if p.shape != o.shape:
+            raise ValueError(f"the paper gives {p.size} values and we give {o.size}: compare the same cells")
+        ok = np.isfinite(p) & np.isfinite(o)
+        diff = float(np.max(np.abs(p[ok] - o[ok]))) if ok.any() else None
+        return cls(source, int(ok.sum()), diff, float(tolerance), detail)
+
+    @classmethod
+    def none(cls, why: str) -> "Evidence":
+        """No printed number of the paper's to compare with; ``why`` says so."""
+        return cls("none", 0, None, None, why)
+
+    @property
+    def numbers_reproduce(self) -> bool | None:
+        if not self.cells or self.max_abs_diff is None:
+            return None
+        return bool(self.max_abs_diff <= self.tolerance + 1e-12)
+
+    def to_json(self) -> dict:
+        return {"source": self.source, "cells": self.cells, "max_abs_diff": _finite(self.max_abs_diff),
+                "tolerance": self.tolerance, "numbers_reproduce": self.numbers_reproduce, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the paper's words became the test, and on what authority.
+
+    Parameters
+    ----------
+    rule : the reading in one sentence ("'reasonably well' read as τ ≥ 0.36, the lowest τ
+        the paper itself describes so").
+    passage : the paper's words that define or use the term (a quotation).
+    source : one of :data:`READING_SOURCES`: the authors' output or code, the paper's
+        definition or its own usage of the word, ``"no guidance: range"`` (then give
+        ``thresholds``), or ``"book's own question"`` (a claim of the book's).
+    where : section, page, figure or file of the passage.
+    thresholds : with ``"no guidance: range"``, the thresholds (or margins) the verdict is
+        computed over; it is "depends" only if it flips inside them.
+
+    Examples
+    --------
+    >>> Reading("'comparable' read as a ratio within 1 ± m, m over 0.05-0.25", "comparable or lower",
+    ...         "no guidance: range", "§6.3", thresholds=(1.05, 1.1, 1.25)).thresholds
+    (1.05, 1.1, 1.25)
+    """
+
+    rule: str
+    passage: str
+    source: str
+    where: str = ""
+    thresholds: tuple = ()
+
+    def __post_init__(self):
+        if self.source not in READING_SOURCES:
+            raise ValueError(f"reading source {self.source!r}: use one of {', '.join(READING_SOURCES)}")
+        object.__setattr__(self, "thresholds", tuple(float(t) for t in self.thresholds))
+        if self.source == "no guidance: range" and len(self.thresholds) < 2:
+            raise ValueError("where the paper gives nothing, give the range of thresholds the verdict is computed over")
+        if not self.rule or not self.passage:
+            raise ValueError("a reading needs the rule and the paper's passage it comes from")
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "passage": self.passage, "source": self.source, "where": self.where,
+                "thresholds": list(self.thresholds)}
+
+
+@dataclass(frozen=True)
+class Power:
+    """Can the test pass on these data? A positive control, or why there is none.
+
+    Build with :meth:`positive_control` (a system, family or construction known to
+    satisfy the claim, measured the same way: it must pass the claim's test),
+    :meth:`no_control` (none exists; the verdict stands and the record says why), or
+    :meth:`none_possible` (nothing can pass this test here: "not testable here (no power)").
+
+    Examples
+    --------
+    >>> Power.positive_control("a pool of every run at full depth", Estimate(1.0)).passes(Test(">", 0.9))
+    True
+    >>> Power.none_possible("no measure is above average on every test measure in any split").passes(Test(">", 0))
+    False
+    """
+
+    control: str | None = None
+    estimate: Estimate | None = None
+    test: Test | None = None
+    why_none: str | None = None
+    impossible: str | None = None
+
+    @classmethod
+    def positive_control(cls, control: str, estimate: Estimate, test: Test | None = None) -> "Power":
+        return cls(control=control, estimate=estimate, test=test)
+
+    @classmethod
+    def no_control(cls, why: str) -> "Power":
+        return cls(why_none=why)
+
+    @classmethod
+    def none_possible(cls, why: str) -> "Power":
+        return cls(impossible=why)
+
+    def passes(self, test: Test) -> bool | None:
+        """True when the control passes (``test``, or the control's own), False when it cannot; None: no control."""
+        if self.impossible:
+            return False
+        if self.estimate is None:
+            return None
+        return verdict(self.estimate, self.test or test)[0] == "reproduced"
+
+    def to_json(self, test: Test | None) -> dict:
+        passes = None if test is None else self.passes(test)
+        return {"control": self.control, "estimate": None if self.estimate is None else self.estimate.to_json(),
+                "test": None if (self.test or test) is None else str(self.test or test), "passes": passes,
+                "why_none": self.why_none, "impossible": self.impossible}
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One reading a careful reviewer would try instead: a sensitivity row.
+
+    Parameters
+    ----------
+    name : what changes ("strict IoU > θ (reference code)", "percentile interval", "seed 1").
+    estimate : the claim's quantity under that reading.
+    kind : what sort of alternative: convention, threshold, margin, tie rule, seed,
+        clipping, base list, subset, interval method, annotator, protocol, ...
+    test : the test under that reading when it differs (another threshold or margin).
+    why : instead of an estimate, why this reading cannot be computed here.
+    """
+
+    name: str
+    estimate: Estimate | None = None
+    kind: str = "convention"
+    test: Test | None = None
+    why: str | None = None
+
+    def __post_init__(self):
+        if self.estimate is None and not self.why:
+            raise ValueError(f"alternative {self.name!r}: give an estimate, or why it cannot be computed")
+
+
+def _overall(conventions: Mapping[str, dict]) -> tuple[str, str]:
+    verdicts = {c["verdict"] for c in conventions.values()}
+    if len(verdicts) > 1:
+        return "depends", "; ".join(f"{k}: {label(c)}" for k, c in conventions.items())
+    bases = {c["basis"] for c in conventions.values()}
+    basis = bases.pop() if len(bases) == 1 else "; ".join(f"{k}: {c['basis']}" for k, c in conventions.items())
+    return verdicts.pop(), basis
+
+
 @dataclass
 class Claim:
-    """One atomic, testable statement of a paper.
+    """One atomic, testable statement of a paper (or of the book's own).
 
     Parameters
     ----------
     id : short stable key (used for glue names: ``claim.<id>.verdict``).
-    paper, section : whose claim and where (``"Kaneko et al. 2024"``, ``"§6.3, Fig. 7"``).
+    paper, section : whose claim and where (``"Togashi et al. 2022"``, ``"§6.3, Fig. 7"``).
     quote : the paper's words (a quotation, or a paraphrase marked as such).
     quantity : what is measured here, with its units and data.
-    test : the predicate on the quantity.
-    data : ``"real: ..."`` or ``"stand-in: ..."`` -- what the numbers come from.
+    test : the predicate on the quantity (the primary reading's).
+    data : ``"real: ..."``, ``"stand-in: ..."`` or ``"synthetic: ..."`` -- what the numbers come from.
+    standing : ``"original"`` (the paper's benchmark, real systems, real labels) or
+        ``"stand-in"`` (another collection, blind baselines, a proxy for human labels,
+        synthetic data). A stand-in's verdict about the paper is "not testable here".
+    reading : :class:`Reading`: how the words became ``test``.
+    evidence, power : :class:`Evidence`, :class:`Power` (or give them to :meth:`evaluate`,
+        when they are computed).
+    short : the claim in at most 20 words, for the book's scoreboard (default: the quote, cut).
     paper_value : the paper's own number, as printed (a quotation), if any.
     fmt : format of the quantity's numbers in tables.
     untestable : why the claim cannot be tested with the data here (then no estimate).
@@ -217,19 +543,66 @@ class Claim:
     fmt: str = ".3f"
     untestable: str | None = None
     notes: str = ""
+    standing: str | None = None
+    reading: Reading | None = None
+    evidence: Evidence | None = None
+    power: Power | None = None
+    short: str | None = None
 
-    def evaluate(self, estimates: Mapping[str, Estimate] | Estimate | None = None) -> dict:
+    def __post_init__(self):
+        if self.standing is not None and self.standing not in STANDINGS:
+            raise ValueError(f"claim {self.id}: standing must be one of {STANDINGS}, not {self.standing!r}")
+        synthetic = self.data.startswith("synthetic") or "synthetic" in self.data.split(",")[0]
+        if synthetic and self.standing == "original":
+            raise ValueError(f"claim {self.id}: synthetic data ({self.data}) can only be a stand-in")
+        if self.short is not None and len(self.short.split()) > 20:
+            raise ValueError(f"claim {self.id}: the short form has {len(self.short.split())} words; at most 20")
+
+    def book_finding(self, id: str | None = None, quote: str | None = None, short: str | None = None) -> "Claim":
+        """The same test as a claim of the book's own about the stand-in's data.
+
+        A stand-in cannot speak about the paper, but it can speak about itself ("on
+        TREC-8, MAP rankings from a depth-3 pool correlate at τ > 0.90"). The finding
+        keeps the test, the quantity and the data; it is the book's, so its standing is
+        ``original`` (the data are what it is about) and its reading says where it came from.
+        """
+        from dataclasses import replace
+
+        on = self.data.split(":", 1)[-1].strip()
+        return replace(self, id=id or f"{self.id}.here", paper="this book", section=f"after {self.paper}, {self.section}",
+                       quote=quote or f"on {on}: {self.quote}", standing="original", paper_value=None,
+                       reading=Reading(f"the paper's test applied to the stand-in ({on}), as the book's own finding",
+                                       self.quote, "book's own question", self.section),
+                       evidence=Evidence.none("a finding of the book's about its stand-in; the paper has no number for it"),
+                       short=short)
+
+    def evaluate(self, estimates: Mapping[str, Estimate] | Estimate | None = None, *,
+                 evidence: Evidence | None = None, power: Power | None = None,
+                 sensitivity: Sequence[Alternative] = ()) -> dict:
         """The claim's JSON record with the verdict computed from ``estimates``.
 
-        ``estimates``: one :class:`Estimate`, or ``{convention: Estimate}`` for each
-        convention the paper and its reference code (or the stand-in) disagree on.
+        ``estimates``: one :class:`Estimate` (the primary reading), or ``{reading:
+        Estimate}`` for readings of *equal standing* (neither the paper nor its authors'
+        output settles which): then the verdict is "depends" when they disagree. A
+        reading the authors' own output rules out is a ``sensitivity`` row instead.
+        ``evidence`` and ``power`` override the claim's fields.
         """
-        record = {"id": self.id, "paper": self.paper, "section": self.section, "quote": self.quote,
+        evidence = evidence or self.evidence
+        power = power or self.power
+        short = self.short or (" ".join(self.quote.split()[:20]) + (" …" if len(self.quote.split()) > 20 else ""))
+        record = {"id": self.id, "paper": self.paper, "section": self.section, "quote": self.quote, "short": short,
                   "quantity": self.quantity, "test": None if self.test is None else str(self.test),
-                  "data": self.data, "paper_value": self.paper_value, "fmt": self.fmt, "notes": self.notes}
+                  "data": self.data, "paper_value": self.paper_value, "fmt": self.fmt, "notes": self.notes,
+                  "standing": self.standing,
+                  "reading": None if self.reading is None else self.reading.to_json(),
+                  "evidence": None if evidence is None else evidence.to_json(),
+                  "power": None if power is None else power.to_json(self.test),
+                  "sensitivity": [], "flips": [], "on_stand_in": None}
+        missing = [f for f in FIELDS if f != "sensitivity" and record[f] is None]
+        record["missing"] = missing
         if self.untestable:
-            record.update(verdict="not testable here", basis=self.untestable, why=self.untestable,
-                          conventions={})
+            record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
+            record["label"] = label(record)
             return record
         if self.test is None:
             raise ValueError(f"claim {self.id}: give a test, or say why it is untestable")
@@ -241,31 +614,69 @@ class Claim:
         for name, est in estimates.items():
             v, basis = verdict(est, self.test)
             conventions[name] = {**est.to_json(), "verdict": v, "basis": basis}
-        verdicts = {c["verdict"] for c in conventions.values()}
-        overall = verdicts.pop() if len(verdicts) == 1 else "depends"
-        if overall == "depends":
-            basis = "; ".join(f"{k}: {c['verdict']}" for k, c in conventions.items())
-        else:
-            bases = {c["basis"] for c in conventions.values()}
-            basis = bases.pop() if len(bases) == 1 else "; ".join(f"{k}: {c['basis']}" for k, c in conventions.items())
-        record.update(verdict=overall, basis=basis, why=None, conventions=conventions)
+        overall, basis = _overall(conventions)
+        rows = []
+        # Where the paper gives no threshold, the verdict is computed over the stated range.
+        if self.reading is not None and self.reading.thresholds:
+            at = {}
+            for t in self.reading.thresholds:
+                test = Test(self.test.op, t)
+                per = {n: dict(zip(("verdict", "basis"), verdict(e, test))) for n, e in estimates.items()}
+                at[t] = _overall(per)[0]
+                for n, e in estimates.items():
+                    rows.append(self._row(f"threshold {t:g}" + (f", {n}" if n else ""), e, "threshold (range)", test))
+            if len(set(at.values())) > 1:
+                overall = "depends"
+                basis = "flips inside the range the paper leaves open: " + "; ".join(
+                    f"{self.test.op} {t:g}: {v}" for t, v in at.items())
+        for alt in sensitivity:
+            rows.append(self._row(alt.name, alt.estimate, alt.kind, alt.test, alt.why))
+        for row in rows:
+            row["flips"] = row["verdict"] != overall and row["verdict"] != "not testable here"
+        record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]], conventions=conventions)
+        result = {"verdict": overall, "basis": basis}
+        result["label"] = label(result)
+        if power is not None and power.passes(self.test) is False:
+            record["without_power"] = result
+            why = power.impossible or f"the positive control ({power.control}) does not pass the test either"
+            overall, basis = "not testable here", f"no power: {why}"
+        if self.standing == "stand-in" and overall != "not testable here":
+            record["on_stand_in"] = result
+            overall = "not testable here"
+            basis = (f"stand-in ({self.data}): the paper's own data are not here, so this cannot speak about the "
+                     f"paper; on the stand-in the test is {result['label']}")
+        record.update(verdict=overall, basis=basis, why=None)
+        record["label"] = label(record)
         assert overall in VERDICTS
         return record
 
+    def _row(self, name, estimate, kind, test=None, why=None) -> dict:
+        test = test or self.test
+        if estimate is None:
+            return {"name": name, "kind": kind, "test": str(test), "value": None, "low": None, "high": None,
+                    "method": None, "verdict": "not testable here", "basis": why, "label": "not testable here"}
+        v, basis = verdict(estimate, test)
+        row = {"name": name, "kind": kind, "test": str(test), **estimate.to_json(), "verdict": v, "basis": basis}
+        row["label"] = label(row)
+        return row
+
 
 def summary_rows(records: Sequence[Mapping]) -> list[dict]:
-    """One row per claim for a scoreboard: claim | found here | verdict (and its basis) | data."""
+    """One row per claim for a chapter's box: claim | found here | verdict (label and basis) | data | fields."""
     rows = []
     for r in records:
         if r["conventions"]:
             found = "; ".join((f"{name}: " if name else "") + format_estimate(c, r.get("fmt", ".3f"))
-                              + (f" ({c['verdict']})" if r["verdict"] == "depends" else "")
+                              + (f" ({label(c)})" if r["verdict"] == "depends" else "")
                               for name, c in r["conventions"].items())
             found += f" (test: {r['test']})"
         else:
             found = r["why"]
-        basis = "" if r["verdict"] == "depends" else r["basis"]
-        rows.append({"claim": f"{r['quote']} ({r['paper']}, {r['section']})", "found here": found,
-                     "verdict": r["verdict"], "basis": basis, "data": r["data"], "id": r["id"]})
+        basis = "" if r["verdict"] == "depends" and not r.get("on_stand_in") else r["basis"]
+        rows.append({"claim": f"{r['quote']} ({r['paper']}, {r['section']})", "short": r.get("short", r["quote"]),
+                     "paper's number": r.get("paper_value") or "", "found here": found,
+                     "verdict": r["verdict"], "label": r.get("label", label(r)), "basis": basis, "data": r["data"],
+                     "standing": r.get("standing"), "id": r["id"],
+                     "evidence": r.get("evidence"), "reading": r.get("reading"), "power": r.get("power"),
+                     "sensitivity": r.get("sensitivity", []), "flips": r.get("flips", [])})
     return rows
-

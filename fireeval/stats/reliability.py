@@ -21,7 +21,7 @@ import pandas as pd
 from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_many, tau_ap_batch
 from fireeval.stats.resampling import bootstrap_indices, disjoint_halves
 
-__all__ = ["bootstrap_tau", "bootstrap_agreement", "band_crossing", "relative_swap_rates", "subset_stability",
+__all__ = ["bootstrap_tau", "bootstrap_agreement", "jackknife_agreement", "band_crossing", "relative_swap_rates", "subset_stability",
            "swap_rates", "difference_for_error_rate",
            "normal_swap_difference", "WarningThreshold", "warning_threshold"]
 
@@ -75,6 +75,33 @@ def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, st
     np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
     means = np.swapaxes(scores @ counts.T / n_topics, -1, -2)  # (..., n_resamples, n_systems)
     ref_means = (ref @ counts.T / n_topics).T  # (n_resamples, n_systems)
+    if statistic == "tau_b":
+        return kendall_tau_many(means, ref_means)
+    if statistic == "tau_ap":
+        return tau_ap_batch(means, ref_means)
+    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}")
+
+
+def jackknife_agreement(per_topic, reference, statistic: str = "tau_b", topics=None) -> np.ndarray:
+    """Leave-one-topic-out values of the agreement between system rankings: (..., n_topics).
+
+    The jackknife that :meth:`fireeval.stats.claims.Estimate.bca` needs beside
+    :func:`bootstrap_agreement`'s replicates (same arguments): value ``i`` ranks the
+    systems by their mean over every topic but topic ``i``, in ``per_topic`` and in
+    ``reference``, and compares the two rankings.
+
+    >>> scores = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]])
+    >>> jackknife_agreement(scores, scores).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    scores = np.asarray(per_topic, dtype=float)
+    ref = np.asarray(reference, dtype=float)
+    if topics is not None:
+        scores, ref = scores[..., topics], ref[..., topics]
+    n = scores.shape[-1]
+    # Mean without topic i = (sum - x_i) / (n - 1): (..., n_systems, n_topics) -> (..., n_topics, n_systems).
+    means = np.swapaxes((scores.sum(-1, keepdims=True) - scores) / (n - 1), -1, -2)
+    ref_means = np.swapaxes((ref.sum(-1, keepdims=True) - ref) / (n - 1), -1, -2)
     if statistic == "tau_b":
         return kendall_tau_many(means, ref_means)
     if statistic == "tau_ap":
