@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["Condition", "Board", "leaderboard_inputs", "pair_tests", "condition_tests", "pair_power",
-           "pair_claims", "survival_table", "survival_chart", "bootstrap_means", "PROXY_THRESHOLDS"]
+           "pair_claims", "survival_table", "survival_chart", "bootstrap_means", "analyse", "summary",
+           "parse_predictions", "overview", "pool_shift", "PROXY_THRESHOLDS"]
 
 #: The proxy thresholds of the false-negatives chapter's sweep (its default 0.4 is the primary one).
 PROXY_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
@@ -476,6 +477,134 @@ def survival_chart(board: Board, tests, conditions):
                            "Right of the dashed line: A stays above B.")
 
 
+# ---------------------------------------------------------------- one board, end to end
+@dataclass
+class Analysis:
+    """A board with its pair tests, threat rows and claim records."""
+
+    board: Board
+    tests: object
+    conditions: object
+    records: list
+
+
+def analyse(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 2000, seed: int = 0) -> Analysis:
+    """:func:`pair_tests`, :func:`condition_tests` and :func:`pair_claims` of one board."""
+    tests = pair_tests(board, n_permutations, n_bootstrap, seed)
+    conditions = condition_tests(board, n_bootstrap, seed)
+    return Analysis(board, tests, conditions, pair_claims(board, tests, conditions))
+
+
+def summary(analysis: Analysis) -> dict:
+    """Counts for the prose: adjacent pairs, ties, pairs whose BCa interval lies above 0 (``hold``), below
+    (``reversed``), pairs significant after Holm, and per threat kind the pairs that hold under every
+    condition, are reversed under one, or stay unclear; the median smallest detectable difference."""
+    b, t, c = analysis.board, analysis.tests, analysis.conditions
+    ties = [bool(np.all(b.values[k] == b.values[k + 1])) for k in range(len(t))]
+    word = [("tie" if tie else _verdict_word(e)) for tie, e in zip(ties, t["bca"])] if len(t) else []
+    out = {"pairs": len(t), "ties": sum(ties), "hold": word.count("holds"), "reversed": word.count("reversed"),
+           "unclear": word.count("unclear"), "n_topics": int(b.values.shape[1]), "n_systems": len(b.names),
+           "holm_significant": int(((t["p_perm_holm"] < 0.05) & (t["diff"] > 0)).sum()) if len(t) else 0,
+           "min_detectable_median": float(np.median(t["min_detectable"])) if len(t) else float("nan"),
+           "threats": {}}
+    tied = {(k, k + 1) for k, tie in enumerate(ties) if tie}
+    for kind, group in c.groupby("kind", sort=False):
+        per = {}
+        for (i, j), g in group.groupby(["i", "j"], sort=False):
+            if (i, j) in tied:
+                continue
+            words = [w for w in (_verdict_word(e) for e in g["bca"]) if w != "—"]
+            per[(i, j)] = ("—" if not words else "reversed" if "reversed" in words
+                           else "holds" if all(w == "holds" for w in words) else "unclear")
+        vals = list(per.values())
+        out["threats"][kind] = {"pairs": sum(v != "—" for v in vals), "holds": vals.count("holds"),
+                                "reversed": vals.count("reversed"), "unclear": vals.count("unclear"),
+                                "not computable": vals.count("—")}
+    return out
+
+
+def parse_predictions(items) -> dict:
+    """``{name: path}`` from ``["NAME=PATH", ...]`` (the chapter's parameter) or a mapping.
+
+    >>> parse_predictions(["mine=/tmp/p.json"])
+    {'mine': '/tmp/p.json'}
+    """
+    if isinstance(items, dict):
+        return {str(k): str(v) for k, v in items.items()}
+    out = {}
+    for item in items or ():
+        name, sep, path = str(item).partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise ValueError(f"predictions entry {item!r} is not NAME=PATH. Fix: give e.g. 'mine=preds.json'")
+        if name.strip() in out:
+            raise ValueError(f"predictions name {name.strip()!r} is given twice. Fix: give each its own name")
+        out[name.strip()] = path.strip()
+    return out
+
+
+def _resolve_run(path, data_dir):
+    """A reader's run file: a path, or a data-registry path (``trec8_adhoc/runs/input.apl8p.gz``) found in the
+    data folder; it must exist and be readable text (it is parsed when the board is built)."""
+    from pathlib import Path
+
+    from fireeval.datasets import check_readable, data_path, registry
+
+    if not Path(path).exists() and str(path) in registry():
+        path = data_path(str(path), root=data_dir)
+    return check_readable(path, "extra run file", text=True)
+
+
+def overview(analyses: dict) -> dict:
+    """What survives across the boards, for the closing summary (counts over the adjacent, non-tied pairs).
+
+    ``pairs``; ``hold`` (BCa interval above 0); of those, ``hold_all`` (every computable threat's
+    every condition too), ``reversed_by_threat`` (some condition's interval below 0) and
+    ``unclear_by_threat`` (otherwise); ``unclear_on_subset_too``: of the pairs a rater leaves
+    unclear, those the original labels on the same re-annotated queries leave unclear as well;
+    ``reversed`` (BCa interval below 0 under query sampling).
+    """
+    out = dict(pairs=0, hold=0, reversed=0, hold_all=0, reversed_by_threat=0, unclear_by_threat=0,
+               unclear_by_rater=0, unclear_on_subset_too=0)
+    for a in analyses.values():
+        b, c = a.board, a.conditions
+        for _, r in a.tests.iterrows():
+            k = int(r["pair"]) - 1
+            if np.all(b.values[k] == b.values[k + 1]):
+                continue
+            out["pairs"] += 1
+            word = _verdict_word(r["bca"])
+            out["reversed"] += word == "reversed"
+            if word != "holds":
+                continue
+            out["hold"] += 1
+            mine = c[(c["pair"] == k + 1) & c["bca"].notna()]
+            words = {kind: [_verdict_word(e) for e in g["bca"]] for kind, g in mine.groupby("kind")}
+            flat = [w for ws in words.values() for w in ws]
+            if "reversed" in flat:
+                out["reversed_by_threat"] += 1
+            elif all(w == "holds" for w in flat):
+                out["hold_all"] += 1
+            else:
+                out["unclear_by_threat"] += 1
+            if any(w != "holds" for w in words.get("label noise", [])):
+                out["unclear_by_rater"] += 1
+                out["unclear_on_subset_too"] += any(w != "holds" for w in words.get("subset", []))
+    return out
+
+
+def pool_shift(analysis: Analysis) -> dict:
+    """TREC-8: the median absolute change of A − B when runs are scored with their run or group left
+    out of the pool, beside the median half-width of the query-sampling BCa interval."""
+    t, c = analysis.tests, analysis.conditions
+    pool = c[(c["kind"] == "pool bias") & c["bca"].notna()]
+    if not len(t) or not len(pool):
+        return {"median_shift": float("nan"), "median_half_width": float("nan")}
+    base = t.set_index("pair")["diff"]
+    shift = (pool["diff"] - pool["pair"].map(base)).abs()
+    return {"median_shift": float(shift.median()),
+            "median_half_width": float(((t["ci_high"] - t["ci_low"]) / 2).median())}
+
+
 # ---------------------------------------------------------------- inputs
 def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, *, benchmarks=None,
                        extra_runs=(), predictions=None, trec_pairs: int = 20,
@@ -497,11 +626,8 @@ def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, 
     benchmarks = list(benchmarks or ("trec8", "msrvtt", "charades_sta", "qvhighlights"))
     if data_source not in ("auto", "real", "synthetic"):
         raise ValueError(f"data_source must be auto, real or synthetic, not {data_source!r}")
-    extra_runs, predictions = list(extra_runs or ()), dict(predictions or {})
-    for path in extra_runs:
-        from fireeval.datasets import check_readable
-
-        check_readable(path, "extra run file", text=True)
+    extra_runs, predictions = list(extra_runs or ()), parse_predictions(predictions)
+    extra_runs = [_resolve_run(path, data_dir) for path in extra_runs]
     for name, path in predictions.items():
         from fireeval.datasets import check_readable
 
