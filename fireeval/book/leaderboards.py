@@ -121,10 +121,20 @@ def _intervals(d, n_resamples: int, seed: int, what: str):
     for col, row in enumerate(np.flatnonzero(ok)):
         x = d[row]
         value = float(x.mean())
+        if _constant(x):  # BCa is 0/0 here (as in fireeval.stats.compare.bca_intervals): the point itself
+            same = Estimate(value, value, value, f"the same difference on all {t} {what}: no sampling variability")
+            out[row] = (same, same)
+            continue
         jack = (x.sum() - x) / (t - 1)
         out[row] = (Estimate.bca(value, boot[:, col], jack, method),
                     Estimate.from_samples(value, boot[:, col], f"95% percentile bootstrap; {method}"))
     return out
+
+
+def _constant(x) -> bool:
+    """Every value equal, up to rounding (the test of :func:`fireeval.stats.compare.bca_intervals`)."""
+    x = np.asarray(x, dtype=float)
+    return bool(np.ptp(x) <= 16 * np.finfo(float).eps * max(np.abs(x).max(), 1e-300))
 
 
 def pair_power(d, estimate, unit: str = "topics", alpha: float = 0.05, power: float = 0.8):
@@ -151,7 +161,7 @@ def pair_power(d, estimate, unit: str = "topics", alpha: float = 0.05, power: fl
     sd = float(d.std(ddof=1)) if t > 1 else 0.0
     if estimate is None or not estimate.has_interval or not np.isfinite(estimate.low):
         return Power.no_control("no interval could be computed for this pair")
-    if sd == 0:
+    if sd == 0 or _constant(d):
         return Power.no_control(f"the difference is the same on all {t} {unit}: no sampling variability, so no "
                                 "detectable-difference control applies")
     delta = float(detectable_difference(sd, t, alpha, power))
@@ -189,7 +199,10 @@ def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 20
     p = randomisation_pvalues(x, pi, pj, flips, exact)
     d = x[pi] - x[pj]
     sd = d.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    import warnings
+
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # tied systems: scipy warns of precision loss
         p_t = np.asarray(ttest_rel(x[pi], x[pj], axis=1).pvalue, dtype=float)
     p_t = np.where(np.isnan(p_t), 1.0, p_t)
     est = _intervals(d, n_bootstrap, seed, board.unit)
@@ -439,7 +452,10 @@ def survival_table(board: Board, tests, conditions):
                f"{board.measure} A": board.values[i].mean(), f"{board.measure} B": board.values[j].mean(),
                "published A / B": f"{_published(board, i)} / {_published(board, j)}"}
         rows.append(threats(row, mine))
-    return pd.DataFrame(rows).set_index("pair").fillna("") if rows else pd.DataFrame()
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(rows).set_index("pair").astype(object)
+    return frame.where(frame.notna(), "")
 
 
 def survival_chart(board: Board, tests, conditions):
@@ -551,7 +567,7 @@ def _resolve_run(path, data_dir):
 
     if not Path(path).exists() and str(path) in registry():
         path = data_path(str(path), root=data_dir)
-    return check_readable(path, "extra run file", text=True)
+    return check_readable(path, "extra run file", text=not str(path).endswith(".gz"))
 
 
 def overview(analyses: dict) -> dict:
