@@ -30,7 +30,8 @@ import numpy as np
 
 __all__ = ["Condition", "Board", "leaderboard_inputs", "pair_tests", "condition_tests", "pair_power",
            "pair_claims", "survival_table", "survival_chart", "bootstrap_means", "analyse", "summary",
-           "parse_predictions", "overview", "pool_shift", "PROXY_THRESHOLDS"]
+           "parse_predictions", "overview", "pool_shift", "prose_values", "headline_data", "BENCHMARKS",
+           "PROXY_THRESHOLDS"]
 
 #: The proxy thresholds of the false-negatives chapter's sweep (its default 0.4 is the primary one).
 PROXY_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
@@ -619,6 +620,52 @@ def pool_shift(analysis: Analysis) -> dict:
     shift = (pool["diff"] - pool["pair"].map(base)).abs()
     return {"median_shift": float(shift.median()),
             "median_half_width": float(((t["ci_high"] - t["ci_low"]) / 2).median())}
+
+
+BENCHMARKS = {"trec8": "TREC-8", "msrvtt": "MSR-VTT 1k-A", "charades_sta": "Charades-STA",
+              "qvhighlights": "QVHighlights"}
+
+
+def prose_values(analyses: dict) -> dict:
+    """Every number the chapter's prose cites, by glue name (``n/a`` or NaN for a benchmark not run)."""
+    out = {}
+    for key in BENCHMARKS:
+        a = analyses.get(key)
+        s = summary(a) if a else None
+        for name in ("pairs", "ties", "hold", "reversed", "unclear", "holm_significant", "n_topics", "n_systems"):
+            out[f"{key}_{name}"] = s[name] if s else "n/a"
+        out[f"{key}_min_detectable"] = s["min_detectable_median"] if s else float("nan")
+        for kind in ("pool bias", "label noise", "false negatives", "subset"):
+            t = (s or {}).get("threats", {}).get(kind, {})
+            for what in ("pairs", "holds", "reversed", "unclear"):
+                out[f"{key}_{kind.replace(' ', '_')}_{what}"] = t.get(what, "n/a")
+        t = a.tests if a else None
+        out[f"{key}_below_detectable"] = int((t["diff"].abs() < t["min_detectable"]).sum()) if a and len(t) else "n/a"
+        out[f"{key}_diff"] = float(t["diff"].iloc[0]) if a and len(t) else float("nan")
+    shift = pool_shift(analyses["trec8"]) if "trec8" in analyses else {}
+    out["trec8_pool_shift"] = shift.get("median_shift", float("nan"))
+    out["trec8_half_width"] = shift.get("median_half_width", float("nan"))
+    ch = analyses.get("charades_sta")
+    ties = [f"{ch.board.names[k]} and {ch.board.names[k + 1]}" for k in range(len(ch.board.names) - 1)
+            if np.all(ch.board.values[k] == ch.board.values[k + 1])] if ch else []
+    out["charades_tie_note"] = "; ".join(ties) or "none"
+    out["charades_rated"] = ch.board.conditions[0].values.shape[1] if ch and ch.board.conditions else "n/a"
+    out.update({f"all_{k}": v for k, v in overview(analyses).items()})
+    return out
+
+
+def headline_data(analyses: dict, settings: dict) -> dict:
+    """The chapter's headline (besides its claims): data sources, orderings, pair tests, counts, power."""
+    return {
+        "data_source": {k: "synthetic" if _synthetic(a.board) else "real" for k, a in analyses.items()},
+        "orderings": {k: {"systems": a.board.names, "means": a.board.means, "published": a.board.published}
+                      for k, a in analyses.items()},
+        "survival": {k: [{c: r[c] for c in ("a", "b", "diff", "ci_low", "ci_high", "p_perm_holm", "p_t_holm")}
+                         for _, r in a.tests.iterrows()] for k, a in analyses.items()},
+        "summary": {k: summary(a) for k, a in analyses.items()},
+        "power": {k: {"min_detectable": a.tests["min_detectable"].tolist() if len(a.tests) else [],
+                      "n_topics": int(a.board.values.shape[1])} for k, a in analyses.items()},
+        "settings": dict(settings)}
 
 
 # ---------------------------------------------------------------- inputs
