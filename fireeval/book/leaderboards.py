@@ -559,16 +559,16 @@ def parse_predictions(items) -> dict:
     return out
 
 
-def _resolve_run(path, data_dir):
-    """A reader's run file: a path, or a data-registry path (``trec8_adhoc/runs/input.apl8p.gz``) found in the
-    data folder; it must exist and be readable text (it is parsed when the board is built)."""
+def _resolve_run(path, data_dir, what: str = "extra run file"):
+    """A reader's file: a path, or a data-registry path (``trec8_adhoc/runs/input.apl8p.gz``) found in the
+    data folder; it must exist and be readable (it is parsed when the board is built)."""
     from pathlib import Path
 
     from fireeval.datasets import check_readable, data_path, registry
 
     if not Path(path).exists() and str(path) in registry():
         path = data_path(str(path), root=data_dir)
-    return check_readable(path, "extra run file", text=not str(path).endswith(".gz"))
+    return check_readable(path, what, text=not str(path).endswith((".gz", ".pkl")))
 
 
 def overview(analyses: dict) -> dict:
@@ -691,10 +691,8 @@ def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, 
         raise ValueError(f"data_source must be auto, real or synthetic, not {data_source!r}")
     extra_runs, predictions = list(extra_runs or ()), parse_predictions(predictions)
     extra_runs = [_resolve_run(path, data_dir) for path in extra_runs]
-    for name, path in predictions.items():
-        from fireeval.datasets import check_readable
-
-        check_readable(path, f"predictions file of {name!r}", text=not str(path).endswith(".pkl"))
+    predictions = {name: _resolve_run(path, data_dir, f"predictions file of {name!r}")
+                   for name, path in predictions.items()}
     files = {"trec8": lambda: __import__("fireeval.datasets.trec8", fromlist=["FILES"]).FILES,
              "msrvtt": lambda: _msrvtt_files(),
              "charades_sta": lambda: ["charades_sta/charades_sta_test.txt",
