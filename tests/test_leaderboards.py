@@ -199,3 +199,18 @@ def test_summary_and_overview_count_pairs():
     assert s["threats"]["label noise"]["pairs"] == 1  # the tie is not a step
     o = lb.overview({"toy": a})
     assert (o["pairs"], o["hold"], o["hold_all"]) == (1, 1, 1)
+
+
+def test_t_interval_is_scipys_and_the_family_wise_interval_contains_the_95_percent_one():
+    rng = np.random.default_rng(7)
+    x = rng.random((4, 50))
+    t = lb.pair_tests(board(x), n_permutations=200, n_bootstrap=999)
+    for k in range(3):
+        ref = stats.ttest_rel(x[k], x[k + 1]).confidence_interval(0.95)
+        assert t.loc[k, "t_interval"].low == pytest.approx(ref.low, abs=1e-12)
+        assert t.loc[k, "t_interval"].high == pytest.approx(ref.high, abs=1e-12)
+        wide, bca = t.loc[k, "familywise"], t.loc[k, "bca"]
+        assert wide.low <= bca.low and wide.high >= bca.high and "Bonferroni" in wide.method
+    rec = lb.analyse(board(x), n_permutations=200, n_bootstrap=999).records[0]
+    assert "Holm over the 3 adjacent pairs" in rec["notes"]
+    assert [s["kind"] for s in rec["sensitivity"]] == ["interval method", "multiplicity", "interval method"]
