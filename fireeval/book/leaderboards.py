@@ -491,10 +491,15 @@ def survival_chart(board: Board, tests, conditions):
               "kind": r["kind"] + (" (stand-in)" if r["standing"] == "stand-in" else ""), "diff": r["diff"],
               "low": r["ci_low"], "high": r["ci_high"]} for _, r in conditions.iterrows() if r["bca"] is not None]
     data = pd.DataFrame(rows)
-    y = alt.Y("pair:N", title=None, sort=None, axis=alt.Axis(labelLimit=260))
+    y = alt.Y("pair:N", title=None, sort=None, axis=alt.Axis(labelLimit=420))
     tip = ["pair", "condition", alt.Tooltip("diff:Q", format=".4f"), alt.Tooltip("low:Q", format=".4f"),
            alt.Tooltip("high:Q", format=".4f")]
-    colour = alt.Color("kind:N", title="condition")
+    fixed = ["query sampling", "pool bias", "label noise", "subset", "false negatives (stand-in)"]
+    fixed += sorted(set(data["kind"]) - set(fixed))
+    colours = dict(zip(fixed, plotting.PALETTE * 2))  # the same colour for a condition in every chart
+    kinds = [k for k in fixed if k in set(data["kind"])]
+    colour = alt.Color("kind:N", title="condition",
+                       scale=alt.Scale(domain=kinds, range=[colours[k] for k in kinds]))
     rules = alt.Chart(data).mark_rule(opacity=0.6).encode(
         y=y, x=alt.X("low:Q", title=f"A − B in {board.measure} (95% BCa interval)"), x2="high:Q",
         color=colour, yOffset="condition:N", tooltip=tip)
@@ -504,9 +509,9 @@ def survival_chart(board: Board, tests, conditions):
     height = max(120, 26 * len(tests) + 4 * len(data))
     chart = alt.layer(rules, points, zero).properties(width=420, height=height)
     return plotting.titled(chart, f"{board.title}: does each step of the ordering survive?",
-                           f"Each row is an adjacent pair of the published {board.measure} ordering (A above B); "
-                           "each mark its mean paired difference with a 95% BCa interval under one condition. "
-                           "Right of the dashed line: A stays above B.")
+                           [f"Each row: an adjacent pair of the published {board.measure} ordering (A above B); each "
+                            "mark: the mean", "paired difference with its 95% BCa interval under one condition. "
+                            "Right of the dashed line: A stays above B."])
 
 
 # ---------------------------------------------------------------- one board, end to end
