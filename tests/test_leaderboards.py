@@ -214,3 +214,15 @@ def test_t_interval_is_scipys_and_the_family_wise_interval_contains_the_95_perce
     rec = lb.analyse(board(x), n_permutations=200, n_bootstrap=999).records[0]
     assert "Holm over the 3 adjacent pairs" in rec["notes"]
     assert [s["kind"] for s in rec["sensitivity"]] == ["interval method", "multiplicity", "interval method"]
+
+
+def test_survival_chart_has_titles_tooltips_and_one_colour_per_condition():
+    rng = np.random.default_rng(5)
+    x = rng.random((3, 40))
+    b = board(x, conditions=[lb.Condition("rater 1", "label noise", x[::-1].copy())])
+    a = analyse(b)
+    spec = lb.survival_chart(a.board, a.tests, a.conditions).to_dict()
+    text = str(spec)
+    assert "does each step of the ordering survive" in text and "tooltip" in text
+    colour = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert colour["domain"] == ["query sampling", "label noise"] and len(set(colour["range"])) == 2
