@@ -226,3 +226,17 @@ def test_survival_chart_has_titles_tooltips_and_one_colour_per_condition():
     assert "does each step of the ordering survive" in text and "tooltip" in text
     colour = spec["layer"][0]["encoding"]["color"]["scale"]
     assert colour["domain"] == ["query sampling", "label noise"] and len(set(colour["range"])) == 2
+
+
+def test_a_reader_run_below_the_tested_top_extends_the_pairs_down_to_it(tmp_path):
+    from fireeval.synthetic.trec import simulate_pooled_trec
+
+    frames, *_ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3, n_docs=3000, depth=300,
+                                      pool_depth=50, seed=0)
+    topics = sorted(set(next(iter(frames.values()))["query"]))
+    path = tmp_path / "weak.txt"
+    path.write_text("".join(f"{q} Q0 nothing{q} 1 1.0 weak\n" for q in topics))  # retrieves nothing relevant
+    b = lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], trec_pairs=2, synthetic_size=60,
+                              extra_runs=[str(path)])["trec8"]
+    assert b.names[-1] == "weak" and len(b.names) > 3
+    assert any("reach down" in n for n in b.notes)

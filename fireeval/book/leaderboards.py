@@ -767,7 +767,8 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
         table["published"] = table["run"].map(official)
         ranked = table.sort_values(["published", "run"], ascending=[False, True])["run"].tolist()
         n = len(ranked) if not trec_pairs else min(len(ranked), trec_pairs + 1)
-        needed = sorted(set(ranked[:n]) | set(table.loc[table["pooled"], "run"]))
+        # A reader's run may land anywhere in the ordering: then every run is read, so its neighbours are there.
+        needed = sorted(ranked if extra_runs else set(ranked[:n]) | set(table.loc[table["pooled"], "run"]))
         paths = [data_path(f"trec8_adhoc/runs/input.{r}.gz", data_dir) for r in needed]
         qrels = trec8.load_qrels(root=data_dir)
         pool_depth = 100
@@ -809,8 +810,13 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
     order = sorted(range(len(names)), key=lambda i: (-place[i], names[i]))
     if ranked is not None and not frames_extra:
         order = [names.index(r) for r in ranked if r in names]
-    keep = order if not trec_pairs else order[: trec_pairs + 1]
-    keep = [i for i in keep]
+    top = trec_pairs + 1
+    if trec_pairs and frames_extra:  # reach down to the lowest reader's run and the run below it
+        top = max(top, max(order.index(names.index(e)) for e in frames_extra) + 2)
+        if top > trec_pairs + 1:
+            notes.append(f"the tested pairs reach down to the reader's run(s): {top - 1} adjacent pairs, not "
+                         f"{trec_pairs}")
+    keep = order if not trec_pairs else order[:top]
     names_k = [names[i] for i in keep]
     if frames_extra:
         notes.append(f"{len(frames_extra)} reader run(s) scored on the official qrels and placed by MAP: "
