@@ -33,7 +33,7 @@ import re
 
 import altair as alt
 
-__all__ = ["setup", "titled", "knob", "chart_bundle", "PALETTE", "VEGALITE_VERSION", "CHART_CLASS"]
+__all__ = ["setup", "titled", "knob", "ordering_chart", "chart_bundle", "PALETTE", "VEGALITE_VERSION", "CHART_CLASS"]
 
 # Colour-blind-safe (Okabe-Ito), in the order series are usually added.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -128,3 +128,58 @@ def knob(name: str, value, *, options=None, labels=None, min=None, max=None, ste
     else:
         raise ValueError(f"knob {name}: give options=[...] for a drop-down or min= and max= for a slider")
     return alt.param(name=name, value=value, bind=bind)
+
+
+def ordering_chart(comparison, adjust: str | None = None, *, title: str | None = None, caption: str | None = None):
+    """The ordering of a :class:`fireeval.stats.compare.Comparison` with its significance groups.
+
+    One row per system, best on top: its mean (a point), the span of means of the systems
+    it is not significantly different from (a bar: its significance neighbourhood), its
+    group label, and in the tooltip the systems it beats. Points are coloured by whether
+    the system is in the best system's group. ``adjust`` picks the test (default: the
+    comparison's own).
+
+    >>> import numpy as np
+    >>> from fireeval.stats.compare import compare
+    >>> c = compare(np.array([[0.9, 0.8, 0.85, 0.7], [0.3, 0.2, 0.25, 0.3], [0.35, 0.2, 0.3, 0.25]]), ["A", "B", "C"],
+    ...             n_bootstrap=0, adjust="none")
+    >>> spec = ordering_chart(c).to_dict()
+    >>> len(spec["layer"]), spec["layer"][0]["encoding"]["y"]["field"]
+    (3, 'system')
+    """
+    import numpy as np
+    import pandas as pd
+
+    rows = comparison.ranking(adjust)
+    p = comparison.pvalue_matrix(adjust)
+    means = comparison.means
+    index = {name: i for i, name in enumerate(comparison.names)}
+    best = rows[0]["group_ids"]
+    records = []
+    for r in rows:
+        i = index[r["system"]]
+        same = np.flatnonzero(p[i] >= comparison.alpha)  # includes i itself (p = 1)
+        records.append({"rank": r["rank"], "system": r["system"], "mean": r["mean"], "group": r["groups"],
+                        "low": float(means[same].min()), "high": float(means[same].max()),
+                        "in top group": bool(set(r["group_ids"]) & set(best)),
+                        "beats": len(r["beats"]), "beaten systems": ", ".join(r["beats"][:12])
+                        + (" ..." if len(r["beats"]) > 12 else "")})
+    frame = pd.DataFrame(records)
+    order = list(frame["system"])
+    y = alt.Y("system:N", sort=order, title=None)
+    measure = comparison.measure
+    tooltip = ["rank", "system", alt.Tooltip("mean:Q", format=".4f"), "group", "beats", "beaten systems"]
+    base = alt.Chart(frame).properties(height=max(120, 14 * len(frame)))
+    span = base.mark_rule(color="#bbbbbb", strokeWidth=6).encode(
+        y=y, x=alt.X("low:Q", title=f"mean {measure} over {len(comparison.topics)} topics"), x2="high:Q",
+        tooltip=tooltip)
+    dots = base.mark_point(filled=True, size=60).encode(
+        y=y, x="mean:Q", tooltip=tooltip,
+        color=alt.Color("in top group:N", title="not significantly below the best",
+                        scale=alt.Scale(domain=[True, False], range=[PALETTE[0], PALETTE[1]])))
+    labels = base.mark_text(align="left", dx=8, fontSize=10).encode(y=y, x="high:Q", text="group:N")
+    chart = alt.layer(span, dots, labels)
+    if title is not None:
+        chart = titled(chart, title, caption or "Grey bar: the means of the systems not significantly different "
+                                                "from this one; label: its significance groups.")
+    return chart

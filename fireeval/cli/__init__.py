@@ -29,7 +29,7 @@ _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a direct
 
 #: Subcommand -> its module in this folder, in the order ``fireeval --help`` lists them.
 COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "moments", "audit": "audit",
-            "evaluate-similarity": "similarity", "diff": "diff"}
+            "evaluate-similarity": "similarity", "compare": "compare", "diff": "diff"}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
