@@ -1,5 +1,6 @@
 """The fast path of ``fireeval evaluate``: pyarrow reader, trec_eval order, QrelsIndex/score_run,
 multi-run CLI, trec_eval's options, and bad input (issue 14 items 1-2: whitespace, empty fields)."""
+import json
 import sys
 
 import numpy as np
@@ -87,16 +88,29 @@ def test_score_run_equals_evaluate_and_pytrec_eval(tmp_path, seed, lookup, monke
         np.testing.assert_allclose(ours.values[m], [theirs[t][m] for t in ours.topics], atol=1e-12)
 
 
-def test_cli_many_runs_prefix_lines_with_run_name(tmp_path, capsys):
+def test_cli_many_runs_trec_layout_stays_awk_parseable_and_tsv_names_each_run(tmp_path, capsys):
     q = _write(tmp_path, "q", "1 0 a 1\n1 0 b 0\n2 0 c 1\n")
     r1 = _write(tmp_path, "r1", "1 Q0 b 1 2.0 alpha\n1 Q0 a 2 1.0 alpha\n2 Q0 c 1 1.0 alpha\n")
     r2 = _write(tmp_path, "r2", "1 Q0 a 1 2.0 beta\n2 Q0 x 1 1.0 beta\n")
     r3 = _write(tmp_path, "r3", "1 Q0 a 1 2.0 beta\n")
-    assert cli.main(["evaluate", str(q), str(r1), str(r2), str(r3), "-m", "map", "-m", "num_ret"]) == 0
+    argv = ["evaluate", str(q), str(r1), str(r2), str(r3), "-m", "map", "-m", "num_ret"]
+    assert cli.main(argv) == 0
+    # trec_eval's own lines, run after run, each summary opened by its runid line
     lines = [l.split("\t") for l in capsys.readouterr().out.splitlines()]
-    got = {(r, m.strip()): v for r, m, t, v in lines}
+    assert [(m.strip(), t, v) for m, t, v in lines] == [
+        ("runid", "all", "alpha"), ("map", "all", "0.7500"), ("num_ret", "all", "3"),
+        ("runid", "all", "beta"), ("map", "all", "0.5000"), ("num_ret", "all", "2"),
+        ("runid", "all", "beta"), ("map", "all", "1.0000"), ("num_ret", "all", "1")]
+    assert cli.main(argv + ["--format", "tsv"]) == 0
+    rows = [l.split("\t") for l in capsys.readouterr().out.splitlines()]
+    assert rows[0] == ["run", "measure", "topic", "value"]
+    got = {(r, m): v for r, m, t, v in rows[1:]}
     assert got == {("alpha", "map"): "0.7500", ("alpha", "num_ret"): "3", ("beta", "map"): "0.5000",
                    ("beta", "num_ret"): "2", (str(r3), "map"): "1.0000", (str(r3), "num_ret"): "1"}
+    assert cli.main(argv + ["--format", "json", "-q"]) == 0
+    docs = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert [d["run"] for d in docs] == ["alpha", "beta", str(r3)]
+    assert docs[0]["summary"] == {"map": 0.75, "num_ret": 3} and docs[0]["per_topic"]["1"]["map"] == 0.5
 
 
 def test_cli_options_follow_trec_eval(tmp_path, capsys):

@@ -191,7 +191,11 @@ def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
     n_rel = np.asarray(n_relevant, dtype=float)[..., None]
     denom = np.minimum(n_rel, np.asarray(n_nonrelevant, dtype=float)[..., None])
     penalty = _safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
-    return _safe_divide(np.where(rel, 1.0 - penalty, 0.0).sum(axis=-1), n_relevant)
+    # summed in rank order as trec_eval adds them (numpy's pairwise sum can end one ulp away and print
+    # the other side of a 5th-decimal half)
+    terms = np.where(rel, 1.0 - penalty, 0.0)
+    total = np.cumsum(terms, axis=-1)[..., -1] if terms.shape[-1] else terms.sum(axis=-1)
+    return _safe_divide(total, n_relevant)
 
 
 INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
