@@ -140,6 +140,10 @@ def main(argv=None) -> int:
         previous = signal.signal(signal.SIGTERM, _terminate)
     except ValueError:  # main() called from another thread: only the main thread may set handlers
         previous = None
+    if sys.stdout is None and sys.stderr is not None and args.command != "run":  # `>&-`: nowhere to print
+        print(f"fireeval {args.command}: <stdout>: standard output is closed, so nothing could be printed. "
+              "Fix: redirect it to a file or to /dev/null (> FILE) instead of closing it", file=sys.stderr)
+        return 2
     try:
         args.func(args)
         sys.stdout.flush()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,7 @@ class TrecFormatError(ValueError):
 
     def __init__(self, path, line, problem, fix):
         self.path, self.line = str(path), line
-        where = f"{path}, line {line}" if line else str(path)
+        where = f"{path}:{line}" if line else str(path)
         super().__init__(f"{where}: {problem}. Fix: {fix}")
 
 
@@ -76,21 +77,51 @@ def _read_bytes(path) -> bytes:
         raise TrecFormatError(path, None, "cannot be read (permission denied)", "check the file's permissions") from None
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = _gunzip(raw)
+            raw = _gunzip_bounded(path, raw)
         except (OSError, EOFError, zlib.error, _GunzipError) as err:
             raise TrecFormatError(path, None, f"is a damaged gzip file ({err})",
                                   "re-download or re-compress the file") from None
-        _refuse_binary(path, raw[: 1 << 16])
+    nul = raw.find(b"\x00")  # anywhere, not only in the first block: trec_eval would cut the line there
+    if nul >= 0:
+        raise TrecFormatError(path, raw.count(b"\n", 0, nul) + 1, "is a binary file (it contains NUL bytes, the "
+                              "first on this line), not TREC text", "give the plain-text (or gzipped) run or qrels file; if it was "
+                              "damaged in transfer, copy it again")
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
         raw = raw[3:]
     return raw
 
 
-try:  # gzip.decompress (every member) with Intel ISA-L's decoder: ~3x faster than zlib
-    from isal.igzip import decompress as _gunzip
+#: A gzip that expands more than this many times and past _BOMB_BYTES is refused as a decompression bomb:
+#: TREC text compresses 4-6 times (TREC-8's runs and qrels); 3 GB of spaces in a 3 MB gzip is 1000 times.
+_BOMB_RATIO = 64
+_BOMB_BYTES = 256 << 20
+_GUNZIP_CHUNK = 16 << 20
+
+
+def _gunzip_bounded(path, raw: bytes) -> bytes:
+    """Every gzip member of ``raw``, decompressed a chunk at a time so that a bomb is refused
+    after at most ``_BOMB_BYTES`` (plus a chunk) of output, never expanded whole."""
+    limit = max(_BOMB_BYTES, len(raw) * _BOMB_RATIO)
+    parts, total = [], 0
+    with _GzipReader(fileobj=io.BytesIO(raw)) as stream:
+        while True:
+            chunk = stream.read(_GUNZIP_CHUNK)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise TrecFormatError(path, None, f"expands to more than {limit >> 20} MiB from "
+                                      f"{len(raw) >> 10} KiB of gzip (over {_BOMB_RATIO} times): a decompression "
+                                      "bomb, not a TREC file", "give the real run or qrels file")
+            parts.append(chunk)
+    return b"".join(parts)
+
+
+try:  # a gzip reader (every member) with Intel ISA-L's decoder: ~3x faster than zlib
+    from isal.igzip import IGzipFile as _GzipReader
     from isal.isal_zlib import error as _GunzipError
 except ImportError:  # pragma: no cover - isal is a pinned dependency
-    _gunzip, _GunzipError = gzip.decompress, zlib.error
+    _GunzipError, _GzipReader = zlib.error, gzip.GzipFile
 
 
 def _refuse_binary(path, head: bytes) -> None:
@@ -136,12 +167,17 @@ def _is_float(text):
         return False
 
 
+#: A qrels grade: an ASCII integer, optionally followed by ".0..." (read the same by trec_eval's atol).
+#: Exponents (1e1), hex (0x1), other decimals (2.9999999999999999) and inf are refused: atol reads
+#: them differently from what they say.
+_GRADE = re.compile(r"[+-]?[0-9]+(?:\.0*)?")
+_GRADE_LIMIT = 2**62
+
+
 def _is_int(text):
-    try:
-        value = float(text)
-    except ValueError:
+    if not _GRADE.fullmatch(text):
         return False
-    return value == int(value) and abs(value) < 2**62 and "_" not in text
+    return abs(int(text.split(".")[0])) < _GRADE_LIMIT
 
 
 def _normalise(raw: bytes):
@@ -297,7 +333,8 @@ def _has_duplicate_pairs(query, docno) -> bool:
 
 
 _RUN_CHECKS = {4: (_is_float, "score {value!r} is not a finite number", "write a numeric score in column 5")}
-_QRELS_CHECKS = {3: (_is_int, "relevance {value!r} is not an integer",
+_QRELS_CHECKS = {3: (_is_int, "relevance {value!r} is not an integer below 2^62 (trec_eval's atol would "
+                        "read it as another number)",
                      "write an integer relevance grade (0 = non-relevant) in column 4")}
 
 
@@ -557,17 +594,21 @@ def read_qrels_table(path, check_duplicates: bool = True):
     if table is None:
         _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
     text = table.column("relevance").combine_chunks()
+    # integers as atol reads them ("+1" and "2.0" too); anything else (arrow would also take "0x1") is
+    # named with its line
+    ok = arrow_call("match_substring_regex", [text], ("MatchSubstringOptions", (f"^{_GRADE.pattern}$",)))
+    if ok.false_count:
+        _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
     try:
         relevance = to_numpy(arrow_call("cast", [text], ("CastOptions", (pa.int64(),))))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        digits = arrow_call("replace_substring_regex", [text], ("ReplaceSubstringOptions", (r"^\+|\.0*$", "")))
         try:
-            as_float = to_numpy(arrow_call("cast", [text], ("CastOptions", (pa.float64(),))))
+            relevance = to_numpy(arrow_call("cast", [digits], ("CastOptions", (pa.int64(),))))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            as_float = None
-        if as_float is None or not np.isfinite(as_float).all() or (as_float != np.round(as_float)).any() \
-                or (np.abs(as_float) >= 2**62).any():
-            _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
-        relevance = as_float.astype(np.int64)
+            relevance = None
+    if relevance is None or ((relevance >= _GRADE_LIMIT) | (relevance <= -_GRADE_LIMIT)).any():
+        _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
     query, docno = table.column("query").combine_chunks(), table.column("docno").combine_chunks()
     if check_duplicates and _has_duplicate_pairs(query, docno):
         raise_bad_qrels(path)

@@ -1,0 +1,148 @@
+"""Issue 27's hostile inputs, one test per case: each gives a one-line exit-2 error naming the file (and
+line) with a fix, or the number trec_eval gives where its reading is well defined; bombs stay under
+500 MB of peak memory."""
+import gzip
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fireeval import cli
+
+LIMIT_BYTES = 500 << 20
+QRELS = "1 0 a 1\n1 0 b 0\n"
+RUN = "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n"
+
+
+def _write(path, content):
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+def _evaluate(capsys, *argv):
+    status = cli.main(["evaluate", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _one_line_error(err, path=None, line=None):
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "Fix: " in err, err
+    if path is not None:
+        where = f"{path}:{line}: " if line is not None else f"{path}: "
+        assert where in err, err
+
+
+def _peak_rss_of(argv) -> tuple[int, subprocess.CompletedProcess]:
+    """Run ``argv`` in a fresh child and return its peak resident memory in bytes (Linux ru_maxrss is KiB)."""
+    probe = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(p.returncode); "
+             "sys.stdout.write(p.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, *map(str, argv)], capture_output=True, text=True, check=True)
+    rss, status, *err = done.stdout.split("\n", 2)
+    return int(rss) * 1024, subprocess.CompletedProcess(argv, int(status), "", "".join(err))
+
+
+# 1. grades atol would read otherwise
+@pytest.mark.parametrize("grade", ["1e1", "0x1", "2.9999999999999999", "0.5", "inf", "-inf", "3e890", "nan",
+                                   "99999999999999999999", "١"])
+def test_1_qrels_grade_that_is_not_a_plain_integer_is_refused_with_its_line(tmp_path, capsys, grade):
+    q = _write(tmp_path / "q", f"1 0 b 0\n1 0 a {grade}\n")
+    status, out, err = _evaluate(capsys, q, _write(tmp_path / "r", RUN), "-m", "map")
+    assert status == 2 and out == ""
+    _one_line_error(err, q, 2)
+    assert f"relevance {grade!r} is not an integer" in err
+
+
+@pytest.mark.parametrize("grade, expected", [("+1", "1.0000"), ("2.0", "1.0000"), ("1.", "1.0000"), ("-0", "0.0000")])
+def test_1_grades_atol_reads_as_written_keep_trec_eval_numbers(tmp_path, capsys, grade, expected):
+    q = _write(tmp_path / "q", f"1 0 b 0\n1 0 a {grade}\n")
+    status, out, _ = _evaluate(capsys, q, _write(tmp_path / "r", RUN), "-m", "map")
+    assert status == 0 and out.split("\t")[-1].strip() == expected
+
+
+# 2. NUL bytes past the first 64 KiB
+def test_2_nul_bytes_anywhere_in_a_run_are_refused_with_the_line(tmp_path, capsys):
+    body = b"".join(b"1 Q0 d%d %d %d t\n" % (i, i, 5000 - i) for i in range(1, 5001))
+    cut = body.index(b"\n", 80_000) + 1
+    run = _write(tmp_path / "r", body[:cut] + b"\0" * 4096 + body[cut:])
+    status, out, err = _evaluate(capsys, _write(tmp_path / "q", "1 0 d1 1\n"), run, "-m", "num_ret")
+    assert status == 2 and out == ""
+    _one_line_error(err, run, body[:cut].count(b"\n") + 1)
+    assert "NUL" in err
+
+
+def test_2_nul_bytes_in_gzipped_qrels_docnos_are_refused(tmp_path, capsys):
+    lines = [f"1 0 doc{i:06d} {i % 2}\n".encode() for i in range(20_000)]
+    lines[15_000] = b"1 0 doc\0\0\0 1\n"
+    q = _write(tmp_path / "q.gz", gzip.compress(b"".join(lines)))
+    status, out, err = _evaluate(capsys, q, _write(tmp_path / "r", RUN), "-m", "map")
+    assert status == 2 and out == ""
+    _one_line_error(err, q, 15_001)
+
+
+# 4. a gzip bomb of whitespace
+def test_4_gzip_bomb_of_whitespace_is_refused_under_500_mb(tmp_path):
+    member = gzip.compress(b" " * (1 << 20), compresslevel=9)  # 1 MiB of spaces in ~1 KiB
+    bomb = _write(tmp_path / "bomb.gz", member * 3072)  # 3 GiB once expanded, 3 MB on disk
+    peak, done = _peak_rss_of([sys.executable, "-m", "fireeval", "evaluate", _write(tmp_path / "q", QRELS), bomb])
+    assert done.returncode == 2, done.stderr
+    _one_line_error(done.stderr, bomb)
+    assert "decompression bomb" in done.stderr
+    assert peak < LIMIT_BYTES, f"peak {peak >> 20} MiB"
+
+
+def test_4_a_real_multi_member_gzip_still_reads(tmp_path, capsys):
+    run = _write(tmp_path / "r.gz", gzip.compress(RUN[:13].encode()) + gzip.compress(RUN[13:].encode()))
+    status, out, _ = _evaluate(capsys, _write(tmp_path / "q", QRELS), run, "-m", "num_ret")
+    assert status == 0 and out.split("\t")[-1].strip() == "2"
+
+
+# 5. -c with no topic in common
+def test_5_complete_with_no_topic_in_common_is_an_error(tmp_path, capsys):
+    q = _write(tmp_path / "q", "0401 0 a 1\n")
+    r = _write(tmp_path / "r", "401 Q0 a 1 2 t\n")
+    for extra in (["-c"], []):
+        status, out, err = _evaluate(capsys, q, r, "-m", "map", *extra)
+        assert status == 2 and out == ""
+        assert re.search(rf"^fireeval evaluate: {re.escape(str(r))}: no topic of the run has judgements", err, re.M)
+        assert "0401 is not 401" in err
+
+
+# 7. overflow and huge numbers give exit 2 (or trec_eval's reading)
+@pytest.mark.parametrize("measure", ["P.1" + "0" * 320, "relative_P.1" + "0" * 320, "Judged@1" + "0" * 320,
+                                     "P_9223372036854775808", "set_F.1e999", "set_F.nan", "iprec_at_recall.inf",
+                                     "utility.1,--1,0,0", "P.٣"])
+def test_7_and_11_huge_or_odd_measure_parameters_are_refused(tmp_path, capsys, measure):
+    status, out, err = _evaluate(capsys, _write(tmp_path / "q", QRELS), _write(tmp_path / "r", RUN), "-m", measure)
+    assert status == 2 and out == ""
+    assert err.startswith(f"fireeval evaluate: -m {measure}: ") and "Fix: " in err and err.count("\n") == 1
+
+
+def test_7_max_retrieved_beyond_any_ranking_reads_as_trec_eval_atol(tmp_path, capsys):
+    q, r = _write(tmp_path / "q", QRELS), _write(tmp_path / "r", RUN)
+    whole = _evaluate(capsys, q, r, "-m", "num_ret")[1]
+    assert _evaluate(capsys, q, r, "-m", "num_ret", "-M", str(2**63))[1] == whole
+
+
+@pytest.mark.parametrize("option", [["-M", "５"], ["-l", "٣"], ["-l", "0_2"], ["-l", "-1"], ["-M", "0"]])
+def test_11_options_that_are_not_plain_numbers_are_refused(tmp_path, capsys, option):
+    with pytest.raises(SystemExit) as done:
+        cli.main(["evaluate", str(_write(tmp_path / "q", QRELS)), str(_write(tmp_path / "r", RUN)), *option])
+    assert done.value.code == 2
+    assert "Fix: " in capsys.readouterr().err
+
+
+def test_7_stdout_closed_is_one_line_without_traceback(tmp_path):
+    q, r = _write(tmp_path / "q", QRELS), _write(tmp_path / "r", RUN)
+    done = subprocess.run(f"{sys.executable} -m fireeval evaluate {q} {r} >&-", shell=True, capture_output=True,
+                          text=True)
+    assert "Traceback" not in done.stderr and "AttributeError" not in done.stderr
+    assert done.returncode in (0, 2) and len(done.stderr.strip().splitlines()) <= 1, done.stderr
