@@ -146,3 +146,32 @@ def test_7_stdout_closed_is_one_line_without_traceback(tmp_path):
                           text=True)
     assert "Traceback" not in done.stderr and "AttributeError" not in done.stderr
     assert done.returncode in (0, 2) and len(done.stderr.strip().splitlines()) <= 1, done.stderr
+
+
+# 3. pickle size bombs through `fireeval evaluate-moments`
+GT = "A 0 10##q one.\nB 0 4##q two.\n"
+
+
+def _pickle_bombs():
+    import pickle
+    import struct
+
+    memo = b"\x80\x02N" + b"r" + struct.pack("<I", 2**28) + b"."  # LONG_BINPUT 2**28: 9 bytes
+    zero = pickle.dumps(np.zeros(3, dtype="V0"), protocol=2)
+    zero = zero.replace(b"K\x03\x85", b"\x8a\x06\x00\x10\xa5\xd4\xe8\x00\x85")  # shape (10**12,) of 0-byte items
+    assert b"\x8a\x06" in zero and len(zero) < 300  # the shape was replaced
+    shared, ratings = [[0.0, 1.0, 30.0]] * 100_000, [1.0] * 100_000  # one 100k-moment list for every query
+    reuse = pickle.dumps([((f"v{i}", "q"), shared, ratings) for i in range(3720)], protocol=2)
+    assert len(reuse) < 2_000_000
+    return {"memo": memo, "zero-size": zero, "shared": reuse}
+
+
+@pytest.mark.parametrize("name", ["memo", "zero-size", "shared"])
+def test_3_pickle_size_bombs_are_refused_under_500_mb(tmp_path, name):
+    bomb = _write(tmp_path / f"{name}.pkl", _pickle_bombs()[name])
+    gt = _write(tmp_path / "gt.txt", GT)
+    peak, done = _peak_rss_of([sys.executable, "-m", "fireeval", "evaluate-moments", gt, bomb])
+    assert done.returncode == 2, done.stderr
+    _one_line_error(done.stderr, bomb)
+    assert "bomb" in done.stderr
+    assert peak < LIMIT_BYTES, f"peak {peak >> 20} MiB"
