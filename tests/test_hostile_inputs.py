@@ -175,3 +175,52 @@ def test_3_pickle_size_bombs_are_refused_under_500_mb(tmp_path, name):
     _one_line_error(done.stderr, bomb)
     assert "bomb" in done.stderr
     assert peak < LIMIT_BYTES, f"peak {peak >> 20} MiB"
+
+
+# 6. `fireeval run --output ""` (an unset $OUT)
+@pytest.mark.parametrize("output", ["", "  "])
+def test_6_run_with_an_empty_output_is_refused_before_anything_runs(capsys, output):
+    assert cli.main(["run", "metrics", "--output", output]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith('fireeval run: --output "": ') and "Fix: " in captured.err
+
+
+# 7. JSON (and pickle) integers beyond float range in moments, ratings, windows; AxIoU@<huge>
+BIG = "1" + "0" * 400
+
+
+@pytest.mark.parametrize("field", ["moments", "ratings"])
+def test_7_json_integers_beyond_float_range_are_refused(tmp_path, capsys, field):
+    entry = {"vid": "A", "query": "q one.", "moments": [[0, 5]], "ratings": [1]}
+    text = json.dumps({"entries": [entry]}).replace("[[0, 5]]" if field == "moments" else "[1]",
+                                                    f"[[0, {BIG}]]" if field == "moments" else f"[{BIG}]")
+    pred = _write(tmp_path / "p.json", text)
+    assert cli.main(["evaluate-moments", str(_write(tmp_path / "gt.txt", GT)), str(pred)]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, pred)
+    assert "beyond the range of a number" in err
+
+
+def test_7_qvhighlights_windows_beyond_float_range_are_refused(tmp_path, capsys):
+    gt = _write(tmp_path / "gt.jsonl", json.dumps({"qid": 1, "relevant_windows": [[0, 2]]}) + "\n")
+    pred = _write(tmp_path / "p.jsonl", '{"qid": 1, "pred_relevant_windows": [[0, %s, 0.5]]}\n' % BIG)
+    assert cli.main(["evaluate-moments", str(gt), str(pred)]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, pred, 1)
+
+
+def test_7_pickle_integers_beyond_float_range_are_refused(tmp_path, capsys):
+    import pickle
+
+    pred = _write(tmp_path / "p.pkl", pickle.dumps([(("A", "q one."), [[0, int(BIG), 10]], [1.0])], protocol=2))
+    assert cli.main(["evaluate-moments", str(_write(tmp_path / "gt.txt", GT)), str(pred)]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, pred)
+
+
+@pytest.mark.parametrize("measure", ["AxIoU@1" + "0" * 320, "R@1" + "0" * 30 + ",0.5", "AxIoU@٣"])
+def test_7_huge_moment_cut_offs_are_refused(tmp_path, capsys, measure):
+    pred = _write(tmp_path / "p.json", json.dumps({"entries": [{"vid": "A", "query": "q one.", "moments": [[0, 5]]}]}))
+    assert cli.main(["evaluate-moments", str(_write(tmp_path / "gt.txt", GT)), str(pred), "-m", measure]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"fireeval evaluate-moments: -m {measure}: ") and "Fix: " in err

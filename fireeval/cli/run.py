@@ -20,6 +20,9 @@ def add(sub):
 
         from fireeval.book.notebooks import execute, parse_value
 
+        if not args.output.strip():  # `--output "$OUT"` with OUT unset: never a silent temporary folder
+            raise ValueError('--output "": an empty folder name (an unset variable?). Fix: name the folder for '
+                             "the results, e.g. --output results/")
         params = {name: parse_value(value) for name, value in args.parameter}
         result = execute(args.notebook, params, args.output, kernel_name=args.kernel, progress=True)
         print(json.dumps(result, indent=1))

@@ -217,9 +217,13 @@ def score_all(iou, ks=KS, thetas=THETAS, strict: bool = False) -> dict:
     return out
 
 
+_MAX_K = 2**31 - 1  # beyond any ranking; larger numbers are typos that overflow array sizes
+
+
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"cut-off K must be an integer >= 1, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _MAX_K:
+        shown = repr(k) if len(repr(k)) < 40 else f"a {len(str(k))}-digit number"
+        raise ValueError(f"cut-off K must be an integer >= 1 (and at most {_MAX_K}), got {shown}")
     return int(k)
 
 
@@ -230,7 +234,7 @@ def _check_theta(theta) -> float:
     return theta
 
 
-_NAME = re.compile(r"^(R|AP|AxIoU|DCG)@(\d+)(?:,([0-9.]+))?$")
+_NAME = re.compile(r"^(R|AP|AxIoU|DCG)@([0-9]+)(?:,([0-9.]+))?$")  # ASCII digits: \\d takes "٣" too
 
 
 def measure_function(name: str, strict: bool = False):
@@ -242,15 +246,16 @@ def measure_function(name: str, strict: bool = False):
     array([1.])
     """
     m = _NAME.match(name.strip())
+    fix = "Fix: use R@K,θ, AP@K,θ, AxIoU@K or DCG@K (e.g. 'R@5,0.7'), K from 1, θ in (0, 1]"
     if not m or (m.group(1) in ("R", "AP")) != (m.group(3) is not None):
-        raise ValueError(f"unknown measure {name!r}: use R@K,θ, AP@K,θ, AxIoU@K or DCG@K (e.g. 'R@5,0.7')")
+        raise ValueError(f"-m {name}: unknown measure {name!r}. {fix}")
     kind, k, theta = m.group(1), int(m.group(2)), m.group(3)
     try:
         _check_k(k)
         if theta is not None:
             _check_theta(theta)
     except ValueError as err:
-        raise ValueError(f"measure {name!r}: {err}") from None
+        raise ValueError(f"-m {name}: measure {name!r}: {err}. {fix}") from None
     if kind == "R":
         return lambda iou: recall_at_k_iou(iou, k, float(theta), strict)
     if kind == "AP":

@@ -22,7 +22,7 @@ import json
 
 import numpy as np
 
-from fireeval.datasets import data_path, read_json, text_lines
+from fireeval.datasets import JSONNumberError, data_path, json_int, read_json, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
@@ -40,7 +40,9 @@ def _read_jsonl(path, what="JSONL file"):
     out = []
     for lineno, line in text_lines(path, what):
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_int=json_int)
+        except JSONNumberError as err:
+            raise ValueError(f"{path}:{lineno}: {err}. Fix: write windows and scores as ordinary numbers.") from None
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}:{lineno}: not a JSON object ({err.msg}). Fix: give one JSON object per line.") from None
         except RecursionError:

@@ -204,6 +204,9 @@ def _expanded_size(obj, source) -> int:
         children = (list(item.keys()) + list(item.values()) if isinstance(item, dict) else
                     list(item) if isinstance(item, (list, tuple, set, frozenset)) else None)
         if children is None:
+            if isinstance(item, int) and not isinstance(item, bool) and abs(item) > 1.7976931348623157e308:
+                raise UnsafePickleError(f"{source}: an integer of {len(str(abs(item)))} digits, beyond the range of "
+                                        "a number (about 1.8e308). Fix: give the original pickle or the JSON form.")
             sizes[key] = 1
             continue
         if not done:
