@@ -31,12 +31,23 @@ _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a direct
 COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "moments", "audit": "audit"}
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's one-line errors: ``PROG: what is wrong. Fix: what to do``
+    (argparse's own usage block plus message is two lines and says no fix)."""
+
+    def error(self, message):
+        text = " ".join(message.split())
+        if "Fix:" not in text:
+            text = f"{text.rstrip('.')}. Fix: see `{self.prog} --help` for the arguments it takes"
+        self.exit(2, f"{self.prog}: {text}\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``fireeval`` parser; with a known ``command``, only that subcommand's parser is built
     (and only its module imported): what a run of one command needs, at a fraction of the start-up."""
     import importlib
 
-    parser = argparse.ArgumentParser(prog="fireeval", description="Score retrieval runs and moment predictions; "
+    parser = _Parser(prog="fireeval", description="Score retrieval runs and moment predictions; "
                                      "re-run the book's chapters with your own parameters.")
     names = [command] if command in COMMANDS else list(COMMANDS)
     # With one command built, the metavar still names all, so a usage line reads as with the full parser.
@@ -135,7 +146,10 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word picks the subcommand (the top level has no options but --help); anything
     # else (--help, no command, an unknown one) gets the full parser and its messages.
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    try:
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage error, already printed on one line (2)
+        return done.code if isinstance(done.code, int) else 2
     try:
         previous = signal.signal(signal.SIGTERM, _terminate)
     except ValueError:  # main() called from another thread: only the main thread may set handlers
