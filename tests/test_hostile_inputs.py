@@ -296,3 +296,44 @@ def test_8_json_never_goes_into_the_data_folder(audit_files, capsys, monkeypatch
     target = data / "audit.json"
     _audit_error(capsys, base[:5] + ["--json", str(target)], target)
     assert not target.exists()
+
+
+# 12. the Python API checks its arguments
+@pytest.mark.parametrize("call", [
+    lambda r: r.precision_at_k([[1, 0]], k=-1), lambda r: r.precision_at_k([[1, 0]], k=0),
+    lambda r: r.correct_at_k([[1, 0]], k=0), lambda r: r.recall_at_k([[1, 0]], [1], k=1.5),
+    lambda r: r.ndcg([[1, 0]], [[1]], k=0), lambda r: r.dcg([[1, 0]], k=-2), lambda r: r.judged_at_k([[1]], [1], 0)])
+def test_12_ranking_cut_offs_below_one_are_refused(call):
+    from fireeval.core import ranking
+
+    with pytest.raises(ValueError, match="cut-off k must be a whole number >= 1.*Fix:"):
+        call(ranking)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.recall_at_k_iou([[0.2]], k=1, theta=-1), lambda m: m.recall_at_k_iou([[0.2]], k=1, theta=np.nan),
+    lambda m: m.axiou_at_k([[0.2]], k=1, lower_bound=1), lambda m: m.axiou_at_k([[0.2]], k=1, lower_bound=np.nan),
+    lambda m: m.ap_at_k_iou([[0.2]], k=0, theta=0.5), lambda m: m.dcg_at_k_iou([[0.2]], k=0)])
+def test_12_moment_measures_refuse_bad_parameters(call):
+    from fireeval.core import moments
+
+    with pytest.raises(ValueError):
+        call(moments)
+
+
+def test_12_writers_refuse_what_could_not_be_read_back(tmp_path):
+    from fireeval.core.trec import read_qrels, write_qrels, write_run
+
+    with pytest.raises(ValueError, match="relevance 0.6 is not a whole number"):
+        write_qrels(pd.DataFrame({"query": ["1"], "docno": ["d"], "relevance": [0.6]}), tmp_path / "q")
+    write_qrels(pd.DataFrame({"query": ["1"], "docno": ["d"], "relevance": [2.0]}), tmp_path / "q")
+    assert read_qrels(tmp_path / "q")["relevance"].tolist() == [2]
+    for frame, words in [({"query": ["1"], "docno": ["a b"], "score": [1.0]}, "docno 'a b'"),
+                         ({"query": ["1"], "docno": ["d"], "score": [np.nan]}, "score nan"),
+                         ({"query": ["1"], "docno": ["d"], "score": [np.inf]}, "score inf"),
+                         ({"query": [""], "docno": ["d"], "score": [1.0]}, "query ''")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            write_run(pd.DataFrame(frame), tmp_path / "r", tag="t")
+    with pytest.raises(ValueError, match="tag 'my run'"):
+        write_run(pd.DataFrame({"query": ["1"], "docno": ["d"], "score": [1.0]}), tmp_path / "r", tag="my run")
+    assert not (tmp_path / "r").exists()

@@ -676,10 +676,51 @@ def trec_order(frame, by=("query",), score_precision: str = "float"):
     return ordered
 
 
+def _check_fields(frame, columns, what):
+    """Refuse values :func:`read_run`/:func:`read_qrels` could not read back: empty fields or fields with
+    whitespace (they split into several columns)."""
+    for col in columns:
+        text = frame[col].astype(str)
+        bad = (text.str.len() == 0) | text.str.contains(r"\s", regex=True)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"{what}: row {row + 1}: {col} {text.iloc[row]!r} is empty or holds whitespace, which "
+                             "would split the line into other columns. Fix: remove or replace the whitespace")
+
+
 def write_run(frame, path, tag: str | None = None) -> None:
-    """Write a run (columns query, docno, score[, tag]) in trec_eval order, 6 columns."""
+    """Write a run (columns query, docno, score[, tag]) in trec_eval order, 6 columns.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns query, docno, score and optionally tag.
+    path : path-like
+        Output file (gzip when it ends in ``.gz``).
+    tag : str, optional
+        Run tag for every line (default: the ``tag`` column, else "fireeval").
+
+    Raises ValueError for what could not be read back: a query, docno or tag that is
+    empty or holds whitespace, a score that is not a finite number.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.txt")
+    >>> write_run(pd.DataFrame({"query": ["1"], "docno": ["d"], "score": [0.5]}), path, tag="t")
+    >>> open(path).read()
+    '1 Q0 d 1 0.5 t\\n'
+    """
     import pandas as pd
 
+    score = pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(score).all():
+        row = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise ValueError(f"{path}: row {row + 1}: score {frame['score'].iloc[row]} is not a finite number. "
+                         "Fix: give every document a finite score")
+    _check_fields(frame, ["query", "docno"] + (["tag"] if "tag" in frame and tag is None else []), str(path))
+    if tag is not None and (not str(tag) or any(c.isspace() for c in str(tag))):
+        raise ValueError(f"{path}: tag {tag!r} is empty or holds whitespace. Fix: give a one-word run tag")
     ordered = trec_order(frame)
     tags = ordered["tag"] if "tag" in ordered and tag is None else (tag or "fireeval")
     out = pd.DataFrame({"query": ordered["query"], "q0": "Q0", "docno": ordered["docno"],
@@ -688,11 +729,35 @@ def write_run(frame, path, tag: str | None = None) -> None:
 
 
 def write_qrels(frame, path) -> None:
-    """Write qrels (columns query, docno, relevance) as 4-column TREC qrels."""
+    """Write qrels (columns query, docno, relevance) as 4-column TREC qrels.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns query, docno and relevance (whole numbers: 2.0 is written 2, 0.6 is refused
+        rather than truncated to 0).
+    path : path-like
+        Output file (gzip when it ends in ``.gz``).
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
+    >>> write_qrels(pd.DataFrame({"query": ["1"], "docno": ["d"], "relevance": [2.0]}), path)
+    >>> open(path).read()
+    '1 0 d 2\\n'
+    """
     import pandas as pd
 
+    relevance = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(dtype=float)
+    whole = np.isfinite(relevance) & (relevance == np.round(relevance)) & (np.abs(relevance) < _GRADE_LIMIT)
+    if not whole.all():
+        row = int(np.flatnonzero(~whole)[0])
+        raise ValueError(f"{path}: row {row + 1}: relevance {frame['relevance'].iloc[row]} is not a whole number "
+                         "(writing it would truncate it). Fix: give integer grades (0 = non-relevant)")
+    _check_fields(frame, ["query", "docno"], str(path))
     out = pd.DataFrame({"query": frame["query"], "iteration": 0, "docno": frame["docno"],
-                        "relevance": frame["relevance"].astype(int)})
+                        "relevance": relevance.astype(np.int64)})
     _write(out, path)
 
 
