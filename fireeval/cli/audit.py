@@ -95,8 +95,8 @@ def run(args):
         pooled = pooled_from_table(args.pooled_from)
     if pooled is not None:
         if reference is None:
-            raise ValueError("--pooled/--pooled-from say which reference runs were pooled; give the reference runs "
-                             "with --runs")
+            raise ValueError("--pooled/--pooled-from: they say which reference runs were pooled, but no reference "
+                             "run was given. Fix: give the collection's runs with --runs")
         names = set(reference.names)
         unknown = sorted(set(pooled) - names - set(target.names)) if args.pooled else []
         if unknown:

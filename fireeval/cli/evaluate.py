@@ -95,14 +95,14 @@ def add(sub):
         for path, run in _prefetch(args.runs, lambda p: read_run_table(p, precision)):
             scores = score_run(run, qrels, measures, complete=args.complete, judged_only=args.judged_only,
                                max_retrieved=args.max_retrieved, version=version)
-            if scores.ignored_topics:
-                shown = ", ".join(scores.ignored_topics[:5]) + (" ..." if len(scores.ignored_topics) > 5 else "")
-                print(f"warning: {path}: {len(scores.ignored_topics)} topic(s) have no judgements and are "
-                      f"ignored (trec_eval convention): {shown}", file=sys.stderr)
             if not (~scores.missing).any():
                 raise ValueError(f"{path}: no topic of the run has judgements in {args.qrels}. Fix: check that "
                                  "the run and qrels belong to the same collection (topic ids are compared as "
                                  "text: 0401 is not 401)")
+            if scores.ignored_topics:
+                shown = ", ".join(scores.ignored_topics[:5]) + (" ..." if len(scores.ignored_topics) > 5 else "")
+                print(f"warning: {path}: {len(scores.ignored_topics)} topic(s) have no judgements and are "
+                      f"ignored (trec_eval convention): {shown}", file=sys.stderr)
             if version == "10.0" and not args.complete and len(scores.topics) < len(qrels.topics):
                 lacking = sorted(set(qrels.topics.tolist()) - set(scores.topics.tolist()))
                 raise ValueError(f"{path}: the run has no line for topic {lacking[0]} of {args.qrels} "

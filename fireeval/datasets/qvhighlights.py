@@ -89,7 +89,7 @@ def read_ground_truth_records(path) -> list:
             raise ValueError(f"{where}: qid {qid} is already on line {seen[qid]}. Fix: list each query once.")
         seen[qid] = lineno
         windows = rec["relevant_windows"] or []
-        arr = check_moments(windows, f"{where} relevant_windows") if len(windows) else np.empty((0, 2))
+        arr = check_moments(windows, f"{where}: relevant_windows") if len(windows) else np.empty((0, 2))
         if arr.ndim != 2:
             raise ValueError(f"{where}: relevant_windows must be [[start, end], ...]")
         try:
@@ -174,7 +174,7 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
             raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers") from None
         if w.ndim != 2 or w.shape[1] < 2:
             raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {w.shape})")
-        check_moments(w[:, :2], f"{where} pred_relevant_windows")
+        check_moments(w[:, :2], f"{where}: pred_relevant_windows")
         if w.shape[1] >= 3:
             if np.isnan(w[:, 2]).any():
                 raise ValueError(f"{where}: a window's score is NaN. Fix: give numeric scores.")
