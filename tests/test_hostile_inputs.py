@@ -337,3 +337,32 @@ def test_12_writers_refuse_what_could_not_be_read_back(tmp_path):
     with pytest.raises(ValueError, match="tag 'my run'"):
         write_run(pd.DataFrame({"query": ["1"], "docno": ["d"], "score": [1.0]}), tmp_path / "r", tag="my run")
     assert not (tmp_path / "r").exists()
+
+
+# 13. low: empty protocol-2 arrays, Latin-1 docnos, nested ratings
+def test_13_protocol_2_pickle_with_an_empty_array_loads():
+    import pickle
+
+    from fireeval.datasets.safe_pickle import safe_loads
+
+    for protocol in (2, 4):
+        assert safe_loads(pickle.dumps({"a": np.array([])}, protocol=protocol))["a"].shape == (0,)
+
+
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_13_latin1_docnos_name_their_line(tmp_path, capsys, which):
+    q = _write(tmp_path / "q", b"1 0 a 1\n" + (b"1 0 caf\xe9 0\n" if which == "qrels" else b"1 0 b 0\n"))
+    r = _write(tmp_path / "r", b"1 Q0 a 1 2 t\n" + (b"1 Q0 caf\xe9 2 1 t\n" if which == "run" else b"1 Q0 b 2 1 t\n"))
+    status, out, err = _evaluate(capsys, q, r, "-m", "map")
+    assert status == 2 and out == ""
+    _one_line_error(err, q if which == "qrels" else r, 2)
+    assert "not UTF-8" in err
+
+
+def test_13_nested_ratings_are_named_as_such(tmp_path, capsys):
+    entry = {"vid": "A", "query": "q one.", "moments": [[0, 5], [0, 10]], "ratings": [[1], [2]]}
+    pred = _write(tmp_path / "p.json", json.dumps({"entries": [entry]}))
+    assert cli.main(["evaluate-moments", str(_write(tmp_path / "gt.txt", GT)), str(pred)]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, pred)
+    assert "nested" in err

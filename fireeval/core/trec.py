@@ -130,10 +130,6 @@ def _refuse_binary(path, head: bytes) -> None:
                               "give the plain-text (or gzipped) run or qrels file")
 
 
-def _open_text(path) -> io.TextIOBase:
-    return io.StringIO(_read_bytes(path).decode("utf-8", errors="replace"))
-
-
 def _first_bad_line(path, n_fields, checks):
     """Scan ``path`` line by line; return (line, problem, fix) for the first bad line.
 
@@ -141,22 +137,26 @@ def _first_bad_line(path, n_fields, checks):
     column-count check.
     """
     seen = {}
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != n_fields:
-                return (lineno, f"expected {n_fields} columns, found {len(fields)} ({line.strip()[:80]!r})",
-                        f"write each line as {' '.join(RUN_COLUMNS if n_fields == 6 else QRELS_COLUMNS)}")
-            for col, (ok, problem, fix) in checks.items():
-                if not ok(fields[col]):
-                    return lineno, problem.format(value=fields[col]), fix
-            key = (fields[0], fields[2])
-            if key in seen:
-                return (lineno, f"document {fields[2]!r} appears twice for topic {fields[0]!r} "
-                        f"(first on line {seen[key]})", "keep one line per (topic, document)")
-            seen[key] = lineno
+    for lineno, raw_line in enumerate(_read_bytes(path).split(b"\n"), 1):
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError as err:  # e.g. Latin-1 docnos: name the line, not just the file
+            return (lineno, f"is not UTF-8 text (byte 0x{raw_line[err.start]:02x} at column {err.start + 1})",
+                    "save the file as UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != n_fields:
+            return (lineno, f"expected {n_fields} columns, found {len(fields)} ({line.strip()[:80]!r})",
+                    f"write each line as {' '.join(RUN_COLUMNS if n_fields == 6 else QRELS_COLUMNS)}")
+        for col, (ok, problem, fix) in checks.items():
+            if not ok(fields[col]):
+                return lineno, problem.format(value=fields[col]), fix
+        key = (fields[0], fields[2])
+        if key in seen:
+            return (lineno, f"document {fields[2]!r} appears twice for topic {fields[0]!r} "
+                    f"(first on line {seen[key]})", "keep one line per (topic, document)")
+        seen[key] = lineno
     return None
 
 

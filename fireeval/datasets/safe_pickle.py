@@ -133,6 +133,8 @@ ALLOWED_GLOBALS = {
     ("builtins", "bytes"): _sized(bytes), ("builtins", "bytearray"): _sized(bytearray), ("builtins", "bool"): bool,
     ("__builtin__", "list"): list, ("__builtin__", "dict"): dict, ("__builtin__", "tuple"): tuple,
     ("__builtin__", "set"): set, ("copy_reg", "_reconstructor"): None,
+    # protocol 2 writes an empty bytes object (an empty array's buffer) as __builtin__.bytes()
+    ("__builtin__", "bytes"): _sized(bytes),
     ("collections", "OrderedDict"): __import__("collections").OrderedDict,
     ("_codecs", "encode"): _latin1_encode,
     ("numpy", "dtype"): np.dtype, ("numpy", "ndarray"): _GuardedNdarray,
