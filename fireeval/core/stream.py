@@ -250,13 +250,18 @@ class RunScores:
     overrides: dict | None = None
 
     def summary(self) -> dict:
-        from fireeval.core.evaluation import summarise
+        from fireeval.core.evaluation import GM_EPSILON, summarise
 
         out = {}
         for m, v in self.values.items():
             how = self.aggregates[m]
             if self.overrides and m in self.overrides:
                 out[m] = self.overrides[m]
+            elif how == "gm" and self.printed is not None and not self.printed.all() and len(v):
+                # 9.0.7 -c: the logs of the scored topics in order, then the floor once per missing topic
+                logs = np.log(np.maximum(v[self.printed], GM_EPSILON))
+                total = (np.cumsum(logs)[-1] if len(logs) else 0.0) + (~self.printed).sum() * np.log(GM_EPSILON)
+                out[m] = float(np.exp(total / len(v)))
             elif how != "none":
                 out[m] = float(summarise(v[None, :], how)[0])
         return out
