@@ -94,7 +94,7 @@ def _read_bytes(path) -> bytes:
 #: A gzip that expands more than this many times and past _BOMB_BYTES is refused as a decompression bomb:
 #: TREC text compresses 4-6 times (TREC-8's runs and qrels); 3 GB of spaces in a 3 MB gzip is 1000 times.
 _BOMB_RATIO = 64
-_BOMB_BYTES = 256 << 20
+_BOMB_BYTES = 128 << 20
 _GUNZIP_CHUNK = 16 << 20
 
 
