@@ -246,7 +246,7 @@ def _rprec_mult(ctx, mult):
 def _map_cut(ctx, k):
     hits = ctx.rel[..., :k]
     prec = np.cumsum(hits, axis=-1) / ctx.rank[:k]
-    return ranking._safe_divide((prec * hits).sum(axis=-1), ctx.n_rel)
+    return ranking._safe_divide(ranking._sum_in_order(prec * hits), ctx.n_rel)
 
 
 def _ndcg_rel(ctx):
@@ -417,8 +417,12 @@ def _compute(m: Measure, ctx: _Context) -> np.ndarray:
         return ranking.reciprocal_rank(ctx.grades, level)
     if kind == "iprec_at_recall":
         return _iprec(ctx, [k])[0]
-    if kind == "11pt_avg":
-        return np.mean(_iprec(ctx, _DEFAULT_PARAMS["iprec_at_recall"]), axis=0)
+    if kind == "11pt_avg":  # trec_eval adds the points from recall 1.0 down to 0.0, then divides
+        points = _iprec(ctx, _DEFAULT_PARAMS["iprec_at_recall"])
+        total = np.zeros_like(points[0])
+        for value in points[::-1]:
+            total = total + value
+        return total / len(points)
     if kind == "P":
         return ranking.precision_at_k(ctx.grades, k, level)
     if kind == "recall":

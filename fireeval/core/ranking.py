@@ -116,7 +116,17 @@ def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     hits = _binary(gains, level)
     ranks = np.arange(1, hits.shape[-1] + 1)
     precision = np.cumsum(hits, axis=-1) / ranks
-    return _safe_divide((precision * hits).sum(axis=-1), n_relevant)
+    return _safe_divide(_sum_in_order(precision * hits), n_relevant)
+
+
+def _sum_in_order(terms) -> np.ndarray:
+    """Sum over the last axis adding left to right, as trec_eval's loops do: numpy's pairwise sum
+    groups the additions otherwise and can end one ulp away, which at a 5th-decimal half prints the
+    other 4th digit."""
+    terms = np.asarray(terms, dtype=float)
+    if not terms.shape[-1]:
+        return terms.sum(axis=-1)
+    return np.cumsum(terms, axis=-1)[..., -1]
 
 
 def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
@@ -204,9 +214,7 @@ def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
     penalty = _safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
     # summed in rank order as trec_eval adds them (numpy's pairwise sum can end one ulp away and print
     # the other side of a 5th-decimal half)
-    terms = np.where(rel, 1.0 - penalty, 0.0)
-    total = np.cumsum(terms, axis=-1)[..., -1] if terms.shape[-1] else terms.sum(axis=-1)
-    return _safe_divide(total, n_relevant)
+    return _safe_divide(_sum_in_order(np.where(rel, 1.0 - penalty, 0.0)), n_relevant)
 
 
 INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
@@ -241,7 +249,7 @@ def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
         estimate = (1.0 / (i + 1) + (i / (i + 1)) * (pooled_above / np.where(i > 0, i, 1.0))
                     * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
     estimate[..., 0] = 1.0
-    return _safe_divide(np.where(rel, estimate, 0.0).sum(axis=-1), n_relevant)
+    return _safe_divide(_sum_in_order(np.where(rel, estimate, 0.0)), n_relevant)
 
 
 def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
