@@ -118,7 +118,7 @@ def test_5_complete_with_no_topic_in_common_is_an_error(tmp_path, capsys):
 
 # 7. overflow and huge numbers give exit 2 (or trec_eval's reading)
 @pytest.mark.parametrize("measure", ["P.1" + "0" * 320, "relative_P.1" + "0" * 320, "Judged@1" + "0" * 320,
-                                     "P_9223372036854775808", "set_F.1e999", "set_F.nan", "iprec_at_recall.inf",
+                                     "P_9223372036854775808", "set_F.1e999", "set_F.1e308", "set_F.nan", "iprec_at_recall.inf",
                                      "utility.1,--1,0,0", "P.٣"])
 def test_7_and_11_huge_or_odd_measure_parameters_are_refused(tmp_path, capsys, measure):
     status, out, err = _evaluate(capsys, _write(tmp_path / "q", QRELS), _write(tmp_path / "r", RUN), "-m", measure)
