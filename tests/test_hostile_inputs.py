@@ -366,3 +366,15 @@ def test_13_nested_ratings_are_named_as_such(tmp_path, capsys):
     err = capsys.readouterr().err
     _one_line_error(err, pred)
     assert "nested" in err
+
+
+def test_13_numpy_runtime_warnings_do_not_reach_stderr(tmp_path):
+    q, r = _write(tmp_path / "q", QRELS), _write(tmp_path / "r", RUN)
+    # a division by zero inside fireeval's scoring (the function is defined in fireeval.core.stream)
+    code = ("import sys\nimport fireeval.core.stream as s\n"
+            "exec('_old = score_run\\ndef score_run(*a, **k):\\n    np.array([1.0]) / np.array([0.0])\\n"
+            "    return _old(*a, **k)\\n', s.__dict__)\n"
+            "from fireeval.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    done = subprocess.run([sys.executable, "-c", code, "evaluate", str(q), str(r), "-m", "map"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr

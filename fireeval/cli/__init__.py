@@ -205,6 +205,11 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word picks the subcommand (the top level has no options but --help); anything
     # else (--help, no command, an unknown one) gets the full parser and its messages.
+    import warnings
+
+    # numpy's "divide by zero"/"invalid value" warnings name a line of fireeval, not of the user's input:
+    # the values they concern are handled (0 where trec_eval gives 0); the command line says nothing
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(fireeval|numpy)(\.|$)")
     parser = build_parser(argv[0] if argv else None)
     parser.command = argv[0] if argv and argv[0] in COMMANDS else None
     try:
