@@ -473,7 +473,10 @@ def _compute(m: Measure, ctx: _Context) -> np.ndarray:
         return _ndcg_rel(ctx)
     if kind == "Rndcg":
         return _rndcg(ctx)
-    raise ValueError(f"unknown measure kind {kind!r}")
+    if kind in _STRINGS:
+        raise ValueError(f"{kind} is text, not a number. Fix: use fireeval evaluate or "
+                         "fireeval.core.stream.score_run, which print and return it")
+    raise ValueError(f"unknown measure kind {kind!r}. Fix: parse names with parse_measures")
 
 
 # ---------------------------------------------------------------- names
