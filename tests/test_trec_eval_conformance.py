@@ -54,6 +54,29 @@ def test_every_line_equals_trec_eval(capsys, version, run, kind, options):
                     f"({len(got)} vs {len(want)} lines)")
 
 
+NICKNAMES = {
+    "official": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"},
+    "set": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"},
+}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("version", ["9.0.7", "10.0"])
+@pytest.mark.parametrize("nickname", ["official", "set"])
+def test_other_nicknames_print_the_same_lines_as_trec_eval(capsys, version, nickname):
+    # trec_eval prints its measures in one fixed order whatever -m says, so `-m official` (or `set`) prints
+    # exactly the all_trec lines of those measures
+    folder = _folder()
+    expected = gzip.open(folder / "reference" / "trec_eval" / f"v{version}.apl8n.all_trec.q.txt.gz", "rt").read()
+    family = lambda line: re.sub(r"_[0-9.]+$", "", line.split("\t")[0].strip())
+    wanted = "".join(line + "\n" for line in expected.splitlines() if family(line) in NICKNAMES[nickname])
+    status, out, err = _evaluate(capsys, folder / "qrels.trec8.adhoc.txt.gz", folder / "runs" / "input.apl8n.gz",
+                                 "-q", "-m", nickname, "--trec-eval", version)
+    assert status == 0 and out == wanted, err
+
+
 @pytest.mark.realdata
 def test_score_precision_still_overrides_the_version(capsys):
     # uwmt8a0 has scores equal as C floats and different as doubles: the orders (and map) differ
