@@ -122,8 +122,9 @@ def test_set_f_uses_trec_eval_weighting_and_names_each_parameter(tmp_path, capsy
     assert got["set_F_0.5", "1"] == f"{1.5 * 0.4 * 1 / (0.5 * 0.4 + 1):.4f}"  # 0.5000, not (1+β²) form 0.4545
     assert got["set_F_2", "1"] == f"{3 * 0.4 / (2 * 0.4 + 1):.4f}"
     assert got["set_F", "1"] == f"{2 * 0.4 / (0.4 + 1):.4f}"
-    assert [m for m, t, _ in _lines(out) if t == "all"] == ["set_F_0.5", "set_F_2", "set_F", "P_5",
-                                                          "utility_1,-1,0,0", "utility_2,-1,0,0"]
+    # in trec_eval's order of measures (P, utility, set_F), parameters in the order given, P_5 once
+    assert [m for m, t, _ in _lines(out) if t == "all"] == ["P_5", "utility_1,-1,0,0", "utility_2,-1,0,0",
+                                                          "set_F_0.5", "set_F_2", "set_F"]
     assert got["utility_1,-1,0,0", "1"] == "-1.0000" and got["utility_2,-1,0,0", "1"] == "1.0000"
 
 
@@ -133,7 +134,7 @@ def test_ir_measures_names_print_as_asked(tmp_path, capsys):
                                "-m", "map", "-m", "P_10")
     assert status == 0
     got = dict((m, v) for m, _, v in _lines(out))
-    assert list(got) == ["AP", "P@10", "nDCG@10", "RR", "R-Prec", "map", "P_10"]
+    assert list(got) == ["map", "P_10", "AP", "P@10", "nDCG@10", "RR", "R-Prec"]  # trec_eval's names first
     assert got["AP"] == got["map"] and got["P@10"] == got["P_10"]
 
 
@@ -196,3 +197,11 @@ def test_measures_of_10_are_refused_by_9(tmp_path, capsys):
     status, out, _ = _evaluate(capsys, q, r, "-c", "-m", "rbp", "-m", "rbp.p=0.5", "-m", "unj.1,2",
                                "--trec-eval", "10.0")
     assert status == 0 and [m for m, _, _ in _lines(out)] == ["rbp", "rbp_p=0.5", "unj_1", "unj_2"]
+
+
+def test_measures_print_in_trec_eval_order_whatever_the_order_of_m(tmp_path, capsys):
+    q, r = _write(tmp_path / "q", QRELS), _write(tmp_path / "r", RUN)
+    out = _evaluate(capsys, q, r, "-m", "P.10,5", "-m", "ndcg_cut.5", "-m", "map", "-m", "num_ret", "-m", "correct@1",
+                    "-m", "recip_rank")[1]
+    assert [m for m, _, _ in _lines(out)] == ["num_ret", "map", "recip_rank", "P_5", "P_10", "ndcg_cut_5",
+                                             "correct@1"]

@@ -69,7 +69,7 @@ def add(sub):
         from fireeval.cli import load_numpy_without_blas_threads
 
         load_numpy_without_blas_threads()  # scoring uses no linear algebra
-        from fireeval.core.evaluation import DEFAULT_MEASURES, Measure, parse_measures
+        from fireeval.core.evaluation import DEFAULT_MEASURES, Measure, parse_measures, trec_eval_order
         from fireeval.core.stream import QrelsIndex, score_run
         from fireeval.core.trec import read_run_table
 
@@ -82,6 +82,7 @@ def add(sub):
                 if m.name not in seen_names:  # asked twice (P.10 and P_10): printed once, as trec_eval
                     seen_names.add(m.name)
                     measures.append(m)
+        measures = trec_eval_order(measures)  # as trec_eval prints them, whatever the order of -m
         several = len(args.runs) > 1
         if several and args.format == "trec" and not any(m.kind == "runid" for m in measures):
             measures.insert(0, Measure("runid"))  # each run's summary starts with its name

@@ -41,7 +41,8 @@ from fireeval.core import ranking
 # (fireeval.core.stream) uses the measures without them.
 
 __all__ = ["Measure", "parse_measure", "parse_measures", "evaluate", "Scores", "DEFAULT_MEASURES",
-           "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON", "TREC_EVAL_VERSIONS", "check_trec_eval_version", "relstrings"]
+           "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON", "TREC_EVAL_VERSIONS", "check_trec_eval_version", "relstrings",
+           "trec_eval_order"]
 
 DEFAULT_MEASURES = ["map", "P_5", "P_10", "recall_10", "ndcg", "ndcg_cut_10", "recip_rank",
                     "correct@1", "correct@5", "correct@10"]
@@ -615,11 +616,36 @@ def parse_measures(name: str, version: str = "9.0.7", *, printing: bool = False)
                 rest = low[len(root_low) + 1:]
                 parts = rest.split(",") if sep == "." else [rest]
                 parse = (lambda t, n: _float_param(t, n, 0.0, 1e6)) if root in _FLOAT else _int_param
-                return [Measure(root, parse(p, text)) for p in parts if p != ""] or _unknown(name)
+                # trec_eval sorts a list of cut-offs (P.10,5 prints P_5 then P_10) and prints each once
+                values = sorted({parse(p, text) for p in parts if p != ""})
+                return [Measure(root, v) for v in values] or _unknown(name)
     match = re.fullmatch(r"([a-z_]+)@(\w+)", low)
     if match and _IR_AT.get(match[1]):
         return [Measure(_IR_AT[match[1]], _int_param(match[2], text), label=text if printing else None)]
     return _unknown(name)
+
+
+def trec_eval_order(measures) -> list:
+    """``measures`` in the order trec_eval prints them (its fixed measure order, whatever the order of
+    ``-m``); names trec_eval does not know (ir_measures names, ``correct@K``, ``Judged@K``) follow, in
+    the order given. The sort is stable: parameters of one measure keep their order.
+
+    Parameters
+    ----------
+    measures : list of Measure
+
+    Examples
+    --------
+    >>> [m.name for m in trec_eval_order(parse_measures("P_10") + parse_measures("correct@5") + parse_measures("map"))]
+    ['map', 'P_10', 'correct@5']
+    """
+    rank = {kind: i for i, kind in enumerate(_PRINT_ORDER)}
+    rank["ndcg_exp"] = rank["ndcg_cut"]
+
+    def key(m):
+        kind = "ndcg_cut" if m.kind == "ndcg" and m.k is not None else m.kind
+        return rank.get(kind, len(rank)) if m.label is None else len(rank)
+    return sorted(measures, key=key)
 
 
 def _unknown(name):
