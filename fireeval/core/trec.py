@@ -375,8 +375,8 @@ def _check_precision(score_precision):
         return np.float32
     if score_precision == "double":
         return np.float64
-    raise ValueError(f"score_precision must be 'float' (trec_eval <= 9.0.8, NIST's official results) or "
-                     f"'double' (trec_eval 10.0), not {score_precision!r}")
+    raise ValueError(f"score_precision must be 'float' (trec_eval 9.0.7, NIST's official results) or "
+                     f"'double' (trec_eval 10.0), not {score_precision!r}. Fix: give one of the two")
 
 
 # Above this size, query and docno are dictionary-encoded while parsing (in the reader's threads, one
@@ -551,9 +551,10 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score
     check_duplicates : bool, default True
         Reject a document listed twice for one topic.
     score_precision : {"float", "double"}
-        How scores are compared when ordering: "float" as trec_eval <= 9.0.8 (it
+        How scores are compared when ordering: "float" as trec_eval 9.0.7 (it
         reads scores into a C float; NIST's official TREC results), "double" as
-        trec_eval 10.0. Returned scores are the parsed doubles either way.
+        trec_eval 10.0 (scores became doubles in its 2023 sources). Returned scores are
+        the parsed doubles either way.
 
     Raises
     ------
@@ -641,7 +642,7 @@ def trec_order(frame, by=("query",), score_precision: str = "float"):
     This order, not a file's rank column, reproduces TREC-8's judged pool.
 
     Scores are compared in single precision by default (``score_precision="float"``),
-    because trec_eval up to 9.0.8 -- the version behind NIST's official TREC results and
+    because trec_eval 9.0.7 -- the version behind NIST's official TREC results and
     pytrec_eval -- reads them into a C ``float``: two scores that differ only beyond
     float32 precision are a tie, broken by docno. trec_eval 10.0 reads them as
     ``double``; ``score_precision="double"`` reproduces that. (The two differ on one
