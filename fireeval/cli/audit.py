@@ -80,6 +80,7 @@ def run(args):
     groups = None
     if args.groups:
         groups = read_table(args.groups, "--groups")
+        groups = groups.mask(groups.apply(lambda c: c.str.strip() == ""))  # an empty cell names no group
         if not {"run", "group"} <= set(groups.columns):
             raise ValueError(f"{args.groups}:1: the groups table needs a header with columns 'run' and 'group' "
                              f"(tab-separated); found {list(groups.columns)}. Fix: add that header line")
