@@ -205,3 +205,17 @@ def test_measures_print_in_trec_eval_order_whatever_the_order_of_m(tmp_path, cap
                     "-m", "recip_rank")[1]
     assert [m for m, _, _ in _lines(out)] == ["num_ret", "map", "recip_rank", "P_5", "P_10", "ndcg_cut_5",
                                              "correct@1"]
+
+
+@pytest.mark.parametrize("version", ["9.0.7", "10.0"])
+def test_nothing_retrieved_after_judged_only_prints_nan_as_trec_eval(tmp_path, capsys, version):
+    # -J drops topic 2's only document (unjudged): trec_eval's interpolated precision starts from
+    # num_rel_ret / num_ret = 0/0, which stays the value at recall 0 and spoils 11pt_avg and the mean
+    q = _write(tmp_path / "q", "1 0 a 1\n2 0 b 1\n")
+    r = _write(tmp_path / "r", "1 Q0 a 1 1 t\n2 Q0 zz 1 1 t\n")
+    out = _evaluate(capsys, q, r, "-q", "-J", "-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg", "-m", "map",
+                    "--trec-eval", version)[1]
+    got = {(m, t): v for m, t, v in _lines(out)}
+    assert got["iprec_at_recall_0.00", "2"] == "-nan" and got["iprec_at_recall_0.50", "2"] == "0.0000"
+    assert got["11pt_avg", "2"] == "-nan" and got["11pt_avg", "all"] == "-nan" and got["map", "2"] == "0.0000"
+    assert got["iprec_at_recall_0.00", "1"] == "1.0000"

@@ -148,6 +148,8 @@ def _fmt(kind, value):
         return str(value)
     if kind in _INTEGER:
         return f"{int(round(value))}"
+    if value != value:  # NaN: C's 0.0/0.0 has its sign bit set and printf says -nan
+        return "-nan"
     return f"{value:.4f}"
 
 
@@ -156,7 +158,7 @@ def _plain(kind, value):
         return str(value)
     if kind in _INTEGER:
         return int(round(value))
-    return float(value)
+    return None if value != value else float(value)  # (JSON has no NaN)
 
 
 def _prefetch(paths, read, ahead: int = 2):

@@ -235,7 +235,10 @@ def _iprec(ctx, levels):
         reached = csum >= np.maximum(need, 1)[..., None]
         first = np.where(reached.any(axis=-1), np.argmax(reached, axis=-1), ctx.depth)
         first = np.where(need == 0, 0, first)
-        out.append(np.take_along_axis(best_after, first[..., None], axis=-1)[..., 0])
+        value = np.take_along_axis(best_after, first[..., None], axis=-1)[..., 0]
+        # trec_eval starts from num_rel_ret / num_ret: with nothing retrieved (-J and no judged document)
+        # that is 0/0, which stays the value of a cut-off of 0 relevant documents (NaN, printed -nan)
+        out.append(np.where((np.asarray(ctx.n_ret) == 0) & (need == 0), np.nan, value))
     return out
 
 
