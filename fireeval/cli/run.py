@@ -13,14 +13,32 @@ def add(sub):
                    help="set a parameter; VALUE is read as a Python literal (1, 0.5, [1, 2], 'x') or else a string")
     p.add_argument("--output", "-o", default="fireeval-output", metavar="DIR",
                    help="folder for the executed notebook and headline (default: ./fireeval-output)")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="folder holding the chapter's data (its data_dir parameter; default: FIREEVAL_DATA, "
+                        "then ../shared/data beside a checkout, else the synthetic stand-in)")
+    p.add_argument("--quick", action="store_true",
+                   help="start from the chapter's small test settings (its front matter's test_parameters; "
+                        "seconds, e.g. in a class); -p still overrides them")
     p.add_argument("--kernel", default="python3", help="Jupyter kernel name (default python3)")
 
     def run(args):
         import json
 
-        from fireeval.book.notebooks import execute, parse_value
+        from fireeval.book.notebooks import ParameterError, execute, find_notebook, load, parse_value
 
-        params = {name: parse_value(value) for name, value in args.parameter}
+        params = {}
+        if args.quick:
+            params.update(load(find_notebook(args.notebook)).metadata.get("fireeval", {}).get("test_parameters", {}))
+        params.update({name: parse_value(value) for name, value in args.parameter})
+        if args.data_dir is not None:
+            if "data_dir" in dict(args.parameter):
+                raise ParameterError("give the data folder once: --data-dir DIR or -p data_dir DIR, not both")
+            from pathlib import Path
+
+            if not Path(args.data_dir).expanduser().is_dir():
+                raise ParameterError(f"--data-dir {args.data_dir}: no such folder. Fix: name the folder holding "
+                                     "the chapter's data (leave it out to use FIREEVAL_DATA or the synthetic stand-in)")
+            params["data_dir"] = args.data_dir
         result = execute(args.notebook, params, args.output, kernel_name=args.kernel, progress=True)
         print(json.dumps(result, indent=1))
 
