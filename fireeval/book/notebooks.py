@@ -416,9 +416,12 @@ def install_note(nb, chapter: str) -> str:
     True
     """
     import re
+    from importlib.metadata import PackageNotFoundError, version
 
-    from fireeval import __version__
-
+    try:
+        __version__ = version("fireeval")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        __version__ = "0.1.0"
     cell = _parameters_cell(nb)
     found = re.search(r"^data_dir\s*=.*#\s*folder holding (.+?)\s*\(", cell.source if cell else "", re.M)
     data = f"the folder holding {found.group(1)}" if found else "the data folder"
