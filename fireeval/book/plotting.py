@@ -33,7 +33,8 @@ import re
 
 import altair as alt
 
-__all__ = ["setup", "titled", "knob", "chart_bundle", "PALETTE", "VEGALITE_VERSION", "CHART_CLASS"]
+__all__ = ["setup", "titled", "knob", "chart_bundle", "fit_to_column", "PALETTE", "VEGALITE_VERSION", "CHART_CLASS",
+           "MAX_WIDTH"]
 
 # Colour-blind-safe (Okabe-Ito), in the order series are usually added.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -42,6 +43,13 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 # book's script bundle (book/_ext) is built for the same version.
 VEGALITE_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 CHART_CLASS = "fireeval-chart"
+#: Widest a chart may be drawn, in px: the book's text column is 688 px at a 1280 px viewport
+#: (its narrowest: the page's table of contents shows), 755 px at 1024 and 784 px at 1400
+#: (scripts/check_book.py checks 1024 and 1400); a little is left for font differences
+#: between vl-convert and the reader's browser.
+MAX_WIDTH = 640
+#: A caption (subtitle) longer than this many characters is broken into lines.
+CAPTION_CHARS = 90
 
 
 def _theme():
@@ -59,21 +67,114 @@ def _theme():
     })
 
 
-def _static_svg(spec: dict, key: str) -> str:
-    import vl_convert
-
-    svg = vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION)
+def _static_svg(svg: str, key: str) -> str:
+    """The drawn SVG made ready to sit inline in a page beside others."""
     svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
     # Several SVGs inline in one page share one id space: make clip-path ids unique per chart.
     return re.sub(r'(id="|url\(#)([^")]+)', lambda m: f"{m.group(1)}{key}-{m.group(2)}", svg)
 
 
+_WIDTH = re.compile(r'<svg[^>]*?\swidth="([0-9.]+)"')
+# Keys under which a view specification never holds a chart's own width.
+_NOT_VIEWS = {"data", "datasets", "encoding", "transform", "params", "title", "config", "projection", "selection"}
+
+
+def _svg_width(svg: str) -> float:
+    found = _WIDTH.search(svg)
+    return float(found.group(1)) if found else 0.0
+
+
+def _scale_widths(node, factor: float) -> None:
+    """Multiply every view's ``width`` (a number or ``{"step": n}``) in a spec, in place."""
+    if isinstance(node, list):
+        for item in node:
+            _scale_widths(item, factor)
+        return
+    if not isinstance(node, dict):
+        return
+    width = node.get("width")
+    if isinstance(width, (int, float)) and not isinstance(width, bool):
+        node["width"] = max(40, int(width * factor))
+    elif isinstance(width, dict) and isinstance(width.get("step"), (int, float)):
+        node["width"] = {**width, "step": max(4, int(width["step"] * factor))}
+    for key, value in node.items():
+        if key not in _NOT_VIEWS and isinstance(value, (dict, list)):
+            _scale_widths(value, factor)
+
+
+def _has_legend_encoding(node) -> bool:
+    """Whether some view encodes a field with a legend on colour, shape, size, dash or opacity."""
+    channels = ("color", "fill", "stroke", "shape", "size", "strokeDash", "opacity", "fillOpacity", "strokeOpacity")
+    if isinstance(node, list):
+        return any(_has_legend_encoding(x) for x in node)
+    if not isinstance(node, dict):
+        return False
+    enc = node.get("encoding") or {}
+    for ch in channels:
+        e = enc.get(ch)
+        if isinstance(e, dict) and ("field" in e or "aggregate" in e) and e.get("legend", {}) is not None:
+            return True
+    return any(_has_legend_encoding(v) for k, v in node.items() if k not in _NOT_VIEWS and isinstance(v, (dict, list)))
+
+
+def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None) -> tuple[dict, str]:
+    """``(spec, static SVG)`` of a chart no wider than ``max_width`` px, changed as little as needed.
+
+    The chart is drawn (vl-convert) and measured. When it is too wide,
+
+    1. legends that the chart does not place itself move below the plot, in as many
+       columns as fit (``config.legend``: orient bottom, horizontal, ``columns``);
+    2. then, if still too wide, every view's width shrinks in proportion (down to half).
+
+    A chart that fits is returned unchanged, so most charts look as their chapter made
+    them. The SVG returned is the one of the spec returned.
+    """
+    import copy
+
+    svg = svg if svg is not None else _static_svg_raw(spec)
+    if _svg_width(svg) <= max_width:
+        return spec, svg
+    out = copy.deepcopy(spec)
+    if _has_legend_encoding(out):
+        legend = out.setdefault("config", {}).setdefault("legend", {})
+        legend.update({"orient": "bottom", "direction": "horizontal", "titleOrient": "top"})
+        # The most columns that fit (fewest rows); width falls as columns do.
+        before = _svg_width(svg)
+        for columns in (8, 6, 5, 4, 3, 2, 1):
+            legend["columns"] = columns
+            trial = _static_svg_raw(out)
+            if _svg_width(trial) <= max_width or (columns == 8 and _svg_width(trial) == before):
+                break  # fits; or the chart places its legends itself (the theme changes nothing)
+        svg = trial
+    factor = 1.0
+    for _ in range(4):
+        width = _svg_width(svg)
+        if width <= max_width or factor <= 0.5:
+            break
+        step = max(0.5 / factor, max_width / width * 0.97)
+        factor *= step
+        _scale_widths(out, step)
+        out.setdefault("config", {}).setdefault("view", {})
+        view = out["config"]["view"]
+        view["continuousWidth"] = max(40, int(view.get("continuousWidth", 300) * step))
+        svg = _static_svg_raw(out)
+    return out, svg
+
+
+def _static_svg_raw(spec: dict) -> str:
+    import vl_convert
+
+    return vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION)
+
+
 def chart_bundle(spec: dict) -> dict:
     """The mime bundle of one chart: HTML with the static SVG and the live specification.
 
+    The chart is first fitted to the book's text column (:func:`fit_to_column`).
     Deterministic for a given ``spec`` (no random ids), so re-executing a notebook gives
     identical output.
     """
+    spec, raw_svg = fit_to_column(spec)
     text = json.dumps(spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
     key = "c" + hashlib.sha1(text.encode()).hexdigest()[:10]
     # "<" only occurs inside JSON strings, where \u003c is the same character: the script
@@ -82,7 +183,7 @@ def chart_bundle(spec: dict) -> dict:
     title = spec.get("title", {})
     title = title.get("text", "") if isinstance(title, dict) else str(title or "")
     body = (f'<div class="{CHART_CLASS}" data-chart="{key}">'
-            f'<div class="{CHART_CLASS}-static">{_static_svg(spec, key)}</div>'
+            f'<div class="{CHART_CLASS}-static">{_static_svg(raw_svg, key)}</div>'
             f'<div class="{CHART_CLASS}-live"></div>'
             f'<script type="application/json" class="{CHART_CLASS}-spec">{payload}</script></div>')
     return {"text/html": body, "text/plain": f"<chart: {html.unescape(str(title))}>"}
@@ -104,8 +205,18 @@ def setup(renderer: str = "fireeval") -> None:
 
 
 def titled(chart, title: str, caption: str):
-    """Give ``chart`` a title and a one-line caption that says what to look at."""
-    return chart.properties(title=alt.TitleParams(text=title, subtitle=caption))
+    """Give ``chart`` a title and a one-line caption that says what to look at.
+
+    A caption longer than :data:`CAPTION_CHARS` characters is broken into lines (between
+    words), so that it never makes the chart wider than the text column.
+
+    >>> titled(alt.Chart().mark_point(), "T", "word " * 30).to_dict()["title"]["subtitle"]
+    ['word word word ... word', 'word word ... word']
+    """
+    import textwrap
+
+    lines = textwrap.wrap(caption, CAPTION_CHARS, break_long_words=False) or [caption]
+    return chart.properties(title=alt.TitleParams(text=title, subtitle=lines if len(lines) > 1 else caption))
 
 
 def knob(name: str, value, *, options=None, labels=None, min=None, max=None, step=None, label: str | None = None):
