@@ -41,8 +41,8 @@ PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
 <body><main><article class="bd-article"><h1>{title}</h1>{body}</article></main></body></html>"""
 
 
-def _chart(chart) -> str:
-    return plotting.chart_bundle(chart.to_dict())["text/html"]
+def _chart(chart, fit: bool = True) -> str:
+    return plotting.chart_bundle(chart.to_dict(), fit=fit)["text/html"]
 
 
 def _wide_table() -> str:
@@ -84,8 +84,12 @@ def site(tmp_path_factory):
         "network.html": '<img src="http://example.invalid/logo.png" alt="">',
         # Fit: a legend on the right past the 700 px column; a chart wider than the column; a
         # label cut by the chart's own frame (no autosize: the y labels fall outside the SVG).
-        "legend_outside.html": _chart(line.encode(color=alt.Color("measure:N", legend=alt.Legend(orient="right")))),
-        "wide_chart.html": _chart(line.properties(width=900)),
+        "legend_outside.html": _chart(line.encode(color=alt.Color("measure:N", legend=alt.Legend(orient="right"))),
+                                      fit=False),
+        "wide_chart.html": _chart(line.properties(width=900), fit=False),
+        # The same two charts as the book draws them (plotting.fit_to_column): they fit.
+        "fitted.html": _chart(line.encode(color=alt.Color("measure:N", legend=alt.Legend(orient="right"))))
+                       + _chart(line.properties(width=900)),
         "clipped_label.html": _chart(alt.Chart(data).mark_bar().encode(
             y=alt.Y("measure:N", title=None, axis=alt.Axis(labelLimit=0)), x="tau:Q", tooltip=["tau"]).properties(
             width=300, autosize={"type": "none"}, padding=0)),
@@ -107,6 +111,11 @@ def found(site):
 
 def test_a_good_page_passes(found):
     assert "good.html" not in found, found.get("good.html")
+
+
+def test_charts_fitted_by_the_theme_pass(found):
+    """The book's renderer moves a legend below the plot or narrows the plot until the chart fits."""
+    assert "fitted.html" not in found, found.get("fitted.html")
 
 
 @pytest.mark.parametrize("page, expected", [

@@ -127,14 +127,30 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
     2. then, if still too wide, every view's width shrinks in proportion (down to half).
 
     A chart that fits is returned unchanged, so most charts look as their chapter made
-    them. The SVG returned is the one of the spec returned.
+    them. A fitted chart records what changed in ``usermeta.fireeval_fit`` (its natural
+    and drawn widths, the legend's new place, the width factor). The SVG returned is the
+    one of the spec returned.
+
+    >>> import pandas as pd
+    >>> setup()
+    >>> data = pd.DataFrame({"x": [1, 2] * 3, "y": [1, 2, 2, 3, 3, 4], "series": ["a long series name " * 3 + str(i)
+    ...                      for i in (1, 2, 3) for _ in (1, 2)]})
+    >>> wide = alt.Chart(data).mark_line().encode(x="x:Q", y="y:Q", color="series:N").to_dict()
+    >>> fitted, svg = fit_to_column(wide)
+    >>> note = fitted["usermeta"]["fireeval_fit"]
+    >>> note["natural_width"] > MAX_WIDTH >= note["drawn_width"] == round(_svg_width(svg)), note["legend"]
+    (True, 'below the plot, 1 column(s)')
+    >>> fit_to_column(fitted)[0] == fitted   # a chart that fits is left alone
+    True
     """
     import copy
 
     svg = svg if svg is not None else _static_svg_raw(spec)
     if _svg_width(svg) <= max_width:
         return spec, svg
+    natural = _svg_width(svg)
     out = copy.deepcopy(spec)
+    note = {"natural_width": round(natural), "max_width": max_width}
     if _has_legend_encoding(out):
         legend = out.setdefault("config", {}).setdefault("legend", {})
         legend.update({"orient": "bottom", "direction": "horizontal", "titleOrient": "top"})
@@ -146,6 +162,8 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
             if _svg_width(trial) <= max_width or (columns == 8 and _svg_width(trial) == before):
                 break  # fits; or the chart places its legends itself (the theme changes nothing)
         svg = trial
+        if _svg_width(trial) < before:
+            note["legend"] = f"below the plot, {columns} column(s)"
     factor = 1.0
     for _ in range(4):
         width = _svg_width(svg)
@@ -158,6 +176,11 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
         view = out["config"]["view"]
         view["continuousWidth"] = max(40, int(view.get("continuousWidth", 300) * step))
         svg = _static_svg_raw(out)
+    if factor < 1:
+        note["width_factor"] = round(factor, 3)
+    note["drawn_width"] = round(_svg_width(svg))
+    # What was changed, kept in the chart's own metadata (Vega-Lite ignores usermeta).
+    out.setdefault("usermeta", {})["fireeval_fit"] = note
     return out, svg
 
 
@@ -167,14 +190,15 @@ def _static_svg_raw(spec: dict) -> str:
     return vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION)
 
 
-def chart_bundle(spec: dict) -> dict:
+def chart_bundle(spec: dict, fit: bool = True) -> dict:
     """The mime bundle of one chart: HTML with the static SVG and the live specification.
 
-    The chart is first fitted to the book's text column (:func:`fit_to_column`).
+    The chart is first fitted to the book's text column (:func:`fit_to_column`), unless
+    ``fit=False`` (the page checker's tests draw charts that overflow on purpose).
     Deterministic for a given ``spec`` (no random ids), so re-executing a notebook gives
     identical output.
     """
-    spec, raw_svg = fit_to_column(spec)
+    spec, raw_svg = fit_to_column(spec) if fit else (spec, _static_svg_raw(spec))
     text = json.dumps(spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
     key = "c" + hashlib.sha1(text.encode()).hexdigest()[:10]
     # "<" only occurs inside JSON strings, where \u003c is the same character: the script
