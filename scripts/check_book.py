@@ -63,7 +63,8 @@ FIT_CHECK = r"""(width) => {
   document.querySelectorAll('main .fireeval-chart').forEach((box, i) => {
     let title = '';
     try { const t = JSON.parse(box.querySelector('script.fireeval-chart-spec').textContent).title;
-          title = typeof t === 'string' ? t : (t && t.text) || ''; } catch (e) {}
+          title = typeof t === 'string' ? t : (t && t.text) || '';
+          if (Array.isArray(title)) title = title.join(' '); } catch (e) {}
     const label = `chart ${i + 1}${title ? ` "${String(title).slice(0, 60)}"` : ''}`;
     const svg = box.querySelector(box.classList.contains('is-live') ? '.fireeval-chart-live svg' : '.fireeval-chart-static svg');
     if (!svg) return;
@@ -100,7 +101,8 @@ PAGE_CHECK = r"""() => {
   const name = (box, i) => {
     let title = '';
     try { const t = JSON.parse(box.querySelector('script.fireeval-chart-spec').textContent).title;
-          title = typeof t === 'string' ? t : (t && t.text) || ''; } catch (e) {}
+          title = typeof t === 'string' ? t : (t && t.text) || '';
+          if (Array.isArray(title)) title = title.join(' '); } catch (e) {}
     return `chart ${i + 1}${title ? ` "${String(title).slice(0, 60)}"` : ''}`;
   };
   const markItems = svg => [...svg.querySelectorAll('g.role-mark')]

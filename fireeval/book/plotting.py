@@ -48,8 +48,11 @@ CHART_CLASS = "fireeval-chart"
 #: (scripts/check_book.py checks 1024 and 1400); a little is left for font differences
 #: between vl-convert and the reader's browser.
 MAX_WIDTH = 640
-#: A caption (subtitle) longer than this many characters is broken into lines.
-CAPTION_CHARS = 90
+#: A title or caption (subtitle) longer than this many characters is broken into lines
+#: (15 px bold and 12 px type: about 600 px).
+TITLE_CHARS, CAPTION_CHARS = 66, 88
+#: In a chart that is too wide, an axis title longer than this is broken into lines.
+AXIS_TITLE_CHARS = 30
 
 
 def _theme():
@@ -102,6 +105,24 @@ def _scale_widths(node, factor: float) -> None:
             _scale_widths(value, factor)
 
 
+def _wrap_axis_titles(node, chars: int) -> bool:
+    """Break x and y titles longer than ``chars`` characters into lines, in place; whether any was."""
+    if isinstance(node, list):
+        return any([_wrap_axis_titles(x, chars) for x in node])
+    if not isinstance(node, dict):
+        return False
+    changed = False
+    for channel in ("x", "y"):
+        enc = (node.get("encoding") or {}).get(channel)
+        if isinstance(enc, dict) and isinstance(enc.get("title"), str) and len(enc["title"]) > chars:
+            enc["title"] = _lines(enc["title"], chars)
+            changed = True
+    for key, value in node.items():
+        if key not in _NOT_VIEWS and isinstance(value, (dict, list)):
+            changed = _wrap_axis_titles(value, chars) or changed
+    return changed
+
+
 def _has_legend_encoding(node) -> bool:
     """Whether some view encodes a field with a legend on colour, shape, size, dash or opacity."""
     channels = ("color", "fill", "stroke", "shape", "size", "strokeDash", "opacity", "fillOpacity", "strokeOpacity")
@@ -122,9 +143,13 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
 
     The chart is drawn (vl-convert) and measured. When it is too wide,
 
-    1. legends that the chart does not place itself move below the plot, in as many
+    1. a title or caption longer than a line is broken into lines;
+    2. legends that the chart does not place itself move below the plot, in as many
        columns as fit (``config.legend``: orient bottom, horizontal, ``columns``);
-    2. then, if still too wide, every view's width shrinks in proportion (down to half).
+    3. long x and y titles are broken into lines;
+    4. then, if still too wide, every view's width shrinks in proportion (down to half).
+
+    Each step is kept only if it makes the chart narrower.
 
     A chart that fits is returned unchanged, so most charts look as their chapter made
     them. A fitted chart records what changed in ``usermeta.fireeval_fit`` (its natural
@@ -151,6 +176,16 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
     natural = _svg_width(svg)
     out = copy.deepcopy(spec)
     note = {"natural_width": round(natural), "max_width": max_width}
+    title = out.get("title")
+    if isinstance(title, (str, dict)):  # a long title or caption made elsewhere: break it into lines
+        title = {"text": title} if isinstance(title, str) else dict(title)
+        for key, chars in (("text", TITLE_CHARS), ("subtitle", CAPTION_CHARS)):
+            if isinstance(title.get(key), str):
+                title[key] = _lines(title[key], chars)
+        if title != (out["title"] if isinstance(out["title"], dict) else {"text": out["title"]}):
+            out["title"] = title
+            svg = _static_svg_raw(out)
+            note["title"] = "broken into lines"
     if _has_legend_encoding(out):
         legend = out.setdefault("config", {}).setdefault("legend", {})
         legend.update({"orient": "bottom", "direction": "horizontal", "titleOrient": "top"})
@@ -164,18 +199,30 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
         svg = trial
         if _svg_width(trial) < before:
             note["legend"] = f"below the plot, {columns} column(s)"
+    if _svg_width(svg) > max_width:
+        trial = copy.deepcopy(out)
+        if _wrap_axis_titles(trial, AXIS_TITLE_CHARS):
+            trial_svg = _static_svg_raw(trial)
+            if _svg_width(trial_svg) < _svg_width(svg):
+                out, svg = trial, trial_svg
+                note["axis_titles"] = "broken into lines"
     factor = 1.0
     for _ in range(4):
         width = _svg_width(svg)
         if width <= max_width or factor <= 0.5:
             break
         step = max(0.5 / factor, max_width / width * 0.97)
-        factor *= step
-        _scale_widths(out, step)
-        out.setdefault("config", {}).setdefault("view", {})
-        view = out["config"]["view"]
+        trial = copy.deepcopy(out)
+        _scale_widths(trial, step)
+        view = trial.setdefault("config", {}).setdefault("view", {})
         view["continuousWidth"] = max(40, int(view.get("continuousWidth", 300) * step))
-        svg = _static_svg_raw(out)
+        discrete = view.get("discreteWidth", {"step": 20})  # Vega-Lite's default band: 20 px per category
+        if isinstance(discrete, dict) and isinstance(discrete.get("step"), (int, float)):
+            view["discreteWidth"] = {**discrete, "step": max(4, int(discrete["step"] * step))}
+        trial_svg = _static_svg_raw(trial)
+        if _svg_width(trial_svg) >= width - 1:
+            break  # narrower views do not make it narrower (a title, or labels, set the width): keep them
+        out, svg, factor = trial, trial_svg, factor * step
     if factor < 1:
         note["width_factor"] = round(factor, 3)
     note["drawn_width"] = round(_svg_width(svg))
@@ -205,7 +252,8 @@ def chart_bundle(spec: dict, fit: bool = True) -> dict:
     # element can then never be closed early by the data.
     payload = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     title = spec.get("title", {})
-    title = title.get("text", "") if isinstance(title, dict) else str(title or "")
+    title = title.get("text", "") if isinstance(title, dict) else title or ""
+    title = " ".join(title) if isinstance(title, list) else str(title)  # a wrapped title is a list of lines
     body = (f'<div class="{CHART_CLASS}" data-chart="{key}">'
             f'<div class="{CHART_CLASS}-static">{_static_svg(raw_svg, key)}</div>'
             f'<div class="{CHART_CLASS}-live"></div>'
@@ -231,16 +279,23 @@ def setup(renderer: str = "fireeval") -> None:
 def titled(chart, title: str, caption: str):
     """Give ``chart`` a title and a one-line caption that says what to look at.
 
-    A caption longer than :data:`CAPTION_CHARS` characters is broken into lines (between
-    words), so that it never makes the chart wider than the text column.
+    A title longer than :data:`TITLE_CHARS` characters, or a caption longer than
+    :data:`CAPTION_CHARS`, is broken into lines (between words), so that neither makes
+    the chart wider than the text column.
 
     >>> titled(alt.Chart().mark_point(), "T", "word " * 30).to_dict()["title"]["subtitle"]
     ['word word word ... word', 'word word ... word']
     """
+    return chart.properties(title=alt.TitleParams(text=_lines(title, TITLE_CHARS),
+                                                  subtitle=_lines(caption, CAPTION_CHARS)))
+
+
+def _lines(text: str, width: int):
+    """``text`` broken between words into lines of at most ``width`` characters (a list), or itself if one line."""
     import textwrap
 
-    lines = textwrap.wrap(caption, CAPTION_CHARS, break_long_words=False) or [caption]
-    return chart.properties(title=alt.TitleParams(text=title, subtitle=lines if len(lines) > 1 else caption))
+    wrapped = textwrap.wrap(text, width, break_long_words=False) or [text]
+    return wrapped if len(wrapped) > 1 else text
 
 
 def knob(name: str, value, *, options=None, labels=None, min=None, max=None, step=None, label: str | None = None):
