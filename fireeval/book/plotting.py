@@ -123,6 +123,29 @@ def _wrap_axis_titles(node, chars: int) -> bool:
     return changed
 
 
+def _wrap_titles_to_views(node, width=None, height=None) -> None:
+    """Break each x (y) title that is longer than its view is wide (high) into lines, in place.
+
+    Vega centres an axis title on its view; a longer one spills over the neighbouring
+    panel (hconcat, facet) or past the chart's frame. About 7 px per character (12 px bold).
+    """
+    if isinstance(node, list):
+        for item in node:
+            _wrap_titles_to_views(item, width, height)
+        return
+    if not isinstance(node, dict):
+        return
+    width = node["width"] if isinstance(node.get("width"), (int, float)) else width
+    height = node["height"] if isinstance(node.get("height"), (int, float)) else height
+    for channel, room in (("x", width), ("y", height)):
+        enc = (node.get("encoding") or {}).get(channel)
+        if room and isinstance(enc, dict) and isinstance(enc.get("title"), str) and len(enc["title"]) * 7 > room:
+            enc["title"] = _lines(enc["title"], max(12, int(room // 7)))
+    for key, value in node.items():
+        if key not in _NOT_VIEWS and isinstance(value, (dict, list)):
+            _wrap_titles_to_views(value, width, height)
+
+
 def _has_legend_encoding(node) -> bool:
     """Whether some view encodes a field with a legend on colour, shape, size, dash or opacity."""
     channels = ("color", "fill", "stroke", "shape", "size", "strokeDash", "opacity", "fillOpacity", "strokeOpacity")
@@ -225,6 +248,11 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
         out, svg, factor = trial, trial_svg, factor * step
     if factor < 1:
         note["width_factor"] = round(factor, 3)
+    before = json.dumps(out, sort_keys=True)
+    _wrap_titles_to_views(out)
+    if json.dumps(out, sort_keys=True) != before:
+        svg = _static_svg_raw(out)
+        note["axis_titles"] = "broken into lines"
     note["drawn_width"] = round(_svg_width(svg))
     # What was changed, kept in the chart's own metadata (Vega-Lite ignores usermeta).
     out.setdefault("usermeta", {})["fireeval_fit"] = note
