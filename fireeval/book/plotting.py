@@ -248,6 +248,19 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
         out, svg, factor = trial, trial_svg, factor * step
     if factor < 1:
         note["width_factor"] = round(factor, 3)
+        legend = out.get("config", {}).get("legend", {})
+        if note.get("legend") and legend.get("columns", 8) < 8 and _svg_width(svg) <= max_width:
+            # Narrower views leave room: put the legend back in as few rows as now fit.
+            for columns in (8, 6, 5, 4, 3, 2):
+                if columns <= legend["columns"]:
+                    break
+                trial = copy.deepcopy(out)
+                trial["config"]["legend"]["columns"] = columns
+                trial_svg = _static_svg_raw(trial)
+                if _svg_width(trial_svg) <= max_width:
+                    out, svg = trial, trial_svg
+                    note["legend"] = f"below the plot, {columns} column(s)"
+                    break
     before = json.dumps(out, sort_keys=True)
     _wrap_titles_to_views(out)
     if json.dumps(out, sort_keys=True) != before:
