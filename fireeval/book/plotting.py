@@ -261,11 +261,14 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
                     out, svg = trial, trial_svg
                     note["legend"] = f"below the plot, {columns} column(s)"
                     break
-    before = json.dumps(out, sort_keys=True)
-    _wrap_titles_to_views(out)
-    if json.dumps(out, sort_keys=True) != before:
-        svg = _static_svg_raw(out)
-        note["axis_titles"] = "broken into lines"
+    trial = copy.deepcopy(out)
+    _wrap_titles_to_views(trial)
+    if trial != out:
+        trial_svg = _static_svg_raw(trial)
+        # Two lines of a y title take more width: keep them only while the chart still fits.
+        if _svg_width(trial_svg) <= max(max_width, _svg_width(svg)):
+            out, svg = trial, trial_svg
+            note["axis_titles"] = "broken into lines"
     note["drawn_width"] = round(_svg_width(svg))
     # What was changed, kept in the chart's own metadata (Vega-Lite ignores usermeta).
     out.setdefault("usermeta", {})["fireeval_fit"] = note
