@@ -78,6 +78,8 @@ def upstream(rel: str) -> tuple[tuple[str, str] | None, str | None, bool]:
             return AXIOU, f"data/processed/charades/{base}", False
         if name.startswith("human_reannotations/"):
             return HIDDEN, f"data/raw/charades/re-annotated/{base}", False
+        if name == "reference/ExperimentsOnCharadesSTA.ipynb":  # the authors' notebook with its outputs
+            return AXIOU, f"notebooks/{base}", False
         return None, None, False
     if folder == "activitynet_captions":
         mapping = {"train.json": "train.json", "val_1.json": "val.json", "val_2.json": "test.json"}

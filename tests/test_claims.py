@@ -216,3 +216,25 @@ def test_bca_corrects_a_skewed_tau_and_the_jackknife_matches_a_loop():
     e = Estimate.bca(value, boot, jack, "500 resamples")
     p = Estimate.from_samples(value, boot, "percentile")
     assert e.low <= value <= e.high and (e.low, e.high) != (p.low, p.high)
+
+
+def test_the_book_finding_keeps_a_range_and_stays_a_stand_in_on_synthetic_data():
+    reading = Reading("over margins", "comparable", "no guidance: range", thresholds=(1.05, 1.25))
+    claim = Claim("r", paper="P", section="§6", quote="comparable", quantity="ratio", test=Test("<=", 1.25),
+                  data="stand-in: blind baselines", standing="stand-in", reading=reading)
+    assert claim.book_finding().reading.thresholds == (1.05, 1.25)
+    synthetic = Claim("s", paper="P", section="§6", quote="q", quantity="x", test=Test(">", 0),
+                      data="stand-in: synthetic, 10 runs", standing="stand-in", reading=reading)
+    finding = synthetic.book_finding().evaluate(Estimate(1.0), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    assert finding["standing"] == "stand-in" and finding["verdict"] == "not testable here"
+
+
+def test_depends_has_no_flips_and_mixed_not_reproduced_is_inconclusive():
+    rec = _fair().evaluate({"a": Estimate(0.95), "b": Estimate(0.5)}, evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("c", Estimate(0.99))])
+    assert rec["verdict"] == "depends" and rec["flips"] == []
+    mixed = _fair().evaluate({"a": Estimate(0.5), "b": Estimate(0.8, 0.7, 0.95, "b")}, evidence=_NO_EVIDENCE,
+                             power=_NO_CONTROL)
+    both = _fair().evaluate({"a": Estimate(0.5), "b": Estimate(0.8, 0.7, 0.85, "b")}, evidence=_NO_EVIDENCE,
+                            power=_NO_CONTROL)
+    assert (mixed["label"], both["label"]) == ("inconclusive", "contradicted")

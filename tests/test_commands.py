@@ -34,6 +34,8 @@ FIREEVAL = ("fireeval", ".venv/bin/fireeval")
 EXCLUDED = {
     "bash scripts/": "set-up and whole-book commands: they install system and Python packages and build the "
                      "whole book; CI runs them itself (.ci/run runs scripts/test.sh, which runs setup.sh and book.sh)",
+    ".venv/bin/papermill ": "papermill on a chapter as shipped: tests/test_own_data.py runs papermill on "
+                            "notebooks/metrics.md and on a small .md chapter with list and dict parameters",
 }
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d5 2\n2 0 d3 1\n2 0 d4 0\n"
@@ -43,8 +45,27 @@ PRED = {"entries": [
     {"vid": "VID01", "query": "a person opens a door.", "moments": [[0.0, 4.0], [1.0, 6.0]], "ratings": [0.9, 0.5]},
     {"vid": "VID02", "query": "someone sits on a chair.", "moments": [[3.0, 9.0], [0.0, 2.0]], "ratings": [0.8, 0.1]},
 ]}
+HEADLINE = {"n": 1, "claims": [{"id": "c", "verdict": "reproduced", "label": "reproduced",
+                                "conventions": {"": {"value": 0.5, "low": None, "high": None}}}]}
+
+
+def _npy(matrix) -> bytes:
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(matrix, dtype=np.float32))
+    return buffer.getvalue()
+
+
 PLACEHOLDERS = {"QRELS": ("qrels.txt", QRELS), "qrels.txt": ("qrels.txt", QRELS), "RUN": ("run.txt", RUN),
-                "myrun.txt": ("run.txt", RUN), "GT": ("gt.txt", GT), "PRED": ("pred.json", json.dumps(PRED))}
+                "myrun.txt": ("run.txt", RUN), "GT": ("gt.txt", GT), "PRED": ("pred.json", json.dumps(PRED)),
+                "SIM.npy": ("sim.npy", _npy([[0.9, 0.1, 0.3], [0.2, 0.8, 0.1], [0.5, 0.6, 0.4]])),
+                "Q.txt": ("q.txt", "v1\tsomeone opens a door\nv2\ta dog runs\nv3\ta man cooks\n"),
+                "V.txt": ("v.txt", "v1\nv2\nv3\n"),
+                "A.headline.json": ("a.headline.json", json.dumps(HEADLINE)),
+                "B.headline.json": ("b.headline.json", json.dumps({**HEADLINE, "n": 2}))}
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})bash[ \t]*\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
                    re.M | re.S)
@@ -133,7 +154,10 @@ def test_shown_command_runs(where, command, args, tmp_path):
     assert args is not None, (f"{where}: `{command}` is neither a fireeval command nor excluded with a reason in "
                               f"tests/test_commands.py EXCLUDED: test it or exclude it")
     for name, content in PLACEHOLDERS.values():
-        (tmp_path / name).write_text(content)
+        if isinstance(content, bytes):
+            (tmp_path / name).write_bytes(content)
+        else:
+            (tmp_path / name).write_text(content)
     argv = [a.replace("{out}", str(tmp_path / "out")) for a in args]
     proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=tmp_path, capture_output=True, text=True,
                           timeout=1200)

@@ -322,14 +322,18 @@ def test_places_lost_and_gains():
     assert out.n_gain() == 1  # C rose
 
 
-def test_reer_claim_interval_covers_topic_sampling():
+def test_reer_claim_is_a_stand_in_and_its_finding_covers_topic_sampling():
     from fireeval.pooling import verdicts
-    # Point 0.03 contradicts "<= 0.02", but a bootstrap interval reaching 0.02 leaves it not shown.
+    # Point 0.03 contradicts "<= 0.02", but a bootstrap interval reaching 0.02 leaves it inconclusive.
     samples = np.column_stack([np.repeat([0.06, 0.07, 0.08], [5, 10, 5]), np.repeat([0.02, 0.03, 0.04], [5, 10, 5])])
-    record = verdicts.reer_claim(0.07, 0.03, 25, 1000, samples=samples, boot_trials=200)
-    conv = record["conventions"]
-    assert conv["cumulative"]["verdict"] == "not reproduced" and conv["cumulative"]["basis"].startswith("not shown")
+    paper, here = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8", samples=samples, boot_trials=200)
+    assert paper["standing"] == "stand-in" and paper["verdict"] == "not testable here"
+    assert "not the 0.02" in paper["notes"]  # what transfers is said
+    conv = here["conventions"]
+    assert here["id"] == "reer.here" and here["standing"] == "original"
+    assert conv["cumulative"]["verdict"] == "not reproduced" and conv["cumulative"]["basis"].startswith("inconclusive")
     assert conv["per-bin"]["basis"].startswith("contradicted")
     assert "bootstrap over topics" in conv["cumulative"]["method"]
-    bare = verdicts.reer_claim(0.07, 0.03, 25, 1000)
+    assert {a["kind"] for a in here["sensitivity"]} == {"interval method"}
+    bare = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8")[1]
     assert "not covered" in bare["conventions"]["cumulative"]["method"]

@@ -12,9 +12,9 @@ from fireeval.core.evaluation import evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.trec import write_qrels, write_run
-from fireeval.pooling import audit, pools, verdicts
+from fireeval.pooling import audit, pools, sampling, verdicts
 from fireeval.pooling.incomplete import JudgedCells, incomplete_scores
-from fireeval.stats import agreement, reliability
+from fireeval.stats import agreement, claims, reliability
 from fireeval.synthetic.trec import simulate_pooled_trec
 
 from conftest import require_data
@@ -137,45 +137,184 @@ def test_bootstrap_agreement_is_paired_by_seed(collection):
 
 
 # ---------------------------------------------------------------- claims
-def test_depth_claim_verdict_flips_with_threshold(collection):
-    runs, qrels, _, pool = collection
-    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref"])
-    samples = {m: sweep.bootstrap(m, 50, rng=0) for m in ["map", "bpref"]}
-    records = verdicts.depth_claims(sweep, samples, 15)  # at the full depth τ = 1: the claim holds
-    assert [r["verdict"] for r in records] == ["reproduced", "reproduced"]
-    assert records[0]["quote"].startswith("Even a pool depth")
-
-
-def test_robustness_claim_is_untestable_when_the_measures_coincide(collection):
-    # A truncated pool judges every pooled document, so infAP ranks runs as AP does: the τ
-    # difference is 0 by construction and says nothing about infAP's claim (sampled judgements).
+def test_depth_claims_about_the_paper_are_stand_ins_and_the_findings_carry_the_verdict(collection):
     runs, qrels, _, pool = collection
     sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref", "infAP"])
-    samples = {m: sweep.bootstrap(m, 30, rng=0) for m in ["map", "bpref", "infAP"]}
-    records = {r["id"]: r for r in verdicts.robustness_claims(sweep, samples, 3)}
-    assert records["robust_infAP"]["verdict"] == "not testable here"
-    assert records["robust_bpref"]["verdict"] != "not testable here"
-    assert all(r["quote"].startswith("(paraphrase)") for r in records.values())
+    records = {r["id"]: r for r in verdicts.depth_claims(sweep, 15, "real: test runs", n_resamples=50)}
+    # infAP is AP here (every pooled document judged): shown once in the chapter, not as a claim
+    assert set(records) == {"depth_map", "depth_map.here", "depth_bpref"}
+    paper, here = records["depth_map"], records["depth_map.here"]
+    assert paper["quote"].startswith("Even a pool depth") and paper["paper"].startswith("Westerveld (")
+    assert paper["standing"] == "stand-in" and paper["verdict"] == "not testable here"
+    assert paper["on_stand_in"]["verdict"] == "reproduced"  # at the full depth τ = 1
+    assert here["standing"] == "original" and here["verdict"] == "reproduced" and here["paper"] == "this book"
+    assert records["depth_bpref"]["verdict"] == "reproduced"
+    for r in records.values():
+        assert r["missing"] == [] and r["power"]["passes"] is True
+        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed"}
+        assert r["conventions"][""]["method"].startswith("95% BCa") or "basic bootstrap" in r["conventions"][""]["method"]
 
 
-def test_depth_claims_rank_pooled_runs_only_as_a_second_convention(collection):
+def test_stand_in_claims_are_never_contradicted(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 15], ["map"])
+    records = {r["id"]: r for r in verdicts.depth_claims(sweep, 1, "real: test runs", n_resamples=30)}
+    assert records["depth_map"]["verdict"] == "not testable here"
+    assert records["depth_map"]["on_stand_in"]["label"] == records["depth_map.here"]["label"]
+    synthetic = verdicts.depth_claims(sweep, 1, "stand-in: synthetic, 15 runs", n_resamples=30)
+    assert {r["verdict"] for r in synthetic} == {"not testable here"}  # a synthetic finding is a stand-in too
+
+
+def test_depth_claims_rank_pooled_runs_only_as_primary(collection):
     runs, qrels, table, pool = collection
     pooled = table["pooled"].to_numpy()
     sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map"])
-    samples = {"map": sweep.bootstrap("map", 40, rng=2)}
-    record = verdicts.depth_claims(sweep, samples, 1, pooled=pooled, rng=2)[0]
-    only = record["conventions"]["pooled runs only"]
+    record = verdicts.depth_claims(sweep, 1, "real: x", pooled=pooled, n_resamples=40, rng=2)[1]
+    primary = record["conventions"][""]
     means = sweep.values["map"][0][pooled].mean(-1), sweep.reference["map"][pooled].mean(-1)
-    assert only["value"] == pytest.approx(agreement.kendall_tau(*means))
+    assert primary["value"] == pytest.approx(agreement.kendall_tau(*means))
     boot = reliability.bootstrap_agreement(sweep.values["map"][0][pooled], sweep.reference["map"][pooled], 40, 2)
-    assert only["low"] <= np.nanquantile(boot, 0.025) + 1e-12
-    assert set(record["conventions"]) == {"all runs ranked", "pooled runs only"}
-    assert list(verdicts.depth_claims(sweep, samples, 1)[0]["conventions"]) == [""]
+    jack = reliability.jackknife_agreement(sweep.values["map"][0][pooled], sweep.reference["map"][pooled])
+    low, high, _ = claims.bca_interval(primary["value"], boot, jack)
+    assert primary["low"] == pytest.approx(min(low, primary["value"]))
+    rows = {a["name"]: a for a in record["sensitivity"]}
+    assert rows["all runs ranked (unpooled runs included)"]["value"] == pytest.approx(
+        agreement.kendall_tau(sweep.values["map"][0].mean(-1), sweep.reference["map"].mean(-1)))
+    assert rows["pooled runs only, percentile interval"]["low"] == pytest.approx(
+        min(np.quantile(boot, 0.025), primary["value"]))
+
+
+def test_leave_out_and_manual_claims_pair_the_paper_with_the_finding(collection):
+    runs, qrels, table, pool = collection
+    lo = pools.compare_leave_outs(pool, qrels, "map")
+    per_topic = {("run", "pooled"): lo.run_out, ("group", "pooled"): lo.group_out,
+                 ("group", "all runs"): lo.original}  # nothing removed: τ = 1 under that reading
+    records = {r["id"]: r for r in verdicts.leave_out_claims(lo.original, per_topic, 30, 0, "real: x")}
+    assert set(records) == {"leave_out_run", "leave_out_run.here", "leave_out_group", "leave_out_group.here"}
+    for unit in ("run", "group"):
+        paper, here = records[f"leave_out_{unit}"], records[f"leave_out_{unit}.here"]
+        assert paper["verdict"] == "not testable here" and paper["standing"] == "stand-in"
+        assert paper["paper"] == verdicts.WESTERVELD and "et al" not in paper["paper"]
+        assert here["conventions"] == paper["conventions"] and here["missing"] == []
+    assert records["leave_out_group.here"]["conventions"]["all runs"]["value"] == 1.0
+    value = agreement.kendall_tau(lo.original.mean(-1), lo.group_out.mean(-1))
+    assert records["leave_out_group.here"]["conventions"]["pooled"]["value"] == pytest.approx(value)
+    manual = verdicts.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x")
+    assert [r["id"] for r in manual] == ["leave_out_manual", "leave_out_manual.here"]
+    assert manual[0]["verdict"] == "not testable here"
+    assert any(a["kind"] == "interval method" for a in manual[1]["sensitivity"])
 
 
 def test_warning_claim_needs_useful_precision():
-    assert verdicts.warning_claim(6, 40)["verdict"] == "not reproduced"
-    assert verdicts.warning_claim(40, 41)["verdict"] == "reproduced"
+    assert verdicts.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
+    assert verdicts.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
+
+
+def test_relevant_count_association_reads_both_ways(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 15], ["map"])
+    a = pools.relevant_count_association(sweep, qrels, "map", 1, n_resamples=40, n_permutations=200)
+    few, many, _ = pools.relevant_split(qrels, sweep.topics)
+    tau = lambda cols: agreement.kendall_tau(sweep.values["map"][0][:, cols].mean(-1),  # noqa: E731
+                                             sweep.reference["map"][:, cols].mean(-1))
+    assert a["split"] == pytest.approx(tau(many) - tau(few))
+    assert 0 < a["split_p"] <= 1 and a["split_boot"].shape == (40,) and len(a["split_jack"]) == len(sweep.topics)
+    from scipy.stats import spearmanr
+    ok = np.isfinite(a["per_topic"])
+    assert a["rho"] == pytest.approx(spearmanr(a["n_relevant"][ok], a["per_topic"][ok])[0])
+    record = verdicts.explanation_claim(a, 1, "real: x")
+    assert set(record["conventions"]) == {"per-topic Spearman ρ", "median split"}
+    assert f"{a['split_p']:.3f}" in record["conventions"]["median split"]["method"]
+
+
+# ---------------------------------------------------------------- random samples of the judgements
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=60), st.integers(0, 5))
+def test_sample_rows_are_nested_and_keep_the_share_per_topic(topics, seed):
+    row_topic = np.sort(np.array(topics))
+    rates = [0.1, 0.3, 0.5, 1.0]
+    keep = sampling.sample_rows(row_topic, rates, seed)
+    assert (keep[:-1] <= keep[1:]).all() and keep[-1].all()
+    for t in np.unique(row_topic):
+        n = (row_topic == t).sum()
+        for r, k in zip(rates, keep):
+            assert k[row_topic == t].sum() == max(1, int(np.ceil(r * n - 1e-9)))
+
+
+def _random_collection(seed, n_topics=4, n_docs=40, n_runs=3, grades=(0, 1, 2), judged=0.7):
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i:02d}" for i in range(n_docs)]
+    q = [(str(t), d, int(rng.choice(grades))) for t in range(n_topics) for d in docs if rng.random() < judged]
+    qrels = Qrels(pd.DataFrame(q, columns=["query", "docno", "relevance"]))
+    frames = {f"r{i}": pd.DataFrame([(str(t), d, float(s)) for t in range(n_topics)
+                                     for d, s in zip(rng.permutation(docs)[:30], rng.permutation(30))],
+                                    columns=["query", "docno", "score"]) for i in range(n_runs)}
+    return RunSet.from_frames(frames), qrels, frames
+
+
+def _pytrec(qrels_dict, frames, measures, judged_only=False):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ev = pytrec_eval.RelevanceEvaluator(qrels_dict, set(measures), judged_docs_only_flag=judged_only)
+    out = {}
+    for name, f in frames.items():
+        run = {}
+        for r in f.itertuples():
+            run.setdefault(r.query, {})[r.docno] = r.score
+        out[name] = ev.evaluate(run)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sampled_infap_and_the_other_measures_equal_trec_eval_on_a_qrels_with_minus_one(seed):
+    # The oracle: trec_eval (pytrec_eval) reading the sampled qrels written in its own convention,
+    # unsampled judged documents at -1 ("in the pool, not judged").
+    runs, qrels, frames = _random_collection(seed)
+    exp = sampling.sampled_judgements(runs, qrels, [0.3, 0.6], [seed], sampling.SAMPLED_MEASURES)
+    row_topic = pd.Index(qrels.topics).get_indexer(qrels.frame["query"].astype(str))
+    keep = sampling.sample_rows(row_topic, [0.3, 0.6], seed)
+    for i in range(2):
+        grades = sampling.sampled_grades(qrels.frame["relevance"].to_numpy(), keep[i])
+        sampled = {}
+        for (t, d), g in zip(qrels.frame[["query", "docno"]].itertuples(index=False), grades):
+            sampled.setdefault(t, {})[d] = int(g)
+        plain = _pytrec(sampled, frames, ["map", "bpref", "infAP"])
+        judged = _pytrec(sampled, frames, ["map", "ndcg"], judged_only=True)
+        for r, name in enumerate(runs.names):
+            for ours, key, src in [("map", "map", plain), ("bpref", "bpref", plain), ("infAP", "infAP", plain),
+                                   ("map_judged", "map", judged), ("ndcg_judged", "ndcg", judged)]:
+                ref = [src[name].get(t, {}).get(key, 0.0) for t in qrels.topics]
+                np.testing.assert_allclose(exp.values[ours][i, 0, r], ref, atol=1e-12, err_msg=f"{name} {ours}")
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_incomplete_scores_equal_trec_eval_with_minus_one_zero_and_graded_judgements(seed):
+    runs, qrels, frames = _random_collection(seed, grades=(-1, 0, 1, 2, 3))
+    ours = incomplete_scores(runs, qrels)
+    q = {}
+    for r in qrels.frame.itertuples():
+        q.setdefault(str(r.query), {})[r.docno] = int(r.relevance)
+    plain = _pytrec(q, frames, ["bpref", "infAP"])
+    judged = _pytrec(q, frames, ["map", "ndcg"], judged_only=True)
+    for r, name in enumerate(runs.names):
+        for m, key, src in [("bpref", "bpref", plain), ("infAP", "infAP", plain), ("map_judged", "map", judged),
+                            ("ndcg_judged", "ndcg", judged)]:
+            ref = [src[name].get(t, {}).get(key, 0.0) for t in qrels.topics]
+            np.testing.assert_allclose(ours[m][r], ref, atol=1e-12, err_msg=f"{name} {m}")
+
+
+def test_sampling_claims_name_their_source_and_carry_every_field(collection):
+    runs, qrels, _, _ = collection
+    exp = sampling.sampled_judgements(runs, qrels, [0.2, 0.5, 1.0], [0, 1])
+    boot = {m: exp.bootstrap(m, 40, 0) for m in exp.values}
+    jack = {m: exp.jackknife(m) for m in exp.values}
+    records = {r["id"]: r for r in verdicts.sampling_claims(exp, boot, jack, 0.2, 0.5, "real: x")}
+    assert set(records) == {"robust_bpref", "robust_infAP", "robust_map_judged", "robust_ndcg_judged"}
+    for r in records.values():
+        assert r["quote"].startswith("(paraphrase of ") and r["paper"].startswith("this book (testing ")
+        assert r["missing"] == [] and r["power"]["control"] is not None
+        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed", "sampling rate"}
+    t = {m: exp.tau(m) for m in exp.values}
+    assert records["robust_bpref"]["conventions"][""]["value"] == pytest.approx((t["bpref"][0] - t["map"][0]).mean())
+    assert np.allclose(t["map"][-1], 1.0)  # rate 1: the full judgements
 
 
 # ---------------------------------------------------------------- audit
@@ -387,7 +526,8 @@ def test_measure_table_reports_depth_range(collection):
 
 
 # ---------------------------------------------------------------- property: judged cells = core ranking functions
-@given(st.lists(st.lists(st.sampled_from([np.nan, 0.0, 1.0]), min_size=1, max_size=12), min_size=1, max_size=4),
+@given(st.lists(st.lists(st.sampled_from([np.nan, -1.0, 0.0, 1.0, 2.0]), min_size=1, max_size=12), min_size=1,
+                max_size=4),
        st.integers(0, 4), st.integers(0, 4))
 def test_judged_cells_equal_core_measures_on_any_list(rows, extra_rel, extra_non):
     from fireeval.core import ranking
@@ -396,15 +536,15 @@ def test_judged_cells_equal_core_measures_on_any_list(rows, extra_rel, extra_non
     grades = np.array([r + [np.nan] * (width - len(r)) for r in rows])[:, None, :]  # (runs, 1 topic, ranks)
     judged = ~np.isnan(grades)
     # The topic's counts cover every list (one topic) plus judged documents no list retrieved.
-    n_rel = int(np.nanmax((grades == 1).sum(-1))) + extra_rel
+    n_rel = int(np.nanmax((grades >= 1).sum(-1))) + extra_rel
     n_non = int(np.nanmax((grades == 0).sum(-1))) + extra_non
+    ideal = np.full((1, 1, max(n_rel, 1)), 2.0) * (np.arange(max(n_rel, 1)) < n_rel)  # grades up to 2
     ours = JudgedCells(np.nan_to_num(grades), judged).scores(
-        ["bpref", "infAP", "map_judged", "ndcg_judged"], n_rel, n_non)
+        ["bpref", "infAP", "map_judged", "ndcg_judged"], n_rel, n_non, ideal_gains=ideal)
     np.testing.assert_allclose(ours["bpref"], ranking.bpref(grades, n_rel, n_non), atol=1e-12)
     np.testing.assert_allclose(ours["infAP"], ranking.inferred_ap(grades, n_rel), atol=1e-12)
     condensed, _ = ranking.condense(grades)
     np.testing.assert_allclose(ours["map_judged"], ranking.average_precision(condensed, n_rel), atol=1e-12)
-    ideal = (np.arange(max(n_rel, 1)) < n_rel).astype(float)[None, None, :]
     np.testing.assert_allclose(ours["ndcg_judged"], ranking.ndcg(np.nan_to_num(condensed), ideal), atol=1e-12)
     for v in ours.values():
         assert ((v >= 0) & (v <= 1 + 1e-12)).all()

@@ -43,7 +43,7 @@ def test_success_then_failure_keeps_previous_results(tmp_path, capsys):
     nb, out = _setup(tmp_path)
     assert cli.main(["run", str(nb), "-p", "value", "7", "--output", str(out)]) == 0
     assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 7}
-    assert _listing(out) == ["tiny.headline.json", "tiny.ipynb"]
+    assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"]
     before = (out / "tiny.ipynb").read_bytes()
     capsys.readouterr()
 
@@ -53,10 +53,10 @@ def test_success_then_failure_keeps_previous_results(tmp_path, capsys):
     assert f"the partial notebook is {out / 'tiny.failed.ipynb'}" in err and "untouched" in err
     assert (out / "tiny.ipynb").read_bytes() == before
     assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 7}
-    assert _listing(out) == ["tiny.failed.ipynb", "tiny.headline.json", "tiny.ipynb"]  # nothing hidden left
+    assert _listing(out) == ["tiny.failed.ipynb", "tiny.headline.json", "tiny.html", "tiny.ipynb"]  # nothing hidden left
 
     assert cli.main(["run", str(nb), "-p", "value", "9", "--output", str(out)]) == 0
-    assert _listing(out) == ["tiny.headline.json", "tiny.ipynb"]  # success clears the stale failure
+    assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"]  # success clears the stale failure
     assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 9}
 
 
@@ -108,7 +108,7 @@ def test_killed_run_leaves_results_and_its_leftover_is_cleaned_next_time(tmp_pat
     proc.wait(timeout=30)
     assert {p: (out / p).read_bytes() for p in _listing(out) if not p.startswith(".")} == before
     assert cli.main(["run", str(nb), "-p", "value", "6", "--output", str(out)]) == 0
-    assert _listing(out) == ["tiny.headline.json", "tiny.ipynb"]
+    assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"]
 
 
 def test_output_inside_a_data_directory_is_refused(tmp_path, capsys, monkeypatch):

@@ -36,7 +36,10 @@ def test_ordering_gap_is_the_family_difference_and_its_minimum_over_sigma(small)
     assert g["min"] == pytest.approx(g["by_sigma"].min()) and g["min_samples"].shape == (100,)
     recs = verdicts.noise_ordering_claims({"ds": {"code": gaps, "paper": gaps}}, {"ds": "stand-in: synthetic"})
     assert {r["verdict"] for r in recs} <= set(VERDICTS) and len(recs) == len(verdicts.ORDERING_QUOTES)
-    assert all(set(r["conventions"]) == {"reference code", "paper text"} for r in recs)
+    # the reference code's convention is primary, the paper text's a sensitivity row; a stand-in is never contradicted
+    assert all(set(r["conventions"]) == {""} for r in recs)
+    assert all(any(row["name"].startswith("paper text") for row in r["sensitivity"]) for r in recs)
+    assert all(r["verdict"] == "not testable here" for r in recs)
 
 
 def test_real_raters_equal_to_the_original_move_nothing(small):
@@ -91,10 +94,26 @@ def test_selection_experiment_random_ties_average_over_draws(small):
 def test_selection_claims_use_an_exact_interval_for_whole_successes():
     res = {"full": {"above": np.r_[np.ones(3), np.zeros(17)], "best_other": np.zeros(20)},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20)}}
-    rate, lead = verdicts.selection_claims(res, "stand-in: test")  # no "only": no existence claim
-    assert rate["conventions"]["single_base"]["high"] > 0  # never a [0, 0] interval for 0 of 20
-    assert rate["verdict"] == "not reproduced"
-    assert lead["conventions"]["full"]["value"] == pytest.approx(0.15)
+    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: test")}  # no "only": no existence claim
+    assert "selection.paper_split_exists" not in recs
+    assert recs["selection.axiou10_above_average.single_base"]["conventions"][""]["high"] > 0  # never [0, 0]
+    assert recs["selection.axiou10_above_average"]["verdict"] == "not testable here"  # a stand-in family
+    assert recs["selection.axiou10_best.full"]["conventions"][""]["value"] == pytest.approx(0.15)
+
+
+def test_a_family_where_no_pick_is_ever_above_average_has_no_power():
+    zero = np.zeros(20)
+    res = {"nondegenerate": {"above": zero, "best_other": zero, "only": zero, "any": zero, "best": zero,
+                             "best_measure": "R@1,0.3", "runner_up": zero},
+           "single_base": {"above": np.r_[np.ones(5), np.zeros(15)], "best_other": zero, "only": np.r_[np.ones(5), zero[5:]],
+                           "any": np.r_[np.ones(5), zero[5:]], "best": np.r_[np.ones(5), zero[5:]],
+                           "best_measure": "AxIoU@10", "runner_up": zero}}
+    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: released lists")}
+    for q in ("paper_split_exists", "axiou10_above_average", "axiou10_best"):
+        nd = recs[f"selection.{q}.nondegenerate"]
+        assert nd["verdict"] == "not testable here" and nd["basis"].startswith("no power")
+        assert recs[f"selection.{q}"]["verdict"] == "not testable here"  # stand-in, about the paper
+    assert recs["selection.paper_split_exists.single_base"]["verdict"] == "reproduced"
 
 
 def test_build_family_kinds(small):
@@ -121,15 +140,50 @@ def test_agreement_blocks_and_claims():
     per_query = np.clip(quality[None, :, None] + 0.1 * rng.standard_normal((12, 5, 400)), 0, 1)
     tau, samples = verdicts.bootstrap_tau_matrix(per_query, 100, 0)
     assert np.allclose(np.diag(tau), 1) and samples.shape == (100, 12, 12)
-    recs = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "stand-in: test")}
+    recs = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test")}
     assert recs["agreement.axiou_vs_r.min"]["verdict"] == "reproduced"  # well-separated systems agree everywhere
     assert recs["agreement.r_vs_r.min"]["verdict"] == "not reproduced"  # ... so nothing "conflicts"
     # The same numbers against a threshold above every τ: the verdict flips, the values do not.
-    strict = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "stand-in: test", threshold=1.0)}
-    flipped = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.5, samples - 0.5, MEASURES, "stand-in: test")}
+    strict = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test", threshold=1.0)}
+    flipped = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "real: test")}
     assert flipped["agreement.axiou_vs_r.median"]["verdict"] == "not reproduced"
-    assert strict["agreement.axiou_vs_r.min"]["conventions"]["every pair"]["value"] == pytest.approx(
-        recs["agreement.axiou_vs_r.min"]["conventions"]["every pair"]["value"])
+    assert strict["agreement.axiou_vs_r.min"]["conventions"][""]["value"] == pytest.approx(
+        recs["agreement.axiou_vs_r.min"]["conventions"][""]["value"])
+    # A stand-in can never contradict the paper.
+    stand = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "stand-in: test")}
+    assert all(r["verdict"] == "not testable here" for k, r in stand.items() if not k.endswith(".here"))
+    assert stand["agreement.axiou_vs_r.median"]["on_stand_in"]["verdict"] == "not reproduced"
+    # ... and what the stand-in shows is kept as the book's own finding, with its own verdict
+    assert stand["agreement.axiou_vs_r.median.here"]["verdict"] == "not reproduced"
+    assert stand["agreement.axiou_vs_r.median.here"]["paper"] == "this book"
+    qv = verdicts.agreement_claims(tau, samples, MEASURES, "stand-in: QVHighlights", prefix="qvhighlights.",
+                                   on="QVHighlights")
+    assert all(r["id"].startswith("qvhighlights.agreement.") for r in qv)
+
+
+def test_fig4_evidence_reproduces_the_authors_matrix_and_flags_a_changed_cell():
+    from fireeval.vmr import reference
+
+    tau = reference.FIG4_TAU + 0.001
+    np.fill_diagonal(tau, 1.0)
+    samples = np.repeat(tau[None], 20, axis=0)
+    rec = verdicts.agreement_claims(tau, samples, MEASURES, "real: test")[0]
+    assert rec["evidence"]["cells"] == 66 and rec["evidence"]["numbers_reproduce"] is True
+    tau[0, 3] = tau[3, 0] = 0.5
+    rec = verdicts.agreement_claims(tau, samples, MEASURES, "real: test")[0]
+    assert rec["evidence"]["numbers_reproduce"] is False
+    # "reasonably well" is read from the paper's usage: 0.36 printed, AxIoU@1 vs AxIoU@10
+    assert reference.FIG4_TAU[9, 11] == 0.36 and verdicts.REASONABLY_WELL == pytest.approx(0.355)
+
+
+def test_jackknife_tau_matrix_leaves_one_query_out():
+    rng = np.random.default_rng(1)
+    pq = rng.random((12, 4, 30))
+    jack = verdicts.jackknife_tau_matrix(pq)
+    assert jack.shape == (30, 12, 12)
+    keep = np.arange(1, 30)
+    direct, _ = verdicts.bootstrap_tau_matrix(pq[..., keep], 1, 0)
+    assert np.allclose(jack[0], direct)
 
 
 def test_axiom_claim_counts_contradicted_statements():
@@ -155,7 +209,7 @@ def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_e
          "min_samples": samples.min(axis=1), "majority": float(noise.majority_gap(by_sigma)),
          "majority_samples": noise.majority_gap(samples), "sigmas": [1.0, 2.0, 3.0, 4.0]}
     gaps = {part: g for part in verdicts.ORDERING_QUOTES}
-    recs = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "stand-in"})}
+    recs = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
     assert recs["noise.r03_not_above_axiou.ds"]["verdict"] == "reproduced"
     assert recs["noise.r07_above_axiou.ds"]["verdict"] == "not reproduced"
     assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
@@ -191,7 +245,14 @@ def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small)
         assert np.ptp(g["min_samples"]) > np.ptp(mc["min_samples"])  # queries add uncertainty
         assert g["resampled_queries"] and g["per_k"].shape == (2, 3)
     recs = verdicts.noise_ordering_claims({"ds": {"code": study["gaps"]}}, {"ds": "stand-in"})
-    assert all("test queries jointly" in r["conventions"]["reference code"]["method"] for r in recs)
+    assert all("test queries jointly" in r["conventions"][""]["method"] for r in recs)
+    # "comparable": a ratio over a range of margins, since the paper gives none
+    r03 = {r["id"]: r for r in recs}["noise.r03_not_above_axiou.ds"]
+    assert r03["reading"]["source"] == "no guidance: range" and r03["test"] == "<= 1"
+    assert {row["kind"] for row in r03["sensitivity"]} == {"threshold (range)", "interval method"}
+    # a ratio and an extreme over σ: BCa (grouped jackknife over the queries), the percentile interval a row
+    assert all(r["conventions"][""]["method"].startswith("95% BCa") for r in recs)
+    assert all(g["min_jack"].shape == (20,) for g in study["gaps"].values())
 
 
 def test_comparable_margin_relaxes_only_the_r03_part(small):
@@ -221,20 +282,21 @@ def test_stability_claim_counts_same_k_comparisons_and_flips_with_the_share():
     tau = np.stack([rng.uniform(0.5, 0.6, (2, 50)), rng.uniform(0.1, 0.2, (2, 50)), rng.uniform(0.3, 0.4, (2, 50))])
     share, samples, n = verdicts.stability_wins(tau, measures, n_boot=100)
     assert n == 4 and share == 0.5 and samples.shape == (100,)  # beats R@1,0.7 at both sizes, never R@1,0.3
-    rec = verdicts.stability_claim(tau, measures, "stand-in", "3 systems", n_boot=100)
-    assert rec["verdict"] == "not reproduced"
     tau[0] = 0.0  # now AxIoU@1 beats both
-    assert verdicts.stability_claim(tau, measures, "stand-in", "3 systems", n_boot=100)["verdict"] == "reproduced"
+    assert verdicts.stability_wins(tau, measures, n_boot=100)[0] == 1.0
 
 
 def test_paper_split_claim_is_an_existence_claim_over_splits():
     only = np.r_[np.ones(1), np.zeros(19)]
     res = {"full": {"above": only, "best_other": np.zeros(20), "only": only},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20), "only": np.zeros(20)}}
-    exists, rate, lead = verdicts.selection_claims(res, "stand-in: test")
-    assert exists["id"] == "selection.paper_split_exists" and "stricter" in rate["quantity"].lower()
-    assert exists["conventions"]["full"]["verdict"] == "reproduced"  # one split of 20 suffices: exact interval > 0
-    assert exists["conventions"]["single_base"]["verdict"] == "not reproduced" and exists["verdict"] == "depends"
+    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: test")}
+    assert "stricter" in recs["selection.axiou10_above_average"]["quantity"].lower()
+    assert recs["selection.paper_split_exists.full"]["verdict"] == "reproduced"  # one split of 20: exact interval > 0
+    assert recs["selection.paper_split_exists.single_base"]["verdict"] == "not reproduced"
+    # about the paper, on a stand-in family: never contradicted; the other family is a sensitivity row that differs
+    assert recs["selection.paper_split_exists"]["verdict"] == "not testable here"
+    assert recs["selection.paper_split_exists"]["sensitivity"][0]["name"] == "full family"
 
 
 def test_family_claim_inputs_only_share(small):
@@ -245,3 +307,41 @@ def test_family_claim_inputs_only_share(small):
     above = run["above"].reshape(3, 6, -1)
     j = run["val_measures"].index("AxIoU@10")
     np.testing.assert_allclose(inp["only"], (above[..., j] & (above.sum(-1) == 1)).mean(0))
+
+
+def test_author_stability_claim_tie_rules_are_sensitivity_rows():
+    from fireeval.vmr import stability
+
+    measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
+    # AxIoU@1 beats R@1,0.7 at both sizes, ties R@1,0.3 at both (all τ = 1): 2 wins, 2 ties of 4.
+    tau = np.stack([np.ones((2, 40)), np.full((2, 40), 0.5), np.ones((2, 40))])
+    rec = verdicts.author_stability_claim(tau, measures, [100, 200], "stand-in: test", n_boot=50)
+    rows = {r["name"]: r for r in rec["sensitivity"]}
+    assert rec["conventions"][""]["value"] == 1.0  # ties left out: 2 of 2
+    assert rows["AxIoU@K ≥ R@K,θ (ties counted as wins)"]["value"] == 1.0
+    assert rows["AxIoU@K > R@K,θ (ties counted as losses)"]["value"] == 0.5
+    assert rec["verdict"] == "not testable here" and rec["standing"] == "stand-in"
+    assert stability.win_shares(np.array([[1.0], [1.0]]), [(0, 1)])["ties"] == 1.0
+
+
+def test_subset_vs_full_is_one_on_the_whole_set():
+    from fireeval.vmr import stability
+
+    rng = np.random.default_rng(0)
+    pq = rng.random((2, 4, 50))
+    tau = stability.subset_vs_full(pq, sizes=[10, 50], n_trials=5, seed=0)
+    assert tau.shape == (2, 2, 5) and np.allclose(tau[:, 1], 1.0)
+
+
+def test_subset_vs_full_equals_ranking_each_prefix_of_the_permutation():
+    from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.vmr import stability
+
+    pq = np.random.default_rng(4).random((3, 5, 60))
+    got = stability.subset_vs_full(pq, sizes=[10, 25, 60], n_trials=4, seed=1)
+    rng = np.random.default_rng(1)
+    for i in range(4):
+        perm = rng.permutation(60)
+        for j, n in enumerate([10, 25, 60]):
+            want = kendall_tau_batch(pq[:, :, perm[:n]].mean(-1), pq.mean(-1), atol=1e-12)
+            np.testing.assert_allclose(got[:, j, i], want)

@@ -11,6 +11,8 @@ allowed. SPEC (CONTRIBUTING.md, convention 4) is one of
   ``float in (0, 1]`` (brackets say whether an end is included), ``float > 0``;
 * ``list of SCALAR`` (for example ``list of int >= 1``) or ``list, each one of a, b, c``:
   a non-empty list unless followed by `` or []``;
+* ``dict of SCALAR`` (for example ``dict of str or {}``): names (strings) to values each
+  checked by SCALAR; non-empty unless followed by `` or {}``;
 * any of these followed by `` or None``.
 
 A parameter without ``Allowed:`` is checked against its default's type only.
@@ -89,6 +91,22 @@ def declared_parameters(nb) -> dict:
             except ValueError as err:
                 raise ParameterError(f"parameter {node.targets[0].id!r} must have a literal default") from err
     return params
+
+
+def _comments(source: str) -> dict:
+    """``{name: comment text}`` of each literal assignment in a parameters cell (its comment on the last line)."""
+    import io
+    import tokenize
+
+    comments = {}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            comments[tok.start[0]] = tok.string.lstrip("#").strip()
+    out = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = comments.get(node.end_lineno, "")
+    return out
 
 
 def parameter_specs(nb) -> dict:
@@ -171,7 +189,7 @@ def parse_spec(spec: str):
     while True:
         if text.endswith(" or None"):
             nullable, text = True, text[: -len(" or None")].strip()
-        elif text.endswith(" or []"):
+        elif text.endswith(" or []") or text.endswith(" or {}"):
             empty_ok, text = True, text[: -len(" or []")].strip()
         else:
             break
@@ -186,6 +204,17 @@ def parse_spec(spec: str):
             results = [item(x) for x in v]
             return all(ok for ok, _ in results), [x for _, x in results]
         return check
+    if text.startswith("dict of "):  # {name: value}, names strings, each value checked by the SCALAR spec
+        value_check = _scalar_check(text[len("dict of "):])
+
+        def check_dict(v):
+            if v is None:
+                return nullable, v
+            if not isinstance(v, dict) or (not v and not empty_ok) or not all(isinstance(k, str) for k in v):
+                return False, v
+            results = {k: value_check(x) for k, x in v.items()}
+            return all(ok for ok, _ in results.values()), {k: x for k, (_, x) in results.items()}
+        return check_dict
     scalar = _scalar_check(text)
     return lambda v: (nullable, v) if v is None else scalar(v)
 
@@ -261,8 +290,10 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
             timeout: int = 3600, progress: bool = False) -> dict:
     """Validate parameters, execute the notebook with papermill, write the outputs atomically.
 
-    Writes ``output_dir/<name>.ipynb`` (executed) and ``output_dir/<name>.headline.json``
-    and returns the headline dict. ``output_dir`` defaults to a temporary folder.
+    Writes ``output_dir/<name>.ipynb`` (executed), ``output_dir/<name>.headline.json`` and
+    ``output_dir/<name>.html`` (the page to read: :mod:`fireeval.book.page`) and returns the
+    headline dict. A chapter stopped by a :class:`fireeval.datasets.DataError` or
+    ``DataUnavailable`` (e.g. real data that fail their checksum) fails with that one line. ``output_dir`` defaults to a temporary folder.
 
     The chapter runs in a temporary folder inside ``output_dir``; only when it finished
     and glued its headline are the two files moved into place (``os.replace``). A
@@ -305,6 +336,9 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
 
                 print(f"{path.stem}: interrupted; earlier results in {out} untouched{where}", file=sys.stderr, flush=True)
                 raise
+            if getattr(err, "ename", None) in ("DataError", "DataUnavailable"):  # already one line with its fix
+                raise ChapterFailed(f"{path}: {' '.join(str(err.evalue).split())} (earlier results in {out} are "
+                                    f"untouched{where})") from err
             raise ChapterFailed(f"{path}: the chapter failed: {_short(err)}. Earlier results in {out} are "
                                 f"untouched{where}. Fix: see the failing cell there; check the parameters "
                                 f"{params or '(none given)'}.") from err
@@ -314,8 +348,18 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
             raise ChapterFailed(f"{path} ran but glued no 'headline' dict{where}. "
                                 "Fix: call fireeval.book.report.headline(...) in the chapter.")
         (work / "headline.json").write_text(json.dumps(result, indent=1) + "\n")
+        from fireeval.book.page import write_page
+
+        missing = write_page(partial, work / "page.html", source=str(path))
+        if missing:
+            import sys
+
+            print(f"warning: {path}: the prose names {len(missing)} value(s) the chapter did not glue "
+                  f"({', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}); the page marks them",
+                  file=sys.stderr)
         os.replace(partial, target)
         os.replace(work / "headline.json", headline)
+        os.replace(work / "page.html", out / f"{path.stem}.html")
         failed.unlink(missing_ok=True)
         return result
     finally:

@@ -28,7 +28,8 @@ _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a direct
 
 
 #: Subcommand -> its module in this folder, in the order ``fireeval --help`` lists them.
-COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "moments", "audit": "audit"}
+COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "moments", "audit": "audit",
+            "evaluate-similarity": "similarity", "diff": "diff"}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -50,7 +51,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def _paths(args) -> list[str]:
     """The file arguments of the command, to name in messages of errors that carry no file name."""
     out = []
-    for key in ("qrels", "run", "runs", "gt", "pred", "notebook"):
+    for key in ("qrels", "run", "runs", "gt", "pred", "notebook", "matrix", "a", "b"):
         value = getattr(args, key, None)
         out += [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
     return out

@@ -15,7 +15,10 @@ def add(sub):
                     "IoU = max over a query's windows). PRED for .txt ground truth: .json "
                     "({\"entries\": [{\"vid\", \"query\", \"moments\": [[s, e], ...], \"ratings\"}]}) or the "
                     "AxIoU repository's .pkl (read with a restricted unpickler); for .jsonl ground truth: "
-                    "Moment-DETR .jsonl (qid, pred_relevant_windows = [[s, e, score], ...]). Seconds throughout. "
+                    "Moment-DETR .jsonl (qid, pred_relevant_windows = [[s, e, score], ...]). Either ground truth also takes "
+                    "CSV/TSV (vid, query, start, end, score), Moment-DETR .jsonl (matched by vid and query text for "
+                    "Charades-STA) and 2D-TAN style .txt ('VIDEO START END[ SCORE]##QUERY' per moment); query text "
+                    "is matched exactly unless --normalize-queries. Seconds throughout. "
                     "Every prediction is read (no cut at 10): K beyond a list's length follows the measure's "
                     "definition (R@K,θ looks at the whole list, AxIoU@K still divides by K). Duplicate queries, "
                     "NaN/infinite or reversed moments, ratings not matching moments, K < 1 and θ outside (0, 1] "
@@ -25,6 +28,13 @@ def add(sub):
     p.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                    help="R@K,θ, AxIoU@K, AP@K,θ or DCG@K, repeatable (default: the 12 of the AxIoU paper)")
     p.add_argument("-q", "--per-query", action="store_true", help="also print one line per query")
+    p.add_argument("--format", default="auto", choices=["auto", "json", "pkl", "csv", "tsv", "momentdetr", "2dtan"],
+                   help="predictions format (default: from the extension: .json, .pkl, .csv, .tsv, .jsonl = "
+                        "Moment-DETR, .txt = 2D-TAN style 'VIDEO START END[ SCORE]##QUERY'); see "
+                        "fireeval.datasets.moment_formats")
+    p.add_argument("--normalize-queries", action="store_true",
+                   help="match query texts after lower-casing, collapsing spaces and dropping a final full stop "
+                        "(default: exact match; unmatched entries are reported)")
     p.add_argument("--strict", action="store_true", help="R@K,θ with IoU > θ (the AxIoU reference code) "
                                                          "instead of IoU >= θ (the paper)")
 
@@ -49,7 +59,7 @@ def add(sub):
         import numpy as np
 
         from fireeval.core import moments
-        from fireeval.datasets import check_readable
+        from fireeval.datasets import check_readable, moment_formats
 
         names = args.measure or moments.MEASURES
         for name in names:  # fail on a bad name before reading any file
@@ -72,26 +82,35 @@ def add(sub):
             qids = [r[0] for r in records]
             gt = qvhighlights.windows_array([r[4] for r in records])
             info = {}
-            pred = qvhighlights.read_predictions_file(pred_path, qids, info=info)
+            pred = moment_formats.read_predictions(pred_path, records, "qvhighlights", args.format,
+                                                   args.normalize_queries, info=info)
             ids = [str(q) for q in qids]
         else:
             from fireeval.datasets import charades
 
             rows = charades.read_sta_rows(gt_path)
             gt = np.array([(r[2], r[3]) for r in rows])
-            pred, info = charades.read_predictions_file(pred_path, rows)
+            info = {}
+            pred = moment_formats.read_predictions(pred_path, rows, "charades", args.format, args.normalize_queries,
+                                                   info=info)
             ids = [f"{r[0]}#{i}" for i, r in enumerate(rows)] if args.per_query else None
         n_queries = len(gt)
         if info["missing_queries"] == n_queries:
             raise ValueError(f"{pred_path}: none of its {info.get('entries', 0)} entries has moments for a query of "
                              f"{gt_path} ({n_queries} queries). Fix: check that the two files describe the same "
-                             "queries (Charades: same video and description; QVHighlights: same qid).")
+                             "queries (Charades: same video and description; QVHighlights: same qid)"
+                             + (f"; e.g. {info['unmatched'][0]} matches none" if info.get("unmatched") else "")
+                             + ("" if args.normalize_queries else
+                                "; --normalize-queries if only case, spaces or a final full stop differ") + ".")
         if info["missing_queries"]:
             print(f"warning: {pred_path}: {info['missing_queries']} of {n_queries} queries have no "
                   "predictions and score 0", file=sys.stderr)
         if info.get("unknown"):
-            print(f"warning: {pred_path}: {info['unknown']} entries match no ground-truth query (ignored)",
-                  file=sys.stderr)
+            shown = "; ".join(map(str, info.get("unmatched", [])[:3]))
+            print(f"warning: {pred_path}: {info['unknown']} entries match no ground-truth query (ignored)"
+                  + (f", e.g. {shown}" if shown else "")
+                  + ("" if args.normalize_queries else "; query text is matched exactly (--normalize-queries "
+                     "compares lower-cased texts without extra spaces or final full stop)"), file=sys.stderr)
         scores = moments.score_systems({"run": pred}, gt, names, strict=args.strict)[:, 0]
         lines = []
         for name, values in zip(names, scores):

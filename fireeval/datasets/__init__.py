@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry",
-           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS"]
+           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS", "choose_source", "optional_data", "SOURCES"]
 
 #: Longest line the line-based readers accept (a data line is far shorter; a binary or
 #: corrupt file is refused instead of being read into memory as one huge line).
@@ -237,3 +237,82 @@ def data_root(root=None) -> Path | None:
         if base.is_dir():
             return base
     return None
+
+
+SOURCES = ("auto", "real", "synthetic")
+
+
+def choose_source(data_source: str, files, root=None, reader_inputs: dict | None = None,
+                  what: str = "the chapter's data") -> str:
+    """``"real"`` or ``"synthetic"``: the one decision every chapter makes, with no silent fallback.
+
+    ``files`` are the registry paths the chapter reads; ``root`` its ``data_dir``;
+    ``reader_inputs`` the chapter's parameters naming the reader's own files
+    (``{"predictions": {...}}``; empty values do not count).
+
+    * ``"synthetic"``: the seeded stand-in, on request only -- refused when the reader also
+      named data (``root`` or a reader input), which a synthetic run would ignore.
+    * ``"real"``: every file must be present and pass its checksum.
+    * ``"auto"``: real when every file is present and verified; synthetic **only when
+      none of them is found anywhere** and the reader named no data. A file that is
+      present but fails its checksum, a set of files found only in part, or files
+      missing under a ``data_dir`` or reader input the reader gave are errors
+      (:class:`DataError` / :class:`DataUnavailable`), one line naming the file and the fix.
+
+    >>> choose_source("synthetic", [])
+    'synthetic'
+    """
+    if data_source not in SOURCES:
+        raise ValueError(f"data_source={data_source!r} is not one of {', '.join(SOURCES)}. "
+                         "Fix: -p data_source auto (or real, synthetic).")
+    named = {k: v for k, v in (reader_inputs or {}).items() if v not in (None, "", [], {}, ())}
+    asked = ([f"data_dir={str(root)!r}"] if root else []) + [f"{k}" for k in named]
+    files = list(files)
+    if data_source == "synthetic":
+        if asked:
+            raise ValueError(f"data_source='synthetic' ignores the data you named ({', '.join(asked)}). "
+                             "Fix: drop data_source synthetic to use them, or drop them to run on the stand-in.")
+        return "synthetic"
+    found, missing = [], []
+    for name in files:
+        try:
+            found.append(data_path(name, root=root))
+        except DataUnavailable:
+            missing.append(name)
+        except DataError as err:  # present but not the expected file: never a reason to go synthetic
+            raise DataError(f"{err} (data_source={data_source!r} uses real data when present; "
+                            "to run on the synthetic stand-in instead: -p data_source synthetic)") from None
+    if not missing:
+        return "real"
+    first = missing[0]
+    try:
+        data_path(first, root=root)
+    except DataUnavailable as err:
+        detail = str(err)
+    count = f"{len(missing)} of {len(files)} files missing"
+    if data_source == "real":
+        raise DataUnavailable(f"data_source='real' but {what} are not all there ({count}): {detail}")
+    if found:
+        raise DataUnavailable(f"{what} are present only in part ({count}; found e.g. {found[0]}): {detail} "
+                              "Or run on the synthetic stand-in on purpose: -p data_source synthetic.")
+    if asked:
+        raise DataUnavailable(f"you named data ({', '.join(asked)}) but {what} are not there ({count}): {detail} "
+                              "Or drop it to run on the synthetic stand-in.")
+    return "synthetic"
+
+
+def optional_data(*names: str, root=None) -> bool:
+    """For files a chapter uses when present (FIRE's labels, extra runs): True when all are present and
+    verified, False when none is present; a file that is present but fails its checksum, or a set found
+    only in part, is an error (:class:`DataError` / :class:`DataUnavailable`) -- never a silent False."""
+    found, missing = [], []
+    for name in names:
+        try:
+            found.append(data_path(name, root=root))
+        except DataUnavailable:
+            missing.append(name)
+    if found and missing:
+        raise DataUnavailable(f"{missing[0]}: not found, while {found[0]} of the same set is present "
+                              f"({len(found)} of {len(names)} files). Fix: place the missing files beside it, "
+                              "or remove the partial set.")
+    return not missing

@@ -26,11 +26,14 @@ from fireeval.datasets import data_path, read_json, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
-__all__ = ["SPLITS", "RUNS", "load_ground_truth", "windows_array", "load_predictions", "load_reported_metrics",
+__all__ = ["SPLITS", "RUNS", "RUN_LABELS", "load_ground_truth", "windows_array", "load_predictions", "load_reported_metrics",
+           "load_runs",
            "read_ground_truth_file", "read_ground_truth_records", "read_predictions_file"]
 
 FOLDER = "qvhighlights"
 SPLITS = {"val": "highlight_val_release.jsonl", "test": "highlight_test_with_gt.jsonl"}
+#: What the two prediction files are: two checkpoints of one model family, not two systems.
+RUN_LABELS = {"ckpt": "Moment-DETR (released checkpoint)", "sample": "Moment-DETR (sample run)"}
 RUNS = {"ckpt": ("momentdetr_ckpt_val_preds.jsonl", "momentdetr_ckpt_val_preds_metrics.json"),
         "sample": ("momentdetr_sample_val_preds.jsonl", "momentdetr_sample_val_preds_metrics_raw.json")}
 
@@ -191,3 +194,25 @@ def load_reported_metrics(run: str = "ckpt", root=None) -> dict:
     """The repository's own metric file for ``run`` (``brief``, ``full``, ...; percentages)."""
     path = data_path(f"{FOLDER}/{RUNS[run][1]}", root)
     return read_json(path, "metrics JSON file")
+
+
+def load_runs(root=None, single_window: bool = False) -> dict:
+    """The val split with both Moment-DETR prediction files, ready for the AxIoU chapters.
+
+    Returns ``{"gt": (Q, G, 2) windows (or (Q, 2) with ``single_window``), "durations":
+    (Q,), "predictions": {run: (Q, 10, 2)}, "reported": {run: {"R@1,0.5": share,
+    "R@1,0.7": share}} (the repository's own ``MR-full-R1@θ``, as shares), "n_queries",
+    "n_all"}``. ``single_window`` keeps only the queries with exactly one relevant window
+    (the label-noise model perturbs one annotated moment per query).
+    """
+    gt = load_ground_truth("val", root)
+    preds = {run: load_predictions(run, root) for run in RUNS}
+    keep = np.ones(len(gt), dtype=bool) if not single_window else (gt["n_windows"] == 1).to_numpy()
+    windows = windows_array(gt)[keep]
+    reported = {}
+    for run in RUNS:
+        full = load_reported_metrics(run, root).get("brief", {})
+        reported[run] = {f"R@1,{t}": full[f"MR-full-R1@{t}"] / 100 for t in ("0.5", "0.7") if f"MR-full-R1@{t}" in full}
+    return {"gt": windows[:, 0] if single_window else windows, "durations": gt["duration"].to_numpy(float)[keep],
+            "predictions": {run: p[keep] for run, p in preds.items()}, "reported": reported,
+            "n_queries": int(keep.sum()), "n_all": len(gt)}

@@ -3,6 +3,7 @@
 - ``pools``: pools from runs, depth-K qrels, unique contributions, run and group
   leave-outs, depth sweeps.
 - ``incomplete``: bpref, infAP and condensed-list (judged-only) AP / nDCG from judged cells.
+- ``sampling``: random samples of the judgements (trec_eval's -1 convention), re-scored per rate and seed.
 - ``audit``: pool-bias audit of a new run (``fireeval audit``), validated by leave-one-group-out.
 - ``verdicts``: the chapters' claims (Westerveld; the measures' authors) as computed verdicts.
 
@@ -10,4 +11,4 @@ Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-export
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__ = attach(__name__, __file__, ["pools", "incomplete", "verdicts", "audit"])
+__getattr__, __dir__ = attach(__name__, __file__, ["pools", "incomplete", "sampling", "verdicts", "audit"])

@@ -30,14 +30,15 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fireeval.stats.agreement import kendall_tau, kendall_tau_batch, tau_ap_batch
-from fireeval.stats.reliability import band_crossing, bootstrap_agreement
+from fireeval.stats.agreement import kendall_tau, kendall_tau_batch, kendall_tau_many, tau_ap_batch
+from fireeval.stats.reliability import band_crossing, bootstrap_agreement, jackknife_agreement
 from fireeval.core.evaluation import Measure, Scores, evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
-from fireeval.pooling.incomplete import JudgedCells, _canonical, is_incomplete_measure
+from fireeval.pooling.incomplete import JudgedCells, _canonical, binary_ideal_gains, is_incomplete_measure
 
 __all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
+           "relevant_count_association",
            "crossing_text", "relevant_split", "leave_out_scores", "LeaveOutComparison", "compare_leave_outs",
            "leave_out_runs", "tau_ap_gap_sentence",
            "losers_sentence", "gain_sentence", "leave_out_risk", "NOT_POOLED"]
@@ -450,13 +451,6 @@ def measure_name(measure) -> str:
     return _canonical(measure) if is_incomplete_measure(measure) else parse_measure(measure).name
 
 
-def _binary_ideal(n_relevant) -> np.ndarray:
-    """Ideal grades for binary qrels from relevant counts: ones then zeros, shape (..., max count)."""
-    n_relevant = np.asarray(n_relevant)
-    width = max(int(n_relevant.max(initial=0)), 1)
-    return (np.arange(width) < n_relevant[..., None]).astype(float)
-
-
 def _is_binary(qrels: Qrels) -> bool:
     rel = qrels.frame["relevance"].to_numpy()
     return bool(((rel <= 0) | (rel == 1)).all()) and qrels.relevance_level == 1
@@ -566,6 +560,24 @@ class DepthSweep:
         values = self.values[name] if at is None else self.values[name][list(self.depths).index(at)]
         return bootstrap_agreement(values, self.reference[name], n_resamples, rng, statistic)
 
+    def jackknife(self, measure: str) -> np.ndarray:
+        """Leave-one-topic-out τ-b at every depth: (n_depths, n_topics) (:func:`jackknife_agreement`)."""
+        name = measure_name(measure)
+        return jackknife_agreement(self.values[name], self.reference[name])
+
+    def band(self, measure: str, samples, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """BCa band of τ-b at every depth from :meth:`bootstrap` ``samples`` (n_depths, n_resamples).
+
+        τ near 1 is skewed (most replicates fall below the estimate), so the band is
+        bias-corrected and accelerated (:func:`fireeval.stats.claims.bca_interval`, basic
+        bootstrap where BCa is undefined), widened to include the point estimate.
+        """
+        from fireeval.stats.claims import bca_interval
+
+        tau, jack = self.tau(measure).to_numpy(), self.jackknife(measure)
+        ends = np.array([bca_interval(t, s, j, level)[:2] for t, s, j in zip(tau, np.asarray(samples), jack)])
+        return np.fmin(ends[:, 0], tau), np.fmax(ends[:, 1], tau)
+
     def subset(self, topics) -> "DepthSweep":
         """The same sweep over some topics only (``topics``: indices), e.g. topics with many relevant."""
         topics = np.asarray(topics)
@@ -611,7 +623,7 @@ class DepthSweep:
 
 def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = None, k: int = 3,
                   level: float = 0.90, label=str) -> pd.DataFrame:
-    """Per measure: τ-b and τ_AP at depth ``k`` with 95 % bootstrap bands, and the depths where τ-b passes ``level``.
+    """Per measure: τ-b and τ_AP at depth ``k`` with 95 % BCa bands, and the depths where τ-b passes ``level``.
 
     ``samples[m]``: :meth:`DepthSweep.bootstrap` output per measure (τ-b, every depth);
     ``samples_ap[m]``: τ_AP resamples at depth ``k`` only (``bootstrap(m, statistic="tau_ap", at=k)``).
@@ -624,7 +636,7 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
     i = depths.index(k)
     rows = []
     for m, s in samples.items():
-        low, high = np.nanquantile(s, [0.025, 0.975], axis=-1)
+        low, high = sweep.band(m, s)
         cross = band_crossing(depths, low, high, level)
         first = sweep.first_depth_above(m, level)
         row = {"measure": label(m), f"τ-b at K = {k}": float(sweep.tau(m).iloc[i]),
@@ -632,8 +644,13 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
                f"first K with τ-b > {level:.2f}": "not reached" if first is None else str(first),
                f"K range where the band crosses {level:.2f}": crossing_text(cross)}
         if samples_ap is not None and m in samples_ap:
-            lo_ap, hi_ap = np.nanquantile(samples_ap[m], [0.025, 0.975])
-            row[f"τ_AP at K = {k}"] = float(sweep.tau_ap(m).iloc[i])
+            from fireeval.stats.claims import bca_interval
+
+            t_ap = float(sweep.tau_ap(m).iloc[i])
+            jack = jackknife_agreement(sweep.values[m][i], sweep.reference[m], "tau_ap")
+            lo_ap, hi_ap, _ = bca_interval(t_ap, samples_ap[m], jack)
+            lo_ap, hi_ap = min(lo_ap, t_ap), max(hi_ap, t_ap)
+            row[f"τ_AP at K = {k}"] = t_ap
             row["τ_AP band"] = f"{lo_ap:.3f}–{hi_ap:.3f}"
         rows.append(row)
     return pd.DataFrame(rows).set_index("measure")
@@ -689,6 +706,65 @@ def relevant_split(qrels: Qrels, topics) -> tuple[np.ndarray, np.ndarray, float]
     n_rel = qrels.n_relevant(topics)
     median = float(np.median(n_rel))
     return np.flatnonzero(n_rel <= median), np.flatnonzero(n_rel > median), median
+
+
+def _spearman_rows(x, y) -> np.ndarray:
+    """Spearman ρ row by row (average ranks for ties): x, y of shape (..., n)."""
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x, axis=-1), rankdata(y, axis=-1)
+    rx, ry = rx - rx.mean(-1, keepdims=True), ry - ry.mean(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rx * ry).sum(-1) / np.sqrt((rx ** 2).sum(-1) * (ry ** 2).sum(-1))
+
+
+def relevant_count_association(sweep: DepthSweep, qrels: Qrels, measure: str, k: int, n_resamples: int = 1000,
+                               rng: int = 0, n_permutations: int = 2000) -> dict:
+    """Does a depth-``k`` pool disturb the ranking more on topics with many relevant documents? Two readings.
+
+    - ``rho``: Spearman ρ between each topic's relevant count and its single-topic τ-b
+      (:meth:`DepthSweep.topic_tau`; topics where every run ties are dropped), with
+      ``rho_boot`` (topic pairs resampled) and ``rho_jack`` (leave one topic out).
+    - ``split``: τ-b on the topics above the median relevant count minus τ-b on the others
+      (:func:`relevant_split`), with ``split_boot`` (each half resampled on its own, seeds
+      ``rng`` and ``rng + 1``), ``split_jack`` (one topic left out of its half) and
+      ``split_p``: the one-sided permutation p of a difference this low or lower when the
+      topics are relabelled at random (``n_permutations`` relabellings, seed ``rng``).
+
+    Both are negative when the explanation holds.
+    """
+    name = measure_name(measure)
+    i = list(sweep.depths).index(k)
+    values, ref = sweep.values[name][i], sweep.reference[name]
+    n_rel = qrels.n_relevant(sweep.topics).astype(float)
+    per_topic = sweep.topic_tau(name, k)
+    ok = np.isfinite(per_topic)
+    x, y = n_rel[ok], per_topic[ok]
+    gen = np.random.default_rng(rng)
+    idx = gen.integers(0, len(x), (n_resamples, len(x)))
+    rho = float(_spearman_rows(x, y))
+    loo = ~np.eye(len(x), dtype=bool)
+    rho_jack = _spearman_rows(np.broadcast_to(x, loo.shape)[loo].reshape(len(x), -1),
+                              np.broadcast_to(y, loo.shape)[loo].reshape(len(x), -1))
+    few, many, median = relevant_split(qrels, sweep.topics)
+    tau_of = lambda cols: kendall_tau(values[:, cols].mean(-1), ref[:, cols].mean(-1))  # noqa: E731
+    split = tau_of(many) - tau_of(few)
+    boot = (bootstrap_agreement(values, ref, n_resamples, rng + 1, topics=many)
+            - bootstrap_agreement(values, ref, n_resamples, rng, topics=few))
+    jack = np.r_[tau_of(many) - jackknife_agreement(values, ref, topics=few),
+                 jackknife_agreement(values, ref, topics=many) - tau_of(few)]
+    # Random relabellings: |many| topics drawn as "many", the rest "few".
+    perm = np.argsort(gen.random((n_permutations, len(sweep.topics))), axis=1)
+    w_many = np.zeros((n_permutations, len(sweep.topics)))
+    np.put_along_axis(w_many, perm[:, :len(many)], 1.0, axis=1)
+    w_few = 1.0 - w_many
+    taus = [kendall_tau_many((values @ w.T).T, (ref @ w.T).T) for w in (w_many, w_few)]
+    null = taus[0] - taus[1]
+    p = float((1 + np.count_nonzero(null <= split + 1e-12)) / (n_permutations + 1))
+    return {"rho": rho, "rho_boot": _spearman_rows(x[idx], y[idx]), "rho_jack": rho_jack, "n_topics": int(ok.sum()),
+            "split": float(split), "split_boot": boot, "split_jack": jack, "split_p": p,
+            "n_permutations": n_permutations, "median": median, "n_few": len(few), "n_many": len(many),
+            "per_topic": per_topic, "n_relevant": n_rel}
 
 
 def _first_above(series: pd.Series, level: float) -> int | None:
@@ -756,12 +832,14 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     if incomplete:
         judged = pool.runs.judged(qrels)[:, cols] & (cols >= 0)[None, :, None]
         cells = JudgedCells(gains, judged, qrels.relevance_level, cell_depth)
-        n_non_all = np.bincount(row_topic[~relevant], minlength=len(topics))
+        grade = qrels.frame["relevance"].to_numpy()
+        judged_non = (grade >= 0) & ~relevant  # bpref's N: judged non-relevant (a negative grade is not judged)
+        n_non_all = np.bincount(row_topic[judged_non], minlength=len(topics))
         reference.update(cells.scores(incomplete, qrels.n_relevant(topics), n_non_all))
         values.update({m: np.empty((len(depths),) + gains.shape[:2]) for m in incomplete})
     for i, k in enumerate(depths):  # a loop over depths only; each step is vectorised over runs x topics
         n_rel = np.bincount(row_topic[relevant & (row_depth <= k)], minlength=len(topics))
-        ideal = _binary_ideal(n_rel)
+        ideal = binary_ideal_gains(n_rel)
         for m in measures:
             if m.kind == "map":
                 values[m.name][i] = sparse_ap(k, n_rel)
@@ -771,7 +849,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
             masked = np.where(cell_depth[..., :width] <= k, gains[..., :width], 0.0)
             values[m.name][i] = m(masked, n_rel, ideal, level=level)
         if cells is not None:
-            n_non = np.bincount(row_topic[~relevant & (row_depth <= k)], minlength=len(topics))
+            n_non = np.bincount(row_topic[judged_non & (row_depth <= k)], minlength=len(topics))
             for name, v in cells.scores(incomplete, n_rel, n_non, k=k).items():
                 values[name][i] = v
     return DepthSweep(depths, list(pool.runs.names), topics, values, reference)
@@ -800,7 +878,7 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
     lost = np.zeros((max(n_units, 1), len(topics)), dtype=int)
     np.add.at(lost, (owner[owner >= 0], row_topic[owner >= 0]), 1)
     n_rel = qrels.n_relevant(topics)[None, :] - lost[unit]  # (runs, topics)
-    ideal = _binary_ideal(n_rel) if any(m.kind.startswith("ndcg") for m in measures) else None
+    ideal = binary_ideal_gains(n_rel) if any(m.kind.startswith("ndcg") for m in measures) else None
     values = {}
     for m in measures:
         if m.kind == "map":  # from the relevant cells alone, as in depth_sweep

@@ -307,10 +307,18 @@ def label(record: Mapping) -> str:
     'contradicted'
     >>> label({"verdict": "not reproduced", "basis": "inconclusive: the interval straddles the threshold"})
     'inconclusive'
+    >>> label({"verdict": "not reproduced", "basis": "a: ...; b: ...", "conventions": {
+    ...     "a": {"basis": "contradicted: exact value fails the test"},
+    ...     "b": {"basis": "contradicted: the whole interval fails the test"}}})
+    'contradicted'
     """
     v = record["verdict"]
     if v != "not reproduced":
         return v
+    conventions = record.get("conventions") or {}
+    if len(conventions) > 1:  # contradicted only if every reading contradicts it
+        return "contradicted" if all(str(c["basis"]).startswith("contradicted") for c in conventions.values()) \
+            else "inconclusive"
     return "contradicted" if str(record.get("basis", "")).startswith("contradicted") else "inconclusive"
 
 
@@ -563,16 +571,22 @@ class Claim:
 
         A stand-in cannot speak about the paper, but it can speak about itself ("on
         TREC-8, MAP rankings from a depth-3 pool correlate at τ > 0.90"). The finding
-        keeps the test, the quantity and the data; it is the book's, so its standing is
-        ``original`` (the data are what it is about) and its reading says where it came from.
+        keeps the test, the quantity, the data and any range of thresholds of the reading;
+        it is the book's, so its standing is ``original`` (the data are what it is about),
+        except on synthetic data, which say nothing even about themselves (``stand-in``).
         """
         from dataclasses import replace
 
         on = self.data.split(":", 1)[-1].strip()
+        synthetic = "synthetic" in self.data.split(",")[0]
+        # A range of thresholds the paper left open stays a range for the book's finding.
+        thresholds = self.reading.thresholds if self.reading is not None else ()
         return replace(self, id=id or f"{self.id}.here", paper="this book", section=f"after {self.paper}, {self.section}",
-                       quote=quote or f"on {on}: {self.quote}", standing="original", paper_value=None,
+                       quote=quote or f"on {on}: {self.quote}", paper_value=None,
+                       # synthetic data say nothing even about themselves: the finding stays a stand-in
+                       standing="stand-in" if synthetic else "original",
                        reading=Reading(f"the paper's test applied to the stand-in ({on}), as the book's own finding",
-                                       self.quote, "book's own question", self.section),
+                                       self.quote, "book's own question", self.section, thresholds=thresholds),
                        evidence=Evidence.none("a finding of the book's about its stand-in; the paper has no number for it"),
                        short=short)
 
@@ -632,7 +646,8 @@ class Claim:
         for alt in sensitivity:
             rows.append(self._row(alt.name, alt.estimate, alt.kind, alt.test, alt.why))
         for row in rows:
-            row["flips"] = row["verdict"] != overall and row["verdict"] != "not testable here"
+            # A row flips a definite verdict; a "depends" already says the readings disagree.
+            row["flips"] = overall != "depends" and row["verdict"] not in (overall, "not testable here")
         record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]], conventions=conventions)
         result = {"verdict": overall, "basis": basis}
         result["label"] = label(result)

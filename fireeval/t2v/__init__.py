@@ -5,11 +5,12 @@
 - ``semantic_evaluation``: nDCG under a proxy, GMR bounds, random-ranking expectations.
 - ``nlp``: tokeniser, offline WordNet and tagger, METEOR.
 - ``caption_overlap``: train-test TF-IDF caption overlap (FIRE Table 7).
+- ``retrieval``: scoring a similarity matrix: R@K, median and mean rank, FIRE-style corrected scores.
 - ``verdicts``: the two chapters' claims (Rodriguez et al., Wray et al.) as evaluated records.
 
 Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp",
+__getattr__, __dir__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp", "retrieval",
                               "caption_overlap", "verdicts"])

@@ -13,4 +13,4 @@ Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-export
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__ = attach(__name__, __file__, ["axioms", "noise", "baselines", "variants", "selection", "verdicts"])
+__getattr__, __dir__ = attach(__name__, __file__, ["axioms", "noise", "baselines", "variants", "selection", "verdicts", "reference", "stability"])

@@ -99,9 +99,19 @@ def aggregate_raters(raters, axis: int = -3) -> np.ndarray:
 
 
 def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
-                         rng=0, draws=None) -> np.ndarray:
-    """Noisy ground truths, one per trial: (n_trials, n_queries, 2) = medians of ``n_raters`` raters."""
-    return aggregate_raters(simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws))
+                         rng=0, draws=None, clip_to=None) -> np.ndarray:
+    """Noisy ground truths, one per trial: (n_trials, n_queries, 2) = medians of ``n_raters`` raters.
+
+    ``clip_to``: the videos' lengths (n_queries,): each simulated rater's moment is clipped
+    to [0, length], as a real rater's always is (the reference code does not clip).
+
+    >>> simulate_annotations([[8.0, 10.0]], 0.0, 1, 1, clip_to=[10.0])[0, 0].tolist()
+    [8.0, 10.0]
+    """
+    raters = simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws)
+    if clip_to is not None:
+        raters = np.clip(raters, 0.0, np.asarray(clip_to, dtype=float)[:, None])
+    return aggregate_raters(raters)
 
 
 def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, chunk: int = 2,
@@ -160,7 +170,8 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
 
 
 def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5,
-                     length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False, query_weights=None):
+                     length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False, query_weights=None,
+                     clip_to=None):
     """Clean and noisy mean scores for every σ.
 
     Returns ``(clean, noisy)``: clean (n_systems, n_measures) and noisy
@@ -175,11 +186,11 @@ def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
     if query_weights is None:
         clean = system_means(predictions, gt, ks, thetas, strict)
         noisy = np.stack([system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length,
-                                                                         draws=draws), ks, thetas, strict)
+                                                                         draws=draws, clip_to=clip_to), ks, thetas, strict)
                           for s in sigmas])
         return clean, noisy
     clean, clean_b = system_means(predictions, gt, ks, thetas, strict, query_weights=query_weights)
-    runs = [system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws),
+    runs = [system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws, clip_to=clip_to),
                          ks, thetas, strict, query_weights=query_weights) for s in sigmas]
     return clean, np.stack([r[0] for r in runs]), clean_b, np.stack([r[1] for r in runs])
 
@@ -479,7 +490,7 @@ def majority_gap(gaps, axis: int = -1):
 
 
 def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, parts=ORDERING_PARTS,
-                  sigmas=None, boot=None, measures=None, margins=None) -> dict:
+                  sigmas=None, boot=None, measures=None, margins=None, jack=None) -> dict:
     """Each part of the ordering claim as a gap between two families' errors, per σ, its minimum and its majority value.
 
     For part ``(high, low, op)`` the gap is error(high) − error(low), family means over K;
@@ -493,7 +504,10 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
     ``"per_k_samples"``: (n_boot, n_sigmas, n_ks), the same gap at each cut-off K.
     ``margins``: ``{part: m}`` relative margins: that part's gap becomes (1 + m) ·
     error(high) − error(low), e.g. "R@K,0.3 comparable or lower" read as R@K,0.3's error
-    at most (1 + m) times AxIoU@K's (m = 0: not higher).
+    at most (1 + m) times AxIoU@K's (m = 0: not higher). ``jack``: (n_groups, n_sigmas,
+    n_measures) grouped-jackknife errors (:func:`convention_study`); the same statistics
+    on them come back as ``min_jack``, ``majority_jack``, ``high_jack``, ``low_jack``
+    (for BCa intervals).
     """
     margins = margins or {}
     point = noise_error(clean, noisy, error)
@@ -511,7 +525,13 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
                      "majority": float(majority_gap(g)), "majority_samples": majority_gap(gb),
                      "sigmas": None if sigmas is None else [float(x) for x in sigmas], "ks": ks,
                      "per_k": m * point[..., hi_idx] - point[..., lo_idx],
-                     "per_k_samples": m * boot[..., hi_idx] - boot[..., lo_idx], "margin": m - 1.0}
+                     "per_k_samples": m * boot[..., hi_idx] - boot[..., lo_idx], "margin": m - 1.0,
+                     "high": fam[high], "high_samples": fam_b[high], "low": fam[low], "low_samples": fam_b[low]}
+        if jack is not None:
+            fam_j = family_means(np.asarray(jack), measures, (high, low))
+            gj = m * fam_j[high] - fam_j[low]
+            out[name].update(min_jack=gj.min(axis=-1), majority_jack=majority_gap(gj), high_jack=fam_j[high],
+                             low_jack=fam_j[low])
     return out
 
 
@@ -616,11 +636,18 @@ def sign_change_sigma(sigmas, values) -> float:
     return float(s[i] + (s[i + 1] - s[i]) * v[i] / (v[i] - v[i + 1]))
 
 
+#: Groups of the grouped jackknife over queries that gives the BCa acceleration of the noise claims.
+JACKKNIFE_GROUPS = 20
+
+
 def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5, seed=0,
                      strict: bool = False, error: str = "abs", n_boot: int = 1000,
                      conventions=LENGTH_CONVENTIONS, resample_queries: bool = True, margins=None,
-                     n_boot_queries: int | None = None) -> dict:
+                     n_boot_queries: int | None = None, clip_to=None) -> dict:
     """The simulated label-noise experiment under each length convention, with intervals.
+
+    ``clip_to``: video lengths; simulated raters' moments are clipped to the video
+    (:func:`simulate_annotations`).
 
     Returns ``{convention: {clean, noisy, error (n_sigmas, n_measures), signed (n_sigmas,
     n_measures): mean over trials and systems of noisy − clean, gaps: ordering_gaps(...),
@@ -638,16 +665,27 @@ def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
     gt = _check_gt(gt)
     n_q = int(n_boot_queries or n_boot)
     weights = trial_counts(len(gt), n_q, seed + 1) / len(gt) if resample_queries else None
+    n_groups = min(JACKKNIFE_GROUPS, len(gt)) if resample_queries else 0
+    if n_groups > 1:  # grouped jackknife over the queries (for BCa): leave one block of queries out
+        block = np.arange(len(gt)) % n_groups
+        keep = (block[None, :] != np.arange(n_groups)[:, None]).astype(float)
+        weights = np.concatenate([weights, keep / keep.sum(axis=1, keepdims=True)])
     out = {}
     for c in conventions:
         if resample_queries:
             clean, noisy, clean_b, noisy_b = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed,
-                                                              strict=strict, query_weights=weights)
+                                                              strict=strict, query_weights=weights, clip_to=clip_to)
+            jack = None
+            if n_groups > 1:
+                clean_j, noisy_j = clean_b[n_q:], noisy_b[..., n_q:, :, :]
+                clean_b, noisy_b = clean_b[:n_q], noisy_b[..., :n_q, :, :]
+                jack = np.stack([noise_error(clean_j[g], noisy_j[..., g, :, :], error) for g in range(n_groups)])
         else:
-            clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict)
+            clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict,
+                                            clip_to=clip_to)
         mc = ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins)
         joint = (ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins,
-                               boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed))
+                               boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed), jack=jack)
                  if resample_queries else mc)
         for g in joint.values():
             g["resampled_queries"] = resample_queries

@@ -261,7 +261,9 @@ def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
     "best_other": (n_splits,) the same for the other validation measure with the highest
     overall rate, "best_other_measure": its name, "only": (n_splits,) share of tie draws in which
     ``paper_measure``'s pick and no other measure's is above average everywhere -- the
-    paper's single-split outcome}}``.
+    paper's single-split outcome, "any": the same for *some* measure's pick (the claims'
+    power: where it is 0 in every split, no measure can pass), "best" / "best_measure":
+    the measure with the highest rate and its per-split shares, "runner_up": the next one's}}``.
     """
     out = {}
     for fam, r in runs.items():
@@ -272,6 +274,10 @@ def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
         best = others[int(np.argmax(by_split[:, others].mean(axis=0)))]
         above = np.asarray(r["above"], dtype=bool).reshape(int(r["n_tie_draws"]), by_split.shape[0], -1)
         only = (above[..., j] & (above.sum(axis=-1) == 1)).mean(axis=0)  # (splits,): share of tie draws
+        top = int(np.argmax(by_split.mean(axis=0)))  # the measure with the highest rate (first on ties)
+        rest = [i for i in range(len(measures)) if i != top]
+        runner = rest[int(np.argmax(by_split[:, rest].mean(axis=0)))]
         out[fam] = {"above": by_split[:, j], "best_other": by_split[:, best], "best_other_measure": measures[best],
-                    "only": only}
+                    "only": only, "any": above.any(axis=-1).mean(axis=0), "best": by_split[:, top],
+                    "best_measure": measures[top], "runner_up": by_split[:, runner]}
     return out

@@ -1,0 +1,280 @@
+"""A page to read: an executed chapter as one offline HTML file, and a short summary of its headline.
+
+:func:`write_page` renders an executed notebook (what ``fireeval run`` writes) as a
+self-contained HTML page, as the book shows it: cells tagged ``remove-cell`` left out,
+``remove-input`` / ``hide-input`` without their code, ``remove-output`` without
+outputs; every ``{glue:text}`key:fmt``` / ``{glue}`key``` role and ``{glue:}`` /
+``{glue:figure}`` directive replaced by the value the chapter glued (formatted by
+myst-nb's own :func:`myst_nb.core.variables.format_plain_text`, so the numbers read
+as in the built book); charts as their static SVG (``fireeval.book.plotting``'s chart
+bundle), with every ``<script>`` removed. It needs no network and no JavaScript.
+Markdown is rendered with markdown-it (the parser MyST uses); other MyST roles show
+their text, admonitions become boxes, math stays as typed.
+
+:func:`summary` is what ``fireeval run`` prints: where the files are, the headline's
+scalar keys and the claims table (id, label, found).
+"""
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+__all__ = ["write_page", "render_page", "glued_outputs", "summary", "claims_rows"]
+
+#: ``{glue:text}`key:fmt```, ``{glue}`key```, ``{glue:}`key```, ``{glue:md}`key```, ``{glue:any}`key```.
+_ROLE = re.compile(r"\{glue(?::(text|md|any|math|))?\}`([^`]+)`")
+#: Any other MyST role: ``{cite}`key```, ``{ref}`label```, ``{doc}`path``` ... shown as its text.
+_OTHER_ROLE = re.compile(r"\{([a-zA-Z][\w:-]*)\}`([^`]+)`")
+#: A directive fence: ```{name} argument ... ``` (three or more backticks or colons).
+_FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]*)\}[ \t]*(?P<arg>[^\n]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$",
+                    re.M | re.S)
+_SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>", re.S | re.I)
+_ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
+                "seealso", "admonition", "dropdown"}
+
+_CSS = """
+body{font:16px/1.55 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:0;background:#fafafa}
+main{max-width:60rem;margin:0 auto;padding:2rem 1.5rem;background:#fff}
+h1,h2,h3{line-height:1.25}pre{background:#f4f4f4;padding:.6rem .8rem;overflow-x:auto;font-size:13px}
+.input pre{border-left:3px solid #0072B2}.output{margin:.4rem 0 1rem}.output pre{background:#fff;border:1px solid #eee}
+table{border-collapse:collapse;font-size:14px;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.2rem .5rem}
+.admonition{border-left:4px solid #0072B2;background:#f3f8fc;padding:.4rem 1rem;margin:1rem 0}
+.admonition.warning,.admonition.caution,.admonition.danger,.admonition.error{border-color:#D55E00;background:#fdf4ee}
+.admonition-title{font-weight:600}.error{color:#b00}.fireeval-chart-live{display:none}
+svg{max-width:100%;height:auto}.source{color:#666;font-size:13px}
+"""
+
+
+def glued_outputs(nb) -> dict:
+    """``{key: mime bundle}`` of every value the executed notebook glued (myst-nb's ``scrapbook`` outputs)."""
+    out = {}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name is not None:
+                # myst-nb stores them under "application/papermill.record/<mime>"
+                out[name] = {mime.split("papermill.record/", 1)[-1]: value
+                             for mime, value in output.get("data", {}).items()}
+    return out
+
+
+def _plain(bundle: dict, fmt: str, key: str) -> str:
+    from myst_nb.core.variables import format_plain_text
+
+    text = bundle.get("text/plain")
+    if text is None:
+        raise KeyError(key)
+    text = "".join(text) if isinstance(text, list) else text
+    return html.escape(format_plain_text(text, fmt))
+
+
+def _rich(bundle: dict, md) -> str:
+    """The best HTML for a glued bundle: HTML, SVG, PNG, Markdown, then plain text."""
+    def joined(v):
+        return "".join(v) if isinstance(v, list) else v
+    for mime in bundle:
+        if mime.endswith("text/html") or mime == "text/html":
+            return _SCRIPT.sub("", joined(bundle[mime]))
+    if "image/svg+xml" in bundle:
+        return joined(bundle["image/svg+xml"])
+    if "image/png" in bundle:
+        return f'<img alt="figure" src="data:image/png;base64,{joined(bundle["image/png"]).strip()}">'
+    if "text/markdown" in bundle:
+        return md.render(joined(bundle["text/markdown"]))
+    if "text/plain" in bundle:
+        return f"<pre>{html.escape(joined(bundle['text/plain']))}</pre>"
+    return ""
+
+
+def _substitute_roles(text: str, glued: dict, missing: list) -> str:
+    def role(m):
+        kind, content = m.group(1), m.group(2).strip()
+        key, fmt = (content.rsplit(":", 1) + [""])[:2] if kind == "text" and ":" in content else (content, "")
+        bundle = glued.get(key)
+        if bundle is None:
+            missing.append(key)
+            return f"<mark>[{html.escape(key)}: not glued]</mark>"
+        if kind == "text":
+            return _plain(bundle, fmt, key)
+        if kind == "md" and "text/markdown" in bundle:
+            value = bundle["text/markdown"]
+            return "".join(value) if isinstance(value, list) else value
+        rich = [m for m in bundle if m != "text/plain"]
+        return _rich(bundle, _markdown_renderer()) if rich else _plain(bundle, "", key)
+    text = _ROLE.sub(role, text)
+    return _OTHER_ROLE.sub(lambda m: f"<code>{html.escape(m.group(2))}</code>"
+                           if m.group(1) in ("ref", "doc", "numref", "download", "term", "eq")
+                           else html.escape(m.group(2)) if m.group(1) != "cite" else f"[{html.escape(m.group(2))}]",
+                           text)
+
+
+def _markdown_cell(source: str, glued: dict, md, missing: list) -> str:
+    """One markdown cell as HTML: directive fences first (glue, admonitions), then roles, then markdown."""
+    blocks, token = {}, "FIREEVALBLOCK{}X"
+
+    def fence(m):
+        name, arg, body = m.group("name"), m.group("arg").strip(), m.group("body")
+        lines = [ln for ln in body.splitlines() if not re.match(r"^:\w[\w-]*:", ln)]  # drop directive options
+        inner = "\n".join(lines)
+        if name.startswith("glue"):
+            key = arg or inner.strip().splitlines()[0] if (arg or inner.strip()) else ""
+            bundle = glued.get(key)
+            if bundle is None:
+                missing.append(key)
+                rendered = f"<mark>[{html.escape(key)}: not glued]</mark>"
+            else:
+                caption = md.render(_substitute_roles(inner, glued, missing)) if arg and inner.strip() else ""
+                rendered = f'<figure>{_rich(bundle, md)}{f"<figcaption>{caption}</figcaption>" if caption else ""}</figure>'
+        elif name in _ADMONITIONS:
+            title = (arg if name in ("admonition", "dropdown") else name.capitalize()) or name.capitalize()
+            rendered = (f'<div class="admonition {name}"><p class="admonition-title">'
+                        f'{_substitute_roles(html.escape(title), glued, missing)}</p>'
+                        f'{_markdown_cell(inner, glued, md, missing)}</div>')
+        elif name in ("math",):
+            rendered = f"<pre>{html.escape(inner)}</pre>"
+        else:  # code-block, bibliography, toctree, ...: show the body as text
+            rendered = f"<pre>{html.escape(inner)}</pre>" if inner.strip() else ""
+        blocks[token.format(len(blocks))] = rendered
+        return f"\n\n{token.format(len(blocks) - 1)}\n\n"
+
+    text = _FENCE.sub(fence, source)
+    text = re.sub(r"^\(([\w:.-]+)\)=\s*$", "", text, flags=re.M)  # MyST target labels
+    text = _substitute_roles(text, glued, missing)
+    rendered = md.render(text)
+    for key, value in blocks.items():
+        rendered = rendered.replace(f"<p>{key}</p>", value).replace(key, value)
+    return rendered
+
+
+def _code_html(source: str) -> str:
+    try:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+
+        return highlight(source, PythonLexer(), HtmlFormatter(noclasses=True, nowrap=False))
+    except ImportError:
+        return f"<pre>{html.escape(source)}</pre>"
+
+
+def _outputs_html(outputs, md) -> str:
+    from fireeval.book.report import HEADLINE_MIME
+
+    parts = []
+    for output in outputs:
+        kind = output.get("output_type")
+        if output.get("metadata", {}).get("scrapbook"):
+            continue  # glued values appear where the prose pastes them
+        if kind == "stream":
+            text = output.get("text", "")
+            text = "".join(text) if isinstance(text, list) else text
+            if output.get("name") == "stderr" and ("WARNING" in text and "Kernel" in text):
+                continue
+            parts.append(f"<pre>{html.escape(text)}</pre>")
+        elif kind == "error":
+            parts.append(f'<pre class="error">{html.escape(output.get("ename", ""))}: '
+                         f'{html.escape(str(output.get("evalue", "")))}</pre>')
+        elif kind in ("display_data", "execute_result"):
+            data = {k: v for k, v in output.get("data", {}).items() if not k.endswith(HEADLINE_MIME)}
+            if data:
+                parts.append(_rich(data, md))
+    return "".join(parts)
+
+
+def _markdown_renderer():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable("table").enable("strikethrough")
+
+
+def render_page(nb, title: str | None = None, source: str | None = None) -> tuple[str, list]:
+    """``(html, missing)``: the page of executed notebook ``nb`` and the glue keys the prose names but
+    the notebook did not glue (shown marked in the page)."""
+    md = _markdown_renderer()
+    glued = glued_outputs(nb)
+    missing: list = []
+    body = []
+    for cell in nb.cells:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if "remove-cell" in tags:
+            continue
+        if cell.cell_type == "markdown":
+            body.append(_markdown_cell(cell.source, glued, md, missing))
+        elif cell.cell_type == "code":
+            if not tags & {"remove-input", "hide-input", "parameters", "injected-parameters"} and cell.source.strip():
+                body.append(f'<div class="input">{_code_html(cell.source)}</div>')
+            elif "injected-parameters" in tags:
+                body.append(f'<div class="input"><p class="source">Parameters of this run:</p>'
+                            f'{_code_html(cell.source)}</div>')
+            if "remove-output" not in tags:
+                out = _outputs_html(cell.get("outputs", []), md)
+                if out:
+                    body.append(f'<div class="output">{out}</div>')
+    if title is None:
+        heading = next((c.source for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")), "")
+        title = heading.lstrip()[2:].splitlines()[0].strip() if heading else "fireeval chapter"
+    note = f'<p class="source">Executed chapter {html.escape(source)}; written by fireeval.</p>' if source else ""
+    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
+            f"<body><main>{note}{''.join(body)}</main></body></html>\n")
+    return page, sorted(set(missing))
+
+
+def write_page(nb, path, source: str | None = None) -> list:
+    """Write the page of executed notebook ``nb`` (a node or a path to an .ipynb) to ``path``;
+    return the glue keys the prose names that the notebook did not glue."""
+    import nbformat
+
+    if not hasattr(nb, "cells"):
+        nb = nbformat.read(str(nb), as_version=4)
+    page, missing = render_page(nb, source=source)
+    Path(path).write_text(page, encoding="utf-8")
+    return missing
+
+
+def _found(claim: dict):
+    """A claim's "found here" text as the chapter's box shows it (:func:`fireeval.stats.claims.summary_rows`)."""
+    try:
+        from fireeval.stats.claims import summary_rows
+
+        return summary_rows([claim])[0]["found here"]
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):  # an older or partial record
+        conventions = claim.get("conventions") or {}
+        first = next(iter(conventions.values()), {}) if isinstance(conventions, dict) else {}
+        return first.get("value") if isinstance(first, dict) else claim.get("why")
+
+
+def claims_rows(headline: dict) -> list[dict]:
+    """``[{id, label, verdict, found}]`` from a headline's ``claims`` list (empty without one)."""
+    rows = []
+    for claim in headline.get("claims") or []:
+        if isinstance(claim, dict):
+            rows.append({"id": str(claim.get("id", "?")), "label": str(claim.get("label", claim.get("verdict", "?"))),
+                         "verdict": str(claim.get("verdict", "?")), "found": _found(claim)})
+    return rows
+
+
+def _short(value, width: int = 40) -> str:
+    if isinstance(value, float):
+        text = f"{value:.4g}"
+    else:
+        text = str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def summary(headline: dict, files: dict | None = None) -> str:
+    """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table."""
+    lines = [f"{what}: {where}" for what, where in (files or {}).items()]
+    scalars = {k: v for k, v in headline.items() if k != "claims" and isinstance(v, (str, int, float, bool))}
+    if scalars:
+        lines.append("  ".join(f"{k}={_short(v, 24)}" for k, v in list(scalars.items())[:8]))
+    rows = claims_rows(headline)
+    if rows:
+        wid = max(len("claim"), *(len(r["id"]) for r in rows))
+        wlab = max(len("label"), *(len(r["label"]) for r in rows))
+        lines.append(f"{'claim':<{wid}}  {'label':<{wlab}}  found")
+        lines += [f"{r['id']:<{wid}}  {r['label']:<{wlab}}  {_short(r['found'], 60)}" for r in rows]
+    return "\n".join(lines)

@@ -1,0 +1,236 @@
+"""Randomly sampled judgements: the experiment the incomplete-judgement measures were made for.
+
+Buckley & Voorhees (bpref), Yilmaz & Aslam (infAP) and Sakai (condensed lists, AP′ and
+nDCG′) tested their measures by removing judgements *at random* from a complete pool,
+not by making the pool shallower. :func:`sampled_judgements` repeats that on any
+pooled collection: for each topic it keeps a random share (the *rate*) of the topic's
+judgements, re-scores every run, and returns the scores per rate and seed, ready for
+Kendall τ against the full judgements.
+
+The sampled qrels follow trec_eval's conventions, so that one set of judgements serves
+every measure:
+
+- a sampled judgement keeps its grade;
+- a judged document that was not sampled gets grade -1, trec_eval's "in the pool, not
+  judged": infAP counts it in the pool (its sampling design: the sampled documents are
+  a uniform sample of the pool, Yilmaz & Aslam 2006), bpref and the condensed lists
+  ignore it, MAP counts it non-relevant;
+- a document outside the qrels stays outside the pool (non-relevant for MAP and infAP,
+  ignored by bpref, AP′, nDCG′).
+
+R (and bpref's N, nDCG′'s ideal list) are counted from the sampled judgements, as
+trec_eval counts them from such a qrels file. Every measure is the one copy of
+:mod:`fireeval.core.ranking`. Samples are nested: within a seed, each topic's
+judgements are drawn in one random order and a rate keeps the first ``ceil(rate · n)``
+of them (at least one), so a higher rate adds judgements to a lower one's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fireeval.core import ranking
+from fireeval.stats.agreement import kendall_tau_many
+from fireeval.stats.reliability import bootstrap_agreement, jackknife_agreement
+
+__all__ = ["SAMPLED_MEASURES", "SampledJudgements", "sample_rows", "sampled_judgements", "sampled_grades"]
+
+#: Measures of the experiment: MAP (unsampled = non-relevant) and the four made for incomplete judgements.
+SAMPLED_MEASURES = ("map", "bpref", "infAP", "map_judged", "ndcg_judged")
+
+
+def sample_rows(row_topic, rates, seed: int) -> np.ndarray:
+    """Nested random samples of qrels rows per topic: boolean (n_rates, n_rows).
+
+    Each topic's rows are put in one random order (``seed``); rate ``r`` keeps the first
+    ``max(1, ceil(r · n_topic))`` of them.
+
+    >>> keep = sample_rows(np.array([0, 0, 0, 0, 1, 1]), [0.25, 0.5, 1.0], seed=0)
+    >>> keep.sum(1).tolist()
+    [2, 3, 6]
+    >>> bool((keep[0] <= keep[1]).all() and (keep[1] <= keep[2]).all())
+    True
+    """
+    row_topic = np.asarray(row_topic)
+    u = np.random.default_rng(seed).random(len(row_topic))
+    order = np.lexsort((u, row_topic))
+    sorted_topic = row_topic[order]
+    starts = np.searchsorted(sorted_topic, sorted_topic, side="left")
+    position = np.empty(len(row_topic), dtype=np.int64)
+    position[order] = np.arange(len(row_topic)) - starts
+    n = np.bincount(row_topic, minlength=int(row_topic.max(initial=-1)) + 1)[row_topic]
+    rates = np.asarray(rates, dtype=float)
+    quota = np.maximum(1, np.ceil(rates[:, None] * n[None, :] - 1e-9))
+    return position[None, :] < quota
+
+
+def sampled_grades(grade_row, keep_row) -> np.ndarray:
+    """Grades of a sampled qrels in trec_eval's convention: the grade where sampled, -1 elsewhere.
+
+    >>> sampled_grades(np.array([1, 0, 2]), np.array([True, False, True])).tolist()
+    [1.0, -1.0, 2.0]
+    """
+    return np.where(keep_row, np.asarray(grade_row, dtype=float), -1.0)
+
+
+@dataclass(frozen=True)
+class SampledJudgements:
+    """Scores of every run under random samples of the judgements.
+
+    ``values[m]``: (n_rates, n_seeds, n_runs, n_topics); ``reference[m]``: (n_runs,
+    n_topics), the measure with every judgement. ``n_judged``: (n_rates, n_seeds)
+    judgements kept.
+    """
+
+    rates: np.ndarray
+    seeds: np.ndarray
+    runs: list
+    topics: np.ndarray
+    values: dict
+    reference: dict
+    n_judged: np.ndarray
+
+    def tau(self, measure: str) -> np.ndarray:
+        """Kendall τ-b of the ranking by mean score against the full-judgement ranking: (n_rates, n_seeds)."""
+        means = self.values[measure].mean(-1)
+        ref = np.broadcast_to(self.reference[measure].mean(-1), means.shape)
+        return kendall_tau_many(means, ref)
+
+    def bootstrap(self, measure: str, n_resamples: int = 1000, rng=0) -> np.ndarray:
+        """Bootstrap-over-topics replicates of :meth:`tau`, (n_rates, n_seeds, n_resamples); paired by ``rng``."""
+        return bootstrap_agreement(self.values[measure], self.reference[measure], n_resamples, rng)
+
+    def jackknife(self, measure: str) -> np.ndarray:
+        """Leave-one-topic-out values of :meth:`tau`, (n_rates, n_seeds, n_topics)."""
+        return jackknife_agreement(self.values[measure], self.reference[measure])
+
+    def curve(self, label=str) -> pd.DataFrame:
+        """τ per measure, rate and seed, long form: columns measure, rate, seed, tau."""
+        rows = []
+        for m in self.values:
+            t = self.tau(m)
+            for i, r in enumerate(self.rates):
+                for j, s in enumerate(self.seeds):
+                    rows.append({"measure": label(m), "rate": float(r), "seed": int(s), "tau": float(t[i, j])})
+        return pd.DataFrame(rows)
+
+
+def _ideal(row_topic, grade, keep, n_topics) -> np.ndarray:
+    """Each topic's sampled positive grades sorted descending, zero-padded: (n_topics, width)."""
+    pick = keep & (grade > 0)
+    t, g = row_topic[pick], grade[pick]
+    order = np.lexsort((-g, t))
+    t, g = t[order], g[order]
+    col = np.arange(len(t)) - np.searchsorted(t, t)
+    out = np.zeros((n_topics, max(int(col.max(initial=-1)) + 1, 1)))
+    out[t, col] = g
+    return out
+
+
+def _by_width(fn, grades, last, *per_row, chunks: int = 8) -> np.ndarray:
+    """``fn`` row by row on ``grades`` (n_rows, width) cut after each row's ``last`` useful rank.
+
+    Every measure here sums over the relevant (positive-grade) documents of a list, each
+    term reading only the ranks above it, so the ranks after a row's last positive grade
+    change nothing: rows are sorted by that rank and scored in chunks, each cut to its
+    widest row (the same values, with far fewer cells at low sampling rates).
+    """
+    order = np.argsort(last, kind="stable")
+    out = np.empty(len(grades))
+    for chunk in np.array_split(order, chunks):
+        if len(chunk):
+            width = max(int(last[chunk].max()), 1)
+            out[chunk] = fn(grades[chunk, :width], *(a[chunk] for a in per_row))
+    return out
+
+
+def _score(shape, cells, cell_row, grade, keep, row_topic, level, measures) -> dict:
+    n_runs, n_topics, depth = shape
+    flat_row = cells[0].astype(np.int64) * n_topics + cells[1]
+    g = sampled_grades(grade[cell_row], keep[cell_row])
+    dense = np.full((n_runs * n_topics, depth), np.nan)
+    dense[flat_row, cells[2]] = g
+    # Each row's last rank holding a positive grade (cells come in run, topic, rank order).
+    rows, ranks = flat_row[g > 0], cells[2][g > 0] + 1
+    ends = np.r_[rows[1:] != rows[:-1], True] if len(rows) else np.zeros(0, dtype=bool)
+    last = np.zeros(n_runs * n_topics, dtype=np.int64)
+    last[rows[ends]] = ranks[ends]
+    rel, non = keep & (grade >= level), keep & (grade >= 0) & (grade < level)
+    topic_of_row = np.tile(np.arange(n_topics), n_runs)
+    n_rel = np.bincount(row_topic[rel], minlength=n_topics).astype(float)[topic_of_row]
+    n_non = np.bincount(row_topic[non], minlength=n_topics).astype(float)[topic_of_row]
+    out = {}
+    if "map" in measures:
+        out["map"] = _by_width(lambda x, r: ranking.average_precision(x, r, level), dense, last, n_rel)
+    if "bpref" in measures:
+        out["bpref"] = _by_width(lambda x, r, n: ranking.bpref(x, r, n, level), dense, last, n_rel, n_non)
+    if "infAP" in measures:
+        out["infAP"] = _by_width(lambda x, r: ranking.inferred_ap(x, r, level), dense, last, n_rel)
+    # Condensed lists (unjudged and -1 removed) of the rows cut after their last positive grade.
+    condensed = lambda x: ranking.condense(x)[0]  # noqa: E731
+    if "map_judged" in measures:
+        out["map_judged"] = _by_width(lambda x, r: ranking.average_precision(condensed(x), r, level), dense, last,
+                                      n_rel)
+    if "ndcg_judged" in measures:
+        ideal = _ideal(row_topic, grade, keep, n_topics)[topic_of_row]
+        out["ndcg_judged"] = _by_width(lambda x, i: ranking.ndcg(condensed(x), i), dense, last, ideal)
+    return {m: out[m].reshape(n_runs, n_topics) for m in measures}
+
+
+def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES) -> SampledJudgements:
+    """Re-score every run with random samples of each topic's judgements (see the module docstring).
+
+    ``runs``: a :class:`fireeval.core.runset.RunSet`; ``qrels``: the complete judgements
+    (on a pooled collection, the pool's). Topics: every qrels topic (a topic a run lacks
+    scores 0). ``rates`` in (0, 1]; a rate of 1 is the full qrels. One loop over rates
+    and seeds; each step is vectorised over runs x topics x ranks.
+
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> frame = pd.DataFrame({"query": "1", "docno": list("abcd"), "score": [4.0, 3, 2, 1]})
+    >>> qrels = Qrels(pd.DataFrame({"query": "1", "docno": list("abcd"), "relevance": [1, 0, 1, 0]}))
+    >>> out = sampled_judgements(RunSet.from_frames({"A": frame}), qrels, [0.5, 1.0], [0], ["map", "bpref"])
+    >>> out.values["map"].shape, out.n_judged.tolist()
+    ((2, 1, 1, 1), [[2], [4]])
+    >>> float(out.values["map"][1, 0, 0, 0]) == float(out.reference["map"][0, 0])
+    True
+    """
+    measures = list(measures)
+    unknown = set(measures) - set(SAMPLED_MEASURES)
+    if unknown:
+        raise ValueError(f"unknown measure(s) {sorted(unknown)}; use {', '.join(SAMPLED_MEASURES)}")
+    rates = np.asarray(rates, dtype=float)
+    if not len(rates) or (rates <= 0).any() or (rates > 1).any():
+        raise ValueError("sampling rates must lie in (0, 1]")
+    seeds = np.asarray(seeds, dtype=int)
+    topics = qrels.topics
+    level = qrels.relevance_level
+    frame = qrels.frame
+    row_topic = pd.Index(topics).get_indexer(frame["query"].astype(str))
+    grade = frame["relevance"].to_numpy().astype(float)
+    # Each judged cell's qrels row, through (topic, document) keys in the runs' coding.
+    t, d, _ = runs.qrels_codes(qrels)
+    qkeys = np.where((t >= 0) & (d >= 0), t.astype(np.int64) * len(runs.docnos) + d, -1)
+    known = np.flatnonzero(qkeys >= 0)
+    cols = pd.Index(runs.topics).get_indexer(topics)
+    cell_keys = runs.keys()[:, np.maximum(cols, 0)]
+    cell_keys[:, cols < 0] = -1  # topics the runs lack: nothing retrieved
+    found = pd.Index(qkeys[known]).get_indexer(cell_keys.ravel()).reshape(cell_keys.shape)
+    cells = np.nonzero(found >= 0)
+    cell_row = known[found[cells]]
+    shape = (len(runs.names), len(topics), cell_keys.shape[-1])
+    full = np.ones(len(grade), dtype=bool)
+    reference = _score(shape, cells, cell_row, grade, full, row_topic, level, measures)
+    values = {m: np.empty((len(rates), len(seeds)) + shape[:2]) for m in measures}
+    n_judged = np.empty((len(rates), len(seeds)), dtype=int)
+    for j, seed in enumerate(seeds):
+        keep = sample_rows(row_topic, rates, int(seed))
+        for i, rate in enumerate(rates):
+            n_judged[i, j] = int(keep[i].sum())
+            scores = reference if rate >= 1 else _score(shape, cells, cell_row, grade, keep[i], row_topic, level,
+                                                         measures)
+            for m in measures:
+                values[m][i, j] = scores[m]
+    return SampledJudgements(rates, seeds, list(runs.names), np.asarray(topics), values, reference, n_judged)

@@ -1,0 +1,116 @@
+"""The AxIoU authors' stability protocol (their Fig. 6): a random subset against the whole test set.
+
+The authors' notebook draws, for n = 100, 200, ..., 3,700, a random permutation of
+the 3,720 test queries, keeps its first n, ranks the six systems by their mean on
+them, and compares that ranking with the ranking on all queries (Kendall τ-b):
+5,000 draws per n. (:func:`fireeval.stats.reliability.subset_stability` is the other
+protocol, two *disjoint* subsets, which the paper's text describes.) Here a draw's
+subsets for every n come from one permutation, as in the authors' code, and the
+subset means are prefix sums of the permuted per-query scores.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["AUTHOR_SIZES", "subset_vs_full", "same_k_pairs", "win_shares", "win_share_estimates"]
+
+#: n = 100, 200, ..., 3,700: the authors' subset sizes for the 3,720 Charades-STA test queries.
+AUTHOR_SIZES = tuple(range(100, 3720, 100))
+
+
+def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, chunk: int = 16) -> np.ndarray:
+    """τ-b between each measure's ranking on a random n-query subset and on all queries: (measures, sizes, trials).
+
+    ``per_query``: (measures, systems, queries). One permutation per trial; its first n
+    queries are the subset for size n. NaN where the subset ties every system. The
+    subset sums are block sums of the permuted scores accumulated over the sizes, so
+    nothing is re-scored or summed twice.
+
+    >>> pq = np.array([[[0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]]])  # 1 measure, 2 systems, 4 queries
+    >>> subset_vs_full(pq, sizes=[4], n_trials=2)[0, 0].tolist()
+    [1.0, 1.0]
+    """
+    from fireeval.stats.agreement import kendall_tau_batch
+
+    scores = np.asarray(per_query, dtype=float)
+    n_m, n_s, n_q = scores.shape
+    sizes = sorted(int(n) for n in sizes if 0 < int(n) <= n_q)
+    full = scores.mean(-1)  # (M, S)
+    rng = np.random.default_rng(seed)
+    flat = scores.reshape(n_m * n_s, n_q)
+    cuts = np.r_[0, sizes[:-1]]  # block starts: ranks [0, n1), [n1, n2), ...; the last block ends at the largest n
+    tau = np.empty((n_m, len(sizes), n_trials))
+    for start in range(0, n_trials, chunk):
+        stop = min(start + chunk, n_trials)
+        perms = np.stack([rng.permutation(n_q) for _ in range(stop - start)])  # (T, Q)
+        permuted = flat[:, perms[:, :sizes[-1]]]  # (M*S, T, n_max)
+        blocks = np.add.reduceat(permuted, cuts, axis=-1)  # per-block sums
+        means = np.cumsum(blocks, axis=-1) / np.array(sizes)  # the subset of the first n queries, each n
+        means = np.moveaxis(means.reshape(n_m, n_s, stop - start, len(sizes)), 1, -1)  # (M, T, sizes, S)
+        tau[:, :, start:stop] = np.moveaxis(kendall_tau_batch(means, full[:, None, None, :], atol=1e-12), 1, 2)
+    return tau
+
+
+def same_k_pairs(measures) -> list[tuple[int, int]]:
+    """(AxIoU@K, R@K,θ) index pairs at the same K."""
+    measures = list(measures)
+    out = []
+    for j, m in enumerate(measures):
+        if m.startswith("AxIoU"):
+            continue
+        ax = f"AxIoU@{m.split('@')[1].split(',')[0]}"
+        if ax in measures:
+            out.append((measures.index(ax), j))
+    return out
+
+
+def win_shares(mean_tau, pairs) -> dict:
+    """Share of (pair, size) comparisons AxIoU@K wins, three tie rules: ``>=``, ``>`` and ties left out.
+
+    ``mean_tau``: (measures, sizes, ...) mean τ per size (trailing axes: replicates).
+    Returns ``{">=": share, ">": share, "ties excluded": share, "ties": share of ties}``,
+    each of shape ``mean_tau.shape[2:]``.
+
+    >>> m = np.array([[1.0, 0.9], [1.0, 0.8]])  # AxIoU, R; two sizes
+    >>> {k: float(v) for k, v in win_shares(m, [(0, 1)]).items()}
+    {'>=': 1.0, '>': 0.5, 'ties excluded': 1.0, 'ties': 0.5}
+    """
+    mt = np.asarray(mean_tau, dtype=float)
+    ax, r = np.array(pairs).T
+    a, b = mt[ax], mt[r]  # (pairs, sizes, ...)
+    ge, gt = (a >= b), (a > b)
+    n = ge[..., :].reshape(-1, *ge.shape[2:]).shape[0]
+    ge_s = ge.reshape(n, *ge.shape[2:]).mean(0)
+    gt_s = gt.reshape(n, *gt.shape[2:]).mean(0)
+    ties = ge_s - gt_s
+    with np.errstate(invalid="ignore", divide="ignore"):
+        excl = np.where(ties < 1, gt_s / (1 - ties), np.nan)
+    return {">=": ge_s, ">": gt_s, "ties excluded": excl, "ties": ties}
+
+
+def win_share_estimates(tau, measures, n_boot: int = 1000, seed=0) -> dict:
+    """The three win shares with bootstrap replicates and jackknife values over the trials.
+
+    ``tau``: (measures, sizes, trials), NaN trials left out. Returns ``{rule: (point,
+    bootstrap samples (n_boot,), jackknife values (trials,))}`` for the rules of
+    :func:`win_shares`, plus ``"n"``: the number of comparisons. The bootstrap resamples
+    the trials (the same for every measure and size: paired); the jackknife leaves one
+    trial out.
+    """
+    from fireeval.vmr.noise import trial_counts
+
+    tau = np.asarray(tau, dtype=float)
+    valid = np.isfinite(tau)
+    x = np.where(valid, tau, 0.0)
+    n_t = tau.shape[-1]
+    counts = trial_counts(n_t, n_boot, seed)  # (B, T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = x.sum(-1) / valid.sum(-1)
+        boot = (x @ counts.T) / (valid @ counts.T)  # (M, sizes, B)
+        jack = (x.sum(-1, keepdims=True) - x) / (valid.sum(-1, keepdims=True) - valid)  # (M, sizes, T)
+    pairs = same_k_pairs(measures)
+    p, b, j = win_shares(point, pairs), win_shares(boot, pairs), win_shares(jack, pairs)
+    out = {rule: (float(p[rule]), b[rule], j[rule]) for rule in (">=", ">", "ties excluded")}
+    out["ties"] = float(p["ties"])
+    out["n"] = len(pairs) * tau.shape[1]
+    return out
