@@ -17,6 +17,12 @@ def add(sub):
                    help="set a parameter; VALUE is read as a Python literal (1, 0.5, [1, 2], 'x') or else a string")
     p.add_argument("--output", "-o", default="fireeval-output", metavar="DIR",
                    help="folder for the executed notebook and headline (default: ./fireeval-output)")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="folder holding the chapter's data (its data_dir parameter; default: FIREEVAL_DATA, "
+                        "then ../shared/data beside a checkout, else the synthetic stand-in)")
+    p.add_argument("--quick", action="store_true",
+                   help="start from the chapter's small test settings (its front matter's test_parameters; "
+                        "seconds, e.g. in a class); -p still overrides them")
     p.add_argument("--kernel", default="python3", help="Jupyter kernel name (default python3)")
     p.add_argument("--json", action="store_true", help="print the whole headline as JSON instead of the summary")
 
@@ -25,17 +31,27 @@ def add(sub):
         from pathlib import Path
 
         from fireeval.book import notebooks
-        from fireeval.book.notebooks import _refuse_data_directory, execute, parse_value
+        from fireeval.book.notebooks import ParameterError, _refuse_data_directory, execute, parse_value
         from fireeval.book.page import summary
 
         if not args.output.strip():  # `--output "$OUT"` with OUT unset: never a silent temporary folder
             raise ValueError('--output "": an empty folder name (an unset variable?). Fix: name the folder for '
                              "the results, e.g. --output results/")
-        params = {name: parse_value(value) for name, value in args.parameter}
-        # the chapter and its parameters are checked (as execute() checks them) before the output folder
-        # is created and locked, so a refused command leaves nothing behind
         path = notebooks.find_notebook(args.notebook)
         nb = notebooks.load(path)
+        params = {}
+        if args.quick:
+            params.update(nb.metadata.get("fireeval", {}).get("test_parameters", {}))
+        params.update({name: parse_value(value) for name, value in args.parameter})
+        if args.data_dir is not None:
+            if "data_dir" in dict(args.parameter):
+                raise ParameterError("give the data folder once: --data-dir DIR or -p data_dir DIR, not both")
+            if not Path(args.data_dir).expanduser().is_dir():
+                raise ParameterError(f"--data-dir {args.data_dir}: no such folder. Fix: name the folder holding "
+                                     "the chapter's data (leave it out to use FIREEVAL_DATA or the synthetic stand-in)")
+            params["data_dir"] = args.data_dir
+        # the chapter and its parameters are checked (as execute() checks them) before the output folder
+        # is created and locked, so a refused command leaves nothing behind
         checked = notebooks.coerce_parameters(notebooks.declared_parameters(nb), dict(params), source=str(path),
                                               specs=notebooks.parameter_specs(nb))
         out = Path(args.output)

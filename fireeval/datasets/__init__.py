@@ -33,7 +33,11 @@ __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data",
 MAX_LINE_CHARS = 1 << 20
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-REGISTRY_PATH = PROJECT_ROOT / "data" / "registry.json"
+# An installed wheel ships the registry inside the package (setup.py's build step); a
+# checkout reads data/registry.json.
+REGISTRY_PATH = next((p for p in (Path(__file__).resolve().parent / "registry.json",
+                                  PROJECT_ROOT / "data" / "registry.json") if p.is_file()),
+                     PROJECT_ROOT / "data" / "registry.json")
 SHARED_DATA = Path(os.environ.get("FIREEVAL_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
 
 
