@@ -338,6 +338,8 @@ def _lines(text: str, width: int):
     """``text`` broken between words into lines of at most ``width`` characters (a list), or itself if one line."""
     import textwrap
 
+    if not isinstance(text, str):  # already broken into lines by the chart's author
+        return text
     wrapped = textwrap.wrap(text, width, break_long_words=False) or [text]
     return wrapped if len(wrapped) > 1 else text
 
