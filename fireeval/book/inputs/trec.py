@@ -111,7 +111,7 @@ def read_reader_runs(paths, qrels: Qrels, taken=(), pooled=()) -> tuple[dict, di
     by_path = {}
     for path in _as_list(paths):
         try:
-            frame = read_run(path)
+            frame = read_run(path, ordered=False)  # every line's tag (RunSet puts it in trec_eval order)
         except (OSError, ValueError) as err:
             raise ReaderInputError(f"extra_runs: {err}") from None
         tags = pd.unique(frame["tag"].astype(str))
