@@ -33,7 +33,7 @@ def test_a_good_run_is_read_and_named_by_its_tag(tmp_path):
 
 
 @pytest.mark.parametrize("rows, tag, taken, pooled, message", [
-    ([("1", "a", 1), ("9", "a", 1)], "mine", [], [], r"r\.txt: 1 of its 2 topics are not in the qrels .*Fix: "),
+    ([("8", "a", 1), ("9", "a", 1)], "mine", [], [], r"r\.txt: none of its 2 topics is in the qrels .*Fix: "),
     ([("1", "a", 1)], "T8", ["T8"], [], r"r\.txt: run tag 'T8' is already a shipped TREC-8 run\. Fix: "),
     ([("1", "a", 1)], "mine", [], ["nosuch"], r"extra_runs_pooled: 'nosuch' is none of extra_runs .*Fix: "),
 ])
@@ -84,15 +84,17 @@ def _qrels_file(path):
 
 @settings(max_examples=30)
 @given(topics=st.lists(st.sampled_from(["1", "2", "3", "7"]), min_size=1, max_size=6))
-def test_a_run_is_accepted_exactly_when_its_topics_are_judged(tmp_path_factory, topics):
+def test_a_run_is_kept_on_its_judged_topics_and_refused_without_any(tmp_path_factory, topics):
     path = _run(tmp_path_factory.mktemp("r") / "r.txt", [(t, f"d{i}", -i) for i, t in enumerate(topics)])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if set(topics) <= {"1", "2"}:
+    judged = [t for t in topics if t in ("1", "2")]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        if judged:
             frames, _, _ = read_reader_runs([str(path)], QRELS)
-            assert len(frames["mine"]) == len(topics)
+            assert sorted(frames["mine"]["query"]) == sorted(judged)
+            assert any("ignored, as trec_eval does" in str(w.message) for w in seen) == (len(judged) < len(topics))
         else:
-            with pytest.raises(ReaderInputError, match="not in the qrels"):
+            with pytest.raises(ReaderInputError, match="none of its .* in the qrels"):
                 read_reader_runs([str(path)], QRELS)
 
 
@@ -156,9 +158,14 @@ def test_pooled_inputs_with_the_readers_qrels_and_a_pooled_run(tmp_path):
     frame = Qrels.read(full).frame
     kept = frame[frame["query"].isin(["401", "402"])]
     qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in kept.itertuples(index=False)))
-    with pytest.raises(ReaderInputError, match="not in the qrels"):  # the run covers 50 topics, the qrels 2
-        trec_inputs.pooled_inputs("pool_leave_out", "auto", None, 3, 100, 0, extra_runs=[str(path)],
-                                  qrels=str(qrels_path))
+    with pytest.warns(UserWarning, match="48 of its 50 topics have no judgements in the qrels and are ignored"):
+        data = trec_inputs.pooled_inputs("pool_leave_out", "auto", None, 3, 100, 0, extra_runs=[str(path)],
+                                         qrels=str(qrels_path))
+    assert list(data.runs.topics) == ["401", "402"]
+    bad = tmp_path / "other.qrels"
+    bad.write_text("999 0 x 1\n")
+    with pytest.raises(ReaderInputError, match=r"other\.qrels: judges none of the runs' topics .*Fix: "):
+        trec_inputs.pooled_inputs("pool_depth", "auto", None, 3, 100, 0, qrels=str(bad))
     mine = _perturbed_trec8_run(tmp_path, topics=["401", "402"], tag="two")
     data = trec_inputs.pooled_inputs("pool_leave_out", "auto", None, 3, 100, 0, extra_runs=[str(mine)],
                                      extra_runs_pooled=["two"], qrels=str(qrels_path))

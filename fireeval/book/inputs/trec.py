@@ -101,8 +101,9 @@ def read_reader_runs(paths, qrels: Qrels, taken=(), pooled=()) -> tuple[dict, di
     """``(frames, sources, pooled_tags)`` of the reader's run files, validated against ``qrels``.
 
     Each file must be a TREC run (six columns) with one run tag, distinct from ``taken``
-    (the shipped runs) and from the other files' tags; every topic it retrieves for must
-    be judged in ``qrels`` (a qrels topic it does not retrieve for scores 0 there: warned).
+    (the shipped runs) and from the other files' tags; at least one topic it retrieves for must
+    be judged in ``qrels`` (the others are dropped, as trec_eval ignores them; a qrels topic it
+    does not retrieve for scores 0 there; both warned).
     ``pooled`` names the runs that helped build the pool, by path as given or by tag.
     """
     frames, sources = {}, {}
@@ -125,11 +126,16 @@ def read_reader_runs(paths, qrels: Qrels, taken=(), pooled=()) -> tuple[dict, di
                                    "Fix: give the run a tag of its own (column 6 of every line).")
         topics = set(frame["query"].astype(str))
         unknown = sorted(topics - judged)
-        if unknown:
+        if len(unknown) == len(topics):
             raise ReaderInputError(
-                f"extra_runs: {path}: {len(unknown)} of its {len(topics)} topics are not in the qrels "
-                f"(e.g. {', '.join(unknown[:3])}; the qrels judge {len(judged)} topics, {min(judged)}-{max(judged)}). "
+                f"extra_runs: {path}: none of its {len(topics)} topics is in the qrels (e.g. {', '.join(unknown[:3])}; "
+                f"the qrels judge {len(judged)} topics, {min(judged)}-{max(judged)}). "
                 "Fix: give a run over the qrels' topics, or your own qrels with -p qrels PATH.")
+        if unknown:  # trec_eval's convention: topics without judgements are ignored, with a warning
+            warnings.warn(f"extra_runs: {path}: {len(unknown)} of its {len(topics)} topics have no judgements in the "
+                          f"qrels and are ignored, as trec_eval does (e.g. {', '.join(unknown[:3])}).", stacklevel=3)
+            frame = frame[frame["query"].astype(str).isin(judged)].reset_index(drop=True)
+            topics -= set(unknown)
         missing = len(judged - topics)
         if missing:
             warnings.warn(f"extra_runs: {path}: retrieves nothing for {missing} of the {len(judged)} judged topics; "
