@@ -204,8 +204,8 @@ def metrics_inputs(data_source="auto", data_dir=None, n_runs: int = 129, seed: i
     if own_qrels:
         runs, judgements = _restrict(runs, judgements, own_qrels)
     official = None if own_qrels else trec8.load_official_map(root=data_dir).reindex(names)
-    note = (f"real data: {len(names)} TREC-8 Ad Hoc runs, "
-            + ("" if own_qrels else "official qrels") + _reader_note(sources, (), own_qrels, judgements)).replace(", ;", ";")
+    note = (f"real data: {len(names)} TREC-8 Ad Hoc runs" + ("" if own_qrels else ", official qrels")
+            + _reader_note(sources, (), own_qrels, judgements))
     return TrecInputs("real", note, reader_files=tuple(map(str, [*extra, *([own_qrels] if own_qrels else [])])),
                       runs=runs, qrels=judgements, frames=frames, official_map=official, reader_runs=tuple(mine),
                       reader_qrels=str(own_qrels) if own_qrels else None,
