@@ -57,7 +57,7 @@ def test_two_tags_in_one_file_and_one_tag_in_two_files_are_refused(tmp_path):
 def test_malformed_run_and_missing_file_name_the_file(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("1 Q0 a 0 1.0 mine\n1 Q0 b 1\n")
-    with pytest.raises(ReaderInputError, match=r"extra_runs: .*bad\.txt, line 2: expected 6 columns.*Fix: "):
+    with pytest.raises(ReaderInputError, match=r"extra_runs: .*bad\.txt:2: expected 6 columns.*Fix: "):
         read_reader_runs([str(bad)], QRELS)
     with pytest.raises(ReaderInputError, match=r"extra_runs: .*nothere\.txt"):
         read_reader_runs([str(tmp_path / "nothere.txt")], QRELS)

@@ -155,7 +155,7 @@ def test_a_run_holds_the_output_folder_so_a_second_run_waits(tmp_path, monkeypat
 
 def test_the_kernel_stderr_does_not_reach_ours(tmp_path):
     nb, out = _setup(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "fireeval", "run", str(nb), "--output", str(out)],
+    done = subprocess.run([sys.executable, "-m", "fireeval", "run", str(nb), "--output", str(out), "--json"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "IPKernelApp" not in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -136,7 +136,8 @@ def _json_default(value):
         return value.item()
     if isinstance(value, np.ndarray):
         return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}. Fix: this is a bug in fireeval compare; "
+                    "please report it")
 
 
 def _ranges(numbers) -> str:

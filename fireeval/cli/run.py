@@ -45,7 +45,7 @@ def add(sub):
         params.update({name: parse_value(value) for name, value in args.parameter})
         if args.data_dir is not None:
             if "data_dir" in dict(args.parameter):
-                raise ParameterError("give the data folder once: --data-dir DIR or -p data_dir DIR, not both")
+                raise ParameterError("the data folder is given twice. Fix: give --data-dir DIR or -p data_dir DIR, not both")
             if not Path(args.data_dir).expanduser().is_dir():
                 raise ParameterError(f"--data-dir {args.data_dir}: no such folder. Fix: name the folder holding "
                                      "the chapter's data (leave it out to use FIREEVAL_DATA or the synthetic stand-in)")
