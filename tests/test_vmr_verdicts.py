@@ -386,7 +386,11 @@ def test_the_rate_question_has_no_power_when_no_measure_reaches_half_of_the_spli
     full = recs["selection.axiou10_above_average.full"]
     assert full["verdict"] == "not testable here" and full["power"]["impossible"]
     assert "R@5,0.5" in full["power"]["impossible"]
-    sb = recs["selection.axiou10_above_average.single_base"]  # a measure at 0.9 is a control that passes
+    sb = recs["selection.axiou10_above_average.single_base"]  # the best is AxIoU@10 itself: no control, but power
+    assert sb["power"]["passes"] is None and "AxIoU@10's own" in sb["power"]["why_none"]
+    other = dict(high, best_measure="R@1,0.5")  # another measure at 0.9 is a control that passes
+    sb = {r["id"]: r for r in verdicts.selection_claims({"single_base": other}, "stand-in: lists")}[
+        "selection.axiou10_above_average.single_base"]
     assert sb["power"]["passes"] is True and sb["verdict"] == "not reproduced"
     # the existence question keeps its own control in the same family
     assert recs["selection.paper_split_exists.full"]["verdict"] == "reproduced"
