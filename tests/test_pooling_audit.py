@@ -377,7 +377,7 @@ def test_sampling_claims_name_their_source_and_carry_every_field(collection):
     # infAP: both measures against the full-judgement AP ranking, as the paraphrase says
     ta = {m: exp.tau(m, "map") for m in ("infAP", "bpref")}
     assert records["robust_infAP"]["conventions"][""]["value"] == pytest.approx((ta["infAP"][0] - ta["bpref"][0]).mean())
-    assert "full-judgement MAP ranking" in records["robust_infAP"]["quantity"]
+    assert "full-judgement map ranking" in records["robust_infAP"]["quantity"]
 
 
 def test_stratified_samples_keep_the_share_of_relevant_and_non_relevant(collection):
