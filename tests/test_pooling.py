@@ -337,3 +337,15 @@ def test_reer_claim_is_a_stand_in_and_its_finding_covers_topic_sampling():
     assert {a["kind"] for a in here["sensitivity"]} == {"interval method"}
     bare = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8")[1]
     assert "not covered" in bare["conventions"]["cumulative"]["method"]
+    assert "25 TRECVID topics" not in paper["short"]  # the paper ties 0.02 to TRECVID 2003/04, not to 25 topics
+
+
+def test_reer_control_has_the_known_threshold_and_passes():
+    from fireeval.pooling import verdicts
+    rng = np.random.default_rng(0)
+    scores = np.clip(rng.uniform(0.1, 0.4, (12, 1)) + rng.normal(0, 0.15, (12, 40)), 0, 1)
+    bins = np.append(np.round(np.arange(0, 0.2 + 0.005, 0.01), 10), np.inf)
+    control, what = verdicts.reer_control(scores, 20, 300, bins)
+    assert "normal model" in what and control.value <= 0.02
+    _, here = verdicts.reer_claim(0.07, 0.03, 20, 300, "real: x", control=control, control_what=what)
+    assert here["power"]["passes"] is True

@@ -151,8 +151,30 @@ def test_depth_claims_about_the_paper_are_stand_ins_and_the_findings_carry_the_v
     assert records["depth_bpref"]["verdict"] == "reproduced"
     for r in records.values():
         assert r["missing"] == [] and r["power"]["passes"] is True
-        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed"}
-        assert r["conventions"][""]["method"].startswith("95% BCa") or "basic bootstrap" in r["conventions"][""]["method"]
+        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed", "exact value"}
+        exact = next(a for a in r["sensitivity"] if a["kind"] == "exact value")
+        assert exact["value"] == r["conventions"][""]["value"] and exact["low"] is None
+        assert r["conventions"][""]["method"].startswith("95% ")
+
+
+def test_depth_control_is_the_deepest_depth_below_the_full_pool_with_an_interval(collection):
+    runs, qrels, _, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 10, 15], ["map"])
+    here = {r["id"]: r for r in verdicts.depth_claims(sweep, 1, "real: x", n_resamples=40)}["depth_map.here"]
+    control = here["power"]
+    assert control["control"].startswith("a depth-10 pool") and control["estimate"]["low"] is not None
+    tau10 = agreement.kendall_tau(sweep.values["map"][2].mean(-1), sweep.reference["map"].mean(-1))
+    assert control["estimate"]["value"] == pytest.approx(tau10)
+    c = here["conventions"][""]
+    assert f"{0.90 + c['value'] - c['low']:.3f}" in control["control"]  # how large τ must be to pass
+
+
+def test_needed_value_makes_the_interval_just_pass():
+    e = claims.Estimate(0.913, 0.881, 0.94, "b")
+    need = verdicts.needed_value(e, claims.Test(">", 0.9))
+    shifted = claims.Estimate(need + 1e-9, need + 1e-9 - (e.value - e.low), need + 1e-9 + (e.high - e.value), "b")
+    assert claims.verdict(shifted, claims.Test(">", 0.9))[0] == "reproduced"
+    assert need == pytest.approx(0.932)
 
 
 def test_stand_in_claims_are_never_contradicted(collection):
@@ -199,15 +221,39 @@ def test_leave_out_and_manual_claims_pair_the_paper_with_the_finding(collection)
     assert records["leave_out_group.here"]["conventions"]["all runs"]["value"] == 1.0
     value = agreement.kendall_tau(lo.original.mean(-1), lo.group_out.mean(-1))
     assert records["leave_out_group.here"]["conventions"]["pooled"]["value"] == pytest.approx(value)
+    assert "shows only that the test can pass" in records["leave_out_run.here"]["power"]["control"]
     manual = verdicts.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x")
     assert [r["id"] for r in manual] == ["leave_out_manual", "leave_out_manual.here"]
     assert manual[0]["verdict"] == "not testable here"
     assert any(a["kind"] == "interval method" for a in manual[1]["sensitivity"])
+    # 'very close' has no bound in the paper: a range of thresholds up to just under its printed 0.99
+    assert manual[0]["reading"]["source"] == "no guidance: range"
+    assert {r["test"] for r in manual[1]["sensitivity"] if r["kind"] == "threshold (range)"} == {
+        "> 0.9", "> 0.95", "> 0.98", "> 0.985"}
+
+
+def test_leave_out_claims_rank_the_pooled_runs_alone_as_a_row_of_each_reading(collection):
+    runs, qrels, table, pool = collection
+    pooled = table["pooled"].to_numpy().astype(bool)
+    lo = pools.compare_leave_outs(pool, qrels, "map")
+    per_topic = {("group", "pooled"): lo.group_out, ("group", "all runs"): lo.group_out}
+    here = {r["id"]: r for r in verdicts.leave_out_claims(lo.original, per_topic, 30, 0, "real: x",
+                                                          pooled=pooled)}["leave_out_group.here"]
+    rows = {r["name"]: r for r in here["sensitivity"] if r["kind"] == "subset"}
+    assert len(rows) == 2
+    value = agreement.kendall_tau(lo.original[pooled].mean(-1), lo.group_out[pooled].mean(-1))
+    assert rows["pooled, pooled runs only ranked (the paper pooled every submission)"]["value"] == pytest.approx(value)
 
 
 def test_warning_claim_needs_useful_precision():
     assert verdicts.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
     assert verdicts.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
+    # Against the base rate (a raised risk), the round 0.5 a sensitivity row
+    record = verdicts.warning_claim(20, 40, "real: x", base_rate=0.05)
+    assert record["test"] == "> 0.05" and record["label"] == "reproduced"
+    strict = next(r for r in record["sensitivity"] if r["kind"] == "threshold")
+    assert strict["test"] == "> 0.5" and strict["label"] == "inconclusive" and "more likely than not" in strict["name"]
+    assert verdicts.warning_claim(1, 40, "real: x", base_rate=0.3)["label"] == "contradicted"
 
 
 def test_relevant_count_association_reads_both_ways(collection):
@@ -223,8 +269,18 @@ def test_relevant_count_association_reads_both_ways(collection):
     ok = np.isfinite(a["per_topic"])
     assert a["rho"] == pytest.approx(spearmanr(a["n_relevant"][ok], a["per_topic"][ok])[0])
     record = verdicts.explanation_claim(a, 1, "real: x")
-    assert set(record["conventions"]) == {"per-topic Spearman ρ", "median split"}
-    assert f"{a['split_p']:.3f}" in record["conventions"]["median split"]["method"]
+    assert set(record["conventions"]) == {""} and record["conventions"][""]["value"] == pytest.approx(a["rho"])
+    split = next(r for r in record["sensitivity"] if r["kind"] == "statistic")
+    assert split["value"] == pytest.approx(a["split"]) and f"{a['split_p']:.3f}" in split["name"]
+
+
+def test_select_runs_keeps_the_runs_asked_for(collection):
+    runs, qrels, table, pool = collection
+    sweep = pools.depth_sweep(pool, qrels, [1, 15], ["map"])
+    pooled = table["pooled"].to_numpy().astype(bool)
+    sub = sweep.select_runs(pooled)
+    assert sub.runs == [r for r, p in zip(sweep.runs, pooled) if p]
+    np.testing.assert_array_equal(sub.values["map"], sweep.values["map"][:, pooled])
 
 
 # ---------------------------------------------------------------- random samples of the judgements
@@ -306,15 +362,38 @@ def test_sampling_claims_name_their_source_and_carry_every_field(collection):
     exp = sampling.sampled_judgements(runs, qrels, [0.2, 0.5, 1.0], [0, 1])
     boot = {m: exp.bootstrap(m, 40, 0) for m in exp.values}
     jack = {m: exp.jackknife(m) for m in exp.values}
-    records = {r["id"]: r for r in verdicts.sampling_claims(exp, boot, jack, 0.2, 0.5, "real: x")}
+    strat = sampling.sampled_judgements(runs, qrels, [0.2], [0, 1], stratified=True)
+    records = {r["id"]: r for r in verdicts.sampling_claims(exp, boot, jack, 0.2, None, "real: x", stratified=strat)}
     assert set(records) == {"robust_bpref", "robust_infAP", "robust_map_judged", "robust_ndcg_judged"}
     for r in records.values():
         assert r["quote"].startswith("(paraphrase of ") and r["paper"].startswith("this book (testing ")
-        assert r["missing"] == [] and r["power"]["control"] is not None
-        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed", "sampling rate"}
+        assert r["missing"] == [] and "with 50% of the judgements against" in r["power"]["control"]
+        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed", "sampling rate", "sampling design"}
+        assert "redrawn with replacement" in r["conventions"][""]["method"]  # the seeds' spread is in the interval
+    assert records["robust_bpref"]["power"]["control"].startswith("map with 50% of the judgements against map with 20%")
     t = {m: exp.tau(m) for m in exp.values}
     assert records["robust_bpref"]["conventions"][""]["value"] == pytest.approx((t["bpref"][0] - t["map"][0]).mean())
     assert np.allclose(t["map"][-1], 1.0)  # rate 1: the full judgements
+    # infAP: both measures against the full-judgement AP ranking, as the paraphrase says
+    ta = {m: exp.tau(m, "map") for m in ("infAP", "bpref")}
+    assert records["robust_infAP"]["conventions"][""]["value"] == pytest.approx((ta["infAP"][0] - ta["bpref"][0]).mean())
+    assert "full-judgement map ranking" in records["robust_infAP"]["quantity"]
+
+
+def test_stratified_samples_keep_the_share_of_relevant_and_non_relevant(collection):
+    runs, qrels, _, _ = collection
+    exp = sampling.sampled_judgements(runs, qrels, [0.3], [3], ["map"], stratified=True)
+    rel = qrels.frame["relevance"].to_numpy() >= qrels.relevance_level
+    topic = pd.Index(qrels.topics).get_indexer(qrels.frame["query"].astype(str))
+    strata = topic * 2 + rel
+    keep = sampling.sample_rows(strata, [0.3], 3)[0]
+    expected = sum(max(1, int(np.ceil(0.3 * (strata == s).sum() - 1e-9))) for s in np.unique(strata))
+    assert keep.sum() == expected == exp.n_judged[0, 0]
+
+
+def test_control_rate_is_the_next_rate_above():
+    assert verdicts.control_rate([1.0, 0.05, 0.25, 0.1], 0.1) == 0.25
+    assert verdicts.control_rate([0.1, 0.5], 0.5) is None
 
 
 # ---------------------------------------------------------------- audit

@@ -585,6 +585,13 @@ class DepthSweep:
                           {m: v[..., topics] for m, v in self.values.items()},
                           {m: v[..., topics] for m, v in self.reference.items()})
 
+    def select_runs(self, mask) -> "DepthSweep":
+        """The same sweep over some runs only (``mask``: booleans over :attr:`runs`), e.g. the pooled runs."""
+        mask = np.asarray(mask, dtype=bool)
+        return DepthSweep(self.depths, [r for r, keep in zip(self.runs, mask) if keep], self.topics,
+                          {m: v[:, mask] for m, v in self.values.items()},
+                          {m: v[mask] for m, v in self.reference.items()})
+
     def topic_tau(self, measure: str, k: int) -> np.ndarray:
         """Per topic: τ-b between the runs ranked by that topic's score at depth ``k`` and
         by its original score, shape (n_topics,); NaN where every run ties."""

@@ -92,19 +92,23 @@ class SampledJudgements:
     reference: dict
     n_judged: np.ndarray
 
-    def tau(self, measure: str) -> np.ndarray:
-        """Kendall τ-b of the ranking by mean score against the full-judgement ranking: (n_rates, n_seeds)."""
+    def tau(self, measure: str, against: str | None = None) -> np.ndarray:
+        """Kendall τ-b of the ranking by mean score against the full-judgement ranking: (n_rates, n_seeds).
+
+        ``against``: the full-judgement ranking of another measure (e.g. ``"map"``: how close
+        infAP on a sample ranks to AP with every judgement); default the measure itself.
+        """
         means = self.values[measure].mean(-1)
-        ref = np.broadcast_to(self.reference[measure].mean(-1), means.shape)
+        ref = np.broadcast_to(self.reference[against or measure].mean(-1), means.shape)
         return kendall_tau_many(means, ref)
 
-    def bootstrap(self, measure: str, n_resamples: int = 1000, rng=0) -> np.ndarray:
+    def bootstrap(self, measure: str, n_resamples: int = 1000, rng=0, against: str | None = None) -> np.ndarray:
         """Bootstrap-over-topics replicates of :meth:`tau`, (n_rates, n_seeds, n_resamples); paired by ``rng``."""
-        return bootstrap_agreement(self.values[measure], self.reference[measure], n_resamples, rng)
+        return bootstrap_agreement(self.values[measure], self.reference[against or measure], n_resamples, rng)
 
-    def jackknife(self, measure: str) -> np.ndarray:
+    def jackknife(self, measure: str, against: str | None = None) -> np.ndarray:
         """Leave-one-topic-out values of :meth:`tau`, (n_rates, n_seeds, n_topics)."""
-        return jackknife_agreement(self.values[measure], self.reference[measure])
+        return jackknife_agreement(self.values[measure], self.reference[against or measure])
 
     def curve(self, label=str) -> pd.DataFrame:
         """τ per measure, rate and seed, long form: columns measure, rate, seed, tau."""
@@ -179,8 +183,12 @@ def _score(shape, cells, cell_row, grade, keep, row_topic, level, measures) -> d
     return {m: out[m].reshape(n_runs, n_topics) for m in measures}
 
 
-def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES) -> SampledJudgements:
+def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES,
+                       stratified: bool = False) -> SampledJudgements:
     """Re-score every run with random samples of each topic's judgements (see the module docstring).
+
+    ``stratified``: draw each topic's relevant and non-relevant judgements separately, the same
+    share of each (as Buckley & Voorhees did), instead of one uniform sample of the topic's.
 
     ``runs``: a :class:`fireeval.core.runset.RunSet`; ``qrels``: the complete judgements
     (on a pooled collection, the pool's). Topics: every qrels topic (a topic a run lacks
@@ -225,8 +233,9 @@ def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES) -> 
     reference = _score(shape, cells, cell_row, grade, full, row_topic, level, measures)
     values = {m: np.empty((len(rates), len(seeds)) + shape[:2]) for m in measures}
     n_judged = np.empty((len(rates), len(seeds)), dtype=int)
+    strata = row_topic * 2 + (grade >= level) if stratified else row_topic
     for j, seed in enumerate(seeds):
-        keep = sample_rows(row_topic, rates, int(seed))
+        keep = sample_rows(strata, rates, int(seed))
         for i, rate in enumerate(rates):
             n_judged[i, j] = int(keep[i].sum())
             scores = reference if rate >= 1 else _score(shape, cells, cell_row, grade, keep[i], row_topic, level,
