@@ -294,7 +294,8 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
             ends.append(ndtr(z0 + num / (1 - a * num)))
         if all(np.isfinite(ends)):
             low, high = (float(x) for x in np.quantile(b, ends))
-            if low < value < high or low == value == high:
+            tol = 1e-9 * max(1.0, abs(value))  # an end within rounding of the estimate touches it
+            if low < value - tol and value + tol < high or low == value == high:
                 return low, high, f"BCa bootstrap (z0 = {z0:.2f})"
             # An interval that excludes or only touches its own estimate: BCa has broken down
             # (most replicates on one side, the corrected levels at the edge of the distribution).
