@@ -4,17 +4,19 @@ For every benchmark of the book's data (TREC-8 ad hoc, MSR-VTT 1k-A, Charades-ST
 QVHighlights) :func:`leaderboard_inputs` -- the chapter's one input function --
 assembles a :class:`Board`: the systems in their *published* order (best first), the
 per-topic (per-query) scores that order rests on, the published numbers, and the
-per-topic scores under each *threat* (a :class:`Condition`): a rater's re-annotation as
-the ground truth (label noise), each run scored with its own run or group left out of
-the pool (pool bias), proxy-judged false negatives counted as positives (a stand-in for
-human labels). A reader's own TREC runs (``extra_runs``) and Charades-STA predictions
+per-topic scores under each *threat* (a :class:`Condition`): the re-annotations as the
+ground truth, aggregated per query (label noise; the files carry no worker id, so a rating's
+slot is no rater), each run scored with its own run or group left out of the pool (pool
+bias), the tie rule, the strict IoU > θ, proxy-judged false negatives counted as positives
+(a stand-in for human labels). A reader's own TREC runs (``extra_runs``) and Charades-STA predictions
 (``predictions``) enter here and are placed in the ordering by their own score.
 
 For every *adjacent* pair (A above B) of the published ordering, :func:`pair_tests`
-computes the mean paired difference A − B with a BCa bootstrap interval (and the
-percentile interval), the two-sided paired randomisation test with Holm's adjustment
-over the board's adjacent pairs, the paired t-test (Holm), and the smallest difference
-a paired t-test detects with this many topics (:mod:`fireeval.stats.compare`);
+computes the mean paired difference A − B with a BCa bootstrap interval at the family-wise
+level 1 − 0.05/m (Bonferroni over the board's m adjacent pairs that are not ties; the
+unadjusted 95% interval beside it), the two-sided paired randomisation test and the paired
+t-test with Holm's adjustment over the same pairs, the smallest difference a paired t-test
+detects with this many topics, and the power at the published step (:mod:`fireeval.stats.compare`);
 :func:`condition_tests` the same difference and interval under each threat.
 :func:`pair_claims` states each "A beats B" as a claim of the book's own, with its five
 fair-verdict fields; a threat simulated with a stand-in becomes a separate claim with
@@ -305,7 +307,8 @@ def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 20
                      "mean_b": float(x[k + 1].mean()), "diff": float(d[k].mean()), "tie": ties[k], "m": m,
                      "level": level, "bca": bca, "bca95": est95[k][0], "percentile": pct, "t_interval": t_int,
                      "ci_low": bca.low, "ci_high": bca.high, "p_perm": float(p[k]), "p_t": float(p_t[k]),
-                     "sd": float(sd[k]), "step": step, "power_step": step_power(step, float(sd[k]), t, alpha / max(m, 1)),
+                     "sd": float(sd[k]), "step": step,
+                     "power_step": step_power(step, float(sd[k]), t, alpha / max(m, 1)),
                      "n_topics": t, "permutations": int(flips.shape[0]), "exact": bool(exact)})
     table = pd.DataFrame(rows)
     if len(table):
@@ -355,7 +358,8 @@ def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0, level:
     stand-in threat computable on no adjacent pair, for the pairs where it is
     (:func:`_stand_in_pairs`; ``pair`` 0). An adjacent pair's interval is at ``level`` (default:
     the family-wise level of :func:`pair_tests`, so that a threat row and the primary interval
-    are read alike); a non-adjacent stand-in pair's at 95% (it is no step of the ordering). Columns: ``pair``, ``i``, ``j``, ``adjacent``,
+    are read alike); a non-adjacent stand-in pair's at 95% (it is no step of the ordering).
+    Columns: ``pair``, ``i``, ``j``, ``adjacent``,
     ``a``, ``b``, ``condition``, ``kind``, ``standing``, ``primary``, ``diff``, ``bca``,
     ``ci_low``, ``ci_high``, ``n_topics``, ``why`` (why it cannot be computed, else empty).
     """
@@ -539,7 +543,8 @@ def _verdict_word(est, test_op=">") -> str:
 
 def survival_table(board: Board, tests, conditions):
     """One row per adjacent pair: the published numbers, the difference with its family-wise BCa interval,
-    Holm's p, the smallest detectable difference and the power at the step, and per threat whether the ordering holds under every condition
+    Holm's p, the smallest detectable difference and the power at the step, and per threat whether the
+    ordering holds under every condition
     of that threat ("holds"), is reversed under some ("reversed"), or not ("unclear: k of n hold"); "—"
     where the threat cannot be computed for the pair, "tie" for two systems equal on every topic. A
     stand-in threat computable on no adjacent pair adds a row for each pair it is computed on."""
@@ -881,7 +886,8 @@ def prose_values(analyses: dict) -> dict:
     out["charades_tie_note"] = "; ".join(ties) or "none"
     out["charades_rated"] = ch.board.conditions[0].values.shape[1] if ch and ch.board.conditions else "n/a"
     out["charades_ratings"] = int(ch.board.slots.shape[0]) if ch and ch.board.slots is not None else "n/a"
-    sh = (_shrink(ch) if ch else None) or {"pair": "n/a", "subset": np.nan, "low": np.nan, "high": np.nan, "mean": np.nan, "flips": (0, 0)}
+    sh = (_shrink(ch) if ch else None) or {"pair": "n/a", "subset": np.nan, "low": np.nan, "high": np.nan,
+                                           "mean": np.nan, "flips": (0, 0)}
     out.update({"charades_shrink_pair": sh["pair"], "charades_shrink_subset": sh["subset"],
                 "charades_shrink_low": sh["low"], "charades_shrink_high": sh["high"],
                 "charades_shrink_mean": sh["mean"], "charades_shrink_flips": sh["flips"][0],
