@@ -236,8 +236,7 @@ def test_primary_interval_is_family_wise_and_the_unadjusted_one_is_a_sensitivity
         assert wide.method.startswith("98.33% ") and narrow.method.startswith("95% ")
     rec = lb.analyse(board(x), n_permutations=200, n_bootstrap=999).records[0]
     assert "Holm over the 3 adjacent pairs" in rec["notes"]
-    assert [s["kind"] for s in rec["sensitivity"]] == ["multiplicity", "multiplicity", "interval method",
-                                                       "interval method"]
+    assert [s["kind"] for s in rec["sensitivity"]] == ["multiplicity", "interval method", "interval method"]
     assert "1 − 0.05/3 = 98.33%" in rec["reading"]["rule"]
 
 
