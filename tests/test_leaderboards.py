@@ -92,6 +92,7 @@ def test_threat_rows_flip_and_stand_in_threat_is_its_own_claim_with_a_book_findi
     assert stand[0]["data"] == "stand-in: proxy labels for toy"
     finding = [r for r in a.records if r["id"].endswith(".false_negatives.here")]
     assert len(finding) == 1 and finding[0]["standing"] == "original" and finding[0]["label"] == "reproduced"
+    assert finding[0]["data"].startswith("real: ") and "stand-in" not in finding[0]["data"]
     assert [s["name"] for s in stand[0]["sensitivity"]] == ["proxy t=0.6"]
 
 
@@ -105,6 +106,8 @@ def test_stand_in_threat_computable_on_no_adjacent_pair_is_tested_on_the_pairs_w
     assert list(zip(extra["i"], extra["j"])) == [(0, 2)]
     assert any(r["id"] == "lb.toy.S0.over.S2.false_negatives" for r in a.records)
     assert "S0 > S2 (not adjacent)" in lb.survival_table(a.board, a.tests, a.conditions).index
+    s = lb.summary(a)  # the non-adjacent pair stays out of the adjacent-step counts
+    assert s["threats"]["false negatives"]["pairs"] == 0 and s["other"]["false negatives"]["pairs"] == 1
 
 
 @settings(max_examples=25, deadline=None)
@@ -116,20 +119,32 @@ def test_verdict_follows_the_bca_interval(seed, shift):
     a = lb.analyse(board(x), n_permutations=200, n_bootstrap=200, seed=seed)
     row, rec = a.tests.iloc[0], a.records[0]
     expected = "reproduced" if row["ci_low"] > 0 else "contradicted" if row["ci_high"] < 0 else "inconclusive"
-    assert rec["label"] == expected
+    no_power = abs(row["step"]) < lb.FAR_BELOW * row["min_detectable"]
+    assert rec["label"] == ("not testable here" if no_power else expected)
+    if no_power:
+        assert rec["basis"].startswith("no power") and rec["without_power"]["label"] == expected
     assert row["ci_low"] <= row["diff"] <= row["ci_high"]
 
 
-def test_power_control_passes_and_no_power_when_nothing_can_pass():
-    from fireeval.stats.claims import Estimate, Test
+def test_power_is_at_the_published_step_and_can_fail():
+    from statsmodels.stats.power import TTestPower
+
+    from fireeval.stats.claims import Test
+    from fireeval.stats.compare import detectable_difference
 
     d = np.random.default_rng(0).normal(0.01, 0.1, 80)
-    e = Estimate.bca(d.mean(), lb.bootstrap_means(d, 500, 0)[:, 0], (d.sum() - d) / 79, "toy")
-    p = lb.pair_power(d, e)
-    assert p.passes(Test(">", 0)) is True and "δ =" in p.control
-    wide = np.array([1.0, -1.0, 1.0])
-    assert lb.pair_power(wide, Estimate(0.33, -0.5, 1.0, "toy")).impossible
-    assert lb.pair_power(np.zeros(5), Estimate(0.0, 0.0, 0.0, "toy")).why_none
+    sd = d.std(ddof=1)
+    delta = float(detectable_difference(sd, 80, 0.01))
+    big = lb.pair_power(d, 1.2 * delta, alpha=0.01)  # a step above δ: the control passes
+    assert big.passes(Test(">", 0)) is True and "δ =" in big.control
+    ref = TTestPower().power(effect_size=1.2 * delta / sd, nobs=80, alpha=0.01, alternative="two-sided")
+    assert big.estimate.value == pytest.approx(ref) and big.estimate.value >= 0.8
+    low = lb.pair_power(d, 0.7 * delta, alpha=0.01)  # below δ, not far below: no control, the verdict stands
+    assert low.passes(Test(">", 0)) is None and "low power" in low.why_none
+    tiny = lb.pair_power(d, 0.4 * delta, alpha=0.01)  # far below δ: no power
+    assert tiny.passes(Test(">", 0)) is False and "no power for a step this size" in tiny.impossible
+    assert lb.pair_power(np.array([1.0, -1.0, 1.0]), 0.33).impossible  # δ beyond the measure's range
+    assert lb.pair_power(np.zeros(5), 0.0).why_none
 
 
 def test_inputs_synthetic_every_board():
@@ -144,7 +159,13 @@ def test_inputs_synthetic_every_board():
     assert len(boards["trec8"].names) == 4
     kinds = {b.key: {c.kind for c in b.conditions} for b in boards.values()}
     assert kinds["trec8"] == {"pool bias"} and "label noise" in kinds["charades_sta"]
-    assert kinds["msrvtt"] == {"false negatives"}
+    assert kinds["msrvtt"] == {"false negatives", "tie rule"}
+    assert kinds["charades_sta"] == {"subset", "label noise", "IoU convention"}
+    ch = boards["charades_sta"]
+    assert not any("rater" in c.name for c in ch.conditions)
+    assert ch.slots.shape[:2] == (5, len(ch.names))
+    mean = next(c for c in ch.conditions if "mean score" in c.name).values
+    assert np.allclose(mean, ch.slots.mean(axis=0))
     assert sum(c.primary for c in boards["msrvtt"].conditions) == 1
 
 
@@ -201,19 +222,59 @@ def test_summary_and_overview_count_pairs():
     assert (o["pairs"], o["hold"], o["hold_all"]) == (1, 1, 1)
 
 
-def test_t_interval_is_scipys_and_the_family_wise_interval_contains_the_95_percent_one():
+def test_primary_interval_is_family_wise_and_the_unadjusted_one_is_a_sensitivity_row():
     rng = np.random.default_rng(7)
     x = rng.random((4, 50))
     t = lb.pair_tests(board(x), n_permutations=200, n_bootstrap=999)
+    assert (t["m"] == 3).all() and t["level"].iloc[0] == pytest.approx(1 - 0.05 / 3)
     for k in range(3):
-        ref = stats.ttest_rel(x[k], x[k + 1]).confidence_interval(0.95)
+        ref = stats.ttest_rel(x[k], x[k + 1]).confidence_interval(1 - 0.05 / 3)
         assert t.loc[k, "t_interval"].low == pytest.approx(ref.low, abs=1e-12)
         assert t.loc[k, "t_interval"].high == pytest.approx(ref.high, abs=1e-12)
-        wide, bca = t.loc[k, "familywise"], t.loc[k, "bca"]
-        assert wide.low <= bca.low and wide.high >= bca.high and "Bonferroni" in wide.method
+        wide, narrow = t.loc[k, "bca"], t.loc[k, "bca95"]
+        assert wide.low <= narrow.low and wide.high >= narrow.high
+        assert wide.method.startswith("98.33% ") and narrow.method.startswith("95% ")
     rec = lb.analyse(board(x), n_permutations=200, n_bootstrap=999).records[0]
     assert "Holm over the 3 adjacent pairs" in rec["notes"]
-    assert [s["kind"] for s in rec["sensitivity"]] == ["interval method", "multiplicity", "interval method"]
+    assert [s["kind"] for s in rec["sensitivity"]] == ["multiplicity", "interval method", "interval method"]
+    assert "1 − 0.05/3 = 98.33%" in rec["reading"]["rule"]
+
+
+def test_the_level_is_printed_not_rounded_to_100_percent():
+    assert lb._level_text(lb.family_level(20)) == "99.75%" and lb._level_text(lb.family_level(5)) == "99%"
+    d = np.random.default_rng(1).normal(0.1, 0.2, (1, 60))
+    bca, pct, tint = lb._intervals(d, 400, 0, "queries", 0.9975)[0]
+    assert bca.method.startswith("99.75% ") and pct.method.startswith("99.75% ") and tint.method.startswith("99.75% ")
+
+
+def test_a_tie_in_the_published_numbers_is_not_testable():
+    rng = np.random.default_rng(3)
+    base = rng.random(80)
+    x = np.stack([base + 0.3, base + 0.2 + rng.normal(0, 0.01, 80), base])
+    a = analyse(board(x, published=[0.5, 0.4, 0.4]))
+    assert a.records[1]["label"] == "not testable here" and "tie in the published ordering" in a.records[1]["basis"]
+    assert a.tests["m"].iloc[0] == 1 and np.isnan(a.tests.loc[1, "p_perm_holm"])
+    assert lb.survival_table(a.board, a.tests, a.conditions)["query sampling"].iloc[1] == "tie (published)"
+    assert lb.summary(a)["ties"] == 1
+
+
+def test_tie_rules_rank_the_positive_after_or_before_tied_videos():
+    sim = np.array([[0.5, 0.5, 0.1], [0.2, 0.2, 0.2], [0.0, 0.9, 0.8]])
+    assert lb._r1_tie_rule(sim, "pessimistic").tolist() == [0.0, 0.0, 0.0]
+    assert lb._r1_tie_rule(sim, "optimistic").tolist() == [1.0, 1.0, 0.0]
+
+
+def test_random_slot_flip_rate_counts_draws_whose_interval_fails_to_clear_zero():
+    rng = np.random.default_rng(0)
+    q = 300
+    slots = np.concatenate([(rng.random((5, 1, q)) < 0.8).astype(float),
+                            (rng.random((5, 1, q)) < 0.2).astype(float),  # a clear gap: never fails
+                            (rng.random((5, 1, q)) < 0.2).astype(float)], axis=1)  # no gap: mostly fails
+    b = board(slots.mean(axis=0))
+    b.slots = slots
+    t = lb.pair_tests(b, 200, 300)
+    flips = lb.slot_flip_rate(b, t, draws=20, n_bootstrap=300)
+    assert flips[1] == (0, 20) and flips[2][0] >= 15
 
 
 def test_survival_chart_has_titles_tooltips_and_one_colour_per_condition():

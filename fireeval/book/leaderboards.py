@@ -4,17 +4,19 @@ For every benchmark of the book's data (TREC-8 ad hoc, MSR-VTT 1k-A, Charades-ST
 QVHighlights) :func:`leaderboard_inputs` -- the chapter's one input function --
 assembles a :class:`Board`: the systems in their *published* order (best first), the
 per-topic (per-query) scores that order rests on, the published numbers, and the
-per-topic scores under each *threat* (a :class:`Condition`): a rater's re-annotation as
-the ground truth (label noise), each run scored with its own run or group left out of
-the pool (pool bias), proxy-judged false negatives counted as positives (a stand-in for
-human labels). A reader's own TREC runs (``extra_runs``) and Charades-STA predictions
+per-topic scores under each *threat* (a :class:`Condition`): the re-annotations as the
+ground truth, aggregated per query (label noise; the files carry no worker id, so a rating's
+slot is no rater), each run scored with its own run or group left out of the pool (pool
+bias), the tie rule, the strict IoU > θ, proxy-judged false negatives counted as positives
+(a stand-in for human labels). A reader's own TREC runs (``extra_runs``) and Charades-STA predictions
 (``predictions``) enter here and are placed in the ordering by their own score.
 
 For every *adjacent* pair (A above B) of the published ordering, :func:`pair_tests`
-computes the mean paired difference A − B with a BCa bootstrap interval (and the
-percentile interval), the two-sided paired randomisation test with Holm's adjustment
-over the board's adjacent pairs, the paired t-test (Holm), and the smallest difference
-a paired t-test detects with this many topics (:mod:`fireeval.stats.compare`);
+computes the mean paired difference A − B with a BCa bootstrap interval at the family-wise
+level 1 − 0.05/m (Bonferroni over the board's m adjacent pairs that are not ties; the
+unadjusted 95% interval beside it), the two-sided paired randomisation test and the paired
+t-test with Holm's adjustment over the same pairs, the smallest difference a paired t-test
+detects with this many topics, and the power at the published step (:mod:`fireeval.stats.compare`);
 :func:`condition_tests` the same difference and interval under each threat.
 :func:`pair_claims` states each "A beats B" as a claim of the book's own, with its five
 fair-verdict fields; a threat simulated with a stand-in becomes a separate claim with
@@ -28,7 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Condition", "Board", "leaderboard_inputs", "pair_tests", "condition_tests", "pair_power",
+__all__ = ["Condition", "Board", "leaderboard_inputs", "pair_tests", "condition_tests", "pair_power", "step_power",
+           "family_level", "pair_ties", "slot_flip_rate", "FAR_BELOW",
            "pair_claims", "survival_table", "survival_chart", "bootstrap_means", "analyse", "summary",
            "parse_predictions", "overview", "pool_shift", "prose_values", "headline_data", "BENCHMARKS",
            "PROXY_THRESHOLDS"]
@@ -82,6 +85,10 @@ class Board:
     notes: list = field(default_factory=list)
     own: list = field(default_factory=list)  # systems the reader added
     detail: str = ""  # what a reader needs to read the published-vs-ours comparison
+    #: Charades-STA: (ratings, systems, queries) scores against each re-annotation slot. The CSVs carry no
+    #: worker id: a slot is a row's position within its HIT, not a person (see :func:`slot_flip_rate`).
+    slots: object = None
+    facts: dict = field(default_factory=dict)  # counts the prose cites (runs, pooled runs, ratings per query)
 
     @property
     def means(self) -> np.ndarray:
@@ -107,10 +114,26 @@ def bootstrap_means(d, n_resamples: int, seed: int) -> np.ndarray:
     return counts @ np.nan_to_num(d).T / t
 
 
-def _intervals(d, n_resamples: int, seed: int, what: str, family: int = 0):
-    """BCa and percentile :class:`Estimate` of each row's mean (rows with NaN: None); with ``family`` = m > 0
-    a third: the BCa interval at the family-wise level 1 − 0.05/m (Bonferroni over m pairs)."""
-    from fireeval.stats.claims import Estimate
+def _level_text(level: float) -> str:
+    """``95%``, ``99.75%``, ``99%``: the level as printed (never rounded up to 100%)."""
+    return f"{100 * level:.4g}%"
+
+
+def family_level(m: int, alpha: float = 0.05) -> float:
+    """The family-wise level 1 − α/m of a Bonferroni interval over ``m`` pairs (``m`` < 1: one pair).
+
+    >>> family_level(20), family_level(5), family_level(0)
+    (0.9975, 0.99, 0.95)
+    """
+    return 1 - alpha / max(int(m), 1)
+
+
+def _intervals(d, n_resamples: int, seed: int, what: str, level: float = 0.95):
+    """``(bca, percentile, t)`` :class:`Estimate` of each row's mean at ``level`` (rows with NaN: None).
+
+    The BCa interval is :func:`fireeval.stats.claims.bca_interval`'s (its jackknife fallback
+    included), labelled with the level as printed here (99.75 %, not a rounded 100 %)."""
+    from fireeval.stats.claims import Estimate, bca_interval
 
     d = np.atleast_2d(np.asarray(d, dtype=float))
     ok = np.isfinite(d).all(axis=1)
@@ -120,6 +143,7 @@ def _intervals(d, n_resamples: int, seed: int, what: str, family: int = 0):
     t = d.shape[1]
     boot = bootstrap_means(d[ok], n_resamples, seed)
     method = f"{n_resamples} bootstrap resamples of the {t} {what} (seed {seed})"
+    lv = _level_text(level)
     for col, row in enumerate(np.flatnonzero(ok)):
         x = d[row]
         value = float(x.mean())
@@ -128,10 +152,11 @@ def _intervals(d, n_resamples: int, seed: int, what: str, family: int = 0):
             out[row] = (same, same, same)
             continue
         jack = (x.sum() - x) / (t - 1)
-        wide = (Estimate.bca(value, boot[:, col], jack, f"family-wise over {family} pairs (Bonferroni); {method}",
-                             level=1 - 0.05 / family) if family else None)
-        out[row] = (Estimate.bca(value, boot[:, col], jack, method),
-                    Estimate.from_samples(value, boot[:, col], f"95% percentile bootstrap; {method}"), wide)
+        low, high, how = bca_interval(value, boot[:, col], jack, level)
+        bca = (Estimate(value, min(low, value), max(high, value), f"{lv} {how}; {method}")
+               if np.isfinite(low) and np.isfinite(high) else Estimate(value, np.nan, np.nan, f"{lv} {how}; {method}"))
+        pct = Estimate.from_samples(value, boot[:, col], f"{lv} percentile bootstrap; {method}", level=level)
+        out[row] = (bca, pct, _t_interval(x, level))
     return out
 
 
@@ -145,55 +170,112 @@ def _constant(x) -> bool:
     return bool(np.ptp(x) <= 16 * np.finfo(float).eps * max(np.abs(x).max(), 1e-300))
 
 
-def pair_power(d, estimate, unit: str = "topics", alpha: float = 0.05, power: float = 0.8):
-    """The claim's :class:`~fireeval.stats.claims.Power`: a positive control from topic-set power.
+#: A step below this fraction of its smallest detectable difference δ is "far below δ": the test has no power
+#: for a step this size (the book's own convention; the claim is then "not testable here (no power)").
+FAR_BELOW = 0.5
 
-    The control is this pair's own per-topic differences shifted so that their mean is
-    the smallest difference a two-sided paired t-test detects with this many topics at
-    ``alpha`` and ``power`` (:func:`fireeval.stats.compare.detectable_difference`,
-    statsmodels' ``TTestPower``); its interval is the pair's BCa interval moved by the same
-    shift. When that difference exceeds the measure's whole range (1) nothing can pass:
-    no power. Equal differences on every topic leave nothing to calibrate against.
 
-    >>> from fireeval.stats.claims import Estimate, Test
-    >>> d = np.array([0.1, -0.05, 0.2, 0.0, 0.05, 0.15, -0.1, 0.1])
-    >>> p = pair_power(d, Estimate(0.056, -0.01, 0.12, "toy"))
-    >>> p.passes(Test(">", 0)), p.estimate.value > 0.056
-    (True, True)
+def step_power(step: float, sd: float, n: int, alpha: float = 0.05) -> float:
+    """Power of a two-sided paired t-test at level ``alpha`` with ``n`` topics if the true mean difference
+    were ``step`` and the per-topic differences had standard deviation ``sd`` (statsmodels TTestPower).
+
+    >>> round(step_power(0.0404, 0.1, 50), 2)
+    0.8
     """
-    from fireeval.stats.claims import Estimate, Power
+    from statsmodels.stats.power import TTestPower
+
+    if not (sd > 0) or n < 2 or not np.isfinite(step):
+        return float("nan")
+    effect = abs(step) / sd
+    p = float(TTestPower().power(effect_size=effect, nobs=n, alpha=alpha, alternative="two-sided"))
+    # The noncentral t underflows to NaN for a huge effect: the test then always detects it.
+    return 1.0 if math.isnan(p) and effect * math.sqrt(n) > 10 else p
+
+
+def pair_power(d, step, unit: str = "topics", alpha: float = 0.05, power: float = 0.8, what: str = "published step"):
+    """The claim's :class:`~fireeval.stats.claims.Power`: can the test detect a step of the size claimed?
+
+    ``step`` is the step the claim is about (the published gap where the leaderboard prints
+    one, else the step measured here); ``alpha`` the level of the claim's test (α/m for a
+    family of m pairs). The power of a two-sided paired t-test at ``alpha`` if the true
+    difference were ``step`` (observed sd of the per-topic differences ``d``) decides it:
+
+    - power ≥ ``power`` (the step is at least the smallest detectable difference δ): a
+      positive control, that power tested ``>= power`` -- it passes;
+    - the step below ``FAR_BELOW`` · δ: :meth:`Power.none_possible` -- no power for a step this
+      size ("not testable here (no power)");
+    - in between: no control (the verdict stands; an "inconclusive" then means too few topics
+      for a step this size, not evidence of no difference).
+
+    Equal differences on every topic leave nothing to calibrate against.
+
+    >>> from fireeval.stats.claims import Test
+    >>> d = np.random.default_rng(0).normal(0.1, 0.1, 50)
+    >>> pair_power(d, 0.1).passes(Test(">", 0)), pair_power(d, 0.005).passes(Test(">", 0))
+    (True, False)
+    """
+    from fireeval.stats.claims import Estimate, Power, Test
     from fireeval.stats.compare import detectable_difference
 
     d = np.asarray(d, dtype=float)
     t = len(d)
-    sd = float(d.std(ddof=1)) if t > 1 else 0.0
-    if estimate is None or not estimate.has_interval or not np.isfinite(estimate.low):
-        return Power.no_control("no interval could be computed for this pair")
+    if not np.isfinite(d).all() or t < 2:
+        return Power.no_control("no per-topic differences for this pair")
+    sd = float(d.std(ddof=1))
     if sd == 0 or _constant(d):
         return Power.no_control(f"the difference is the same on all {t} {unit}: no sampling variability, so no "
                                 "detectable-difference control applies")
     delta = float(detectable_difference(sd, t, alpha, power))
-    if delta >= 1.0:
-        return Power.none_possible(f"with {t} {unit} the smallest detectable difference ({delta:.3f}) exceeds the "
-                                   "measure's whole range")
-    shift = delta - estimate.value
-    control = Estimate(delta, estimate.low + shift, estimate.high + shift,
-                       "this pair's BCa interval, moved to centre on the detectable difference")
-    return Power.positive_control(
-        f"this pair's per-{_one(unit)} differences shifted to the smallest mean difference a paired t-test "
-        f"detects with {t} {unit} (α {alpha:g}, power {power:g}, statsmodels TTestPower): δ = {delta:.4f}", control)
+    p = step_power(step, sd, t, alpha)
+    where = (f"with {t} {unit} and the observed sd {sd:.4f} of the per-{_one(unit)} differences, a two-sided paired "
+             f"t-test at level {alpha:.4g} (statsmodels TTestPower) detects a true difference equal to the {what} "
+             f"({abs(step):.4f}) with power {p:.2f}; its smallest detectable difference (power {power:g}) is "
+             f"δ = {delta:.4f}")
+    if delta >= 1.0 or abs(step) < FAR_BELOW * delta:
+        return Power.none_possible(f"no power for a step this size: {where}, and the step is below "
+                                   f"{FAR_BELOW:g}·δ")
+    if p >= power:
+        return Power.positive_control(f"a true difference of the {what}: {where}",
+                                       Estimate(p, method=f"exact: noncentral t power at the {what}"),
+                                       Test(">=", power))
+    return Power.no_control(f"low power for a step this size ({p:.2f} < {power:g}): {where}; an interval that "
+                            "straddles 0 says these topics cannot resolve a step this size")
+
+
+def pair_ties(board: Board) -> list:
+    """Per adjacent pair: why it is a tie ("" when not) -- the same score on every topic, or the same
+    published number (a tie in the published ordering: its order is the tie-break, not the leaderboard's)."""
+    out = []
+    for k in range(len(board.names) - 1):
+        a, b = board.names[k], board.names[k + 1]
+        pa, pb = board.published[k], board.published[k + 1]
+        if np.all(board.values[k] == board.values[k + 1]):
+            out.append(f"a tie: {a} and {b} score the same on every one of the {board.values.shape[1]} "
+                       f"{board.unit}, so the ordering places neither above the other")
+        elif np.isfinite(pa) and np.isfinite(pb) and pa == pb:
+            out.append(f"a tie in the published ordering: {board.source} gives both {a} and {b} {pa:g}, so the "
+                       "published ordering places neither above the other (their order is a tie-break by name)")
+        else:
+            out.append("")
+    return out
 
 
 def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 2000, seed: int = 0,
                alpha: float = 0.05, power: float = 0.8):
     """One row per adjacent pair of ``board``: the query-sampling tests (module docstring).
 
-    Holm's adjustment runs over the board's adjacent pairs: the family of claims this
-    chapter makes about that leaderboard. Columns: ``pair`` (1-based), ``a``, ``b``,
-    ``mean_a``, ``mean_b``, ``diff``, ``bca`` and ``percentile`` (Estimates), ``ci_low``,
-    ``ci_high``, ``p_perm``, ``p_perm_holm``, ``p_t_holm``, ``sd``, ``min_detectable``,
-    ``n_topics``, ``permutations``.
+    The family is the board's adjacent pairs that are not ties (``m`` of them): the primary
+    interval ``bca`` is the BCa interval at the family-wise level 1 − α/m (Bonferroni), the
+    unadjusted 95% BCa interval is ``bca95``; Holm's adjustment of the randomisation and
+    t-test p-values runs over the same m pairs (NaN for a tie). Columns: ``pair`` (1-based),
+    ``a``, ``b``, ``mean_a``, ``mean_b``, ``diff``, ``tie`` (why, else ""), ``m``, ``level``,
+    ``bca``, ``bca95``, ``percentile``, ``t_interval`` (Estimates at ``level`` but ``bca95``),
+    ``ci_low``, ``ci_high`` (of ``bca``), ``p_perm``, ``p_perm_holm``, ``p_t``, ``p_t_holm``,
+    ``sd``, ``step`` (the published gap, else ``diff``), ``min_detectable`` (δ at α/m),
+    ``power_step`` (power at ``step``), ``n_topics``, ``permutations``, ``exact``.
     """
+    import warnings
+
     import pandas as pd
     from scipy.stats import ttest_rel
 
@@ -203,30 +285,40 @@ def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 20
     t = x.shape[1]
     pi = np.arange(len(board.names) - 1)
     pj = pi + 1
+    ties = pair_ties(board)
+    m = sum(not w for w in ties)
+    level = family_level(m, alpha)
     flips, exact = sign_flips(t, n_permutations, np.random.default_rng(seed))
     p = randomisation_pvalues(x, pi, pj, flips, exact)
     d = x[pi] - x[pj]
     sd = d.std(axis=1, ddof=1)
-    import warnings
-
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # tied systems: scipy warns of precision loss
         p_t = np.asarray(ttest_rel(x[pi], x[pj], axis=1).pvalue, dtype=float)
     p_t = np.where(np.isnan(p_t), 1.0, p_t)
-    est = _intervals(d, n_bootstrap, seed, board.unit, family=len(pi))
+    est = _intervals(d, n_bootstrap, seed, board.unit, level)
+    est95 = _intervals(d, n_bootstrap, seed, board.unit, 0.95)
     rows = []
     for k in range(len(pi)):
-        bca, pct, wide = est[k]
+        bca, pct, t_int = est[k]
+        gap = (board.published[k] - board.published[k + 1]) / board.scale
+        step = float(gap) if np.isfinite(gap) else float(d[k].mean())
         rows.append({"pair": k + 1, "a": board.names[k], "b": board.names[k + 1], "mean_a": float(x[k].mean()),
-                     "mean_b": float(x[k + 1].mean()), "diff": float(d[k].mean()), "bca": bca, "percentile": pct, "familywise": wide,
-                     "t_interval": _t_interval(d[k]),
+                     "mean_b": float(x[k + 1].mean()), "diff": float(d[k].mean()), "tie": ties[k], "m": m,
+                     "level": level, "bca": bca, "bca95": est95[k][0], "percentile": pct, "t_interval": t_int,
                      "ci_low": bca.low, "ci_high": bca.high, "p_perm": float(p[k]), "p_t": float(p_t[k]),
-                     "sd": float(sd[k]), "n_topics": t, "permutations": int(flips.shape[0]), "exact": bool(exact)})
+                     "sd": float(sd[k]), "step": step,
+                     "power_step": step_power(step, float(sd[k]), t, alpha / max(m, 1)),
+                     "n_topics": t, "permutations": int(flips.shape[0]), "exact": bool(exact)})
     table = pd.DataFrame(rows)
     if len(table):
-        table["p_perm_holm"] = holm(table["p_perm"].to_numpy())
-        table["p_t_holm"] = holm(table["p_t"].to_numpy())
-        table["min_detectable"] = detectable_difference(table["sd"].to_numpy(), t, alpha, power)
+        free = ~table["tie"].astype(bool).to_numpy()
+        for col in ("p_perm", "p_t"):
+            adj = np.full(len(table), np.nan)
+            if free.any():
+                adj[free] = holm(table.loc[free, col].to_numpy())
+            table[f"{col}_holm"] = adj
+        table["min_detectable"] = detectable_difference(table["sd"].to_numpy(), t, alpha / max(m, 1), power)
     return table
 
 
@@ -240,7 +332,8 @@ def _t_interval(d, level: float = 0.95):
     n, mean = len(d), float(d.mean())
     se = float(d.std(ddof=1)) / math.sqrt(n)
     half = float(student.ppf(0.5 + level / 2, n - 1)) * se
-    return Estimate(mean, mean - half, mean + half, f"{level:.0%} paired t interval ({n - 1} degrees of freedom)")
+    return Estimate(mean, mean - half, mean + half, f"{_level_text(level)} paired t interval ({n - 1} degrees of "
+                    "freedom)")
 
 
 def _stand_in_pairs(board: Board) -> list:
@@ -258,12 +351,15 @@ def _stand_in_pairs(board: Board) -> list:
     return sorted(out)
 
 
-def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0):
+def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0, level: float | None = None):
     """One row per pair and threat: the difference A − B under it, with its BCa interval.
 
     Rows for every adjacent pair (``adjacent`` True, ``pair`` its 1-based place) and, for a
     stand-in threat computable on no adjacent pair, for the pairs where it is
-    (:func:`_stand_in_pairs`; ``pair`` 0). Columns: ``pair``, ``i``, ``j``, ``adjacent``,
+    (:func:`_stand_in_pairs`; ``pair`` 0). An adjacent pair's interval is at ``level`` (default:
+    the family-wise level of :func:`pair_tests`, so that a threat row and the primary interval
+    are read alike); a non-adjacent stand-in pair's at 95% (it is no step of the ordering).
+    Columns: ``pair``, ``i``, ``j``, ``adjacent``,
     ``a``, ``b``, ``condition``, ``kind``, ``standing``, ``primary``, ``diff``, ``bca``,
     ``ci_low``, ``ci_high``, ``n_topics``, ``why`` (why it cannot be computed, else empty).
     """
@@ -271,6 +367,8 @@ def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0):
 
     adjacent = [(k, k + 1) for k in range(len(board.names) - 1)]
     others = [p for p in _stand_in_pairs(board) if p not in adjacent]
+    if level is None:
+        level = family_level(sum(not w for w in pair_ties(board)))
     rows = []
     for c, cond in enumerate(board.conditions):
         v = np.asarray(cond.values, dtype=float)
@@ -278,7 +376,9 @@ def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0):
         if not pairs:
             continue
         pi, pj = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-        est = _intervals(v[pi] - v[pj], n_bootstrap, seed + 1 + c, board.unit)
+        est = _intervals(v[pi] - v[pj], n_bootstrap, seed + 1 + c, board.unit, level)
+        est95 = _intervals(v[pi] - v[pj], n_bootstrap, seed + 1 + c, board.unit, 0.95) if level != 0.95 else est
+        est = [e if j == i + 1 else e95 for (i, j), e, e95 in zip(pairs, est, est95)]
         for (i, j), (bca, _, _) in zip(pairs, est):
             rows.append({"pair": i + 1 if j == i + 1 else 0, "i": i, "j": j, "adjacent": j == i + 1,
                          "a": board.names[i], "b": board.names[j], "condition": cond.name,
@@ -304,15 +404,18 @@ def _synthetic(board: Board) -> bool:
     return board.data.startswith(("stand-in: synthetic", "synthetic"))
 
 
-def _claim(board: Board, i: int, j: int, section: str, untestable: str | None = None):
-    """The claim "A beats B" (systems ``i`` above ``j``), before evaluation."""
+def _claim(board: Board, i: int, j: int, section: str, m: int = 1, untestable: str | None = None):
+    """The claim "A beats B" (systems ``i`` above ``j``), before evaluation; ``m``: the family's size."""
     from fireeval.stats.claims import Claim, Reading, Test
 
     a, b = board.names[i], board.names[j]
     t = board.values.shape[1]
+    level = (f"its BCa interval at the family-wise level 1 − 0.05/{m} = {_level_text(family_level(m))} "
+             f"(Bonferroni over the {m} adjacent pairs of this leaderboard that are not ties)" if m > 1
+             else "its 95% BCa interval")
     reading = Reading(
         f"'{a} beats {b}' read as: the mean paired per-{_one(board.unit)} difference in {board.measure} is "
-        f"above 0, its 95% BCa interval over the {t} {board.unit} wholly above 0; contradicted when wholly below",
+        f"above 0, {level} over the {t} {board.unit} wholly above 0; contradicted when wholly below",
         f"{board.title} ordering by {board.measure}: {a} ({_published(board, i)}) above {b} "
         f"({_published(board, j)})", "book's own question", board.source)
     return Claim(f"lb.{board.key}.{_slug(a)}.over.{_slug(b)}", paper="this book", section=section,
@@ -338,38 +441,39 @@ def _evidence(board: Board, i: int, j: int, ours):
 def pair_claims(board: Board, tests, conditions) -> list[dict]:
     """The claims of one board: "A beats B" for every adjacent pair, and the stand-in threats' claims.
 
-    Primary verdict: the 95% BCa interval of the mean paired difference over the topics
-    (query sampling), test ``> 0``. Sensitivity rows: the percentile interval; the
-    randomisation test and the t-test with Holm over the adjacent pairs, as
-    ``sign(d̄)·(1 − p)`` tested ``> 0.95`` (p < 0.05 in A's favour); every threat of standing
-    ``original`` (a rater's annotation, a leave-out), and those that cannot be computed
-    for this pair, with why. Two systems with the same score on every topic tie: their
-    claim is "not testable here" (the ordering puts neither above the other). A threat
-    simulated with a stand-in (``standing="stand-in"``) gets its own claim (its verdict
-    "not testable here") decided by its primary condition, with the other conditions of
-    that kind as its sensitivity rows, and, on real data, the book's finding on the
-    stand-in (:meth:`Claim.book_finding`).
+    Primary verdict: the BCa interval of the mean paired difference over the topics at the
+    family-wise level 1 − 0.05/m (Bonferroni over the board's m adjacent pairs that are not
+    ties), test ``> 0``. Sensitivity rows: the unadjusted 95% BCa interval (this pair alone, kind
+    "multiplicity"); the percentile and paired t intervals at the family level; every
+    threat of standing ``original`` (at the family level), and those that cannot be computed
+    for this pair, with why. A tie -- the same score on every topic, or the same published
+    number -- is "not testable here". The randomisation and t-test p-values with Holm's adjustment over
+    the m pairs are in the notes (a p-value above 0.05 is no evidence against A beating B, so it is not
+    shown as a verdict row). Power: :func:`pair_power` at the published step and the
+    family level. A threat simulated with a stand-in (``standing="stand-in"``) gets its own
+    claim (its verdict "not testable here") decided by its primary condition, with the other
+    conditions of that kind as its sensitivity rows, and, on real data, the book's finding on
+    the stand-in (:meth:`Claim.book_finding`).
     """
     from fireeval.stats.claims import Alternative
 
     records = []
-    m = len(tests)
+    n = len(tests)
     for _, row in tests.iterrows():
         k = int(row["pair"]) - 1
         d = board.values[k] - board.values[k + 1]
-        tie = bool(np.all(d == 0))
-        claim = _claim(board, k, k + 1, f"{board.title}, adjacent pair {k + 1} of {m}",
-                       untestable=(f"a tie: {board.names[k]} and {board.names[k + 1]} score the same on every one of "
-                                   f"the {len(d)} {board.unit}, so the ordering places neither above the other")
-                       if tie else None)
+        m, level = int(row["m"]), float(row["level"])
+        claim = _claim(board, k, k + 1, f"{board.title}, adjacent pair {k + 1} of {n}", m,
+                       untestable=row["tie"] or None)
         evidence = _evidence(board, k, k + 1, [row["mean_a"], row["mean_b"]])
+        holm = "" if row["tie"] else (f", Holm over the {m} adjacent pairs that are not ties p = "
+                                      f"{row['p_perm_holm']:.4g}; paired t-test Holm p = {row['p_t_holm']:.4g}")
         claim.notes = (f"paired randomisation test ({row['permutations']} sign flips{', exact' if row['exact'] else ''}"
-                       f"): p = {row['p_perm']:.4g}, Holm over the {m} adjacent pairs p = {row['p_perm_holm']:.4g}; "
-                       f"paired t-test Holm p = {row['p_t_holm']:.4g}")
-        sens = [Alternative("percentile bootstrap interval", row["percentile"], kind="interval method"),
-                Alternative(f"BCa interval at the family-wise level 1 − 0.05/{m} (Bonferroni over the {m} adjacent "
-                            "pairs)", row["familywise"], kind="multiplicity"),
-                Alternative("paired t interval", row["t_interval"], kind="interval method")]
+                       f"): p = {row['p_perm']:.4g}{holm}" + "".join(f"; {x}" for x in row.get("notes", []) or []))
+        lv = _level_text(level)
+        sens = [Alternative("95% BCa interval, unadjusted (this pair alone)", row["bca95"], kind="multiplicity"),
+                Alternative(f"{lv} percentile bootstrap interval", row["percentile"], kind="interval method"),
+                Alternative(f"{lv} paired t interval", row["t_interval"], kind="interval method")]
         mine = conditions[conditions["pair"] == k + 1]
         for _, c in mine.iterrows():
             if c["standing"] == "stand-in" and c["bca"] is not None:
@@ -378,17 +482,21 @@ def pair_claims(board: Board, tests, conditions) -> list[dict]:
                 sens.append(Alternative(c["condition"], kind=c["kind"], why=c["why"]))
             else:
                 sens.append(Alternative(c["condition"], c["bca"], kind=c["kind"]))
-        records.append(claim.evaluate(row["bca"], evidence=evidence, power=pair_power(d, row["bca"], board.unit),
-                                      sensitivity=[] if tie else sens))
+        what = "published step" if np.isfinite(board.published[[k, k + 1]]).all() else "step measured here"
+        power = pair_power(d, row["step"], board.unit, 0.05 / max(m, 1), what=what)
+        records.append(claim.evaluate(row["bca"], evidence=evidence, power=power,
+                                      sensitivity=[] if row["tie"] else sens))
     stand = conditions[(conditions["standing"] == "stand-in") & conditions["bca"].notna()]
     for (i, j, kind), group in stand.groupby(["i", "j", "kind"], sort=False):
-        section = (f"{board.title}, adjacent pair {i + 1} of {m}" if j == i + 1 else
+        section = (f"{board.title}, adjacent pair {i + 1} of {n}" if j == i + 1 else
                    f"{board.title}: the pair on which {kind} can be counted (not adjacent)")
-        records.extend(_stand_in_claims(board, int(i), int(j), group, kind, _claim(board, int(i), int(j), section)))
+        m = int(tests["m"].iloc[0]) if (j == i + 1 and len(tests)) else 1  # adjacent: in the family
+        records.extend(_stand_in_claims(board, int(i), int(j), group, kind,
+                                        _claim(board, int(i), int(j), section, m), m))
     return records
 
 
-def _stand_in_claims(board, i, j, group, kind, claim) -> list[dict]:
+def _stand_in_claims(board, i, j, group, kind, claim, m: int = 1) -> list[dict]:
     from dataclasses import replace
 
     from fireeval.stats.claims import Alternative, Evidence
@@ -405,11 +513,14 @@ def _stand_in_claims(board, i, j, group, kind, claim) -> list[dict]:
                  quantity=f"mean paired difference {a} − {b} in {board.measure} under {first['condition']}",
                  data=f"stand-in: {cond.about or first['condition']}",
                  short=f"{board.title}: {a} beats {b} with {kind} counted (stand-in labels)")
-    power = pair_power(d, first["bca"], board.unit)
+    power = pair_power(d, float(np.mean(d)), board.unit, 0.05 / max(m, 1), what="step measured here")
     evidence = Evidence.none(f"no published {board.measure} with {kind} counted exists for these runs")
     out = [st.evaluate(first["bca"], evidence=evidence, power=power, sensitivity=sens)]
     if not _synthetic(board):
-        finding = st.book_finding(short=f"{board.title}, proxy labels: {a} beats {b} with {kind} counted")
+        # The finding is the book's own about the proxy, on the real runs: its data say so (not "stand-in").
+        finding = replace(st.book_finding(short=f"{board.title}, proxy labels: {a} beats {b} with {kind} counted"),
+                          data=f"real: {board.data.split(': ', 1)[-1]}; labels: {cond.about or first['condition']} "
+                               "(a finding about the proxy's labels, not about human ones)")
         out.append(finding.evaluate(first["bca"], evidence=finding.evidence, power=power, sensitivity=sens))
     return out
 
@@ -428,8 +539,9 @@ def _verdict_word(est, test_op=">") -> str:
 
 
 def survival_table(board: Board, tests, conditions):
-    """One row per adjacent pair: the published numbers, the difference with its BCa interval, Holm's p,
-    the smallest detectable difference, and per threat whether the ordering holds under every condition
+    """One row per adjacent pair: the published numbers, the difference with its family-wise BCa interval,
+    Holm's p, the smallest detectable difference and the power at the step, and per threat whether the
+    ordering holds under every condition
     of that threat ("holds"), is reversed under some ("reversed"), or not ("unclear: k of n hold"); "—"
     where the threat cannot be computed for the pair, "tie" for two systems equal on every topic. A
     stand-in threat computable on no adjacent pair adds a row for each pair it is computed on."""
@@ -453,13 +565,20 @@ def survival_table(board: Board, tests, conditions):
         return row
 
     rows = []
+    flips = getattr(tests, "attrs", {}).get("slot_flips", {})
     for _, r in tests.iterrows():
         k = int(r["pair"]) - 1
-        tie = bool(np.all(board.values[k] == board.values[k + 1]))
+        tie = bool(r["tie"])
+        lv = _level_text(r["level"])
         row = {"pair": f"{r['a']} > {r['b']}", f"{board.measure} A": r["mean_a"], f"{board.measure} B": r["mean_b"],
                "published A / B": f"{_published(board, k)} / {_published(board, k + 1)}",
-               "A − B [95% BCa]": format_estimate(r["bca"], ".4f"), "p (Holm)": r["p_perm_holm"],
-               "smallest detectable": r["min_detectable"], "query sampling": "tie" if tie else _verdict_word(r["bca"])}
+               f"A − B [{lv} BCa]": format_estimate(r["bca"], ".4f"), "p (Holm)": r["p_perm_holm"],
+               f"smallest detectable (α/{r['m']})": r["min_detectable"], "power at the step": r["power_step"],
+               "query sampling": ("tie (published)" if "published" in r["tie"] else "tie") if tie
+               else _verdict_word(r["bca"])}
+        if flips:
+            f = flips.get(k + 1)
+            row["one rating per query at random: not clear"] = "" if f is None else f"{f[0]} of {f[1]} draws"
         mine = conditions[conditions["pair"] == k + 1]
         rows.append(row if tie else threats(row, mine))
     extra = conditions[~conditions["adjacent"].astype(bool)] if len(conditions) else conditions
@@ -475,7 +594,7 @@ def survival_table(board: Board, tests, conditions):
 
 
 def survival_chart(board: Board, tests, conditions):
-    """Each adjacent pair's difference A − B with its 95% BCa interval, under query sampling and every
+    """Each adjacent pair's difference A − B with its family-wise BCa interval, under query sampling and every
     threat (altair): an ordering survives a condition when its interval lies right of 0."""
     import altair as alt
     import pandas as pd
@@ -491,17 +610,19 @@ def survival_chart(board: Board, tests, conditions):
               "kind": r["kind"] + (" (stand-in)" if r["standing"] == "stand-in" else ""), "diff": r["diff"],
               "low": r["ci_low"], "high": r["ci_high"]} for _, r in conditions.iterrows() if r["bca"] is not None]
     data = pd.DataFrame(rows)
+    lv = _level_text(tests["level"].iloc[0]) if len(tests) else "95%"
     y = alt.Y("pair:N", title=None, sort=None, axis=alt.Axis(labelLimit=420))
     tip = ["pair", "condition", alt.Tooltip("diff:Q", format=".4f"), alt.Tooltip("low:Q", format=".4f"),
            alt.Tooltip("high:Q", format=".4f")]
-    fixed = ["query sampling", "pool bias", "label noise", "subset", "false negatives (stand-in)"]
+    fixed = ["query sampling", "pool bias", "label noise", "subset", "false negatives (stand-in)", "tie rule",
+             "IoU convention"]
     fixed += sorted(set(data["kind"]) - set(fixed))
     colours = dict(zip(fixed, plotting.PALETTE * 2))  # the same colour for a condition in every chart
     kinds = [k for k in fixed if k in set(data["kind"])]
     colour = alt.Color("kind:N", title="condition",
                        scale=alt.Scale(domain=kinds, range=[colours[k] for k in kinds]))
     rules = alt.Chart(data).mark_rule(opacity=0.6).encode(
-        y=y, x=alt.X("low:Q", title=f"A − B in {board.measure} (95% BCa interval)"), x2="high:Q",
+        y=y, x=alt.X("low:Q", title=f"A − B in {board.measure} ({lv} BCa interval)"), x2="high:Q",
         color=colour, yOffset="condition:N", tooltip=tip)
     points = alt.Chart(data).mark_point(filled=True, size=30).encode(
         y=y, x="diff:Q", color=colour, yOffset="condition:N", tooltip=tip)
@@ -510,8 +631,8 @@ def survival_chart(board: Board, tests, conditions):
     chart = alt.layer(rules, points, zero).properties(width=420, height=height)
     return plotting.titled(chart, f"{board.title}: does each step of the ordering survive?",
                            [f"Each row: an adjacent pair of the published {board.measure} ordering (A above B); each "
-                            "mark: the mean", "paired difference with its 95% BCa interval under one condition. "
-                            "Right of the dashed line: A stays above B."])
+                            "mark: the mean", f"paired difference with its {lv} BCa interval (family-wise over the "
+                            "adjacent pairs) under one", "condition. Right of the dashed line: A stays above B."])
 
 
 # ---------------------------------------------------------------- one board, end to end
@@ -525,36 +646,81 @@ class Analysis:
     records: list
 
 
-def analyse(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 2000, seed: int = 0) -> Analysis:
-    """:func:`pair_tests`, :func:`condition_tests` and :func:`pair_claims` of one board."""
+def slot_flip_rate(board: Board, tests, draws: int = 200, n_bootstrap: int = 2000, seed: int = 0) -> dict:
+    """Charades-STA: ``{pair: (not clear, draws)}`` -- for each adjacent pair that is not a tie, in how many
+    of ``draws`` random assignments (one of each query's ratings drawn at random, i.e. a random slot per
+    query) the pair's BCa interval at the claim's level fails to clear 0. The CSVs carry no worker id,
+    so a fixed slot ("rating k of every query") is no rater; only such random draws or per-query
+    aggregates are meaningful. Every draw shares the same bootstrap resamples of the queries."""
+    from fireeval.stats.claims import bca_interval
+
+    if board.slots is None or not len(tests):
+        return {}
+    slots = np.asarray(board.slots, dtype=float)
+    r, _, q = slots.shape
+    pick = np.random.default_rng(seed + 17).integers(0, r, (draws, q))
+    values = np.moveaxis(slots[pick, :, np.arange(q)], 2, 1)  # (draws, systems, queries)
+    out = {}
+    for _, row in tests.iterrows():
+        if row["tie"]:
+            continue
+        k = int(row["pair"]) - 1
+        d = values[:, k] - values[:, k + 1]
+        boot = bootstrap_means(d, n_bootstrap, seed)
+        jack = (d.sum(axis=1, keepdims=True) - d) / (q - 1)
+        lows = [bca_interval(float(d[i].mean()), boot[:, i], jack[i], float(row["level"]))[0] for i in range(draws)]
+        out[k + 1] = (int(sum(not (low > 0) for low in lows)), draws)
+    return out
+
+
+def analyse(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 2000, seed: int = 0,
+            slot_draws: int = 200) -> Analysis:
+    """:func:`pair_tests`, :func:`condition_tests` and :func:`pair_claims` of one board (Charades-STA:
+    with :func:`slot_flip_rate` over ``slot_draws`` random slot assignments, in ``tests.attrs`` and the notes)."""
     tests = pair_tests(board, n_permutations, n_bootstrap, seed)
     conditions = condition_tests(board, n_bootstrap, seed)
+    flips = slot_flip_rate(board, tests, slot_draws, n_bootstrap, seed) if slot_draws else {}
+    if flips:
+        tests.attrs["slot_flips"] = flips
+        tests["notes"] = [[f"one of the query's ratings drawn at random for every query ({n} draws; the re-annotation "
+                           f"files carry no worker id, so a slot is no rater): the {_level_text(r['level'])} interval "
+                           f"fails to clear 0 in {flips[r['pair']][0]} of {n}"] if r["pair"] in flips else []
+                          for _, r in tests.iterrows() for n in [slot_draws]]
     return Analysis(board, tests, conditions, pair_claims(board, tests, conditions))
 
 
+def _threat_word(group) -> str:
+    words = [w for w in (_verdict_word(e) for e in group["bca"]) if w != "—"]
+    return ("—" if not words else "reversed" if "reversed" in words
+            else "holds" if all(w == "holds" for w in words) else "unclear")
+
+
 def summary(analysis: Analysis) -> dict:
-    """Counts for the prose: adjacent pairs, ties, pairs whose BCa interval lies above 0 (``hold``), below
-    (``reversed``), pairs significant after Holm, and per threat kind the pairs that hold under every
-    condition, are reversed under one, or stay unclear; the median smallest detectable difference."""
+    """Counts for the prose: adjacent pairs, ties (equal scores or equal published numbers), pairs whose
+    primary (family-wise) BCa interval lies above 0 (``hold``), below (``reversed``), pairs significant
+    after Holm, the median smallest detectable difference; per threat kind, over the adjacent pairs that
+    are not ties, the pairs that hold under every condition, are reversed under one, or stay unclear
+    (``threats``); the same over the non-adjacent pairs a stand-in threat is tested on (``other``)."""
     b, t, c = analysis.board, analysis.tests, analysis.conditions
-    ties = [bool(np.all(b.values[k] == b.values[k + 1])) for k in range(len(t))]
+    ties = [bool(w) for w in t["tie"]] if len(t) else []
     word = [("tie" if tie else _verdict_word(e)) for tie, e in zip(ties, t["bca"])] if len(t) else []
     out = {"pairs": len(t), "ties": sum(ties), "hold": word.count("holds"), "reversed": word.count("reversed"),
            "unclear": word.count("unclear"), "n_topics": int(b.values.shape[1]), "n_systems": len(b.names),
            "holm_significant": int(((t["p_perm_holm"] < 0.05) & (t["diff"] > 0)).sum()) if len(t) else 0,
+           "unadjusted_hold": sum(not tie and _verdict_word(e) == "holds" for tie, e in zip(ties, t["bca95"]))
+           if len(t) else 0,
            "min_detectable_median": float(np.median(t["min_detectable"])) if len(t) else float("nan"),
-           "threats": {}}
+           "level": float(t["level"].iloc[0]) if len(t) else 0.95, "m": int(t["m"].iloc[0]) if len(t) else 0,
+           "threats": {}, "other": {}}
     tied = {(k, k + 1) for k, tie in enumerate(ties) if tie}
     for kind, group in c.groupby("kind", sort=False):
-        per = {}
-        for (i, j), g in group.groupby(["i", "j"], sort=False):
-            if (i, j) in tied:
+        for where in ("threats", "other"):
+            g = group[group["adjacent"].astype(bool) == (where == "threats")]
+            per = {key: _threat_word(x) for key, x in g.groupby(["i", "j"], sort=False) if key not in tied}
+            if not per:
                 continue
-            words = [w for w in (_verdict_word(e) for e in g["bca"]) if w != "—"]
-            per[(i, j)] = ("—" if not words else "reversed" if "reversed" in words
-                           else "holds" if all(w == "holds" for w in words) else "unclear")
-        vals = list(per.values())
-        out["threats"][kind] = {"pairs": sum(v != "—" for v in vals), "holds": vals.count("holds"),
+            vals = list(per.values())
+            out[where][kind] = {"pairs": sum(v != "—" for v in vals), "holds": vals.count("holds"),
                                 "reversed": vals.count("reversed"), "unclear": vals.count("unclear"),
                                 "not computable": vals.count("—")}
     return out
@@ -592,21 +758,23 @@ def _resolve_run(path, data_dir, what: str = "extra run file"):
 
 
 def overview(analyses: dict) -> dict:
-    """What survives across the boards, for the closing summary (counts over the adjacent, non-tied pairs).
+    """What survives across the boards, for the closing summary (counts over the adjacent pairs that are
+    not ties; the primary interval is the family-wise one).
 
-    ``pairs``; ``hold`` (BCa interval above 0); of those, ``hold_all`` (every computable threat's
-    every condition too), ``reversed_by_threat`` (some condition's interval below 0) and
-    ``unclear_by_threat`` (otherwise); ``unclear_on_subset_too``: of the pairs a rater leaves
-    unclear, those the original labels on the same re-annotated queries leave unclear as well;
-    ``reversed`` (BCa interval below 0 under query sampling).
+    ``pairs``; ``hold`` (interval above 0); of those, ``no_threat`` (no threat computable for it),
+    ``hold_all`` (at least one threat computable, and every condition of every one holds),
+    ``reversed_by_threat`` (some condition's interval below 0) and ``unclear_by_threat``
+    (otherwise); ``unclear_by_rater``: of the supported steps, those a re-annotation aggregate leaves
+    unclear, and ``unclear_on_subset_too`` those the original labels on the same re-annotated queries
+    leave unclear as well; ``reversed`` (interval below 0 under query sampling).
     """
-    out = dict(pairs=0, hold=0, reversed=0, hold_all=0, reversed_by_threat=0, unclear_by_threat=0,
+    out = dict(pairs=0, hold=0, reversed=0, hold_all=0, no_threat=0, reversed_by_threat=0, unclear_by_threat=0,
                unclear_by_rater=0, unclear_on_subset_too=0)
     for a in analyses.values():
-        b, c = a.board, a.conditions
+        c = a.conditions
         for _, r in a.tests.iterrows():
             k = int(r["pair"]) - 1
-            if np.all(b.values[k] == b.values[k + 1]):
+            if r["tie"]:
                 continue
             out["pairs"] += 1
             word = _verdict_word(r["bca"])
@@ -617,7 +785,9 @@ def overview(analyses: dict) -> dict:
             mine = c[(c["pair"] == k + 1) & c["bca"].notna()]
             words = {kind: [_verdict_word(e) for e in g["bca"]] for kind, g in mine.groupby("kind")}
             flat = [w for ws in words.values() for w in ws]
-            if "reversed" in flat:
+            if not flat:
+                out["no_threat"] += 1
+            elif "reversed" in flat:
                 out["reversed_by_threat"] += 1
             elif all(w == "holds" for w in flat):
                 out["hold_all"] += 1
@@ -646,30 +816,79 @@ BENCHMARKS = {"trec8": "TREC-8", "msrvtt": "MSR-VTT 1k-A", "charades_sta": "Char
               "qvhighlights": "QVHighlights"}
 
 
+def _shrink(analysis: Analysis) -> dict:
+    """Charades-STA: the pair whose gap shrinks most from the original labels on the re-annotated queries
+    to the re-annotations: the gap on the subset, per rating slot (lowest, highest) and per-query mean."""
+    b, t, c = analysis.board, analysis.tests, analysis.conditions
+    best = None
+    for _, r in t.iterrows():
+        k = int(r["pair"]) - 1
+        if r["tie"] or b.slots is None:
+            continue
+        sub = c[(c["pair"] == k + 1) & (c["kind"] == "subset")]["diff"]
+        mean = c[(c["pair"] == k + 1) & c["condition"].str.contains("mean score")]["diff"]
+        if not len(sub) or not len(mean):
+            continue
+        per = b.slots[:, k].mean(axis=1) - b.slots[:, k + 1].mean(axis=1)
+        drop = 1 - float(per.max()) / float(sub.iloc[0]) if float(sub.iloc[0]) > 0 else -np.inf  # relative shrink
+        if best is None or drop > best["drop"]:
+            best = {"drop": drop, "pair": f"{r['a']} over {r['b']}", "subset": float(sub.iloc[0]),
+                    "low": float(per.min()), "high": float(per.max()), "mean": float(mean.iloc[0]),
+                    "flips": t.attrs.get("slot_flips", {}).get(k + 1, (0, 0))}
+    return best or {"pair": "n/a", "subset": np.nan, "low": np.nan, "high": np.nan, "mean": np.nan, "flips": (0, 0)}
+
+
 def prose_values(analyses: dict) -> dict:
     """Every number the chapter's prose cites, by glue name (``n/a`` or NaN for a benchmark not run)."""
     out = {}
     for key in BENCHMARKS:
         a = analyses.get(key)
         s = summary(a) if a else None
-        for name in ("pairs", "ties", "hold", "reversed", "unclear", "holm_significant", "n_topics", "n_systems"):
+        for name in ("pairs", "ties", "hold", "reversed", "unclear", "holm_significant", "n_topics", "n_systems",
+                     "unadjusted_hold", "m"):
             out[f"{key}_{name}"] = s[name] if s else "n/a"
+        out[f"{key}_level"] = _level_text(s["level"]) if s else "n/a"
         out[f"{key}_min_detectable"] = s["min_detectable_median"] if s else float("nan")
-        for kind in ("pool bias", "label noise", "false negatives", "subset"):
-            t = (s or {}).get("threats", {}).get(kind, {})
-            for what in ("pairs", "holds", "reversed", "unclear"):
-                out[f"{key}_{kind.replace(' ', '_')}_{what}"] = t.get(what, "n/a")
+        for kind in ("pool bias", "label noise", "false negatives", "subset", "tie rule", "IoU convention"):
+            for where, prefix in (("threats", ""), ("other", "other_")):
+                t = (s or {}).get(where, {}).get(kind, {})
+                for what in ("pairs", "holds", "reversed", "unclear"):
+                    out[f"{key}_{prefix}{kind.replace(' ', '_')}_{what}"] = t.get(what, "n/a")
         t = a.tests if a else None
-        out[f"{key}_below_detectable"] = int((t["diff"].abs() < t["min_detectable"]).sum()) if a and len(t) else "n/a"
+        if a and len(t):
+            free = ~t["tie"].astype(bool)
+            below = free & (t["step"].abs() < t["min_detectable"])
+            far = free & (t["step"].abs() < FAR_BELOW * t["min_detectable"])
+            out[f"{key}_below_detectable"] = int(below.sum())
+            holds = np.array([_verdict_word(e) == "holds" for e in t["bca"]], dtype=bool)
+            out[f"{key}_below_detectable_hold"] = int((below.to_numpy() & holds).sum())
+            out[f"{key}_far_below"] = int(far.sum())
+            out[f"{key}_published_ties"] = int(t["tie"].str.contains("published").sum())
+        else:
+            for name in ("below_detectable", "below_detectable_hold", "far_below", "published_ties"):
+                out[f"{key}_{name}"] = "n/a"
         out[f"{key}_diff"] = float(t["diff"].iloc[0]) if a and len(t) else float("nan")
+        out[f"{key}_power_step"] = float(t["power_step"].iloc[0]) if a and len(t) else float("nan")
+    tr = analyses.get("trec8")
+    out["trec8_runs_total"] = tr.board.facts.get("runs", "n/a") if tr else "n/a"
+    out["trec8_pooled_runs"] = tr.board.facts.get("pooled", "n/a") if tr else "n/a"
+    out["trec8_pool_depth"] = tr.board.facts.get("pool_depth", "n/a") if tr else "n/a"
     shift = pool_shift(analyses["trec8"]) if "trec8" in analyses else {}
     out["trec8_pool_shift"] = shift.get("median_shift", float("nan"))
     out["trec8_half_width"] = shift.get("median_half_width", float("nan"))
+    tie_pairs = [f"{r['a']} and {r['b']}" for _, r in tr.tests.iterrows() if "published" in r["tie"]] if tr else []
+    out["trec8_tie_note"] = "; ".join(tie_pairs) or "none"
     ch = analyses.get("charades_sta")
-    ties = [f"{ch.board.names[k]} and {ch.board.names[k + 1]}" for k in range(len(ch.board.names) - 1)
-            if np.all(ch.board.values[k] == ch.board.values[k + 1])] if ch else []
+    ties = [f"{r['a']} and {r['b']}" for _, r in ch.tests.iterrows() if r["tie"]] if ch else []
     out["charades_tie_note"] = "; ".join(ties) or "none"
     out["charades_rated"] = ch.board.conditions[0].values.shape[1] if ch and ch.board.conditions else "n/a"
+    out["charades_ratings"] = int(ch.board.slots.shape[0]) if ch and ch.board.slots is not None else "n/a"
+    sh = (_shrink(ch) if ch else None) or {"pair": "n/a", "subset": np.nan, "low": np.nan, "high": np.nan,
+                                           "mean": np.nan, "flips": (0, 0)}
+    out.update({"charades_shrink_pair": sh["pair"], "charades_shrink_subset": sh["subset"],
+                "charades_shrink_low": sh["low"], "charades_shrink_high": sh["high"],
+                "charades_shrink_mean": sh["mean"], "charades_shrink_flips": sh["flips"][0],
+                "charades_slot_draws": sh["flips"][1]})
     out.update({f"all_{k}": v for k, v in overview(analyses).items()})
     return out
 
@@ -680,10 +899,12 @@ def headline_data(analyses: dict, settings: dict) -> dict:
         "data_source": {k: "synthetic" if _synthetic(a.board) else "real" for k, a in analyses.items()},
         "orderings": {k: {"systems": a.board.names, "means": a.board.means, "published": a.board.published}
                       for k, a in analyses.items()},
-        "survival": {k: [{c: r[c] for c in ("a", "b", "diff", "ci_low", "ci_high", "p_perm_holm", "p_t_holm")}
+        "survival": {k: [{c: r[c] for c in ("a", "b", "diff", "ci_low", "ci_high", "level", "p_perm_holm", "p_t_holm",
+                                            "power_step")}
                          for _, r in a.tests.iterrows()] for k, a in analyses.items()},
         "summary": {k: summary(a) for k, a in analyses.items()},
         "power": {k: {"min_detectable": a.tests["min_detectable"].tolist() if len(a.tests) else [],
+                      "power_at_step": a.tests["power_step"].tolist() if len(a.tests) else [],
                       "n_topics": int(a.board.values.shape[1])} for k, a in analyses.items()},
         "settings": dict(settings)}
 
@@ -826,7 +1047,9 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
         Condition("each run scored with its own group left out of the pool", "pool bias", lo.group_out[keep])]
     return Board("trec8", "TREC-8", "MAP", "topics", names_k, lo.original[keep], published[keep], 1.0, source,
                  5e-5, data + (f"; {len(names_k)} runs from the top of the ordering" if trec_pairs else ""),
-                 "original", conditions, notes, [n for n in names_k if n in frames_extra])
+                 "original", conditions, notes, [n for n in names_k if n in frames_extra],
+                 facts={"runs": int(len(table)), "pooled": int(table["pooled"].astype(bool).sum()),
+                        "pool_depth": int(pool_depth)})
 
 
 def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
@@ -878,10 +1101,29 @@ def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
         conditions.append(Condition(f"proxy-judged false negatives counted, threshold {t:g}", "false negatives", v,
                                     "stand-in", why=f"not computable for {', '.join(diag)}: {why_diag}" if diag
                                     else "", primary=abs(t - primary) < 1e-12, about=about))
+    everything = {**full, **diag}
+    for rule, words in (("pessimistic", "after every tied video"), ("optimistic", "before every tied video")):
+        v = np.stack([_r1_tie_rule(everything[m], rule) for m in names])
+        conditions.append(Condition(f"{rule} tie rule (the positive ranked {words})", "tie rule", v))
     detail = ("InternVideo2's matrix holds exact ties (zeros); the book ranks with a stable tie rule (lower "
               "column first), which gives it 54.6 where 54.5 is listed" if real else "")
     return Board("msrvtt", "MSR-VTT 1k-A", "R@1", "queries", names, values, pub, 100.0, source, 0.05, data,
                  "original", conditions, detail=detail)
+
+
+def _r1_tie_rule(sim, rule: str) -> np.ndarray:
+    """Per-query R@1 of a square similarity matrix (positive on the diagonal) with ties ranked
+    ``pessimistic`` (every tied video above the positive) or ``optimistic`` (none).
+
+    >>> _r1_tie_rule(np.array([[0.5, 0.5], [0.1, 0.9]]), "pessimistic").tolist()
+    [0.0, 1.0]
+    """
+    s = np.asarray(sim, dtype=float)
+    own = np.diagonal(s)[:, None]
+    above = (s > own).sum(axis=1)
+    tied = (s == own).sum(axis=1) - 1
+    rank = 1 + above + (tied if rule == "pessimistic" else 0)
+    return (rank <= 1).astype(float)
 
 
 def _charades(real, data_dir, seed, predictions, synthetic_size) -> Board:
@@ -918,14 +1160,19 @@ def _charades(real, data_dir, seed, predictions, synthetic_size) -> Board:
     order = sorted(range(len(scores.names)), key=lambda i: (-means[i], scores.names[i]))
     names = [scores.names[i] for i in order]
     sub = {n: preds[n][queries] for n in names}
-    conditions = [Condition(f"original annotation, the {len(queries)} re-annotated queries only", "subset",
-                            scores_from_moments(sub, gt[queries], measure).values)]
-    for r in range(len(raters)):
-        conditions.append(Condition(f"rater {r + 1}'s re-annotation as the ground truth ({len(queries)} queries)",
-                                    "label noise", scores_from_moments(sub, raters[r], measure).values))
+    q = len(queries)
+    slots = np.stack([scores_from_moments(sub, raters[r], measure).values for r in range(len(raters))])
+    conditions = [Condition(f"original annotation, the {q} re-annotated queries only", "subset",
+                            scores_from_moments(sub, gt[queries], measure).values),
+                  Condition(f"re-annotations, per query the mean score over its {len(raters)} ratings ({q} queries)",
+                            "label noise", slots.mean(axis=0)),
+                  Condition(f"re-annotations, per query the majority of its {len(raters)} ratings ({q} queries)",
+                            "label noise", (slots.sum(axis=0) > len(raters) / 2).astype(float)),
+                  Condition("strict IoU > 0.5 (the AxIoU reference code's comparison), original annotation",
+                            "IoU convention", scores_from_moments(preds, gt, measure, strict=True).values[order])]
     return Board("charades_sta", "Charades-STA", measure, "queries", names, scores.values[order],
                  np.full(len(names), np.nan), 1.0, source, 0.005, data, "original", conditions,
-                 own=[n for n in names if n in predictions])
+                 own=[n for n in names if n in predictions], slots=slots)
 
 
 def _qvhighlights(real, data_dir, seed, synthetic_size) -> Board:
