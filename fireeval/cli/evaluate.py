@@ -71,7 +71,7 @@ def add(sub):
         load_numpy_without_blas_threads()  # scoring uses no linear algebra
         from fireeval.core.evaluation import DEFAULT_MEASURES, Measure, parse_measures, trec_eval_order
         from fireeval.core.stream import QrelsIndex, score_run
-        from fireeval.core.trec import read_run_table
+        from fireeval.core.trec import read_ahead, read_run_table
 
         version = args.trec_eval
         precision = args.score_precision or ("double" if version == "10.0" else "float")
@@ -93,7 +93,7 @@ def add(sub):
         seen, out = {}, sys.stdout
         if args.format == "tsv":
             out.write("run\tmeasure\ttopic\tvalue\n")
-        for path, run in _prefetch(args.runs, lambda p: read_run_table(p, precision)):
+        for path, run in read_ahead(args.runs, lambda p: read_run_table(p, precision)):
             scores = score_run(run, qrels, measures, complete=args.complete, judged_only=args.judged_only,
                                max_retrieved=args.max_retrieved, version=version)
             if not (~scores.missing).any():
@@ -161,21 +161,3 @@ def _plain(kind, value):
     return None if value != value else float(value)  # (JSON has no NaN)
 
 
-def _prefetch(paths, read, ahead: int = 2):
-    """Yield (path, read(path)) in order, reading the next runs in a thread meanwhile.
-
-    Gunzip and pyarrow's parser release the GIL, so reading overlaps scoring on a
-    second core; at most ``ahead`` runs wait in memory. An error surfaces in order.
-    """
-    if len(paths) == 1:
-        yield paths[0], read(paths[0])
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = [pool.submit(read, p) for p in paths[:ahead]]
-        for i, path in enumerate(paths):
-            run = pending.pop(0).result()
-            if i + ahead < len(paths):
-                pending.append(pool.submit(read, paths[i + ahead]))
-            yield path, run

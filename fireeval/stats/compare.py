@@ -795,7 +795,7 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
     """
     from fireeval.core.evaluation import parse_measures
     from fireeval.core.stream import QrelsIndex, score_run
-    from fireeval.core.trec import read_run_table
+    from fireeval.core.trec import read_ahead, read_run_table
 
     try:
         parsed = parse_measures(measure)
@@ -814,7 +814,7 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
     index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex.read(
         qrels, relevance_level=1 if relevance_level is None else relevance_level)
     names, per_run, notes, seen = [], [], [], {}
-    for path, run in _prefetch(list(runs), lambda p: read_run_table(p, score_precision)):
+    for path, run in read_ahead(list(runs), lambda p: read_run_table(p, score_precision)):
         scores = score_run(run, index, [m], complete=complete, judged_only=judged_only,
                            relevance_level=relevance_level)
         if scores.ignored_topics:
@@ -838,23 +838,6 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
     order = [t for t in sorted(every, key=_topic_key) if t in common]
     values = np.array([[topics[t] for t in order] for topics in per_run], dtype=float)
     return PerTopicScores(names, order, values, m.name, notes)
-
-
-def _prefetch(paths, read, ahead: int = 2):
-    """Yield ``(path, read(path))`` in order, reading the next files in a thread meanwhile (gunzip and
-    pyarrow release the GIL, so reading overlaps scoring); an error surfaces in order."""
-    if len(paths) == 1:
-        yield paths[0], read(paths[0])
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = [pool.submit(read, p) for p in paths[:ahead]]
-        for i, path in enumerate(paths):
-            run = pending.pop(0).result()
-            if i + ahead < len(paths):
-                pending.append(pool.submit(read, paths[i + ahead]))
-            yield path, run
 
 
 def _topic_key(topic: str):
