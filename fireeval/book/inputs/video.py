@@ -180,7 +180,8 @@ def semantic_similarity_msrvtt(data_source: str = "auto", data_dir=None, runs=()
     qframe = msrvtt.load_queries(data_dir).iloc[:n_videos]
     video_ids = list(qframe["video_id"])
     shipped = {r: msrvtt.load_similarity(r, data_dir)[:n_videos, :n_videos] for r in runs}
-    theirs, infos = read_reader_similarity(similarity, video_ids, video_ids, taken=set(shipped) | {"random"})
+    theirs, infos = read_reader_similarity(similarity, video_ids, video_ids,
+                                           taken=set(shipped) | {"random", "text-only (TF-IDF)"})
     note = (f"real MSR-VTT 1k-A: {len(video_ids)} queries (one caption per video, JSFusion order) over "
             f"the same {len(video_ids)} videos, 20 captions per video; runs {', '.join(shipped)}{reader_note(infos)}")
     return VideoInputs("real", note, list(qframe["sentence"]), video_ids,
