@@ -113,6 +113,10 @@ def _real_files(systems, extra_files=()):
     return [*charades.GROUND_TRUTH_FILES, *extra_files, *[f"charades_sta/predictions/{s}.json" for s in systems]]
 
 
+def _why(data_source) -> str:
+    return "data_source=synthetic" if data_source == "synthetic" else "no Charades-STA file found anywhere"
+
+
 def _decide(data_source, files, data_dir, predictions, what):
     from fireeval.datasets import choose_source
 
@@ -139,9 +143,8 @@ def measures_inputs(data_source: str = "auto", data_dir=None, systems=(), predic
     if source == "synthetic":
         gt, lengths, preds = simulate_moments(n_synthetic_queries, len(systems), seed=seed)
         return MomentInputs(
-            source, f"SYNTHETIC stand-in (no Charades-STA file found; ask for it with data_source='synthetic' "
-            f"to make this explicit): {len(gt)} simulated queries and {len(preds)} simulated systems of graded "
-            "quality, system_1 best",
+            source, f"SYNTHETIC stand-in ({_why(data_source)}): {len(gt)} simulated queries and {len(preds)} "
+            "simulated systems of graded quality, system_1 best",
             f"stand-in: synthetic ({len(gt)} simulated queries, {len(preds)} simulated systems)",
             gt, lengths, preds, list(preds))
     gt_frame, shipped, theirs, infos = _real_base(systems, data_dir, predictions, normalize)
@@ -172,7 +175,7 @@ def label_noise_inputs(data_source: str = "auto", data_dir=None, systems=(), pre
         rater_queries = np.arange(min(len(gt), 1000))
         rater_moments = noise.simulate_raters(gt[rater_queries], 2.5, 1, 5, rng=seed + 1)[0] + 1.0
         return MomentInputs(
-            source, f"SYNTHETIC stand-in (no Charades-STA file found): {len(gt)} simulated queries, "
+            source, f"SYNTHETIC stand-in ({_why(data_source)}): {len(gt)} simulated queries, "
             f"{len(preds)} simulated systems of graded quality, simulated raters",
             f"stand-in: synthetic ({len(gt)} simulated queries and systems, simulated raters)",
             gt, lengths, preds, list(preds),
@@ -211,8 +214,9 @@ def model_selection_inputs(data_source: str = "auto", data_dir=None, nms_bases=(
         bases, others = ["system_1", "system_2"], ["system_3", "system_4", "system_5", "system_6"]
         tgt, tlen, _ = simulate_moments(5000, 1, seed=seed + 1)
         return MomentInputs(
-            source, f"SYNTHETIC stand-in (no Charades-STA file found): {len(gt)} simulated queries, "
-            "6 simulated systems", f"stand-in: synthetic ({len(gt)} simulated queries, variants of 6 simulated systems)",
+            source, f"SYNTHETIC stand-in ({_why(data_source)}): {len(gt)} simulated queries, "
+            "6 simulated systems",
+            f"stand-in: synthetic ({len(gt)} simulated queries, variants of 6 simulated systems)",
             gt, lengths, {k: sim[k] for k in bases + others}, bases + others,
             extra={"nms_bases": bases, "systems": others, "videos": np.arange(len(gt)) // 3,  # three queries per video
                    "prior_moments": tgt, "prior_lengths": tlen})

@@ -49,7 +49,7 @@ class VideoInputs:
 
 
 def id_lists_beside(path) -> tuple[Path, Path]:
-    """``(<stem>.queries.txt, <stem>.videos.txt)`` beside the matrix ``path``, or a one-line error naming the missing one."""
+    """``(<stem>.queries.txt, <stem>.videos.txt)`` beside the matrix ``path``; a missing one is a one-line error."""
     path = Path(path)
     stem = path.with_suffix("") if path.suffix == ".npy" else path
     out = []
