@@ -16,6 +16,16 @@ point one way only (left may be imported by right, never the reverse)::
 - ``datasets``: the data registry and one loader per dataset.
 - ``book``: notebook runner, headline/glue, chart theme; ``cli``: the command line.
 
-Start with :func:`fireeval.core.evaluate` for ranked runs.
+Start with :func:`fireeval.core.evaluate` for ranked runs, and :func:`fireeval.compare`
+(:func:`fireeval.stats.compare.compare`) to test which of several systems is really better.
 """
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # ``fireeval.compare(...)``, imported on first use (the package itself imports nothing).
+    if name == "compare":
+        from fireeval.stats.compare import compare
+
+        return compare
+    raise AttributeError(f"module 'fireeval' has no attribute {name!r}")

@@ -13,6 +13,10 @@ request that leaves the machine is blocked and fails the check. On every page:
   dash: indistinguishable series), the chart declares tooltips and hovering its marks
   shows one, a declared control (knob) is shown; its static SVG fallback (print, no
   JavaScript) has marks too;
+* every chart, and each of its legends, lies inside the text column (the article's
+  content box) at 1024 px and at 1400 px viewport width, and no label is cut by the
+  chart's own frame (``FIT_CHECK``: a chart that merely scrolls inside its box counts
+  as overflowing: a reader sees it cut);
 * no table is wider than the text column unless it sits in its own scroll box (a table
   cut off by ``overflow: hidden`` is reported as clipped);
 * no unrendered Markdown in the text: ``*word*``, ``**word**``, a literal backtick or
@@ -41,6 +45,50 @@ CHART_MARKER = 'class="fireeval-chart"'
 # Pages that must show at least one chart whatever the notebooks say.
 MUST_HAVE_CHARTS = ["book/intro.html", "notebooks/metrics.html"]
 CHART_TIMEOUT_MS = 20_000
+# Viewport widths at which every chart and its legend must fit the text column (the main
+# check runs at the first; the fit check at each). At 1280 px the column is narrower still
+# (the page's table of contents appears): see plotting.MAX_WIDTH.
+VIEWPORT = 1280
+FIT_WIDTHS = (1024, 1400)
+
+# Runs in the page at a given viewport width; returns where a chart, its legend or a label
+# leaves the text column (the article's content box), or is cut by the chart's own frame.
+FIT_CHECK = r"""(width) => {
+  const problems = [];
+  const article = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const a = article.getBoundingClientRect(), s = getComputedStyle(article);
+  const left = a.left + parseFloat(s.paddingLeft || 0), right = a.right - parseFloat(s.paddingRight || 0);
+  const column = Math.round(right - left);
+  const px = x => Math.round(x);
+  document.querySelectorAll('main .fireeval-chart').forEach((box, i) => {
+    let title = '';
+    try { const t = JSON.parse(box.querySelector('script.fireeval-chart-spec').textContent).title;
+          title = typeof t === 'string' ? t : (t && t.text) || '';
+          if (Array.isArray(title)) title = title.join(' '); } catch (e) {}
+    const label = `chart ${i + 1}${title ? ` "${String(title).slice(0, 60)}"` : ''}`;
+    const svg = box.querySelector(box.classList.contains('is-live') ? '.fireeval-chart-live svg' : '.fireeval-chart-static svg');
+    if (!svg) return;
+    const r = svg.getBoundingClientRect();
+    if (r.width === 0) return;
+    if (r.right > right + 1 || r.left < left - 1)
+      problems.push(`${label}: at ${width} px the chart is ${px(r.width)} px wide and ends ${px(r.right - right)} px ` +
+                    `right of the ${column} px text column (overflow +${px(r.right - right)} px)`);
+    svg.querySelectorAll('g.role-legend').forEach((legend, j) => {
+      const g = legend.getBoundingClientRect();
+      if (g.width > 0 && g.right > right + 1)
+        problems.push(`${label}: at ${width} px legend ${j + 1} ends ${px(g.right - right)} px outside the ` +
+                      `${column} px text column (overflow +${px(g.right - right)} px)`);
+    });
+    // Text the chart's own frame cuts (a label wider than the space Vega left for it).
+    svg.querySelectorAll('text').forEach(t => {
+      const b = t.getBoundingClientRect();
+      if (!t.textContent.trim() || (b.width === 0 && b.height === 0)) return;
+      if (b.right > r.right + 1 || b.left < r.left - 1 || b.bottom > r.bottom + 1 || b.top < r.top - 1)
+        problems.push(`${label}: label "${t.textContent.trim().slice(0, 40)}" is clipped by the chart's frame`);
+    });
+  });
+  return problems;
+}"""
 
 # Runs in the page; returns a list of problems (strings) found in the rendered DOM.
 PAGE_CHECK = r"""() => {
@@ -53,7 +101,8 @@ PAGE_CHECK = r"""() => {
   const name = (box, i) => {
     let title = '';
     try { const t = JSON.parse(box.querySelector('script.fireeval-chart-spec').textContent).title;
-          title = typeof t === 'string' ? t : (t && t.text) || ''; } catch (e) {}
+          title = typeof t === 'string' ? t : (t && t.text) || '';
+          if (Array.isArray(title)) title = title.join(' '); } catch (e) {}
     return `chart ${i + 1}${title ? ` "${String(title).slice(0, 60)}"` : ''}`;
   };
   const markItems = svg => [...svg.querySelectorAll('g.role-mark')]
@@ -268,7 +317,21 @@ def _check_downloads(page, page_path: str) -> list[str]:
     return problems
 
 
-def check_page(page, url: str, page_path: str, want_charts: int) -> tuple[list[str], int]:
+def check_fit(page, widths=FIT_WIDTHS) -> list[str]:
+    """Charts, legends and labels inside the text column at each viewport width (restored after)."""
+    problems = []
+    original = page.viewport_size
+    for width in widths:
+        page.set_viewport_size({"width": width, "height": original["height"] if original else 900})
+        page.wait_for_timeout(150)  # the theme's layout settles (no chart re-draws: their widths are fixed)
+        problems += page.evaluate(FIT_CHECK, width)
+    if original:
+        page.set_viewport_size(original)
+        page.wait_for_timeout(50)
+    return problems
+
+
+def check_page(page, url: str, page_path: str, want_charts: int, fit_widths=FIT_WIDTHS) -> tuple[list[str], int]:
     events = []
     page.on("console", lambda m, ev=events: m.type == "error" and ev.append(f"console error: {m.text}"))
     page.on("pageerror", lambda e, ev=events: ev.append(f"page error: {e}"))
@@ -292,6 +355,7 @@ def check_page(page, url: str, page_path: str, want_charts: int) -> tuple[list[s
     page.wait_for_timeout(300)  # let MathJax and late console errors surface
     found = page.evaluate(PAGE_CHECK)
     problems = list(found["problems"])
+    problems += check_fit(page, fit_widths)
     problems += _check_tooltips(page, found["charts"])
     problems += _check_downloads(page, page_path)
     broken = found["images"].count(False)
@@ -325,7 +389,8 @@ def check_scoreboard(build: Path, intro: str = "book/intro.html") -> list[str]:
     return problems
 
 
-def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] | None = None) -> list[str]:
+def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] | None = None,
+          fit_widths=FIT_WIDTHS) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     problems = []
@@ -345,9 +410,9 @@ def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] 
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
             for page_path in pages:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page = browser.new_page(viewport={"width": VIEWPORT, "height": 900})
                 want = charts.get(page_path, 0)
-                found, shown = check_page(page, base + page_path, page_path, want)
+                found, shown = check_page(page, base + page_path, page_path, want, fit_widths)
                 problems += [f"{page_path}: {p}" for p in found]
                 print(f"checked {page_path}: {shown} chart(s), expected {want}, {'OK' if not found else 'PROBLEMS'}")
                 page.close()

@@ -31,7 +31,8 @@ READER = {"type": "plugin", "name": "myst_nb_md"}
 TYPICAL_SECONDS = {"notebooks/axiou_label_noise.md": 40, "notebooks/false_negatives.md": 36,
                    "notebooks/pool_leave_out.md": 36, "notebooks/pool_depth.md": 32, "notebooks/metrics.md": 29,
                    "notebooks/semantic_similarity.md": 25, "notebooks/axiou_measures.md": 25,
-                   "notebooks/axiou_model_selection.md": 11}
+                   "notebooks/axiou_model_selection.md": 11,
+                   "notebooks/leaderboards.md": 35}
 
 
 def book_notebooks() -> list[Path]:

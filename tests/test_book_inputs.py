@@ -1,254 +1,193 @@
-"""The chapters' input layers (fireeval.book.inputs.moments and .video, issue 24): the reader's moment
-predictions and similarity matrices, validated and aligned; named data that is missing is refused, never
-replaced by the synthetic stand-in; each chapter runs once with the reader's files."""
-import csv
+"""The TREC chapters' input layer (fireeval.book.inputs.trec): the reader's own runs and qrels, validated, beside
+TREC-8's; never synthetic when the reader named data; and each TREC chapter run once with a run of the reader's."""
 import json
-from pathlib import Path
+import warnings
 
-import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fireeval.datasets as ds
-from fireeval.book.inputs import moments as mi
-from fireeval.book.inputs import video as vi
+from fireeval.book.inputs import trec as trec_inputs
+from fireeval.book.inputs.trec import ReaderInputError, read_reader_qrels, read_reader_runs
+from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
+from fireeval.core.judgements import Qrels
+from fireeval.datasets import trec8
 from tests.conftest import require_data
 
-GT = pd.DataFrame({"video": ["V1", "V1", "V2"], "description": ["person opens a door.", "person sits.", "a dog runs."],
-                   "start": [1.0, 3.0, 0.0], "end": [4.0, 9.0, 5.0], "length": [20.0, 20.0, 10.0]})
-#: (row, [(start, end, score), ...]) per ground-truth query, best score first.
-LISTS = {0: [(1.0, 4.0, 0.9), (0.0, 2.0, 0.5)], 1: [(2.0, 8.0, 0.7)], 2: [(0.0, 10.0, 0.3), (1.0, 2.0, 0.2)]}
+QRELS = Qrels.from_pairs(["1", "1", "1", "2", "2"], ["a", "b", "c", "a", "d"], [1, 0, 1, 1, 0])
 
 
-def _write(tmp_path: Path, fmt: str, lists=LISTS, gt=GT) -> Path:
-    rows = [(gt.video[i], gt.description[i], s, e, sc) for i, ms in lists.items() for s, e, sc in ms]
-    if fmt in ("csv", "tsv"):
-        path = tmp_path / f"p.{fmt}"
-        with open(path, "w", newline="") as fh:
-            w = csv.writer(fh, delimiter="," if fmt == "csv" else "\t")
-            w.writerow(["vid", "query", "start", "end", "score"])
-            w.writerows(rows)
-    elif fmt == "2dtan":
-        path = tmp_path / "p.txt"
-        path.write_text("".join(f"{v} {s} {e} {sc}##{q}\n" for v, q, s, e, sc in rows))
-    elif fmt == "momentdetr":
-        path = tmp_path / "p.jsonl"
-        path.write_text("".join(json.dumps({"qid": i, "query": gt.description[i], "vid": gt.video[i],
-                                            "pred_relevant_windows": [list(m) for m in ms]}) + "\n"
-                                for i, ms in lists.items()))
-    else:
-        path = tmp_path / "p.json"
-        path.write_text(json.dumps({"entries": [{"vid": gt.video[i], "query": gt.description[i],
-                                                 "moments": [[s, e] for s, e, _ in ms],
-                                                 "ratings": [sc for _, _, sc in ms]} for i, ms in lists.items()]}))
+def _run(path, rows, tag="mine"):
+    """A TREC run file: rows are (topic, docno, score)."""
+    path.write_text("".join(f"{q} Q0 {d} {i} {s} {tag}\n" for i, (q, d, s) in enumerate(rows)))
     return path
 
 
-@pytest.mark.parametrize("fmt", ["json", "csv", "tsv", "2dtan", "momentdetr"])
-def test_reader_predictions_in_every_format_give_the_same_top10(tmp_path, fmt):
-    preds, info = mi.read_reader_predictions({"mine": _write(tmp_path, fmt)}, GT)
-    arr = preds["mine"]
-    assert arr.shape == (3, mi.K, 2)
-    for i, ms in LISTS.items():
-        np.testing.assert_array_equal(arr[i, :len(ms)], [[s, e] for s, e, _ in ms])
-        assert np.isnan(arr[i, len(ms):]).all()
-    assert info["mine"]["missing_queries"] == 0 and info["mine"]["unknown"] == 0
+# --------------------------------------------------------------------------- validation of the reader's files
+def test_a_good_run_is_read_and_named_by_its_tag(tmp_path):
+    path = _run(tmp_path / "r.txt", [("1", "a", 3), ("1", "c", 2), ("2", "d", 1)])
+    frames, sources, pooled = read_reader_runs([str(path)], QRELS, taken=["other"], pooled=[str(path)])
+    assert list(frames) == ["mine"] and sources == {"mine": str(path)} and pooled == ["mine"]
+    assert len(frames["mine"]) == 3
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 2), st.floats(0, 9, allow_nan=False), st.floats(0, 9, allow_nan=False),
-                          st.floats(0, 1, allow_nan=False)), min_size=1, max_size=30))
-def test_csv_and_2dtan_agree_and_rank_by_score(tmp_path_factory, moments):
-    lists = {}
-    for row, a, b, score in moments:
-        lists.setdefault(row, []).append((round(min(a, b), 3), round(max(a, b), 3), round(score, 4)))
-    got = []
-    for fmt in ("csv", "2dtan"):
-        preds, info = mi.read_reader_predictions({"m": _write(tmp_path_factory.mktemp(fmt), fmt, lists)}, GT)
-        got.append(preds["m"])
-        assert info["m"]["missing_queries"] == 3 - len(lists)
-    np.testing.assert_array_equal(got[0], got[1])
-    for row, ms in lists.items():
-        order = sorted(range(len(ms)), key=lambda j: -ms[j][2])[: mi.K]  # score descending, ties in file order
-        np.testing.assert_array_equal(got[0][row, :len(order)], [[ms[j][0], ms[j][1]] for j in order])
-
-
-def test_reader_predictions_are_refused_in_one_line(tmp_path):
-    good = _write(tmp_path, "csv")
-    with pytest.raises(ValueError, match=r"'2DTAN' is already a shipped system\. Fix:"):
-        mi.read_reader_predictions({"2DTAN": good}, GT, taken={"2DTAN"})
-    other = GT.assign(video=["X1", "X2", "X3"])
-    with pytest.raises(ValueError, match=r"predictions\['m'\]: .*p\.csv.*no entry matches.*Fix:"):
-        mi.read_reader_predictions({"m": good}, other)
-    with pytest.raises(FileNotFoundError, match=r"predictions\['m'\]: .*nope\.csv: no such file.*Fix:"):
-        mi.read_reader_predictions({"m": tmp_path / "nope.csv"}, GT)
-    bad = tmp_path / "p.xyz"
-    bad.write_text("hello\n")
-    with pytest.raises(ValueError, match=r"predictions\['m'\]: .*accepted formats") as err:
-        mi.read_reader_predictions({"m": bad}, GT)
+@pytest.mark.parametrize("rows, tag, taken, pooled, message", [
+    ([("8", "a", 1), ("9", "a", 1)], "mine", [], [], r"r\.txt: none of its 2 topics is in the qrels .*Fix: "),
+    ([("1", "a", 1)], "T8", ["T8"], [], r"r\.txt: run tag 'T8' is already a shipped TREC-8 run\. Fix: "),
+    ([("1", "a", 1)], "mine", [], ["nosuch"], r"extra_runs_pooled: 'nosuch' is none of extra_runs .*Fix: "),
+])
+def test_bad_runs_are_refused_in_one_line_naming_file_and_fix(tmp_path, rows, tag, taken, pooled, message):
+    path = _run(tmp_path / "r.txt", rows, tag)
+    with pytest.raises(ReaderInputError, match=message) as err:
+        read_reader_runs([str(path)], QRELS, taken=taken, pooled=pooled)
     assert "\n" not in str(err.value)
 
 
-# --------------------------------------------------------------------------- similarity matrices
-def _matrix(tmp_path: Path, sim, qids, vids, stem="mine") -> Path:
-    path = tmp_path / f"{stem}.npy"
-    np.save(path, sim)
-    (tmp_path / f"{stem}.queries.txt").write_text("".join(f"{q}\n" for q in qids))
-    (tmp_path / f"{stem}.videos.txt").write_text("".join(f"{v}\n" for v in vids))
+def test_two_tags_in_one_file_and_one_tag_in_two_files_are_refused(tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text("1 Q0 a 0 2 x\n1 Q0 c 1 1 y\n")
+    with pytest.raises(ReaderInputError, match=r"two\.txt: holds 2 run tags \(x, y\)\. Fix: one run per file"):
+        read_reader_runs([str(path)], QRELS)
+    a, b = _run(tmp_path / "a.txt", [("1", "a", 1)]), _run(tmp_path / "b.txt", [("1", "c", 1)])
+    with pytest.raises(ReaderInputError, match=r"b\.txt: run tag 'mine' is already the run in .*a\.txt"):
+        read_reader_runs([str(a), str(b)], QRELS)
+
+
+def test_malformed_run_and_missing_file_name_the_file(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 a 0 1.0 mine\n1 Q0 b 1\n")
+    with pytest.raises(ReaderInputError, match=r"extra_runs: .*bad\.txt(, line |:)2: expected 6 columns.*Fix: "):
+        read_reader_runs([str(bad)], QRELS)
+    with pytest.raises(ReaderInputError, match=r"extra_runs: .*nothere\.txt"):
+        read_reader_runs([str(tmp_path / "nothere.txt")], QRELS)
+
+
+def test_a_run_missing_judged_topics_is_warned_not_refused(tmp_path):
+    path = _run(tmp_path / "r.txt", [("1", "a", 1)])
+    with pytest.warns(UserWarning, match=r"retrieves nothing for 1 of the 2 judged topics; it scores 0"):
+        read_reader_runs([str(path)], QRELS)
+
+
+def test_qrels_without_any_relevant_document_are_refused(tmp_path):
+    path = tmp_path / "q.txt"
+    path.write_text("1 0 a 0\n1 0 b 0\n")
+    with pytest.raises(ReaderInputError, match=r"qrels: .*q\.txt: no judgement is relevant.*Fix: "):
+        read_reader_qrels(path)
+    assert len(read_reader_qrels(_qrels_file(tmp_path / "ok.txt")).frame) == 5
+
+
+def _qrels_file(path):
+    path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in QRELS.frame.itertuples(index=False)))
     return path
 
 
-@settings(max_examples=25, deadline=None)
-@given(n=st.integers(1, 12), data=st.data())
-def test_reader_similarity_is_put_in_the_chapter_order(tmp_path_factory, n, data):
-    ids = [f"video{i}" for i in range(n)]
-    truth = np.arange(n * n, dtype=float).reshape(n, n)
-    pq = data.draw(st.permutations(range(n)))
-    pv = data.draw(st.permutations(range(n)))
-    tmp = tmp_path_factory.mktemp("sim")
-    path = _matrix(tmp, truth[np.ix_(pq, pv)], [ids[i] for i in pq], [ids[j] for j in pv])
-    runs, info = vi.read_reader_similarity({"mine": path}, ids, ids)
-    np.testing.assert_array_equal(runs["mine"], truth)
-    assert info["mine"]["shape"] == [n, n]
+@settings(max_examples=30)
+@given(topics=st.lists(st.sampled_from(["1", "2", "3", "7"]), min_size=1, max_size=6))
+def test_a_run_is_kept_on_its_judged_topics_and_refused_without_any(tmp_path_factory, topics):
+    path = _run(tmp_path_factory.mktemp("r") / "r.txt", [(t, f"d{i}", -i) for i, t in enumerate(topics)])
+    judged = [t for t in topics if t in ("1", "2")]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        if judged:
+            frames, _, _ = read_reader_runs([str(path)], QRELS)
+            assert sorted(frames["mine"]["query"]) == sorted(judged)
+            assert any("ignored, as trec_eval does" in str(w.message) for w in seen) == (len(judged) < len(topics))
+        else:
+            with pytest.raises(ReaderInputError, match="none of its .* in the qrels"):
+                read_reader_runs([str(path)], QRELS)
 
 
-def test_reader_similarity_is_refused_in_one_line(tmp_path):
-    ids = ["a", "b", "c"]
-    path = _matrix(tmp_path, np.zeros((3, 2)), ids, ids[:2])
-    with pytest.raises(ValueError, match=r"similarity\['m'\]: .*videos.txt: 1 of the 3 video ids .*'c'.*Fix:"):
-        vi.read_reader_similarity({"m": path}, ids, ids)
-    (tmp_path / "mine.queries.txt").unlink()
-    with pytest.raises(FileNotFoundError, match=r"similarity\['m'\]: .*mine\.queries\.txt: not found beside .*Fix:"):
-        vi.read_reader_similarity({"m": path}, ids, ids)
-    bad = _matrix(tmp_path, np.zeros((2, 3)), ids, ids[:2], stem="t")  # rows are videos: transposed
-    with pytest.raises(ValueError, match=r"looks transposed"):
-        vi.read_reader_similarity({"m": bad}, ids, ids)
-    with pytest.raises(ValueError, match=r"not a \.npy file\. Fix:"):
-        vi.read_reader_similarity({"m": tmp_path / "mine.videos.txt"}, ids, ids)
-    with pytest.raises(ValueError, match=r"'clip4clip' is already a shipped run\. Fix:"):
-        vi.read_reader_similarity({"clip4clip": path}, ids, ids, taken={"clip4clip"})
-
-
-def test_unknown_model_names_are_refused_not_a_keyerror():
-    with pytest.raises(ValueError, match=r"models: 'mymodel' is not a shipped MSR-VTT run .*Fix: .*similarity"):
-        vi.false_negatives_inputs("auto", None, ["mymodel"], [], "auto", None)
-
-
-# --------------------------------------------------------------------------- named data missing: never synthetic
+# --------------------------------------------------------------------------- no silent fallback
 @pytest.fixture
 def no_data(tmp_path, monkeypatch):
     monkeypatch.setattr(ds, "SHARED_DATA", tmp_path / "no-shared-data")
     monkeypatch.delenv("FIREEVAL_DATA", raising=False)
-    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path / "cache"))
-    return tmp_path
 
 
-SYSTEMS = ["2DTAN", "SCDM"]
+@pytest.mark.parametrize("build", [
+    lambda **kw: trec_inputs.metrics_inputs("auto", None, 3, 0, **kw),
+    lambda **kw: trec_inputs.pooled_inputs("pool_depth", "auto", None, 3, 100, 0, **kw),
+    lambda **kw: trec_inputs.pooled_inputs("pool_leave_out", "auto", None, 3, 100, 0, **kw),
+], ids=["metrics", "pool_depth", "pool_leave_out"])
+def test_named_data_missing_is_refused_never_synthetic(tmp_path, no_data, build):
+    run = _run(tmp_path / "r.txt", [("401", "a", 1)])
+    assert build().synthetic  # nothing named, nothing found: the stand-in, and it says so
+    assert "SYNTHETIC stand-in (no TREC-8 data found)" in build().note
+    for named in ({"extra_runs": [str(run)]}, {"qrels": str(run)}):
+        with pytest.raises(ds.DataUnavailable, match=r"you named data \((extra_runs|qrels)\) but the TREC-8 runs "
+                                                     r"are not there .*Fix:"):
+            build(**named)
 
 
-@pytest.mark.parametrize("chapter", ["measures", "label_noise", "model_selection"])
-def test_moment_chapters_refuse_named_data_that_is_missing(no_data, chapter):
-    preds = {"mine": str(_write(no_data, "csv"))}
-    call = {"measures": lambda **kw: mi.measures_inputs(systems=SYSTEMS, n_synthetic_queries=30, **kw),
-            "label_noise": lambda **kw: mi.label_noise_inputs(systems=SYSTEMS, n_synthetic_queries=30, **kw),
-            "model_selection": lambda **kw: mi.model_selection_inputs(nms_bases=["2DTAN_noNMS"], systems=SYSTEMS,
-                                                                      n_synthetic_queries=30, **kw)}[chapter]
-    with pytest.raises(ds.DataUnavailable, match=r"you named data \(predictions\)"):
-        call(data_source="auto", predictions=preds)
-    with pytest.raises(ds.DataUnavailable, match=r"you named data \(data_dir="):
-        call(data_source="auto", data_dir=str(no_data / "empty"))
-    with pytest.raises(ValueError, match=r"ignores the data you named \(predictions\)"):
-        call(data_source="synthetic", predictions=preds)
-    stand_in = call(data_source="auto")  # nothing found, nothing named: the stand-in, and it says so
-    assert stand_in.source == "synthetic" and stand_in.source_note.startswith("SYNTHETIC")
-    assert stand_in.data_label.startswith("stand-in: synthetic") and not stand_in.reader
+def test_synthetic_on_request_refuses_the_readers_runs(tmp_path):
+    run = _run(tmp_path / "r.txt", [("401", "a", 1)])
+    with pytest.raises(ValueError, match=r"data_source='synthetic' ignores the data you named \(extra_runs\)"):
+        trec_inputs.metrics_inputs("synthetic", None, 3, 0, extra_runs=[str(run)])
+    assert trec_inputs.metrics_inputs("synthetic").note.startswith("SYNTHETIC stand-in (asked for)")
 
 
-def test_video_chapters_refuse_named_data_that_is_missing(no_data):
-    path = _matrix(no_data, np.zeros((2, 2)), ["a", "b"], ["a", "b"])
-    with pytest.raises(ds.DataUnavailable, match=r"you named data \(similarity\)"):
-        vi.false_negatives_inputs("auto", None, ["clip4clip"], [], "auto", {"m": str(path)}, n_videos_synthetic=20)
-    with pytest.raises(ds.DataUnavailable, match=r"you named data \(similarity\)"):
-        vi.semantic_similarity_msrvtt("auto", None, ["clip4clip"], {"m": str(path)}, n_videos=20)
-    with pytest.raises(ValueError, match=r"dataset leaves MSR-VTT out"):
-        vi.semantic_similarity_msrvtt("auto", None, ["clip4clip"], {"m": str(path)}, want=False)
-    stand_in = vi.false_negatives_inputs("auto", None, ["clip4clip"], [], "auto", None, n_videos_synthetic=20)
-    assert stand_in.source == "synthetic" and stand_in.source_note.startswith("SYNTHETIC")
-    assert vi.semantic_similarity_msrvtt("auto", None, ["clip4clip"], None, n_videos=20) is None
+# --------------------------------------------------------------------------- on TREC-8, beside the shipped runs
+def _perturbed_trec8_run(tmp_path, name="AntHoc1", tag="myrun", topics=None):
+    require_data(trec8.QRELS, trec8.RUNS_TABLE, f"trec8_adhoc/runs/input.{name}.gz")
+    from fireeval.core.trec import read_run
+
+    frame = read_run(ds.data_path(f"trec8_adhoc/runs/input.{name}.gz"))
+    if topics is not None:
+        frame = frame[frame["query"].isin(topics)]
+    path = tmp_path / f"{tag}.run"
+    path.write_text("".join(f"{q} Q0 {d} {r - 1} {s + 0.25} {tag}\n"
+                            for q, d, s, r in frame[["query", "docno", "score", "rank"]].itertuples(index=False)))
+    return path
 
 
-def test_a_file_failing_its_checksum_is_refused_under_auto(no_data, monkeypatch):
-    root = no_data / "root"
-    (root / "charades_sta").mkdir(parents=True)
-    (root / "charades_sta" / "charades_sta_test.txt").write_text("V1 0.0 1.0##not the upstream file.\n")
-    monkeypatch.setenv("FIREEVAL_DATA", str(root))
-    with pytest.raises(ds.DataError, match=r"charades_sta_test\.txt: sha256 .*-p data_source synthetic"):
-        mi.measures_inputs("auto", None, SYSTEMS, n_synthetic_queries=30)
+def test_metrics_inputs_put_the_readers_run_beside_trec8(tmp_path):
+    path = _perturbed_trec8_run(tmp_path)
+    data = trec_inputs.metrics_inputs("auto", None, 2, 0, extra_runs=[str(path)])
+    assert data.real and data.runs.names[-1] == "myrun" and data.reader_runs == ("myrun",)
+    assert list(data.official_map.index) == data.shipped and not data.complete
+    assert "the reader's own runs: myrun (myrun.run, unpooled)" in data.note
+    assert data.label() == "real: TREC-8 Ad Hoc, 2 runs + 1 of yours (myrun)"
 
 
-# --------------------------------------------------------------------------- each chapter with the reader's files
-def _charades_predictions(tmp_path) -> dict:
-    """A 'whole video' baseline as CSV and a two-halves list as 2D-TAN text, on the real test queries."""
-    from fireeval.datasets import charades
-
-    gt = charades.load_ground_truth("test")
-    whole, halves = tmp_path / "whole.csv", tmp_path / "halves.txt"
-    with open(whole, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["vid", "query", "start", "end", "score"])
-        w.writerows((r.video, r.description, 0, r.length, 1) for r in gt.itertuples())
-    halves.write_text("".join(f"{r.video} 0 {r.length / 2:.2f}##{r.description}\n"
-                              f"{r.video} {r.length / 2:.2f} {r.length:.2f}##{r.description}\n"
-                              for r in gt.itertuples()))
-    return {"WholeVideo": str(whole), "Halves": str(halves)}
-
-
-def _msrvtt_matrix(tmp_path) -> dict:
-    """A noisy 1k-A matrix, rows and columns shuffled, with its id lists beside it."""
-    from fireeval.datasets import msrvtt
-
-    ids = list(msrvtt.load_queries()["video_id"])
-    rng = np.random.default_rng(0)
-    sim = 2 * np.eye(len(ids)) + rng.normal(size=(len(ids), len(ids)))
-    pq, pv = rng.permutation(len(ids)), rng.permutation(len(ids))
-    return {"noisy": str(_matrix(tmp_path, sim[np.ix_(pq, pv)].astype("float32"), [ids[i] for i in pq],
-                                 [ids[j] for j in pv], stem="noisy"))}
+def test_pooled_inputs_with_the_readers_qrels_and_a_pooled_run(tmp_path):
+    path = _perturbed_trec8_run(tmp_path)
+    require_data(trec8.GLOO)
+    full = ds.data_path(trec8.QRELS)
+    qrels_path = tmp_path / "mine.qrels"
+    frame = Qrels.read(full).frame
+    kept = frame[frame["query"].isin(["401", "402"])]
+    qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in kept.itertuples(index=False)))
+    with pytest.warns(UserWarning, match="48 of its 50 topics have no judgements in the qrels and are ignored"):
+        data = trec_inputs.pooled_inputs("pool_leave_out", "auto", None, 3, 100, 0, extra_runs=[str(path)],
+                                         qrels=str(qrels_path))
+    assert list(data.runs.topics) == ["401", "402"]
+    bad = tmp_path / "other.qrels"
+    bad.write_text("999 0 x 1\n")
+    with pytest.raises(ReaderInputError, match=r"other\.qrels: judges none of the runs' topics .*Fix: "):
+        trec_inputs.pooled_inputs("pool_depth", "auto", None, 3, 100, 0, qrels=str(bad))
+    mine = _perturbed_trec8_run(tmp_path, topics=["401", "402"], tag="two")
+    data = trec_inputs.pooled_inputs("pool_leave_out", "auto", None, 3, 100, 0, extra_runs=[str(mine)],
+                                     extra_runs_pooled=["two"], qrels=str(qrels_path))
+    assert list(data.runs.topics) == ["401", "402"] and data.gloo is None and not data.complete
+    row = data.table.set_index("run").loc["two"]
+    assert row["pooled"] and row["yours"] and row["group"] == "two"
+    assert "the reader's own qrels: mine.qrels (2 topics" in data.note and "(two.run, pooled)" in data.note
 
 
-CHAPTERS = {"axiou_measures": ("predictions", ["WholeVideo", "Halves"]),
-            "axiou_label_noise": ("predictions", ["WholeVideo", "Halves"]),
-            "axiou_model_selection": ("predictions", ["WholeVideo", "Halves"]),
-            "false_negatives": ("similarity", ["noisy"]),
-            "semantic_similarity": ("similarity", ["noisy"])}
-
-
+# --------------------------------------------------------------------------- each chapter run with a run of yours
 @pytest.mark.notebook
-@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
-def test_chapter_runs_with_the_readers_files(chapter, tmp_path):
-    from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
-
-    parameter, names = CHAPTERS[chapter]
-    if parameter == "predictions":
-        require_data("charades_sta/charades_sta_test.txt", "charades_sta/Charades_v1_test.csv")
-        files = _charades_predictions(tmp_path)
-    else:
-        require_data("msrvtt/MSRVTT_JSFUSION_test.csv")
-        files = _msrvtt_matrix(tmp_path)
-    path = NOTEBOOK_DIR / f"{chapter}.md"
-    params = dict(load(path).metadata["fireeval"]["test_parameters"])
-    if chapter == "axiou_label_noise":
-        params["datasets"] = ["charades_sta"]
-    result = execute(path, {**params, parameter: files}, tmp_path / "out", timeout=900)
-    reader = result["reader_predictions" if parameter == "predictions" else "reader_similarity"]
-    assert sorted(reader) == sorted(names)
-    assert all(c["data"] for c in result["claims"])
-    if parameter == "predictions":
-        assert any("2 of the reader's" in c["data"] for c in result["claims"])
-    if chapter == "axiou_measures":
-        assert set(names) <= set(result["scores"])
-    if chapter == "false_negatives":
-        assert "noisy" in result["table1"] and "noisy" in result["table4"]
-    if chapter == "semantic_similarity":
-        assert "noisy" in result["ndcg"]
+@pytest.mark.parametrize("chapter", ["metrics", "pool_depth", "pool_leave_out"])
+def test_chapter_runs_with_the_readers_run(chapter, tmp_path):
+    path = _perturbed_trec8_run(tmp_path)
+    require_data(*trec8.FILES, trec8.OFFICIAL, trec8.GLOO)
+    params = dict(load(NOTEBOOK_DIR / f"{chapter}.md").metadata["fireeval"]["test_parameters"])
+    result = execute(NOTEBOOK_DIR / f"{chapter}.md", {**params, "extra_runs": [str(path)]}, tmp_path / "out",
+                     timeout=900)
+    assert result["data_source"] == "real" and result["reader_inputs"]["extra_runs"] == ["myrun"]
+    assert result["n_runs"] == (params.get("n_runs_real") or params.get("max_runs")) + 1
+    assert all("1 of yours (myrun)" in c["data"] for c in result["claims"]), [c["data"] for c in result["claims"]]
+    text = json.dumps(json.loads((tmp_path / "out" / f"{chapter}.ipynb").read_text())["cells"])
+    assert "the reader's own runs: myrun (myrun.run, unpooled)" in text
+    if chapter == "pool_leave_out":
+        assert result["audit"]["run"] == "myrun"  # the reader's unpooled run is the one audited

@@ -3,8 +3,9 @@
 One page is good (live charts with tooltips, a wide table in its own scroll box); one
 page carries every defect the book has had: a blank chart, a truncated legend, two
 legend entries with the same glyph, a chart without tooltips, a clipped table, a table
-wider than the text column, a literal ``*gain*``, an unresolved glue role, and a
-request that leaves the machine. Needs Debian's chromium (scripts/setup.sh installs it).
+wider than the text column, a literal ``*gain*``, an unresolved glue role, a request
+that leaves the machine, a legend outside the text column, a chart wider than it and a
+label cut by the chart's frame. Needs Debian's chromium (scripts/setup.sh installs it).
 """
 import importlib.util
 import shutil
@@ -40,8 +41,8 @@ PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
 <body><main><article class="bd-article"><h1>{title}</h1>{body}</article></main></body></html>"""
 
 
-def _chart(chart) -> str:
-    return plotting.chart_bundle(chart.to_dict())["text/html"]
+def _chart(chart, fit: bool = True) -> str:
+    return plotting.chart_bundle(chart.to_dict(), fit=fit)["text/html"]
 
 
 def _wide_table() -> str:
@@ -81,6 +82,17 @@ def site(tmp_path_factory):
         "wide.html": _wide_table(),
         "literal.html": "<p>The *gain* is linear; see {glue:text} here.</p>",
         "network.html": '<img src="http://example.invalid/logo.png" alt="">',
+        # Fit: a legend on the right past the 700 px column; a chart wider than the column; a
+        # label cut by the chart's own frame (no autosize: the y labels fall outside the SVG).
+        "legend_outside.html": _chart(line.encode(color=alt.Color("measure:N", legend=alt.Legend(orient="right"))),
+                                      fit=False),
+        "wide_chart.html": _chart(line.properties(width=900), fit=False),
+        # The same two charts as the book draws them (plotting.fit_to_column): they fit.
+        "fitted.html": _chart(line.encode(color=alt.Color("measure:N", legend=alt.Legend(orient="right"))))
+                       + _chart(line.properties(width=900)),
+        "clipped_label.html": _chart(alt.Chart(data).mark_bar().encode(
+            y=alt.Y("measure:N", title=None, axis=alt.Axis(labelLimit=0)), x="tau:Q", tooltip=["tau"]).properties(
+            width=300, autosize={"type": "none"}, padding=0)),
     }
     for name, body in pages.items():
         (root / name).write_text(PAGE.format(css="_static/charts.css", js="_static/charts.js", title=name, body=body))
@@ -101,6 +113,11 @@ def test_a_good_page_passes(found):
     assert "good.html" not in found, found.get("good.html")
 
 
+def test_charts_fitted_by_the_theme_pass(found):
+    """The book's renderer moves a legend below the plot or narrows the plot until the chart fits."""
+    assert "fitted.html" not in found, found.get("fitted.html")
+
+
 @pytest.mark.parametrize("page, expected", [
     ("blank.html", "blank chart"),
     ("truncated.html", "truncated text"),
@@ -111,6 +128,10 @@ def test_a_good_page_passes(found):
     ("literal.html", 'literal Markdown emphasis in the text: "*gain*"'),
     ("literal.html", "unresolved glue role"),
     ("network.html", "request leaves the machine"),
+    ("legend_outside.html", "at 1400 px legend 1 ends"),
+    ("legend_outside.html", "at 1024 px legend 1 ends"),
+    ("wide_chart.html", "at 1024 px the chart is"),
+    ("clipped_label.html", 'label "MAP" is clipped by the chart\'s frame'),
 ])
 def test_each_defect_is_caught(found, page, expected):
     assert any(expected in p for p in found.get(page, [])), found.get(page)

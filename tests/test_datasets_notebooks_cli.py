@@ -105,7 +105,7 @@ def test_cli_evaluate_bad_file_is_one_line_error(tmp_path, capsys):
     (tmp_path / "r").write_text("1 Q0 a 1 x t\n")
     assert cli.main(["evaluate", str(tmp_path / "q"), str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
-    assert f"{tmp_path / 'r'}, line 1: score 'x' is not a finite number" in err
+    assert f"{tmp_path / 'r'}:1: score 'x' is not a finite number" in err
 
 
 def test_headline_json_conversion():

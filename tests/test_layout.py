@@ -108,7 +108,7 @@ def test_every_folder_is_a_known_layer_with_a_docstring():
     assert folders <= set(ALLOWED), f"add the new folder(s) {sorted(folders - set(ALLOWED))} to ALLOWED"
     for init in inits:
         doc = ast.get_docstring(ast.parse(init.read_text()))
-        where = init.parent.relative_to(PACKAGE).as_posix()
+        where = init.parent.relative_to(PACKAGE)
         assert doc and len(doc) > 40, f"fireeval/{where}/__init__.py must say what the folder holds"
 
 

@@ -64,8 +64,10 @@ def test_measure_names(name, canonical):
 
 
 def test_unknown_measure_lists_known_ones():
-    with pytest.raises(ValueError, match="unknown measure 'P@0'.*map, P_10"):
+    with pytest.raises(ValueError, match="-m P@0: cut-off 0 is outside"):
         parse_measure("P@0")
+    with pytest.raises(ValueError, match="-m frobnicate: unknown measure. Fix: use e.g. map, P_10"):
+        parse_measure("frobnicate")
 
 
 grades = arrays(np.int64, st.integers(1, 20), elements=st.integers(0, 3))

@@ -93,3 +93,116 @@ def test_proxy_claims_are_stand_ins_and_their_findings_are_the_books():
     # the recall-corrected convention is a sensitivity row, not a reading of equal standing
     assert all("recall-corrected" not in name for name in by_id["fn_gain25"]["conventions"])
     assert any("recall-corrected" in r["name"] for r in by_id["fn_gain25"]["sensitivity"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.05, 0.5), st.floats(0.05, 0.5), st.floats(0.5, 20), st.integers(0, 1000))
+def test_boost_ratio_is_symmetric_scale_free_and_at_most_one(pa, pb, scale, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.random(300) < pa).astype(float), (rng.random(300) < pb).astype(float)
+    if a.sum() == 0 or b.sum() == 0:
+        return
+    e = verdicts.boost_ratio_estimate(a, b, 200, seed)
+    assert 0 <= e.value <= 1
+    assert abs(e.value - verdicts.boost_ratio_estimate(b, a, 200, seed).value) < 1e-12
+    assert abs(e.value - verdicts.boost_ratio_estimate(scale * a, scale * b, 200, seed).value) < 1e-12
+    assert e.low <= e.value <= e.high
+
+
+def test_shuffled_control_passes_the_paper_ratio_on_a_realistic_boost():
+    boost = (np.random.default_rng(0).random(1000) < 0.13).astype(float)  # a 13-point C@1 boost, 1,000 queries
+    e = verdicts.shuffled_boost_ratio(boost, 2000)
+    assert e.value == 1.0 and e.low < 0.95  # a real interval, not a point at the bound
+    assert e.low >= 0.625  # the control passes the paper's TeachText/SSB ratio
+    # and a boost three times smaller than the other fails it
+    small = (np.random.default_rng(1).random(1000) < 0.04).astype(float)
+    assert verdicts.boost_ratio_estimate(boost, small, 1000).high < 0.625
+
+
+def test_length_effect_control_has_a_negative_correlation_and_none_without_effect():
+    words = np.random.default_rng(0).integers(4, 25, 1000)
+    assert verdicts.length_effect_control(words, 500).high < 0
+    assert verdicts.length_effect_control(words, 500, strength=0.0).value != verdicts.length_effect_control(
+        words, 500).value
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(12, 40), st.integers(0, 1000))
+def test_widest_gap_run_hits_the_upper_bound_and_misses_the_lower(n, seed):
+    from fireeval.t2v import semantic_evaluation as se
+
+    rng = np.random.default_rng(seed)
+    eq = rng.random((n, n)) < 0.05
+    np.fill_diagonal(eq, True)
+    ranks = se.gmr_bound_ranks(verdicts.widest_gap_scores(eq, seed), eq)
+    assert (ranks["upper"] == 0).all() and (ranks["reported"] == 0).all()
+    has = eq.sum(1) > 1
+    assert (ranks["lower"][has] >= n - eq.sum(1)[has] + 1).all()  # the worst equivalent sits at the bottom
+    assert (ranks["lower"][~has] == 0).all()
+
+
+def test_fire_claims_readings_controls_and_no_duplicate_rows():
+    ev = _toy_fire()
+    n = ev.n
+    words = np.random.default_rng(1).integers(3, 15, n)
+    per_query = fire.per_query_array(ev.lists, ev.corrected, ["C@1", "C@5", "C@10", "AP@20"], ks=ev.ks, ap_depth=20)
+    sp = fire.bootstrap_spearman(words, ev.corrected.sum(1), n_resamples=50)
+    text, code = np.random.default_rng(2).random(n), np.random.default_rng(3).random(n)
+    records = verdicts.false_negative_claims(
+        ev, calibrated={"without originals": 0.8, "with originals": 0.85}, other_positives={}, length_spearman={"bow": sp},
+        length_spearman_adj={}, length_neutral={"bow": sp}, length_confounded=False, per_query=per_query,
+        per_query_original=per_query, n_mid=50, words=words,
+        train_similarity={"char 5-grams (paper's text)": text, "char_wb 1–5-grams (FIRE's code)": code},
+        train_corr={k: -0.3 for k in verdicts.FIRE_TABLE7}, table2=None, use_real=True, have_fire=False,
+        labels_source="proxy:bow-max@0.8", proxy="bow", aggregate="max", proxies_compared=["bow"], train_note="x",
+        names={"bow": "BoW"}, sweep_thresholds=[0.7, 0.9], overlap=0.3, pooled_share=0.118)
+    by_id = {r["id"]: r for r in records}
+    mech = by_id["fn_boost_mechanism"]
+    assert mech["test"] == ">= 0.625" and mech["reading"]["source"] == "paper's usage"
+    assert any(r["kind"] == "reading" and r["test"] == "<= 0.009" for r in mech["sensitivity"])
+    assert "identical" not in (mech["power"]["control"] or "")
+    assert by_id["fn_short_more"]["power"]["passes"] is True
+    sign = by_id["fn_train_overlap"]
+    assert sign["reading"]["source"] == "paper's definition"
+    assert any("assumed" in r["name"] and "char_wb" in r["name"] for r in sign["sensitivity"])
+    names = [r["name"] for r in by_id["fn_train_overlap_size.here"]["sensitivity"]]
+    assert not any(name.startswith("margin") for name in names) and len(names) == len(set(names))
+    assert "calibration" in by_id["fn_gain25"]["notes"] and "calibration" in by_id["fn_gain25.proxy"]["notes"]
+    assert "paper's own cell" in by_id["fn_budget"]["evidence"]["detail"]
+    agree = by_id["fn_agreement"]["reading"]
+    assert agree["thresholds"] == [0.667, 0.8] and "0.8" in agree["rule"]
+
+
+def _toy_semantic(n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    rel = {p: np.clip(rng.random((n, n)) * s + np.eye(n), 0, 1) for p, s in
+           (("bow", 0.9), ("pos", 0.85), ("syn", 0.95), ("meteor", 0.99))}
+    rel["meteor"] = 0.5 + 0.5 * rel["meteor"]
+    runs = {"random": rng.random((n, n)), "m1": rng.random((n, n)) + 2 * np.eye(n), "m2": rng.random((n, n)) + np.eye(n)}
+    eq = rel["syn"] > 0.8
+    return verdicts.semantic_claims(runs, rel, eq, np.arange(n), equivalence_threshold=0.8, data="real: toy",
+                                    names={"bow": "BoW", "pos": "PoS", "syn": "SYN", "meteor": "METEOR"}, seed=0,
+                                    n_resamples=200, caption_equivalent=eq, fig4_thresholds=[0.5, 0.8],
+                                    standing="original", random_ndcg={"bow": 30.0, "pos": 28.0, "syn": 12.0,
+                                                                      "meteor": 80.0})[0]
+
+
+def test_wray_claims_whose_setting_differs_are_stand_ins_with_the_books_findings():
+    by_id = {r["id"]: r for r in _toy_semantic()}
+    for cid in ("wray_more_than_one", "wray_syn_ge_pos", "wray_gmr_gap", "wray_meteor_random"):
+        assert by_id[cid]["standing"] == "stand-in" and by_id[cid]["verdict"] == "not testable here", cid
+        assert by_id[cid + ".here"]["paper"] == "this book", cid
+    assert "TextBlob" in by_id["wray_syn_ge_pos"]["notes"]
+    assert "README" in by_id["wray_syn_ge_pos"]["evidence"]["source"] and by_id["wray_syn_ge_pos"]["evidence"]["cells"] == 2
+    assert "direction and base differ" in by_id["wray_gmr_gap"]["quantity"].lower()
+    assert by_id["wray_gmr_gap"]["power"]["control"] and by_id["wray_gmr_gap"]["power"]["passes"] is not None
+    assert "base and direction differ" in by_id["wray_more_than_one"]["quantity"].lower()
+
+
+def test_wray_meteor_high_is_read_against_the_trained_runs():
+    met = {r["id"]: r for r in _toy_semantic()}["wray_meteor_random"]
+    assert met["test"] == f">= {round(66.2 / 73.3, 3):g}" and met["reading"]["source"] == "paper's usage"
+    names = [r["name"] for r in met["sensitivity"]]
+    assert any("above the same random run under BoW" in n for n in names)
+    assert any("0.957" in n for n in names)
+    assert "Negative control" in met["notes"]

@@ -62,7 +62,7 @@ def test_bad_run_names_file_line_and_fix(tmp_path, text, line, words):
     with pytest.raises(TrecFormatError) as err:
         read_run(path)
     assert err.value.line == line and err.value.path == str(path)
-    assert words in str(err.value) and f"{path}, line {line}" in str(err.value) and "Fix:" in str(err.value)
+    assert words in str(err.value) and f"{path}:{line}: " in str(err.value) and "Fix:" in str(err.value)
 
 
 def test_empty_file(tmp_path):
@@ -109,7 +109,7 @@ def test_empty_run_frame_is_a_clear_error():
 def test_runset_read_reports_duplicate_with_file_and_line(tmp_path):
     good = _write(tmp_path, "1 Q0 a 1 1.0 t\n", "good.txt")
     bad = _write(tmp_path, "1 Q0 a 1 1.0 u\n1 Q0 b 2 0.5 u\n1 Q0 a 3 0.2 u\n", "bad.txt")
-    with pytest.raises(TrecFormatError, match=r"bad.txt, line 3: document 'a' appears twice"):
+    with pytest.raises(TrecFormatError, match=r"bad.txt:3: document 'a' appears twice"):
         RunSet.read([good, bad])
     runs = RunSet.read([good], depth=1)
     assert runs.names == ["t"] and runs.docs.shape == (1, 1, 1)

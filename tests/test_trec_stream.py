@@ -1,5 +1,6 @@
 """The fast path of ``fireeval evaluate``: pyarrow reader, trec_eval order, QrelsIndex/score_run,
 multi-run CLI, trec_eval's options, and bad input (issue 14 items 1-2: whitespace, empty fields)."""
+import json
 import sys
 
 import numpy as np
@@ -87,16 +88,29 @@ def test_score_run_equals_evaluate_and_pytrec_eval(tmp_path, seed, lookup, monke
         np.testing.assert_allclose(ours.values[m], [theirs[t][m] for t in ours.topics], atol=1e-12)
 
 
-def test_cli_many_runs_prefix_lines_with_run_name(tmp_path, capsys):
+def test_cli_many_runs_trec_layout_stays_awk_parseable_and_tsv_names_each_run(tmp_path, capsys):
     q = _write(tmp_path, "q", "1 0 a 1\n1 0 b 0\n2 0 c 1\n")
     r1 = _write(tmp_path, "r1", "1 Q0 b 1 2.0 alpha\n1 Q0 a 2 1.0 alpha\n2 Q0 c 1 1.0 alpha\n")
     r2 = _write(tmp_path, "r2", "1 Q0 a 1 2.0 beta\n2 Q0 x 1 1.0 beta\n")
     r3 = _write(tmp_path, "r3", "1 Q0 a 1 2.0 beta\n")
-    assert cli.main(["evaluate", str(q), str(r1), str(r2), str(r3), "-m", "map", "-m", "num_ret"]) == 0
+    argv = ["evaluate", str(q), str(r1), str(r2), str(r3), "-m", "map", "-m", "num_ret"]
+    assert cli.main(argv) == 0
+    # trec_eval's own lines, run after run, each summary opened by its runid line
     lines = [l.split("\t") for l in capsys.readouterr().out.splitlines()]
-    got = {(r, m.strip()): v for r, m, t, v in lines}
+    assert [(m.strip(), t, v) for m, t, v in lines] == [  # (in trec_eval's order: num_ret before map)
+        ("runid", "all", "alpha"), ("num_ret", "all", "3"), ("map", "all", "0.7500"),
+        ("runid", "all", "beta"), ("num_ret", "all", "2"), ("map", "all", "0.5000"),
+        ("runid", "all", "beta"), ("num_ret", "all", "1"), ("map", "all", "1.0000")]
+    assert cli.main(argv + ["--format", "tsv"]) == 0
+    rows = [l.split("\t") for l in capsys.readouterr().out.splitlines()]
+    assert rows[0] == ["run", "measure", "topic", "value"]
+    got = {(r, m): v for r, m, t, v in rows[1:]}
     assert got == {("alpha", "map"): "0.7500", ("alpha", "num_ret"): "3", ("beta", "map"): "0.5000",
                    ("beta", "num_ret"): "2", (str(r3), "map"): "1.0000", (str(r3), "num_ret"): "1"}
+    assert cli.main(argv + ["--format", "json", "-q"]) == 0
+    docs = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert [d["run"] for d in docs] == ["alpha", "beta", str(r3)]
+    assert docs[0]["summary"] == {"map": 0.75, "num_ret": 3} and docs[0]["per_topic"]["1"]["map"] == 0.5
 
 
 def test_cli_options_follow_trec_eval(tmp_path, capsys):
@@ -130,27 +144,27 @@ RUN10 = "".join(f"t1 Q0 other{i} {i} {10 - i} r\n" for i in range(10))
 
 
 @pytest.mark.parametrize("qrels_text, expected", [
-    ("t1 0 relevant_doc 1\nt1 0  1\n", "line 2: expected 4 columns, found 3"),  # the issue's reproduction
-    ("t1\t0\trelevant_doc\t1\nt1\t0\t\t1\n", "line 2: expected 4 columns, found 3"),  # empty tab field
-    ("t1 0 relevant_doc 1\n 0 doc2 1\n", "line 2: expected 4 columns, found 3"),  # empty query field
-    ("t1 0 a 1\nt1 0 b\n", "line 2: expected 4 columns, found 3"),
-    ("t1 0 a 1 extra\n", "line 1: expected 4 columns, found 5"),
+    ("t1 0 relevant_doc 1\nt1 0  1\n", ":2: expected 4 columns, found 3"),  # the issue's reproduction
+    ("t1\t0\trelevant_doc\t1\nt1\t0\t\t1\n", ":2: expected 4 columns, found 3"),  # empty tab field
+    ("t1 0 relevant_doc 1\n 0 doc2 1\n", ":2: expected 4 columns, found 3"),  # empty query field
+    ("t1 0 a 1\nt1 0 b\n", ":2: expected 4 columns, found 3"),
+    ("t1 0 a 1 extra\n", ":1: expected 4 columns, found 5"),
 ])
 def test_qrels_with_empty_or_missing_fields_is_an_error_naming_the_line(tmp_path, capsys, qrels_text, expected):
     q = _write(tmp_path, "q", qrels_text)
     r = _write(tmp_path, "r", RUN10)
     assert cli.main(["evaluate", str(q), str(r), "-m", "map", "-m", "P_10", "-m", "ndcg_cut_10"]) == 2
     err = capsys.readouterr().err
-    assert f"{q}, {expected}" in err and "Fix:" in err
+    assert f"{q}{expected}" in err and "Fix:" in err
     with pytest.raises(TrecFormatError, match=expected):
         QrelsIndex.read(q)
 
 
 @pytest.mark.parametrize("run_text, expected", [
-    ("1 Q0 a 1 2 t\n Q0 b 2 1 t\n", "line 2: expected 6 columns, found 5"),  # empty query field
-    ("1\tQ0\ta\t1\t2\tt\n1\tQ0\t\t2\t1\tt\n", "line 2: expected 6 columns, found 5"),
-    ("1 Q0 a 1 2 t\n1 Q0 b 2\n", "line 2: expected 6 columns, found 4"),
-    ("1 Q0 a 1 2 t\n1 Q0 b 2  t\n", "line 2: expected 6 columns, found 5"),
+    ("1 Q0 a 1 2 t\n Q0 b 2 1 t\n", ":2: expected 6 columns, found 5"),  # empty query field
+    ("1\tQ0\ta\t1\t2\tt\n1\tQ0\t\t2\t1\tt\n", ":2: expected 6 columns, found 5"),
+    ("1 Q0 a 1 2 t\n1 Q0 b 2\n", ":2: expected 6 columns, found 4"),
+    ("1 Q0 a 1 2 t\n1 Q0 b 2  t\n", ":2: expected 6 columns, found 5"),
 ])
 def test_run_with_empty_or_missing_fields_is_an_error_naming_the_line(tmp_path, run_text, expected):
     with pytest.raises(TrecFormatError, match=expected):
@@ -173,14 +187,14 @@ def test_tab_separated_fields_with_spaces_are_split_like_trec_eval(tmp_path):
     r = _write(tmp_path, "r", "1\tQ0\td1 \t1\t2\tt\n1\tQ0\t d3\t2\t1.5\tt\n1 \tQ0\td2\t3\t1\tt\n")
     scores = score_run(read_run_table(r), QrelsIndex.read(q), ["map"])
     assert scores.values["map"][0] == pytest.approx((1 + 2 / 3) / 2)
-    with pytest.raises(TrecFormatError, match="line 1: expected 6 columns, found 7"):
+    with pytest.raises(TrecFormatError, match=":1: expected 6 columns, found 7"):
         read_run_table(_write(tmp_path, "bad", "1\tQ0\td 1\t1\t2\tt\n"))
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("1 Q0 a 1 x t\n", "line 1: score 'x' is not a finite number"),
-    ("1 Q0 a 1 inf t\n", "line 1: score 'inf' is not a finite number"),
-    ("1 Q0 a 1 1 t\n1 Q0 a 2 0 t\n", "line 2: document 'a' appears twice for topic '1'"),
+    ("1 Q0 a 1 x t\n", ":1: score 'x' is not a finite number"),
+    ("1 Q0 a 1 inf t\n", ":1: score 'inf' is not a finite number"),
+    ("1 Q0 a 1 1 t\n1 Q0 a 2 0 t\n", ":2: document 'a' appears twice for topic '1'"),
     ("", "the file is empty"),
 ])
 def test_bad_runs_keep_their_clear_errors(tmp_path, text, expected):
@@ -197,7 +211,7 @@ def test_unreadable_inputs_are_clear_errors(tmp_path):
         read_run_table(_write(tmp_path, "r.gz", b"\x1f\x8b\x08\x00garbage"))
     with pytest.raises(TrecFormatError, match="relevance '1.5' is not an integer"):
         QrelsIndex.read(_write(tmp_path, "q", "1 0 a 1\n1 0 b 1.5\n"))
-    with pytest.raises(TrecFormatError, match="line 2: document 'a' appears twice"):
+    with pytest.raises(TrecFormatError, match=":2: document 'a' appears twice"):
         QrelsIndex.read(_write(tmp_path, "q2", "1 0 a 1\n1 0 a 0\n"))
     assert QrelsIndex.read(_write(tmp_path, "q3", "1 0 a 1.0\n")).grades.tolist() == [1.0]
 

@@ -10,7 +10,8 @@
   pages that show a chart. Without JavaScript, and in print, the static SVG shows.
 * Downloads: each chapter page (``notebooks/*``) offers its executed notebook and its
   headline numbers as JSON (``downloads/<chapter>.ipynb``, ``.headline.json``), in the
-  page's download menu and in a line at the end of the page.
+  page's download menu and in a line at the end of the page. The notebook begins with a
+  cell that says how to install what it needs (``fireeval.book.notebooks.with_install_cell``).
 * sphinx-thebe's scripts are dropped: live code cells would load thebe from a CDN,
   and Jupyter Book 1.0 includes its loader twice (a page error in every browser).
 """
@@ -124,7 +125,7 @@ def _add_downloads(app, pagename, templatename, context, doctree):
         return
     import nbformat
 
-    from fireeval.book.notebooks import extract_headline
+    from fireeval.book.notebooks import extract_headline, with_install_cell
 
     notebook = _executed_notebook(app, pagename)
     if notebook is None:
@@ -132,7 +133,8 @@ def _add_downloads(app, pagename, templatename, context, doctree):
     stem = Path(pagename).name
     target = Path(app.outdir) / DOWNLOADS
     target.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, target / f"{stem}.ipynb")
+    # The download opens with a cell that says how to install what it needs (not in the .md source).
+    nbformat.write(with_install_cell(notebook, stem), target / f"{stem}.ipynb")
     links = [(f"{stem}.ipynb", "executed notebook (.ipynb)", "fas fa-book")]
     headline = extract_headline(notebook)
     if headline is not None:

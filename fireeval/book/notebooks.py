@@ -31,9 +31,17 @@ from pathlib import Path
 from fireeval.book.report import HEADLINE_MIME
 
 __all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
-           "check_value", "coerce_parameters", "execute", "extract_headline", "ParameterError", "ChapterFailed"]
+           "check_value", "coerce_parameters", "execute", "extract_headline", "install_note", "with_install_cell",
+           "ParameterError", "ChapterFailed"]
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+
+def _notebook_dir() -> Path:
+    """The chapters: shipped inside the package (an installed wheel), else the checkout's ``notebooks/``."""
+    shipped = Path(__file__).resolve().parent / "chapters"  # written by setup.py's build step
+    return shipped if shipped.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
+
+
+NOTEBOOK_DIR = _notebook_dir()
 
 
 class ParameterError(ValueError):
@@ -430,3 +438,69 @@ def _short(err: BaseException) -> str:
     if ename:
         return f"{ename}: {' '.join(str(evalue).split())[:300]}"
     return f"{type(err).__name__}: {' '.join(str(err).split())[:300]}"
+
+
+#: Tag of the markdown cell :func:`with_install_cell` puts first in a downloaded notebook.
+INSTALL_TAG = "fireeval-install"
+
+
+def install_note(nb, chapter: str) -> str:
+    """Markdown that tells the reader of a downloaded notebook how to install what ``chapter`` needs.
+
+    Names the wheel of this version, the command that re-runs the chapter, the data folder
+    the chapter reads (from its ``data_dir`` parameter's comment) and, for a chapter that
+    uses WordNet, the Debian packages.
+
+    >>> import nbformat
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+    ...     'data_dir = None  # folder holding trec8_adhoc/ (default: FIREEVAL_DATA). Allowed: str or None',
+    ...     metadata={"tags": ["parameters"]})])
+    >>> text = install_note(nb, "pool_depth")
+    >>> "pip install fireeval-" in text and "fireeval run pool_depth --quick" in text and "trec8_adhoc/" in text
+    True
+    """
+    import re
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        __version__ = version("fireeval")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        __version__ = "0.1.0"
+    cell = _parameters_cell(nb)
+    found = re.search(r"^data_dir\s*=.*#\s*folder holding (.+?)\s*\(", cell.source if cell else "", re.M)
+    data = f"the folder holding {found.group(1)}" if found else "the data folder"
+    source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    wordnet = ("\n\nThis chapter's semantic proxies read WordNet 3.0 offline: on Debian or Ubuntu, "
+               "`sudo apt-get install wordnet-base wordnet-sense-index`." if "wordnet" in source.lower() else "")
+    return f"""**Running this notebook outside the book.** It needs Python 3.11 or 3.12 and the `fireeval` \
+package {__version__} with its pinned dependencies (numpy, pandas, altair, papermill, ...). In an empty folder:
+
+```bash
+python3 -m venv .venv && . .venv/bin/activate
+pip install fireeval-{__version__}-py3-none-any.whl   # built from the repository with: python -m build
+pip install jupyterlab                                # only to open the notebook itself
+```
+
+Without the wheel, `pip install .` from a checkout of the repository does the same. Then either open \
+this notebook with that environment's kernel, or re-run the chapter with your own parameters, which \
+checks them first and writes the executed notebook and its headline numbers:
+
+```bash
+fireeval run {chapter} --quick --output results/              # small settings: seconds, no data needed
+fireeval run {chapter} --data-dir DIR -p NAME VALUE --output results/
+```
+
+Data: give {data} as `--data-dir` (or set `data_dir` in the parameters cell, or the `FIREEVAL_DATA` \
+environment variable). Without it the chapter runs on a seeded synthetic stand-in and says so.{wordnet}"""
+
+
+def with_install_cell(nb, chapter: str):
+    """A copy of ``nb`` whose first cell is :func:`install_note` (tagged ``fireeval-install``), once."""
+    import copy
+
+    import nbformat
+
+    out = copy.deepcopy(nb)
+    out.cells = [c for c in out.cells if INSTALL_TAG not in c.get("metadata", {}).get("tags", [])]
+    out.cells.insert(0, nbformat.v4.new_markdown_cell(install_note(nb, chapter), metadata={"tags": [INSTALL_TAG]}))
+    return out

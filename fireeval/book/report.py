@@ -178,7 +178,8 @@ class ClaimsTable:
 
         body = "".join(
             f"<tr id=\"claim-{escape(r['id'])}\"><td>{escape(r['claim'])}{_fields_html(r)}</td>"
-            + f"<td>{escape(r.get(PAPERS_NUMBER) or '')}</td><td>{escape(r['found here'])}</td>"
+            + f"<td>{escape(r.get(PAPERS_NUMBER) or '')}</td><td>{escape(r['found here'])}"
+            + (f"<br><small>{escape(r['interval'])}</small>" if r.get("interval") else "") + "</td>"
             f"<td><strong style=\"color:{LABEL_COLOURS[r['label']]}\">{escape(r['label'])}</strong>"
             + (f"<br><small>{escape(r['basis'])}</small>" if r.get("basis") else "") + "</td>"
             f"<td>{escape(r['data'])}<br><small>{escape(str(r.get('standing')))}</small></td></tr>"

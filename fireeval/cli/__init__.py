@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import signal
 import sys
 
-__all__ = ["main", "error_message"]
+__all__ = ["main", "error_message", "ERROR_FORM"]
 
 _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a directory",
         errno.EACCES: "make the file readable (chmod +r) or choose another place",
@@ -29,7 +30,26 @@ _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a direct
 
 #: Subcommand -> its module in this folder, in the order ``fireeval --help`` lists them.
 COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "moments", "audit": "audit",
-            "evaluate-similarity": "similarity", "diff": "diff"}
+            "evaluate-similarity": "similarity", "compare": "compare", "diff": "diff"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's one-line errors: ``PROG: what is wrong. Fix: what to do``
+    (argparse's own usage block plus message is two lines and says no fix)."""
+
+    command = None  # set on the top-level parser: its errors (unrecognized arguments) name the subcommand
+
+    def error(self, message):
+        text = " ".join(message.split())
+        prog = f"{self.prog} {self.command}" if self.command else self.prog
+        # say first what is wrong where: the arguments, then the problem
+        for prefix, problem in (("unrecognized arguments: ", "not an argument of this command"),
+                                ("the following arguments are required: ", "required, but not given")):
+            if text.startswith(prefix):
+                text = f"{text[len(prefix):]}: {problem}"
+        if "Fix:" not in text:
+            text = f"{text.rstrip('.')}. Fix: see `{prog} --help` for the arguments it takes"
+        self.exit(2, f"{prog}: {text}\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -37,7 +57,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     (and only its module imported): what a run of one command needs, at a fraction of the start-up."""
     import importlib
 
-    parser = argparse.ArgumentParser(prog="fireeval", description="Score retrieval runs and moment predictions; "
+    parser = _Parser(prog="fireeval", description="Score retrieval runs and moment predictions; "
                                      "re-run the book's chapters with your own parameters.")
     names = [command] if command in COMMANDS else list(COMMANDS)
     # With one command built, the metavar still names all, so a usage line reads as with the full parser.
@@ -57,36 +77,86 @@ def _paths(args) -> list[str]:
     return out
 
 
+#: The promised form of every error line after ``fireeval COMMAND: `` (README "Errors"):
+#: ``WHERE: what is wrong. Fix: what to do``, WHERE a file (``FILE`` or ``FILE:LINE``), an option
+#: (``-m P_0``, ``--output ""``, ``argument -M/--max-retrieved``) or ``<stdout>``.
+ERROR_FORM = re.compile(r"(?P<where>[^\s:][^:]*?(?::\d+)?): (?P<what>.+?)\.? Fix: (?P<fix>\S.*)")
+
+
+def _located(text: str, args) -> bool:
+    """Whether ``text`` starts by saying where the problem is (a file given, an option, <stdout>)."""
+    head = text.split(": ", 1)[0]
+    if ": " not in text:
+        return False
+    if head.startswith(("-", "<", "argument ")):
+        return True
+    candidates = _paths(args) + [str(v) for v in vars(args).values() if isinstance(v, str)] if args else []
+    if any(head == c or head.startswith(f"{c}:") for c in candidates if c):
+        return True
+    return " " not in head and ("/" in head or "." in head) and "Fix" not in head  # a file the command read
+
+
+def _in_form(text: str, args, fix: str) -> str:
+    """``text`` completed to the promised form: a location first (the files given when the message
+    names none) and a fix last (``fix`` when it has none)."""
+    text = text.strip()
+    if "Fix:" not in text:
+        text = f"{text.rstrip('. ')}. Fix: {fix}"
+    if not _located(text, args):
+        files = ", ".join(_paths(args)) if args is not None else ""
+        text = f"{files or '<arguments>'}: {text}"
+    return text
+
+
 def error_message(err: BaseException, args=None) -> tuple[str, int]:
-    """``(one-line message, exit status)`` for an exception raised by a subcommand."""
+    """``(one-line message, exit status)`` for an exception raised by a subcommand.
+
+    Every message comes out in the form ``WHERE: what is wrong. Fix: what to do``
+    (:data:`ERROR_FORM`): messages raised without a location get the command's files,
+    without a fix a general one.
+
+    Parameters
+    ----------
+    err : BaseException
+        What the subcommand raised.
+    args : argparse.Namespace, optional
+        The parsed command line (its files are named when the message names none).
+
+    Examples
+    --------
+    >>> print(*error_message(ValueError("bad value")))
+    <arguments>: bad value. Fix: check the inputs against the command's --help 2
+    """
     import pickle
     import zlib
 
     name = type(err).__name__
     text = " ".join(str(err).split()) or name
     files = ", ".join(_paths(args)) if args is not None else ""
+    command = getattr(args, "command", None) or "COMMAND"
+    general = f"check the inputs against `fireeval {command} --help`" if args is not None else \
+        "check the inputs against the command's --help"
     if isinstance(err, OSError) and err.filename is not None and err.errno is not None:
         fix = _FIX.get(err.errno, "check the file")
         return f"{err.filename}: {err.strerror or text}. Fix: {fix}.", 2
     if isinstance(err, (EOFError, zlib.error)) or (isinstance(err, OSError) and "gzip" in text.lower()):
-        return (f"a compressed file is truncated or corrupt ({name}: {text}); files given: {files}. "
+        return (f"{files or '<arguments>'}: a compressed file is truncated or corrupt ({name}: {text}). "
                 "Fix: re-download it, or check it with `gzip -t FILE`."), 2
     if isinstance(err, pickle.UnpicklingError):  # UnsafePickleError included
-        return (text if files and any(f in text for f in _paths(args)) else
-                f"{text} (files given: {files}). Fix: give a plain-data pickle or the JSON form."), 2
+        return _in_form(text, args, "give a plain-data pickle or the JSON form"), 2
     if isinstance(err, MemoryError):
-        return f"out of memory ({text}); files given: {files}. Fix: check that the files are what you meant.", 2
+        return f"{files or '<arguments>'}: out of memory ({text}). Fix: check that the files are what you meant.", 2
     if isinstance(err, RecursionError):
-        return f"input nested too deeply to read; files given: {files}. Fix: check the file's format.", 2
+        return f"{files or '<arguments>'}: input nested too deeply to read. Fix: check the file's format.", 2
     if isinstance(err, (ValueError, OSError, LookupError, RuntimeError)):
         # ValueError: bad file content or parameters (TrecFormatError, ParameterError, ...);
         # OSError: missing/unreadable files, DataUnavailable; LookupError: unknown names
         # (KeyError, NoSuchKernel); RuntimeError: DataError, a failed chapter, missing WordNet.
         if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str) and " " not in err.args[0]:
-            text = f"missing key {err.args[0]!r} (files given: {files}). Fix: check the file's format"
-        return text, 2
-    return (f"internal error {name}: {text}. This is a bug in fireeval: please report the command; "
-            "run with FIREEVAL_DEBUG=1 for the traceback."), 1
+            text = f"missing key {err.args[0]!r}. Fix: check the file's format"
+        return _in_form(text, args, general), 2
+    return (f"{files or '<arguments>'}: internal error {name}: {text}. Fix: this is a bug in fireeval, please "
+            "report the command (FIREEVAL_DEBUG=1 shows the traceback)."), 1
 
 
 def _terminate(signum, frame):
@@ -136,11 +206,25 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word picks the subcommand (the top level has no options but --help); anything
     # else (--help, no command, an unknown one) gets the full parser and its messages.
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    import warnings
+
+    # numpy's "divide by zero"/"invalid value" warnings name a line of fireeval, not of the user's input:
+    # the values they concern are handled (0 where trec_eval gives 0); the command line says nothing
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(fireeval|numpy)(\.|$)")
+    parser = build_parser(argv[0] if argv else None)
+    parser.command = argv[0] if argv and argv[0] in COMMANDS else None
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage error, already printed on one line (2)
+        return done.code if isinstance(done.code, int) else 2
     try:
         previous = signal.signal(signal.SIGTERM, _terminate)
     except ValueError:  # main() called from another thread: only the main thread may set handlers
         previous = None
+    if sys.stdout is None and sys.stderr is not None and args.command != "run":  # `>&-`: nowhere to print
+        print(f"fireeval {args.command}: <stdout>: standard output is closed, so nothing could be printed. "
+              "Fix: redirect it to a file or to /dev/null (> FILE) instead of closing it", file=sys.stderr)
+        return 2
     try:
         args.func(args)
         sys.stdout.flush()

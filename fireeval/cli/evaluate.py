@@ -1,22 +1,44 @@
 """``fireeval evaluate``: score TREC runs against qrels, trec_eval style, many runs in one process."""
 from __future__ import annotations
 
+import re
 import sys
 
 __all__ = ["add"]
 
-_INTEGER = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
-_SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}
+_INTEGER = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}  # trec_eval prints %ld
+_SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref", "runid"}
+_PER_TOPIC_ONLY = {"relstring"}
+_FORMATS = ("trec", "tsv", "json")
+_ASCII_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def _option_int(flag, low):
+    """An argparse type: an ASCII whole number >= low (int() would also take "0_2", "٣" or "５")."""
+    def parse(text):
+        import argparse
+
+        if not _ASCII_INT.fullmatch(text.strip()) or int(text) < low:
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not a whole number >= {low}. Fix: write e.g. "
+                                             f"{flag} {max(low, 1)}")
+        return int(text)
+    return parse
 
 
 def add(sub):
     p = sub.add_parser(
         "evaluate", help="score TREC runs against qrels, trec_eval style",
         description="Print trec_eval's lines 'measure<TAB>topic<TAB>value' ('all' = summary over topics) for "
-                    "each RUN. With several runs each line starts with the run's name (its tag; the path when "
-                    "two runs share a tag) and a tab. Measures: trec_eval names (map, P_10, P.5,10, ndcg_cut_10, "
-                    "bpref, infAP, all_trec, official ...), ir_measures names (AP, P@10, nDCG@10, RR, Judged@10) "
-                    "or correct@K (= success_K, printed as asked). Fields may be separated by spaces and/or tabs.")
+                    "each RUN, equal to trec_eval 9.0.7 or 10.0 (--trec-eval) to the last printed digit. "
+                    "Measures: trec_eval names (map, P_10, P.5,10, ndcg_cut_10, set_F.0.5, bpref, infAP, "
+                    "relstring, runid, all_trec, official ...), ir_measures names (AP, P@10, nDCG@10, RR, "
+                    "Judged@10) or correct@K (= success_K); every measure prints under the name you asked "
+                    "for. Several runs (--format trec, the default): each run's lines follow the previous "
+                    "run's, exactly as trec_eval prints them, and each run's summary starts with its "
+                    "'runid all TAG' line, so awk '$1==\"map\" && $2==\"all\"' finds one line per run; "
+                    "--format tsv prints a header and 'run<TAB>measure<TAB>topic<TAB>value' lines (the run "
+                    "is its tag, or its path when two runs share a tag); --format json one JSON object per "
+                    "run and line. Fields may be separated by spaces and/or tabs.")
     p.add_argument("qrels")
     p.add_argument("runs", nargs="+", metavar="run")
     p.add_argument("-m", "--measure", action="append", metavar="MEASURE",
@@ -24,65 +46,119 @@ def add(sub):
                         "recip_rank correct@1 correct@5 correct@10)")
     p.add_argument("-q", "--per-query", action="store_true", help="also print one line per topic (trec_eval -q)")
     p.add_argument("-c", "--complete", action="store_true",
-                   help="average over all qrels topics, missing ones scoring 0 (trec_eval -c)")
-    p.add_argument("-l", "--level", type=int, default=1, metavar="LEVEL",
+                   help="average over all qrels topics, missing ones scoring 0 (trec_eval -c); with -q, 10.0 "
+                        "also prints lines for them, 9.0.7 does not")
+    p.add_argument("-l", "--level", type=_option_int("-l", 0), default=1, metavar="LEVEL",
                    help="smallest grade that counts as relevant (trec_eval -l; default 1)")
-    p.add_argument("-M", "--max-retrieved", type=int, default=None, metavar="N",
+    p.add_argument("-M", "--max-retrieved", type=_option_int("-M", 1), default=None, metavar="N",
                    help="evaluate only each topic's top N documents (trec_eval -M)")
     p.add_argument("-J", "--judged-only", action="store_true",
                    help="drop unjudged documents before scoring: condensed-list measures (trec_eval -J)")
     p.add_argument("-n", "--no-summary", action="store_true",
                    help="do not print the summary 'all' lines (trec_eval -n); use with -q")
-    p.add_argument("--score-precision", choices=["float", "double"], default="float",
-                   help="compare scores as C floats like trec_eval <= 9.0.8 (default; NIST's official TREC "
-                        "results) or as doubles like trec_eval 10.0")
+    p.add_argument("--trec-eval", choices=["9.0.7", "10.0"], default="9.0.7", dest="trec_eval",
+                   help="the trec_eval to reproduce (default 9.0.7, NIST's official TREC results): its score "
+                        "precision (9.0.7 reads scores as C floats, 10.0 as doubles), measures (10.0 adds rbp, "
+                        "rbp_resid, unj), iprec_at_recall/11pt_avg cut-offs and -c behaviour")
+    p.add_argument("--score-precision", choices=["float", "double"], default=None,
+                   help="compare scores as C floats or doubles; default: as the --trec-eval version does")
+    p.add_argument("--format", choices=_FORMATS, default="trec",
+                   help="trec (trec_eval's lines), tsv (a run column and a header) or json (one object per run)")
 
     def evaluate(args):
         from fireeval.cli import load_numpy_without_blas_threads
 
         load_numpy_without_blas_threads()  # scoring uses no linear algebra
-        from fireeval.core.evaluation import DEFAULT_MEASURES, parse_measures
+        from fireeval.core.evaluation import DEFAULT_MEASURES, Measure, parse_measures, trec_eval_order
         from fireeval.core.stream import QrelsIndex, score_run
         from fireeval.core.trec import read_run_table
 
+        version = args.trec_eval
+        precision = args.score_precision or ("double" if version == "10.0" else "float")
         names = args.measure or DEFAULT_MEASURES
-        measures = [m for name in names for m in parse_measures(name)]  # a bad name fails before any reading
-        if args.max_retrieved is not None and args.max_retrieved < 1:
-            raise ValueError(f"-M must be >= 1, not {args.max_retrieved}")
-        qrels = QrelsIndex.read(args.qrels, relevance_level=args.level)
+        measures, seen_names = [], set()
+        for name in names:  # a bad name fails before any reading
+            for m in parse_measures(name, version, printing=True):
+                if m.name not in seen_names:  # asked twice (P.10 and P_10): printed once, as trec_eval
+                    seen_names.add(m.name)
+                    measures.append(m)
+        measures = trec_eval_order(measures)  # as trec_eval prints them, whatever the order of -m
         several = len(args.runs) > 1
+        if several and args.format == "trec" and not any(m.kind == "runid" for m in measures):
+            measures.insert(0, Measure("runid"))  # each run's summary starts with its name
+        if args.max_retrieved is not None and args.max_retrieved >= 2**31:
+            args.max_retrieved = None  # beyond any ranking: trec_eval's atol saturates, no cut
+        kinds = {m.name: m.kind for m in measures}
+        qrels = QrelsIndex.read(args.qrels, relevance_level=args.level)
         seen, out = {}, sys.stdout
-        for path, run in _prefetch(args.runs, lambda p: read_run_table(p, args.score_precision)):
+        if args.format == "tsv":
+            out.write("run\tmeasure\ttopic\tvalue\n")
+        for path, run in _prefetch(args.runs, lambda p: read_run_table(p, precision)):
             scores = score_run(run, qrels, measures, complete=args.complete, judged_only=args.judged_only,
-                               max_retrieved=args.max_retrieved)
+                               max_retrieved=args.max_retrieved, version=version)
+            if not (~scores.missing).any():
+                raise ValueError(f"{path}: no topic of the run has judgements in {args.qrels}. Fix: check that "
+                                 "the run and qrels belong to the same collection (topic ids are compared as "
+                                 "text: 0401 is not 401)")
             if scores.ignored_topics:
                 shown = ", ".join(scores.ignored_topics[:5]) + (" ..." if len(scores.ignored_topics) > 5 else "")
                 print(f"warning: {path}: {len(scores.ignored_topics)} topic(s) have no judgements and are "
                       f"ignored (trec_eval convention): {shown}", file=sys.stderr)
-            if not len(scores.topics):
-                raise ValueError(f"{path}: no topic of the run has judgements in {args.qrels}; check that the "
-                                 "run and qrels belong to the same collection")
+            if version == "10.0" and not args.complete and len(scores.topics) < len(qrels.topics):
+                lacking = sorted(set(qrels.topics.tolist()) - set(scores.topics.tolist()))
+                raise ValueError(f"{path}: the run has no line for topic {lacking[0]} of {args.qrels} "
+                                 f"({len(lacking)} topic(s) missing); trec_eval 10.0 stops there (exit 4). Fix: "
+                                 "add -c to score missing topics 0, or use --trec-eval 9.0.7, which skips them")
             label = run.tag if run.tag not in seen else str(path)  # a repeated tag: name the file
             seen[run.tag] = path
-            prefix = f"{label}\t" if several else ""
-            lines = []
-            if args.per_query:
-                for j, topic in enumerate(scores.topics):
-                    for m, values in scores.values.items():
-                        if m not in _SUMMARY_ONLY:
-                            lines.append(f"{prefix}{m:<22}\t{topic}\t{_fmt(m, values[j])}\n")
-            if not args.no_summary:
-                for m, value in scores.summary().items():
-                    lines.append(f"{prefix}{m:<22}\tall\t{_fmt(m, value)}\n")
-            out.write("".join(lines))
+            out.write(_render(args, scores, kinds, label, path))
 
     p.set_defaults(func=evaluate)
 
 
-def _fmt(measure, value):
-    if measure in _INTEGER:
+def _render(args, scores, kinds, label, path) -> str:
+    """One run's output in ``args.format``."""
+    per_topic = []
+    if args.per_query:
+        for j, topic in enumerate(scores.topics):
+            if scores.printed[j]:
+                per_topic.extend((m, str(topic), values[j]) for m, values in scores.values.items()
+                                 if kinds[m] not in _SUMMARY_ONLY)
+    summary = [] if args.no_summary else [(m, "all", v) for m, v in scores.summary().items()
+                                          if kinds[m] not in _PER_TOPIC_ONLY]
+    if args.format == "json":
+        import json
+
+        topics = {}
+        for m, topic, v in per_topic:
+            topics.setdefault(topic, {})[m] = _plain(kinds[m], v)
+        doc = {"run": label, "file": str(path), "summary": {m: _plain(kinds[m], v) for m, _, v in summary}}
+        if args.per_query:
+            doc["per_topic"] = topics
+        return json.dumps(doc) + "\n"
+    if args.format == "tsv":
+        return "".join(f"{label}\t{m}\t{t}\t{_fmt(kinds[m], v)}\n" for m, t, v in per_topic + summary)
+    return "".join(f"{m:<22}\t{t}\t{_fmt(kinds[m], v)}\n" for m, t, v in per_topic + summary)
+
+
+def _fmt(kind, value):
+    if kind == "relstring":
+        return f"'{value}'"
+    if kind == "runid":
+        return str(value)
+    if kind in _INTEGER:
         return f"{int(round(value))}"
+    if value != value:  # NaN: C's 0.0/0.0 has its sign bit set and printf says -nan
+        return "-nan"
     return f"{value:.4f}"
+
+
+def _plain(kind, value):
+    if kind in ("relstring", "runid"):
+        return str(value)
+    if kind in _INTEGER:
+        return int(round(value))
+    return None if value != value else float(value)  # (JSON has no NaN)
 
 
 def _prefetch(paths, read, ahead: int = 2):

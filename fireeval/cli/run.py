@@ -1,6 +1,8 @@
 """``fireeval run``: execute a book chapter with parameters (papermill)."""
 from __future__ import annotations
 
+import contextlib
+
 __all__ = ["add"]
 
 
@@ -15,6 +17,12 @@ def add(sub):
                    help="set a parameter; VALUE is read as a Python literal (1, 0.5, [1, 2], 'x') or else a string")
     p.add_argument("--output", "-o", default="fireeval-output", metavar="DIR",
                    help="folder for the executed notebook and headline (default: ./fireeval-output)")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="folder holding the chapter's data (its data_dir parameter; default: FIREEVAL_DATA, "
+                        "then ../shared/data beside a checkout, else the synthetic stand-in)")
+    p.add_argument("--quick", action="store_true",
+                   help="start from the chapter's small test settings (its front matter's test_parameters; "
+                        "seconds, e.g. in a class); -p still overrides them")
     p.add_argument("--kernel", default="python3", help="Jupyter kernel name (default python3)")
     p.add_argument("--json", action="store_true", help="print the whole headline as JSON instead of the summary")
 
@@ -22,16 +30,99 @@ def add(sub):
         import json
         from pathlib import Path
 
-        from fireeval.book.notebooks import execute, find_notebook, parse_value
+        from fireeval.book import notebooks
+        from fireeval.book.notebooks import ParameterError, _refuse_data_directory, execute, parse_value
         from fireeval.book.page import summary
 
-        params = {name: parse_value(value) for name, value in args.parameter}
-        result = execute(args.notebook, params, args.output, kernel_name=args.kernel, progress=True)
+        if not args.output.strip():  # `--output "$OUT"` with OUT unset: never a silent temporary folder
+            raise ValueError('--output "": an empty folder name (an unset variable?). Fix: name the folder for '
+                             "the results, e.g. --output results/")
+        path = notebooks.find_notebook(args.notebook)
+        nb = notebooks.load(path)
+        params = {}
+        if args.quick:
+            params.update(nb.metadata.get("fireeval", {}).get("test_parameters", {}))
+        params.update({name: parse_value(value) for name, value in args.parameter})
+        if args.data_dir is not None:
+            if "data_dir" in dict(args.parameter):
+                raise ParameterError("give the data folder once: --data-dir DIR or -p data_dir DIR, not both")
+            if not Path(args.data_dir).expanduser().is_dir():
+                raise ParameterError(f"--data-dir {args.data_dir}: no such folder. Fix: name the folder holding "
+                                     "the chapter's data (leave it out to use FIREEVAL_DATA or the synthetic stand-in)")
+            params["data_dir"] = args.data_dir
+        # the chapter and its parameters are checked (as execute() checks them) before the output folder
+        # is created and locked, so a refused command leaves nothing behind
+        checked = notebooks.coerce_parameters(notebooks.declared_parameters(nb), dict(params), source=str(path),
+                                              specs=notebooks.parameter_specs(nb))
+        out = Path(args.output)
+        _refuse_data_directory(out, checked.get("data_dir"))
+        with _output_lock(out), _kernel_stderr_aside():
+            result = execute(args.notebook, params, args.output, kernel_name=args.kernel, progress=True)
         if args.json:
             print(json.dumps(result, indent=1))
             return
-        stem, out = find_notebook(args.notebook).stem, Path(args.output)
+        stem = path.stem
         print(summary(result, {"page": out / f"{stem}.html", "notebook": out / f"{stem}.ipynb",
                                "headline": out / f"{stem}.headline.json"}))
 
     p.set_defaults(func=run)
+
+
+@contextlib.contextmanager
+def _output_lock(out):
+    """Hold an exclusive lock on the output folder while a chapter runs into it.
+
+    Two runs into one ``--output`` each move a notebook and a headline into place; without the
+    lock one run's notebook could end beside the other's headline. The lock is ``flock`` on the
+    folder itself (no file is written), released when the process ends, even on KILL.
+    """
+    import fcntl
+    import os
+
+    if out.exists() and not out.is_dir():
+        yield  # execute() refuses it with its own message
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a second run into the same folder waits here
+        yield
+    finally:
+        os.close(fd)  # (closing releases the lock)
+
+
+@contextlib.contextmanager
+def _kernel_stderr_aside():
+    """Give the kernel (a child process, which inherits file descriptor 2) a scratch file for its
+    stderr while our own messages and progress bar still reach the terminal.
+
+    A kernel shut down mid-cell (Ctrl-C or TERM) logs a 20-line zmq traceback there, and at start a
+    warning about TCP; neither is ours to show: the chapter's own errors come back through the
+    notebook and are reported in one line.
+    """
+    import os
+    import sys
+    import tempfile
+
+    try:
+        ours = sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        ours = False  # stderr already captured elsewhere (a test): only the descriptor moves
+    saved = os.dup(2)
+    scratch = tempfile.TemporaryFile()
+    previous = sys.stderr
+    try:
+        sys.stderr.flush()
+        os.dup2(scratch.fileno(), 2)
+        if ours:
+            sys.stderr = os.fdopen(os.dup(saved), "w", buffering=1, encoding=previous.encoding,
+                                   errors=previous.errors)
+        yield
+    finally:
+        if ours:
+            sys.stderr.flush()
+            sys.stderr.close()
+            sys.stderr = previous
+        os.dup2(saved, 2)
+        os.close(saved)
+        scratch.close()

@@ -41,7 +41,8 @@ from fireeval.core import ranking
 # (fireeval.core.stream) uses the measures without them.
 
 __all__ = ["Measure", "parse_measure", "parse_measures", "evaluate", "Scores", "DEFAULT_MEASURES",
-           "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON"]
+           "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON", "TREC_EVAL_VERSIONS", "check_trec_eval_version", "relstrings",
+           "trec_eval_order"]
 
 DEFAULT_MEASURES = ["map", "P_5", "P_10", "recall_10", "ndcg", "ndcg_cut_10", "recip_rank",
                     "correct@1", "correct@5", "correct@10"]
@@ -49,7 +50,7 @@ TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 GM_EPSILON = 0.00001  # trec_eval's MIN_GEO_MEAN: a topic scoring 0 counts as 1e-5 in gm_*
 _DEFAULT_PARAMS = {
     "P": TREC_CUTOFFS, "recall": TREC_CUTOFFS, "ndcg_cut": TREC_CUTOFFS, "map_cut": TREC_CUTOFFS,
-    "relative_P": TREC_CUTOFFS, "success": (1, 5, 10),
+    "relative_P": TREC_CUTOFFS, "success": (1, 5, 10), "unj": (5, 10, 20),
     "iprec_at_recall": tuple(round(0.1 * i, 2) for i in range(11)),
     "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
 }
@@ -64,8 +65,39 @@ _ORDER = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec"
           "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"]
 OFFICIAL = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P"]
-# 9.x's all_trec (10.0 adds dcg and ideal_dcg, which are accepted by name).
+# 9.x's all_trec, numeric measures only (dcg and ideal_dcg are accepted by name).
 ALL_TREC = [m for m in _ORDER if m not in ("dcg", "ideal_dcg")]
+#: The trec_eval releases whose output ``fireeval evaluate`` reproduces (``--trec-eval``).
+TREC_EVAL_VERSIONS = ("9.0.7", "10.0")
+_ONLY_10 = ("rbp", "rbp_resid", "unj")  # measures 10.0 added (all three in its all_trec)
+_STRINGS = ("runid", "relstring")  # printed as text: runid on the summary only, relstring per topic only
+# The nicknames with the text measures, in trec_eval's print order (measures.c), per version.
+_PRINT_ORDER = ["runid"] + _ORDER[:11] + ["relstring"] + _ORDER[11:] + list(_ONLY_10)
+_NICKNAMES = {
+    "all_trec": ["runid", "relstring"] + ALL_TREC + list(_ONLY_10),
+    "official": ["runid"] + OFFICIAL,
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"],
+}
+
+
+def check_trec_eval_version(version: str) -> str:
+    """``version`` if it is one of :data:`TREC_EVAL_VERSIONS`, else a ValueError saying which are.
+
+    Parameters
+    ----------
+    version : str
+        ``"9.0.7"`` or ``"10.0"``.
+
+    Examples
+    --------
+    >>> check_trec_eval_version("10.0")
+    '10.0'
+    """
+    if version not in TREC_EVAL_VERSIONS:
+        raise ValueError(f"trec_eval version {version!r} is not one fireeval reproduces. Fix: use one of "
+                         f"{', '.join(TREC_EVAL_VERSIONS)}")
+    return version
 
 
 def _fmt_param(kind, p):
@@ -87,12 +119,16 @@ class Measure:
     kind: str
     k: object = None
     label: str | None = field(default=None, compare=False)
+    #: the parameter as written (``set_F.0.5`` -> ``"0.5"``): trec_eval prints it after the name
+    param_text: str | None = None
 
     @property
     def name(self) -> str:
         if self.label:
             return self.label
         kind = {"correct": "success"}.get(self.kind, self.kind)
+        if kind in ("set_F", "utility", "rbp", "rbp_resid", "relstring"):
+            return f"{kind}_{self.param_text}" if self.param_text else kind
         if kind == "ndcg" and self.k is not None:
             return f"ndcg_cut_{self.k}"
         if kind == "ndcg_exp" and self.k is not None:
@@ -112,6 +148,8 @@ class Measure:
             return "gm"
         if self.kind == "num_q":
             return "count"
+        if self.kind in _STRINGS:
+            return "none"
         return "mean"
 
     @property
@@ -188,13 +226,19 @@ def _iprec(ctx, levels):
     out = []
     for level in levels:
         x = level * ctx.n_rel
-        need = np.floor(x + 0.5) if ctx.rounding == "nearest" else np.floor(x + 0.9)
+        if ctx.rounding == "nearest":  # 10.0: lround, halves away from zero (x >= 0)
+            need = np.floor(x) + (x - np.floor(x) >= 0.5)
+        else:
+            need = np.floor(x + 0.9)
         need = need.astype(np.int64)
         # position of the need-th relevant document (need 0: the first rank)
         reached = csum >= np.maximum(need, 1)[..., None]
         first = np.where(reached.any(axis=-1), np.argmax(reached, axis=-1), ctx.depth)
         first = np.where(need == 0, 0, first)
-        out.append(np.take_along_axis(best_after, first[..., None], axis=-1)[..., 0])
+        value = np.take_along_axis(best_after, first[..., None], axis=-1)[..., 0]
+        # trec_eval starts from num_rel_ret / num_ret: with nothing retrieved (-J and no judged document)
+        # that is 0/0, which stays the value of a cut-off of 0 relevant documents (NaN, printed -nan)
+        out.append(np.where((np.asarray(ctx.n_ret) == 0) & (need == 0), np.nan, value))
     return out
 
 
@@ -206,7 +250,7 @@ def _rprec_mult(ctx, mult):
 def _map_cut(ctx, k):
     hits = ctx.rel[..., :k]
     prec = np.cumsum(hits, axis=-1) / ctx.rank[:k]
-    return ranking._safe_divide((prec * hits).sum(axis=-1), ctx.n_rel)
+    return ranking._safe_divide(ranking._sum_in_order(prec * hits), ctx.n_rel)
 
 
 def _ndcg_rel(ctx):
@@ -275,6 +319,75 @@ def _dcg_all(ctx, ideal=False):
     return ranking.dcg(ctx.grades)
 
 
+def _retrieved(ctx):
+    """Mask of the retrieved ranks (a grade array is NaN-padded past each topic's last document)."""
+    return ctx.rank <= np.asarray(ctx.n_ret)[..., None]
+
+
+def _unjudged(ctx, k):
+    """trec_eval 10.0's unj_k: unjudged documents (absent from the qrels, or with a negative grade) in the
+    top k, over k (missing ranks count as judged)."""
+    top = ctx.grades[..., :k]
+    unjudged = (np.isnan(top) | (top < 0)) & _retrieved(ctx)[..., :k]
+    return unjudged.sum(axis=-1) / float(k)
+
+
+def _powers(p, depth):
+    # p^i as trec_eval forms it, by repeated multiplication (not pow): the same doubles
+    return np.cumprod(np.r_[1.0, np.full(depth, p)])
+
+
+def _rbp(ctx, p):
+    """trec_eval 10.0's rbp: (1 - p) * sum of gain * p^(rank-1); a grade is its own gain, scaled into
+    [0, 1] by the topic's largest qrels grade when that exceeds 1; unjudged and negative grades gain 0."""
+    top = _pad(ctx.need_ideal(), 1)[..., :1]  # the topic's largest positive grade (0 when none)
+    gain = np.where(ctx.grades > 0, ctx.grades, 0.0)
+    gain = np.where(top > 1, gain / np.where(top > 1, top, 1.0), gain)
+    gain = np.where(_retrieved(ctx), gain, 0.0)
+    terms = gain * _powers(p, ctx.depth)[:ctx.depth]
+    return (1.0 - p) * np.cumsum(terms, axis=-1)[..., -1]  # summed in rank order, as trec_eval
+
+
+def _rbp_resid(ctx, p):
+    """trec_eval 10.0's rbp_resid: p^num_ret + (1 - p) * sum of p^(rank-1) over unjudged retrieved
+    documents; 0 when every retrieved document is judged."""
+    powers = _powers(p, ctx.depth)
+    unjudged = (np.isnan(ctx.grades) | (ctx.grades < 0)) & _retrieved(ctx)
+    total = np.cumsum(np.where(unjudged, powers[:ctx.depth], 0.0), axis=-1)[..., -1]
+    tail = powers[np.minimum(np.asarray(ctx.n_ret, dtype=np.int64), ctx.depth)]
+    return np.where(unjudged.any(axis=-1), tail + (1.0 - p) * total, 0.0)
+
+
+def relstrings(grades, n_ret, n: int = 10) -> list:
+    """trec_eval's relstring: the grades of the first ``n`` retrieved documents as characters.
+
+    A digit for grades 0-9, ``>`` above 9, ``-`` for a document absent from the qrels
+    (NaN), ``.`` for one pooled but unjudged (a negative grade).
+
+    Parameters
+    ----------
+    grades : array (topics, depth)
+        Grades in rank order, NaN where the qrels do not judge the document.
+    n_ret : array (topics,)
+        Documents retrieved per topic.
+    n : int
+        How many ranks to show.
+
+    Examples
+    --------
+    >>> relstrings(np.array([[1, 0, np.nan, -1, 12]]), [5], n=10)
+    ['10-.>']
+    """
+    grades = np.asarray(grades, dtype=float)
+    out = []
+    for row, count in zip(grades, np.asarray(n_ret)):
+        chars = []
+        for g in row[:max(0, min(int(n), int(count)))]:
+            chars.append("-" if np.isnan(g) else "." if g < 0 else ">" if g > 9 else str(int(g)))
+        out.append("".join(chars))
+    return out
+
+
 def _compute(m: Measure, ctx: _Context) -> np.ndarray:
     kind, k, level = m.kind, m.k, ctx.level
     shape = ctx.grades.shape[:-1]
@@ -308,8 +421,12 @@ def _compute(m: Measure, ctx: _Context) -> np.ndarray:
         return ranking.reciprocal_rank(ctx.grades, level)
     if kind == "iprec_at_recall":
         return _iprec(ctx, [k])[0]
-    if kind == "11pt_avg":
-        return np.mean(_iprec(ctx, _DEFAULT_PARAMS["iprec_at_recall"]), axis=0)
+    if kind == "11pt_avg":  # trec_eval adds the points from recall 1.0 down to 0.0, then divides
+        points = _iprec(ctx, _DEFAULT_PARAMS["iprec_at_recall"])
+        total = np.zeros_like(points[0])
+        for value in points[::-1]:
+            total = total + value
+        return total / len(points)
     if kind == "P":
         return ranking.precision_at_k(ctx.grades, k, level)
     if kind == "recall":
@@ -330,13 +447,21 @@ def _compute(m: Measure, ctx: _Context) -> np.ndarray:
         return ranking._safe_divide(ctx.n_rel_ret, ctx.n_rel)
     if kind == "set_relative_P":
         return ranking._safe_divide(ctx.n_rel_ret, np.minimum(ctx.n_ret, ctx.n_rel))
-    if kind == "set_map":
-        return ranking._safe_divide(ctx.n_rel_ret, ctx.n_ret) * ranking._safe_divide(ctx.n_rel_ret, ctx.n_rel)
-    if kind == "set_F":
-        beta = 1.0 if k is None else float(k)
+    if kind == "set_map":  # (rel_ret * rel_ret) / (ret * rel), trec_eval's order: the same double at %.4f
+        rr = ctx.n_rel_ret.astype(float)
+        return ranking._safe_divide(rr * rr, ctx.n_ret.astype(float) * ctx.n_rel)
+    if kind == "set_F":  # trec_eval's weighting: (x + 1) P R / (x P + R), x = the parameter (default 1)
+        x = 1.0 if k is None else float(k)
         p = ranking._safe_divide(ctx.n_rel_ret, ctx.n_ret)
         r = ranking._safe_divide(ctx.n_rel_ret, ctx.n_rel)
-        return ranking._safe_divide((beta * beta + 1) * p * r, beta * beta * p + r)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.where(ctx.n_rel_ret > 0, ranking._safe_divide((x + 1.0) * p * r, x * p + r), 0.0)
+    if kind == "unj":
+        return _unjudged(ctx, k)
+    if kind == "rbp":
+        return _rbp(ctx, 0.9 if k is None else float(k))
+    if kind == "rbp_resid":
+        return _rbp_resid(ctx, 0.9 if k is None else float(k))
     if kind == "binG":
         return _bin_g(ctx)
     if kind == "G":
@@ -352,14 +477,17 @@ def _compute(m: Measure, ctx: _Context) -> np.ndarray:
         return _ndcg_rel(ctx)
     if kind == "Rndcg":
         return _rndcg(ctx)
-    raise ValueError(f"unknown measure kind {kind!r}")
+    if kind in _STRINGS:
+        raise ValueError(f"{kind} is text, not a number. Fix: use fireeval evaluate or "
+                         "fireeval.core.stream.score_run, which print and return it")
+    raise ValueError(f"unknown measure kind {kind!r}. Fix: parse names with parse_measures")
 
 
 # ---------------------------------------------------------------- names
 _FAMILIES = {  # lower-case root -> trec_eval root; params parsed as int unless listed in _FLOAT
     "p": "P", "recall": "recall", "ndcg_cut": "ndcg", "map_cut": "map_cut", "relative_p": "relative_P",
     "success": "success", "iprec_at_recall": "iprec_at_recall", "rprec_mult": "Rprec_mult",
-    "ndcg_exp_cut": "ndcg_exp",
+    "ndcg_exp_cut": "ndcg_exp", "unj": "unj",
 }
 _FLOAT = {"iprec_at_recall", "Rprec_mult"}
 _SCALAR_LOWER = {name.lower(): name for name in _SCALAR} | {"11pt_avg": "11pt_avg"}
@@ -370,50 +498,94 @@ _IR_MEASURES = {  # ir_measures name (lower case) -> trec_eval kind
 }
 _IR_AT = {"p": "P", "r": "recall", "ndcg": "ndcg", "success": "success", "judged": "judged", "ap": "map_cut",
           "rr": None, "ndcg_exp": "ndcg_exp", "setp": None}
-_HELP = ("use e.g. map, P_10, P.5,10, recall_10, ndcg, ndcg_cut_10, recip_rank, bpref, infAP, success_5, "
+_HELP = ("Fix: use e.g. map, P_10, P.5,10, recall_10, ndcg, ndcg_cut_10, recip_rank, bpref, infAP, success_5, "
          "correct@5, all_trec (or ir_measures names AP, P@10, R@10, nDCG@10, RR, Bpref, Judged@10)")
+_MAX_CUTOFF = 2**31 - 1  # a rank beyond any run; larger numbers are a typo (and overflow int64 sums)
+# ASCII only, as C's atol/atof read them: Python's int() and float() also take "1_0", "٣" or "５"
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _int_param(text, name):
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"unknown measure {name!r}: cut-off {text!r} is not a whole number; {_HELP}") from None
-    if value < 1:
-        raise ValueError(f"unknown measure {name!r}: cut-off must be >= 1; {_HELP}")
+    if not _INT_TEXT.fullmatch(text):
+        raise ValueError(f"-m {name}: cut-off {text!r} is not a whole number. {_HELP}")
+    value = int(text)
+    if not 1 <= value <= _MAX_CUTOFF:
+        raise ValueError(f"-m {name}: cut-off {text} is outside 1..{_MAX_CUTOFF}. Fix: give a cut-off of at "
+                         f"least 1 and at most {_MAX_CUTOFF}")
     return value
 
 
-def _float_param(text, name):
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"unknown measure {name!r}: parameter {text!r} is not a number; {_HELP}") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"unknown measure {name!r}: parameter must be a finite number >= 0; {_HELP}")
+def _float_param(text, name, low=0.0, high=float("inf"), signed=False):
+    if not _FLOAT_TEXT.fullmatch(text) or (not signed and text.startswith("-")):
+        raise ValueError(f"-m {name}: parameter {text!r} is not a plain decimal number. {_HELP}")
+    value = float(text)
+    if not np.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"-m {name}: parameter {text} is outside [{low:g}, {high:g}]. Fix: give a finite "
+                         f"number from {low:g} to {high:g}")
     return value
 
 
-def parse_measures(name: str) -> list:
+def parse_measures(name: str, version: str = "9.0.7", *, printing: bool = False) -> list:
     """All measures a name stands for, as trec_eval's ``-m`` reads it (case-insensitive).
 
+    Parameters
+    ----------
+    name : str
+        A trec_eval name (``map``, ``P.5,10``, ``set_F.0.5``), a nickname (``all_trec``,
+        ``official``, ``set``), an ir_measures name (``AP``, ``nDCG@10``) or ``correct@K``.
+        Names that are not trec_eval's print as written.
+    version : {"9.0.7", "10.0"}
+        The trec_eval whose measures and nicknames to follow (10.0 adds ``rbp``,
+        ``rbp_resid`` and ``unj``, also in its ``all_trec``).
+    printing : bool
+        As ``fireeval evaluate`` prints: nicknames keep the text measures ``runid`` and
+        ``relstring``, and ir_measures names are labelled as written (``P@10`` prints as
+        ``P@10``). Without it (the numeric API) those two are left out and every measure is
+        named as trec_eval names it.
+
+    Examples
+    --------
     >>> [m.name for m in parse_measures("P.5,10")]
     ['P_5', 'P_10']
     >>> [m.name for m in parse_measures("iprec_at_recall")][:2]
     ['iprec_at_recall_0.00', 'iprec_at_recall_0.10']
     >>> [m.name for m in parse_measures("nDCG@10")], [m.name for m in parse_measures("correct@5")]
     (['ndcg_cut_10'], ['correct@5'])
+    >>> [m.name for m in parse_measures("nDCG@10", printing=True)]
+    ['nDCG@10']
+    >>> [m.name for m in parse_measures("set_F.0.5")], [m.name for m in parse_measures("unj", "10.0")]
+    (['set_F_0.5'], ['unj_5', 'unj_10', 'unj_20'])
     """
+    check_trec_eval_version(version)
     text = name.strip()
     low = text.lower()
-    if low in ("all_trec", "official", "set"):
-        roots = {"all_trec": ALL_TREC, "official": OFFICIAL,
-                 "set": ["num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-                         "set_relative_P", "set_map", "set_F"]}[low]
-        return [m for root in roots for m in parse_measures(root)]
+    if low in _NICKNAMES:
+        roots = [r for r in _PRINT_ORDER if r in _NICKNAMES[low] and (version == "10.0" or r not in _ONLY_10)
+                 and (printing or r not in _STRINGS)]
+        return [m for root in roots for m in parse_measures(root, version, printing=printing)]
+    root_low, dot, rest = low.partition(".")
+    if root_low in ("rbp", "rbp_resid", "unj") and version != "10.0":
+        raise ValueError(f"-m {name}: {root_low} is a trec_eval 10.0 measure, unknown to 9.0.7. Fix: add "
+                         "--trec-eval 10.0, or leave the measure out")
     match = re.fullmatch(r"(correct|c)(?:@|_)(\w+)", low)
     if match:  # the project's alias of success_K, printed as asked
         return [Measure("success", _int_param(match[2], text), label=text)]
+    if low == "runid":
+        return [Measure("runid")]
+    if root_low == "relstring":
+        if not dot:
+            return [Measure("relstring", 10)]
+        return [Measure("relstring", _int_param(rest, text), param_text=text.split(".", 1)[1])]
+    if root_low in ("rbp", "rbp_resid"):
+        if not dot:
+            return [Measure(root_low, 0.9)]
+        given = text.split(".", 1)[1]
+        key, eq, value = given.partition("=")
+        if key != "p" or not eq:
+            raise ValueError(f"-m {name}: {root_low} takes one parameter, p=VALUE (persistence). Fix: write e.g. "
+                             f"{root_low}.p=0.95")
+        return [Measure(root_low, _float_param(value, text, 0.0, 1.0), param_text=given)]
     if low in _SCALAR_LOWER:
         return [Measure(_SCALAR_LOWER[low])]
     if low == "utility":
@@ -421,36 +593,66 @@ def parse_measures(name: str) -> list:
     if low == "set_f":
         return [Measure("set_F", 1.0)]
     if low.startswith("utility."):
-        parts = low.split(".", 1)[1].split(",")
+        given = text.split(".", 1)[1]
+        parts = given.split(",")
         if len(parts) != 4:
-            raise ValueError(f"unknown measure {name!r}: utility takes four numbers a,b,c,d; {_HELP}")
-        params = tuple(_float_param(p.lstrip("-"), text) * (-1 if p.startswith("-") else 1) for p in parts)
+            raise ValueError(f"-m {name}: utility takes four numbers a,b,c,d. Fix: write e.g. utility.1,-1,0,0")
+        params = tuple(_float_param(p, text, -1e300, 1e300, signed=True) for p in parts)
         if params[3] != 0:  # d weighs non-relevant documents not retrieved: needs the collection size
-            raise ValueError(f"{name!r}: utility's d coefficient needs the collection size (trec_eval -N), "
-                             "which fireeval does not take; use d = 0")
-        return [Measure("utility", params)]
+            raise ValueError(f"-m {name}: utility's d coefficient needs the collection size (trec_eval -N), "
+                             "which fireeval does not take. Fix: use d = 0")
+        return [Measure("utility", params, param_text=given)]
     if low.startswith("set_f."):
-        return [Measure("set_F", _float_param(low.split(".", 1)[1], text))]
+        given = text.split(".", 1)[1]
+        return [Measure("set_F", _float_param(given, text, 0.0, 1e300), param_text=given)]
     if low in _IR_MEASURES:
-        return [Measure(_IR_MEASURES[low])]
+        kind = _IR_MEASURES[low]
+        label = text if printing and low != kind.lower() else None
+        return [Measure(kind, 1.0 if kind == "set_F" else None, label=label)]
     # family with default cut-offs, dotted list, or trec_eval's underscore form
     for root_low, root in sorted(_FAMILIES.items(), key=lambda kv: -len(kv[0])):
         if low == root_low:
-            return [Measure(root, p) for p in _DEFAULT_PARAMS[{"ndcg": "ndcg_cut", "ndcg_exp": "ndcg_cut"}.get(root, root)]]
+            key = {"ndcg": "ndcg_cut", "ndcg_exp": "ndcg_cut"}.get(root, root)
+            return [Measure(root, p) for p in _DEFAULT_PARAMS[key]]
         for sep in (".", "_"):
             if low.startswith(root_low + sep):
                 rest = low[len(root_low) + 1:]
                 parts = rest.split(",") if sep == "." else [rest]
-                parse = _float_param if root in _FLOAT else _int_param
-                return [Measure(root, parse(p, text)) for p in parts if p != ""] or _unknown(name)
+                parse = (lambda t, n: _float_param(t, n, 0.0, 1e6)) if root in _FLOAT else _int_param
+                # trec_eval sorts a list of cut-offs (P.10,5 prints P_5 then P_10) and prints each once
+                values = sorted({parse(p, text) for p in parts if p != ""})
+                return [Measure(root, v) for v in values] or _unknown(name)
     match = re.fullmatch(r"([a-z_]+)@(\w+)", low)
     if match and _IR_AT.get(match[1]):
-        return [Measure(_IR_AT[match[1]], _int_param(match[2], text))]
+        return [Measure(_IR_AT[match[1]], _int_param(match[2], text), label=text if printing else None)]
     return _unknown(name)
 
 
+def trec_eval_order(measures) -> list:
+    """``measures`` in the order trec_eval prints them (its fixed measure order, whatever the order of
+    ``-m``); names trec_eval does not know (ir_measures names, ``correct@K``, ``Judged@K``) follow, in
+    the order given. The sort is stable: parameters of one measure keep their order.
+
+    Parameters
+    ----------
+    measures : list of Measure
+
+    Examples
+    --------
+    >>> [m.name for m in trec_eval_order(parse_measures("P_10") + parse_measures("correct@5") + parse_measures("map"))]
+    ['map', 'P_10', 'correct@5']
+    """
+    rank = {kind: i for i, kind in enumerate(_PRINT_ORDER)}
+    rank["ndcg_exp"] = rank["ndcg_cut"]
+
+    def key(m):
+        kind = "ndcg_cut" if m.kind == "ndcg" and m.k is not None else m.kind
+        return rank.get(kind, len(rank)) if m.label is None else len(rank)
+    return sorted(measures, key=key)
+
+
 def _unknown(name):
-    raise ValueError(f"unknown measure {name!r}; {_HELP}")
+    raise ValueError(f"-m {name}: unknown measure. {_HELP}")
 
 
 def parse_measure(name: str) -> Measure:
@@ -513,9 +715,14 @@ def summarise(values, how: str = "mean") -> np.ndarray:
         return values.sum(axis=-1)
     if how == "count":
         return np.full(values.shape[:-1], float(values.shape[-1]))
+    if how == "gm" and values.shape[-1]:
+        return np.exp(np.cumsum(np.log(np.maximum(values, GM_EPSILON)), axis=-1)[..., -1] / values.shape[-1])
     if how == "gm":
         return np.exp(np.log(np.maximum(values, GM_EPSILON)).mean(axis=-1))
-    return values.mean(axis=-1)
+    if how == "none" or values.shape[-1] == 0:
+        return values.mean(axis=-1) if how != "none" else np.zeros(values.shape[:-1])
+    # trec_eval adds topic after topic and divides once: a sequential sum gives its double
+    return np.cumsum(values, axis=-1)[..., -1] / values.shape[-1]
 
 
 def evaluate(runs: "RunSet", qrels: "Qrels", measures=DEFAULT_MEASURES, complete: bool = False,

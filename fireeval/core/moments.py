@@ -123,6 +123,7 @@ def recall_at_k_iou(iou, k: int, theta: float, strict: bool = False) -> np.ndarr
     array([0., 1.])
     """
     top = np.asarray(iou, dtype=float)[..., :_check_k(k)]
+    theta = _check_theta(theta)  # θ = -1 would count every moment a hit
     hit = top > theta if strict else top >= theta
     return hit.any(axis=-1).astype(float)
 
@@ -140,6 +141,8 @@ def axiou_at_k(iou, k: int, lower_bound: float = 0.0) -> np.ndarray:
     array([0.4])
     """
     top = np.asarray(iou, dtype=float)[..., :_check_k(k)]
+    if not 0 <= lower_bound < 1:  # 1 divides by zero (NaN), NaN poisons everything
+        raise ValueError(f"lower_bound must be in [0, 1), got {lower_bound!r}. Fix: use 0 (the paper's AxIoU)")
     rel = np.clip(top - lower_bound, 0, None) / (1 - lower_bound)
     best = np.maximum.accumulate(rel, axis=-1)
     # A list narrower than K keeps its best IoU for the missing ranks (as with NaN padding).
@@ -157,7 +160,7 @@ def ap_at_k_iou(iou, k: int, theta: float) -> np.ndarray:
     normaliser is the number of hits in the top K (0 when none). Used only to show
     that AP violates INV-k.
     """
-    hits = (np.asarray(iou, dtype=float)[..., :k] >= theta).astype(float)
+    hits = (np.asarray(iou, dtype=float)[..., :_check_k(k)] >= _check_theta(theta)).astype(float)
     prec = np.cumsum(hits, axis=-1) / np.arange(1, hits.shape[-1] + 1)
     n = hits.sum(axis=-1)
     return np.divide((prec * hits).sum(axis=-1), n, out=np.zeros_like(n), where=n > 0)
@@ -165,7 +168,7 @@ def ap_at_k_iou(iou, k: int, theta: float) -> np.ndarray:
 
 def dcg_at_k_iou(iou, k: int) -> np.ndarray:
     """DCG@K with the IoU itself as the gain: sum_i IoU_i / log2(i + 1). Violates INV-k."""
-    top = np.asarray(iou, dtype=float)[..., :k]
+    top = np.asarray(iou, dtype=float)[..., :_check_k(k)]
     return (top / np.log2(np.arange(2, top.shape[-1] + 2))).sum(axis=-1)
 
 
@@ -217,20 +220,27 @@ def score_all(iou, ks=KS, thetas=THETAS, strict: bool = False) -> dict:
     return out
 
 
+_MAX_K = 2**31 - 1  # beyond any ranking; larger numbers are typos that overflow array sizes
+
+
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"cut-off K must be an integer >= 1, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _MAX_K:
+        shown = repr(k) if len(repr(k)) < 40 else f"a {len(str(k))}-digit number"
+        raise ValueError(f"cut-off K must be an integer >= 1 (and at most {_MAX_K}), got {shown}")
     return int(k)
 
 
 def _check_theta(theta) -> float:
-    theta = float(theta)
+    try:
+        theta = float(theta)
+    except (TypeError, ValueError):
+        raise ValueError(f"IoU threshold θ must be in (0, 1], got {theta!r}") from None
     if not 0 < theta <= 1:  # also refuses NaN
         raise ValueError(f"IoU threshold θ must be in (0, 1], got {theta!r}")
     return theta
 
 
-_NAME = re.compile(r"^(R|AP|AxIoU|DCG)@(\d+)(?:,([0-9.]+))?$")
+_NAME = re.compile(r"^(R|AP|AxIoU|DCG)@([0-9]+)(?:,([0-9.]+))?$")  # ASCII digits: \\d takes "٣" too
 
 
 def measure_function(name: str, strict: bool = False):
@@ -242,15 +252,16 @@ def measure_function(name: str, strict: bool = False):
     array([1.])
     """
     m = _NAME.match(name.strip())
+    fix = "Fix: use R@K,θ, AP@K,θ, AxIoU@K or DCG@K (e.g. 'R@5,0.7'), K from 1, θ in (0, 1]"
     if not m or (m.group(1) in ("R", "AP")) != (m.group(3) is not None):
-        raise ValueError(f"unknown measure {name!r}: use R@K,θ, AP@K,θ, AxIoU@K or DCG@K (e.g. 'R@5,0.7')")
+        raise ValueError(f"-m {name}: unknown measure {name!r}. {fix}")
     kind, k, theta = m.group(1), int(m.group(2)), m.group(3)
     try:
         _check_k(k)
         if theta is not None:
             _check_theta(theta)
     except ValueError as err:
-        raise ValueError(f"measure {name!r}: {err}") from None
+        raise ValueError(f"-m {name}: measure {name!r}: {err}. {fix}") from None
     if kind == "R":
         return lambda iou: recall_at_k_iou(iou, k, float(theta), strict)
     if kind == "AP":

@@ -44,6 +44,17 @@ def _binary(gains, level=1):
     return np.asarray(gains, dtype=float) >= level
 
 
+def _cutoff(k, allow_none: bool = False):
+    """``k`` if it is a whole number >= 1 (or None where allowed); a clear ValueError otherwise
+    (``precision_at_k(k=-1)`` would divide by -1, ``ndcg(k=0)`` silently score the whole list)."""
+    if k is None and allow_none:
+        return None
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"cut-off k must be a whole number >= 1{' or None' if allow_none else ''}, got {k!r}. "
+                         "Fix: pass e.g. k=10")
+    return int(k)
+
+
 def _safe_divide(num, den):
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
@@ -61,7 +72,7 @@ def correct_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     >>> correct_at_k([[0, 1, 0], [0, 0, 0]], k=2)
     array([1., 0.])
     """
-    return _binary(gains, level)[..., :k].any(axis=-1).astype(float)
+    return _binary(gains, level)[..., :_cutoff(k)].any(axis=-1).astype(float)
 
 
 def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
@@ -74,7 +85,7 @@ def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     >>> precision_at_k([[1, 0, 1, 0]], k=4)
     array([0.5])
     """
-    return _binary(gains, level)[..., :k].sum(axis=-1) / k
+    return _binary(gains, level)[..., :_cutoff(k)].sum(axis=-1) / k
 
 
 def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
@@ -88,7 +99,7 @@ def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
     >>> recall_at_k([[1, 0, 1, 0]], n_relevant=[4], k=2)
     array([0.25])
     """
-    return _safe_divide(_binary(gains, level)[..., :k].sum(axis=-1), n_relevant)
+    return _safe_divide(_binary(gains, level)[..., :_cutoff(k)].sum(axis=-1), n_relevant)
 
 
 def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
@@ -105,7 +116,17 @@ def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     hits = _binary(gains, level)
     ranks = np.arange(1, hits.shape[-1] + 1)
     precision = np.cumsum(hits, axis=-1) / ranks
-    return _safe_divide((precision * hits).sum(axis=-1), n_relevant)
+    return _safe_divide(_sum_in_order(precision * hits), n_relevant)
+
+
+def _sum_in_order(terms) -> np.ndarray:
+    """Sum over the last axis adding left to right, as trec_eval's loops do: numpy's pairwise sum
+    groups the additions otherwise and can end one ulp away, which at a 5th-decimal half prints the
+    other 4th digit."""
+    terms = np.asarray(terms, dtype=float)
+    if not terms.shape[-1]:
+        return terms.sum(axis=-1)
+    return np.cumsum(terms, axis=-1)[..., -1]
 
 
 def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
@@ -145,7 +166,7 @@ def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
     >>> dcg([[1, 0, 1]])     # 1/log2(2) + 1/log2(4)
     array([1.5])
     """
-    grades = np.asarray(gains)[..., :k] if k else np.asarray(gains)
+    grades = np.asarray(gains)[..., :k] if _cutoff(k, allow_none=True) else np.asarray(gains)
     discounts = 1.0 / np.log2(np.arange(2, grades.shape[-1] + 2))
     return (_gain(grades, gain) * discounts).sum(axis=-1)
 
@@ -191,7 +212,9 @@ def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
     n_rel = np.asarray(n_relevant, dtype=float)[..., None]
     denom = np.minimum(n_rel, np.asarray(n_nonrelevant, dtype=float)[..., None])
     penalty = _safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
-    return _safe_divide(np.where(rel, 1.0 - penalty, 0.0).sum(axis=-1), n_relevant)
+    # summed in rank order as trec_eval adds them (numpy's pairwise sum can end one ulp away and print
+    # the other side of a 5th-decimal half)
+    return _safe_divide(_sum_in_order(np.where(rel, 1.0 - penalty, 0.0)), n_relevant)
 
 
 INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
@@ -226,7 +249,7 @@ def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
         estimate = (1.0 / (i + 1) + (i / (i + 1)) * (pooled_above / np.where(i > 0, i, 1.0))
                     * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
     estimate[..., 0] = 1.0
-    return _safe_divide(np.where(rel, estimate, 0.0).sum(axis=-1), n_relevant)
+    return _safe_divide(_sum_in_order(np.where(rel, estimate, 0.0)), n_relevant)
 
 
 def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
@@ -240,7 +263,7 @@ def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
     >>> judged_at_k([[1, np.nan, 0, np.nan]], n_retrieved=[4], k=2)
     array([0.5])
     """
-    grades = np.asarray(grades, dtype=float)[..., :k]
+    grades = np.asarray(grades, dtype=float)[..., :_cutoff(k)]
     judged = (~np.isnan(grades)).sum(axis=-1)
     return _safe_divide(judged, np.minimum(np.asarray(n_retrieved), k))
 

@@ -232,31 +232,83 @@ class QrelsIndex:
 
 @dataclass(frozen=True)
 class RunScores:
-    """One run's per-topic values: ``values[name]`` of shape (n_topics,), with trec_eval summaries."""
+    """One run's per-topic values: ``values[name]`` of shape (n_topics,), with trec_eval summaries.
+
+    ``missing`` marks the evaluated topics the run has no line for (only with ``complete``);
+    ``printed`` the topics trec_eval prints a per-topic line for (9.0.7 skips missing ones,
+    10.0 prints them). ``overrides`` holds summary values trec_eval does not average
+    (``runid``; ``num_rel`` with ``-c``). Text measures (``relstring``) hold strings.
+    """
 
     run: str
     topics: np.ndarray
     values: dict
     aggregates: dict
     ignored_topics: list
+    missing: np.ndarray | None = None
+    printed: np.ndarray | None = None
+    overrides: dict | None = None
 
     def summary(self) -> dict:
-        from fireeval.core.evaluation import summarise
+        from fireeval.core.evaluation import GM_EPSILON, summarise
 
-        return {m: float(summarise(v[None, :], self.aggregates[m])[0]) for m, v in self.values.items()}
+        out = {}
+        for m, v in self.values.items():
+            how = self.aggregates[m]
+            if self.overrides and m in self.overrides:
+                out[m] = self.overrides[m]
+            elif how == "gm" and self.printed is not None and not self.printed.all() and len(v):
+                # 9.0.7 -c: the logs of the scored topics in order, then the floor once per missing topic
+                logs = np.log(np.maximum(v[self.printed], GM_EPSILON))
+                total = (np.cumsum(logs)[-1] if len(logs) else 0.0) + (~self.printed).sum() * np.log(GM_EPSILON)
+                out[m] = float(np.exp(total / len(v)))
+            elif how != "none":
+                out[m] = float(summarise(v[None, :], how)[0])
+        return out
 
 
 def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = False, judged_only: bool = False,
               relevance_level: int | None = None, max_retrieved: int | None = None,
-              rounding: str = "trec_eval9") -> RunScores:
+              rounding: str | None = None, version: str = "9.0.7") -> RunScores:
     """Score one run on its evaluation topics, as :func:`fireeval.core.evaluation.evaluate` does.
 
     Topics are those of the run that have judgements (others are reported in
     ``ignored_topics``, trec_eval ignores them), or every qrels topic with ``complete``.
+
+    Parameters
+    ----------
+    run, qrels
+        A run read with :func:`fireeval.core.trec.read_run_table` and the judgements.
+    measures : list of str or Measure
+        As :func:`fireeval.core.evaluation.parse_measures` reads them.
+    complete, judged_only, relevance_level, max_retrieved
+        trec_eval's ``-c``, ``-J``, ``-l`` and ``-M``.
+    version : {"9.0.7", "10.0"}
+        The trec_eval to reproduce: 10.0 rounds the recall cut-offs of ``iprec_at_recall``
+        and ``11pt_avg`` to nearest, and with ``complete`` scores a topic missing from the
+        run as a ranking of one unjudged document (then prints it); 9.0.7 counts it 0 in
+        the averages and prints nothing for it.
+    rounding : str, optional
+        Overrides the cut-off rounding (``"nearest"`` or ``"trec_eval9"``).
+
+    Examples
+    --------
+    >>> from fireeval.core.trec import RunTable
+    >>> import pyarrow as pa
+    >>> q = QrelsIndex(["1", "1"], ["a", "b"], [1, 0])
+    >>> r = RunTable("r", "t", np.array(["1"]), np.array([0, 2]), np.array([1, 0]), pa.array(["a", "b"]),
+    ...              np.array([2.0, 1.0]))
+    >>> score_run(r, q, ["P_5", "relstring"]).values["relstring"].tolist()
+    ['01']
     """
+    from fireeval.core.evaluation import check_trec_eval_version, relstrings
+
+    check_trec_eval_version(version)
+    if rounding is None:
+        rounding = "nearest" if version == "10.0" else "trec_eval9"
     parsed = []
     for m in measures:
-        parsed.extend([m] if isinstance(m, Measure) else parse_measures(m))
+        parsed.extend([m] if isinstance(m, Measure) else parse_measures(m, version, printing=True))
     level = qrels.relevance_level if relevance_level is None else int(relevance_level)
     if max_retrieved is not None and max_retrieved < 1:
         raise ValueError(f"max_retrieved must be >= 1, not {max_retrieved}")
@@ -271,6 +323,8 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     row_of_qtopic = np.full(len(qrels.topics), -1, dtype=np.int64)
     row_of_qtopic[eval_pos] = np.arange(n_eval)
     run_row = np.where(topic_pos >= 0, row_of_qtopic[np.maximum(topic_pos, 0)], -1)
+    missing = np.ones(n_eval, dtype=bool)
+    missing[run_row[run_row >= 0]] = False
     sizes = np.diff(run.starts)
     if max_retrieved is not None:
         sizes_cut = np.minimum(sizes, max_retrieved)
@@ -278,6 +332,9 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
         sizes_cut = sizes
     n_ret = np.zeros(n_eval, dtype=np.int64)
     n_ret[run_row[run_row >= 0]] = sizes_cut[run_row >= 0]
+    if version == "10.0":
+        # 10.0 evaluates a topic the run lacks (-c) on a stand-in ranking: one document, unjudged
+        n_ret[missing] = 1
     depth = max(int(sizes_cut[run_row >= 0].max()) if (run_row >= 0).any() else 0, 1)
     rank = np.arange(len(row_grade), dtype=np.int64) - np.repeat(run.starts[:-1], sizes)
     rank = rank.astype(np.int32)
@@ -286,7 +343,8 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     n_rel_all, n_non_all = qrels.counts(level)
     n_rel, n_non = n_rel_all[eval_pos], n_non_all[eval_pos]
     ideal_all = qrels.ideal[eval_pos]
-    values = {m.name: np.zeros(n_eval) for m in parsed}
+    values = {m.name: (np.empty(n_eval, dtype=object) if m.kind in ("relstring", "runid") else np.zeros(n_eval))
+              for m in parsed}
     block = max(1, _BLOCK // depth)
     # run and qrels topics are both in string order, so rows are already grouped by evaluation row
     if keep.all():
@@ -305,8 +363,34 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
             grades, ret = ranking.condense(grades)
         ctx = _Context(grades, n_rel[lo:hi], ideal_all[lo:hi], level, n_non[lo:hi], ret, rounding)
         for m in parsed:
-            values[m.name][lo:hi] = _compute(m, ctx)
-    return RunScores(run.tag, qrels.topics[eval_pos], values, {m.name: m.aggregate for m in parsed}, ignored)
+            if m.kind == "relstring":
+                values[m.name][lo:hi] = relstrings(grades, ret, m.k)
+            elif m.kind == "runid":
+                values[m.name][lo:hi] = run.tag
+            else:
+                values[m.name][lo:hi] = _compute(m, ctx)
+    if missing.any():
+        for m in parsed:
+            if version == "10.0":
+                # what 10.0 resets after scoring its stand-in ranking
+                if m.kind in ("num_ret", "utility", "unj", "rbp_resid"):
+                    values[m.name][missing] = 0.0
+                elif m.kind == "relstring":
+                    values[m.name][missing] = ""
+            elif m.kind == "relstring":
+                values[m.name][missing] = ""
+            elif m.kind != "runid":
+                values[m.name][missing] = 0.0  # 9.0.7 never scores the topic: 0 in every average
+    overrides = {}
+    for m in parsed:
+        if m.kind == "runid":
+            overrides[m.name] = run.tag
+        elif m.kind == "num_rel" and complete:
+            # trec_eval -c sums, over every qrels topic, the judgements with a grade above 0 (whatever -l says)
+            overrides[m.name] = float((qrels.grades > 0).sum())
+    printed = ~missing if version == "9.0.7" else np.ones(n_eval, dtype=bool)
+    return RunScores(run.tag, qrels.topics[eval_pos], values, {m.name: m.aggregate for m in parsed}, ignored,
+                     missing, printed, overrides)
 
 
 def warn_ignored(scores: RunScores, source: str) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,7 @@ class TrecFormatError(ValueError):
 
     def __init__(self, path, line, problem, fix):
         self.path, self.line = str(path), line
-        where = f"{path}, line {line}" if line else str(path)
+        where = f"{path}:{line}" if line else str(path)
         super().__init__(f"{where}: {problem}. Fix: {fix}")
 
 
@@ -76,31 +77,57 @@ def _read_bytes(path) -> bytes:
         raise TrecFormatError(path, None, "cannot be read (permission denied)", "check the file's permissions") from None
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = _gunzip(raw)
+            raw = _gunzip_bounded(path, raw)
         except (OSError, EOFError, zlib.error, _GunzipError) as err:
             raise TrecFormatError(path, None, f"is a damaged gzip file ({err})",
                                   "re-download or re-compress the file") from None
-        _refuse_binary(path, raw[: 1 << 16])
+    nul = raw.find(b"\x00")  # anywhere, not only in the first block: trec_eval would cut the line there
+    if nul >= 0:
+        raise TrecFormatError(path, raw.count(b"\n", 0, nul) + 1, "is a binary file (it contains NUL bytes, the "
+                              "first on this line), not TREC text", "give the plain-text (or gzipped) run or qrels file; if it was "
+                              "damaged in transfer, copy it again")
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
         raw = raw[3:]
     return raw
 
 
-try:  # gzip.decompress (every member) with Intel ISA-L's decoder: ~3x faster than zlib
-    from isal.igzip import decompress as _gunzip
+#: A gzip that expands more than this many times and past _BOMB_BYTES is refused as a decompression bomb:
+#: TREC text compresses 4-6 times (TREC-8's runs and qrels); 3 GB of spaces in a 3 MB gzip is 1000 times.
+_BOMB_RATIO = 64
+_BOMB_BYTES = 128 << 20
+_GUNZIP_CHUNK = 16 << 20
+
+
+def _gunzip_bounded(path, raw: bytes) -> bytes:
+    """Every gzip member of ``raw``, decompressed a chunk at a time so that a bomb is refused
+    after at most ``_BOMB_BYTES`` (plus a chunk) of output, never expanded whole."""
+    limit = max(_BOMB_BYTES, len(raw) * _BOMB_RATIO)
+    parts, total = [], 0
+    with _GzipReader(fileobj=io.BytesIO(raw)) as stream:
+        while True:
+            chunk = stream.read(_GUNZIP_CHUNK)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise TrecFormatError(path, None, f"expands to more than {limit >> 20} MiB from "
+                                      f"{len(raw) >> 10} KiB of gzip (over {_BOMB_RATIO} times): a decompression "
+                                      "bomb, not a TREC file", "give the real run or qrels file")
+            parts.append(chunk)
+    return b"".join(parts)
+
+
+try:  # a gzip reader (every member) with Intel ISA-L's decoder: ~3x faster than zlib
+    from isal.igzip import IGzipFile as _GzipReader
     from isal.isal_zlib import error as _GunzipError
 except ImportError:  # pragma: no cover - isal is a pinned dependency
-    _gunzip, _GunzipError = gzip.decompress, zlib.error
+    _GunzipError, _GzipReader = zlib.error, gzip.GzipFile
 
 
 def _refuse_binary(path, head: bytes) -> None:
     if b"\x00" in head:
         raise TrecFormatError(path, None, "is a binary file (it contains NUL bytes), not a TREC text file",
                               "give the plain-text (or gzipped) run or qrels file")
-
-
-def _open_text(path) -> io.TextIOBase:
-    return io.StringIO(_read_bytes(path).decode("utf-8", errors="replace"))
 
 
 def _first_bad_line(path, n_fields, checks):
@@ -110,22 +137,26 @@ def _first_bad_line(path, n_fields, checks):
     column-count check.
     """
     seen = {}
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != n_fields:
-                return (lineno, f"expected {n_fields} columns, found {len(fields)} ({line.strip()[:80]!r})",
-                        f"write each line as {' '.join(RUN_COLUMNS if n_fields == 6 else QRELS_COLUMNS)}")
-            for col, (ok, problem, fix) in checks.items():
-                if not ok(fields[col]):
-                    return lineno, problem.format(value=fields[col]), fix
-            key = (fields[0], fields[2])
-            if key in seen:
-                return (lineno, f"document {fields[2]!r} appears twice for topic {fields[0]!r} "
-                        f"(first on line {seen[key]})", "keep one line per (topic, document)")
-            seen[key] = lineno
+    for lineno, raw_line in enumerate(_read_bytes(path).split(b"\n"), 1):
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError as err:  # e.g. Latin-1 docnos: name the line, not just the file
+            return (lineno, f"is not UTF-8 text (byte 0x{raw_line[err.start]:02x} at column {err.start + 1})",
+                    "save the file as UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != n_fields:
+            return (lineno, f"expected {n_fields} columns, found {len(fields)} ({line.strip()[:80]!r})",
+                    f"write each line as {' '.join(RUN_COLUMNS if n_fields == 6 else QRELS_COLUMNS)}")
+        for col, (ok, problem, fix) in checks.items():
+            if not ok(fields[col]):
+                return lineno, problem.format(value=fields[col]), fix
+        key = (fields[0], fields[2])
+        if key in seen:
+            return (lineno, f"document {fields[2]!r} appears twice for topic {fields[0]!r} "
+                    f"(first on line {seen[key]})", "keep one line per (topic, document)")
+        seen[key] = lineno
     return None
 
 
@@ -136,12 +167,17 @@ def _is_float(text):
         return False
 
 
+#: A qrels grade: an ASCII integer, optionally followed by ".0..." (read the same by trec_eval's atol).
+#: Exponents (1e1), hex (0x1), other decimals (2.9999999999999999) and inf are refused: atol reads
+#: them differently from what they say.
+_GRADE = re.compile(r"[+-]?[0-9]+(?:\.0*)?")
+_GRADE_LIMIT = 2**62
+
+
 def _is_int(text):
-    try:
-        value = float(text)
-    except ValueError:
+    if not _GRADE.fullmatch(text):
         return False
-    return value == int(value) and abs(value) < 2**62 and "_" not in text
+    return abs(int(text.split(".")[0])) < _GRADE_LIMIT
 
 
 def _normalise(raw: bytes):
@@ -297,7 +333,8 @@ def _has_duplicate_pairs(query, docno) -> bool:
 
 
 _RUN_CHECKS = {4: (_is_float, "score {value!r} is not a finite number", "write a numeric score in column 5")}
-_QRELS_CHECKS = {3: (_is_int, "relevance {value!r} is not an integer",
+_QRELS_CHECKS = {3: (_is_int, "relevance {value!r} is not an integer below 2^62 (trec_eval's atol would "
+                        "read it as another number)",
                      "write an integer relevance grade (0 = non-relevant) in column 4")}
 
 
@@ -338,8 +375,8 @@ def _check_precision(score_precision):
         return np.float32
     if score_precision == "double":
         return np.float64
-    raise ValueError(f"score_precision must be 'float' (trec_eval <= 9.0.8, NIST's official results) or "
-                     f"'double' (trec_eval 10.0), not {score_precision!r}")
+    raise ValueError(f"score_precision must be 'float' (trec_eval 9.0.7, NIST's official results) or "
+                     f"'double' (trec_eval 10.0), not {score_precision!r}. Fix: give one of the two")
 
 
 # Above this size, query and docno are dictionary-encoded while parsing (in the reader's threads, one
@@ -514,9 +551,10 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score
     check_duplicates : bool, default True
         Reject a document listed twice for one topic.
     score_precision : {"float", "double"}
-        How scores are compared when ordering: "float" as trec_eval <= 9.0.8 (it
+        How scores are compared when ordering: "float" as trec_eval 9.0.7 (it
         reads scores into a C float; NIST's official TREC results), "double" as
-        trec_eval 10.0. Returned scores are the parsed doubles either way.
+        trec_eval 10.0 (scores became doubles in its 2023 sources). Returned scores are
+        the parsed doubles either way.
 
     Raises
     ------
@@ -557,17 +595,21 @@ def read_qrels_table(path, check_duplicates: bool = True):
     if table is None:
         _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
     text = table.column("relevance").combine_chunks()
+    # integers as atol reads them ("+1" and "2.0" too); anything else (arrow would also take "0x1") is
+    # named with its line
+    ok = arrow_call("match_substring_regex", [text], ("MatchSubstringOptions", (f"^{_GRADE.pattern}$",)))
+    if ok.false_count:
+        _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
     try:
         relevance = to_numpy(arrow_call("cast", [text], ("CastOptions", (pa.int64(),))))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        digits = arrow_call("replace_substring_regex", [text], ("ReplaceSubstringOptions", (r"^\+|\.0*$", "")))
         try:
-            as_float = to_numpy(arrow_call("cast", [text], ("CastOptions", (pa.float64(),))))
+            relevance = to_numpy(arrow_call("cast", [digits], ("CastOptions", (pa.int64(),))))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            as_float = None
-        if as_float is None or not np.isfinite(as_float).all() or (as_float != np.round(as_float)).any() \
-                or (np.abs(as_float) >= 2**62).any():
-            _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
-        relevance = as_float.astype(np.int64)
+            relevance = None
+    if relevance is None or ((relevance >= _GRADE_LIMIT) | (relevance <= -_GRADE_LIMIT)).any():
+        _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
     query, docno = table.column("query").combine_chunks(), table.column("docno").combine_chunks()
     if check_duplicates and _has_duplicate_pairs(query, docno):
         raise_bad_qrels(path)
@@ -600,7 +642,7 @@ def trec_order(frame, by=("query",), score_precision: str = "float"):
     This order, not a file's rank column, reproduces TREC-8's judged pool.
 
     Scores are compared in single precision by default (``score_precision="float"``),
-    because trec_eval up to 9.0.8 -- the version behind NIST's official TREC results and
+    because trec_eval 9.0.7 -- the version behind NIST's official TREC results and
     pytrec_eval -- reads them into a C ``float``: two scores that differ only beyond
     float32 precision are a tie, broken by docno. trec_eval 10.0 reads them as
     ``double``; ``score_precision="double"`` reproduces that. (The two differ on one
@@ -635,10 +677,51 @@ def trec_order(frame, by=("query",), score_precision: str = "float"):
     return ordered
 
 
+def _check_fields(frame, columns, what):
+    """Refuse values :func:`read_run`/:func:`read_qrels` could not read back: empty fields or fields with
+    whitespace (they split into several columns)."""
+    for col in columns:
+        text = frame[col].astype(str)
+        bad = (text.str.len() == 0) | text.str.contains(r"\s", regex=True)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"{what}: row {row + 1}: {col} {text.iloc[row]!r} is empty or holds whitespace, which "
+                             "would split the line into other columns. Fix: remove or replace the whitespace")
+
+
 def write_run(frame, path, tag: str | None = None) -> None:
-    """Write a run (columns query, docno, score[, tag]) in trec_eval order, 6 columns."""
+    """Write a run (columns query, docno, score[, tag]) in trec_eval order, 6 columns.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns query, docno, score and optionally tag.
+    path : path-like
+        Output file (gzip when it ends in ``.gz``).
+    tag : str, optional
+        Run tag for every line (default: the ``tag`` column, else "fireeval").
+
+    Raises ValueError for what could not be read back: a query, docno or tag that is
+    empty or holds whitespace, a score that is not a finite number.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.txt")
+    >>> write_run(pd.DataFrame({"query": ["1"], "docno": ["d"], "score": [0.5]}), path, tag="t")
+    >>> open(path).read()
+    '1 Q0 d 1 0.5 t\\n'
+    """
     import pandas as pd
 
+    score = pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(score).all():
+        row = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise ValueError(f"{path}: row {row + 1}: score {frame['score'].iloc[row]} is not a finite number. "
+                         "Fix: give every document a finite score")
+    _check_fields(frame, ["query", "docno"] + (["tag"] if "tag" in frame and tag is None else []), str(path))
+    if tag is not None and (not str(tag) or any(c.isspace() for c in str(tag))):
+        raise ValueError(f"{path}: tag {tag!r} is empty or holds whitespace. Fix: give a one-word run tag")
     ordered = trec_order(frame)
     tags = ordered["tag"] if "tag" in ordered and tag is None else (tag or "fireeval")
     out = pd.DataFrame({"query": ordered["query"], "q0": "Q0", "docno": ordered["docno"],
@@ -647,11 +730,35 @@ def write_run(frame, path, tag: str | None = None) -> None:
 
 
 def write_qrels(frame, path) -> None:
-    """Write qrels (columns query, docno, relevance) as 4-column TREC qrels."""
+    """Write qrels (columns query, docno, relevance) as 4-column TREC qrels.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns query, docno and relevance (whole numbers: 2.0 is written 2, 0.6 is refused
+        rather than truncated to 0).
+    path : path-like
+        Output file (gzip when it ends in ``.gz``).
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
+    >>> write_qrels(pd.DataFrame({"query": ["1"], "docno": ["d"], "relevance": [2.0]}), path)
+    >>> open(path).read()
+    '1 0 d 2\\n'
+    """
     import pandas as pd
 
+    relevance = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(dtype=float)
+    whole = np.isfinite(relevance) & (relevance == np.round(relevance)) & (np.abs(relevance) < _GRADE_LIMIT)
+    if not whole.all():
+        row = int(np.flatnonzero(~whole)[0])
+        raise ValueError(f"{path}: row {row + 1}: relevance {frame['relevance'].iloc[row]} is not a whole number "
+                         "(writing it would truncate it). Fix: give integer grades (0 = non-relevant)")
+    _check_fields(frame, ["query", "docno"], str(path))
     out = pd.DataFrame({"query": frame["query"], "iteration": 0, "docno": frame["docno"],
-                        "relevance": frame["relevance"].astype(int)})
+                        "relevance": relevance.astype(np.int64)})
     _write(out, path)
 
 

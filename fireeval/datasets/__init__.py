@@ -25,14 +25,19 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry",
-           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS", "choose_source", "optional_data", "SOURCES"]
+           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
+           "choose_source", "optional_data", "SOURCES"]
 
 #: Longest line the line-based readers accept (a data line is far shorter; a binary or
 #: corrupt file is refused instead of being read into memory as one huge line).
 MAX_LINE_CHARS = 1 << 20
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-REGISTRY_PATH = PROJECT_ROOT / "data" / "registry.json"
+# An installed wheel ships the registry inside the package (setup.py's build step); a
+# checkout reads data/registry.json.
+REGISTRY_PATH = next((p for p in (Path(__file__).resolve().parent / "registry.json",
+                                  PROJECT_ROOT / "data" / "registry.json") if p.is_file()),
+                     PROJECT_ROOT / "data" / "registry.json")
 SHARED_DATA = Path(os.environ.get("FIREEVAL_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
 
 
@@ -114,7 +119,31 @@ def _parse_json(data):
             pass  # the standard library gives the verdict and the message
     if isinstance(data, bytes):
         data = data.decode("utf-8-sig")
-    return json.loads(data)
+    return json.loads(data, parse_int=json_int)
+
+
+class JSONNumberError(ValueError):
+    """A JSON integer too large for a float (every number becomes one in the measures)."""
+
+
+def json_int(text: str) -> int:
+    """``parse_int`` for :func:`json.loads`: an int, or :class:`JSONNumberError` past float range.
+
+    Parameters
+    ----------
+    text : str
+        The digits of a JSON integer.
+
+    Examples
+    --------
+    >>> json_int("12")
+    12
+    """
+    value = int(text)
+    if len(text) > 300 and abs(value) > 1.7976931348623157e308:  # (compare only when it can be that big)
+        raise JSONNumberError(f"an integer of {len(text.lstrip('-'))} digits, beyond the range of a number "
+                              "(about 1.8e308)")
+    return value
 
 
 def read_json(path, what: str = "JSON file", text=None):
@@ -130,6 +159,8 @@ def read_json(path, what: str = "JSON file", text=None):
                          f"Fix: give a {what}.") from None
     except RecursionError:
         raise ValueError(f"{path}: JSON nested too deeply to read. Fix: give a {what}.") from None
+    except JSONNumberError as err:
+        raise ValueError(f"{path}: {err}. Fix: write times, ratings and durations as ordinary numbers.") from None
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason}). Fix: save the file as UTF-8.") from None
 

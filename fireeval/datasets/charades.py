@@ -361,7 +361,10 @@ def _align_checked(entries, gt, k=None, name="predictions"):
             try:
                 r = np.asarray(ratings, dtype=float)
             except (TypeError, ValueError):
-                raise ValueError(f"{where}: ratings are not numbers") from None
+                raise ValueError(f"{where}: ratings are not numbers. Fix: give one number per moment") from None
+            if r.ndim != 1:  # [[1], [2]] has as many numbers as moments, but is not a list of them
+                raise ValueError(f"{where}: ratings are nested lists (shape {r.shape}), not one number per moment. "
+                                 "Fix: give ratings as a flat list, e.g. [0.9, 0.5]")
             if r.shape != (len(arr),):
                 raise ValueError(f"{where}: {np.size(r)} ratings for {len(arr)} moments. "
                                  "Fix: give one rating per moment (or leave 'ratings' out to keep list order).")

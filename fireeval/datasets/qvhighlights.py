@@ -22,7 +22,7 @@ import json
 
 import numpy as np
 
-from fireeval.datasets import data_path, read_json, text_lines
+from fireeval.datasets import JSONNumberError, data_path, json_int, read_json, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
@@ -43,7 +43,9 @@ def _read_jsonl(path, what="JSONL file"):
     out = []
     for lineno, line in text_lines(path, what):
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_int=json_int)
+        except JSONNumberError as err:
+            raise ValueError(f"{path}:{lineno}: {err}. Fix: write windows and scores as ordinary numbers.") from None
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}:{lineno}: not a JSON object ({err.msg}). Fix: give one JSON object per line.") from None
         except RecursionError:
@@ -90,7 +92,7 @@ def read_ground_truth_records(path) -> list:
             raise ValueError(f"{where}: qid {qid} is already on line {seen[qid]}. Fix: list each query once.")
         seen[qid] = lineno
         windows = rec["relevant_windows"] or []
-        arr = check_moments(windows, f"{where} relevant_windows") if len(windows) else np.empty((0, 2))
+        arr = check_moments(windows, f"{where}: relevant_windows") if len(windows) else np.empty((0, 2))
         if arr.ndim != 2:
             raise ValueError(f"{where}: relevant_windows must be [[start, end], ...]")
         try:
@@ -175,7 +177,7 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
             raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers") from None
         if w.ndim != 2 or w.shape[1] < 2:
             raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {w.shape})")
-        check_moments(w[:, :2], f"{where} pred_relevant_windows")
+        check_moments(w[:, :2], f"{where}: pred_relevant_windows")
         if w.shape[1] >= 3:
             if np.isnan(w[:, 2]).any():
                 raise ValueError(f"{where}: a window's score is NaN. Fix: give numeric scores.")

@@ -309,6 +309,9 @@ def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSe
                                  "row for each")
         losses = reference_losses(reference, qrels, pool_depth, pooled, ref_groups)
         fit = losses[losses["pooled"]]
+        if fit.empty:  # nothing to learn the leave-out loss from (the audited run alone was named pooled)
+            raise ValueError(f"no pooled reference run besides {name}: the leave-out estimate needs pooled runs. "
+                             "Fix: say which reference runs built the pool (--pooled or --pooled-from)")
         model = fit_drop_model(fit[f"judged@{pool_depth}"], fit["relative drop"], n_neighbours)
         median, upper = (float(v[0]) for v in model.predict([judged]))
         threshold = warning_threshold(losses[f"judged@{pool_depth}"], losses["relative drop"], max_loss=max_loss,

@@ -144,15 +144,15 @@ class Estimate:
         ``method="BCa"`` from the same replicates. For a skewed statistic (Kendall τ near 1,
         an extreme over σ or K, a ratio) the percentile interval is biased; BCa corrects
         for the share of replicates below the estimate and for skewness. Where BCa is
-        undefined (every replicate on one side of the estimate) the basic bootstrap
-        interval is used instead, and ``method`` says so.
+        undefined or unstable (its interval excludes or touches the estimate) the jackknife
+        normal interval is used instead, and ``method`` says so.
 
         >>> rng = np.random.default_rng(0)
         >>> x = rng.exponential(size=30)
         >>> boot = rng.choice(x, (2000, 30)).mean(1)
         >>> jack = (x.sum() - x) / 29
         >>> e = Estimate.bca(x.mean(), boot, jack, "2000 resamples")
-        >>> e.method.startswith("95% BCa bootstrap")
+        >>> e.method.startswith("95% BCa bootstrap (z0 = ")
         True
         """
         low, high, how = bca_interval(value, samples, jackknife, level)
@@ -260,13 +260,16 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     Φ(ẑ₀ + (ẑ₀ + z_α)/(1 − â(ẑ₀ + z_α))) for α and 1 − α. The same computation as
     :func:`scipy.stats.bootstrap` (``method="BCa"``), applied to replicates the caller
     drew (so that several statistics share one set of resamples). When ẑ₀ is infinite
-    or the result is undefined, the basic bootstrap interval 2θ̂ − q₁₋α, 2θ̂ − q_α is
-    returned and ``how`` says so.
+    or the result is undefined, or when the BCa interval excludes or only touches its own
+    estimate (BCa has broken down: most replicates lie on one side and the corrected levels
+    sit at the edge of the distribution), the jackknife normal interval θ̂ ± z_{1−α}·se_jack
+    is returned instead (the basic bootstrap interval when the jackknife has no spread), and
+    ``how`` says which and why.
 
     >>> bca_interval(0.5, [0.3, 0.4, 0.5, 0.6, 0.7], [0.45, 0.5, 0.55])[2]
-    'BCa bootstrap'
+    'BCa bootstrap (z0 = 0.00)'
     >>> bca_interval(1.0, [0.8, 0.9, 0.95], [0.9, 1.0])[2]
-    'basic bootstrap (BCa undefined: every replicate lies on one side of the estimate)'
+    'jackknife normal interval (BCa undefined: every replicate lies on one side of the estimate)'
     """
     from scipy.special import ndtr, ndtri
 
@@ -279,6 +282,8 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
         return float("nan"), float("nan"), "no finite bootstrap replicate"
     share = (np.count_nonzero(b < value) + np.count_nonzero(b <= value)) / (2 * b.size)
     z0 = ndtri(share)
+    spread = float(np.sqrt((jack.size - 1) / jack.size * np.sum((jack - jack.mean()) ** 2))) if jack.size > 1 else 0.0
+    why = None
     if np.isfinite(z0) and jack.size > 1:
         u = jack.mean() - jack
         den = np.sum(u ** 2)
@@ -288,12 +293,23 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
             num = z0 + z
             ends.append(ndtr(z0 + num / (1 - a * num)))
         if all(np.isfinite(ends)):
-            low, high = np.quantile(b, ends)
-            return float(low), float(high), "BCa bootstrap"
+            low, high = (float(x) for x in np.quantile(b, ends))
+            if low < value < high or low == value == high:
+                return low, high, f"BCa bootstrap (z0 = {z0:.2f})"
+            # An interval that excludes or only touches its own estimate: BCa has broken down
+            # (most replicates on one side, the corrected levels at the edge of the distribution).
+            why = (f"BCa unstable: z0 = {z0:.2f}, its ends at the replicates' {ends[0]:.3f} and {ends[1]:.3f} "
+                   f"quantiles {'touch' if value in (low, high) else 'exclude'} the estimate")
+        else:
+            why = "BCa undefined: the acceleration is degenerate"
+    else:
+        why = ("BCa undefined: every replicate lies on one side of the estimate" if not np.isfinite(z0)
+               else "BCa undefined: too few jackknife values")
+    if spread > 0:
+        z = -ndtri(alpha)
+        return value - z * spread, value + z * spread, f"jackknife normal interval ({why})"
     q_low, q_high = np.quantile(b, [alpha, 1 - alpha])
-    why = ("every replicate lies on one side of the estimate" if not np.isfinite(z0)
-           else "too few jackknife values" if jack.size <= 1 else "the acceleration is degenerate")
-    return float(2 * value - q_high), float(2 * value - q_low), f"basic bootstrap (BCa undefined: {why})"
+    return float(2 * value - q_high), float(2 * value - q_low), f"basic bootstrap ({why})"
 
 
 def label(record: Mapping) -> str:
@@ -494,6 +510,10 @@ class Alternative:
         clipping, base list, subset, interval method, annotator, protocol, ...
     test : the test under that reading when it differs (another threshold or margin).
     why : instead of an estimate, why this reading cannot be computed here.
+    replaces : for a claim judged under several readings of equal standing, the reading this
+        row stands in for (its name in ``evaluate``'s estimates). The row *flips* the verdict
+        when putting it in that reading's place changes the claim's verdict; without
+        ``replaces`` it flips when put in the place of any one of them changes it.
     """
 
     name: str
@@ -501,6 +521,7 @@ class Alternative:
     kind: str = "convention"
     test: Test | None = None
     why: str | None = None
+    replaces: str | None = None
 
     def __post_init__(self):
         if self.estimate is None and not self.why:
@@ -638,16 +659,26 @@ class Claim:
                 per = {n: dict(zip(("verdict", "basis"), verdict(e, test))) for n, e in estimates.items()}
                 at[t] = _overall(per)[0]
                 for n, e in estimates.items():
-                    rows.append(self._row(f"threshold {t:g}" + (f", {n}" if n else ""), e, "threshold (range)", test))
+                    rows.append(self._row(f"threshold {t:g}" + (f", {n}" if n else ""), e, "threshold (range)", test,
+                                          replaces=n))
             if len(set(at.values())) > 1:
                 overall = "depends"
                 basis = "flips inside the range the paper leaves open: " + "; ".join(
                     f"{self.test.op} {t:g}: {v}" for t, v in at.items())
         for alt in sensitivity:
-            rows.append(self._row(alt.name, alt.estimate, alt.kind, alt.test, alt.why))
+            if alt.replaces is not None and alt.replaces not in conventions:
+                raise ValueError(f"claim {self.id}: alternative {alt.name!r} replaces unknown reading {alt.replaces!r}")
+            rows.append(self._row(alt.name, alt.estimate, alt.kind, alt.test, alt.why, alt.replaces))
+        verdicts = {n: c["verdict"] for n, c in conventions.items()}
+
+        def swapped(name, v):  # the verdict with reading ``name`` replaced by a row of verdict ``v``
+            out = {*(w for n, w in verdicts.items() if n != name), v}
+            return out.pop() if len(out) == 1 else "depends"
+
         for row in rows:
-            # A row flips a definite verdict; a "depends" already says the readings disagree.
-            row["flips"] = overall != "depends" and row["verdict"] not in (overall, "not testable here")
+            targets = [row.pop("replaces")] if row.get("replaces") is not None else list(verdicts)
+            row["flips"] = row["verdict"] != "not testable here" and any(
+                swapped(n, row["verdict"]) != overall for n in targets)
         record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]], conventions=conventions)
         result = {"verdict": overall, "basis": basis}
         result["label"] = label(result)
@@ -665,13 +696,15 @@ class Claim:
         assert overall in VERDICTS
         return record
 
-    def _row(self, name, estimate, kind, test=None, why=None) -> dict:
+    def _row(self, name, estimate, kind, test=None, why=None, replaces=None) -> dict:
         test = test or self.test
         if estimate is None:
             return {"name": name, "kind": kind, "test": str(test), "value": None, "low": None, "high": None,
-                    "method": None, "verdict": "not testable here", "basis": why, "label": "not testable here"}
+                    "method": None, "verdict": "not testable here", "basis": why, "label": "not testable here",
+                    "replaces": replaces}
         v, basis = verdict(estimate, test)
-        row = {"name": name, "kind": kind, "test": str(test), **estimate.to_json(), "verdict": v, "basis": basis}
+        row = {"name": name, "kind": kind, "test": str(test), **estimate.to_json(), "verdict": v, "basis": basis,
+               "replaces": replaces}
         row["label"] = label(row)
         return row
 
@@ -687,9 +720,11 @@ def summary_rows(records: Sequence[Mapping]) -> list[dict]:
             found += f" (test: {r['test']})"
         else:
             found = r["why"]
+        methods = list(dict.fromkeys(c.get("method") for c in r["conventions"].values() if c.get("method")))
         basis = "" if r["verdict"] == "depends" and not r.get("on_stand_in") else r["basis"]
         rows.append({"claim": f"{r['quote']} ({r['paper']}, {r['section']})", "short": r.get("short", r["quote"]),
                      "paper's number": r.get("paper_value") or "", "found here": found,
+                     "interval": "; ".join(methods),
                      "verdict": r["verdict"], "label": r.get("label", label(r)), "basis": basis, "data": r["data"],
                      "standing": r.get("standing"), "id": r["id"],
                      "evidence": r.get("evidence"), "reading": r.get("reading"), "power": r.get("power"),

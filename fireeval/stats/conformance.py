@@ -16,7 +16,8 @@ _EXACT = Power.no_control("an exact comparison of values, not a sampled statisti
 
 
 def metrics_claims(data: str, real: bool, oracle_gaps: Mapping[str, float] | None, n_cells: int,
-                   official=None, ours=None, still_outside: int | None = None, n_outside: int | None = None) -> list[dict]:
+                   official=None, ours=None, still_outside: int | None = None, n_outside: int | None = None,
+                   no_official: str | None = None) -> list[dict]:
     """Evaluated records of the two conformance claims.
 
     Parameters
@@ -29,6 +30,7 @@ def metrics_claims(data: str, real: bool, oracle_gaps: Mapping[str, float] | Non
     still_outside : runs beyond the official file's rounding once the runs outside it are
         ordered by their scores in double precision (the official 1999 evaluation's reading).
     n_outside : runs beyond the rounding with single-precision ordering (today's trec_eval).
+    no_official : why there are no official scores to compare with (default: the synthetic stand-in).
 
     Examples
     --------
@@ -53,18 +55,19 @@ def metrics_claims(data: str, real: bool, oracle_gaps: Mapping[str, float] | Non
                                sensitivity=[Alternative(m, Estimate(v, method="exact: every run and topic"),
                                                         kind="measure") for m, v in (oracle_gaps or {}).items()])]
     have = official is not None and still_outside is not None
+    why_not = no_official or "no official scores for the synthetic stand-in"
     official_claim = Claim(
         "metrics_official_map", "NIST, TREC-8 official results", "MAP per run, 4 decimals",
         "the official MAP of every TREC-8 run", "runs whose MAP differs from the official value beyond ±5e-5",
         Test("<=", 0) if have else None, data, fmt=".0f", standing=standing,
-        untestable=None if have else "no official scores for the synthetic stand-in",
+        untestable=None if have else why_not,
         short="fireeval reproduces NIST's official MAP of every TREC-8 run, to its four decimals",
         reading=Reading("equal to the official file within its rounding (±5e-5); ties in the scores are ordered as "
                         "the official file shows: in double precision where single precision ties them",
                         "MAP per run, printed to 4 decimals", "authors' output", "NIST's TREC-8 summary file"),
         evidence=Evidence.compare(official, ours, "NIST's official TREC-8 MAP per run", tolerance=5e-5,
                                   detail="single-precision ordering (today's trec_eval)")
-        if have else Evidence.none("no official scores for the synthetic stand-in"),
+        if have else Evidence.none(why_not),
         power=_EXACT)
     records.append(official_claim.evaluate(
         None if not have else Estimate(still_outside, method="exact: every run"),

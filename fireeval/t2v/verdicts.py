@@ -25,7 +25,8 @@ from fireeval.t2v import semantic_evaluation as se
 __all__ = ["RODRIGUEZ", "WRAY", "FIRE_SHARE", "OTHER_ANNOTATORS", "FIRE_TABLE1", "FIRE_TABLE7", "WRAY_TABLE3_RANDOM",
            "FireEvidence", "annotator_agreement", "false_negative_claims", "mean_relevant_count", "share_with_other",
            "semantic_claims", "table1_evidence", "budget_evidence", "table7_evidence", "length_neutral_verdicts",
-           "count_difference_curve", "implied_relevant_share", "budget_level_band"]
+           "count_difference_curve", "implied_relevant_share", "budget_level_band",
+           "boost_ratio_estimate", "shuffled_boost_ratio", "length_effect_control", "widest_gap_scores"]
 
 RODRIGUEZ = "Rodriguez et al. 2023"
 WRAY = "Wray et al. 2021"
@@ -81,10 +82,11 @@ def budget_evidence(n_resamples=10_000, seed=0) -> Evidence:
     formula = fire.binomial_deviation(FIRE_MSVD_CLIP4CLIP_C1, 1000)
     return Evidence.compare([0.029], [formula], "FIRE §4.3 / Fig. 4 (0.029 at N = 1,000, MSVD, CLIP4Clip) beside "
                             "1.96·√(p(1−p)/N) at FIRE's own MSVD CLIP4Clip corrected C@1 (Table 1: 65.3 %)",
-                            tolerance=0.001, detail=f"tolerance one step of 1/N (a 0/1 score's deviations are "
-                            f"multiples of 0.001 at N = 1,000); FIRE's procedure itself ({n_resamples:,} resamples of "
-                            f"1,000 from {FIRE_MSVD_QUERIES:,} queries) gives {v:.4f} [{lo:.4f}, {hi:.4f}]: the printed "
-                            "number is the C@1 level's binomial spread")
+                            tolerance=0.001, detail=f"the paper's own cell reproduces with the paper's own statistic: "
+                            f"at FIRE's 65.3 % level the statistic is {formula:.4f} by the formula, and FIRE's procedure "
+                            f"itself ({n_resamples:,} resamples of 1,000 from {FIRE_MSVD_QUERIES:,} 0/1 scores) gives "
+                            f"{v:.4f} [{lo:.4f}, {hi:.4f}]; tolerance one step of 1/N (a 0/1 score's deviations are "
+                            "multiples of 0.001 at N = 1,000). The printed number is the C@1 level's binomial spread")
 
 
 def table7_evidence(ours: dict) -> Evidence:
@@ -94,9 +96,11 @@ def table7_evidence(ours: dict) -> Evidence:
                             "FIRE Table 7 (Spearman and Kendall in words, Spearman in characters; the fourth cell, "
                             "Kendall in characters, is printed +0.334 beside a negative Spearman and left out)",
                             tolerance=0.0005,
-                            detail="train side here is a stand-in (the official train captions are not in the data), "
-                                   "so the cells are not expected to match; FIRE's analyser is char_wb 1-5-grams "
-                                   f"({FIRE_CODE}: mmr/matcher.py, train_test_overlap_analysis)")
+                            detail="ours with the 5-gram character TF-IDF encoder the paper's App. D describes; the "
+                                   "train side here is a stand-in (the official train captions are not in the data), "
+                                   "so the cells are not expected to match. The char_wb 1-5 analyser of "
+                                   f"{FIRE_CODE} (mmr/matcher.py) belongs to its automatic-annotation path and is "
+                                   "not shown to be Table 7's: the chapter shows it as an alternative")
 
 
 @dataclass
@@ -147,11 +151,10 @@ class FireEvidence:
         return Estimate.from_samples(v, smp, f"{best}; gain ÷ proxy recall on original pairs ({recalled.mean():.1%}), "
                                      f"both re-estimated on {self.n_resamples:,} bootstrap resamples of queries")
 
-    def boost_gap(self, ap="fire", tie_rule=None, positives=None) -> Estimate:
-        """|boost of the first pooled model − boost of the second| (C@k when ``ap`` is None, else AP), paired bootstrap.
+    def boosts(self, ap="fire", tie_rule=None, positives=None) -> dict:
+        """model -> per-query boost (corrected − original; C@k when ``ap`` is None, else AP) of the pooled models.
 
         ``tie_rule`` not None: the own video loses every tie; ``positives`` defaults to ``corrected``.
-        The absolute gap: the paper's mechanism predicts its size, whichever model gains more.
         """
         metric = f"C@{self.ks[0]}" if ap is None else f"AP@{self.ap_depth}"
         positives = self.corrected if positives is None else positives
@@ -159,10 +162,27 @@ class FireEvidence:
             m: fire.ranked_lists(fire.positive_loses_ties(self.runs[m]), depth=max(100, self.ap_depth))
             for m in self.lists}
         kw = dict(ks=self.ks[:1], ap_depth=self.ap_depth, ap=ap or "fire")
-        g = [fire.per_query_scores(l, positives, **kw)[metric] - fire.per_query_scores(l, self.original, **kw)[metric]
-             for l in ls.values()]
+        return {m: fire.per_query_scores(l, positives, **kw)[metric] - fire.per_query_scores(l, self.original, **kw)[metric]
+                for m, l in ls.items()}
+
+    def boost_ratio(self, ap="fire", tie_rule=None, positives=None, interval="bca") -> Estimate:
+        """Smaller mean boost ÷ larger mean boost of the first two pooled models (1: equal boosts), paired bootstrap.
+
+        A ratio is skewed: the interval is BCa (``interval="percentile"``: the percentile interval).
+        """
+        g = list(self.boosts(ap, tie_rule, positives).values())[:2]
+        return boost_ratio_estimate(g[0], g[1], self.n_resamples, self.seed, interval)
+
+    def boost_gap(self, ap="fire", tie_rule=None, positives=None) -> Estimate:
+        """|boost of the first pooled model − boost of the second| (C@k when ``ap`` is None, else AP), paired bootstrap.
+
+        ``tie_rule`` not None: the own video loses every tie; ``positives`` defaults to ``corrected``.
+        The absolute gap: the paper's mechanism predicts its size, whichever model gains more.
+        """
+        boosts = self.boosts(ap, tie_rule, positives)
+        g = list(boosts.values())
         d, smp = fire.paired_difference(g[0], g[1], n_resamples=self.n_resamples, seed=self.seed)
-        names = list(ls)
+        names = list(boosts)
         return Estimate.from_samples(abs(d), np.abs(smp), f"|{names[0]} − {names[1]}| (signed {d:+.3f}); "
                                      f"paired bootstrap, {self.n_resamples:,} resamples")
 
@@ -217,6 +237,78 @@ def budget_level_band(threshold: float, size: int, q: float = 0.95) -> tuple[flo
     return float(0.5 - r), float(0.5 + r)
 
 
+def _ratio(a, b):
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(hi > 0, lo / np.where(hi > 0, hi, 1), np.nan)
+
+
+def boost_ratio_estimate(boost_a, boost_b, n_resamples=2000, seed=0, interval="bca") -> Estimate:
+    """min(mean a, mean b) ÷ max(mean a, mean b) of two per-query boosts on the same queries (1: equal boosts).
+
+    Queries are resampled in pairs; the interval is BCa from the bootstrap and the leave-one-query-out
+    jackknife (``interval="percentile"``: the percentile interval). NaN when neither mean is positive.
+
+    >>> e = boost_ratio_estimate(np.r_[np.ones(50), np.zeros(50)], np.r_[np.ones(40), np.zeros(60)], 500)
+    >>> round(e.value, 3), e.low < 0.8 < e.high
+    (0.8, True)
+    """
+    g = np.stack([np.asarray(boost_a, dtype=float), np.asarray(boost_b, dtype=float)])
+    n = g.shape[1]
+    means = g.mean(axis=1)
+    value = float(_ratio(means[0], means[1]))
+    boot = resampling.bootstrap_means(g, n_resamples=n_resamples, rng=seed)  # (2, R), shared resamples
+    smp = _ratio(boot[0], boot[1])
+    how = f"paired bootstrap over {n} queries, {n_resamples:,} resamples"
+    if interval == "percentile":
+        return Estimate.from_samples(value, smp, f"95% percentile interval; {how}")
+    jack = (g.sum(axis=1, keepdims=True) - g) / (n - 1)  # (2, n) leave-one-query-out means
+    return Estimate.bca(value, smp, _ratio(jack[0], jack[1]), how)
+
+
+def shuffled_boost_ratio(boost, n_resamples=2000, seed=0) -> Estimate:
+    """One model's per-query boost beside the same boosts on shuffled queries, as :func:`boost_ratio_estimate`'s
+    ratio: equal boosts by construction (ratio 1), with the sampling noise of two unrelated query sets of the
+    same size, more than two models scored on the same queries share (a positive control for a boost ratio).
+
+    >>> shuffled_boost_ratio(np.tile([1.0, 0.0], 100), 200).value
+    1.0
+    """
+    b = np.asarray(boost, dtype=float)
+    shuffled = np.random.default_rng(seed).permutation(b)
+    # the estimate sits at the ratio's upper boundary (1), where BCa degenerates to a point: percentile interval
+    e = boost_ratio_estimate(b, shuffled, n_resamples, seed, interval="percentile")
+    return Estimate(e.value, e.low, e.high, f"{e.method}; second copy on shuffled queries (percentile: BCa "
+                    "degenerates at the ratio's bound 1)")
+
+
+def length_effect_control(words, n_resamples=2000, seed=0, strength=0.5) -> Estimate:
+    """Spearman correlation of query length with positives per query under a synthetic labelling
+    with a known length effect: each query keeps its own video and gains Poisson(``strength`` ·
+    median length ÷ its length) further positives (shorter queries more). The effect exists by
+    construction, so the test "correlation < 0" must pass on it: a positive control.
+
+    >>> length_effect_control(np.arange(5, 25).repeat(20), 200).high < 0
+    True
+    """
+    w = np.asarray(words, dtype=float)
+    rng = np.random.default_rng(seed)
+    positives = 1 + rng.poisson(strength * np.median(w) / np.maximum(w, 1))
+    v, smp = fire.bootstrap_spearman(w, positives, n_resamples=n_resamples, seed=seed)
+    return Estimate.from_samples(v, smp, f"synthetic labelling, positives ~ 1 + Poisson({strength:g}·median/length); "
+                                 f"bootstrap over queries, {n_resamples:,} resamples")
+
+
+def _flipping(estimates, test: Test, alternatives) -> list[str]:
+    """Names of ``alternatives`` whose verdict differs from the primary ``estimates``' (all agreeing)."""
+    from fireeval.stats.claims import verdict
+
+    ests = estimates.values() if isinstance(estimates, dict) else [estimates]
+    primary = {verdict(e, test)[0] for e in ests}
+    return [a.name for a in alternatives if a.estimate is not None
+            and verdict(a.estimate, a.test or test)[0] not in primary]
+
+
 def _spearman_estimate(v, smp, method) -> Estimate:
     return Estimate.from_samples(v, smp, f"{method}; bootstrap over queries, {len(smp):,} resamples")
 
@@ -265,6 +357,11 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     gain_sens += [Alternative(f"proxy threshold {t:.3f}", e, kind="proxy threshold") for t, e in sweep_rows.items()]
     gain_power = Power.positive_control(f"the proxy at the sweep's most lenient threshold ({lenient:.2f})",
                                         sweep_rows[lenient])
+    gain_flips = _flipping(gains, gain_test, gain_sens)
+    gain_notes = (f"The calibration assumption decides this verdict. The proxy finds only {recall_at['without originals']:.1%} "
+                  f"of the original pairs, so matching its accepted share of pooled pairs to FIRE's {FIRE_SHARE} (with or "
+                  "without the original pairs counted) is itself an assumption, and so is the threshold it yields; "
+                  "rows that flip the verdict: " + ("; ".join(gain_flips) if gain_flips else "none"))
     gain = Claim(
         "fn_gain25", RODRIGUEZ, "§6; Table 1", "false negatives create differences of 25% absolute points",
         f"largest C@{k} gain (corrected − original) among the pooled models, proxy calibrated to {FIRE_SHARE} of "
@@ -274,7 +371,7 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
         reading=Reading("'differences of 25% absolute points' read as the largest pooled model's C@1 gain of at least "
                         "0.25, the cell it quotes (CLIP4Clip, Table 1)", "CLIP4CLIP's C@1 on MSR-VTT is understated "
                         "by 25% points", "paper's usage", "§4, Table 1"),
-        evidence=t1_ev, power=gain_power)
+        evidence=t1_ev, power=gain_power, notes=gain_notes)
     records.append(gain.evaluate(gains, sensitivity=gain_sens))
 
     # -- unequal boosts: the paper's models are not here; its mechanism is tested on ours -------------------------
@@ -291,25 +388,47 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     gap_kw = [(f"C@{k}, positive loses ties", dict(ap=None, tie_rule="last"), "tie rule"),
               (f"AP@{ev.ap_depth} (FIRE's code)", dict(ap="fire"), "measure"),
               (f"AP@{ev.ap_depth} (Eq. 2)", dict(ap="trec"), "measure")]
-    mech_sens = [Alternative(name, ev.boost_gap(**kw), kind=kind) for name, kw, kind in gap_kw]
-    mech_sens += [Alternative(f"C@{k}, annotator {name}", ev.boost_gap(None, positives=pos), kind="annotator")
+    ratio_bar = FIRE_TABLE1["SSB"]["C@1"][2] / FIRE_TABLE1["TeachText"]["C@1"][2]  # 0.5 / 0.8 = 0.625
+    ratio_test = Test(">=", ratio_bar)
+    mech_sens = [Alternative(f"{name}, ratio", ev.boost_ratio(**kw), kind=kind) for name, kw, kind in gap_kw]
+    mech_sens += [Alternative(f"C@{k}, annotator {name}, ratio", ev.boost_ratio(None, positives=pos), kind="annotator")
                   for name, pos in other_positives.items()]
-    mech_sens.append(Alternative("'roughly the same magnitude' read as the paper's 'larger' gap halved (12 points)",
-                                 ev.boost_gap(None), kind="threshold", test=Test("<=", 0.12)))
+    mech_sens.append(Alternative(f"C@{k} ratio, percentile interval", ev.boost_ratio(None, interval="percentile"),
+                                 kind="interval method"))
+    mech_sens.append(Alternative(f"ratio ≥ {FIRE_TABLE1['SSB']['C@5'][2] / FIRE_TABLE1['TeachText']['C@5'][2]:.3f} "
+                                 "(TeachText/SSB at C@5, the lowest C@k ratio the paper calls so)",
+                                 ev.boost_ratio(None), kind="threshold",
+                                 test=Test(">=", FIRE_TABLE1["SSB"]["C@5"][2] / FIRE_TABLE1["TeachText"]["C@5"][2])))
+    gap_est = ev.boost_gap(None)
+    mech_sens.append(Alternative("absolute reading: |gap| ≤ 0.9 points, the largest TeachText–SSB gap (C@5), "
+                                 "whose boosts were themselves under 3 points", gap_est, kind="reading",
+                                 test=Test("<=", 0.009)))
+    mech_sens.append(Alternative("absolute reading: |gap| ≤ 12 points, FIRE's 'larger' gap (24) halved", gap_est,
+                                 kind="reading", test=Test("<=", 0.12)))
+    mech_sens += [Alternative(f"{name}, absolute gap ≤ 0.9 points", ev.boost_gap(**kw), kind=kind,
+                              test=Test("<=", 0.009)) for name, kw, kind in gap_kw]
+    first_boost = next(iter(ev.boosts(None).values()))
+    mech_power = Power.positive_control(
+        f"{first}'s per-query boosts beside the same boosts on shuffled queries: equal boosts by construction, with "
+        "the sampling noise of unrelated queries (more than the paired comparison has)",
+        shuffled_boost_ratio(first_boost, n_resamples, seed))
     mech = Claim(
         "fn_boost_mechanism", RODRIGUEZ, "§4.1; Table 3",
         "when predictions overlap, the models share the boost",
-        f"|C@{k} boost of {first} − boost of {second}|: the two pooled models here share {overlap:.3f} of their "
-        "top 10 (FIRE: CLIP4Clip–SSB 0.064, TeachText–SSB 0.440), so the mechanism predicts boosts of roughly the "
-        "same magnitude", Test("<=", 0.009), labels_data, paper_value="TeachText/SSB (overlap 0.440): 0.8 vs 0.5",
-        standing=standing, short="When two models' top 10s overlap, their FIRE boosts are of roughly the same magnitude.",
-        reading=Reading("'roughly the same magnitude' read as a boost gap no larger than the largest the paper so "
-                        "describes: TeachText vs SSB, gaps 0.3 (C@1), 0.9 (C@5), 0.4 (C@10), 0.26 (AP) points",
-                        "TeachText and SSB have substantial overlap and their boosts are of roughly the same "
-                        "magnitude", "paper's usage", "§4.1, Tables 1 and 3"),
-        evidence=t1_ev, power=Power.positive_control(f"a pooled model beside a copy of itself (overlap 1): "
-                                                     "identical boosts", Estimate(0.0, method="exact: identical lists")))
-    records.append(mech.evaluate(ev.boost_gap(None), sensitivity=mech_sens))
+        f"smaller ÷ larger C@{k} boost of {first} and {second}: the two pooled models here share {overlap:.3f} of "
+        "their top 10 (FIRE: CLIP4Clip–SSB 0.064, TeachText–SSB 0.440), so the mechanism predicts boosts of roughly "
+        "the same magnitude", ratio_test, labels_data, paper_value="TeachText/SSB (overlap 0.440): C@1 0.8 vs 0.5",
+        fmt=".3f", standing=standing,
+        short="When two models' top 10s overlap, their FIRE boosts are of roughly the same magnitude.",
+        reading=Reading(f"'roughly the same magnitude' read relatively, as the paper uses it: the smaller boost at "
+                        f"least {ratio_bar:.3f} of the larger, TeachText's and SSB's C@1 boosts (0.5 / 0.8), the pair "
+                        "the paper so describes (C@5: 1.4 / 2.3 = 0.609; C@10: 2.2 / 2.6 = 0.846; AP's 0.04 / 0.3 is "
+                        "rounding-dominated). An absolute gap bar from boosts under 3 points cannot transfer to "
+                        "boosts of 12-14 points: it is a sensitivity row", "TeachText and SSB have substantial "
+                        "overlap and their boosts are of roughly the same magnitude", "paper's usage",
+                        "§4.1, Tables 1 and 3"),
+        evidence=t1_ev, power=mech_power)
+    records.append(mech.evaluate(ev.boost_ratio(None), sensitivity=mech_sens))
 
     # -- the 1,000-query budget ---------------------------------------------------------------------------------
     def deviation(scores, label):
@@ -339,25 +458,36 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
         power=Power.positive_control(f"a model at C@1 = {p_control:.2f} (the statistic depends on the level alone)",
                                      Estimate(fire.binomial_deviation(p_control, n_mid),
                                               method="exact: 1.96·√(p(1−p)/N)")))
+    budget.notes = ("The evidence reproduces the paper's own cell (0.029) with the same statistic at FIRE's own "
+                    "level. The rows here differ from it only through the C@1 level p (the statistic is ≈ "
+                    "1.96·√(p(1−p)/N)): a row that flips is a level effect, not a different budget; the paired-"
+                    "difference row is what a comparison of two models needs")
     records.append(budget.evaluate(deviation(per_query[0, 0], first), sensitivity=budget_sens))
 
     # -- train-test overlap: sign and magnitude ------------------------------------------------------------------
     train_std = "stand-in"  # the official train captions are not in the data: val + test captions stand in
     train_data = (f"real test queries; stand-in train side: {train_note}" if use_real else "synthetic: simulated")
-    (code_label, code_sim), *others = train_similarity.items()
+    (code_label, code_sim), *others = train_similarity.items()  # the first: the paper's text (char 5-grams)
     boot = {label: fire.bootstrap_spearman(words, s, n_resamples=min(n_resamples, 2000), seed=seed)
             for label, s in train_similarity.items()}
     t7_ev = table7_evidence(train_corr)
-    code_reading = f"{FIRE_CODE}: mmr/matcher.py (train_test_overlap_analysis, CharacterNGramMatcher: char_wb 1-5)"
+    code_path = f"{FIRE_CODE}: mmr/matcher.py (CharacterNGramMatcher, char_wb 1-5)"
+    assumed = (f" (assumed: the analyser of {code_path}, in the automatic-annotation path; not shown to be the code "
+               "behind Table 7 / Fig. 8)")
+    others = [(label + (assumed if "code" in label else ""), sim) for label, sim in others]
+    boot.update({label: boot[label.replace(assumed, "")] for label, _ in others if assumed in label})
     sign = Claim(
         "fn_train_overlap", RODRIGUEZ, "App. D; Table 7",
         "the lower the caption length, the higher the train-test overlap score",
         "Spearman correlation of query length (words) with mean TF-IDF similarity to the 10 nearest train-side "
-        "captions (FIRE's code's analyser)", Test("<", 0), train_data, paper_value="−0.419", standing=train_std,
+        "captions (character 5-grams, as the paper's text describes)", Test("<", 0), train_data, paper_value="−0.419",
+        standing=train_std,
         short="Shorter test captions overlap more with the train captions (negative correlation).",
-        reading=Reading("the sign of the correlation, with FIRE's code's TF-IDF analyser", "there is a non-trivial "
-                        "negative correlation between caption length and similarity score", "authors' code",
-                        code_reading),
+        reading=Reading("the sign of the correlation, with the 5-gram character TF-IDF encoder the paper describes "
+                        "(App. D, Fig. 8); the authors' code's char_wb 1-5 analyser is an assumed alternative",
+                        "we use Scikit-Learn to fit a 5-gram character tf-idf encoder to the test captions ... there "
+                        "is a non-trivial negative correlation between caption length and similarity score",
+                        "paper's definition", "App. D; Fig. 8 caption"),
         evidence=t7_ev, power=Power.no_control("no caption set with a known length-overlap relation exists here"))
     records.append(sign.evaluate(_spearman_estimate(*boot[code_label], code_label), sensitivity=[
         Alternative(label, _spearman_estimate(*boot[label], label), kind="analyser") for label, _ in others]))
@@ -370,7 +500,7 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     magnitude = Claim(
         "fn_train_overlap_size", RODRIGUEZ, "App. D; Table 7",
         "Spearman correlation of −0.419 between caption length in words and train-test similarity",
-        "|Spearman here − (−0.419)| (length in words; FIRE's code's analyser)", Test("<=", 0.1), train_data,
+        "|Spearman here − (−0.419)| (length in words; character 5-grams, the paper's text)", Test("<=", 0.1), train_data,
         paper_value="−0.419", standing=train_std,
         short="Length in words and train-test similarity correlate at Spearman −0.419.",
         reading=Reading("the printed value reproduced within a margin; the paper gives no tolerance, so margins "
@@ -401,8 +531,9 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
                         "captions have fewer positive videos while shorter captions have more", "paper's definition",
                         "§4.1, Fig. 2"),
         evidence=Evidence.none("Fig. 2 is a heat map with no printed values; " + _NO_FIRE_RUNS),
-        power=Power.no_control("no labelling with a known length effect exists here; the length-neutral row shows how "
-                               "much of the effect the proxy's own length bias can make"))
+        power=Power.positive_control("a synthetic labelling of these queries with a known length effect (each "
+                                     "query gains Poisson(0.5 · median length ÷ its length) positives)",
+                                     length_effect_control(words, min(n_resamples, 2000), seed)))
     records.append(short.evaluate(_spearman_estimate(*length_spearman[primary], "as labelled"), sensitivity=short_sens))
 
     # -- annotator agreement ---------------------------------------------------------------------------------------
@@ -411,8 +542,9 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
         "Krippendorff's α of FIRE's repeated labels", Test(">=", 0.667) if table2 is not None else None,
         labels_data, paper_value="α = .691", standing=standing,
         short="FIRE's annotators agreed on MSR-VTT: .931, Krippendorff's α = .691.",
-        reading=Reading("α at least 0.667, the lowest α Krippendorff accepts for tentative conclusions; the paper "
-                        "prints α without a bar", "agreement .931, Krippendorff α .691", "no guidance: range",
+        reading=Reading("the paper prints α without a bar, so α is tested over Krippendorff's own range: at least "
+                        "0.667 (tentative conclusions) to at least 0.8 (reliable); the verdict depends if it flips "
+                        "inside", "agreement .931, Krippendorff α .691", "no guidance: range",
                         "Table 2", thresholds=(0.667, 0.8)),
         evidence=Evidence.none(_NO_FIRE_RUNS) if table2 is None else Evidence.compare(
             [0.691], [table2["krippendorff_alpha"]], "FIRE Table 2 (MSR-VTT α)", tolerance=0.0005),
@@ -430,8 +562,8 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
             gains, sensitivity=gain_sens, power=gain_power))
         records.append(mech.book_finding(
             "fn_boost_mechanism.proxy",
-            short="On the proxy, two overlapping models' C@1 boosts differ by at most 0.9 points.").evaluate(
-            ev.boost_gap(None), sensitivity=mech_sens, power=mech.power))
+            short="On the proxy, two overlapping models' C@1 boosts are of roughly the same magnitude.").evaluate(
+            ev.boost_ratio(None), sensitivity=mech_sens, power=mech.power))
         records.append(short.book_finding(
             "fn_short_more.proxy", short="On the proxy, shorter captions get more positives.").evaluate(
             _spearman_estimate(*length_spearman[primary], "as labelled"), sensitivity=short_sens, power=short.power))
@@ -444,8 +576,7 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
         "fn_train_overlap_size.here",
         short="On the stand-in train side, the Spearman correlation is within 0.1 of −0.419.").evaluate(
         dev(code_label), power=magnitude.power,
-        sensitivity=[Alternative(label, dev(label), kind="analyser") for label, _ in others]
-        + [Alternative(f"margin {m:g}", dev(code_label), kind="threshold", test=Test("<=", m)) for m in (0.05, 0.15)]))
+        sensitivity=[Alternative(label, dev(label), kind="analyser") for label, _ in others]))
     return records
 
 
@@ -520,6 +651,40 @@ def _gap_estimate(run_scores, equivalent, n_resamples, seed, label):
                                  f"{n_resamples:,} resamples"), per
 
 
+def widest_gap_scores(equivalent, seed=0) -> np.ndarray:
+    """A run that ranks the query's own video first and every other equivalent video last (random order between):
+    the upper GMR bound counts a hit at rank 1 for every query and the lower bound a miss at every K wherever a
+    query has an equivalent -- the gap a run gets when equivalents split its ranking (a positive control for a
+    GMR-gap test: it shows a gap of that size can be measured on these queries).
+
+    >>> int(widest_gap_scores(np.array([[1, 1, 0], [0, 1, 0], [0, 0, 1]], dtype=bool)).argsort(1)[0, 0])
+    1
+    """
+    eq = np.asarray(equivalent, dtype=bool)
+    n = eq.shape[0]
+    scores = np.random.default_rng(seed).random(eq.shape)
+    scores[eq] = -1.0
+    scores[np.arange(n), np.arange(n)] = 2.0
+    return scores
+
+
+def _random_over_trained(random_scores, trained_scores, relevance, rows, gain, n_resamples, seed,
+                         interval="bca") -> Estimate:
+    """Mean nDCG of the random run ÷ mean nDCG of a trained run on ``rows`` (paired bootstrap; BCa by default)."""
+    r = se.proxy_ndcg(random_scores[rows], relevance[rows], gain=gain)
+    t = se.proxy_ndcg(trained_scores[rows], relevance[rows], gain=gain)
+    g = np.stack([r, t])
+    n = g.shape[1]
+    value = float(r.mean() / t.mean())
+    boot = resampling.bootstrap_means(g, n_resamples=n_resamples, rng=seed)
+    smp = boot[0] / boot[1]
+    how = f"paired bootstrap over {n} queries, {n_resamples:,} resamples"
+    if interval == "percentile":
+        return Estimate.from_samples(value, smp, f"95% percentile interval; {how}")
+    jack = (g.sum(axis=1, keepdims=True) - g) / (n - 1)
+    return Estimate.bca(value, smp, jack[0] / jack[1], how)
+
+
 def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalence_threshold, data, names, seed,
                     n_resamples=2000, t_high=0.8, caption_equivalent=None, epic=None, fig4_thresholds=(),
                     standing="original", random_ndcg=None):
@@ -539,7 +704,9 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
     model_runs = {r: s for r, s in run_scores.items() if r not in ("random", "text-only (TF-IDF)")}
     other_share = {names[p]: share_with_other(r, t_high) for p, r in relevance.items()}
     fig4_thresholds = sorted(set(fig4_thresholds) | {0.5, t_high})
-    no_fig = "Fig. 4 is a log-scale plot with no printed values, and the authors' repository holds no output"
+    no_fig = ("Fig. 4 is a log-scale plot with no printed values, and the authors' repository prints no count of "
+              "relevant captions")
+    rand_ndcg = dict(random_ndcg or {})
     records = []
 
     # -- more than one relevant caption at high thresholds ---------------------------------------------------------
@@ -567,19 +734,29 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
     else:
         control = Power.no_control(f"no other relevance here; the test is weak: a mean above 1 needs only about "
                                    f"{k_min} of {n_rows} queries with a second relevant video")
-    records.append(Claim(
+    real = standing == "original"  # the data are MSR-VTT's own; the book's findings are kept on real data only
+    findings = []
+    more = Claim(
         "wray_more_than_one", WRAY, "§5.1; Fig. 4",
         "even at high thresholds the average number of relevant captions is higher than 1",
         f"mean relevant videos per query at T = {t_high} under {names[primary]}, own video included (MSR-VTT, "
         "text-to-video); share of queries with at least one other relevant video: "
-        + ", ".join(f"{p} {v:.1%}" for p, v in other_share.items()),
-        Test(">", 1), data, standing=standing,
+        + ", ".join(f"{p} {v:.1%}" for p, v in other_share.items())
+        + ". Base and direction differ from Fig. 4: the paper counts the captions relevant to a caption over all of "
+        "the dataset's captions; here the videos relevant to a caption query over the 1,000 videos of 1k-A (a "
+        "stand-in for the paper's count)",
+        Test(">", 1), data, standing="stand-in",
         short="Even at high thresholds, queries average more than one relevant caption.",
         reading=Reading(f"'high thresholds' read as T = {t_high}, the threshold the paper itself calls tight (§5.2); "
                         "'average' as the mean over queries", "even at high thresholds the average number of relevant "
                         "captions is higher than 1", "paper's usage", "§5.1; §5.2 ('a tight threshold')"),
-        evidence=Evidence.none(no_fig), power=control).evaluate(
-        mean_relevant_count(relevance[primary], t_high, n_resamples, seed), sensitivity=more_sens))
+        evidence=Evidence.none(no_fig), power=control)
+    more_est = mean_relevant_count(relevance[primary], t_high, n_resamples, seed)
+    records.append(more.evaluate(more_est, sensitivity=more_sens))
+    if real:
+        findings.append(more.book_finding(
+            "wray_more_than_one.here", short="On MSR-VTT 1k-A, queries average more than one relevant video at "
+            "T = 0.8.").evaluate(more_est, sensitivity=more_sens, power=control))
 
     # -- SYN >= PoS, per dataset ---------------------------------------------------------------------------------
     syn_reading = Reading("'as many or more' at every threshold of Fig. 4: the smallest mean difference over T "
@@ -587,37 +764,60 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
                           "the synset proxy includes as many or more relevant captions than PoS, due to it "
                           "considering synonyms as equivalent. This is most evident for EPIC-KITCHENS",
                           "paper's definition", "§5.1, Fig. 4")
+    tagger_note = ("Stand-in component: the part-of-speech tags behind PoS (and the words SYN disambiguates) come "
+                   "from TextBlob's Brill-style tagger plus the book's rules, not the paper's spaCy en_core_web_lg "
+                   f"(the authors' {WRAY_CODE} parses with spaCy); the counts could move with the tagger")
+    shared_rand = [p for p in ("pos", "syn") if p in rand_ndcg]
+    syn_ev = Evidence.compare([WRAY_TABLE3_RANDOM[p] for p in shared_rand], [rand_ndcg[p] for p in shared_rand],
+                              f"the authors' README results table ({WRAY_CODE}, MSR-VTT, Random row; = supplementary "
+                              "Table 3): PoS 30.0, SYN 11.6 nDCG %", tolerance=0.05,
+                              detail="indirect: no count of relevant captions is printed (Fig. 4 is a log-scale plot). "
+                                     "A random ranking's nDCG is set by how widely relevance is spread over all pairs, "
+                                     "so the authors' matrices give SYN relevance less spread than PoS (11.6 vs 30.0); "
+                                     "that neither confirms nor refutes 'as many or more relevant captions' above a "
+                                     "threshold T. Ours beside them: text-to-video on 1k-A, the paper averages both "
+                                     "directions on the full test split") if shared_rand else Evidence.none(no_fig)
     if {"pos", "syn"} <= set(relevance):
         low, per = count_difference_curve(relevance["syn"], relevance["pos"], fig4_thresholds, n_resamples, seed)
         syn_msr = Claim("wray_syn_ge_pos", WRAY, "§5.1; Fig. 4",
                         "the synset proxy includes as many or more relevant captions than PoS (MSR-VTT)",
                         "min over T of the mean over queries of #videos relevant under SYN (WordNet, Lesk) minus under "
-                        "PoS (MSR-VTT)", Test(">=", 0), data, standing=standing,
+                        "PoS (MSR-VTT; TextBlob tags, a stand-in for spaCy's)", Test(">=", 0), data,
+                        standing="stand-in", notes=tagger_note,
                         short="On MSR-VTT, SYN counts at least as many relevant captions as PoS.", reading=syn_reading,
-                        evidence=Evidence.none(no_fig),
+                        evidence=syn_ev,
                         power=Power.positive_control("SYN against itself (difference 0 at every T)",
                                                      Estimate(0.0, method="exact: identical relevance")))
-        records.append(syn_msr.evaluate(low, sensitivity=[Alternative(f"T = {t:g}", e, kind="threshold")
-                                                          for t, e in per.items()]))
+        syn_sens = [Alternative(f"T = {t:g}", e, kind="threshold") for t, e in per.items()]
+        records.append(syn_msr.evaluate(low, sensitivity=syn_sens))
+        if real:
+            findings.append(syn_msr.book_finding(
+                "wray_syn_ge_pos.here", short="On MSR-VTT with TextBlob tags, SYN counts at least as many relevant "
+                "videos as PoS.").evaluate(low, sensitivity=syn_sens, power=syn_msr.power))
     else:
         records.append(Claim("wray_syn_ge_pos", WRAY, "§5.1; Fig. 4", "the synset proxy includes as many or more "
                              "relevant captions than PoS (MSR-VTT)", "SYN − PoS counts", None, data, standing=standing,
-                             reading=syn_reading, evidence=Evidence.none(no_fig),
+                             reading=syn_reading, evidence=syn_ev, notes=tagger_note,
                              power=Power.no_control("WordNet is not available"),
                              untestable="WordNet is not available").evaluate())
     if epic is not None:
         low, per = count_difference_curve(epic["official"], epic["pos"], fig4_thresholds, n_resamples, seed)
-        records.append(Claim(
+        syn_epic = Claim(
             "wray_syn_ge_pos_epic", WRAY, "§5.1; Fig. 4",
             "the synset proxy includes as many or more relevant captions than PoS (EPIC-KITCHENS, most evident)",
             "min over T of the mean over caption queries of #captions relevant under SYN (EPIC-100's official verb "
-            "and noun classes, the synsets the paper used) minus under PoS", Test(">=", 0), epic["data"],
-            standing=epic.get("standing", "original"),
+            "and noun classes, the synsets the paper used) minus under PoS (TextBlob tags, a stand-in for spaCy's)",
+            Test(">=", 0), epic["data"], standing="stand-in", notes=tagger_note,
             short="On EPIC-KITCHENS, SYN (official classes) counts at least as many relevant captions as PoS.",
             reading=syn_reading, evidence=Evidence.none(no_fig),
             power=Power.positive_control("SYN against itself (difference 0 at every T)",
-                                         Estimate(0.0, method="exact: identical relevance"))).evaluate(
-            low, sensitivity=[Alternative(f"T = {t:g}", e, kind="threshold") for t, e in per.items()]))
+                                         Estimate(0.0, method="exact: identical relevance")))
+        epic_sens = [Alternative(f"T = {t:g}", e, kind="threshold") for t, e in per.items()]
+        records.append(syn_epic.evaluate(low, sensitivity=epic_sens))
+        if epic.get("standing", "original") == "original":
+            findings.append(syn_epic.book_finding(
+                "wray_syn_ge_pos_epic.here", short="On EPIC-KITCHENS with TextBlob tags, official-class SYN counts at "
+                "least as many relevant captions as PoS.").evaluate(low, sensitivity=epic_sens, power=syn_epic.power))
 
     # -- the GMR gap (Fig. 5) --------------------------------------------------------------------------------------
     cap_level = caption_equivalent is not None
@@ -636,12 +836,19 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
     gap_sens += [Alternative("the printed ≈ 6.0 as the bar", gap, kind="threshold", test=Test(">=", 6.0)),
                  Alternative("any change (gap > 0)", gap, kind="threshold", test=Test(">", 0.0))]
     n_eq = int((np.asarray(primary_eq).sum(axis=1) > 1).sum())
-    records.append(Claim(
+    control_gap, control_smp = se.gmr_gap_bootstrap(widest_gap_scores(primary_eq, seed), primary_eq,
+                                                    n_resamples=n_resamples, seed=seed)
+    gap_power = Power.positive_control(
+        f"a run that ranks each query's own video first and its other equivalent videos last (every one of the "
+        f"{n_eq} queries with equivalents is a hit for the upper bound and a miss for the lower)",
+        Estimate.from_samples(control_gap, control_smp, f"bootstrap over queries, {n_resamples:,} resamples"))
+    gap_claim = Claim(
         "wray_gmr_gap", WRAY, "§5.2; Fig. 5",
         "a significant change in Geometric Mean when using the Synset-Aware proxy (~6.0 for MSR-VTT)",
         f"GMR upper minus lower bound (points), mean over the runs here; {label} ({n_eq} queries have another "
-        "equivalent video); text-to-video over 1,000 videos here, video-to-text in the paper",
-        Test(">=", 5.0), data, paper_value="≈6.0", fmt=".2f", standing=standing,
+        "equivalent video). Direction and base differ from Fig. 5: text-to-video over the 1,000 videos of 1k-A here, "
+        "video-to-text over the full test split's captions in the paper (a stand-in for its setting)",
+        Test(">=", 5.0), data, paper_value="≈6.0", fmt=".2f", standing="stand-in",
         short="Counting SYN-equivalent captions changes MSR-VTT's geometric-mean recall by about 6 points.",
         reading=Reading("captions with S′_SYN > 0.8 are equivalent (the paper's definition); 'a significant change' "
                         "read as a gap at least as large as the smallest the same sentence calls significant (≈ 5.0, "
@@ -650,36 +857,79 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
                         "YouCook2)", "paper's usage", "§5.2, Fig. 5"),
         evidence=Evidence.none("Fig. 5 plots bounds for the paper's baselines (MEE, MoEE, CE, JPoSE), whose runs are "
                                "not here; the text gives only ≈ 6.0 for MSR-VTT, compared in the test"),
-        power=Power.no_control("no run with a known gap exists here; the equivalence threshold sweep in the chapter "
-                               "shows the gap the data allow")).evaluate(gap, sensitivity=gap_sens))
+        power=gap_power)
+    records.append(gap_claim.evaluate(gap, sensitivity=gap_sens))
+    if real:
+        findings.append(gap_claim.book_finding(
+            "wray_gmr_gap.here", short="On MSR-VTT 1k-A text-to-video, SYN equivalence moves GMR by at least 5 "
+            "points.").evaluate(gap, sensitivity=gap_sens, power=gap_power))
 
     # -- METEOR lifts a random ranking -----------------------------------------------------------------------------
     has_meteor_bow = {"meteor", "bow"} <= set(relevance)
-    rand = dict(random_ndcg or {})
+    rand = rand_ndcg
     shared = [p for p in WRAY_TABLE3_RANDOM if p in rand]
     t3_ev = Evidence.compare([WRAY_TABLE3_RANDOM[p] for p in shared], [rand[p] for p in shared],
                              "Wray et al. Table 3 (MSR-VTT Random row, nDCG %)", tolerance=0.05,
                              detail="1k-A, text-to-video only, one METEOR reference per video here; the paper averages "
                                     "both directions on the full test split with its own relevance matrices (the "
                                     "chapter's random-run section traces the gap to how many pairs carry relevance)")
-    records.append(Claim(
+    # 'high' as the paper uses it: the random row beside the trained rows of the same table (§5.3 names MSR-VTT and
+    # YouCook2): Random ÷ best trained METEOR nDCG, 80.4 / 84.0 (MSR-VTT) and 66.2 / 73.3 (YouCook2).
+    high_bars = {"MSR-VTT": 80.4 / 84.0, "YouCook2": 66.2 / 73.3}
+    high_bar = min(high_bars.values())
+    meteor_sens, meteor_power, meteor_est = [], Power.no_control("METEOR or BoW not computed"), None
+    notes = ""
+    if has_meteor_bow and model_runs:
+        rows = meteor_rows
+        best = max(model_runs, key=lambda r: se.proxy_ndcg(model_runs[r][rows], relevance["meteor"][rows]).mean())
+        args = (run_scores["random"], model_runs[best])
+        meteor_est = _random_over_trained(*args, relevance["meteor"], rows, "linear", n_resamples, seed)
+        meteor_sens = [
+            Alternative(f"ratio ≥ {high_bars['MSR-VTT']:.3f} (MSR-VTT's own 80.4 / 84.0)", meteor_est,
+                        kind="threshold", test=Test(">=", high_bars["MSR-VTT"])),
+            Alternative("percentile interval", _random_over_trained(*args, relevance["meteor"], rows, "linear",
+                                                                    n_resamples, seed, "percentile"),
+                        kind="interval method"),
+            Alternative("exponential gain 2^rel − 1 (paper's text)", _random_over_trained(
+                *args, relevance["meteor"], rows, "exponential", n_resamples, seed), kind="convention"),
+            Alternative("'high' read as above the same random run under BoW (METEOR − BoW nDCG points > 0)",
+                        _meteor_minus_bow_random(run_scores["random"], relevance, rows, "linear", n_resamples, seed),
+                        kind="reading", test=Test(">", 0))]
+        bow_ratio = _random_over_trained(*args, relevance["bow"], rows, "linear", n_resamples, seed)
+        notes = (f"Negative control: under BoW, where the paper does not call the random row high (34.0 / 54.0 = "
+                 f"0.630), the same ratio here is {bow_ratio.value:.3f} [{bow_ratio.low:.3f}, {bow_ratio.high:.3f}] "
+                 f"and the test {'rejects' if not Test('>=', high_bar).holds(bow_ratio.high) else 'does not reject'} "
+                 "it. The trained run is the better of the runs here under METEOR: " + best)
+        flat = relevance["meteor"].copy()
+        flat[rows] = 0.5 * flat[rows] + 0.5 * np.nanmean(flat[rows], axis=1, keepdims=True)
+        meteor_power = Power.positive_control(
+            "METEOR relevance shrunk halfway to each query's mean (higher average inter-caption similarity, the "
+            "paper's own explanation of the effect)",
+            _random_over_trained(*args, flat, rows, "linear", n_resamples, seed))
+    meteor_claim = Claim(
         "wray_meteor_random", WRAY, "§5.3; Fig. 7, Table 3",
         "the METEOR proxy leads to high nDCG values even for the Random baseline on MSR-VTT",
-        "random run's nDCG under METEOR minus under BoW (points), on the METEOR query sample, linear gain", Test(">", 0),
-        data, paper_value="80.4 vs 34.0", fmt=".1f", standing=standing,
+        "random run's METEOR nDCG ÷ the best trained run's here, on the METEOR query sample, linear gain. METEOR "
+        "here is a stand-in (one reference caption per video on a seeded query sample, not Wray's many-to-many match "
+        "over 20), text-to-video over 1k-A rather than both directions over the full split, and the trained runs are "
+        "not the paper's", Test(">=", round(high_bar, 3)), data, paper_value="80.4 vs CE 84.0 (ratio 0.957)",
+        fmt=".3f", standing="stand-in", notes=notes,
         short="Under METEOR even a random ranking scores high nDCG on MSR-VTT.",
-        reading=Reading("'high' read as above the same random run under BoW, the comparison the paper's Table 3 "
-                        "row makes (80.4 vs 34.0); nDCG with the linear gain of the authors' evaluation code",
-                        "the METEOR proxy leads to high nDCG values even for the Random baseline",
-                        "authors' code", "mwray/Joint-Part-of-Speech-Embeddings src/evaluation/nDCG.py (linked from "
-                        f"{WRAY_CODE} README)"),
-        evidence=t3_ev, power=Power.no_control("the random run is the claim's own subject"),
-        untestable=None if has_meteor_bow else "METEOR or BoW not computed").evaluate(
-        None if not has_meteor_bow else
-        _meteor_minus_bow_random(run_scores["random"], relevance, meteor_rows, "linear", n_resamples, seed),
-        sensitivity=[] if not has_meteor_bow else [Alternative("exponential gain 2^rel − 1 (paper's text)",
-                     _meteor_minus_bow_random(run_scores["random"], relevance, meteor_rows, "exponential",
-                                              n_resamples, seed), kind="convention")]))
+        reading=Reading(f"'high' read as the paper uses it: the random row close to the trained rows of its own "
+                        f"Table 3 (Fig. 7), at least the smallest Random ÷ best trained METEOR ratio the sentence calls "
+                        f"high ({high_bar:.3f}, YouCook2 66.2 / 73.3; MSR-VTT 80.4 / 84.0 = "
+                        f"{high_bars['MSR-VTT']:.3f}); nDCG with the linear gain of the authors' evaluation code "
+                        "(mwray/Joint-Part-of-Speech-Embeddings src/evaluation/nDCG.py, linked from "
+                        f"{WRAY_CODE} README)", "the METEOR proxy leads to high nDCG values even for the Random "
+                        "baseline on MSR-VTT and YouCook2. This is due to high inter-caption similarities on average",
+                        "paper's usage", "§5.3, Fig. 7; supplementary Table 3"),
+        evidence=t3_ev, power=meteor_power,
+        untestable=None if (has_meteor_bow and model_runs) else "METEOR or BoW not computed")
+    records.append(meteor_claim.evaluate(meteor_est, sensitivity=meteor_sens))
+    if real and meteor_est is not None:
+        findings.append(meteor_claim.book_finding(
+            "wray_meteor_random.here", short="With one-reference METEOR on 1k-A, a random ranking reaches the paper's "
+            "'high' share of a trained run's nDCG.").evaluate(meteor_est, sensitivity=meteor_sens, power=meteor_power))
     records.append(Claim(
         "wray_baselines_vs_mee", WRAY, "§5.3; Fig. 7",
         "when semantic proxies are considered, the baselines do not outperform the simple MEE embedding",
@@ -691,7 +941,7 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
         power=Power.no_control("the named runs are not here"),
         untestable="the paper's trained MEE, MoEE and CE runs are not available; only two other models' "
                    "text-to-video matrices are").evaluate())
-    return records, other_share
+    return records + findings, other_share
 
 
 def _meteor_minus_bow_random(random_scores, relevance, rows, gain, n_resamples, seed) -> Estimate:

@@ -38,7 +38,7 @@ def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, 
     full = scores.mean(-1)  # (M, S)
     rng = np.random.default_rng(seed)
     flat = scores.reshape(n_m * n_s, n_q)
-    cuts = np.r_[0, sizes[:-1]]  # block starts: ranks [0, n1), [n1, n2), ...; the last block ends at the largest n
+    cuts = np.array([0, *sizes[:-1]], dtype=np.intp)  # block starts: ranks [0, n1), [n1, n2), ...; the last block ends at the largest n
     tau = np.empty((n_m, len(sizes), n_trials))
     for start in range(0, n_trials, chunk):
         stop = min(start + chunk, n_trials)

@@ -1,0 +1,225 @@
+"""``fireeval compare QRELS RUN RUN [RUN ...] -m MEASURE``: is run A really better than run B?
+
+Scores every run per topic (as ``fireeval evaluate -q``), then for every pair of runs the
+mean paired difference with a BCa interval, the paired randomisation (sign-flip) test,
+the paired t-test, the effect size d_z and p-values adjusted over all pairs (Holm; the
+randomised Tukey HSD), and the topic-set power figures (:mod:`fireeval.stats.compare`).
+Prints a ranx-style report: runs by mean, each marked with the runs it beats
+significantly; ``--format tsv`` and ``--format json`` for machines.
+"""
+from __future__ import annotations
+
+import sys
+
+__all__ = ["add", "report_text", "report_tsv"]
+
+_ADJUST = ("holm", "tukey", "none", "t", "t-holm")
+_ADJUST_TEXT = {"holm": "two-sided paired randomisation test, Holm-adjusted over all pairs",
+                "tukey": "randomised Tukey HSD (permutations of the runs within topics)",
+                "none": "two-sided paired randomisation test, not adjusted",
+                "t": "paired t-test, not adjusted", "t-holm": "paired t-test, Holm-adjusted over all pairs"}
+
+
+def add(sub):
+    p = sub.add_parser(
+        "compare", help="paired significance tests between runs: which orderings survive query sampling",
+        description="Score each RUN per topic by MEASURE against QRELS and test every pair of runs: mean paired "
+                    "difference with a BCa interval, two-sided paired randomisation (sign-flip) test, paired t-test, "
+                    "effect size d_z (mean difference / sd of the differences), Holm and randomised-Tukey-HSD "
+                    "adjustment over all pairs, and the smallest difference detectable with this many topics "
+                    "(power 0.8). Runs are paired on the topics every run was evaluated on.")
+    p.add_argument("qrels", help="TREC qrels file (plain or .gz)")
+    p.add_argument("runs", nargs="+", metavar="run", help="two or more TREC run files, one run each")
+    p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
+                   help="one measure averaged over topics: map, P_10, ndcg_cut_10, recip_rank, correct@5, ...")
+    p.add_argument("--permutations", type=int, default=10_000, metavar="N",
+                   help="random sign flips of the randomisation test and permutations of the Tukey HSD test "
+                        "(default 10000; all 2^topics flips when that is no more)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of every resample (default 0)")
+    p.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (default 0.05)")
+    p.add_argument("--adjust", choices=_ADJUST, default="holm",
+                   help="p-value that decides 'beats': holm (randomisation test, Holm; default), tukey (randomised "
+                        "Tukey HSD), none, t (paired t-test), t-holm")
+    p.add_argument("--bootstrap", type=int, default=2000, metavar="B",
+                   help="bootstrap resamples of the BCa intervals (default 2000; 0: no intervals)")
+    p.add_argument("--difference", type=float, default=None, metavar="D",
+                   help="also report the topics needed to detect a mean difference D (power 0.8)")
+    p.add_argument("--format", choices=("text", "tsv", "json"), default="text",
+                   help="text (default): the report; tsv: the runs table, or with --pairs the pairs table; "
+                        "json: everything")
+    p.add_argument("--pairs", action="store_true", help="text and tsv: print every pair's statistics")
+    p.add_argument("--chart", default=None, metavar="FILE",
+                   help="also draw the ordering with its significance groups: FILE.svg (static drawing) or "
+                        "FILE.json (Vega-Lite specification)")
+    p.add_argument("-c", "--complete", action="store_true",
+                   help="pair on every qrels topic, topics a run lacks scoring 0 (trec_eval -c)")
+    p.add_argument("-l", "--level", type=int, default=None, metavar="LEVEL",
+                   help="smallest grade that counts as relevant (trec_eval -l; default 1)")
+    p.add_argument("-J", "--judged-only", action="store_true", help="condensed lists (trec_eval -J)")
+    p.add_argument("--score-precision", choices=["float", "double"], default="float",
+                   help="read scores as C floats (trec_eval <= 9.0.8, default) or doubles")
+    p.set_defaults(func=run)
+
+
+def _check_args(args):
+    if len(args.runs) < 2:
+        raise ValueError(f"{args.runs[0]}: one run given; a comparison needs at least two. Fix: give two or more "
+                         "run files")
+    if args.permutations < 1:
+        raise ValueError(f"--permutations must be >= 1, not {args.permutations}. Fix: give a positive number "
+                         "(10000 is usual)")
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be >= 0, not {args.bootstrap}. Fix: give 0 (no intervals) or e.g. 2000")
+    if not 0 < args.alpha < 1:
+        raise ValueError(f"--alpha must be in (0, 1), not {args.alpha}. Fix: give e.g. 0.05")
+    if args.difference is not None and not args.difference > 0:
+        raise ValueError(f"--difference must be > 0, not {args.difference}. Fix: give e.g. 0.01")
+    if args.chart is not None and not args.chart.lower().endswith((".svg", ".json")):
+        raise ValueError(f"{args.chart}: --chart writes .svg or .json files. Fix: name the file FILE.svg or FILE.json")
+    if args.level is not None and args.level < 0:
+        raise ValueError(f"-l must be >= 0, not {args.level}. Fix: give the smallest relevant grade, e.g. 1")
+
+
+def run(args):
+    import json
+
+    from fireeval.stats.compare import compare, scores_from_trec
+
+    _check_args(args)
+    scores = scores_from_trec(args.qrels, args.runs, args.measure, complete=args.complete,
+                              relevance_level=args.level, judged_only=args.judged_only,
+                              score_precision=args.score_precision)
+    for note in scores.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    if len(scores.topics) < 2:
+        raise ValueError(f"{args.qrels}: the runs share {len(scores.topics)} evaluated topic; paired tests need at "
+                         "least two. Fix: compare runs on a topic set with judgements")
+    result = compare(scores, n_permutations=args.permutations, seed=args.seed, alpha=args.alpha,
+                     n_bootstrap=args.bootstrap, adjust=args.adjust)
+    for warning in result.warnings():
+        print(f"warning: {args.qrels}: {warning}", file=sys.stderr)
+    out = sys.stdout
+    if args.format == "json":
+        out.write(json.dumps(result.to_json(args.difference), indent=1, default=_json_default) + "\n")
+    elif args.format == "tsv":
+        out.write(report_tsv(result, pairs=args.pairs))
+    else:
+        out.write(report_text(result, difference=args.difference, pairs=args.pairs or len(result.names) <= 6))
+    if args.chart:
+        write_chart(result, args.chart)
+
+
+def write_chart(result, path) -> None:
+    """The ordering chart (:func:`fireeval.book.plotting.ordering_chart`) as SVG or Vega-Lite JSON."""
+    import json
+    from pathlib import Path
+
+    from fireeval.book.plotting import VEGALITE_VERSION, ordering_chart, setup
+
+    setup("svg")
+    chart = ordering_chart(result, title=f"{result.measure}: which orderings survive?",
+                           caption=f"{len(result.topics)} topics; grey bar: the runs not significantly different "
+                                   f"({result.adjust}, alpha {result.alpha:g}); label: significance groups.")
+    spec = chart.to_dict()
+    if str(path).lower().endswith(".json"):
+        Path(path).write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    else:
+        import vl_convert
+
+        Path(path).write_text(vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION), encoding="utf-8")
+
+
+def _json_default(value):
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _ranges(numbers) -> str:
+    """'2-5, 7, 9-12' for sorted ints."""
+    parts, start, prev = [], None, None
+    for n in numbers:
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = prev = n
+    if start is not None:
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+    return ", ".join(parts)
+
+
+def _p(value) -> str:
+    return "nan" if value != value else ("<1e-4" if value < 1e-4 else f"{value:.4f}")
+
+
+def report_text(result, difference: float | None = None, pairs: bool = False) -> str:
+    """The ranx-style report: runs by mean, each with the ranks of the runs it beats significantly."""
+    rows = result.ranking()
+    width = max(len("run"), *(len(r["system"]) for r in rows))
+    gwidth = max(len("group"), *(len(r["groups"]) for r in rows))
+    if result.adjust == "tukey":
+        how = f"{result.n_tukey} permutations"
+    elif result.adjust in ("t", "t-holm"):
+        how = "t distribution"
+    else:
+        how = "exact: all 2^T sign flips" if result.exact else f"{result.n_permutations} sign flips"
+    lines = [f"{result.measure} on {len(result.topics)} topics, {len(rows)} runs, {len(result.pairs['i'])} pairs; "
+             f"'beats' = {_ADJUST_TEXT[result.adjust]}, p < {result.alpha:g} ({how}, seed {result.seed})",
+             f"{'rank':>4}  {'run':<{width}}  {'mean':>7}  {'group':<{gwidth}}  beats (ranks)"]
+    for r in rows:
+        lines.append(f"{r['rank']:>4}  {r['system']:<{width}}  {r['mean']:7.4f}  {r['groups']:<{gwidth}}  "
+                     f"{_ranges(r['beats_ranks']) or '-'}")
+    lines.append("group: runs sharing a group are not significantly different.")
+    lines += [f"warning: {w}" for w in result.warnings()]
+    power = result.set_power(difference)
+    lines.append(f"power (paired t-test, alpha {result.alpha:g}, power {result.power:g}, per-topic sd of differences "
+                 f"{power['sd_diff']:.4f} from the two-way ANOVA residual, Sakai): smallest detectable difference "
+                 f"with {len(result.topics)} topics {power['min_detectable_t']:.4f}"
+                 + (f"; topics needed for {difference:g}: {power['topics_needed_t']}" if difference else ""))
+    if pairs:
+        lines.append("")
+        lines.append(_table(_pairs_tsv(result, text=True)))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _table(tsv: str) -> str:
+    """Tab-separated text as aligned columns."""
+    rows = [line.split("\t") for line in tsv.rstrip("\n").split("\n")]
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) if c < 2 or c == 5 else cell.rjust(w)
+                               for c, (cell, w) in enumerate(zip(r, widths))).rstrip() for r in rows)
+
+
+_PAIR_COLUMNS = ["a", "b", "diff", "ci_low", "ci_high", "ci_method", "effect", "t", "p_t", "p_t_holm", "p_perm",
+                 "p_perm_holm", "p_tukey", "min_detectable"]
+
+
+def _pairs_tsv(result, text: bool = False) -> str:
+    lines = ["\t".join(_PAIR_COLUMNS)]
+    cols = [result.pairs[c] for c in _PAIR_COLUMNS]
+    for k in range(len(result.pairs["i"])):
+        cells = []
+        for name, col in zip(_PAIR_COLUMNS, cols):
+            v = col[k]
+            cells.append(str(v) if isinstance(v, str) or name in ("a", "b", "ci_method") else
+                         (_p(float(v)) if text and name.startswith("p_") else
+                          f"{float(v):.4f}" if text else repr(float(v))))
+        lines.append("\t".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def report_tsv(result, pairs: bool = False) -> str:
+    """Tab-separated: the runs table (rank, run, mean, groups, beats), or with ``pairs`` one row per pair."""
+    if pairs:
+        return _pairs_tsv(result)
+    lines = ["rank\trun\tmean\tgroups\tbeats"]
+    for r in result.ranking():
+        lines.append(f"{r['rank']}\t{r['system']}\t{r['mean']:.6f}\t{r['groups']}\t{','.join(r['beats'])}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,937 @@
+"""Is system A really better than system B? Paired tests for every pair of systems, and topic-set power.
+
+For ``R`` systems scored on the same ``T`` topics (a runs x topics matrix ``X``) and
+every pair ``(i, j)``, with per-topic differences ``d_t = X[i, t] - X[j, t]``:
+
+* the mean paired difference ``d̄ = (1/T) Σ_t d_t`` with a BCa bootstrap interval
+  (Efron & Tibshirani 1993, ch. 14; computed as :func:`scipy.stats.bootstrap` with
+  ``method='BCa'`` does, see :func:`bca_intervals`; where BCa is degenerate, the
+  percentile interval, and the point ``[d̄, d̄]`` when every ``d_t`` is equal);
+* the two-sided paired randomisation test (Fisher's sign-flip test, scipy's
+  ``permutation_test(permutation_type='samples')``): under H0 each ``d_t`` is as
+  likely to be ``-d_t``; the null statistics are ``(1/T) Σ_t s_bt d_t`` for sign flips
+  ``s_b ∈ {-1, +1}^T``, and ``p = min(1, 2 min(p_≤, p_≥))`` with
+  ``p_≥ = (#{b: null_b ≥ d̄ - γ} + 1) / (P + 1)`` (without the ``+ 1`` when all ``2^T``
+  flips are enumerated; ``γ = 100 ε |d̄|`` absorbs rounding), exactly scipy's p-value;
+* the paired t-test (:func:`scipy.stats.ttest_rel`): ``t = d̄ / (s_d / √T)``,
+  ``s_d² = Σ (d_t - d̄)² / (T - 1)``, T - 1 degrees of freedom;
+* the effect size ``d_z = d̄ / s_d`` (standardised mean difference of paired data,
+  Cohen's d_z; 0 when ``s_d = 0`` and ``d̄ = 0``, ±inf when only ``s_d = 0``);
+* Holm's step-down adjustment over all pairs of the randomisation and t-test p-values
+  (:func:`statsmodels.stats.multitest.multipletests`, ``method='holm'``);
+* the randomised Tukey HSD test (Carterette 2012, Sakai 2014): in resample ``b`` the
+  ``R`` scores of each topic are permuted among the systems, ``range_b = max_i m_bi -
+  min_i m_bi`` over the permuted system means, and ``p_ij = (#{b: range_b ≥ |d̄_ij| -
+  γ} + 1) / (P + 1)``. It controls the family-wise error over all pairs at once.
+
+**Vectorised across pairs.** One matrix of ``P`` random sign flips ``S`` (P x T) is
+shared by all pairs; the null statistics of a block of pairs are one product
+``S @ D / T`` (D: T x pairs), so 8,256 pairs x 10,000 flips cost one BLAS call per
+block. Sharing the flips makes the pairs' null distributions dependent on each other,
+which changes nothing for each pair's own p-value (each is a valid randomisation test).
+The Tukey HSD permutations are drawn from the same seeded generator after the flips
+(``P`` permutations of the ``R`` labels per topic); bootstrap indices for the intervals
+come from their own generator seeded with ``seed`` (so they are scipy's indices for
+``rng=np.random.default_rng(seed)``) and are likewise shared by all pairs.
+
+Power and topic-set size (Sakai 2016, *Topic set size design*) use statsmodels'
+:class:`~statsmodels.stats.power.TTestPower` (paired t-test) and
+:class:`~statsmodels.stats.power.FTestAnovaPower` (one-way ANOVA over all systems):
+:func:`detectable_difference`, :func:`topics_needed`, :func:`topic_set_size`.
+
+Per-topic scores come from a matrix, from TREC runs + qrels + a measure name
+(:func:`scores_from_trec`, through :mod:`fireeval.core.stream`), from moment
+predictions + ground truth (:func:`scores_from_moments`, :mod:`fireeval.core.moments`)
+or from text-to-video similarity matrices whose diagonal is each query's positive
+(:func:`scores_from_similarity`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisation_pvalues", "tukey_hsd_pvalues",
+           "bca_intervals", "holm", "significance_groups", "group_label", "detectable_difference", "topics_needed",
+           "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity"]
+
+_EPS = np.finfo(float).eps * 100  # scipy.stats.permutation_test's relative tolerance
+_BLOCK = 4_000_000  # floats of resamples (rows x topics) held at once: 32 MB
+
+
+# ---------------------------------------------------------------- inputs
+@dataclass(frozen=True)
+class PerTopicScores:
+    """Per-topic scores of several systems: ``values`` (systems x topics), with names.
+
+    ``notes`` holds what was tolerated while building them (topics dropped, ...), for a
+    caller to show as warnings.
+    """
+
+    names: list
+    topics: list
+    values: np.ndarray
+    measure: str = "score"
+    notes: list = field(default_factory=list)
+
+
+def _as_scores(scores, names, topics, measure) -> PerTopicScores:
+    if isinstance(scores, PerTopicScores):
+        return scores
+    if isinstance(scores, Mapping):
+        names = list(scores) if names is None else list(names)
+        values = np.asarray([np.asarray(v, dtype=float) for v in scores.values()], dtype=float)
+    elif hasattr(scores, "index") and hasattr(scores, "columns"):  # a DataFrame: rows systems, columns topics
+        names = [str(n) for n in scores.index] if names is None else list(names)
+        topics = [str(t) for t in scores.columns] if topics is None else topics
+        values = scores.to_numpy(dtype=float)
+    else:
+        values = np.asarray(scores, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"scores must be a systems x topics matrix, not an array of shape {values.shape}")
+    r, t = values.shape
+    names = [f"system {i + 1}" for i in range(r)] if names is None else [str(n) for n in names]
+    topics = [str(i + 1) for i in range(t)] if topics is None else [str(x) for x in topics]
+    if len(names) != r or len(topics) != t:
+        raise ValueError(f"{len(names)} names and {len(topics)} topics given for a {r} x {t} score matrix")
+    return PerTopicScores(names, topics, values, measure or "score")
+
+
+def _check(s: PerTopicScores):
+    r, t = s.values.shape
+    if r < 2:
+        raise ValueError(f"{r} system given; a comparison needs at least two")
+    if t < 2:
+        raise ValueError(f"{t} topic given; paired tests need at least two topics")
+    if not np.isfinite(s.values).all():
+        i, j = np.argwhere(~np.isfinite(s.values))[0]
+        raise ValueError(f"score of {s.names[i]!r} on topic {s.topics[j]!r} is {s.values[i, j]}; scores must be finite")
+    if len(set(s.names)) != r:
+        dup = sorted({n for n in s.names if s.names.count(n) > 1})
+        raise ValueError(f"system names repeat: {dup[:5]}; give each system its own name")
+
+
+# ---------------------------------------------------------------- resamples
+def sign_flips(n_topics: int, n_permutations: int = 10_000, rng=0) -> tuple[np.ndarray, bool]:
+    """``(flips, exact)``: a (P, T) int8 matrix of ±1 shared by every pair.
+
+    When ``2**n_topics <= n_permutations`` all ``2^T`` patterns are enumerated (an exact
+    test, as :func:`scipy.stats.permutation_test` does); otherwise ``n_permutations``
+    rows are drawn uniformly.
+
+    Parameters
+    ----------
+    n_topics : int
+        Number of topics (columns).
+    n_permutations : int
+        Number of random sign-flip patterns.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+
+    Examples
+    --------
+    >>> flips, exact = sign_flips(3, 100)
+    >>> flips.shape, exact
+    ((8, 3), True)
+    >>> sign_flips(20, 5, rng=1)[0].shape
+    (5, 20)
+    """
+    if n_permutations < 1:
+        raise ValueError(f"the number of permutations must be >= 1, not {n_permutations}")
+    if n_topics < 63 and 2 ** n_topics <= n_permutations:
+        bits = (np.arange(2 ** n_topics)[:, None] >> np.arange(n_topics)[None, :]) & 1
+        return (1 - 2 * bits).astype(np.int8), True
+    gen = np.random.default_rng(rng)
+    return (1 - 2 * gen.integers(0, 2, size=(n_permutations, n_topics), dtype=np.int8)).astype(np.int8), False
+
+
+def _pairs(r: int):
+    i, j = np.triu_indices(r, k=1)
+    return i.astype(np.int64), j.astype(np.int64)
+
+
+def randomisation_pvalues(values, pair_i, pair_j, flips, exact: bool = False, chunk: int = 512) -> np.ndarray:
+    """Two-sided paired randomisation p-values of every pair, from shared sign flips.
+
+    ``values`` is systems x topics; pair ``k`` compares ``values[pair_i[k]]`` with
+    ``values[pair_j[k]]``. The null statistics of a block of pairs are ``flips @ D / T``
+    (one BLAS product); the p-value is scipy's (module docstring). Memory: ``P x chunk``
+    floats at a time.
+
+    Parameters
+    ----------
+    values : array (R, T)
+    pair_i, pair_j : int arrays (n_pairs,)
+    flips : array (P, T) of ±1 (:func:`sign_flips`)
+    exact : bool
+        True when ``flips`` enumerates all ``2^T`` patterns (no ``+1`` correction).
+    chunk : int
+        Pairs per block.
+
+    Examples
+    --------
+    >>> x = np.array([[0.5, 0.6, 0.7, 0.9], [0.4, 0.5, 0.5, 0.6]])
+    >>> flips, exact = sign_flips(4)
+    >>> float(randomisation_pvalues(x, [0], [1], flips, exact)[0])  # all 4 differences > 0: 2 of 16 as extreme
+    0.125
+    """
+    values = np.asarray(values, dtype=float)
+    pair_i, pair_j = np.asarray(pair_i, dtype=np.int64), np.asarray(pair_j, dtype=np.int64)
+    n_topics = values.shape[1]
+    flips = np.asarray(flips)
+    n_perm = flips.shape[0]
+    adjust = 0 if exact else 1
+    n = len(pair_i)
+    d_all = [values[pair_i[lo:lo + chunk]] - values[pair_j[lo:lo + chunk]] for lo in range(0, n, chunk)]
+    observed = np.concatenate([d.mean(axis=1) for d in d_all]) if n else np.empty(0)
+    gamma = np.abs(_EPS * observed)
+    greater, less = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    rows = max(1, min(n_perm, _BLOCK // max(n_topics, 1)))  # flips converted to float a block of rows at a time
+    for r0 in range(0, n_perm, rows):
+        s = flips[r0:r0 + rows].astype(float)
+        for k, d in enumerate(d_all):
+            lo, hi = k * chunk, k * chunk + len(d)
+            null = s @ d.T  # (rows, c)
+            null /= n_topics
+            greater[lo:hi] += np.count_nonzero(null >= observed[lo:hi] - gamma[lo:hi], axis=0)
+            less[lo:hi] += np.count_nonzero(null <= observed[lo:hi] + gamma[lo:hi], axis=0)
+    p_g = (greater + adjust) / (n_perm + adjust)
+    p_l = (less + adjust) / (n_perm + adjust)
+    return np.clip(2 * np.minimum(p_g, p_l), 0.0, 1.0)
+
+
+def tukey_hsd_pvalues(values, abs_differences, n_permutations: int = 10_000, rng=0, chunk: int = 200) -> np.ndarray:
+    """Randomised Tukey HSD p-values (Carterette 2012; Sakai 2014) of the given ``|d̄|``.
+
+    In each of ``n_permutations`` resamples the systems' scores are permuted within
+    every topic; ``range_b = max - min`` of the permuted system means;
+    ``p = (#{b: range_b >= |d̄| - γ} + 1) / (P + 1)``.
+
+    Parameters
+    ----------
+    values : array (R, T)
+    abs_differences : array
+        Observed ``|mean_i - mean_j|`` of the pairs to test.
+    n_permutations : int
+    rng : int or numpy.random.Generator
+    chunk : int
+        Resamples drawn at a time (memory ``chunk x T x R``).
+
+    Examples
+    --------
+    >>> x = np.array([[0.9, 0.8, 0.7, 0.9, 0.8], [0.1, 0.2, 0.1, 0.3, 0.2], [0.5, 0.5, 0.4, 0.6, 0.5]])
+    >>> p = tukey_hsd_pvalues(x, [0.64, 0.32, 0.32], 2000)
+    >>> bool(p[0] < 0.01), bool(p[1] > p[0])
+    (True, True)
+    """
+    values = np.asarray(values, dtype=float)
+    r, t = values.shape
+    gen = np.random.default_rng(rng)
+    flat = values.T.ravel()  # topic-major: index t * R + system
+    offsets = (np.arange(t, dtype=np.int64) * r)[None, :, None]
+    base = np.broadcast_to(np.arange(r, dtype=np.int64 if r > 32000 else np.int16), (min(chunk, n_permutations), t, r))
+    ranges = np.empty(n_permutations)
+    for lo in range(0, n_permutations, chunk):
+        hi = min(lo + chunk, n_permutations)
+        perm = gen.permuted(base[: hi - lo], axis=-1)
+        means = flat[offsets + perm].sum(axis=1) / t  # (c, R)
+        ranges[lo:hi] = means.max(axis=1) - means.min(axis=1)
+    observed = np.abs(np.asarray(abs_differences, dtype=float))
+    ranges.sort()
+    # count of ranges >= observed - gamma, by binary search in the sorted ranges
+    count = n_permutations - np.searchsorted(ranges, observed - _EPS * observed, side="left")
+    return (count + 1) / (n_permutations + 1)
+
+
+def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: float = 0.95, rng=0,
+                  chunk: int = 256):
+    """BCa bootstrap intervals of every pair's mean difference: ``(low, high, method)``.
+
+    The same computation as ``scipy.stats.bootstrap((d,), np.mean, method='BCa',
+    n_resamples=B, rng=np.random.default_rng(seed))`` for each pair's differences ``d``,
+    with the resamples shared by all pairs: topic indices ``rng.integers(0, T, (B, T))``
+    (scipy's), bootstrap means ``θ*_b = (c_b · d) / T`` from the resample's topic
+    counts ``c_b``. With ``θ̂ = d̄``:
+
+    * ``z0 = Φ⁻¹((#{θ* < θ̂} + #{θ* ≤ θ̂}) / 2B)``;
+    * acceleration ``a = Σ U_t³ / (6 (Σ U_t²)^{3/2})``, ``U_t = (T - 1)(θ̄_(·) - θ_(t))``
+      from the jackknife means ``θ_(t)`` (leave topic t out);
+    * ``α_k = Φ(z0 + (z0 + z_k) / (1 - a (z0 + z_k)))`` for ``z_k = Φ⁻¹(α/2), Φ⁻¹(1 - α/2)``;
+    * the interval is the ``α_1`` and ``α_2`` quantiles (linear interpolation) of ``θ*``.
+
+    BCa is degenerate when every difference is equal, up to rounding (``a`` is 0/0): then the interval
+    is ``[d̄, d̄]`` (method ``"constant"``); and when ``z0`` or ``α_k`` is not finite (all
+    ``θ*`` on one side of ``θ̂``): then the percentile interval (method ``"percentile"``).
+    Otherwise method ``"BCa"``.
+
+    Parameters
+    ----------
+    values : array (R, T)
+    pair_i, pair_j : int arrays (n_pairs,)
+    n_resamples : int
+        Bootstrap resamples B.
+    confidence : float
+        Confidence level in (0, 1).
+    rng : int
+        Seed of ``numpy.random.default_rng`` for the resample indices.
+    chunk : int
+        Pairs per block (memory ``B x chunk``).
+
+    Examples
+    --------
+    >>> x = np.array([[0.5, 0.6, 0.7, 0.9, 0.4, 0.8], [0.4, 0.5, 0.5, 0.6, 0.45, 0.5]])
+    >>> low, high, method = bca_intervals(x, [0], [1], 1000)
+    >>> bool(low[0] < (x[0] - x[1]).mean() < high[0]), str(method[0])
+    (True, 'BCa')
+    """
+    from scipy.special import ndtr, ndtri
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), not {confidence}")
+    values = np.asarray(values, dtype=float)
+    pair_i, pair_j = np.asarray(pair_i, dtype=np.int64), np.asarray(pair_j, dtype=np.int64)
+    t = values.shape[1]
+    gen = np.random.default_rng(rng)
+    index = gen.integers(0, t, (n_resamples, t))  # scipy's draw, at once (the same stream)
+    rows = max(1, min(n_resamples, _BLOCK // max(t, 1)))
+    blocks = []  # each resample's topic counts, a block of rows at a time, as small integers
+    for r0 in range(0, n_resamples, rows):
+        part = index[r0:r0 + rows]
+        flat = (np.arange(len(part))[:, None] * t + part).ravel()
+        blocks.append(np.bincount(flat, minlength=len(part) * t).reshape(len(part), t).astype(np.uint16 if t < 65536
+                                                                                             else np.uint32))
+    del index
+    alpha = (1 - confidence) / 2
+    z_lo, z_hi = float(ndtri(alpha)), float(-ndtri(alpha))
+    n = len(pair_i)
+    low, high, method = np.empty(n), np.empty(n), np.empty(n, dtype=object)
+    for lo in range(0, n, chunk):
+        hi = min(lo + chunk, n)
+        d = values[pair_i[lo:hi]] - values[pair_j[lo:hi]]  # (c, T)
+        theta = d.mean(axis=1)
+        boot = np.concatenate([block.astype(float) @ d.T for block in blocks]) / t  # (B, c)
+        below = np.count_nonzero(boot < theta, axis=0) + np.count_nonzero(boot <= theta, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z0 = ndtri(below / (2 * n_resamples))
+            jack = (d.sum(axis=1, keepdims=True) - d) / (t - 1)  # (c, T) leave-one-out means
+            u = (t - 1) * (jack.mean(axis=1, keepdims=True) - jack)
+            num = (u ** 3).sum(axis=1) / t ** 3
+            den = (u ** 2).sum(axis=1) / t ** 2
+            a = num / den ** 1.5 / 6
+            a1 = ndtr(z0 + (z0 + z_lo) / (1 - a * (z0 + z_lo)))
+            a2 = ndtr(z0 + (z0 + z_hi) / (1 - a * (z0 + z_hi)))
+        constant = np.ptp(d, axis=1) <= 16 * np.finfo(float).eps * np.abs(d).max(axis=1)  # equal up to rounding
+        ok = np.isfinite(a1) & np.isfinite(a2) & ~constant
+        a1 = np.where(ok, a1, alpha)
+        a2 = np.where(ok, a2, 1 - alpha)
+        boot.sort(axis=0)
+        low[lo:hi] = _quantile_sorted(boot, a1)
+        high[lo:hi] = _quantile_sorted(boot, a2)
+        low[lo:hi][constant], high[lo:hi][constant] = theta[constant], theta[constant]
+        method[lo:hi] = np.where(constant, "constant", np.where(ok, "BCa", "percentile"))
+    return low, high, method.astype(str)
+
+
+def _quantile_sorted(sorted_cols, q):
+    """Per-column linear-interpolation quantile (numpy's default, Hyndman-Fan 7) of column-sorted data."""
+    b = sorted_cols.shape[0]
+    pos = np.clip(q, 0.0, 1.0) * (b - 1)
+    below = np.floor(pos).astype(np.int64)
+    above = np.minimum(below + 1, b - 1)
+    cols = np.arange(sorted_cols.shape[1])
+    lo, hi = sorted_cols[below, cols], sorted_cols[above, cols]
+    return lo + (hi - lo) * (pos - below)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values (statsmodels ``multipletests(method='holm')``).
+
+    ``p_(k) -> max_{l <= k} min(1, (m - l + 1) p_(l))`` over the sorted p-values. (statsmodels
+    runs ``gc.collect()`` in every Holm call: ~0.1 s in a large process.)
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(pvalues, dtype=float)
+    if p.size == 0:
+        return p
+    return multipletests(p, method="holm")[1]
+
+
+# ---------------------------------------------------------------- the comparison
+@dataclass
+class Comparison:
+    """The result of :func:`compare`. ``pairs`` holds one array per column, one entry per pair.
+
+    Pair columns: ``i``, ``j`` (system indices), ``a``, ``b`` (names), ``diff`` (mean of
+    ``a - b``), ``ci_low``, ``ci_high``, ``ci_method``, ``effect`` (d_z), ``t``, ``p_t``,
+    ``p_t_holm``, ``p_perm``, ``p_perm_holm``, ``p_tukey``, ``min_detectable`` (the
+    smallest difference the paired t-test detects for this pair's ``s_d`` at this topic
+    count, α and power).
+    """
+
+    names: list
+    topics: list
+    values: np.ndarray
+    measure: str
+    pairs: dict
+    n_permutations: int
+    exact: bool
+    n_bootstrap: int
+    seed: int
+    alpha: float
+    confidence: float
+    adjust: str
+    power: float
+    notes: list = field(default_factory=list)
+    n_tukey: int = 0  # permutations of the Tukey HSD test (0: not computed)
+
+    @property
+    def means(self) -> np.ndarray:
+        return self.values.mean(axis=1)
+
+    def pvalue_matrix(self, adjust: str | None = None) -> np.ndarray:
+        """R x R matrix of the p-values used for significance (``adjust``: holm, tukey, none, t, t-holm)."""
+        key = _ADJUST_COLUMN[adjust or self.adjust]
+        r = len(self.names)
+        m = np.ones((r, r))
+        m[self.pairs["i"], self.pairs["j"]] = self.pairs[key]
+        m[self.pairs["j"], self.pairs["i"]] = self.pairs[key]
+        return m
+
+    def significant(self, adjust: str | None = None) -> np.ndarray:
+        """R x R booleans: ``[i, j]`` when system i's mean is above j's and the difference is significant."""
+        p = self.pvalue_matrix(adjust)
+        means = self.means
+        return (p < self.alpha) & (means[:, None] > means[None, :])
+
+    def ranking(self, adjust: str | None = None) -> list[dict]:
+        """Systems by mean, best first: rank, name, mean, the systems (names) it beats significantly, and
+        its significance groups (:func:`significance_groups`)."""
+        order = np.argsort(-self.means, kind="stable")
+        sig = self.significant(adjust)
+        groups = significance_groups(self.means, self.pvalue_matrix(adjust), self.alpha)
+        n_groups = max((g[-1] for g in groups if g), default=-1) + 1
+        out = []
+        for rank, i in enumerate(order, 1):
+            beats = [int(j) for j in order if sig[i, j]]
+            out.append({"rank": rank, "system": self.names[i], "mean": float(self.means[i]),
+                        "beats": [self.names[j] for j in beats],
+                        "beats_ranks": [int(np.flatnonzero(order == j)[0]) + 1 for j in beats],
+                        "groups": group_label(groups[i], n_groups), "group_ids": groups[i]})
+        return out
+
+    def pair_power(self, a: str, b: str, difference: float | None = None) -> dict:
+        """Power figures of one pair from its own per-topic differences: ``sd`` of the differences, the
+        smallest difference detectable with this topic count, and the topics needed for ``difference``
+        (default: the pair's observed mean difference).
+
+        Examples
+        --------
+        >>> c = compare({"A": [0.5, 0.6, 0.8, 0.4], "B": [0.4, 0.6, 0.6, 0.3]}, n_bootstrap=0)
+        >>> out = c.pair_power("A", "B")
+        >>> round(out["sd"], 4), out["topics_needed"]
+        (0.0816, 8)
+        """
+        i, j = self.names.index(a), self.names.index(b)
+        d = self.values[i] - self.values[j]
+        sd = float(d.std(ddof=1))
+        target = abs(float(d.mean())) if difference is None else float(difference)
+        return {"a": a, "b": b, "n_topics": len(self.topics), "sd": sd, "difference": target,
+                "min_detectable": float(detectable_difference(sd, len(self.topics), self.alpha, self.power)),
+                "topics_needed": topics_needed(target, sd, self.alpha, self.power) if sd > 0 and target > 0 else None}
+
+    def smallest_pvalue(self, adjust: str | None = None) -> float:
+        """The smallest p-value the chosen test can give here (resampling resolution, after adjustment)."""
+        adjust = adjust or self.adjust
+        floor = 1.0 / self.n_permutations if self.exact else 1.0 / (self.n_permutations + 1)
+        if adjust in ("holm", "none"):
+            return min(1.0, 2 * floor * (len(self.pairs["i"]) if adjust == "holm" else 1))
+        return 1.0 / (self.n_tukey + 1) if adjust == "tukey" else 0.0
+
+    def warnings(self, adjust: str | None = None) -> list[str]:
+        """What limits the verdicts: e.g. too few permutations for Holm over this many pairs."""
+        adjust = adjust or self.adjust
+        out = []
+        low = self.smallest_pvalue(adjust)
+        if low >= self.alpha:
+            n_pairs = len(self.pairs["i"])
+            if adjust == "tukey":
+                out.append(f"with {self.n_tukey} permutations the smallest randomised Tukey HSD p-value is {low:.3g} "
+                           f">= alpha {self.alpha:g}: no pair can be significant. Fix: use at least "
+                           f"{math.ceil(1 / self.alpha)} permutations")
+            elif self.exact:
+                out.append(f"with {len(self.topics)} topics even the exact randomisation test (all "
+                           f"{self.n_permutations} sign flips) gives p >= {low:.3g} "
+                           f"{'after Holm over ' + str(n_pairs) + ' pairs ' if adjust == 'holm' else ''}"
+                           f">= alpha {self.alpha:g}: no pair can be significant. Fix: use more topics"
+                           f"{' or --adjust tukey' if adjust == 'holm' else ''}")
+            else:
+                need = math.ceil(2 * (n_pairs if adjust == "holm" else 1) / self.alpha)
+                out.append(f"with {self.n_permutations} permutations the smallest {adjust}-adjusted randomisation "
+                           f"p-value over {n_pairs} pairs is {low:.3g} >= alpha {self.alpha:g}: no pair can be "
+                           f"significant. Fix: use --adjust tukey (randomised Tukey HSD) or at least {need} "
+                           "permutations")
+        return out
+
+    def table(self):
+        """The pairs as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.pairs)
+
+    def set_power(self, difference: float | None = None) -> dict:
+        """Topic-set size of the whole set (:func:`topic_set_size`) at this comparison's α and power."""
+        return topic_set_size(self.values, difference=difference, alpha=self.alpha, power=self.power)
+
+    def to_json(self, difference: float | None = None) -> dict:
+        """Everything as plain JSON values."""
+        def plain(value):
+            value = value.item() if hasattr(value, "item") else value
+            return None if isinstance(value, float) and value != value else value  # NaN -> null (strict JSON)
+
+        pairs = [{k: plain(v[n]) for k, v in self.pairs.items()} for n in range(len(self.pairs["i"]))]
+        return {"measure": self.measure, "n_topics": len(self.topics), "topics": list(self.topics),
+                "settings": {"permutations": self.n_permutations, "exact": self.exact, "tukey_permutations": self.n_tukey,
+                             "bootstrap": self.n_bootstrap,
+                             "seed": self.seed, "alpha": self.alpha, "confidence": self.confidence,
+                             "adjust": self.adjust, "power": self.power,
+                             "effect_size": "d_z = mean difference / sd of the per-topic differences"},
+                "systems": self.ranking(), "pairs": pairs, "power": self.set_power(difference),
+                "notes": list(self.notes) + self.warnings()}
+
+
+_ADJUST_COLUMN = {"holm": "p_perm_holm", "tukey": "p_tukey", "none": "p_perm", "t": "p_t", "t-holm": "p_t_holm"}
+
+
+def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | None = None, measure: str | None = None,
+            n_permutations: int = 10_000, seed: int = 0, alpha: float = 0.05, n_bootstrap: int = 2000,
+            confidence: float = 0.95, adjust: str = "holm", power: float = 0.8, tukey: bool = True,
+            flips: np.ndarray | None = None) -> Comparison:
+    """Paired comparison of every pair of systems on the same topics (module docstring for the formulas).
+
+    Parameters
+    ----------
+    scores : array (systems, topics), mapping name -> per-topic scores, DataFrame, or PerTopicScores
+        Per-topic scores; the same topics in the same order for every system
+        (:func:`scores_from_trec`, :func:`scores_from_moments`, :func:`scores_from_similarity`).
+    names, topics : sequences, optional
+        System and topic labels (taken from a mapping, DataFrame or PerTopicScores).
+    measure : str, optional
+        The measure's name, for reports.
+    n_permutations : int
+        Sign flips of the randomisation test (all ``2^T`` when that is no more) and
+        label permutations of the Tukey HSD test.
+    seed : int
+        Seed of the flips, the permutations and the bootstrap indices.
+    alpha : float
+        Significance level for ``significant``/``ranking`` and the power figures.
+    n_bootstrap : int
+        Bootstrap resamples of the BCa intervals; 0 skips the intervals (NaN).
+    confidence : float
+        Confidence level of the intervals.
+    adjust : {"holm", "tukey", "none", "t", "t-holm"}
+        Which p-value decides "significant": randomisation test with Holm (default), the
+        randomised Tukey HSD, the unadjusted randomisation test, the t-test, the t-test with Holm.
+    power : float
+        Power for ``min_detectable`` and :meth:`Comparison.set_power`.
+    tukey : bool
+        Compute the randomised Tukey HSD p-values (NaN otherwise).
+    flips : array (P, T) of ±1, optional
+        Use these sign flips instead of drawing them (e.g. to reproduce another tool's resamples).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> x = np.clip(rng.normal([[0.5], [0.3], [0.29]], 0.1, size=(3, 30)), 0, 1)
+    >>> c = compare(x, ["A", "B", "C"], n_permutations=2000)
+    >>> [(row["system"], row["beats"]) for row in c.ranking()]
+    [('A', ['B', 'C']), ('B', []), ('C', [])]
+    >>> str(c.pairs["ci_method"][0]), bool(c.pairs["p_perm_holm"][0] < 0.01)
+    ('BCa', True)
+    """
+    from scipy.stats import ttest_rel
+
+    s = _as_scores(scores, names, topics, measure)
+    _check(s)
+    if adjust not in _ADJUST_COLUMN:
+        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_COLUMN)}, not {adjust!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), not {alpha}")
+    if not 0 < power < 1:
+        raise ValueError(f"power must be in (0, 1), not {power}")
+    if n_bootstrap < 0:
+        raise ValueError(f"the number of bootstrap resamples must be >= 0, not {n_bootstrap}")
+    values = np.ascontiguousarray(s.values, dtype=float)
+    r, t = values.shape
+    pi, pj = _pairs(r)
+    gen = np.random.default_rng(seed)  # one stream: the sign flips, then the Tukey HSD permutations
+    if flips is None:
+        flips, exact = sign_flips(t, n_permutations, gen)
+    else:
+        flips = np.asarray(flips)
+        if flips.ndim != 2 or flips.shape[1] != t or not np.isin(flips, (-1, 1)).all():
+            raise ValueError(f"flips must be a (P, {t}) matrix of -1 and +1")
+        exact = False
+    p_perm = randomisation_pvalues(values, pi, pj, flips, exact)
+    d = values[pi] - values[pj]
+    diff = d.mean(axis=1)
+    sd = d.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = np.where(sd > 0, diff / sd, np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
+        tt = ttest_rel(values[pi], values[pj], axis=1)
+    t_stat, p_t = np.asarray(tt.statistic, dtype=float), np.asarray(tt.pvalue, dtype=float)
+    p_t = np.where(np.isnan(p_t) & (sd == 0) & (diff == 0), 1.0, p_t)  # identical systems: nothing to reject
+    if tukey:
+        p_tukey = tukey_hsd_pvalues(values, np.abs(diff), n_permutations, gen)
+    else:
+        p_tukey = np.full(len(pi), np.nan)
+    if n_bootstrap:
+        low, high, how = bca_intervals(values, pi, pj, n_bootstrap, confidence, seed)
+    else:
+        low, high, how = np.full(len(pi), np.nan), np.full(len(pi), np.nan), np.full(len(pi), "none")
+    es = detectable_difference(1.0, t, alpha, power)
+    pairs = {"i": pi, "j": pj, "a": np.asarray(s.names, dtype=object)[pi].astype(str),
+             "b": np.asarray(s.names, dtype=object)[pj].astype(str), "diff": diff, "ci_low": low, "ci_high": high,
+             "ci_method": how, "effect": effect, "t": t_stat, "p_t": p_t, "p_t_holm": holm(np.nan_to_num(p_t, nan=1.0)),
+             "p_perm": p_perm, "p_perm_holm": holm(p_perm), "p_tukey": p_tukey, "min_detectable": es * sd}
+    return Comparison(list(s.names), list(s.topics), values, s.measure, pairs, int(flips.shape[0]), bool(exact),
+                      int(n_bootstrap), int(seed), float(alpha), float(confidence), adjust, float(power), list(s.notes),
+                      int(n_permutations) if tukey else 0)
+
+
+def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
+    """Significance groups in the "underline" style: systems sharing a group are not significantly different.
+
+    Systems are ordered by mean; from each system a group extends down the ordering as
+    long as every pair inside it has ``p >= alpha``; groups inside an earlier one are
+    dropped. Returns, per system (input order), the numbers (0, 1, ...) of the groups it
+    belongs to: always a contiguous range. :func:`group_label` writes them as letters.
+
+    Examples
+    --------
+    >>> p = np.array([[1, 0.5, 0.01], [0.5, 1, 0.2], [0.01, 0.2, 1]])
+    >>> significance_groups([0.9, 0.8, 0.7], p)
+    [[0], [0, 1], [1]]
+    """
+    means = np.asarray(means, dtype=float)
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(-means, kind="stable")
+    ps = p[np.ix_(order, order)]
+    n = len(order)
+    spans = []
+    for start in range(n):
+        end = start
+        while end + 1 < n and (ps[start:end + 2, end + 1] >= alpha).all():
+            end += 1
+        if not spans or end > spans[-1][1]:
+            spans.append((start, end))
+    groups = [[] for _ in range(n)]
+    for k, (start, end) in enumerate(spans):
+        for pos in range(start, end + 1):
+            groups[order[pos]].append(k)
+    return groups
+
+
+def group_label(groups: Sequence[int], n_groups: int) -> str:
+    """Letters for group numbers (numbers from 1 when there are more than 26 groups); a range of
+    three or more as ``first-last``.
+
+    Examples
+    --------
+    >>> group_label([0], 3), group_label([0, 1], 3), group_label([2, 3, 4, 5], 8), group_label([27, 28, 29], 40)
+    ('a', 'ab', 'c-f', '28-30')
+    """
+    name = (lambda k: chr(ord("a") + k)) if n_groups <= 26 else (lambda k: str(k + 1))
+    if not groups:
+        return ""
+    if len(groups) >= 3:
+        return f"{name(groups[0])}-{name(groups[-1])}"
+    return ("" if n_groups <= 26 else ",").join(name(k) for k in groups)
+
+
+# ---------------------------------------------------------------- power and topic-set size
+def detectable_difference(sd, n_topics: int, alpha: float = 0.05, power: float = 0.8):
+    """Smallest mean difference a two-sided paired t-test detects with ``n_topics`` topics.
+
+    ``δ_min = e · s_d`` where ``e`` solves statsmodels ``TTestPower().solve_power(nobs=n,
+    alpha=α, power=1-β)`` (the noncentral-t power of the one-sample/paired test).
+
+    Parameters
+    ----------
+    sd : float or array
+        Standard deviation of the per-topic differences.
+    n_topics : int
+    alpha, power : float
+
+    Examples
+    --------
+    >>> round(float(detectable_difference(0.1, 50)), 4)
+    0.0404
+    """
+    from statsmodels.stats.power import TTestPower
+
+    if n_topics < 2:
+        raise ValueError(f"need at least two topics, not {n_topics}")
+    e = TTestPower().solve_power(effect_size=None, nobs=n_topics, alpha=alpha, power=power, alternative="two-sided")
+    return float(np.ravel(e)[0]) * np.asarray(sd, dtype=float)
+
+
+def topics_needed(difference: float, sd: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Topics a two-sided paired t-test needs to detect a mean difference ``difference`` (ceiling).
+
+    Solves statsmodels ``TTestPower().solve_power(effect_size=difference/sd, alpha, power)``.
+
+    Examples
+    --------
+    >>> topics_needed(0.0405, 0.1), topics_needed(0.02, 0.1)
+    (50, 199)
+    """
+    from statsmodels.stats.power import TTestPower
+
+    if difference <= 0 or sd <= 0:
+        raise ValueError(f"difference and sd must be > 0 (got {difference}, {sd})")
+    n = TTestPower().solve_power(effect_size=difference / sd, nobs=None, alpha=alpha, power=power,
+                                 alternative="two-sided")
+    return int(math.ceil(float(np.ravel(n)[0]) - 1e-9))
+
+
+def _residual_variance(values) -> float:
+    """V_E of the two-way ANOVA without replication (systems x topics): Sakai's pooled variance."""
+    x = np.asarray(values, dtype=float)
+    r, t = x.shape
+    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+    return float((resid ** 2).sum() / ((r - 1) * (t - 1)))
+
+
+def topic_set_size(values, difference: float | None = None, alpha: float = 0.05, power: float = 0.8) -> dict:
+    """Sakai's topic-set-size design for a whole set of systems, from the observed per-topic variance.
+
+    ``σ̂² = V_E``, the residual mean square of the two-way ANOVA without replication
+    (``Σ (x_it - x̄_i· - x̄_·t + x̄)² / ((R-1)(T-1))``). Two designs:
+
+    * paired t-test for any one pair, ``s_d² = 2 σ̂²``: ``min_detectable_t`` at the set's
+      topic count (:func:`detectable_difference`) and ``topics_needed_t`` for ``difference``;
+    * one-way ANOVA over all ``m = R`` systems (statsmodels ``FTestAnovaPower``, Cohen's
+      ``f² = D² / (2 m σ̂²)`` for a range ``D`` between the best and worst system, total
+      ``nobs = m n``, so the noncentrality is Sakai's ``λ = n D² / (2 σ̂²)``):
+      ``min_detectable_range_anova`` and ``topics_needed_anova``.
+
+    Parameters
+    ----------
+    values : array (systems, topics)
+    difference : float, optional
+        The difference (t-test) and range (ANOVA) to detect; without it, only the
+        minimum detectable figures.
+    alpha, power : float
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(0.3, 0.1, size=(5, 50))
+    >>> out = topic_set_size(x, difference=0.05)
+    >>> sorted(out)
+    ['alpha', 'difference', 'min_detectable_range_anova', 'min_detectable_t', 'n_systems', 'n_topics', 'power', 'sd_diff', 'topics_needed_anova', 'topics_needed_t', 'variance']
+    """
+    from statsmodels.stats.power import FTestAnovaPower
+
+    x = np.asarray(values, dtype=float)
+    m, n = x.shape
+    if m < 2 or n < 2:
+        raise ValueError(f"need at least two systems and two topics, not {m} x {n}")
+    var = _residual_variance(x)
+    sd_diff = math.sqrt(2 * var)
+    out = {"n_systems": m, "n_topics": n, "alpha": alpha, "power": power, "variance": var, "sd_diff": sd_diff,
+           "difference": difference}
+    anova = FTestAnovaPower()
+    if var > 0:
+        out["min_detectable_t"] = float(detectable_difference(sd_diff, n, alpha, power))
+        f = float(np.ravel(anova.solve_power(effect_size=None, nobs=m * n, alpha=alpha, power=power, k_groups=m))[0])
+        out["min_detectable_range_anova"] = f * math.sqrt(2 * m * var)
+    else:
+        out["min_detectable_t"] = out["min_detectable_range_anova"] = 0.0
+    out["topics_needed_t"] = out["topics_needed_anova"] = None
+    if difference is not None and var > 0:
+        out["topics_needed_t"] = max(2, topics_needed(difference, sd_diff, alpha, power))
+        f = difference / math.sqrt(2 * m * var)
+        nobs = float(np.ravel(anova.solve_power(effect_size=f, nobs=None, alpha=alpha, power=power, k_groups=m))[0])
+        out["topics_needed_anova"] = max(2, int(math.ceil(nobs / m - 1e-9)))
+    return out
+
+
+# ---------------------------------------------------------------- per-topic scores from the book's data
+def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = False, relevance_level: int | None = None,
+                     judged_only: bool = False, score_precision: str = "float") -> PerTopicScores:
+    """Per-topic scores of TREC run files by one measure, as ``fireeval evaluate -q`` computes them.
+
+    Each run is read and scored by :func:`fireeval.core.stream.score_run`. The paired
+    topics are those every run was evaluated on (topics a run lacks are dropped, with a
+    note), or with ``complete`` every qrels topic, a missing one scoring 0 (trec_eval -c).
+    A run is named by its tag, or by its path when two runs share a tag.
+
+    Parameters
+    ----------
+    qrels : path or fireeval.core.stream.QrelsIndex
+    runs : sequence of paths
+    measure : str
+        One measure name of :mod:`fireeval.core.evaluation` summarised by the mean over
+        topics (``map``, ``P_10``, ``ndcg_cut_10``, ``correct@5`` ...).
+    complete, relevance_level, judged_only, score_precision
+        As ``fireeval evaluate`` ``-c``, ``-l``, ``-J``, ``--score-precision``.
+
+    Examples
+    --------
+    >>> from fireeval.datasets import has_data, data_path  # doctest: +SKIP
+    >>> root = data_path("trec8_adhoc/mini_topics401-410")  # doctest: +SKIP
+    >>> s = scores_from_trec(root / "qrels.txt", sorted(root.glob("runs/*"))[:3], "map")  # doctest: +SKIP
+    >>> s.values.shape  # doctest: +SKIP
+    (3, 10)
+    """
+    from fireeval.core.evaluation import parse_measures
+    from fireeval.core.stream import QrelsIndex, score_run
+    from fireeval.core.trec import read_run_table
+
+    try:
+        parsed = parse_measures(measure)
+    except ValueError as err:  # the project's one-line form: what is wrong. Fix: what to do
+        text = str(err).replace("; use e.g.", ". Fix: use e.g.", 1)
+        raise ValueError(text if "Fix:" in text else f"{text}. Fix: check the measure name") from None
+    if len(parsed) != 1:
+        raise ValueError(f"measure {measure!r} stands for {len(parsed)} measures "
+                         f"({', '.join(m.name for m in parsed[:4])}{' ...' if len(parsed) > 4 else ''}). "
+                         "Fix: give one measure, e.g. P_10")
+    m = parsed[0]
+    if m.aggregate != "mean":
+        raise ValueError(f"measure {measure!r} is summarised over topics by {m.aggregate}, not a mean, so a mean "
+                         "paired difference does not compare its summaries. Fix: use a measure averaged over topics "
+                         "(e.g. map instead of gm_map)")
+    index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex.read(
+        qrels, relevance_level=1 if relevance_level is None else relevance_level)
+    names, per_run, notes, seen = [], [], [], {}
+    for path, run in _prefetch(list(runs), lambda p: read_run_table(p, score_precision)):
+        scores = score_run(run, index, [m], complete=complete, judged_only=judged_only,
+                           relevance_level=relevance_level)
+        if scores.ignored_topics:
+            notes.append(f"{path}: {len(scores.ignored_topics)} topic(s) have no judgements and are ignored "
+                         f"(trec_eval convention): {', '.join(scores.ignored_topics[:5])}")
+        if not len(scores.topics):
+            raise ValueError(f"{path}: no topic of the run has judgements in {qrels}. Fix: check that the run and "
+                             "qrels belong to the same collection")
+        names.append(run.tag if run.tag not in seen else str(path))
+        seen[run.tag] = path
+        per_run.append(dict(zip(map(str, scores.topics), scores.values[m.name])))
+    common = set(per_run[0]).intersection(*per_run[1:])
+    every = set().union(*per_run)
+    if not common:
+        raise ValueError(f"{runs[0]}: the runs have no evaluated topic in common. Fix: compare runs of the same "
+                         "topics")
+    for path, topics in zip(runs, per_run):
+        if len(topics) > len(common):
+            notes.append(f"{path}: {len(topics) - len(common)} topic(s) that not every run has are left out of the "
+                         "paired comparison")
+    order = [t for t in sorted(every, key=_topic_key) if t in common]
+    values = np.array([[topics[t] for t in order] for topics in per_run], dtype=float)
+    return PerTopicScores(names, order, values, m.name, notes)
+
+
+def _prefetch(paths, read, ahead: int = 2):
+    """Yield ``(path, read(path))`` in order, reading the next files in a thread meanwhile (gunzip and
+    pyarrow release the GIL, so reading overlaps scoring); an error surfaces in order."""
+    if len(paths) == 1:
+        yield paths[0], read(paths[0])
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = [pool.submit(read, p) for p in paths[:ahead]]
+        for i, path in enumerate(paths):
+            run = pending.pop(0).result()
+            if i + ahead < len(paths):
+                pending.append(pool.submit(read, paths[i + ahead]))
+            yield path, run
+
+
+def _topic_key(topic: str):
+    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+
+
+def scores_from_moments(predictions: Mapping, gt, measure: str = "R@1,0.5", *, queries: Sequence | None = None,
+                        strict: bool = False) -> PerTopicScores:
+    """Per-query scores of moment-retrieval systems by one measure (:func:`fireeval.core.moments.score_systems`).
+
+    Parameters
+    ----------
+    predictions : mapping system -> array (Q, K, 2)
+        Ranked [start, end] moments per query, NaN-padded (:mod:`fireeval.core.moments`).
+    gt : array (Q, 2) or (Q, G, 2)
+        Ground-truth window(s) per query.
+    measure : str
+        ``R@K,θ``, ``AP@K,θ``, ``AxIoU@K`` or ``DCG@K``.
+    queries : sequence, optional
+        Query labels.
+    strict : bool
+        IoU > θ instead of >= θ.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 10.0], [5.0, 15.0]])
+    >>> pred = {"A": np.array([[[0.0, 9.0]], [[5.0, 14.0]]]), "B": np.array([[[20.0, 30.0]], [[5.0, 15.0]]])}
+    >>> scores_from_moments(pred, gt, "R@1,0.5").values.tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+    """
+    from fireeval.core.moments import score_systems
+
+    values = score_systems(dict(predictions), gt, [measure], strict=strict)[0]
+    queries = [str(i + 1) for i in range(values.shape[1])] if queries is None else [str(q) for q in queries]
+    return PerTopicScores([str(n) for n in predictions], queries, values, measure)
+
+
+def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: Sequence | None = None) -> PerTopicScores:
+    """Per-query scores of text-to-video models from square similarity matrices (query i's positive is video i).
+
+    The positive's rank is ``1 + #{videos scoring above it} + #{tied videos of lower
+    index}`` (the book's stable tie rule, as :func:`fireeval.t2v.fire.original_rank_under_ties`
+    ``"stable"``). Measures: ``R@K`` (= ``correct@K``: rank <= K) and ``RR`` (1 / rank);
+    only diagonal-based measures, so it also serves matrices whose off-diagonal order is
+    unknown (MSR-VTT GRAM and VAST).
+
+    Parameters
+    ----------
+    matrices : mapping model -> array (Q, Q)
+    measure : str
+        ``R@K``, ``correct@K``, ``C@K`` or ``RR``/``MRR``.
+    queries : sequence, optional
+
+    Examples
+    --------
+    >>> s = {"A": [[0.9, 0.1], [0.2, 0.8]], "B": [[0.1, 0.9], [0.2, 0.8]]}
+    >>> scores_from_similarity(s, "R@1").values.tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+    """
+    import re
+
+    low = measure.strip().lower()
+    match = re.fullmatch(r"(?:r|correct|c)@(\d+)", low)
+    if not match and low not in ("rr", "mrr"):
+        raise ValueError(f"unknown similarity measure {measure!r}. Fix: use R@K (e.g. R@1), correct@K or RR")
+    rows, n = [], None
+    for name, sim in matrices.items():
+        s = np.asarray(sim, dtype=float)
+        if s.ndim != 2 or s.shape[0] != s.shape[1]:
+            raise ValueError(f"{name}: a similarity matrix must be square (queries x videos, positives on the "
+                             f"diagonal), not {s.shape}")
+        if n is not None and s.shape[0] != n:
+            raise ValueError(f"{name}: {s.shape[0]} queries, the first matrix has {n}; compare on the same queries")
+        n = s.shape[0]
+        own = np.diagonal(s)[:, None]
+        col = np.arange(n)[None, :]
+        rank = 1 + (s > own).sum(axis=1) + ((s == own) & (col < np.arange(n)[:, None])).sum(axis=1)
+        rows.append((rank <= int(match[1])).astype(float) if match else 1.0 / rank)
+    queries = [str(i + 1) for i in range(n)] if queries is None else [str(q) for q in queries]
+    return PerTopicScores([str(k) for k in matrices], queries, np.array(rows), measure)

@@ -1,0 +1,348 @@
+"""Issue 28: fireeval.stats.compare and ``fireeval compare``, checked against scipy and statsmodels.
+
+The randomisation p-values are compared with ``scipy.stats.permutation_test(permutation_type='samples')``
+on the same resamples: all 2^T sign flips for small T (both enumerate), and for larger T the
+flips scipy itself drew (recovered from the permuted samples it passes to the statistic).
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import stats
+
+from fireeval.cli import main
+from fireeval.stats import compare as cmp
+
+
+def _mean_diff(x, y, axis=-1):
+    return np.mean(x - y, axis=axis)
+
+
+def _scipy_p(a, b, n_resamples, rng=0):
+    res = stats.permutation_test((a, b), _mean_diff, permutation_type="samples", vectorized=True,
+                                 n_resamples=n_resamples, alternative="two-sided", rng=np.random.default_rng(rng))
+    return res.statistic, res.pvalue
+
+
+@pytest.mark.parametrize("discrete", [False, True])
+def test_exact_enumeration_matches_scipy(discrete):
+    rng = np.random.default_rng(3)
+    t = 9
+    x = rng.integers(0, 2, size=(4, t)).astype(float) if discrete else rng.beta(2, 4, size=(4, t))
+    result = cmp.compare(x, n_permutations=10_000, n_bootstrap=0, tukey=False)
+    assert result.exact and result.n_permutations == 2 ** t
+    for k, (i, j) in enumerate(zip(result.pairs["i"], result.pairs["j"])):
+        statistic, p = _scipy_p(x[i], x[j], 10_000)
+        assert result.pairs["diff"][k] == pytest.approx(statistic, abs=1e-12)
+        assert result.pairs["p_perm"][k] == pytest.approx(p, abs=1e-12), (i, j)
+
+
+def test_random_flips_match_scipy_on_its_own_resamples():
+    rng = np.random.default_rng(5)
+    a, b = rng.beta(2, 3, size=40), rng.beta(2, 3.4, size=40)  # continuous: a_t != b_t on every topic
+    seen = []
+
+    def statistic(x, y, axis=-1):
+        seen.append(np.array(x))
+        return np.mean(x - y, axis=axis)
+
+    res = stats.permutation_test((a, b), statistic, permutation_type="samples", vectorized=True, n_resamples=4000,
+                                 rng=np.random.default_rng(11))
+    permuted = np.concatenate([s for s in seen if s.ndim == 2])
+    flips = np.where(permuted == a, 1, -1)
+    assert flips.shape == (4000, 40) and (np.isclose(permuted, a) | np.isclose(permuted, b)).all()
+    result = cmp.compare(np.vstack([a, b]), flips=flips, n_bootstrap=0, tukey=False)
+    assert result.pairs["p_perm"][0] == pytest.approx(res.pvalue, abs=1e-12)
+    assert result.pairs["diff"][0] == pytest.approx(res.statistic, abs=1e-12)
+
+
+def test_ttest_matches_ttest_rel():
+    x = np.random.default_rng(2).beta(2, 5, size=(5, 30))
+    result = cmp.compare(x, n_permutations=200, n_bootstrap=0, tukey=False)
+    for k, (i, j) in enumerate(zip(result.pairs["i"], result.pairs["j"])):
+        ref = stats.ttest_rel(x[i], x[j])
+        assert result.pairs["t"][k] == pytest.approx(ref.statistic, rel=1e-12)
+        assert result.pairs["p_t"][k] == pytest.approx(ref.pvalue, rel=1e-12)
+        d = x[i] - x[j]
+        assert result.pairs["effect"][k] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+
+
+def test_holm_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    x = np.random.default_rng(4).beta(2, 5, size=(6, 25)) + np.linspace(0, 0.2, 6)[:, None]
+    result = cmp.compare(x, n_permutations=3000, n_bootstrap=0, tukey=False)
+    assert np.allclose(result.pairs["p_perm_holm"], multipletests(result.pairs["p_perm"], method="holm")[1])
+    assert np.allclose(result.pairs["p_t_holm"], multipletests(result.pairs["p_t"], method="holm")[1])
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_bca_matches_scipy_bootstrap(seed):
+    x = np.random.default_rng(seed + 100).beta(2, 5, size=(3, 35))
+    low, high, method = cmp.bca_intervals(x, [0, 0, 1], [1, 2, 2], n_resamples=1500, confidence=0.9, rng=seed)
+    for k, (i, j) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        ref = stats.bootstrap((x[i] - x[j],), np.mean, n_resamples=1500, confidence_level=0.9, method="BCa",
+                              rng=np.random.default_rng(seed))
+        assert method[k] == "BCa"
+        assert low[k] == pytest.approx(ref.confidence_interval.low, abs=1e-10)
+        assert high[k] == pytest.approx(ref.confidence_interval.high, abs=1e-10)
+
+
+def test_bca_constant_differences_fall_back():
+    x = np.array([[0.5, 0.6, 0.7, 0.2], [0.4, 0.5, 0.6, 0.1]])
+    low, high, method = cmp.bca_intervals(x, [0], [1], 500)
+    assert method[0] == "constant" and low[0] == pytest.approx(0.1) and high[0] == pytest.approx(0.1)
+
+
+def test_identical_systems_and_tukey_for_two():
+    x = np.random.default_rng(1).beta(2, 5, size=(2, 30))
+    same = cmp.compare(np.vstack([x[0], x[0]]), n_permutations=500)
+    for key in ("p_perm", "p_perm_holm", "p_t", "p_tukey"):
+        assert same.pairs[key][0] == 1.0, key
+    assert same.pairs["effect"][0] == 0.0 and same.pairs["ci_method"][0] == "constant"
+    # with two systems, permuting labels within topics is a sign flip: the same test in law
+    two = cmp.compare(x + np.array([[0.05], [0.0]]), n_permutations=20_000, n_bootstrap=0)
+    assert two.pairs["p_tukey"][0] == pytest.approx(two.pairs["p_perm"][0], abs=0.02)
+
+
+def test_tukey_is_monotone_and_controls_more_than_unadjusted():
+    x = np.random.default_rng(8).beta(2, 5, size=(6, 40)) + np.linspace(0, 0.15, 6)[:, None]
+    c = cmp.compare(x, n_permutations=2000, n_bootstrap=0)
+    order = np.argsort(np.abs(c.pairs["diff"]))
+    assert (np.diff(c.pairs["p_tukey"][order]) <= 1e-12).all()
+    assert (c.pairs["p_tukey"] >= c.pairs["p_perm"] - 0.02).all()
+
+
+small = arrays(np.float64, st.tuples(st.just(2), st.integers(3, 12)),
+               elements=st.floats(0, 1, allow_nan=False, width=32))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small, st.integers(0, 3))
+def test_swapping_negates_difference_and_keeps_p(x, seed):
+    ab = cmp.compare(x, n_permutations=300, n_bootstrap=200, seed=seed)
+    ba = cmp.compare(x[::-1], n_permutations=300, n_bootstrap=200, seed=seed)
+    assert ba.pairs["diff"][0] == pytest.approx(-ab.pairs["diff"][0], abs=1e-12)
+    for key in ("p_perm", "p_t", "p_tukey"):
+        assert ba.pairs[key][0] == pytest.approx(ab.pairs[key][0], abs=1e-9) or (
+            np.isnan(ba.pairs[key][0]) and np.isnan(ab.pairs[key][0])), key
+    if ab.pairs["ci_method"][0] == ba.pairs["ci_method"][0] == "BCa":
+        assert ba.pairs["ci_low"][0] == pytest.approx(-ab.pairs["ci_high"][0], abs=1e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(arrays(np.float64, st.integers(3, 15), elements=st.floats(0, 1, allow_nan=False, width=32)))
+def test_identical_runs_give_p_one(row):
+    c = cmp.compare(np.vstack([row, row, row]), n_permutations=200, n_bootstrap=100)
+    for key in ("p_perm", "p_perm_holm", "p_t", "p_tukey"):
+        assert (c.pairs[key] == 1.0).all(), key
+    assert all(r["beats"] == [] for r in c.ranking())
+
+
+def test_power_round_trip_and_statsmodels():
+    from statsmodels.stats.power import FTestAnovaPower, TTestPower
+
+    delta = float(cmp.detectable_difference(0.2, 50))
+    assert TTestPower().power(effect_size=delta / 0.2, nobs=50, alpha=0.05) == pytest.approx(0.8, abs=1e-6)
+    assert cmp.topics_needed(delta, 0.2) == 50
+    assert cmp.topics_needed(delta * 1.01, 0.2) <= 50 < cmp.topics_needed(delta * 0.99, 0.2)
+    x = np.random.default_rng(0).normal(0.3, 0.1, size=(5, 50))
+    out = cmp.topic_set_size(x, difference=0.05)
+    n, m, var = out["topics_needed_anova"], 5, out["variance"]
+    f = 0.05 / np.sqrt(2 * m * var)
+    assert FTestAnovaPower().power(effect_size=f, nobs=m * n, alpha=0.05, k_groups=m) >= 0.8
+    assert FTestAnovaPower().power(effect_size=f, nobs=m * (n - 1), alpha=0.05, k_groups=m) < 0.8
+    assert out["sd_diff"] == pytest.approx(np.sqrt(2 * var))
+
+
+def test_min_detectable_per_pair():
+    x = np.random.default_rng(9).beta(2, 5, size=(3, 20))
+    c = cmp.compare(x, n_permutations=100, n_bootstrap=0)
+    sd = (x[0] - x[1]).std(ddof=1)
+    assert c.pairs["min_detectable"][0] == pytest.approx(float(cmp.detectable_difference(sd, 20)))
+
+
+def test_groups_and_ranking():
+    p = np.array([[1, 0.5, 0.01, 0.01], [0.5, 1, 0.2, 0.01], [0.01, 0.2, 1, 0.3], [0.01, 0.01, 0.3, 1]])
+    groups = cmp.significance_groups([0.9, 0.8, 0.7, 0.6], p)
+    assert groups == [[0], [0, 1], [1, 2], [2]]
+
+
+def test_scores_from_similarity_matches_t2v_ranks():
+    from fireeval.t2v.fire import original_rank_under_ties
+
+    rng = np.random.default_rng(0)
+    s = np.round(rng.random((30, 30)), 1)  # many ties
+    ranks = original_rank_under_ties(s)["stable"]
+    got = cmp.scores_from_similarity({"m": s, "n": s.T}, "R@5")
+    assert (got.values[0] == (ranks <= 5)).all()
+    assert np.allclose(cmp.scores_from_similarity({"m": s, "n": s}, "RR").values[0], 1 / ranks)
+    with pytest.raises(ValueError, match="Fix"):
+        cmp.scores_from_similarity({"m": s}, "nDCG")
+
+
+def test_scores_from_moments_match_core():
+    from fireeval.core.moments import score_systems
+
+    rng = np.random.default_rng(0)
+    gt = np.sort(rng.random((20, 2)) * 30, axis=1)
+    pred = {k: np.sort(rng.random((20, 5, 2)) * 30, axis=-1) for k in ("A", "B")}
+    got = cmp.scores_from_moments(pred, gt, "AxIoU@5")
+    assert np.allclose(got.values, score_systems(pred, gt, ["AxIoU@5"])[0])
+
+
+# ------------------------------------------------------------------ TREC runs and the command line
+def _trec_files(tmp_path, n_runs=3, n_topics=12, depth=20, seed=0):
+    rng = np.random.default_rng(seed)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 D{d} {int(d < 5 or rng.random() < 0.3)}\n"
+                             for t in range(401, 401 + n_topics) for d in range(40)))
+    runs = []
+    for r in range(n_runs):
+        path = tmp_path / f"run{r}.txt"
+        lines = []
+        for t in range(401, 401 + n_topics):
+            docs = rng.permutation(40)[:depth] if r else np.arange(depth)  # run0 puts D0..D4 first: the best
+            lines += [f"{t} Q0 D{d} {i + 1} {depth - i} run{r}\n" for i, d in enumerate(docs)]
+        path.write_text("".join(lines))
+        runs.append(str(path))
+    return str(qrels), runs
+
+
+def test_scores_from_trec_match_evaluate(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path)
+    s = cmp.scores_from_trec(qrels, runs, "map")
+    assert s.names == ["run0", "run1", "run2"] and s.values.shape == (3, 12)
+    assert main(["evaluate", qrels, runs[1], "-m", "map", "-q"]) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    per_topic = {t: float(v) for m, t, v in lines if t != "all"}
+    assert np.allclose(s.values[1], [per_topic[t] for t in s.topics], atol=1e-4)
+
+
+def test_cli_formats(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path)
+    assert main(["compare", qrels, *runs, "-m", "P_10", "--permutations", "500", "--difference", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "rank" in out and "run0" in out and "smallest detectable difference" in out and "topics needed" in out
+    assert "p_perm_holm" in out  # few runs: the pairs are shown too
+    assert main(["compare", qrels, *runs, "-m", "P_10", "--permutations", "500", "--format", "tsv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "rank\trun\tmean\tgroups\tbeats" and len(rows) == 4
+    assert main(["compare", qrels, *runs, "-m", "P_10", "--permutations", "500", "--format", "tsv", "--pairs"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("a\tb\tdiff") and len(rows) == 4
+    float(rows[1].split("\t")[12])  # machine-readable p-values
+    assert main(["compare", qrels, *runs, "-m", "map", "--permutations", "500", "--format", "json", "--seed", "3"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["measure"] == "map" and data["n_topics"] == 12 and len(data["pairs"]) == 3
+    assert data["settings"]["seed"] == 3 and data["systems"][0]["rank"] == 1
+    assert {"p_perm", "p_perm_holm", "p_tukey", "p_t", "ci_low", "effect"} <= set(data["pairs"][0])
+
+
+def test_cli_marks_the_better_run(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path, n_topics=30)
+    assert main(["compare", qrels, *runs, "-m", "P_5", "--format", "json", "--permutations", "2000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    top = data["systems"][0]
+    assert top["system"] == "run0" and set(top["beats"]) == {"run1", "run2"}
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["-m", "P"], "stands for"),
+    (["-m", "gm_map"], "not a mean"),
+    (["-m", "nonsense"], "unknown measure"),
+    (["-m", "map", "--permutations", "0"], "--permutations must be >= 1"),
+    (["-m", "map", "--alpha", "2"], "--alpha must be in (0, 1)"),
+    (["-m", "map", "--bootstrap", "-1"], "--bootstrap must be >= 0"),
+])
+def test_cli_errors(tmp_path, capsys, args, fragment):
+    qrels, runs = _trec_files(tmp_path)
+    assert main(["compare", qrels, *runs, *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fireeval compare: ") and fragment in err and "Fix:" in err and "\n" not in err
+
+
+def test_cli_file_errors(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path)
+    assert main(["compare", qrels, runs[0], "-m", "map"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"fireeval compare: {runs[0]}: one run given") and "Fix:" in err
+    assert main(["compare", qrels, runs[0], str(tmp_path / "missing.txt"), "-m", "map"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "missing.txt" in err and "Fix:" in err and "\n" not in err
+    bad = tmp_path / "bad.txt"
+    bad.write_text("401 Q0 D1 1 2.0 bad\nnot a run line\n")
+    assert main(["compare", qrels, runs[0], str(bad), "-m", "map"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert str(bad) in err and "line 2" in err and "Fix:" in err
+    other = tmp_path / "other.txt"
+    other.write_text("999 Q0 D1 1 2.0 other\n")
+    assert main(["compare", qrels, runs[0], str(other), "-m", "map"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert str(other) in err and "Fix:" in err
+
+
+def test_ordering_chart():
+    from fireeval.book.plotting import ordering_chart
+
+    x = np.random.default_rng(0).beta(2, 5, size=(4, 20)) + np.array([[0.3], [0.0], [0.01], [0.02]])
+    c = cmp.compare(x, ["A", "B", "C", "D"], n_permutations=500, n_bootstrap=0)
+    spec = ordering_chart(c, title="Ordering", caption="test").to_dict()
+    assert spec["title"]["text"] == "Ordering"
+    data = next(iter(spec["datasets"].values()))
+    assert [row["system"] for row in data][0] == "A" and data[0]["in top group"] is True
+
+
+def test_package_entry_point():
+    import fireeval
+
+    x = np.random.default_rng(0).random((2, 8))
+    assert fireeval.compare(x, n_permutations=100, n_bootstrap=0).pairs["p_perm"].shape == (1,)
+
+
+def test_runs_paired_on_common_topics(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path)
+    short = tmp_path / "short.txt"
+    short.write_text("".join(line for line in open(runs[1]) if not line.startswith("412 ")).replace("run1", "short"))
+    s = cmp.scores_from_trec(qrels, [runs[0], str(short)], "map")
+    assert s.topics == [str(t) for t in range(401, 412)] and any("left out" in n for n in s.notes)
+    full = cmp.scores_from_trec(qrels, [runs[0], str(short)], "map", complete=True)
+    assert len(full.topics) == 12 and full.values[1, -1] == 0.0
+    assert main(["compare", qrels, runs[0], str(short), "-m", "map", "--permutations", "200"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: ") and "left out of the paired comparison" in err
+
+
+def test_too_few_permutations_for_holm_is_said(tmp_path):
+    x = np.random.default_rng(0).beta(2, 5, size=(12, 30)) + np.linspace(0, 0.5, 12)[:, None]
+    c = cmp.compare(x, n_permutations=100, n_bootstrap=0)
+    assert c.smallest_pvalue() >= c.alpha and "no pair can be significant" in c.warnings()[0]
+    assert not c.significant().any() and c.significant("tukey").any()
+
+
+def test_cli_chart(tmp_path, capsys):
+    qrels, runs = _trec_files(tmp_path)
+    chart = tmp_path / "ordering.json"
+    assert main(["compare", qrels, *runs, "-m", "map", "--permutations", "200", "--chart", str(chart)]) == 0
+    spec = json.loads(chart.read_text())
+    assert "layer" in spec and "which orderings survive" in spec["title"]["text"]
+    capsys.readouterr()
+    assert main(["compare", qrels, *runs, "-m", "map", "--chart", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fireeval compare: ") and "x.png" in err and "Fix:" in err
+
+
+def test_pair_power_and_strict_json(tmp_path, capsys):
+    x = np.random.default_rng(3).beta(2, 5, size=(3, 25))
+    c = cmp.compare(x, ["A", "B", "C"], n_permutations=200, n_bootstrap=0, tukey=False)
+    out = c.pair_power("A", "C", difference=0.05)
+    sd = (x[0] - x[2]).std(ddof=1)
+    assert out["min_detectable"] == pytest.approx(float(cmp.detectable_difference(sd, 25)))
+    assert out["topics_needed"] == cmp.topics_needed(0.05, sd)
+    text = json.dumps(c.to_json(), allow_nan=False)  # NaN (no intervals, no Tukey) written as null
+    assert json.loads(text)["pairs"][0]["ci_low"] is None

@@ -1,0 +1,242 @@
+"""The closing chapter's input function and claim builders (fireeval.book.leaderboards)."""
+import gzip
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from fireeval.book import leaderboards as lb
+from fireeval.stats.claims import FIELDS
+
+
+def board(values, names=None, data="real: toy", conditions=(), published=None, key="toy"):
+    values = np.asarray(values, dtype=float)
+    names = names or [f"S{i}" for i in range(len(values))]
+    pub = np.full(len(names), np.nan) if published is None else np.asarray(published, dtype=float)
+    return lb.Board(key, "Toy", "score", "queries", names, values, pub, 1.0, "toy source", 0.005, data, "original",
+                    list(conditions))
+
+
+def analyse(b, **kw):
+    return lb.analyse(b, n_permutations=kw.get("n_permutations", 2000), n_bootstrap=kw.get("n_bootstrap", 500))
+
+
+def test_bca_interval_is_scipys_for_the_same_resamples():
+    rng = np.random.default_rng(3)
+    x = rng.random((2, 60))
+    b = board(x)
+    t = lb.pair_tests(b, n_permutations=500, n_bootstrap=999, seed=5)
+    d = x[0] - x[1]
+    ref = stats.bootstrap((d,), np.mean, n_resamples=999, method="BCa", rng=np.random.default_rng(5))
+    assert t.loc[0, "ci_low"] == pytest.approx(ref.confidence_interval.low, abs=1e-12)
+    assert t.loc[0, "ci_high"] == pytest.approx(ref.confidence_interval.high, abs=1e-12)
+
+
+def test_randomisation_p_value_is_scipys_on_the_same_flips_and_holm_is_over_adjacent_pairs():
+    rng = np.random.default_rng(1)
+    x = rng.random((4, 12))
+    t = lb.pair_tests(board(x), n_permutations=100_000, n_bootstrap=200)
+    assert t["exact"].all()  # 2^12 = 4096 flips enumerated
+    for k in range(3):
+        d = x[k] - x[k + 1]
+        ref = stats.permutation_test((d,), np.mean, permutation_type="samples", n_resamples=np.inf, vectorized=True)
+        assert t.loc[k, "p_perm"] == pytest.approx(ref.pvalue, rel=1e-12)
+    from statsmodels.stats.multitest import multipletests
+    assert np.allclose(t["p_perm_holm"], multipletests(t["p_perm"], method="holm")[1])
+
+
+def test_clear_order_is_reproduced_reversed_is_contradicted_tie_is_not_testable():
+    rng = np.random.default_rng(0)
+    base = rng.random(200) * 0.5
+    noise = rng.normal(0, 0.05, (3, 200))
+    x = np.stack([base + 0.3, base + 0.3, base + 0.1 + noise[0], base + 0.2 + noise[1]])  # S0 = S1, S1 > S2 < S3
+    a = analyse(board(x))
+    labels = [r["label"] for r in a.records]
+    assert labels == ["not testable here", "reproduced", "contradicted"]
+    for r in a.records:
+        assert all(r.get(f) is not None for f in FIELDS), r["id"]
+        assert r["paper"] == "this book"
+    assert "tie" in a.records[0]["basis"]
+    table = lb.survival_table(a.board, a.tests, a.conditions)
+    assert table["query sampling"].tolist() == ["tie", "holds", "reversed"]
+
+
+def test_synthetic_board_claims_are_stand_ins():
+    rng = np.random.default_rng(0)
+    x = np.stack([rng.random(100) + 0.5, rng.random(100)])
+    a = analyse(board(x, data="stand-in: synthetic toy"))
+    assert [r["standing"] for r in a.records] == ["stand-in"]
+    assert a.records[0]["verdict"] == "not testable here"
+    assert a.records[0]["on_stand_in"]["label"] == "reproduced"
+
+
+def test_threat_rows_flip_and_stand_in_threat_is_its_own_claim_with_a_book_finding():
+    rng = np.random.default_rng(2)
+    base = rng.random(300)
+    x = np.stack([base + 0.2, base, base - 0.1])
+    rater = np.stack([base - 0.3, base, base - 0.1])  # reverses the first pair
+    proxy = np.stack([base + 0.2, base, np.full(300, np.nan)])  # not computable for S2
+    conditions = [lb.Condition("rater 1", "label noise", rater),
+                  lb.Condition("proxy t=0.4", "false negatives", proxy, "stand-in", why="no full matrix",
+                               primary=True, about="proxy labels for toy"),
+                  lb.Condition("proxy t=0.6", "false negatives", proxy - np.array([[0.0], [0.0], [0.0]]), "stand-in")]
+    a = analyse(board(x, conditions=conditions))
+    first = a.records[0]
+    assert first["label"] == "reproduced" and "rater 1" in first["flips"]
+    second = next(r for r in a.records if r["id"].endswith("S1.over.S2"))
+    assert any(s["name"] == "proxy t=0.4" and s["value"] is None for s in second["sensitivity"])  # why, no value
+    stand = [r for r in a.records if r["id"].endswith(".false_negatives")]
+    assert len(stand) == 1 and stand[0]["standing"] == "stand-in" and stand[0]["verdict"] == "not testable here"
+    assert stand[0]["data"] == "stand-in: proxy labels for toy"
+    finding = [r for r in a.records if r["id"].endswith(".false_negatives.here")]
+    assert len(finding) == 1 and finding[0]["standing"] == "original" and finding[0]["label"] == "reproduced"
+    assert [s["name"] for s in stand[0]["sensitivity"]] == ["proxy t=0.6"]
+
+
+def test_stand_in_threat_computable_on_no_adjacent_pair_is_tested_on_the_pairs_where_it_is():
+    rng = np.random.default_rng(4)
+    base = rng.random(100)
+    x = np.stack([base + 0.3, base + 0.2, base])
+    proxy = np.stack([base + 0.3, np.full(100, np.nan), base])
+    a = analyse(board(x, conditions=[lb.Condition("proxy", "false negatives", proxy, "stand-in", primary=True)]))
+    extra = a.conditions[~a.conditions["adjacent"].astype(bool)]
+    assert list(zip(extra["i"], extra["j"])) == [(0, 2)]
+    assert any(r["id"] == "lb.toy.S0.over.S2.false_negatives" for r in a.records)
+    assert "S0 > S2 (not adjacent)" in lb.survival_table(a.board, a.tests, a.conditions).index
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.floats(-0.3, 0.3))
+def test_verdict_follows_the_bca_interval(seed, shift):
+    rng = np.random.default_rng(seed)
+    x = rng.random((2, 40))
+    x[0] += shift
+    a = lb.analyse(board(x), n_permutations=200, n_bootstrap=200, seed=seed)
+    row, rec = a.tests.iloc[0], a.records[0]
+    expected = "reproduced" if row["ci_low"] > 0 else "contradicted" if row["ci_high"] < 0 else "inconclusive"
+    assert rec["label"] == expected
+    assert row["ci_low"] <= row["diff"] <= row["ci_high"]
+
+
+def test_power_control_passes_and_no_power_when_nothing_can_pass():
+    from fireeval.stats.claims import Estimate, Test
+
+    d = np.random.default_rng(0).normal(0.01, 0.1, 80)
+    e = Estimate.bca(d.mean(), lb.bootstrap_means(d, 500, 0)[:, 0], (d.sum() - d) / 79, "toy")
+    p = lb.pair_power(d, e)
+    assert p.passes(Test(">", 0)) is True and "δ =" in p.control
+    wide = np.array([1.0, -1.0, 1.0])
+    assert lb.pair_power(wide, Estimate(0.33, -0.5, 1.0, "toy")).impossible
+    assert lb.pair_power(np.zeros(5), Estimate(0.0, 0.0, 0.0, "toy")).why_none
+
+
+def test_inputs_synthetic_every_board():
+    boards = lb.leaderboard_inputs("synthetic", seed=0, trec_pairs=3, proxy_thresholds=(0.3, 0.5), synthetic_size=60)
+    assert list(boards) == ["trec8", "msrvtt", "charades_sta", "qvhighlights"]
+    for b in boards.values():
+        assert b.data.startswith("stand-in: synthetic")
+        assert b.values.shape[0] == len(b.names) and np.isfinite(b.values).all()
+        assert np.all(np.diff(b.means) <= 1e-12), b.key  # no published numbers: ordered by the score here
+        for c in b.conditions:
+            assert c.values.shape[0] == len(b.names)
+    assert len(boards["trec8"].names) == 4
+    kinds = {b.key: {c.kind for c in b.conditions} for b in boards.values()}
+    assert kinds["trec8"] == {"pool bias"} and "label noise" in kinds["charades_sta"]
+    assert kinds["msrvtt"] == {"false negatives"}
+    assert sum(c.primary for c in boards["msrvtt"].conditions) == 1
+
+
+def test_reader_run_is_validated_and_placed_by_its_score(tmp_path):
+    boards = lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], trec_pairs=0, synthetic_size=60)
+    top = boards["trec8"]
+    # a copy of the best synthetic run under a new tag: scored, placed, a tie with the original
+    from fireeval.synthetic.trec import simulate_pooled_trec
+
+    frames, *_ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3, n_docs=3000, depth=300,
+                                      pool_depth=50, seed=0)
+    best = frames[top.names[0]]
+    path = tmp_path / "mine.gz"
+    with gzip.open(path, "wt") as fh:
+        for q, g in best.groupby("query", sort=False):
+            for r, (doc, score) in enumerate(zip(g["docno"], g["score"]), 1):
+                fh.write(f"{q} Q0 {doc} {r} {score} mine\n")
+    mine = lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], trec_pairs=0, synthetic_size=60,
+                                 extra_runs=[str(path)])["trec8"]
+    assert "mine" in mine.names and mine.own == ["mine"]
+    assert abs(mine.names.index("mine") - mine.names.index(top.names[0])) == 1
+    bad = tmp_path / "bad.txt"
+    bad.write_text("401 Q0 doc\n")
+    with pytest.raises(Exception, match="bad.txt"):
+        lb.leaderboard_inputs("synthetic", benchmarks=["trec8"], extra_runs=[str(bad)], synthetic_size=60)
+    with pytest.raises(Exception, match="missing.txt"):
+        lb.leaderboard_inputs("synthetic", benchmarks=["trec8"], extra_runs=[str(tmp_path / "missing.txt")])
+
+
+def test_predictions_parameter():
+    assert lb.parse_predictions(["a=x.json", "b = y.pkl"]) == {"a": "x.json", "b": "y.pkl"}
+    with pytest.raises(ValueError, match="NAME=PATH"):
+        lb.parse_predictions(["x.json"])
+    with pytest.raises(ValueError, match="twice"):
+        lb.parse_predictions(["a=x", "a=y"])
+
+
+def test_predictions_need_real_charades(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text('{"entries": []}')
+    with pytest.raises(ValueError, match="real Charades-STA"):
+        lb.leaderboard_inputs("synthetic", benchmarks=["charades_sta"], predictions=[f"mine={path}"], synthetic_size=60)
+
+
+def test_summary_and_overview_count_pairs():
+    rng = np.random.default_rng(0)
+    base = rng.random(200)
+    x = np.stack([base + 0.3, base + 0.3, base])
+    a = analyse(board(x, conditions=[lb.Condition("rater", "label noise", x - 0.0)]))
+    s = lb.summary(a)
+    assert (s["pairs"], s["ties"], s["hold"]) == (2, 1, 1)
+    assert s["threats"]["label noise"]["pairs"] == 1  # the tie is not a step
+    o = lb.overview({"toy": a})
+    assert (o["pairs"], o["hold"], o["hold_all"]) == (1, 1, 1)
+
+
+def test_t_interval_is_scipys_and_the_family_wise_interval_contains_the_95_percent_one():
+    rng = np.random.default_rng(7)
+    x = rng.random((4, 50))
+    t = lb.pair_tests(board(x), n_permutations=200, n_bootstrap=999)
+    for k in range(3):
+        ref = stats.ttest_rel(x[k], x[k + 1]).confidence_interval(0.95)
+        assert t.loc[k, "t_interval"].low == pytest.approx(ref.low, abs=1e-12)
+        assert t.loc[k, "t_interval"].high == pytest.approx(ref.high, abs=1e-12)
+        wide, bca = t.loc[k, "familywise"], t.loc[k, "bca"]
+        assert wide.low <= bca.low and wide.high >= bca.high and "Bonferroni" in wide.method
+    rec = lb.analyse(board(x), n_permutations=200, n_bootstrap=999).records[0]
+    assert "Holm over the 3 adjacent pairs" in rec["notes"]
+    assert [s["kind"] for s in rec["sensitivity"]] == ["interval method", "multiplicity", "interval method"]
+
+
+def test_survival_chart_has_titles_tooltips_and_one_colour_per_condition():
+    rng = np.random.default_rng(5)
+    x = rng.random((3, 40))
+    b = board(x, conditions=[lb.Condition("rater 1", "label noise", x[::-1].copy())])
+    a = analyse(b)
+    spec = lb.survival_chart(a.board, a.tests, a.conditions).to_dict()
+    text = str(spec)
+    assert "does each step of the ordering survive" in text and "tooltip" in text
+    colour = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert colour["domain"] == ["query sampling", "label noise"] and len(set(colour["range"])) == 2
+
+
+def test_a_reader_run_below_the_tested_top_extends_the_pairs_down_to_it(tmp_path):
+    from fireeval.synthetic.trec import simulate_pooled_trec
+
+    frames, *_ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3, n_docs=3000, depth=300,
+                                      pool_depth=50, seed=0)
+    topics = sorted(set(next(iter(frames.values()))["query"]))
+    path = tmp_path / "weak.txt"
+    path.write_text("".join(f"{q} Q0 nothing{q} 1 1.0 weak\n" for q in topics))  # retrieves nothing relevant
+    b = lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], trec_pairs=2, synthetic_size=60,
+                              extra_runs=[str(path)])["trec8"]
+    assert b.names[-1] == "weak" and len(b.names) > 3
+    assert any("reach down" in n for n in b.notes)
