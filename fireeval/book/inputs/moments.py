@@ -19,18 +19,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fireeval.book.inputs import Inputs
+
 __all__ = ["MomentInputs", "read_reader_predictions", "measures_inputs", "label_noise_inputs",
            "model_selection_inputs"]
 
 K = 10  # every chapter scores the top 10
 
 
-@dataclass
-class MomentInputs:
-    """A chapter's moment data. ``predictions`` holds the shipped systems, then the reader's (``reader``)."""
+@dataclass(frozen=True, kw_only=True)
+class MomentInputs(Inputs):
+    """A chapter's moment data (``source``, ``note`` and ``reader_files`` as every bundle). ``predictions``
+    holds the shipped systems, then the reader's (``reader``)."""
 
-    source: str  # "real" or "synthetic"
-    source_note: str  # one sentence for the reader: which data, how many queries and systems
     data_label: str  # the claims rows' data label
     gt: np.ndarray  # (queries, 2) [start, end] seconds
     lengths: np.ndarray  # (queries,) video length, seconds
@@ -43,12 +44,25 @@ class MomentInputs:
     extra: dict = field(default_factory=dict)  # chapter-specific inputs (re-annotations, training split, videos)
 
     @property
+    def source_note(self) -> str:
+        return self.note
+
+    @property
     def use_real(self) -> bool:
         return self.source == "real"
 
     @property
     def names(self) -> list:
         return list(self.predictions)
+
+
+def _bundle(source, note, label, gt, lengths, predictions, shipped, reader=(), reader_info=None, gt_frame=None,
+            quirks=None, extra=None) -> MomentInputs:
+    reader_info = dict(reader_info or {})
+    return MomentInputs(source=source, note=note, reader_files=tuple(i["path"] for i in reader_info.values()),
+                        data_label=label, gt=gt, lengths=lengths, predictions=predictions, shipped=list(shipped),
+                        reader=list(reader), reader_info=reader_info, gt_frame=gt_frame, quirks=dict(quirks or {}),
+                        extra=dict(extra or {}))
 
 
 def _pad(arr: np.ndarray, k: int = K) -> np.ndarray:
@@ -142,7 +156,7 @@ def measures_inputs(data_source: str = "auto", data_dir=None, systems=(), predic
     source = _decide(data_source, _real_files(systems), data_dir, predictions, "the Charades-STA files")
     if source == "synthetic":
         gt, lengths, preds = simulate_moments(n_synthetic_queries, len(systems), seed=seed)
-        return MomentInputs(
+        return _bundle(
             source, f"SYNTHETIC stand-in ({_why(data_source)}): {len(gt)} simulated queries and {len(preds)} "
             "simulated systems of graded quality, system_1 best",
             f"stand-in: synthetic ({len(gt)} simulated queries, {len(preds)} simulated systems)",
@@ -154,7 +168,7 @@ def measures_inputs(data_source: str = "auto", data_dir=None, systems=(), predic
     label = (f"real: Charades-STA test ({len(gt)} queries), the paper's {len(shipped)} systems"
              + (f" + {len(theirs)} of the reader's" if theirs else ""))
     quirks = {s: charades.prediction_quirks(s, root=data_dir) for s in shipped}
-    return MomentInputs(source, note, label, gt, gt_frame["length"].to_numpy(), {**shipped, **theirs},
+    return _bundle(source, note, label, gt, gt_frame["length"].to_numpy(), {**shipped, **theirs},
                         list(shipped), list(theirs), infos, gt_frame, quirks)
 
 
@@ -174,7 +188,7 @@ def label_noise_inputs(data_source: str = "auto", data_dir=None, systems=(), pre
         # so that raters disagree with the original annotation more than with each other.
         rater_queries = np.arange(min(len(gt), 1000))
         rater_moments = noise.simulate_raters(gt[rater_queries], 2.5, 1, 5, rng=seed + 1)[0] + 1.0
-        return MomentInputs(
+        return _bundle(
             source, f"SYNTHETIC stand-in ({_why(data_source)}): {len(gt)} simulated queries, "
             f"{len(preds)} simulated systems of graded quality, simulated raters",
             f"stand-in: synthetic ({len(gt)} simulated queries and systems, simulated raters)",
@@ -188,7 +202,7 @@ def label_noise_inputs(data_source: str = "auto", data_dir=None, systems=(), pre
     label = (f"real: Charades-STA test, the paper's {len(shipped)} systems"
              + (f" + {len(theirs)} of the reader's" if theirs else "")
              + f", 5-rater re-annotations of {len(rater_queries)} queries")
-    return MomentInputs(source, note, label, gt, gt_frame["length"].to_numpy(), {**shipped, **theirs},
+    return _bundle(source, note, label, gt, gt_frame["length"].to_numpy(), {**shipped, **theirs},
                         list(shipped), list(theirs), infos, gt_frame,
                         extra={"rater_queries": rater_queries, "rater_moments": np.moveaxis(bounds, 1, 0)})
 
@@ -213,7 +227,7 @@ def model_selection_inputs(data_source: str = "auto", data_dir=None, nms_bases=(
         gt, lengths, sim = simulate_moments(n_synthetic_queries, 6, seed=seed)
         bases, others = ["system_1", "system_2"], ["system_3", "system_4", "system_5", "system_6"]
         tgt, tlen, _ = simulate_moments(5000, 1, seed=seed + 1)
-        return MomentInputs(
+        return _bundle(
             source, f"SYNTHETIC stand-in ({_why(data_source)}): {len(gt)} simulated queries, "
             "6 simulated systems",
             f"stand-in: synthetic ({len(gt)} simulated queries, variants of 6 simulated systems)",
@@ -230,7 +244,7 @@ def model_selection_inputs(data_source: str = "auto", data_dir=None, nms_bases=(
     label = ("stand-in variants built from real lists: Charades-STA test, post-processings of the released "
              "2D-TAN/SCDM/blind lists" + (f" and of {len(theirs)} of the reader's lists" if theirs else "")
              + " (the paper's 640 variants, 32 trained 2D-TAN checkpoints × 20 NMS thresholds, are not public)")
-    return MomentInputs(source, note, label, gt, gt_frame["length"].to_numpy(), {**shipped, **theirs},
+    return _bundle(source, note, label, gt, gt_frame["length"].to_numpy(), {**shipped, **theirs},
                         list(shipped), list(theirs), infos, gt_frame,
                         extra={"nms_bases": list(nms_bases), "systems": list(systems) + list(theirs), "videos": videos,
                                "prior_moments": train[["start", "end"]].to_numpy(),

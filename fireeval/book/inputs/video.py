@@ -24,16 +24,17 @@ from pathlib import Path
 
 import numpy as np
 
+from fireeval.book.inputs import Inputs
+
 __all__ = ["VideoInputs", "id_lists_beside", "read_reader_similarity", "false_negatives_inputs",
            "semantic_similarity_msrvtt"]
 
 
-@dataclass
-class VideoInputs:
-    """A chapter's text-to-video data: ``runs`` holds the shipped models, then the reader's (``reader``)."""
+@dataclass(frozen=True, kw_only=True)
+class VideoInputs(Inputs):
+    """A chapter's text-to-video data (``source``, ``note`` and ``reader_files`` as every bundle): ``runs``
+    holds the shipped models, then the reader's (``reader``)."""
 
-    source: str  # "real" or "synthetic"
-    source_note: str  # one sentence for the reader: which data, which runs
     queries: list  # query texts in row order
     video_ids: list  # video ids in column order (query i's own video is column i)
     video_captions: list  # each video's captions, column order
@@ -44,8 +45,21 @@ class VideoInputs:
     extra: dict = field(default_factory=dict)  # chapter-specific inputs
 
     @property
+    def source_note(self) -> str:
+        return self.note
+
+    @property
     def use_real(self) -> bool:
         return self.source == "real"
+
+
+def _bundle(source, note, queries, video_ids, video_captions, runs, shipped, reader=(), reader_info=None,
+            extra=None) -> VideoInputs:
+    reader_info = dict(reader_info or {})
+    files = tuple(f for i in reader_info.values() for f in (i["path"], i["queries"], i["videos"]))
+    return VideoInputs(source=source, note=note, reader_files=files, queries=list(queries), video_ids=list(video_ids),
+                       video_captions=list(video_captions), runs=runs, shipped=list(shipped), reader=list(reader),
+                       reader_info=reader_info, extra=dict(extra or {}))
 
 
 def id_lists_beside(path) -> tuple[Path, Path]:
@@ -139,7 +153,7 @@ def false_negatives_inputs(data_source: str = "auto", data_dir=None, models=(), 
         why = "data_source=synthetic" if data_source == "synthetic" else "no MSR-VTT file found"
         note = (f"SYNTHETIC stand-in ({why}): {len(sim.queries)} simulated videos with 20 captions each and "
                 f"simulated models {', '.join(runs)}")
-        return VideoInputs(source, note, sim.queries, sim.video_ids, sim.data.captions, runs, list(runs),
+        return _bundle(source, note, sim.queries, sim.video_ids, sim.data.captions, runs, list(runs),
                            extra={"have_fire": False, "diag_runs": {}, "sim": sim})
     have_fire = labels in ("auto", "fire") and optional_data(fire_ds.FILES["msrvtt"], root=data_dir)
     if labels == "fire" and not have_fire:
@@ -155,7 +169,7 @@ def false_negatives_inputs(data_source: str = "auto", data_dir=None, models=(), 
         runs = {fire_ds.FIRE_MODELS[t]: s for t, s in fire_ds.load_predictions("msrvtt", data_dir).items()}
     theirs, infos = read_reader_similarity(similarity, video_ids, video_ids, taken=set(runs) | set(diag_runs))
     note = (f"real data: MSR-VTT 1k-A, {len(queries)} queries, runs {', '.join(runs)}{reader_note(infos)}")
-    return VideoInputs(source, note, queries, video_ids, msrvtt.load_video_captions_1ka(data_dir),
+    return _bundle(source, note, queries, video_ids, msrvtt.load_video_captions_1ka(data_dir),
                        {**runs, **theirs}, list(runs), list(theirs), infos,
                        extra={"have_fire": have_fire, "diag_runs": diag_runs, "sim": None})
 
@@ -184,6 +198,6 @@ def semantic_similarity_msrvtt(data_source: str = "auto", data_dir=None, runs=()
                                            taken=set(shipped) | {"random", "text-only (TF-IDF)"})
     note = (f"real MSR-VTT 1k-A: {len(video_ids)} queries (one caption per video, JSFusion order) over "
             f"the same {len(video_ids)} videos, 20 captions per video; runs {', '.join(shipped)}{reader_note(infos)}")
-    return VideoInputs("real", note, list(qframe["sentence"]), video_ids,
+    return _bundle("real", note, list(qframe["sentence"]), video_ids,
                        msrvtt.load_video_captions_1ka(data_dir)[:n_videos], {**shipped, **theirs}, list(shipped),
                        list(theirs), infos)
