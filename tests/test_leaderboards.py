@@ -183,14 +183,17 @@ def test_reader_run_is_validated_and_placed_by_its_score(tmp_path):
         for q, g in best.groupby("query", sort=False):
             for r, (doc, score) in enumerate(zip(g["docno"], g["score"]), 1):
                 fh.write(f"{q} Q0 {doc} {r} {score} mine\n")
-    mine = lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], trec_pairs=0, synthetic_size=60,
-                                 extra_runs=[str(path)])["trec8"]
+    # The chapter refuses a reader's run beside the synthetic stand-in (its scores would mean nothing there);
+    # the board builder itself places it, which is what this checks.
+    with pytest.raises(ValueError, match="ignores the data you named"):
+        lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], extra_runs=[str(path)])
+    mine = lb._trec8(False, None, 0, [str(path)], 0)
     assert "mine" in mine.names and mine.own == ["mine"]
     assert abs(mine.names.index("mine") - mine.names.index(top.names[0])) == 1
     bad = tmp_path / "bad.txt"
     bad.write_text("401 Q0 doc\n")
     with pytest.raises(Exception, match="bad.txt"):
-        lb.leaderboard_inputs("synthetic", benchmarks=["trec8"], extra_runs=[str(bad)], synthetic_size=60)
+        lb._trec8(False, None, 0, [str(bad)], 0)
     with pytest.raises(Exception, match="missing.txt"):
         lb.leaderboard_inputs("synthetic", benchmarks=["trec8"], extra_runs=[str(tmp_path / "missing.txt")])
 
@@ -206,7 +209,7 @@ def test_predictions_parameter():
 def test_predictions_need_real_charades(tmp_path):
     path = tmp_path / "p.json"
     path.write_text('{"entries": []}')
-    with pytest.raises(ValueError, match="real Charades-STA"):
+    with pytest.raises(ValueError, match="ignores the data you named"):
         lb.leaderboard_inputs("synthetic", benchmarks=["charades_sta"], predictions=[f"mine={path}"], synthetic_size=60)
 
 

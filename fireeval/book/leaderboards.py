@@ -925,7 +925,7 @@ def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, 
     (as ``fireeval evaluate-moments`` reads them), placed by their R@1,0.5.
     ``trec_pairs``: the adjacent pairs from the top of the TREC-8 ordering (0: all).
     """
-    from fireeval.datasets import has_data
+    from fireeval.datasets import choose_source
 
     benchmarks = list(benchmarks or ("trec8", "msrvtt", "charades_sta", "qvhighlights"))
     if data_source not in ("auto", "real", "synthetic"):
@@ -944,14 +944,11 @@ def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, 
     for key in benchmarks:
         if key not in files:
             raise ValueError(f"unknown benchmark {key!r}; use trec8, msrvtt, charades_sta, qvhighlights")
-        real = data_source == "real" or (data_source == "auto" and has_data(*files[key](), root=data_dir))
-        if data_source == "synthetic":
-            real = False
-        if data_source == "real" and not has_data(*files[key](), root=data_dir):
-            from fireeval.datasets import DataUnavailable
-
-            raise DataUnavailable(f"data_source='real' but the {key} files are missing; set data_dir or "
-                                  "FIREEVAL_DATA")
+        # One decision per benchmark, never a silent fallback: a file failing its checksum, a partial set,
+        # or data the reader named but that are missing stop the chapter (choose -p benchmarks to skip one).
+        mine = {"trec8": {"extra_runs": extra_runs}, "charades_sta": {"predictions": predictions}}.get(key, {})
+        real = choose_source(data_source, files[key](), root=data_dir, reader_inputs=mine,
+                             what=f"the {key} benchmark") == "real"
         if key == "trec8":
             boards[key] = _trec8(real, data_dir, seed, extra_runs, trec_pairs)
         elif key == "msrvtt":
