@@ -300,7 +300,6 @@ def test_a_reader_run_below_the_tested_top_extends_the_pairs_down_to_it(tmp_path
     topics = sorted(set(next(iter(frames.values()))["query"]))
     path = tmp_path / "weak.txt"
     path.write_text("".join(f"{q} Q0 nothing{q} 1 1.0 weak\n" for q in topics))  # retrieves nothing relevant
-    b = lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], trec_pairs=2, synthetic_size=60,
-                              extra_runs=[str(path)])["trec8"]
+    b = lb._trec8(False, None, 0, [str(path)], 2)
     assert b.names[-1] == "weak" and len(b.names) > 3
     assert any("reach down" in n for n in b.notes)
