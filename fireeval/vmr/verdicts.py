@@ -7,6 +7,8 @@ Intervals are made where the numbers are made; each :class:`Estimate` says how.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -633,7 +635,9 @@ def jackknife_tau_matrix(per_query) -> np.ndarray:
 def _block_estimates(fn, pairs, tau_point, tau_samples, tau_jack, method):
     i, j = np.array(pairs).T
     value = float(fn(tau_point[i, j]))
-    boot, jack = fn(tau_samples[:, i, j], axis=1), fn(tau_jack[:, i, j], axis=1)
+    with warnings.catch_warnings():  # a resample that ties every system has no τ (NaN); it is dropped below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        boot, jack = fn(tau_samples[:, i, j], axis=1), fn(tau_jack[:, i, j], axis=1)
     return (Estimate.bca(value, boot, jack, method),
             Estimate.from_samples(value, boot, f"95% percentile bootstrap; {method}"))
 
