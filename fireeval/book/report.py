@@ -184,7 +184,7 @@ class ClaimsTable:
             + (f"<br><small>{escape(r['basis'])}</small>" if r.get("basis") else "") + "</td>"
             f"<td>{escape(r['data'])}<br><small>{escape(str(r.get('standing')))}</small></td></tr>"
             for r in self.rows)
-        return (f'<div class="fireeval-claims"><table class="table">'
+        return (f'<div class="fireeval-claims" style="overflow-x:auto"><table class="table">'
                 f"<caption>{escape(self.title)}: each verdict is computed from the number beside it</caption>"
                 "<thead><tr><th>paper's claim</th><th>paper's number</th><th>found here (95% interval)</th>"
                 f"<th>verdict</th><th>data (standing)</th></tr></thead><tbody>{body}</tbody></table></div>")

@@ -83,7 +83,7 @@ def verdict_chart(records: Mapping[str, list[dict]]):
     table = verdict_counts(records)
     chart = alt.Chart(table).mark_bar().encode(
         y=alt.Y("paper:N", title=None, sort=alt.EncodingSortField("id", op="count", order="descending"),
-                axis=alt.Axis(labelLimit=230)),
+                axis=alt.Axis(labelLimit=0)),
         x=alt.X("count():Q", title="claims"),
         color=alt.Color("label:N", title="verdict", scale=alt.Scale(domain=list(LABEL_COLOURS),
                                                                    range=list(LABEL_COLOURS.values())),
@@ -128,7 +128,7 @@ class ScoreboardTable:
                     f"<td>{escape(r.get('paper_value') or '')}</td><td>{escape(_ours(r))}</td>"
                     f'<td><strong style="color:{LABEL_COLOURS[r["label"]]}">{escape(r["label"])}</strong>'
                     f"<br><small>{escape(basis[:140] + ('…' if len(basis) > 140 else ''))}</small></td></tr>")
-        return ('<div class="fireeval-scoreboard"><table class="table"><thead><tr><th>claim</th>'
+        return ('<div class="fireeval-scoreboard" style="overflow-x:auto"><table class="table"><thead><tr><th>claim</th>'
                 "<th>paper's number</th><th>ours (95% interval)</th><th>verdict</th></tr></thead><tbody>"
                 + "".join(body) + "</tbody></table></div>")
 
