@@ -45,6 +45,8 @@ else { fireevalCharts(); }
 
 CHARTS_STYLE = """
 .fireeval-chart { overflow-x: auto; margin: 0.5em 0; }
+/* wide claims tables scroll inside their own box, never past the text column */
+.fireeval-claims, .fireeval-scoreboard { overflow-x: auto; }
 .fireeval-chart .fireeval-chart-live:empty { display: none; }
 .fireeval-chart.is-live .fireeval-chart-static { display: none; }
 .fireeval-chart .vega-bindings { margin: 0.25em 0 0.5em; font-size: 0.9em; }
@@ -96,8 +98,10 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
 
 
 def _add_charts(app, pagename, templatename, context, doctree):
-    if "fireeval-chart" in context.get("body", ""):
+    body = context.get("body", "")
+    if "fireeval-chart" in body:
         app.add_js_file(CHARTS_JS)
+    if any(name in body for name in ("fireeval-chart", "fireeval-claims", "fireeval-scoreboard")):
         app.add_css_file(CHARTS_CSS)
 
 
