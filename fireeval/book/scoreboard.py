@@ -83,7 +83,7 @@ def verdict_chart(records: Mapping[str, list[dict]]):
     table = verdict_counts(records)
     chart = alt.Chart(table).mark_bar().encode(
         y=alt.Y("paper:N", title=None, sort=alt.EncodingSortField("id", op="count", order="descending"),
-                axis=alt.Axis(labelLimit=0)),
+                axis=alt.Axis(labelLimit=400)),
         x=alt.X("count():Q", title="claims"),
         color=alt.Color("label:N", title="verdict", scale=alt.Scale(domain=list(LABEL_COLOURS),
                                                                    range=list(LABEL_COLOURS.values())),
