@@ -68,9 +68,12 @@ def verdict_counts(records: Mapping[str, list[dict]]):
     """A tidy table: one row per claim with its chapter, paper and shown label."""
     import pandas as pd
 
-    rows = [{"chapter": chapter, "paper": r["paper"], "label": r["label"], "id": r["id"]}
-            for chapter, recs in records.items() for r in recs]
-    return pd.DataFrame(rows, columns=["chapter", "paper", "label", "id"])
+    import re
+
+    # the axis names whose claims they are, short ("this book (testing ...)" -> "this book"); the tooltip has it all
+    rows = [{"chapter": chapter, "paper": r["paper"], "who": re.split(r" \(|, ", r["paper"])[0], "label": r["label"],
+             "id": r["id"]} for chapter, recs in records.items() for r in recs]
+    return pd.DataFrame(rows, columns=["chapter", "paper", "who", "label", "id"])
 
 
 def verdict_chart(records: Mapping[str, list[dict]]):
@@ -82,7 +85,7 @@ def verdict_chart(records: Mapping[str, list[dict]]):
 
     table = verdict_counts(records)
     chart = alt.Chart(table).mark_bar().encode(
-        y=alt.Y("paper:N", title=None, sort=alt.EncodingSortField("id", op="count", order="descending"),
+        y=alt.Y("who:N", title=None, sort=alt.EncodingSortField("id", op="count", order="descending"),
                 axis=alt.Axis(labelLimit=400)),
         x=alt.X("count():Q", title="claims"),
         color=alt.Color("label:N", title="verdict", scale=alt.Scale(domain=list(LABEL_COLOURS),
