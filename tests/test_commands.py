@@ -12,8 +12,11 @@ notebooks/*.md (the chapters' exercises among them) and runs it:
 * Any other command fails the test: test it here or exclude it with a reason.
 
 Identical commands (after the overrides) run once. A chapter's exercises are also held
-to the book's convention: a final ``## Exercises`` section with 2-4 exercises, each a
-``fireeval run CHAPTER`` command and a folded hint.
+to the book's convention (:func:`test_chapter_ends_with_exercises`), and an exercise's
+command is checked against its worked solution: the chapter, run with its test
+parameters, records in its headline (``exercise_solutions``, see
+:mod:`fireeval.book.teaching`) what the solution states and where the exercise's run
+prints it; the run of the exercise must print exactly that.
 """
 from __future__ import annotations
 
@@ -150,7 +153,7 @@ def _collect():
 
 
 @pytest.mark.parametrize("where, command, args", _collect())
-def test_shown_command_runs(where, command, args, tmp_path):
+def test_shown_command_runs(where, command, args, tmp_path, tmp_path_factory):
     assert args is not None, (f"{where}: `{command}` is neither a fireeval command nor excluded with a reason in "
                               f"tests/test_commands.py EXCLUDED: test it or exclude it")
     for name, content in PLACEHOLDERS.values():
@@ -166,6 +169,10 @@ def test_shown_command_runs(where, command, args, tmp_path):
     if argv[0] == "run":
         chapter = Path(argv[1]).stem
         assert (tmp_path / "out" / f"{chapter}.headline.json").is_file()
+        exercise = exercise_at(where)
+        if exercise:  # an exercise: its worked solution must state what this run printed
+            run = json.loads((tmp_path / "out" / f"{chapter}.headline.json").read_text())
+            check_solution(*exercise, base_headline(chapter, tmp_path_factory.getbasetemp()), run)
 
 
 def test_collects_the_commands_of_every_document():
@@ -180,22 +187,128 @@ def test_collects_the_commands_of_every_document():
 
 
 EXERCISES = re.compile(r"^## Exercises[ \t]*$", re.M)
+EXERCISE = re.compile(r"^### Exercise (?P<number>\d+) \((?P<kind>run|predict|by hand|code)\): \S.*$", re.M)
+THINKING = {"predict", "by hand", "code"}
+DROPDOWN = r"\{{admonition\}}\s*{}[^\n]*\n(?:[ \t]*:[^\n]*\n)*?[ \t]*:class:[^\n]*dropdown"
+
+
+def exercises(path: Path) -> list[dict]:
+    """The chapter's exercises: number, kind, first and last line, text (up to the next exercise)."""
+    text = path.read_text()
+    heading = EXERCISES.search(text)
+    if not heading:
+        return []
+    found = list(EXERCISE.finditer(text, heading.end()))
+    out = []
+    for i, match in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(text)
+        out.append({"number": int(match.group("number")), "kind": match.group("kind"),
+                    "first": text.count("\n", 0, match.start()) + 1, "last": text.count("\n", 0, end) + 1,
+                    "text": text[match.start():end]})
+    return out
+
+
+def exercise_at(where: str) -> tuple[str, int] | None:
+    """``(chapter, exercise number)`` when ``where`` (``notebooks/X.md:LINE``) is inside an exercise."""
+    file, _, line = where.rpartition(":")
+    path = ROOT / file
+    if path.parent != NOTEBOOK_DIR:
+        return None
+    for exercise in exercises(path):
+        if exercise["first"] <= int(line) < exercise["last"]:
+            return path.stem, exercise["number"]
+    return None
+
+
+_BASE_RUNS: dict[str, dict] = {}
+
+
+def base_headline(chapter: str, tmp_root: Path) -> dict:
+    """The chapter's headline under its test parameters (run once per test process)."""
+    if chapter not in _BASE_RUNS:
+        args = prepared(["fireeval", "run", chapter], _chapter_test_parameters())
+        out = tmp_root / f"base-{chapter}"
+        argv = [a.replace("{out}", str(out)) for a in args]
+        proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=tmp_root, capture_output=True,
+                              text=True, timeout=1200)
+        assert proc.returncode == 0, f"{chapter} with its test parameters failed:\n{proc.stderr[-3000:]}"
+        _BASE_RUNS[chapter] = json.loads((out / f"{chapter}.headline.json").read_text())
+    return _BASE_RUNS[chapter]
+
+
+def check_solution(chapter: str, number: int, base: dict, run: dict) -> None:
+    """Each checked statement of exercise ``number``'s worked solution appears in the exercise run's headline."""
+    from fireeval.book.teaching import lookup, same
+
+    stated = base.get("exercise_solutions", {}).get(str(number), {})
+    checked = {name: s for name, s in stated.items() if s.get("check")}
+    assert checked, (f"{chapter} exercise {number}: its worked solution states nothing the exercise's run can "
+                     f"confirm (Solutions.state(..., check=PATH) in the chapter)")
+    for name, statement in checked.items():
+        got = lookup(run, statement["check"])
+        assert same(statement["value"], got), (
+            f"{chapter} exercise {number}: the solution states {name} = {statement['value']!r}, the exercise's "
+            f"run gives {got!r} at {statement['check']}")
 
 
 @pytest.mark.parametrize("path", sorted(NOTEBOOK_DIR.glob("*.md")), ids=lambda p: p.stem)
 def test_chapter_ends_with_exercises(path: Path):
-    """Convention 2: ``## Exercises`` last; 2-4 exercises, each a `fireeval run` of this chapter and a folded hint."""
+    """Convention 2: ``## Exercises`` last; each ``### Exercise N (kind): title`` has a folded worked solution.
+
+    Kinds: ``run`` (a ``fireeval run`` of this chapter), ``predict`` (predict, then run),
+    ``by hand`` (compute on a toy case) and ``code`` (write a function and run a checker).
+    At least two exercises ask the student to think or write code, and at least one is
+    ``code``, whose reference solution is a folded code cell that runs a
+    ``fireeval.book.exercises.check_...`` checker.
+    """
     text = path.read_text()
     heading = EXERCISES.search(text)
     assert heading, f"{path.name}: no '## Exercises' section"
     section = text[heading.end():]
     assert not re.search(r"^#{1,2} ", section, re.M), f"{path.name}: '## Exercises' must be the last section"
+    found = exercises(path)
+    assert 3 <= len(found) <= 8, f"{path.name}: {len(found)} exercises ('### Exercise N (kind): title'); want 3-8"
+    assert [e["number"] for e in found] == list(range(1, len(found) + 1)), f"{path.name}: exercises not numbered 1..n"
+    kinds = [e["kind"] for e in found]
+    assert sum(k in THINKING for k in kinds) >= 2, f"{path.name}: {kinds}: want two or more predict/by hand/code"
+    assert "code" in kinds, f"{path.name}: no code exercise"
     commands = [c for block in FENCE.finditer(section) for c in block.group("body").splitlines()
                 if c.strip() and not c.strip().startswith("#")]
-    assert 2 <= len(commands) <= 4, f"{path.name}: {len(commands)} exercise commands; want 2-4"
+    assert 1 <= len(commands) <= 5, f"{path.name}: {len(commands)} exercise commands; want 1-5"
     for command in commands:
         argv = shlex.split(command, comments=True)
         assert argv[:3] in (["fireeval", "run", path.stem], [".venv/bin/fireeval", "run", path.stem]), \
             f"{path.name}: exercise command `{command}` does not run this chapter"
-    hints = re.findall(r"\{admonition\}\s*Hint[^\n]*\n(?:[ \t]*:[^\n]*\n)*?[ \t]*:class:[^\n]*dropdown", section)
-    assert len(hints) >= len(commands), f"{path.name}: {len(hints)} folded hints for {len(commands)} exercises"
+    for exercise in found:
+        where = f"{path.name} exercise {exercise['number']}"
+        body = exercise["text"]
+        solution = re.search(DROPDOWN.format("Solution"), body)
+        assert solution, f"{where}: no folded '{{admonition}} Solution' (:class: dropdown)"
+        if FENCE.search(body):
+            assert "{glue" in body[solution.start():], f"{where}: the worked solution glues no computed value"
+        if exercise["kind"] == "code":
+            assert re.search(r"```\{code-cell\}[^\n]*\n(?:[ \t]*:[^\n]*\n)*?:tags: \[[^\]]*hide-input[^\]]*\]",
+                             body), f"{where}: the reference solution is not a folded (hide-input) code cell"
+            assert re.search(r"\bcheck_[a-z_]+\(", body), f"{where}: the reference solution runs no checker"
+
+
+OPENING = re.compile(r"```\{admonition\} In this chapter[^\n]*\n(?P<body>.*?)^```", re.M | re.S)
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOK_DIR.glob("*.md")), ids=lambda p: p.stem)
+def test_chapter_opens_with_objectives(path: Path):
+    """Convention 10: objectives, prerequisites and computed times first; terms link to the glossary."""
+    text = path.read_text()
+    box = OPENING.search(text)
+    assert box, f"{path.name}: no '{{admonition}} In this chapter' box"
+    first_section = re.search(r"^## ", text, re.M)
+    assert first_section is None or box.start() < first_section.start(), \
+        f"{path.name}: the 'In this chapter' box must come before the first section"
+    body = box.group("body")
+    for needed in ("Prerequisites", "{glue:text}`reading_minutes`", "{glue:text}`run_elapsed`"):
+        assert needed in body, f"{path.name}: the 'In this chapter' box lacks {needed}"
+    assert "{term}" in body, f"{path.name}: the prerequisites link no glossary term"
+    assert len(re.findall(r"\{term\}`", text)) >= 5, f"{path.name}: fewer than 5 glossary links"
+    meta = load(path).metadata.get("fireeval", {})
+    assert "exercise_solutions" in meta.get("headline_keys", []), \
+        f"{path.name}: headline_keys lacks exercise_solutions"
