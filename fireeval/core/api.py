@@ -62,6 +62,17 @@ def _first_line_fields(path) -> int | None:
     return None
 
 
+def _string_array(strings):
+    """A pyarrow string array from Python strings, built from its buffers (``pa.array`` imports pandas)."""
+    import pyarrow as pa
+
+    encoded = [str(x).encode("utf-8") for x in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets),
+                                                             pa.py_buffer(b"".join(encoded))])
+
+
 # ---------------------------------------------------------------- validation
 def _check_flag(name, value):
     if not isinstance(value, (bool, np.bool_)):
@@ -86,7 +97,7 @@ def _parse_measure_names(measures, version: str) -> list:
     if isinstance(measures, (str, Measure)):
         measures = [measures]  # one name is one measure, never its letters
     elif not isinstance(measures, (list, tuple)):
-        raise TypeError(f"measures must be {_MEASURE_FORMS}; got {type(measures).__name__}")
+        raise TypeError(f"measures: a {type(measures).__name__} is not a measure name. Fix: pass {_MEASURE_FORMS}")
     if not measures:
         raise ValueError(f"no measure given. Fix: pass {_MEASURE_FORMS}")
     parsed, seen = [], set()
@@ -201,7 +212,8 @@ def _check_qrels(qrels):
     if isinstance(qrels, dict) or _is_frame(qrels) or _instance(qrels, "fireeval.core.judgements", "Qrels") \
             or _instance(qrels, "fireeval.core.stream", "QrelsIndex"):
         return
-    raise TypeError(f"qrels must be {_QRELS_FORMS}; got {type(qrels).__name__}")
+    raise TypeError(f"qrels: a {type(qrels).__name__} is not a form of judgements fireeval reads. Fix: pass "
+                    f"{_QRELS_FORMS}")
 
 
 def _qrels_index(qrels, level: int):
@@ -216,7 +228,7 @@ def _qrels_index(qrels, level: int):
     if _instance(qrels, "fireeval.core.judgements", "Qrels"):
         return QrelsIndex.from_qrels(qrels)
     topics, docs, grades = _qrels_arrays(qrels)
-    return QrelsIndex(topics, docs, grades, relevance_level=level)
+    return QrelsIndex(_string_array(topics.tolist()), _string_array(docs.tolist()), grades, relevance_level=level)
 
 
 def _qrels_frame_object(qrels, level: int):
@@ -243,8 +255,6 @@ def _qrels_frame_object(qrels, level: int):
 # ---------------------------------------------------------------- runs
 def _run_table(topics, docs, scores, tag, what, precision):
     """A :class:`RunTable` in trec_eval order (score descending, ties by docno descending) from columns."""
-    import pyarrow as pa
-
     from fireeval.core.trec import RunTable
 
     scores = np.asarray(scores, dtype=float)
@@ -270,7 +280,7 @@ def _run_table(topics, docs, scores, tag, what, precision):
     t = t[order]
     starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
     return RunTable(what, str(tag), names[t[starts[:-1]]], starts, d[order].astype(np.int32),
-                    pa.array(vocab.tolist(), pa.string()), scores[order])
+                    _string_array(vocab.tolist()), scores[order])
 
 
 def _run_from_dict(run: dict, name: str, precision):
@@ -318,11 +328,9 @@ def _run_from_frame(frame, name: str, precision):
 
 def _runset_tables(runs):
     """One :class:`RunTable` per run of a :class:`RunSet` (its documents, already in trec_eval order)."""
-    import pyarrow as pa
-
     from fireeval.core.trec import RunTable
 
-    dictionary = pa.array([str(d) for d in runs.docnos], pa.string())
+    dictionary = _string_array(runs.docnos)
     for i, name in enumerate(runs.names):
         docs = runs.docs[i]
         sizes = (docs >= 0).sum(axis=-1)
@@ -376,7 +384,7 @@ def _check_runs(run):
         return [(None, run)]
     if _instance(run, "fireeval.core.runset", "RunSet"):
         return [(None, run)]
-    raise TypeError(f"run must be {_RUN_FORMS}; got {type(run).__name__}")
+    raise TypeError(f"run: a {type(run).__name__} is not a form of run fireeval reads. Fix: pass {_RUN_FORMS}")
 
 
 def _check_run_paths(runs):
@@ -610,7 +618,7 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
                          "output='frame' or output='dict'")
     parsed = _parse_measure_names(measures, version)
     if not parsed:
-        raise ValueError(f"measures {measures!r} name no numeric measure. Fix: pass {_MEASURE_FORMS}")
+        raise ValueError(f"measures: {measures!r} name no numeric measure. Fix: pass {_MEASURE_FORMS}")
     _check_qrels(qrels)
     runs = _check_runs(run)
     _check_run_paths(runs)
