@@ -490,8 +490,8 @@ def _as_frame(results, per_topic, names):
                          "topic": np.concatenate(topics), "value": np.concatenate(values)})
 
 
-def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: int = 1, complete: bool = False,
-             judged_only: bool = False, max_retrieved: int | None = None, trec_eval_version: str = "9.0.7",
+def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: int | None = None,
+             complete: bool = False, judged_only: bool = False, max_retrieved: int | None = None, trec_eval_version: str = "9.0.7",
              output: str = "frame"):
     """Score runs against judgements, as trec_eval does: one call for every input form.
 
@@ -537,8 +537,9 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         reported under the name asked for (``"P@10"`` as ``P@10``).
     per_topic : bool, default False
         Also give each topic's value (trec_eval ``-q``); the summary is topic ``"all"``.
-    relevance_level : int, default 1
-        Smallest grade that counts as relevant (trec_eval ``-l``).
+    relevance_level : int, optional
+        Smallest grade that counts as relevant (trec_eval ``-l``). Default 1, or the
+        ``relevance_level`` a :class:`Qrels` / :class:`QrelsIndex` was built with.
     complete : bool, default False
         Average over every qrels topic, a topic the run lacks scoring 0 (trec_eval ``-c``).
     judged_only : bool, default False
@@ -609,7 +610,10 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     per_topic = _check_flag("per_topic", per_topic)
     complete = _check_flag("complete", complete)
     judged_only = _check_flag("judged_only", judged_only)
-    level = _check_int("relevance_level", relevance_level, 0)
+    level = _check_int("relevance_level", relevance_level, 0, allow_none=True)
+    if level is None:  # the level the judgements were built with, else trec_eval's default
+        level = int(qrels.relevance_level) if _instance(qrels, "fireeval.core.judgements", "Qrels") or \
+            _instance(qrels, "fireeval.core.stream", "QrelsIndex") else 1
     max_retrieved = _check_int("max_retrieved", max_retrieved, 1, allow_none=True)
     if max_retrieved is not None and max_retrieved >= 2**31:
         max_retrieved = None  # beyond any ranking (as trec_eval's atol saturates): no cut
