@@ -11,15 +11,13 @@ and with ``output="dict"``, pandas is never imported.
 """
 from __future__ import annotations
 
-import gzip
 import os
 import sys
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "iter_run_scores"]
 
 _OUTPUTS = ("frame", "dict")
 _TEXT_KINDS = ("runid", "relstring")  # printed by ``fireeval evaluate``; the API returns numbers
@@ -49,6 +47,9 @@ def _is_path(obj) -> bool:
 
 def _first_line_fields(path) -> int | None:
     """Fields on the first non-blank line of a (possibly gzip) text file; None if unreadable."""
+    import gzip
+    import zlib
+
     try:
         with open(path, "rb") as fh:
             head = fh.read(2)
@@ -90,7 +91,7 @@ def _check_int(name, value, low, allow_none=False):
     return int(value)
 
 
-def _parse_measure_names(measures, version: str) -> list:
+def _parse_measure_names(measures, version: str, text: bool = False) -> list:
     """The measures (``Measure`` objects, in the order given, each name once), or a one-line error."""
     from fireeval.core.evaluation import Measure, parse_measures
 
@@ -112,10 +113,10 @@ def _parse_measure_names(measures, version: str) -> list:
                 prefix = f"-m {name}: "
                 text = text[len(prefix):] if text.startswith(prefix) else text
                 raise ValueError(f"measure {name!r}: {text.replace('--trec-eval 10.0', 'trec_eval_version=' + repr('10.0'))}") from None
-            if any(m.kind in _TEXT_KINDS for m in found) and len(found) == 1:
+            if not text and any(m.kind in _TEXT_KINDS for m in found) and len(found) == 1:
                 raise ValueError(f"measure {name!r} is text, not a number (fireeval evaluate prints it). Fix: "
                                  "leave it out; a run's name is the 'run' of every result")
-            found = [m for m in found if m.kind not in _TEXT_KINDS]  # nicknames: the numbers only
+            found = [m for m in found if text or m.kind not in _TEXT_KINDS]  # nicknames: the numbers only
         else:
             raise TypeError(f"measure {name!r} is a {type(name).__name__}. Fix: pass {_MEASURE_FORMS}")
         for m in found:
@@ -198,8 +199,10 @@ def _qrels_arrays(qrels):
             _grades(qrels["relevance"].to_numpy(), "qrels"))
 
 
-def _check_qrels(qrels):
+def _check_qrels(qrels, sniff: bool = True):
     """A one-line error for a qrels argument in no accepted form (before any reading)."""
+    if _is_path(qrels) and not sniff:
+        return
     if _is_path(qrels):
         path = Path(qrels)
         if not path.is_file():
@@ -348,7 +351,8 @@ def _is_run_dict(obj) -> bool:
 
 
 def _check_runs(run):
-    """The runs as ``[(name or None, source)]``, without reading anything; a one-line error otherwise."""
+    """The runs as ``[(name or None, source)]``, without reading anything; a one-line error otherwise.
+    File paths are kept as given (``fireeval evaluate`` prints them)."""
     if _is_path(run):
         path = Path(run)
         if path.is_dir():
@@ -356,7 +360,7 @@ def _check_runs(run):
             if not files:
                 raise ValueError(f"run: the folder {path} holds no run file. Fix: give a folder of TREC run files")
             return [(None, p) for p in files]
-        return [(None, path)]
+        return [(None, run)]
     if isinstance(run, (list, tuple)):
         if not run:
             raise ValueError(f"run: the list is empty. Fix: pass {_RUN_FORMS}")
@@ -364,7 +368,7 @@ def _check_runs(run):
             bad = next(p for p in run if not _is_path(p))
             raise TypeError(f"run: a list holds run files (str or Path), not {type(bad).__name__}. Fix: for many "
                             "in-memory runs pass a dict {run name: run}")
-        return [(None, Path(p)) for p in run]
+        return [(None, p) for p in run]
     if isinstance(run, dict):
         if not run:
             raise ValueError(f"run: the dict is empty. Fix: pass {_RUN_FORMS}")
@@ -389,8 +393,8 @@ def _check_runs(run):
 
 def _check_run_paths(runs):
     for _, source in runs:
-        if isinstance(source, Path):
-            if not source.is_file():
+        if _is_path(source):
+            if not Path(source).is_file():
                 raise FileNotFoundError(f"run: {source} is not a file. Fix: give the path of a TREC run file "
                                         "(query Q0 docno rank score tag)")
             if _first_line_fields(source) == 4:
@@ -399,12 +403,15 @@ def _check_run_paths(runs):
 
 
 def _run_tables(runs, precision):
-    """``(label, RunTable)`` per run, read one at a time (files: the next one read meanwhile)."""
+    """``(label, source, RunTable)`` per run, read one at a time (files: the next one read meanwhile)."""
     from fireeval.core.trec import read_ahead, read_run_table
+
+    if len(runs) == 1 and _instance(runs[0][1], "fireeval.core.runset", "RunSet"):
+        runs = list(_runset_tables(runs[0][1]))
 
     def read(item):
         name, source = item
-        if isinstance(source, Path):
+        if _is_path(source):
             return read_run_table(source, precision)
         if isinstance(source, dict):
             return _run_from_dict(source, name, precision)
@@ -414,22 +421,78 @@ def _run_tables(runs, precision):
 
     seen = set()
     for (name, source), table in read_ahead(runs, read):
-        label = name if name is not None else table.tag
-        if name is None and label in seen:  # two files with one tag: name the file, as fireeval evaluate does
-            label = str(source)
-        seen.add(label)
-        yield label, source, table
+        if name is not None:
+            yield name, source, table
+            continue
+        # a file's run is its tag; a tag seen before: the file's path, as fireeval evaluate names it
+        yield (table.tag if table.tag not in seen else str(source)), source, table
+        seen.add(table.tag)
+
+
+def _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels):
+    """The scoring options, validated: ``(options for score_run, version)``."""
+    from fireeval.core.evaluation import check_trec_eval_version
+
+    try:
+        version = check_trec_eval_version(trec_eval_version)
+    except ValueError as err:
+        raise ValueError(str(err).replace("trec_eval version", "trec_eval_version")) from None
+    level = _check_int("relevance_level", relevance_level, 0, allow_none=True)
+    if level is None:  # the level the judgements were built with, else trec_eval's default
+        level = int(qrels.relevance_level) if _instance(qrels, "fireeval.core.judgements", "Qrels") or \
+            _instance(qrels, "fireeval.core.stream", "QrelsIndex") else 1
+    max_retrieved = _check_int("max_retrieved", max_retrieved, 1, allow_none=True)
+    if max_retrieved is not None and max_retrieved >= 2**31:
+        max_retrieved = None  # beyond any ranking (as trec_eval's atol saturates): no cut
+    return {"complete": _check_flag("complete", complete), "judged_only": _check_flag("judged_only", judged_only),
+            "relevance_level": level, "max_retrieved": max_retrieved}, version
+
+
+def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None, complete: bool = False,
+                    judged_only: bool = False, max_retrieved: int | None = None, trec_eval_version: str = "9.0.7",
+                    score_precision: str | None = None):
+    """Score runs one at a time through the streaming engine: ``(run name, source, RunScores)`` per run.
+
+    The engine of ``fireeval evaluate`` and of :func:`evaluate` for everything but a
+    :class:`RunSet` (here a RunSet is streamed too). Arguments as :func:`evaluate`'s;
+    ``measures`` may include the text measures ``runid`` and ``relstring``;
+    ``score_precision`` (``"float"`` or ``"double"``) overrides the version's. Nothing is
+    warned or checked about the topics: see :class:`~fireeval.core.stream.RunScores`'s
+    ``ignored_topics`` and ``missing``. A file's run is named by its tag, or by its path
+    when an earlier file had the same tag.
+
+    Examples
+    --------
+    >>> [(name, s.summary()) for name, _, s in iter_run_scores({"1": {"a": 1}}, {"1": {"a": 0.5}}, "map")]
+    [('run', {'map': 1.0})]
+    """
+    options, version = _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels)
+    precision = score_precision or ("double" if version == "10.0" else "float")
+    if precision not in ("float", "double"):
+        raise ValueError(f"score_precision must be 'float' or 'double', not {score_precision!r}. Fix: pass one "
+                         "of the two, or leave it out (the trec_eval version decides)")
+    parsed = _parse_measure_names(measures, version, text=True)
+    _check_qrels(qrels, sniff=False)
+    runs = _check_runs(run)
+    return _iter_run_scores(_qrels_index(qrels, options["relevance_level"]), runs, parsed, options, version,
+                            precision)
+
+
+def _iter_run_scores(qrels_index, runs, parsed, options, version, precision):
+    from fireeval.core.stream import score_run
+
+    for label, source, table in _run_tables(runs, precision):
+        yield label, source, score_run(table, qrels_index, parsed, version=version, **options)
 
 
 # ---------------------------------------------------------------- results
 def _stream_results(qrels_index, runs, measures, options, version, precision):
     """``[(run, topics, {measure: per-topic values}, {measure: summary})]`` through :func:`score_run`."""
-    from fireeval.core.stream import score_run, warn_ignored
+    from fireeval.core.stream import warn_ignored
 
     out = []
-    for label, source, table in _run_tables(runs, precision):
-        scores = score_run(table, qrels_index, measures, version=version, **options)
-        where = str(source) if isinstance(source, Path) else f"run {label!r}"
+    for label, source, scores in _iter_run_scores(qrels_index, runs, measures, options, version, precision):
+        where = str(source) if _is_path(source) else f"run {label!r}"
         if not (~scores.missing).any():
             raise ValueError(f"{where}: no topic of the run has judgements in the qrels. Fix: check that the run "
                              "and qrels belong to the same collection (topic ids are compared as text: 0401 is "
@@ -600,23 +663,10 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     >>> evaluate(os.path.join(folder, "qrels.txt"), [os.path.join(folder, "a.run")], "map", output="dict")
     {'a': {'map': 0.6666666666666666}}
     """
-    from fireeval.core.evaluation import check_trec_eval_version
-
     # ---- validate every argument before reading or scoring anything
-    try:
-        version = check_trec_eval_version(trec_eval_version)
-    except ValueError as err:
-        raise ValueError(str(err).replace("trec_eval version", "trec_eval_version")) from None
+    options, version = _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels)
+    level = options["relevance_level"]
     per_topic = _check_flag("per_topic", per_topic)
-    complete = _check_flag("complete", complete)
-    judged_only = _check_flag("judged_only", judged_only)
-    level = _check_int("relevance_level", relevance_level, 0, allow_none=True)
-    if level is None:  # the level the judgements were built with, else trec_eval's default
-        level = int(qrels.relevance_level) if _instance(qrels, "fireeval.core.judgements", "Qrels") or \
-            _instance(qrels, "fireeval.core.stream", "QrelsIndex") else 1
-    max_retrieved = _check_int("max_retrieved", max_retrieved, 1, allow_none=True)
-    if max_retrieved is not None and max_retrieved >= 2**31:
-        max_retrieved = None  # beyond any ranking (as trec_eval's atol saturates): no cut
     if output not in _OUTPUTS:
         raise ValueError(f"output must be 'frame' (a tidy DataFrame) or 'dict', not {output!r}. Fix: pass "
                          "output='frame' or output='dict'")
@@ -626,8 +676,6 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     _check_qrels(qrels)
     runs = _check_runs(run)
     _check_run_paths(runs)
-    options = {"complete": complete, "judged_only": judged_only, "relevance_level": level,
-               "max_retrieved": max_retrieved}
     precision = "double" if version == "10.0" else "float"
 
     # ---- dispatch: a RunSet to the in-memory engine (vectorised over its runs), the rest streamed
@@ -635,8 +683,7 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     if run_set is not None and version == "9.0.7":
         results = _runset_results(_qrels_frame_object(qrels, level), run_set, parsed, options)
     else:
-        if run_set is not None:  # 10.0's rounding and measures live in the streaming engine
-            runs = [(name, table) for name, table in _runset_tables(run_set)]
+        # (a RunSet with 10.0: its rounding and measures live in the streaming engine, which streams its runs)
         results = _stream_results(_qrels_index(qrels, level), runs, parsed, options, version, precision)
     names = [m.name for m in parsed]
     if output == "dict":
