@@ -178,6 +178,8 @@ def test_dict_path_imports_no_pandas(data):
             "output='dict', per_topic=True)\n"
             "d2 = fireeval.evaluate({'1': {'a': 1}}, {'1': {'a': 0.5, 'b': 0.2}}, 'map', output='dict')\n"
             "assert d2 == {'run': {'map': 1.0}}, d2\n"
+            "from fireeval.cli import main\n"
+            f"assert main(['evaluate', {str(folder / 'qrels.txt')!r}, {str(folder / 'run.txt')!r}, '-q']) == 0\n"
             "print(' '.join(m for m in sys.modules if m.split('.')[0] == 'pandas'))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -238,3 +240,14 @@ def test_exposed_names():
     from fireeval import core
 
     assert fireeval.evaluate is api.evaluate is core.evaluate
+
+
+def test_readme_example_prints_what_it_says():
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    block = text.split("**In Python**", 1)[1].split("```python\n", 1)[1].split("```", 1)[0].splitlines()
+    call = next(i for i, line in enumerate(block) if line.startswith("fireeval.evaluate(qrels, run"))
+    namespace = {}
+    exec("\n".join(block[:call]), namespace)
+    assert repr(eval(block[call], namespace)) == block[call + 1].removeprefix("# ")
