@@ -180,10 +180,10 @@ def test_dict_path_imports_no_pandas(data):
             "assert d2 == {'run': {'map': 1.0}}, d2\n"
             "from fireeval.cli import main\n"
             f"assert main(['evaluate', {str(folder / 'qrels.txt')!r}, {str(folder / 'run.txt')!r}, '-q']) == 0\n"
-            "print(' '.join(m for m in sys.modules if m.split('.')[0] == 'pandas'))\n")
+            "print('pandas modules:', ' '.join(m for m in sys.modules if m.split('.')[0] == 'pandas'))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == ""
+    assert result.stdout.splitlines()[-1].strip() == "pandas modules:", result.stdout.splitlines()[-1]
 
 
 # (what changes in evaluate(qrels, run, ["map"]) given the fixture's data, the message's gist)
