@@ -563,23 +563,23 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     qrels
         The judgements, in any of these forms:
 
-        =====================================  ==============================================
-        form                                   example
-        =====================================  ==============================================
-        TREC qrels file (str or Path, gzip ok) ``"qrels.txt"`` (query iteration docno grade)
-        pytrec_eval dict                       ``{"q1": {"d1": 2, "d2": 0}}``
-        DataFrame, ir_measures columns         ``query_id, doc_id, relevance``
-        DataFrame, trec columns                ``query, docno, relevance``
-        fireeval types                         :class:`~fireeval.core.judgements.Qrels`,
-                                               :class:`~fireeval.core.stream.QrelsIndex`
-        =====================================  ==============================================
+        ======================================  =============================================
+        form                                    example
+        ======================================  =============================================
+        TREC qrels file (str or Path, gzip ok)  ``"qrels.txt"`` (query iteration docno grade)
+        pytrec_eval dict                        ``{"q1": {"d1": 2, "d2": 0}}``
+        DataFrame, ir_measures columns          ``query_id, doc_id, relevance``
+        DataFrame, trec columns                 ``query, docno, relevance``
+        fireeval types                          :class:`~fireeval.core.judgements.Qrels`,
+                                                :class:`~fireeval.core.stream.QrelsIndex`
+        ======================================  =============================================
 
     run
         One run or many:
 
-        =====================================  ==============================================
+        =====================================  =============================================
         form                                   example
-        =====================================  ==============================================
+        =====================================  =============================================
         TREC run file (str or Path, gzip ok)   ``"run.txt"`` (query Q0 docno rank score tag)
         many files                             ``["a.txt", "b.txt"]`` or a folder of them
         pytrec_eval dict                       ``{"q1": {"d1": 1.5, "d2": 0.3}}``
@@ -588,7 +588,7 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         many in-memory runs                    ``{"bm25": run, "dense": run}`` (any form)
         fireeval types                         :class:`~fireeval.core.trec.RunTable`,
                                                :class:`~fireeval.core.runset.RunSet` (many)
-        =====================================  ==============================================
+        =====================================  =============================================
 
         A run is ordered as trec_eval orders it (score descending, ties by docno
         descending; a file's rank column is ignored), and named by its dict key, its tag
