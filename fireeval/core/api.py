@@ -104,6 +104,9 @@ def _parse_measure_names(measures, version: str, text: bool = False) -> list:
     parsed, seen = [], set()
     for name in measures:
         if isinstance(name, Measure):
+            if not text and name.kind in _TEXT_KINDS:
+                raise ValueError(f"measure {name.name!r} is text, not a number (fireeval evaluate prints it). Fix: "
+                                 "leave it out; a run's name is the 'run' of every result")
             found = [name]
         elif isinstance(name, str):
             try:
