@@ -39,7 +39,8 @@ def _random(seed, n_topics=5):
 def _frames(qrels, run):
     q = pd.DataFrame([(t, d, g) for t, docs in qrels.items() for d, g in docs.items()],
                      columns=["query", "docno", "relevance"])
-    r = pd.DataFrame([(t, d, s) for t, docs in run.items() for d, s in docs.items()], columns=["query", "docno", "score"])
+    r = pd.DataFrame([(t, d, s) for t, docs in run.items() for d, s in docs.items()],
+                     columns=["query", "docno", "score"])
     return q, r
 
 
@@ -68,12 +69,10 @@ def test_every_form_gives_the_same_numbers(data):
     qrels_forms = {"dict": qrels, "path": str(folder / "qrels.txt"), "Path": folder / "qrels.txt",
                    "trec frame": q, "ir_measures frame": ir_q, "Qrels": Qrels(read_qrels(folder / "qrels.txt")),
                    "QrelsIndex": QrelsIndex.read(folder / "qrels.txt")}
+    ranks = read_run(folder / "run.txt")[["query", "docno", "rank"]]  # trec_eval's order, as ranks
     run_forms = {"dict": run, "path": str(folder / "run.txt"), "list": [folder / "run.txt"], "trec frame": r,
-                 "ir_measures frame": ir_r, "ranks only": r.assign(rank=read_run(folder / "run.txt")
-                                                                    .set_index(["query", "docno"])["rank"]
-                                                                    .reindex(pd.MultiIndex.from_frame(r[["query", "docno"]]))
-                                                                    .to_numpy()).drop(columns="score"),
-                 "RunTable": read_run_table(folder / "run.txt"), "RunSet": RunSet.read([folder / "run.txt"])}
+                 "ir_measures frame": ir_r, "ranks only": ranks, "RunTable": read_run_table(folder / "run.txt"),
+                 "RunSet": RunSet.read([folder / "run.txt"])}
     expected = _quiet(qrels, run, MEASURES, per_topic=True, output="dict")["run"]
     for qname, qform in qrels_forms.items():
         for rname, rform in run_forms.items():
@@ -134,7 +133,8 @@ def test_summaries_equal_the_command_line(data, capsys):
             for key, value in printed.items():
                 assert abs(got[key] - value) <= 5e-5, (key, flags, type(form))  # printed to 4 decimals
         exact = _quiet(folder / "qrels.txt", folder / "run.txt", names, output="dict", **kwargs)["run"]
-        in_memory = _quiet(folder / "qrels.txt", RunSet.read([folder / "run.txt"]), names, output="dict", **kwargs)["run"]
+        in_memory = _quiet(folder / "qrels.txt", RunSet.read([folder / "run.txt"]), names, output="dict",
+                           **kwargs)["run"]
         for m, v in exact.items():
             assert abs(in_memory[m] - v) <= 1e-12 or (math.isnan(v) and math.isnan(in_memory[m])), (m, flags)
 

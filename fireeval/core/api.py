@@ -111,11 +111,9 @@ def _parse_measure_names(measures, version: str, text: bool = False) -> list:
         elif isinstance(name, str):
             try:
                 found = parse_measures(name, version, printing=True)
-            except ValueError as err:
-                text = str(err)
-                prefix = f"-m {name}: "
-                text = text[len(prefix):] if text.startswith(prefix) else text
-                raise ValueError(f"measure {name!r}: {text.replace('--trec-eval 10.0', 'trec_eval_version=' + repr('10.0'))}") from None
+            except ValueError as err:  # said as the CLI says it: "-m NAME: ... --trec-eval 10.0"
+                message = str(err).removeprefix(f"-m {name}: ").replace("--trec-eval 10.0", "trec_eval_version='10.0'")
+                raise ValueError(f"measure {name!r}: {message}") from None
             if not text and any(m.kind in _TEXT_KINDS for m in found) and len(found) == 1:
                 raise ValueError(f"measure {name!r} is text, not a number (fireeval evaluate prints it). Fix: "
                                  "leave it out; a run's name is the 'run' of every result")
@@ -557,8 +555,8 @@ def _as_frame(results, per_topic, names):
 
 
 def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: int | None = None,
-             complete: bool = False, judged_only: bool = False, max_retrieved: int | None = None, trec_eval_version: str = "9.0.7",
-             output: str = "frame"):
+             complete: bool = False, judged_only: bool = False, max_retrieved: int | None = None,
+             trec_eval_version: str = "9.0.7", output: str = "frame"):
     """Score runs against judgements, as trec_eval does: one call for every input form.
 
     Parameters
