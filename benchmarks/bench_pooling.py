@@ -13,9 +13,9 @@ In process (runs and qrels loaded, modules imported):
    pytrec_eval (the peer tool) scoring one depth-K qrels.
 2. Leave-outs: every run-left-out and group-left-out MAP at once
    (fireeval.pooling.pools.leave_out_scores), against the naive loop
-   evaluate(runs.select([r]), pool.leave_out(qrels, ...)) per run.
+   fireeval.evaluate(pool.leave_out(qrels, ...), runs.select([r])) per run.
 3. Incomplete-judgement measures (bpref, infAP, AP', nDCG') in the sweep, from judged
-   cells only, against core evaluate() on each depth-K qrels (judged_only=True for AP').
+   cells only, against fireeval.evaluate() on each depth-K qrels (judged_only=True for AP').
 4. Bootstrap τ bands: kendall_tau_many against the plain script, scipy.stats.kendalltau
    (τ-b) called per ranking in a loop (same values).
 Naive timings are measured on a few depths / runs and extrapolated (marked "est.").
@@ -32,9 +32,16 @@ import numpy as np
 import _timing
 from fireeval.pooling import pools as pooling
 from fireeval.datasets import has_data, trec8
-from fireeval.core.evaluation import evaluate
+import fireeval
 
 DEPTHS = list(range(1, 51)) + [100]
+
+
+def evaluate(qrels, runs, measures, **options):
+    """``{measure: runs x topics}`` through the public API, as a plain script would score."""
+    scores = fireeval.evaluate(qrels, runs, measures, per_topic=True, output="dict", **options)
+    topics = [t for t in next(iter(scores.values())) if t != "all"]
+    return {m: np.array([[scores[r][t][m] for t in topics] for r in runs.names]) for m in measures}
 
 
 def timed(fn):
@@ -88,10 +95,10 @@ def main():
     naive_depths = DEPTHS[:: max(1, len(DEPTHS) // args.naive_depths)][: args.naive_depths]
     start, worst = time.perf_counter(), 0.0
     for k in naive_depths:
-        slow = evaluate(runs, pool.at_depth(qrels, k), ["map"], complete=True).values["map"]
+        slow = evaluate(pool.at_depth(qrels, k), runs, ["map"], complete=True)["map"]
         worst = max(worst, float(np.abs(slow - result.values["map"][DEPTHS.index(k)]).max()))
     per_depth = (time.perf_counter() - start) / len(naive_depths)
-    print(f"  plain script, fireeval evaluate() on each depth-K qrels: {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
+    print(f"  plain script, fireeval.evaluate() on each depth-K qrels: {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
           f"for all depths ({per_depth * len(DEPTHS) / t_sweep:.0f}x slower); max |diff| {worst:.1e}")
 
     try:
@@ -133,9 +140,9 @@ def main():
     for r in sample:
         name = runs.names[r]
         one = runs.select([name])
-        slow_run = evaluate(one, pool.leave_out(qrels, run=name), ["map"], complete=True).values["map"][0]
-        slow_group = evaluate(one, pool.leave_out(qrels, group=table.loc[r, "group"]), ["map"],
-                              complete=True).values["map"][0]
+        slow_run = evaluate(pool.leave_out(qrels, run=name), one, ["map"], complete=True)["map"][0]
+        slow_group = evaluate(pool.leave_out(qrels, group=table.loc[r, "group"]), one, ["map"],
+                              complete=True)["map"][0]
         worst = max(worst, float(np.abs(slow_run - by_run.values["map"][r]).max()),
                     float(np.abs(slow_group - by_group.values["map"][r]).max()))
     per_run = (time.perf_counter() - start) / len(sample)
@@ -151,14 +158,14 @@ def main():
     start, worst = time.perf_counter(), 0.0
     for k in naive_depths:
         qk = pool.at_depth(qrels, k)
-        core = evaluate(runs, qk, ["bpref", "infAP"], complete=True).values
-        cond = evaluate(runs, qk, ["map", "ndcg"], complete=True, judged_only=True).values
+        core = evaluate(qk, runs, ["bpref", "infAP"], complete=True)
+        cond = evaluate(qk, runs, ["map", "ndcg"], complete=True, judged_only=True)
         i = DEPTHS.index(k)
         worst = max(worst, *(float(np.abs(core[m] - result3.values[m][i]).max()) for m in ("bpref", "infAP")),
                     float(np.abs(cond["map"] - result3.values["map_judged"][i]).max()),
                     float(np.abs(cond["ndcg"] - result3.values["ndcg_judged"][i]).max()))
     per_depth = (time.perf_counter() - start) / len(naive_depths)
-    print(f"  plain script, core evaluate() on each depth-K qrels: {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
+    print(f"  plain script, fireeval.evaluate() on each depth-K qrels: {per_depth:6.2f} s   -> {per_depth * len(DEPTHS):6.1f} s est. "
           f"for all depths ({per_depth * len(DEPTHS) / t_inc:.1f}x slower); max |diff| {worst:.1e}")
 
     # 4. bootstrap bands ---------------------------------------------------------------------

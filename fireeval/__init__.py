@@ -16,7 +16,7 @@ point one way only (left may be imported by right, never the reverse)::
 - ``datasets``: the data registry and one loader per dataset.
 - ``book``: notebook runner, headline/glue, chart theme; ``cli``: the command line.
 
-Start with :func:`fireeval.core.evaluate` for ranked runs, and :func:`fireeval.compare`
+Start with :func:`fireeval.evaluate` (``evaluate(qrels, run, measures)``) for ranked runs, and :func:`fireeval.compare`
 (:func:`fireeval.stats.compare.compare`) to test which of several systems is really better.
 """
 __version__ = "0.1.0"
@@ -28,4 +28,8 @@ def __getattr__(name):
         from fireeval.stats.compare import compare
 
         return compare
+    if name == "evaluate":
+        from fireeval.core.api import evaluate
+
+        return evaluate
     raise AttributeError(f"module 'fireeval' has no attribute {name!r}")

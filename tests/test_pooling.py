@@ -6,13 +6,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fireeval.pooling import pools as pooling
-from fireeval.core.evaluation import evaluate
+from fireeval import evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.synthetic.trec import simulate_pooled_trec
 from fireeval.core.trec import trec_order
 
 from conftest import require_data
+
+
+def per_topic(qrels, runs, measures, **options):
+    """``{measure: runs x topics}`` through the public API (the slow, obviously right reference)."""
+    scores = evaluate(qrels, runs, measures, per_topic=True, output="dict", **options)
+    topics = [t for t in next(iter(scores.values())) if t != "all"]
+    return {m: np.array([[scores[r][t][m] for t in topics] for r in runs.names]) for m in measures}
 
 
 def frame(query, docs, scores=None):
@@ -93,9 +100,9 @@ def test_vectorised_leave_out_equals_loop(by):
     fast = pooling.leave_out_scores(pool, qrels, by, ["map", "P_10", "ndcg"])
     for r, name in enumerate(runs.names):
         unit = {"run": name} if by == "run" else {"group": table.set_index("run").loc[name, "group"]}
-        slow = evaluate(runs.select([name]), pool.leave_out(qrels, **unit), ["map", "P_10", "ndcg"], complete=True)
+        slow = per_topic(pool.leave_out(qrels, **unit), runs.select([name]), ["map", "P_10", "ndcg"], complete=True)
         for measure in ("map", "P_10", "ndcg"):
-            np.testing.assert_allclose(fast.values[measure][r], slow.values[measure][0], atol=1e-12)
+            np.testing.assert_allclose(fast.values[measure][r], slow[measure][0], atol=1e-12)
 
 
 def test_depth_sweep_equals_rescoring_with_depth_qrels():
@@ -105,11 +112,11 @@ def test_depth_sweep_equals_rescoring_with_depth_qrels():
     depths = [1, 3, 20]
     sweep = pooling.depth_sweep(pool, qrels, depths, ["map", "P_10", "ndcg"])
     for i, k in enumerate(depths):
-        slow = evaluate(runs, pool.at_depth(qrels, k), ["map", "P_10", "ndcg"], complete=True)
+        slow = per_topic(pool.at_depth(qrels, k), runs, ["map", "P_10", "ndcg"], complete=True)
         for measure in ("map", "P_10", "ndcg"):
-            np.testing.assert_allclose(sweep.values[measure][i], slow.values[measure], atol=1e-12)
-    full = evaluate(runs, qrels, ["map"])
-    np.testing.assert_allclose(sweep.reference["map"], full.values["map"])
+            np.testing.assert_allclose(sweep.values[measure][i], slow[measure], atol=1e-12)
+    full = per_topic(qrels, runs, ["map"])
+    np.testing.assert_allclose(sweep.reference["map"], full["map"])
     assert list(sweep.mean("map").columns) == [1, 3, 20, "original"]
 
 
@@ -122,14 +129,14 @@ def test_depth_sweep_and_leave_outs_honour_the_relevance_level():
     pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=20)
     sweep = pooling.depth_sweep(pool, qrels, [2, 20], ["map", "P_10"])
     for i, k in enumerate([2, 20]):
-        slow = evaluate(runs, pool.at_depth(qrels, k), ["map", "P_10"], complete=True)
+        slow = per_topic(pool.at_depth(qrels, k), runs, ["map", "P_10"], complete=True)
         for measure in ("map", "P_10"):
-            np.testing.assert_allclose(sweep.values[measure][i], slow.values[measure], atol=1e-12)
+            np.testing.assert_allclose(sweep.values[measure][i], slow[measure], atol=1e-12)
     fast = pooling.leave_out_scores(pool, qrels, by="run", measures=["map", "P_10"])
     name = list(runs.names)[0]
-    slow = evaluate(runs.select([name]), pool.leave_out(qrels, run=name), ["map", "P_10"], complete=True)
+    slow = per_topic(pool.leave_out(qrels, run=name), runs.select([name]), ["map", "P_10"], complete=True)
     for measure in ("map", "P_10"):
-        np.testing.assert_allclose(fast.values[measure][0], slow.values[measure][0], atol=1e-12)
+        np.testing.assert_allclose(fast.values[measure][0], slow[measure][0], atol=1e-12)
 
 
 def naive_pool(frames, pooled, k):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fireeval.core.evaluation import evaluate
+from fireeval import evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.trec import TrecFormatError, read_qrels, read_run, trec_order, write_qrels, write_run
@@ -86,19 +86,19 @@ def test_run_topic_absent_from_qrels_warns_and_is_ignored():
     runs = RunSet.from_frames({"r": pd.DataFrame({"query": ["1", "9"], "docno": ["a", "b"], "score": [1.0, 1.0]})})
     qrels = Qrels.from_pairs(["1"], ["a"])
     with pytest.warns(UserWarning, match=r"1 topic\(s\) have no judgements and are ignored.*9"):
-        scores = evaluate(runs, qrels, ["map"])
-    assert list(scores.topics) == ["1"] and scores.values["map"][0, 0] == 1.0
+        scores = evaluate(qrels, runs, "map", per_topic=True, output="dict")["r"]
+    assert list(scores) == ["1", "all"] and scores["1"]["map"] == 1.0
 
 
 def test_complete_scores_missing_qrels_topics_zero():
     runs = RunSet.from_frames({"r": pd.DataFrame({"query": ["1"], "docno": ["a"], "score": [1.0]})})
     qrels = Qrels.from_pairs(["1", "2"], ["a", "z"])
-    scores = evaluate(runs, qrels, ["map"], complete=True)
-    assert list(scores.topics) == ["1", "2"]
-    np.testing.assert_allclose(scores.values["map"][0], [1.0, 0.0])
+    scores = evaluate(qrels, runs, "map", complete=True, per_topic=True, output="dict")["r"]
+    assert list(scores) == ["1", "2", "all"]
+    np.testing.assert_allclose([scores["1"]["map"], scores["2"]["map"], scores["all"]["map"]], [1.0, 0.0, 0.5])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert list(evaluate(runs, qrels, ["map"]).topics) == ["1"]
+        assert list(evaluate(qrels, runs, "map", per_topic=True, output="dict")["r"]) == ["1", "all"]
 
 
 def test_empty_run_frame_is_a_clear_error():

@@ -5,7 +5,7 @@ import pytest
 import pytrec_eval
 
 from fireeval.datasets import trec8
-from fireeval.core.evaluation import evaluate
+from fireeval import evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.synthetic.trec import simulate_trec
@@ -25,12 +25,14 @@ def _pytrec(runs_frames, qrels_frame):
 
 
 def _compare(runs: RunSet, frames, qrels: Qrels):
-    ours = evaluate(runs, qrels, list(MEASURES))
+    ours = evaluate(qrels, runs, list(MEASURES), per_topic=True, output="dict")
     theirs = _pytrec(frames, qrels.frame)
-    for i, name in enumerate(runs.names):
+    for name in runs.names:
+        topics = [t for t in ours[name] if t != "all"]
+        assert topics == sorted(theirs[name]), name
         for ours_name, trec_name in MEASURES.items():
-            expected = np.array([theirs[name][t][trec_name] for t in ours.topics])
-            np.testing.assert_allclose(ours.values[ours_name][i], expected, atol=1e-6,
+            expected = np.array([theirs[name][t][trec_name] for t in topics])
+            np.testing.assert_allclose([ours[name][t][ours_name] for t in topics], expected, atol=1e-6,
                                        err_msg=f"{name} {ours_name}")
 
 
@@ -58,7 +60,7 @@ def test_matches_pytrec_eval_on_all_trec8_runs_per_topic():
 def test_map_matches_official_scores_for_every_run():
     require_data(*trec8.FILES)
     runs = trec8.load_runs()
-    means = evaluate(runs, trec8.load_qrels(), ["map"]).mean()["map"]
+    means = pd.Series({run: v["map"] for run, v in evaluate(trec8.load_qrels(), runs, "map", output="dict").items()})
     table = trec8.load_runs_table().set_index("run")
     diff = (means - table.loc[means.index, "official_map"]).abs()
     assert len(diff) == 129

@@ -69,9 +69,9 @@ def add(sub):
         from fireeval.cli import load_numpy_without_blas_threads
 
         load_numpy_without_blas_threads()  # scoring uses no linear algebra
+        from fireeval.core.api import iter_run_scores
         from fireeval.core.evaluation import DEFAULT_MEASURES, Measure, parse_measures, trec_eval_order
-        from fireeval.core.stream import QrelsIndex, score_run
-        from fireeval.core.trec import read_ahead, read_run_table
+        from fireeval.core.stream import QrelsIndex
 
         version = args.trec_eval
         precision = args.score_precision or ("double" if version == "10.0" else "float")
@@ -90,12 +90,12 @@ def add(sub):
             args.max_retrieved = None  # beyond any ranking: trec_eval's atol saturates, no cut
         kinds = {m.name: m.kind for m in measures}
         qrels = QrelsIndex.read(args.qrels, relevance_level=args.level)
-        seen, out = {}, sys.stdout
+        out = sys.stdout
         if args.format == "tsv":
             out.write("run\tmeasure\ttopic\tvalue\n")
-        for path, run in read_ahead(args.runs, lambda p: read_run_table(p, precision)):
-            scores = score_run(run, qrels, measures, complete=args.complete, judged_only=args.judged_only,
-                               max_retrieved=args.max_retrieved, version=version)
+        for label, path, scores in iter_run_scores(qrels, args.runs, measures, complete=args.complete,
+                                                   judged_only=args.judged_only, max_retrieved=args.max_retrieved,
+                                                   trec_eval_version=version, score_precision=precision):
             if not (~scores.missing).any():
                 raise ValueError(f"{path}: no topic of the run has judgements in {args.qrels}. Fix: check that "
                                  "the run and qrels belong to the same collection (topic ids are compared as "
@@ -109,8 +109,6 @@ def add(sub):
                 raise ValueError(f"{path}: the run has no line for topic {lacking[0]} of {args.qrels} "
                                  f"({len(lacking)} topic(s) missing); trec_eval 10.0 stops there (exit 4). Fix: "
                                  "add -c to score missing topics 0, or use --trec-eval 9.0.7, which skips them")
-            label = run.tag if run.tag not in seen else str(path)  # a repeated tag: name the file
-            seen[run.tag] = path
             out.write(_render(args, scores, kinds, label, path))
 
     p.set_defaults(func=evaluate)

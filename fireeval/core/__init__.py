@@ -7,11 +7,12 @@
 - ``ranking``: ranking measures on gain arrays (AP, P@k, nDCG, RR, Correct@k, ...).
 - ``moments``: temporal IoU, R@K,θ and AxIoU@K for video moment retrieval.
 - ``evaluation``: measure names (trec_eval and ir_measures style) and ``evaluate``.
+- ``api``: :func:`evaluate`, ``evaluate(qrels, run, measures)`` over every input form.
 - ``stream``: one run at a time against qrels interned once (``fireeval evaluate``).
 
 Core imports nothing else from fireeval. Names are re-exported lazily.
 """
 from fireeval._lazy import attach
 
-__getattr__, __dir__ = attach(__name__, __file__, ["trec", "judgements", "runset", "ranking", "moments",
+__getattr__, __dir__ = attach(__name__, __file__, ["api", "trec", "judgements", "runset", "ranking", "moments",
                               "evaluation", "stream"])

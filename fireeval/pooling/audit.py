@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fireeval.core import ranking
-from fireeval.core.evaluation import evaluate
+from fireeval.core.api import evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.pooling.pools import build_pool, compare_leave_outs
@@ -203,8 +203,10 @@ def score_range(runs: RunSet, qrels: Qrels, pool_depth: int = 100) -> pd.DataFra
     a strict upper bound (a relevant document deep in the list adds to the denominator
     more than to the sum), but it shows how far the unjudged documents could move MAP.
     """
-    base = evaluate(runs, qrels, ["map", "bpref", "infAP"], complete=True).mean()
-    condensed = evaluate(runs, qrels, ["map"], complete=True, judged_only=True).mean()["map"]
+    base = pd.DataFrame.from_dict(evaluate(qrels, runs, ["map", "bpref", "infAP"], complete=True, output="dict"),
+                                  orient="index").rename_axis("run")  # runs x measures, in the runs' order
+    condensed = pd.Series({r: v["map"] for r, v in evaluate(qrels, runs, "map", complete=True, judged_only=True,
+                                                            output="dict").items()})
     topics = qrels.topics
     grades = runs.grades(qrels, topics)
     unjudged = _present(runs, topics, grades.shape[-1]) & np.isnan(grades)

@@ -770,7 +770,7 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
                      judged_only: bool = False, score_precision: str = "float") -> PerTopicScores:
     """Per-topic scores of TREC run files by one measure, as ``fireeval evaluate -q`` computes them.
 
-    Each run is read and scored by :func:`fireeval.core.stream.score_run`. The paired
+    Each run is read and scored by :func:`fireeval.core.api.iter_run_scores`. The paired
     topics are those every run was evaluated on (topics a run lacks are dropped, with a
     note), or with ``complete`` every qrels topic, a missing one scoring 0 (trec_eval -c).
     A run is named by its tag, or by its path when two runs share a tag.
@@ -793,9 +793,9 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
     >>> s.values.shape  # doctest: +SKIP
     (3, 10)
     """
+    from fireeval.core.api import iter_run_scores
     from fireeval.core.evaluation import parse_measures
-    from fireeval.core.stream import QrelsIndex, score_run
-    from fireeval.core.trec import read_ahead, read_run_table
+    from fireeval.core.stream import QrelsIndex
 
     try:
         parsed = parse_measures(measure)
@@ -813,18 +813,16 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
                          "(e.g. map instead of gm_map)")
     index = qrels if isinstance(qrels, QrelsIndex) else QrelsIndex.read(
         qrels, relevance_level=1 if relevance_level is None else relevance_level)
-    names, per_run, notes, seen = [], [], [], {}
-    for path, run in read_ahead(list(runs), lambda p: read_run_table(p, score_precision)):
-        scores = score_run(run, index, [m], complete=complete, judged_only=judged_only,
-                           relevance_level=relevance_level)
+    names, per_run, notes = [], [], []
+    for label, path, scores in iter_run_scores(index, list(runs), [m], complete=complete, judged_only=judged_only,
+                                               relevance_level=relevance_level, score_precision=score_precision):
         if scores.ignored_topics:
             notes.append(f"{path}: {len(scores.ignored_topics)} topic(s) have no judgements and are ignored "
                          f"(trec_eval convention): {', '.join(scores.ignored_topics[:5])}")
         if not len(scores.topics):
             raise ValueError(f"{path}: no topic of the run has judgements in {qrels}. Fix: check that the run and "
                              "qrels belong to the same collection")
-        names.append(run.tag if run.tag not in seen else str(path))
-        seen[run.tag] = path
+        names.append(label)  # its tag, or its path when an earlier run had the same tag
         per_run.append(dict(zip(map(str, scores.topics), scores.values[m.name])))
     common = set(per_run[0]).intersection(*per_run[1:])
     every = set().union(*per_run)
