@@ -34,6 +34,10 @@ __all__ = [
     "read_qrels",
     "read_run_table",
     "read_qrels_table",
+    "read_qrels_columns",
+    "topic_codes",
+    "as_bytes_array",
+    "intern_rows",
     "RunTable",
     "fixed_bytes",
     "write_run",
@@ -227,6 +231,79 @@ def _arrow_table(raw: bytes, names, types, include):
         return None
 
 
+#: Files up to this size (after gunzip) are split with numpy alone: no pyarrow import (~55 MB of memory and
+#: ~0.1 s of start-up, more than parsing a TREC-8 run takes). Larger files go to pyarrow's threaded reader.
+_LEAN_BYTES = 64 << 20
+
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on, as the line scan does
+
+
+def _lean_fields(raw: bytes, n_fields: int):
+    """``(data, starts, ends)``: the file's bytes and the (lines x n_fields) start and end offsets of its
+    fields, split on any run of whitespace as :func:`_first_bad_line` splits a line; None when a non-blank
+    line has another number of fields or the file is not UTF-8 (the line scan then names the line)."""
+    data = np.frombuffer(raw, dtype=np.uint8)
+    if not len(data):
+        return None
+    if data.max() >= 0x80:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    space = data <= 32  # whitespace, unless the file holds other control bytes (then the exact table)
+    if ((data < 9) | ((data > 13) & (data < 32))).any():
+        space = _WHITESPACE[data]
+    flips = np.flatnonzero(space[1:] != space[:-1]) + 1  # field starts and ends, alternating
+    del space
+    head = [0] if not _WHITESPACE[data[0]] else []
+    tail = [len(data)] if not _WHITESPACE[data[-1]] else []
+    if head or tail:
+        flips = np.concatenate([np.array(head, np.int64), flips, np.array(tail, np.int64)])
+    starts, ends = flips[0::2], flips[1::2]
+    if not len(starts) or len(starts) % n_fields:
+        return None
+    # fields per line: the fields before each line break, differenced
+    before = np.searchsorted(starts, np.flatnonzero(data == 10))
+    per_line = np.diff(np.r_[0, before, len(starts)])
+    if ((per_line != 0) & (per_line != n_fields)).any():
+        return None  # a line with more or fewer fields
+    return data, starts.reshape(-1, n_fields), ends.reshape(-1, n_fields)
+
+
+def _lean_column(fields, col, pad8=False) -> np.ndarray:
+    """Field ``col`` of every line as a numpy bytes (``S``) array (width a multiple of 8 with ``pad8``)."""
+    data, starts, ends = fields
+    start = starts[:, col]
+    lengths = ends[:, col] - start
+    width = max(int(lengths.max()), 1)
+    if pad8:
+        width = -(-width // 8) * 8
+    out = np.empty((len(start), width), dtype=np.uint8)
+    last = len(data) - 1
+    if int(start.max()) + width > last:  # only the file's last field can reach past its end
+        data = np.concatenate([data, np.zeros(width, np.uint8)])
+    for c in range(width):  # one gather per byte position (fields are short)
+        out[:, c] = data[start + c]
+    out[np.arange(width) >= lengths[:, None]] = 0  # the bytes after each field
+    return out.view(f"S{width}").ravel()
+
+
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[list(b"0123456789+-.eE")] = True
+
+
+def _lean_scores(texts: np.ndarray):
+    """Scores of a bytes array as float64, or None when any is other than plain decimal or exponent notation
+    (``inf``, ``nan``, ``0x1``, ``1_0``...: pyarrow's reader then decides, as for every file before)."""
+    if not _NUMBER_BYTES[texts.view(np.uint8)].sum() == (texts.view(np.uint8) != 0).sum():
+        return None
+    try:
+        return texts.astype(np.float64)
+    except ValueError:
+        return None
+
+
 def _raise_first_bad_line(path, n_fields, checks, what):
     found = _first_bad_line(path, n_fields, checks)
     if found is None:  # the parser disagreed with the scan: report rather than guess
@@ -273,6 +350,8 @@ def fixed_bytes(array, width: int | None = None):
     ``lengths``). No Python string is made: documents are matched against the qrels
     on these bytes.
     """
+    if isinstance(array, np.ndarray):
+        return _fixed_rows(array, width)
     if hasattr(array, "combine_chunks"):
         array = array.combine_chunks()
     n = len(array)
@@ -290,6 +369,60 @@ def fixed_bytes(array, width: int | None = None):
     for col in range(width):  # one gather per byte position: small, cache-friendly temporaries
         out[:, col] = np.where(col < lengths, data[np.minimum(start + col, last)], 0)
     return out, lengths
+
+
+def _fixed_rows(texts: np.ndarray, width: int | None = None):
+    """:func:`fixed_bytes` of a numpy bytes (``S``) array: its own buffer, padded or cut to ``width``."""
+    texts = np.ascontiguousarray(texts)
+    if texts.dtype.kind != "S":
+        raise TypeError(f"fixed_bytes: expected a bytes (S) array, not {texts.dtype}")
+    size = max(texts.dtype.itemsize, 1)
+    rows = texts.view(np.uint8).reshape(len(texts), texts.dtype.itemsize) if texts.dtype.itemsize else \
+        np.zeros((len(texts), 1), np.uint8)
+    lengths = (rows != 0).sum(axis=1)  # (a TREC field holds no NUL byte: the readers refuse them)
+    if width is None:
+        width = -(-size // 8) * 8
+    if width == rows.shape[1]:
+        return rows, lengths
+    out = np.zeros((len(texts), width), dtype=np.uint8)
+    keep = min(width, rows.shape[1])
+    out[:, :keep] = rows[:, :keep]
+    return out, lengths
+
+
+def as_bytes_array(values) -> np.ndarray:
+    """Texts as a numpy bytes (``S``, UTF-8) array: a bytes array as it is, a pyarrow string array through its
+    buffers, anything else (strings, numbers) through ``str``."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "S":
+        return values
+    if hasattr(values, "buffers") or hasattr(values, "combine_chunks"):  # pyarrow (chunked) string array
+        rows, _ = fixed_bytes(values)
+        return rows.view(f"S{rows.shape[1]}").ravel()
+    encoded = [str(v).encode("utf-8") for v in values]
+    return np.array(encoded, dtype="S") if encoded else np.zeros(0, dtype="S1")
+
+
+def intern_rows(rows: np.ndarray):
+    """``(codes, firsts)`` of fixed-width byte rows: equal rows share a code, ``rows[firsts]`` are the
+    distinct rows (code ``i`` is ``rows[firsts[i]]``). One sort of 64-bit hashes, the bytes confirmed;
+    an exact sort of the bytes only when two distinct rows share a hash."""
+    n = len(rows)
+    if not n:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    hashes = bytes_hash(rows)
+    order = np.argsort(hashes, kind="stable")
+    ordered = hashes[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    words = rows.view(np.uint64)
+    repeat = np.flatnonzero(~new)
+    if len(repeat) and not (words[order[repeat]] == words[order[repeat - 1]]).all():  # a hash collision
+        texts = rows.view(f"S{rows.shape[1]}").ravel()
+        order = np.argsort(texts, kind="stable")
+        ordered = texts[order]
+        new = np.r_[True, ordered[1:] != ordered[:-1]]
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes, order[new]
 
 
 _HASH_MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
@@ -359,16 +492,22 @@ class RunTable:
     topics: np.ndarray
     starts: np.ndarray
     doc_codes: np.ndarray
-    dictionary: object  # pyarrow StringArray of the run's distinct docnos
+    dictionary: np.ndarray  # the run's distinct docnos, a numpy bytes (UTF-8) array
     score: np.ndarray
 
     def __len__(self):
         return len(self.score)
 
+    def docnos(self) -> list:
+        """Docnos in row order, as strings."""
+        return [d.decode("utf-8") for d in self.dictionary[self.doc_codes].tolist()]
+
     @property
     def docno(self):
         """Docnos in row order (a pyarrow array)."""
-        return arrow_call("take", [self.dictionary, to_arrow(self.doc_codes)])
+        import pyarrow as pa
+
+        return pa.array(self.docnos(), pa.string())
 
 
 def _check_precision(score_precision):
@@ -482,14 +621,38 @@ def _grouped_order(topic, doc, compared, layout):
     return duplicate, rows[np.arange(rows.shape[1]) < sizes[by_topic, None]]
 
 
-def read_run_table(path, score_precision: str = "float") -> RunTable:
-    """Read, validate and order a run file without pandas (the fast path of ``fireeval evaluate``).
+def topic_codes(query: np.ndarray):
+    """``(code per row, names)`` of a bytes array of topic ids: names sorted as strings (trec_eval's order).
+    Only the first row of each run of equal ids is looked at (a run lists a topic's rows together)."""
+    heads = np.r_[0, np.flatnonzero(query[1:] != query[:-1]) + 1]
+    head_ids = query[heads].tolist()
+    names = sorted(set(head_ids))  # bytes order: code point order of the UTF-8 texts
+    rank = {name: i for i, name in enumerate(names)}
+    codes = np.repeat(np.array([rank[h] for h in head_ids], dtype=np.int32), np.diff(np.r_[heads, len(query)]))
+    return codes, np.array([n.decode("utf-8") for n in names], dtype=str)
 
-    Raises :class:`TrecFormatError` naming the file, line and fix for a line with too
-    few or too many fields, a score that is not a finite number, or a document listed
-    twice for one topic.
-    """
-    dtype = _check_precision(score_precision)
+
+def _run_columns(path):
+    """``(topic code per row, topic names in string order, document code per row, distinct docnos as a bytes
+    array, scores, tag)`` of a run file, validated. numpy alone for a file up to ``_LEAN_BYTES`` in plain
+    decimal scores; pyarrow's reader otherwise."""
+    raw = _read_bytes(path)
+    if not raw or raw.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
+        raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
+    if len(raw) <= _LEAN_BYTES:
+        fields = _lean_fields(raw, 6)
+        if fields is None:
+            raise_bad_run(path)
+        score = _lean_scores(_lean_column(fields, 4))
+        if score is not None:
+            data, starts, ends = fields
+            tag = data[starts[0, 5]:ends[0, 5]].tobytes().decode("utf-8")
+            topic, names = topic_codes(_lean_column(fields, 0))
+            docnos = _lean_column(fields, 2, pad8=True)
+            del fields, data, starts, ends, raw
+            doc, firsts = intern_rows(docnos.view(np.uint8).reshape(len(docnos), -1))
+            return topic, names, doc, docnos[firsts], score, tag
+    del raw
     import pyarrow.types as pa_types
 
     table, score = _read_run_arrow(path, dictionary=True)
@@ -503,8 +666,18 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     by_name = np.argsort(names, kind="stable")  # topics in string order
     topic_rank = np.empty(len(names), dtype=np.int32)
     topic_rank[by_name] = np.arange(len(names))
-    topic = topic_rank[query]
-    del query
+    return topic_rank[query], names[by_name], doc, as_bytes_array(dictionary), score, tag
+
+
+def read_run_table(path, score_precision: str = "float") -> RunTable:
+    """Read, validate and order a run file without pandas (the fast path of ``fireeval evaluate``).
+
+    Raises :class:`TrecFormatError` naming the file, line and fix for a line with too
+    few or too many fields, a score that is not a finite number, or a document listed
+    twice for one topic.
+    """
+    dtype = _check_precision(score_precision)
+    topic, names, doc, dictionary, score, tag = _run_columns(path)
     with np.errstate(over="ignore"):  # beyond float32's range a score is +-inf, as trec_eval's C float
         compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
     layout = _grouped_layout(topic, len(names))
@@ -523,19 +696,18 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     t, c = topic[order], compared[order]
     same = (t[1:] == t[:-1]) & (c[1:] == c[:-1])
     if same.any():  # ties: only the tied rows are ordered by docno, descending
-        import pyarrow as pa
-
         tied = np.zeros(len(order), dtype=bool)
         tied[1:] |= same
         tied[:-1] |= same
         block = np.cumsum(np.r_[True, ~same][tied])  # one id per tied (topic, score) block
         rows = order[tied]
-        names_tied = arrow_call("take", [dictionary, to_arrow(doc[rows])])
-        perm = arrow_call("sort_indices", [pa.table({"b": to_arrow(block), "d": names_tied})],
-                          ("SortOptions", ([("b", "ascending"), ("d", "descending")],)))
-        order[tied] = rows[to_numpy(perm)]
+        # docnos compared as bytes, as trec_eval's strcmp (distinct within a block: duplicates are refused)
+        by_docno = np.argsort(dictionary[doc[rows]], kind="stable")
+        docno_rank = np.empty(len(rows), dtype=np.int64)
+        docno_rank[by_docno] = np.arange(len(rows))
+        order[tied] = rows[np.lexsort((-docno_rank, block))]
     starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
-    return RunTable(str(path), tag, names[by_name], starts, doc[order], dictionary, score[order])
+    return RunTable(str(path), tag, names, starts, doc[order], dictionary, score[order])
 
 
 def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score_precision: str = "float"):
@@ -569,7 +741,7 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score
         run = read_run_table(path, score_precision)
         sizes = np.diff(run.starts)
         frame = pd.DataFrame({"query": np.repeat(run.topics.astype(object), sizes),
-                              "docno": np.asarray(run.docno.to_pylist(), dtype=object),
+                              "docno": np.asarray(run.docnos(), dtype=object),
                               "score": run.score, "tag": run.tag})
         frame["rank"] = np.arange(len(frame)) - np.repeat(run.starts[:-1], sizes) + 1
         return frame
@@ -614,6 +786,39 @@ def read_qrels_table(path, check_duplicates: bool = True):
     query, docno = table.column("query").combine_chunks(), table.column("docno").combine_chunks()
     if check_duplicates and _has_duplicate_pairs(query, docno):
         raise_bad_qrels(path)
+    return query, docno, relevance
+
+
+def read_qrels_columns(path, check_duplicates: bool = True):
+    """``(query, docno, relevance)``: numpy bytes (UTF-8) arrays and an int64 array, validated as
+    :func:`read_qrels_table`; numpy alone for a file up to ``_LEAN_BYTES`` (the reader of ``fireeval
+    evaluate``), pyarrow's reader for larger files."""
+    raw = _read_bytes(path)
+    if not raw or raw.isspace():
+        raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
+    if len(raw) > _LEAN_BYTES:
+        del raw
+        query, docno, relevance = read_qrels_table(path, check_duplicates)
+        return as_bytes_array(query), as_bytes_array(docno), relevance
+    fields = _lean_fields(raw, 4)
+    if fields is None:
+        raise_bad_qrels(path)
+    grades = _lean_column(fields, 3)
+    # a qrels file holds a handful of distinct grades: each is checked and converted once
+    texts = sorted(set(grades.tolist()))
+    values = []
+    for text in texts:
+        if not _is_int(text.decode("ascii", "replace")):
+            raise_bad_qrels(path)
+        values.append(int(text.split(b".")[0]))
+    relevance = np.array(values, dtype=np.int64)[np.searchsorted(np.array(texts, dtype=grades.dtype), grades)]
+    query, docno = _lean_column(fields, 0), _lean_column(fields, 2, pad8=True)
+    if check_duplicates:
+        topic, _ = topic_codes(query)
+        doc, firsts = intern_rows(docno.view(np.uint8).reshape(len(docno), -1))
+        keys = np.sort(topic.astype(np.int64) * max(len(firsts), 1) + doc)
+        if (keys[1:] == keys[:-1]).any():
+            raise_bad_qrels(path)
     return query, docno, relevance
 
 
