@@ -158,13 +158,16 @@ class QrelsIndex:
             self._counts[level] = rel.astype(np.int64), non.astype(np.int64)
         return self._counts[level]
 
-    def _judged_codes(self, docnos) -> np.ndarray:
-        """Vocabulary code of each docno (-1: never judged)."""
+    def _judged_codes(self, docnos, hashes=None) -> np.ndarray:
+        """Vocabulary code of each docno (-1: never judged); ``hashes``: their bytes_hash, when known."""
         if self._vocab_dict is not None or not self._n_vocab:
             get = (self._vocab_dict or {}).get
-            return np.fromiter((get(d, -1) for d in docnos.tolist()), dtype=np.int64, count=len(docnos))
+            return np.fromiter((get(d, -1) for d in as_bytes_array(docnos).tolist()), dtype=np.int64,
+                               count=len(docnos))
         rows, lengths = fixed_bytes(docnos, self._vocab_rows.shape[1])
-        code = self._vocab_index.get(bytes_hash(rows))
+        # (a hash does not depend on the zero padding: the given hashes are those of these rows, or of
+        # docnos longer than every judged one, which the length check below rejects)
+        code = self._vocab_index.get(bytes_hash(rows) if hashes is None else hashes)
         hit = np.flatnonzero(code >= 0)  # confirm the bytes (a hash match is not proof)
         same = (self._vocab_rows.view(np.uint64)[code[hit]] == rows.view(np.uint64)[hit]).all(axis=1)
         code[hit[~same | (lengths[hit] > rows.shape[1])]] = -1
@@ -176,7 +179,7 @@ class QrelsIndex:
         topic_pos = np.minimum(topic_pos, max(len(self.topics) - 1, 0))
         topic_pos = np.where(self.topics[topic_pos] == run.topics, topic_pos, -1) if len(self.topics) else \
             np.full(len(run.topics), -1)
-        judged = self._judged_codes(run.dictionary)
+        judged = self._judged_codes(run.dictionary, getattr(run, "dictionary_hashes", None))
         doc = judged[run.doc_codes]
         row_topic = np.repeat(topic_pos.astype(np.int32), np.diff(run.starts))
         grades = np.full(len(doc), np.nan)

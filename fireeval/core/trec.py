@@ -251,6 +251,9 @@ def _lean_fields(raw: bytes, n_fields: int):
             raw.decode("utf-8")
         except UnicodeDecodeError:
             return None
+    simple = _simple_fields(data, n_fields)
+    if simple is not None:
+        return simple
     space = data <= 32  # whitespace, unless the file holds other control bytes (then the exact table)
     if ((data < 9) | ((data > 13) & (data < 32))).any():
         space = _WHITESPACE[data]
@@ -271,22 +274,45 @@ def _lean_fields(raw: bytes, n_fields: int):
     return data, starts.reshape(-1, n_fields), ends.reshape(-1, n_fields)
 
 
-def _lean_column(fields, col, pad8=False) -> np.ndarray:
-    """Field ``col`` of every line as a numpy bytes (``S``) array (width a multiple of 8 with ``pad8``)."""
+def _simple_fields(data, n_fields):
+    """:func:`_lean_fields` of a file written the usual way (one space or tab between fields, every line
+    ending in a line break, no blank line): every byte <= 32 is a separator, each line's last one its line
+    break. None when the file is not so (the general split then runs)."""
+    if data[0] <= 32 or data[-1] != 10:
+        return None
+    seps = np.flatnonzero(data <= 32)
+    if len(seps) % n_fields:
+        return None
+    seps = seps.reshape(-1, n_fields)
+    kinds = data[seps]
+    if not ((kinds[:, -1] == 10).all() and ((kinds[:, :-1] == 9) | (kinds[:, :-1] == 32)).all()):
+        return None
+    starts = np.empty_like(seps)
+    starts[:, 1:] = seps[:, :-1] + 1
+    starts[0, 0], starts[1:, 0] = 0, seps[:-1, -1] + 1
+    if ((seps - starts) < 1).any():  # two separators in a row: an empty field
+        return None
+    return data, starts, seps
+
+
+#: masks[v] keeps the first v bytes of a little-endian 64-bit word (the words below are little-endian on any machine)
+_WORD_MASKS = np.array([(1 << (8 * v)) - 1 for v in range(8)] + [2**64 - 1], dtype="<u8")
+
+
+def _lean_column(fields, col) -> np.ndarray:
+    """Field ``col`` of every line as a numpy bytes (``S``) array, zero-padded to a multiple of 8 bytes."""
     data, starts, ends = fields
     start = starts[:, col]
     lengths = ends[:, col] - start
-    width = max(int(lengths.max()), 1)
-    if pad8:
-        width = -(-width // 8) * 8
-    out = np.empty((len(start), width), dtype=np.uint8)
-    last = len(data) - 1
-    if int(start.max()) + width > last:  # only the file's last field can reach past its end
-        data = np.concatenate([data, np.zeros(width, np.uint8)])
-    for c in range(width):  # one gather per byte position (fields are short)
-        out[:, c] = data[start + c]
-    out[np.arange(width) >= lengths[:, None]] = 0  # the bytes after each field
-    return out.view(f"S{width}").ravel()
+    words = -(-max(int(lengths.max()), 1) // 8)
+    if int(start.max()) + 8 * words > len(data):  # the file's last field may reach past its end
+        data = np.concatenate([data, np.zeros(8 * words, np.uint8)])
+    # 8 bytes from any offset: a word view of the bytes with a stride of one byte
+    at = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    out = np.empty((len(start), words), dtype="<u8")
+    for w in range(words):  # one gather per 8 bytes of the widest field
+        out[:, w] = at[start + 8 * w] & _WORD_MASKS[np.clip(lengths - 8 * w, 0, 8)]
+    return out.view(f"S{8 * words}").ravel()
 
 
 _NUMBER_BYTES = np.zeros(256, dtype=bool)
@@ -492,8 +518,9 @@ class RunTable:
     topics: np.ndarray
     starts: np.ndarray
     doc_codes: np.ndarray
-    dictionary: np.ndarray  # the run's distinct docnos, a numpy bytes (UTF-8) array
+    dictionary: np.ndarray  # the run's docnos, a numpy bytes (UTF-8) array
     score: np.ndarray
+    dictionary_hashes: np.ndarray | None = None  # bytes_hash of each docno of the dictionary, when known
 
     def __len__(self):
         return len(self.score)
@@ -605,9 +632,10 @@ def _grouped_order(topic, doc, compared, layout):
     """(duplicate?, order) as :func:`_topic_score_order` and the (topic, document) check, one topic block
     at a time: sorting each row of a (topics x longest) table is ~5x faster than one long sort."""
     starts, sizes, _ = layout
-    docs = _padded(doc, layout, -1)  # -1: padding, sorts first
+    docs = _padded(doc, layout, np.iinfo(np.int64).min)  # padding sorts first
     docs.sort(axis=1)
-    duplicate = bool(((docs[:, 1:] == docs[:, :-1]) & (docs[:, :-1] >= 0)).any())
+    pads = docs.shape[1] - sizes  # per topic block: the first `pads` columns are padding
+    duplicate = bool(((docs[:, 1:] == docs[:, :-1]) & (np.arange(1, docs.shape[1]) > pads[:, None])).any())
     del docs
     # NaN pads: numpy sorts it after everything, +inf included (a float32 score below -3.4e38 is -inf,
     # its key +inf, as trec_eval's C float makes it); a real key is never NaN (scores are finite).
@@ -633,9 +661,10 @@ def topic_codes(query: np.ndarray):
 
 
 def _run_columns(path):
-    """``(topic code per row, topic names in string order, document code per row, distinct docnos as a bytes
-    array, scores, tag)`` of a run file, validated. numpy alone for a file up to ``_LEAN_BYTES`` in plain
-    decimal scores; pyarrow's reader otherwise."""
+    """``(topic code per row, topic names in string order, document code per row, docnos as a bytes array,
+    their hashes, scores, tag)`` of a run file, validated. numpy alone for a file up to ``_LEAN_BYTES`` in
+    plain decimal scores: the docnos are then those of every row (document code None: the row itself);
+    pyarrow's reader otherwise: the distinct docnos, and a code per row."""
     raw = _read_bytes(path)
     if not raw or raw.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
         raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
@@ -648,10 +677,10 @@ def _run_columns(path):
             data, starts, ends = fields
             tag = data[starts[0, 5]:ends[0, 5]].tobytes().decode("utf-8")
             topic, names = topic_codes(_lean_column(fields, 0))
-            docnos = _lean_column(fields, 2, pad8=True)
+            docnos = _lean_column(fields, 2)
             del fields, data, starts, ends, raw
-            doc, firsts = intern_rows(docnos.view(np.uint8).reshape(len(docnos), -1))
-            return topic, names, doc, docnos[firsts], score, tag
+            return topic, names, None, docnos, bytes_hash(docnos.view(np.uint8).reshape(len(docnos), -1)), \
+                score, tag
     del raw
     import pyarrow.types as pa_types
 
@@ -666,7 +695,9 @@ def _run_columns(path):
     by_name = np.argsort(names, kind="stable")  # topics in string order
     topic_rank = np.empty(len(names), dtype=np.int32)
     topic_rank[by_name] = np.arange(len(names))
-    return topic_rank[query], names[by_name], doc, as_bytes_array(dictionary), score, tag
+    dictionary = as_bytes_array(dictionary)
+    hashes = bytes_hash(fixed_bytes(dictionary)[0])
+    return topic_rank[query], names[by_name], doc, dictionary, hashes, score, tag
 
 
 def read_run_table(path, score_precision: str = "float") -> RunTable:
@@ -677,20 +708,23 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     twice for one topic.
     """
     dtype = _check_precision(score_precision)
-    topic, names, doc, dictionary, score, tag = _run_columns(path)
+    topic, names, doc, dictionary, hashes, score, tag = _run_columns(path)
     with np.errstate(over="ignore"):  # beyond float32's range a score is +-inf, as trec_eval's C float
         compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
+    # a document twice for one topic: its hash twice, then confirmed on the bytes (a hash match is not proof)
+    key = hashes.view(np.int64) if doc is None else hashes.view(np.int64)[doc]
     layout = _grouped_layout(topic, len(names))
     if layout is not None:
-        duplicate, order = _grouped_order(topic, doc, compared, layout)
+        duplicate, order = _grouped_order(topic, key, compared, layout)
         del layout
     else:
-        pair = np.sort(topic.astype(np.int64) * len(dictionary) + doc)
-        duplicate = bool((pair[1:] == pair[:-1]).any())
+        pair = np.lexsort((key, topic))
+        duplicate = bool(((topic[pair[1:]] == topic[pair[:-1]]) & (key[pair[1:]] == key[pair[:-1]])).any())
         del pair
         order = None
-    if duplicate:
-        raise_bad_run(path)  # a document twice for one topic: the scan names the line
+    del key
+    if duplicate and _has_duplicate_docnos(topic, dictionary if doc is None else dictionary[doc]):
+        raise_bad_run(path)  # the scan names the line
     if order is None:
         order = _topic_score_order(topic, compared)
     t, c = topic[order], compared[order]
@@ -702,12 +736,19 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
         block = np.cumsum(np.r_[True, ~same][tied])  # one id per tied (topic, score) block
         rows = order[tied]
         # docnos compared as bytes, as trec_eval's strcmp (distinct within a block: duplicates are refused)
-        by_docno = np.argsort(dictionary[doc[rows]], kind="stable")
+        by_docno = np.argsort(dictionary[rows if doc is None else doc[rows]], kind="stable")
         docno_rank = np.empty(len(rows), dtype=np.int64)
         docno_rank[by_docno] = np.arange(len(rows))
         order[tied] = rows[np.lexsort((-docno_rank, block))]
     starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
-    return RunTable(str(path), tag, names, starts, doc[order], dictionary, score[order])
+    return RunTable(str(path), tag, names, starts, order if doc is None else doc[order], dictionary, score[order],
+                    hashes)
+
+
+def _has_duplicate_docnos(topic, docnos) -> bool:
+    """Whether a docno (bytes) appears twice for one topic, compared exactly."""
+    pair = np.lexsort((docnos, topic))
+    return bool(((topic[pair[1:]] == topic[pair[:-1]]) & (docnos[pair[1:]] == docnos[pair[:-1]])).any())
 
 
 def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score_precision: str = "float"):
@@ -812,7 +853,7 @@ def read_qrels_columns(path, check_duplicates: bool = True):
             raise_bad_qrels(path)
         values.append(int(text.split(b".")[0]))
     relevance = np.array(values, dtype=np.int64)[np.searchsorted(np.array(texts, dtype=grades.dtype), grades)]
-    query, docno = _lean_column(fields, 0), _lean_column(fields, 2, pad8=True)
+    query, docno = _lean_column(fields, 0), _lean_column(fields, 2)
     if check_duplicates:
         topic, _ = topic_codes(query)
         doc, firsts = intern_rows(docno.view(np.uint8).reshape(len(docno), -1))
