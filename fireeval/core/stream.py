@@ -97,21 +97,24 @@ class QrelsIndex:
         t, self.topics = topic_codes(query)  # topics sorted as strings, as trec_eval prints them
         t = t.astype(np.int64)
         # documents are found by a 64-bit hash of their bytes (padded to whole words), computed once here
-        rows, _ = fixed_bytes(docno, -(-max(docno.dtype.itemsize, 1) // 8) * 8)
-        d, firsts = intern_rows(rows)
+        if docno.dtype.itemsize % 8 == 0 and len(docno):  # as the reader gives them: whole words
+            rows = docno.view(np.uint8).reshape(len(docno), -1)
+        else:
+            rows, _ = fixed_bytes(docno, -(-max(docno.dtype.itemsize, 1) // 8) * 8)
+        d, firsts, hashes = intern_rows(rows)
+        hashes = hashes[firsts]
         self._vocab_rows = rows[firsts]
         self.vocabulary = self._vocab_rows.view(f"S{rows.shape[1]}").ravel()  # distinct docnos, bytes
         del rows
         self._n_vocab = len(firsts)
         keys = t * self._n_vocab + d
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # (keys are distinct, or refused below)
         self.keys, self.grades = keys[order], np.asarray(relevance, dtype=np.int64)[order].astype(float)
         if (self.keys[1:] == self.keys[:-1]).any():  # a document judged twice for one topic
             if source is not None:
                 raise_bad_qrels(source)  # names the line
             raise ValueError("qrels judge a document twice for one topic; keep one line per (topic, document)")
         self.row_topic = t[order]
-        hashes = bytes_hash(self._vocab_rows)
         self._vocab_dict = self._vocab_index = None
         ordered = np.sort(hashes)  # (np.unique would import numpy.ma: 0.1 s of start-up)
         if (ordered[1:] == ordered[:-1]).any():  # a collision: fall back to a dict

@@ -429,14 +429,14 @@ def as_bytes_array(values) -> np.ndarray:
 
 
 def intern_rows(rows: np.ndarray):
-    """``(codes, firsts)`` of fixed-width byte rows: equal rows share a code, ``rows[firsts]`` are the
-    distinct rows (code ``i`` is ``rows[firsts[i]]``). One sort of 64-bit hashes, the bytes confirmed;
-    an exact sort of the bytes only when two distinct rows share a hash."""
+    """``(codes, firsts, hashes)`` of fixed-width byte rows: equal rows share a code, ``rows[firsts]`` are
+    the distinct rows (code ``i`` is ``rows[firsts[i]]``), ``hashes`` their :func:`bytes_hash`. One sort of
+    64-bit hashes, the bytes confirmed; an exact sort of the bytes only when two distinct rows share a hash."""
     n = len(rows)
     if not n:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint64)
     hashes = bytes_hash(rows)
-    order = np.argsort(hashes, kind="stable")
+    order = np.argsort(hashes)  # (any order of equal rows: they are one code)
     ordered = hashes[order]
     new = np.r_[True, ordered[1:] != ordered[:-1]]
     words = rows.view(np.uint64)
@@ -448,7 +448,7 @@ def intern_rows(rows: np.ndarray):
         new = np.r_[True, ordered[1:] != ordered[:-1]]
     codes = np.empty(n, dtype=np.int64)
     codes[order] = np.cumsum(new) - 1
-    return codes, order[new]
+    return codes, order[new], hashes
 
 
 _HASH_MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
@@ -856,7 +856,7 @@ def read_qrels_columns(path, check_duplicates: bool = True):
     query, docno = _lean_column(fields, 0), _lean_column(fields, 2)
     if check_duplicates:
         topic, _ = topic_codes(query)
-        doc, firsts = intern_rows(docno.view(np.uint8).reshape(len(docno), -1))
+        doc, firsts, _ = intern_rows(docno.view(np.uint8).reshape(len(docno), -1))
         keys = np.sort(topic.astype(np.int64) * max(len(firsts), 1) + doc)
         if (keys[1:] == keys[:-1]).any():
             raise_bad_qrels(path)
