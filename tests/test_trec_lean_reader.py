@@ -110,3 +110,11 @@ def test_evaluate_imports_neither_pyarrow_nor_pandas(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(qrels), str(run)], capture_output=True, text=True,
                           check=True)
     assert "map" in done.stdout and done.stderr.strip() == ""
+
+
+@pytest.mark.parametrize("score", ["1e400", "-1e400", "nan", "inf", "Infinity", "1_0"])
+def test_scores_that_are_not_finite_numbers_name_their_line(tmp_path, score):
+    path = tmp_path / "r.txt"
+    path.write_text(f"1 Q0 a 0 1 t\n1 Q0 b 0 {score} t\n")
+    with pytest.raises(TrecFormatError, match=rf"r.txt:2: score '{score}' is not a finite number"):
+        read_run_table(path)

@@ -167,13 +167,27 @@ class QrelsIndex:
             get = (self._vocab_dict or {}).get
             return np.fromiter((get(d, -1) for d in as_bytes_array(docnos).tolist()), dtype=np.int64,
                                count=len(docnos))
-        rows, lengths = fixed_bytes(docnos, self._vocab_rows.shape[1])
-        # (a hash does not depend on the zero padding: the given hashes are those of these rows, or of
-        # docnos longer than every judged one, which the length check below rejects)
-        code = self._vocab_index.get(bytes_hash(rows) if hashes is None else hashes)
-        hit = np.flatnonzero(code >= 0)  # confirm the bytes (a hash match is not proof)
-        same = (self._vocab_rows.view(np.uint64)[code[hit]] == rows.view(np.uint64)[hit]).all(axis=1)
-        code[hit[~same | (lengths[hit] > rows.shape[1])]] = -1
+        docnos = as_bytes_array(docnos)
+        if hashes is None or docnos.dtype.itemsize % 8:
+            rows, _ = fixed_bytes(docnos, -(-max(docnos.dtype.itemsize, 1) // 8) * 8)
+            hashes = bytes_hash(rows)
+        code = self._vocab_index.get(hashes)
+        # confirm the bytes of the matches only (a hash match is not proof), word by word; the wider side
+        # must be zero beyond the narrower one (a hash does not depend on zero padding)
+        hit = np.flatnonzero(code >= 0)
+        if not len(hit):
+            return code
+        mine = np.ascontiguousarray(docnos[hit]).view(np.uint8).reshape(len(hit), -1)
+        if mine.shape[1] % 8:
+            mine, _ = fixed_bytes(docnos[hit], -(-mine.shape[1] // 8) * 8)
+        mine, judged = mine.view(np.uint64), self._vocab_rows.view(np.uint64)[code[hit]]
+        common = min(mine.shape[1], judged.shape[1])
+        same = (mine[:, :common] == judged[:, :common]).all(axis=1)
+        if mine.shape[1] > common:
+            same &= ~mine[:, common:].any(axis=1)
+        elif judged.shape[1] > common:
+            same &= ~judged[:, common:].any(axis=1)
+        code[hit[~same]] = -1
         return code
 
     def lookup(self, run: RunTable):

@@ -319,11 +319,15 @@ _NUMBER_BYTES = np.zeros(256, dtype=bool)
 _NUMBER_BYTES[list(b"0123456789+-.eE")] = True
 
 
-def _lean_scores(texts: np.ndarray):
+def _lean_scores(texts: np.ndarray, check_bytes: bool = True):
     """Scores of a bytes array as float64, or None when any is other than plain decimal or exponent notation
-    (``inf``, ``nan``, ``0x1``, ``1_0``...: pyarrow's reader then decides, as for every file before)."""
-    if not _NUMBER_BYTES[texts.view(np.uint8)].sum() == (texts.view(np.uint8) != 0).sum():
-        return None
+    (``0x1``, ``1_0``, ``nan``...: pyarrow's reader then decides, as for every file before). ``check_bytes``
+    False: the file holds no ``_`` (numpy would read ``1_0`` as 10, pyarrow refuses it) and the letters
+    numpy also takes (``inf``, ``nan``) are caught as non-finite after."""
+    if check_bytes:
+        data = texts.view(np.uint8)
+        if _NUMBER_BYTES[data].sum() != (data != 0).sum():
+            return None
     try:
         return texts.astype(np.float64)
     except ValueError:
@@ -672,8 +676,10 @@ def _run_columns(path):
         fields = _lean_fields(raw, 6)
         if fields is None:
             raise_bad_run(path)
-        score = _lean_scores(_lean_column(fields, 4))
+        score = _lean_scores(_lean_column(fields, 4), check_bytes=b"_" in raw)
         if score is not None:
+            if not np.isfinite(score).all():  # inf, nan, 1e400: the scan names the line
+                raise_bad_run(path)
             data, starts, ends = fields
             tag = data[starts[0, 5]:ends[0, 5]].tobytes().decode("utf-8")
             topic, names = topic_codes(_lean_column(fields, 0))
