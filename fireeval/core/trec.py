@@ -241,8 +241,9 @@ _WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on, as
 
 def _lean_fields(raw: bytes, n_fields: int):
     """``(data, starts, ends)``: the file's bytes and the (lines x n_fields) start and end offsets of its
-    fields, split on any run of whitespace as :func:`_first_bad_line` splits a line; None when a non-blank
-    line has another number of fields or the file is not UTF-8 (the line scan then names the line)."""
+    fields (``starts`` None: each field starts one byte after the previous one ends), split on any run of
+    whitespace as :func:`_first_bad_line` splits a line; None when a non-blank line has another number of
+    fields or the file is not UTF-8 (the line scan then names the line)."""
     data = np.frombuffer(raw, dtype=np.uint8)
     if not len(data):
         return None
@@ -287,22 +288,27 @@ def _simple_fields(data, n_fields):
     kinds = data[seps]
     if not ((kinds[:, -1] == 10).all() and ((kinds[:, :-1] == 9) | (kinds[:, :-1] == 32)).all()):
         return None
-    starts = np.empty_like(seps)
-    starts[:, 1:] = seps[:, :-1] + 1
-    starts[0, 0], starts[1:, 0] = 0, seps[:-1, -1] + 1
-    if ((seps - starts) < 1).any():  # two separators in a row: an empty field
+    if (np.diff(seps.ravel()) < 2).any():  # two separators in a row: an empty field (data[0] is not one)
         return None
-    return data, starts, seps
+    return data, None, seps  # a field ends at its separator; the next starts one byte after
 
 
 #: masks[v] keeps the first v bytes of a little-endian 64-bit word (the words below are little-endian on any machine)
 _WORD_MASKS = np.array([(1 << (8 * v)) - 1 for v in range(8)] + [2**64 - 1], dtype="<u8")
 
 
+def _field_starts(fields, col) -> np.ndarray:
+    """Offset of field ``col`` on every line."""
+    _, starts, ends = fields
+    if starts is not None:
+        return starts[:, col]
+    return ends[:, col - 1] + 1 if col else np.r_[0, ends[:-1, -1] + 1]
+
+
 def _lean_column(fields, col) -> np.ndarray:
     """Field ``col`` of every line as a numpy bytes (``S``) array, zero-padded to a multiple of 8 bytes."""
-    data, starts, ends = fields
-    start = starts[:, col]
+    data, _, ends = fields
+    start = _field_starts(fields, col)
     lengths = ends[:, col] - start
     words = -(-max(int(lengths.max()), 1) // 8)
     if int(start.max()) + 8 * words > len(data):  # the file's last field may reach past its end
@@ -680,11 +686,11 @@ def _run_columns(path):
         if score is not None:
             if not np.isfinite(score).all():  # inf, nan, 1e400: the scan names the line
                 raise_bad_run(path)
-            data, starts, ends = fields
-            tag = data[starts[0, 5]:ends[0, 5]].tobytes().decode("utf-8")
+            data, _, ends = fields
+            tag = data[_field_starts(fields, 5)[0]:ends[0, 5]].tobytes().decode("utf-8")
             topic, names = topic_codes(_lean_column(fields, 0))
             docnos = _lean_column(fields, 2)
-            del fields, data, starts, ends, raw
+            del fields, data, ends, raw
             return topic, names, None, docnos, bytes_hash(docnos.view(np.uint8).reshape(len(docnos), -1)), \
                 score, tag
     del raw
