@@ -15,8 +15,8 @@ import numpy as np
 
 from fireeval.core import ranking
 from fireeval.core.evaluation import Measure, _compute, _Context, parse_measures
-from fireeval.core.trec import (RunTable, arrow_call, bytes_hash, fixed_bytes, raise_bad_qrels, read_qrels_table,
-                                to_numpy)
+from fireeval.core.trec import (RunTable, topic_codes, as_bytes_array, bytes_hash, fixed_bytes, intern_rows,
+                                raise_bad_qrels, read_qrels_columns)
 
 __all__ = ["QrelsIndex", "score_run", "RunScores"]
 
@@ -92,38 +92,33 @@ class QrelsIndex:
     """
 
     def __init__(self, query, docno, relevance, relevance_level: int = 1, source=None):
-        import pyarrow as pa
-
-        query = pa.array(np.asarray(query, dtype=str), pa.string()) if not isinstance(query, pa.Array) else query
-        docno = pa.array(np.asarray(docno, dtype=str), pa.string()) if not isinstance(docno, pa.Array) else docno
+        query, docno = as_bytes_array(query), as_bytes_array(docno)
         self.relevance_level = int(relevance_level)
-        # one hash pass per column: codes and their dictionaries
-        q_enc = arrow_call("dictionary_encode", [query])
-        names = np.asarray(q_enc.dictionary.to_pylist(), dtype=str)
-        by_name = np.argsort(names, kind="stable")  # topics sorted as strings, as trec_eval prints them
-        rank = np.empty(len(names), dtype=np.int64)
-        rank[by_name] = np.arange(len(names))
-        self.topics = names[by_name]
-        t = rank[to_numpy(q_enc.indices)]
-        d_enc = arrow_call("dictionary_encode", [docno])
-        self.vocabulary = d_enc.dictionary
-        d = to_numpy(d_enc.indices).astype(np.int64)
-        self._n_vocab = len(self.vocabulary)
+        t, self.topics = topic_codes(query)  # topics sorted as strings, as trec_eval prints them
+        t = t.astype(np.int64)
+        # documents are found by a 64-bit hash of their bytes (padded to whole words), computed once here
+        if docno.dtype.itemsize % 8 == 0 and len(docno):  # as the reader gives them: whole words
+            rows = docno.view(np.uint8).reshape(len(docno), -1)
+        else:
+            rows, _ = fixed_bytes(docno, -(-max(docno.dtype.itemsize, 1) // 8) * 8)
+        d, firsts, hashes = intern_rows(rows)
+        hashes = hashes[firsts]
+        self._vocab_rows = rows[firsts]
+        self.vocabulary = self._vocab_rows.view(f"S{rows.shape[1]}").ravel()  # distinct docnos, bytes
+        del rows
+        self._n_vocab = len(firsts)
         keys = t * self._n_vocab + d
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # (keys are distinct, or refused below)
         self.keys, self.grades = keys[order], np.asarray(relevance, dtype=np.int64)[order].astype(float)
         if (self.keys[1:] == self.keys[:-1]).any():  # a document judged twice for one topic
             if source is not None:
                 raise_bad_qrels(source)  # names the line
             raise ValueError("qrels judge a document twice for one topic; keep one line per (topic, document)")
         self.row_topic = t[order]
-        # documents are found by a 64-bit hash of their bytes, computed once here, not for every run
-        self._vocab_rows, _ = fixed_bytes(self.vocabulary)
-        hashes = bytes_hash(self._vocab_rows)
         self._vocab_dict = self._vocab_index = None
         ordered = np.sort(hashes)  # (np.unique would import numpy.ma: 0.1 s of start-up)
         if (ordered[1:] == ordered[:-1]).any():  # a collision: fall back to a dict
-            self._vocab_dict = {d: i for i, d in enumerate(self.vocabulary.to_pylist())}
+            self._vocab_dict = {d: i for i, d in enumerate(self.vocabulary.tolist())}
         else:
             self._vocab_index = _IntIndex(hashes)
         self._pair_index = self._dense_table = None
@@ -148,7 +143,7 @@ class QrelsIndex:
     @classmethod
     def read(cls, path, relevance_level: int = 1) -> "QrelsIndex":
         """Read a qrels file (plain or gzip), validated as :func:`fireeval.core.trec.read_qrels_table`."""
-        return cls(*read_qrels_table(path, check_duplicates=False), relevance_level=relevance_level, source=path)
+        return cls(*read_qrels_columns(path, check_duplicates=False), relevance_level=relevance_level, source=path)
 
     @classmethod
     def from_qrels(cls, qrels) -> "QrelsIndex":
@@ -166,16 +161,33 @@ class QrelsIndex:
             self._counts[level] = rel.astype(np.int64), non.astype(np.int64)
         return self._counts[level]
 
-    def _judged_codes(self, docnos) -> np.ndarray:
-        """Vocabulary code of each docno (-1: never judged)."""
+    def _judged_codes(self, docnos, hashes=None) -> np.ndarray:
+        """Vocabulary code of each docno (-1: never judged); ``hashes``: their bytes_hash, when known."""
         if self._vocab_dict is not None or not self._n_vocab:
             get = (self._vocab_dict or {}).get
-            return np.fromiter((get(d, -1) for d in docnos.to_pylist()), dtype=np.int64, count=len(docnos))
-        rows, lengths = fixed_bytes(docnos, self._vocab_rows.shape[1])
-        code = self._vocab_index.get(bytes_hash(rows))
-        hit = np.flatnonzero(code >= 0)  # confirm the bytes (a hash match is not proof)
-        same = (self._vocab_rows.view(np.uint64)[code[hit]] == rows.view(np.uint64)[hit]).all(axis=1)
-        code[hit[~same | (lengths[hit] > rows.shape[1])]] = -1
+            return np.fromiter((get(d, -1) for d in as_bytes_array(docnos).tolist()), dtype=np.int64,
+                               count=len(docnos))
+        docnos = as_bytes_array(docnos)
+        if hashes is None or docnos.dtype.itemsize % 8:
+            rows, _ = fixed_bytes(docnos, -(-max(docnos.dtype.itemsize, 1) // 8) * 8)
+            hashes = bytes_hash(rows)
+        code = self._vocab_index.get(hashes)
+        # confirm the bytes of the matches only (a hash match is not proof), word by word; the wider side
+        # must be zero beyond the narrower one (a hash does not depend on zero padding)
+        hit = np.flatnonzero(code >= 0)
+        if not len(hit):
+            return code
+        mine = np.ascontiguousarray(docnos[hit]).view(np.uint8).reshape(len(hit), -1)
+        if mine.shape[1] % 8:
+            mine, _ = fixed_bytes(docnos[hit], -(-mine.shape[1] // 8) * 8)
+        mine, judged = mine.view(np.uint64), self._vocab_rows.view(np.uint64)[code[hit]]
+        common = min(mine.shape[1], judged.shape[1])
+        same = (mine[:, :common] == judged[:, :common]).all(axis=1)
+        if mine.shape[1] > common:
+            same &= ~mine[:, common:].any(axis=1)
+        elif judged.shape[1] > common:
+            same &= ~judged[:, common:].any(axis=1)
+        code[hit[~same]] = -1
         return code
 
     def lookup(self, run: RunTable):
@@ -184,7 +196,7 @@ class QrelsIndex:
         topic_pos = np.minimum(topic_pos, max(len(self.topics) - 1, 0))
         topic_pos = np.where(self.topics[topic_pos] == run.topics, topic_pos, -1) if len(self.topics) else \
             np.full(len(run.topics), -1)
-        judged = self._judged_codes(run.dictionary)
+        judged = self._judged_codes(run.dictionary, getattr(run, "dictionary_hashes", None))
         doc = judged[run.doc_codes]
         row_topic = np.repeat(topic_pos.astype(np.int32), np.diff(run.starts))
         grades = np.full(len(doc), np.nan)
@@ -294,9 +306,8 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     Examples
     --------
     >>> from fireeval.core.trec import RunTable
-    >>> import pyarrow as pa
     >>> q = QrelsIndex(["1", "1"], ["a", "b"], [1, 0])
-    >>> r = RunTable("r", "t", np.array(["1"]), np.array([0, 2]), np.array([1, 0]), pa.array(["a", "b"]),
+    >>> r = RunTable("r", "t", np.array(["1"]), np.array([0, 2]), np.array([1, 0]), np.array([b"a", b"b"]),
     ...              np.array([2.0, 1.0]))
     >>> score_run(r, q, ["P_5", "relstring"]).values["relstring"].tolist()
     ['01']

@@ -11,10 +11,13 @@ Files may be gzip-compressed (detected from the content, not the name).
 
 Fields are separated by any run of spaces and tabs, as trec_eval splits them: an
 empty field (two separators in a row, a leading or trailing separator) is never read
-as a value, and a tab-separated file's fields cannot contain spaces. The readers parse
-with pyarrow's C++ CSV reader (single separator) after normalising any other
-whitespace, and when anything looks wrong re-scan the file line by line to report the
-*first* offending line exactly, so a user never sees a traceback from a parser.
+as a value, and a tab-separated file's fields cannot contain spaces. The readers of
+``fireeval evaluate`` (:func:`read_run_table`, :func:`read_qrels_columns`) split files up to
+64 MB with numpy alone (no pyarrow import: ~55 MB of memory and ~0.1 s of start-up);
+larger files, and the DataFrame readers, parse with pyarrow's C++ CSV reader (single
+separator) after normalising any other whitespace. When anything looks wrong, every reader
+re-scans the file line by line to report the *first* offending line exactly, so a user
+never sees a traceback from a parser.
 """
 from __future__ import annotations
 
@@ -34,6 +37,10 @@ __all__ = [
     "read_qrels",
     "read_run_table",
     "read_qrels_table",
+    "read_qrels_columns",
+    "topic_codes",
+    "as_bytes_array",
+    "intern_rows",
     "RunTable",
     "fixed_bytes",
     "write_run",
@@ -227,6 +234,115 @@ def _arrow_table(raw: bytes, names, types, include):
         return None
 
 
+#: Files up to this size (after gunzip) are split with numpy alone: no pyarrow import (~55 MB of memory and
+#: ~0.1 s of start-up, more than parsing a TREC-8 run takes). Larger files go to pyarrow's threaded reader.
+_LEAN_BYTES = 64 << 20
+
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on, as the line scan does
+
+
+def _lean_fields(raw: bytes, n_fields: int):
+    """``(data, starts, ends)``: the file's bytes and the (lines x n_fields) start and end offsets of its
+    fields (``starts`` None: each field starts one byte after the previous one ends), split on any run of
+    whitespace as :func:`_first_bad_line` splits a line; None when a non-blank line has another number of
+    fields or the file is not UTF-8 (the line scan then names the line)."""
+    data = np.frombuffer(raw, dtype=np.uint8)
+    if not len(data):
+        return None
+    if data.max() >= 0x80:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    simple = _simple_fields(data, n_fields)
+    if simple is not None:
+        return simple
+    space = data <= 32  # whitespace, unless the file holds other control bytes (then the exact table)
+    if ((data < 9) | ((data > 13) & (data < 32))).any():
+        space = _WHITESPACE[data]
+    flips = np.flatnonzero(space[1:] != space[:-1]) + 1  # field starts and ends, alternating
+    del space
+    head = [0] if not _WHITESPACE[data[0]] else []
+    tail = [len(data)] if not _WHITESPACE[data[-1]] else []
+    if head or tail:
+        flips = np.concatenate([np.array(head, np.int64), flips, np.array(tail, np.int64)])
+    starts, ends = flips[0::2], flips[1::2]
+    if not len(starts) or len(starts) % n_fields:
+        return None
+    # fields per line: the fields before each line break, differenced
+    before = np.searchsorted(starts, np.flatnonzero(data == 10))
+    per_line = np.diff(np.r_[0, before, len(starts)])
+    if ((per_line != 0) & (per_line != n_fields)).any():
+        return None  # a line with more or fewer fields
+    return data, starts.reshape(-1, n_fields), ends.reshape(-1, n_fields)
+
+
+def _simple_fields(data, n_fields):
+    """:func:`_lean_fields` of a file written the usual way (one space or tab between fields, every line
+    ending in a line break, no blank line): every byte <= 32 is a separator, each line's last one its line
+    break. None when the file is not so (the general split then runs)."""
+    if data[0] <= 32 or data[-1] != 10:
+        return None
+    seps = np.flatnonzero(data <= 32)
+    if len(seps) % n_fields:
+        return None
+    seps = seps.reshape(-1, n_fields)
+    kinds = data[seps]
+    if not ((kinds[:, -1] == 10).all() and ((kinds[:, :-1] == 9) | (kinds[:, :-1] == 32)).all()):
+        return None
+    if (np.diff(seps.ravel()) < 2).any():  # two separators in a row: an empty field (data[0] is not one)
+        return None
+    return data, None, seps  # a field ends at its separator; the next starts one byte after
+
+
+#: masks[v] keeps the first v bytes of a little-endian 64-bit word (the words below are little-endian on any machine)
+_WORD_MASKS = np.array([(1 << (8 * v)) - 1 for v in range(8)] + [2**64 - 1], dtype="<u8")
+
+
+def _field_starts(fields, col) -> np.ndarray:
+    """Offset of field ``col`` on every line."""
+    _, starts, ends = fields
+    if starts is not None:
+        return starts[:, col]
+    return ends[:, col - 1] + 1 if col else np.r_[0, ends[:-1, -1] + 1]
+
+
+def _lean_column(fields, col) -> np.ndarray:
+    """Field ``col`` of every line as a numpy bytes (``S``) array, zero-padded to a multiple of 8 bytes."""
+    data, _, ends = fields
+    start = _field_starts(fields, col)
+    lengths = ends[:, col] - start
+    words = -(-max(int(lengths.max()), 1) // 8)
+    if int(start.max()) + 8 * words > len(data):  # the file's last field may reach past its end
+        data = np.concatenate([data, np.zeros(8 * words, np.uint8)])
+    # 8 bytes from any offset: a word view of the bytes with a stride of one byte
+    at = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    out = np.empty((len(start), words), dtype="<u8")
+    for w in range(words):  # one gather per 8 bytes of the widest field
+        out[:, w] = at[start + 8 * w] & _WORD_MASKS[np.clip(lengths - 8 * w, 0, 8)]
+    return out.view(f"S{8 * words}").ravel()
+
+
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[list(b"0123456789+-.eE")] = True
+
+
+def _lean_scores(texts: np.ndarray, check_bytes: bool = True):
+    """Scores of a bytes array as float64, or None when any is other than plain decimal or exponent notation
+    (``0x1``, ``1_0``, ``nan``...: pyarrow's reader then decides, as for every file before). ``check_bytes``
+    False: the file holds no ``_`` (numpy would read ``1_0`` as 10, pyarrow refuses it) and the letters
+    numpy also takes (``inf``, ``nan``) are caught as non-finite after."""
+    if check_bytes:
+        data = texts.view(np.uint8)
+        if _NUMBER_BYTES[data].sum() != (data != 0).sum():
+            return None
+    try:
+        return texts.astype(np.float64)
+    except ValueError:
+        return None
+
+
 def _raise_first_bad_line(path, n_fields, checks, what):
     found = _first_bad_line(path, n_fields, checks)
     if found is None:  # the parser disagreed with the scan: report rather than guess
@@ -273,6 +389,8 @@ def fixed_bytes(array, width: int | None = None):
     ``lengths``). No Python string is made: documents are matched against the qrels
     on these bytes.
     """
+    if isinstance(array, np.ndarray):
+        return _fixed_rows(array, width)
     if hasattr(array, "combine_chunks"):
         array = array.combine_chunks()
     n = len(array)
@@ -290,6 +408,60 @@ def fixed_bytes(array, width: int | None = None):
     for col in range(width):  # one gather per byte position: small, cache-friendly temporaries
         out[:, col] = np.where(col < lengths, data[np.minimum(start + col, last)], 0)
     return out, lengths
+
+
+def _fixed_rows(texts: np.ndarray, width: int | None = None):
+    """:func:`fixed_bytes` of a numpy bytes (``S``) array: its own buffer, padded or cut to ``width``."""
+    texts = np.ascontiguousarray(texts)
+    if texts.dtype.kind != "S":
+        raise TypeError(f"fixed_bytes: expected a bytes (S) array, not {texts.dtype}")
+    size = max(texts.dtype.itemsize, 1)
+    rows = texts.view(np.uint8).reshape(len(texts), texts.dtype.itemsize) if texts.dtype.itemsize else \
+        np.zeros((len(texts), 1), np.uint8)
+    lengths = (rows != 0).sum(axis=1)  # (a TREC field holds no NUL byte: the readers refuse them)
+    if width is None:
+        width = -(-size // 8) * 8
+    if width == rows.shape[1]:
+        return rows, lengths
+    out = np.zeros((len(texts), width), dtype=np.uint8)
+    keep = min(width, rows.shape[1])
+    out[:, :keep] = rows[:, :keep]
+    return out, lengths
+
+
+def as_bytes_array(values) -> np.ndarray:
+    """Texts as a numpy bytes (``S``, UTF-8) array: a bytes array as it is, a pyarrow string array through its
+    buffers, anything else (strings, numbers) through ``str``."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "S":
+        return values
+    if hasattr(values, "buffers") or hasattr(values, "combine_chunks"):  # pyarrow (chunked) string array
+        rows, _ = fixed_bytes(values)
+        return rows.view(f"S{rows.shape[1]}").ravel()
+    encoded = [str(v).encode("utf-8") for v in values]
+    return np.array(encoded, dtype="S") if encoded else np.zeros(0, dtype="S1")
+
+
+def intern_rows(rows: np.ndarray):
+    """``(codes, firsts, hashes)`` of fixed-width byte rows: equal rows share a code, ``rows[firsts]`` are
+    the distinct rows (code ``i`` is ``rows[firsts[i]]``), ``hashes`` their :func:`bytes_hash`. One sort of
+    64-bit hashes, the bytes confirmed; an exact sort of the bytes only when two distinct rows share a hash."""
+    n = len(rows)
+    if not n:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    hashes = bytes_hash(rows)
+    order = np.argsort(hashes)  # (any order of equal rows: they are one code)
+    ordered = hashes[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    words = rows.view(np.uint64)
+    repeat = np.flatnonzero(~new)
+    if len(repeat) and not (words[order[repeat]] == words[order[repeat - 1]]).all():  # a hash collision
+        texts = rows.view(f"S{rows.shape[1]}").ravel()
+        order = np.argsort(texts, kind="stable")
+        ordered = texts[order]
+        new = np.r_[True, ordered[1:] != ordered[:-1]]
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes, order[new], hashes
 
 
 _HASH_MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
@@ -359,16 +531,23 @@ class RunTable:
     topics: np.ndarray
     starts: np.ndarray
     doc_codes: np.ndarray
-    dictionary: object  # pyarrow StringArray of the run's distinct docnos
+    dictionary: np.ndarray  # the run's docnos, a numpy bytes (UTF-8) array
     score: np.ndarray
+    dictionary_hashes: np.ndarray | None = None  # bytes_hash of each docno of the dictionary, when known
 
     def __len__(self):
         return len(self.score)
 
+    def docnos(self) -> list:
+        """Docnos in row order, as strings."""
+        return [d.decode("utf-8") for d in self.dictionary[self.doc_codes].tolist()]
+
     @property
     def docno(self):
         """Docnos in row order (a pyarrow array)."""
-        return arrow_call("take", [self.dictionary, to_arrow(self.doc_codes)])
+        import pyarrow as pa
+
+        return pa.array(self.docnos(), pa.string())
 
 
 def _check_precision(score_precision):
@@ -466,9 +645,10 @@ def _grouped_order(topic, doc, compared, layout):
     """(duplicate?, order) as :func:`_topic_score_order` and the (topic, document) check, one topic block
     at a time: sorting each row of a (topics x longest) table is ~5x faster than one long sort."""
     starts, sizes, _ = layout
-    docs = _padded(doc, layout, -1)  # -1: padding, sorts first
+    docs = _padded(doc, layout, np.iinfo(np.int64).min)  # padding sorts first
     docs.sort(axis=1)
-    duplicate = bool(((docs[:, 1:] == docs[:, :-1]) & (docs[:, :-1] >= 0)).any())
+    pads = docs.shape[1] - sizes  # per topic block: the first `pads` columns are padding
+    duplicate = bool(((docs[:, 1:] == docs[:, :-1]) & (np.arange(1, docs.shape[1]) > pads[:, None])).any())
     del docs
     # NaN pads: numpy sorts it after everything, +inf included (a float32 score below -3.4e38 is -inf,
     # its key +inf, as trec_eval's C float makes it); a real key is never NaN (scores are finite).
@@ -482,14 +662,41 @@ def _grouped_order(topic, doc, compared, layout):
     return duplicate, rows[np.arange(rows.shape[1]) < sizes[by_topic, None]]
 
 
-def read_run_table(path, score_precision: str = "float") -> RunTable:
-    """Read, validate and order a run file without pandas (the fast path of ``fireeval evaluate``).
+def topic_codes(query: np.ndarray):
+    """``(code per row, names)`` of a bytes array of topic ids: names sorted as strings (trec_eval's order).
+    Only the first row of each run of equal ids is looked at (a run lists a topic's rows together)."""
+    heads = np.r_[0, np.flatnonzero(query[1:] != query[:-1]) + 1]
+    head_ids = query[heads].tolist()
+    names = sorted(set(head_ids))  # bytes order: code point order of the UTF-8 texts
+    rank = {name: i for i, name in enumerate(names)}
+    codes = np.repeat(np.array([rank[h] for h in head_ids], dtype=np.int32), np.diff(np.r_[heads, len(query)]))
+    return codes, np.array([n.decode("utf-8") for n in names], dtype=str)
 
-    Raises :class:`TrecFormatError` naming the file, line and fix for a line with too
-    few or too many fields, a score that is not a finite number, or a document listed
-    twice for one topic.
-    """
-    dtype = _check_precision(score_precision)
+
+def _run_columns(path):
+    """``(topic code per row, topic names in string order, document code per row, docnos as a bytes array,
+    their hashes, scores, tag)`` of a run file, validated. numpy alone for a file up to ``_LEAN_BYTES`` in
+    plain decimal scores: the docnos are then those of every row (document code None: the row itself);
+    pyarrow's reader otherwise: the distinct docnos, and a code per row."""
+    raw = _read_bytes(path)
+    if not raw or raw.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
+        raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
+    if len(raw) <= _LEAN_BYTES:
+        fields = _lean_fields(raw, 6)
+        if fields is None:
+            raise_bad_run(path)
+        score = _lean_scores(_lean_column(fields, 4), check_bytes=b"_" in raw)
+        if score is not None:
+            if not np.isfinite(score).all():  # inf, nan, 1e400: the scan names the line
+                raise_bad_run(path)
+            data, _, ends = fields
+            tag = data[_field_starts(fields, 5)[0]:ends[0, 5]].tobytes().decode("utf-8")
+            topic, names = topic_codes(_lean_column(fields, 0))
+            docnos = _lean_column(fields, 2)
+            del fields, data, ends, raw
+            return topic, names, None, docnos, bytes_hash(docnos.view(np.uint8).reshape(len(docnos), -1)), \
+                score, tag
+    del raw
     import pyarrow.types as pa_types
 
     table, score = _read_run_arrow(path, dictionary=True)
@@ -503,39 +710,60 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     by_name = np.argsort(names, kind="stable")  # topics in string order
     topic_rank = np.empty(len(names), dtype=np.int32)
     topic_rank[by_name] = np.arange(len(names))
-    topic = topic_rank[query]
-    del query
+    dictionary = as_bytes_array(dictionary)
+    hashes = bytes_hash(fixed_bytes(dictionary)[0])
+    return topic_rank[query], names[by_name], doc, dictionary, hashes, score, tag
+
+
+def read_run_table(path, score_precision: str = "float") -> RunTable:
+    """Read, validate and order a run file without pandas (the fast path of ``fireeval evaluate``).
+
+    Raises :class:`TrecFormatError` naming the file, line and fix for a line with too
+    few or too many fields, a score that is not a finite number, or a document listed
+    twice for one topic.
+    """
+    dtype = _check_precision(score_precision)
+    topic, names, doc, dictionary, hashes, score, tag = _run_columns(path)
     with np.errstate(over="ignore"):  # beyond float32's range a score is +-inf, as trec_eval's C float
         compared = score.astype(dtype) + dtype(0)  # -0.0 ties with 0.0, as in C
+    # a document twice for one topic: its hash twice, then confirmed on the bytes (a hash match is not proof)
+    key = hashes.view(np.int64) if doc is None else hashes.view(np.int64)[doc]
     layout = _grouped_layout(topic, len(names))
     if layout is not None:
-        duplicate, order = _grouped_order(topic, doc, compared, layout)
+        duplicate, order = _grouped_order(topic, key, compared, layout)
         del layout
     else:
-        pair = np.sort(topic.astype(np.int64) * len(dictionary) + doc)
-        duplicate = bool((pair[1:] == pair[:-1]).any())
+        pair = np.lexsort((key, topic))
+        duplicate = bool(((topic[pair[1:]] == topic[pair[:-1]]) & (key[pair[1:]] == key[pair[:-1]])).any())
         del pair
         order = None
-    if duplicate:
-        raise_bad_run(path)  # a document twice for one topic: the scan names the line
+    del key
+    if duplicate and _has_duplicate_docnos(topic, dictionary if doc is None else dictionary[doc]):
+        raise_bad_run(path)  # the scan names the line
     if order is None:
         order = _topic_score_order(topic, compared)
     t, c = topic[order], compared[order]
     same = (t[1:] == t[:-1]) & (c[1:] == c[:-1])
     if same.any():  # ties: only the tied rows are ordered by docno, descending
-        import pyarrow as pa
-
         tied = np.zeros(len(order), dtype=bool)
         tied[1:] |= same
         tied[:-1] |= same
         block = np.cumsum(np.r_[True, ~same][tied])  # one id per tied (topic, score) block
         rows = order[tied]
-        names_tied = arrow_call("take", [dictionary, to_arrow(doc[rows])])
-        perm = arrow_call("sort_indices", [pa.table({"b": to_arrow(block), "d": names_tied})],
-                          ("SortOptions", ([("b", "ascending"), ("d", "descending")],)))
-        order[tied] = rows[to_numpy(perm)]
+        # docnos compared as bytes, as trec_eval's strcmp (distinct within a block: duplicates are refused)
+        by_docno = np.argsort(dictionary[rows if doc is None else doc[rows]], kind="stable")
+        docno_rank = np.empty(len(rows), dtype=np.int64)
+        docno_rank[by_docno] = np.arange(len(rows))
+        order[tied] = rows[np.lexsort((-docno_rank, block))]
     starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
-    return RunTable(str(path), tag, names[by_name], starts, doc[order], dictionary, score[order])
+    return RunTable(str(path), tag, names, starts, order if doc is None else doc[order], dictionary, score[order],
+                    hashes)
+
+
+def _has_duplicate_docnos(topic, docnos) -> bool:
+    """Whether a docno (bytes) appears twice for one topic, compared exactly."""
+    pair = np.lexsort((docnos, topic))
+    return bool(((topic[pair[1:]] == topic[pair[:-1]]) & (docnos[pair[1:]] == docnos[pair[:-1]])).any())
 
 
 def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score_precision: str = "float"):
@@ -569,7 +797,7 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score
         run = read_run_table(path, score_precision)
         sizes = np.diff(run.starts)
         frame = pd.DataFrame({"query": np.repeat(run.topics.astype(object), sizes),
-                              "docno": np.asarray(run.docno.to_pylist(), dtype=object),
+                              "docno": np.asarray(run.docnos(), dtype=object),
                               "score": run.score, "tag": run.tag})
         frame["rank"] = np.arange(len(frame)) - np.repeat(run.starts[:-1], sizes) + 1
         return frame
@@ -614,6 +842,39 @@ def read_qrels_table(path, check_duplicates: bool = True):
     query, docno = table.column("query").combine_chunks(), table.column("docno").combine_chunks()
     if check_duplicates and _has_duplicate_pairs(query, docno):
         raise_bad_qrels(path)
+    return query, docno, relevance
+
+
+def read_qrels_columns(path, check_duplicates: bool = True):
+    """``(query, docno, relevance)``: numpy bytes (UTF-8) arrays and an int64 array, validated as
+    :func:`read_qrels_table`; numpy alone for a file up to ``_LEAN_BYTES`` (the reader of ``fireeval
+    evaluate``), pyarrow's reader for larger files."""
+    raw = _read_bytes(path)
+    if not raw or raw.isspace():
+        raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
+    if len(raw) > _LEAN_BYTES:
+        del raw
+        query, docno, relevance = read_qrels_table(path, check_duplicates)
+        return as_bytes_array(query), as_bytes_array(docno), relevance
+    fields = _lean_fields(raw, 4)
+    if fields is None:
+        raise_bad_qrels(path)
+    grades = _lean_column(fields, 3)
+    # a qrels file holds a handful of distinct grades: each is checked and converted once
+    texts = sorted(set(grades.tolist()))
+    values = []
+    for text in texts:
+        if not _is_int(text.decode("ascii", "replace")):
+            raise_bad_qrels(path)
+        values.append(int(text.split(b".")[0]))
+    relevance = np.array(values, dtype=np.int64)[np.searchsorted(np.array(texts, dtype=grades.dtype), grades)]
+    query, docno = _lean_column(fields, 0), _lean_column(fields, 2)
+    if check_duplicates:
+        topic, _ = topic_codes(query)
+        doc, firsts, _ = intern_rows(docno.view(np.uint8).reshape(len(docno), -1))
+        keys = np.sort(topic.astype(np.int64) * max(len(firsts), 1) + doc)
+        if (keys[1:] == keys[:-1]).any():
+            raise_bad_qrels(path)
     return query, docno, relevance
 
 

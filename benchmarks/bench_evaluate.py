@@ -1,0 +1,207 @@
+"""Benchmark ``fireeval evaluate`` against pytrec_eval and the trec_eval 9.0.7 binary (issue 26), whole process.
+
+    .venv/bin/python benchmarks/bench_evaluate.py [--data DIR] [--trec-eval PATH] [--repeats 3]
+
+Measures: trec_eval's default set, ``official`` (runid num_q num_ret num_rel num_rel_ret map
+gm_map Rprec bpref recip_rank iprec_at_recall_* P_5 ... P_1000), on every side: trec_eval with no
+``-m``, ``fireeval evaluate -m official``, pytrec_eval with the same measures (its
+``num_q``/``runid`` lines are made by the script). The TREC-8 runs and qrels are gunzipped
+once into a temporary folder and every side reads the same plain files.
+
+1. one TREC-8 run (input.AntHoc1): ``fireeval evaluate -m official QRELS RUN`` against a
+   pytrec_eval script (parse_qrel, parse_run, evaluate, print the means); trec_eval beside.
+   Target: time <= 0.8x pytrec_eval's, peak memory <= 1.2x.
+2. all 129 runs: ``fireeval evaluate -m official QRELS RUN1 ... RUN129`` (one process) against
+   (a) a pytrec_eval loop, one Python process scoring the 129 runs in turn (qrels parsed once), and
+   (b) a shell loop of 129 trec_eval invocations (``sh -c 'for r; do trec_eval QRELS $r; done'``).
+   Target: <= 0.3x each.
+
+Whole-process figures (``_timing.run``) include interpreter start-up, imports, reading, ordering,
+scoring and printing; CPU time (user + sys of the command and its children) is the primary
+figure, as the machine is shared (wall beside; load average printed with each case); peak memory
+is the largest single process. In-process figures exclude imports. Every run's per-topic values
+are checked against pytrec_eval's to 1e-9, and fireeval's output is compared byte for byte with
+trec_eval's when the binary is there. The trec_eval binary is never downloaded: without it
+(``--trec-eval PATH``, ``$TREC_EVAL`` or ``trec_eval`` on PATH) those figures are skipped, saying so.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _timing  # noqa: E402
+
+#: trec_eval's default measures as pytrec_eval names them (runid and num_q are the script's)
+PYTREC_OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+                   "iprec_at_recall", "P")
+PYTREC_SCRIPT = '''import math, sys, pytrec_eval
+with open(sys.argv[1]) as f: qrels = pytrec_eval.parse_qrel(f)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(sys.argv[2].split(",")))
+for path in sys.argv[3:]:
+    with open(path) as f: res = evaluator.evaluate(pytrec_eval.parse_run(f))
+    n = len(res)
+    print(f"num_q\\tall\\t{n}")
+    for m in next(iter(res.values())):
+        mean = sum(r[m] for r in res.values()) / n
+        print(f"{m:<22}\\tall\\t{math.exp(mean) if m == 'gm_map' else mean:.4f}")
+'''
+
+
+def _show(figures: _timing.Figures) -> str:
+    return f"{figures.cpu:6.2f} s cpu, {figures.wall:6.2f} s wall, {figures.peak_mb:5.0f} MB peak"
+
+
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def _ratio(ours: _timing.Figures, peer: _timing.Figures) -> str:
+    return (f"cpu {ours.cpu / peer.cpu:4.2f}x, wall {ours.wall / peer.wall:4.2f}x, "
+            f"peak memory {ours.peak_mb / peer.peak_mb:4.2f}x")
+
+
+def _best(cmd, repeats) -> _timing.Figures:
+    """Median CPU and wall, and peak memory, of ``repeats`` runs of ``cmd``."""
+    runs = [_timing.run(cmd) for _ in range(repeats)]
+    return _timing.Figures(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs),
+                           max(r.peak_mb for r in runs))
+
+
+def _find_trec_eval(given):
+    path = given or os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    if not path or not Path(path).exists():
+        print("trec_eval: SKIPPED, no binary (give --trec-eval PATH, set $TREC_EVAL, or put trec_eval on PATH; "
+              "it is never downloaded. To build 9.0.7: git clone https://github.com/usnistgov/trec_eval; "
+              "git checkout v9.0.7; make)")
+        return None
+    said = subprocess.run([path, "-v"], capture_output=True, text=True)
+    text = (said.stdout + said.stderr).strip()
+    if "9.0.7" not in text:
+        print(f"trec_eval: SKIPPED, {path} says {text!r}, not 9.0.7 (the version the target names)")
+        return None
+    print(f"peer: {text} ({path})")
+    return path
+
+
+def _gunzip(source: Path, target: Path) -> Path:
+    with gzip.open(source, "rb") as fh:
+        target.write_bytes(fh.read())
+    return target
+
+
+def _in_process(qrels_path, run_paths):
+    """Read + score in this process for fireeval and pytrec_eval; checks every per-topic value to 1e-9."""
+    import numpy as np
+    import pytrec_eval
+
+    from fireeval.core.evaluation import parse_measures
+    from fireeval.core.stream import QrelsIndex, score_run
+    from fireeval.core.trec import read_run_table
+
+    measures = parse_measures("official", printing=True)
+    t0 = time.process_time()
+    qrels = QrelsIndex.read(qrels_path)
+    ours = [score_run(read_run_table(p), qrels, measures) for p in run_paths]
+    t_ours = time.process_time() - t0
+    t0 = time.process_time()
+    with open(qrels_path) as fh:
+        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(fh), set(PYTREC_OFFICIAL))
+    theirs = []
+    for p in run_paths:
+        with open(p) as fh:
+            theirs.append(evaluator.evaluate(pytrec_eval.parse_run(fh)))
+    t_theirs = time.process_time() - t0
+    worst, compared = 0.0, set()
+    for mine, peer in zip(ours, theirs):
+        assert sorted(peer) == sorted(mine.topics), "different evaluation topics"
+        for m, values in mine.values.items():
+            first = peer[mine.topics[0]]
+            if m in first and m != "gm_map":  # (pytrec_eval reports gm_map per topic as a log)
+                compared.add(m)
+                worst = max(worst, float(np.abs(values - [peer[t][m] for t in mine.topics]).max()))
+        gm = np.exp(np.mean([peer[t]["gm_map"] for t in mine.topics]))
+        worst = max(worst, abs(gm - mine.summary()["gm_map"]))
+    print(f"  in process (read + score, imports excluded; cpu): fireeval {t_ours:6.2f} s   pytrec_eval "
+          f"{t_theirs:6.2f} s   ratio {t_ours / t_theirs:4.2f}x   max |difference| {worst:.1e} over "
+          f"{len(compared) + 1} measures x topics x {len(run_paths)} run(s)")
+    assert worst <= 1e-9, f"fireeval and pytrec_eval differ by {worst}"
+
+
+def _same_as_trec_eval(fireeval, trec_eval, qrels, runs):
+    ours = subprocess.run(fireeval + [qrels] + runs, capture_output=True, text=True, check=True).stdout
+    theirs = "".join(subprocess.run([trec_eval, qrels, r], capture_output=True, text=True, check=True).stdout
+                     for r in runs)
+    same = ours == theirs
+    print(f"  output: fireeval's lines {'equal' if same else 'DIFFER FROM'} trec_eval 9.0.7's, byte for byte "
+          f"({len(runs)} run(s), {len(theirs.splitlines())} lines)")
+    assert same, "fireeval's output differs from trec_eval's"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=None, help="data root holding trec8_adhoc/")
+    parser.add_argument("--trec-eval", default=None, dest="trec_eval", help="the trec_eval 9.0.7 binary")
+    parser.add_argument("--repeats", type=int, default=3, help="whole-process runs of the one-run case (median)")
+    parser.add_argument("--runs", type=int, default=None, help="score only the first N runs in case 2")
+    args = parser.parse_args()
+
+    from fireeval.datasets import data_path, trec8
+
+    print(_timing.byte_compile())
+    _timing.header()
+    print(f"peer: pytrec_eval-terrier {version('pytrec-eval-terrier')} (trec_eval 9.0.8 C code)")
+    trec_eval = _find_trec_eval(args.trec_eval)
+    print("measures: trec_eval's default set (official) on every side; whole process = interpreter start-up + "
+          "imports + read + order + score + print; cpu = user + sys")
+    fireeval = [sys.executable, "-m", "fireeval", "evaluate", "-m", "official"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        qrels = str(_gunzip(data_path(trec8.QRELS, args.data), tmp / "qrels.trec8.adhoc.txt"))
+        names = trec8.run_names()[:args.runs] if args.runs else trec8.run_names()
+        runs = [str(_gunzip(data_path(f"trec8_adhoc/runs/input.{n}.gz", args.data), tmp / f"input.{n}"))
+                for n in names]
+        script = tmp / "pytrec_loop.py"
+        script.write_text(PYTREC_SCRIPT)
+        pytrec = [sys.executable, str(script), qrels, ",".join(PYTREC_OFFICIAL)]
+        print(f"files: gunzipped to a temporary folder ({sum(Path(r).stat().st_size for r in runs) >> 20} MB of "
+              "runs), read by every side")
+
+        print(f"\n1. one TREC-8 run ({Path(runs[0]).name}), median of {args.repeats}   "
+              "target: <= 0.8x pytrec_eval in time, <= 1.2x in peak memory")
+        ours, peer = _best(fireeval + [qrels, runs[0]], args.repeats), _best(pytrec + [runs[0]], args.repeats)
+        print(f"  fireeval evaluate   {_show(ours)}   ({_load()})")
+        print(f"  pytrec_eval script  {_show(peer)}   ({_load()})")
+        print(f"  ratio fireeval / pytrec_eval: {_ratio(ours, peer)}")
+        if trec_eval:
+            binary = _best([trec_eval, qrels, runs[0]], args.repeats)
+            print(f"  trec_eval 9.0.7     {_show(binary)}   ({_load()})   fireeval / trec_eval: {_ratio(ours, binary)}")
+            _same_as_trec_eval(fireeval, trec_eval, qrels, runs[:1])
+        _in_process(qrels, runs[:1])
+
+        print(f"\n2. all {len(runs)} runs   target: <= 0.3x the pytrec_eval loop and <= 0.3x the trec_eval shell loop")
+        ours = _timing.run(fireeval + [qrels] + runs)
+        print(f"  fireeval evaluate, one process              {_show(ours)}   ({_load()})")
+        peer = _timing.run(pytrec + runs)
+        print(f"  pytrec_eval loop, one process               {_show(peer)}   ({_load()})")
+        print(f"  ratio fireeval / pytrec_eval loop: {_ratio(ours, peer)}")
+        if trec_eval:
+            loop = _timing.run(["sh", "-c", 'q=$1; shift; for r in "$@"; do "$0" "$q" "$r"; done', trec_eval,
+                                qrels] + runs)
+            print(f"  trec_eval shell loop, {len(runs)} processes        {_show(loop)}   ({_load()})")
+            print(f"  ratio fireeval / trec_eval loop: {_ratio(ours, loop)}")
+            _same_as_trec_eval(fireeval, trec_eval, qrels, runs)
+        _in_process(qrels, runs)
+
+
+if __name__ == "__main__":
+    main()
