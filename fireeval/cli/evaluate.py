@@ -62,6 +62,9 @@ def add(sub):
                         "rbp_resid, unj), iprec_at_recall/11pt_avg cut-offs and -c behaviour")
     p.add_argument("--score-precision", choices=["float", "double"], default=None,
                    help="compare scores as C floats or doubles; default: as the --trec-eval version does")
+    p.add_argument("--jobs", type=_option_int("--jobs", 1), default=None, metavar="N",
+                   help="score the runs in N worker processes (default: every core this process may use; "
+                        "1: in this process); the output is the same")
     p.add_argument("--format", choices=_FORMATS, default="trec",
                    help="trec (trec_eval's lines), tsv (a run column and a header) or json (one object per run)")
 
@@ -95,7 +98,8 @@ def add(sub):
             out.write("run\tmeasure\ttopic\tvalue\n")
         for label, path, scores in iter_run_scores(qrels, args.runs, measures, complete=args.complete,
                                                    judged_only=args.judged_only, max_retrieved=args.max_retrieved,
-                                                   trec_eval_version=version, score_precision=precision):
+                                                   trec_eval_version=version, score_precision=precision,
+                                                   jobs=args.jobs):
             if not (~scores.missing).any():
                 raise ValueError(f"{path}: no topic of the run has judgements in {args.qrels}. Fix: check that "
                                  "the run and qrels belong to the same collection (topic ids are compared as "

@@ -247,7 +247,7 @@ def _qrels_frame_object(qrels, level: int):
         return Qrels.read(qrels, level)
     if _instance(qrels, "fireeval.core.stream", "QrelsIndex"):
         keys = qrels.keys
-        docs = np.asarray(qrels.vocabulary.to_pylist(), dtype=object)[keys % max(qrels._n_vocab, 1)]
+        docs = np.asarray([d.decode("utf-8") for d in qrels.vocabulary.tolist()], dtype=object)[keys % max(qrels._n_vocab, 1)]
         frame = pd.DataFrame({"query": qrels.topics[qrels.row_topic].astype(object), "docno": docs,
                               "relevance": qrels.grades.astype(np.int64)})
         return Qrels(frame, level)
@@ -405,29 +405,41 @@ def _check_run_paths(runs):
 
 def _run_tables(runs, precision):
     """``(label, source, RunTable)`` per run, read one at a time (files: the next one read meanwhile)."""
-    from fireeval.core.trec import read_ahead, read_run_table
+    from fireeval.core.trec import read_ahead
 
     if len(runs) == 1 and _instance(runs[0][1], "fireeval.core.runset", "RunSet"):
         runs = list(_runset_tables(runs[0][1]))
 
     def read(item):
-        name, source = item
-        if _is_path(source):
-            return read_run_table(source, precision)
-        if isinstance(source, dict):
-            return _run_from_dict(source, name, precision)
-        if _is_frame(source):
-            return _run_from_frame(source, name or "run", precision)
-        return source  # a RunTable
+        return _read_run(item, precision)
 
     seen = set()
     for (name, source), table in read_ahead(runs, read):
-        if name is not None:
-            yield name, source, table
-            continue
-        # a file's run is its tag; a tag seen before: the file's path, as fireeval evaluate names it
-        yield (table.tag if table.tag not in seen else str(source)), source, table
-        seen.add(table.tag)
+        yield _label(name, source, table.tag, seen), source, table
+
+
+def _read_run(item, precision):
+    """The :class:`RunTable` of one ``(name, source)`` run."""
+    from fireeval.core.trec import read_run_table
+
+    name, source = item
+    if _is_path(source):
+        return read_run_table(source, precision)
+    if isinstance(source, dict):
+        return _run_from_dict(source, name, precision)
+    if _is_frame(source):
+        return _run_from_frame(source, name or "run", precision)
+    return source  # a RunTable
+
+
+def _label(name, source, tag, seen: set) -> str:
+    """A run's name: the one given, else a file's tag, or its path when an earlier file had the same tag
+    (as fireeval evaluate names it)."""
+    if name is not None:
+        return name
+    label = tag if tag not in seen else str(source)
+    seen.add(tag)
+    return label
 
 
 def _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels):
@@ -451,7 +463,7 @@ def _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_ve
 
 def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None, complete: bool = False,
                     judged_only: bool = False, max_retrieved: int | None = None, trec_eval_version: str = "9.0.7",
-                    score_precision: str | None = None):
+                    score_precision: str | None = None, jobs: int | None = 1):
     """Score runs one at a time through the streaming engine: ``(run name, source, RunScores)`` per run.
 
     The engine of ``fireeval evaluate`` and of :func:`evaluate` for everything but a
@@ -461,6 +473,12 @@ def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None,
     warned or checked about the topics: see :class:`~fireeval.core.stream.RunScores`'s
     ``ignored_topics`` and ``missing``. A file's run is named by its tag, or by its path
     when an earlier file had the same tag.
+
+    ``jobs`` (default 1; None: every core this process may use) scores several runs in that
+    many forked worker processes, each reading and scoring its share of the runs against the
+    judgements read once before the fork (shared, not copied); what is yielded is the same,
+    in the same order, and an error surfaces at its run as with one job. Without
+    ``os.fork`` (Windows) runs are scored in this process.
 
     Examples
     --------
@@ -473,26 +491,47 @@ def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None,
         raise ValueError(f"score_precision must be 'float' or 'double', not {score_precision!r}. Fix: pass one "
                          "of the two, or leave it out (the trec_eval version decides)")
     parsed = _parse_measure_names(measures, version, text=True)
+    jobs = _check_jobs(jobs)
     _check_qrels(qrels, sniff=False)
     runs = _check_runs(run)
     return _iter_run_scores(_qrels_index(qrels, options["relevance_level"]), runs, parsed, options, version,
-                            precision)
+                            precision, jobs)
 
 
-def _iter_run_scores(qrels_index, runs, parsed, options, version, precision):
+def _check_jobs(jobs):
+    """``jobs`` validated; None: the cores this process may use."""
+    from fireeval.core.trec import default_jobs
+
+    return default_jobs() if jobs is None else _check_int("jobs", jobs, 1)
+
+
+def _iter_run_scores(qrels_index, runs, parsed, options, version, precision, jobs=1):
     from fireeval.core.stream import score_run
 
+    if jobs > 1 and len(runs) == 1 and _instance(runs[0][1], "fireeval.core.runset", "RunSet"):
+        runs = list(_runset_tables(runs[0][1]))
+    if jobs > 1 and len(runs) > 1:
+        from fireeval.core.trec import map_in_workers
+
+        def read_and_score(item):
+            return score_run(_read_run(item, precision), qrels_index, parsed, version=version, **options)
+
+        seen = set()
+        for i, scores in enumerate(map_in_workers(read_and_score, runs, jobs)):
+            name, source = runs[i]
+            yield _label(name, source, scores.run, seen), source, scores
+        return
     for label, source, table in _run_tables(runs, precision):
         yield label, source, score_run(table, qrels_index, parsed, version=version, **options)
 
 
 # ---------------------------------------------------------------- results
-def _stream_results(qrels_index, runs, measures, options, version, precision):
+def _stream_results(qrels_index, runs, measures, options, version, precision, jobs=1):
     """``[(run, topics, {measure: per-topic values}, {measure: summary})]`` through :func:`score_run`."""
     from fireeval.core.stream import warn_ignored
 
     out = []
-    for label, source, scores in _iter_run_scores(qrels_index, runs, measures, options, version, precision):
+    for label, source, scores in _iter_run_scores(qrels_index, runs, measures, options, version, precision, jobs):
         where = str(source) if _is_path(source) else f"run {label!r}"
         if not (~scores.missing).any():
             raise ValueError(f"{where}: no topic of the run has judgements in the qrels. Fix: check that the run "
@@ -556,7 +595,7 @@ def _as_frame(results, per_topic, names):
 
 def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: int | None = None,
              complete: bool = False, judged_only: bool = False, max_retrieved: int | None = None,
-             trec_eval_version: str = "9.0.7", output: str = "frame"):
+             trec_eval_version: str = "9.0.7", output: str = "frame", jobs: int | None = 1):
     """Score runs against judgements, as trec_eval does: one call for every input form.
 
     Parameters
@@ -614,6 +653,10 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         The trec_eval to reproduce (score precision, cut-off rounding, 10.0's measures).
     output : {"frame", "dict"}
         A tidy DataFrame, or plain dicts (no pandas needed).
+    jobs : int or None, default 1
+        Worker processes scoring several runs at once (forked after the judgements are
+        read, which they share); None: every core this process may use. The results are
+        the same. A :class:`RunSet` is scored in this process (vectorised) whatever ``jobs``.
 
     Returns
     -------
@@ -672,6 +715,7 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         raise ValueError(f"output must be 'frame' (a tidy DataFrame) or 'dict', not {output!r}. Fix: pass "
                          "output='frame' or output='dict'")
     parsed = _parse_measure_names(measures, version)
+    jobs = _check_jobs(jobs)
     if not parsed:
         raise ValueError(f"measures: {measures!r} name no numeric measure. Fix: pass {_MEASURE_FORMS}")
     _check_qrels(qrels)
@@ -685,7 +729,7 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         results = _runset_results(_qrels_frame_object(qrels, level), run_set, parsed, options)
     else:
         # (a RunSet with 10.0: its rounding and measures live in the streaming engine, which streams its runs)
-        results = _stream_results(_qrels_index(qrels, level), runs, parsed, options, version, precision)
+        results = _stream_results(_qrels_index(qrels, level), runs, parsed, options, version, precision, jobs)
     names = [m.name for m in parsed]
     if output == "dict":
         return _as_dict(results, per_topic)

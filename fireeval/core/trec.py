@@ -33,6 +33,8 @@ import numpy as np
 __all__ = [
     "TrecFormatError",
     "read_ahead",
+    "map_in_workers",
+    "default_jobs",
     "read_run",
     "read_qrels",
     "read_run_table",
@@ -1055,3 +1057,123 @@ def read_ahead(paths, read, ahead: int = 2):
             if i + ahead < len(paths):
                 pending.append(pool.submit(read, paths[i + ahead]))
             yield path, run
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _portable(exc: BaseException):
+    """``exc`` as a picklable ``(type, args, attributes)``: an exception whose ``__init__`` takes other
+    arguments than its ``args`` (:class:`TrecFormatError`) cannot be unpickled as it is."""
+    return type(exc), exc.args, dict(getattr(exc, "__dict__", {}))
+
+
+def _rebuilt(portable) -> BaseException:
+    cls, args, attributes = portable
+    exc = cls.__new__(cls)
+    BaseException.__init__(exc, *args)
+    exc.__dict__.update(attributes)
+    return exc
+
+
+def _worker(func, items, first, step, out_fd) -> None:
+    """A forked worker: ``func`` of items ``first, first + step, ...``, each result (or the error that
+    stops it, and the warnings it raised) pickled on ``out_fd``, length first. Never returns."""
+    import os
+    import pickle
+    import signal
+    import warnings
+
+    status = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C reaches the whole group: the parent says so
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with os.fdopen(out_fd, "wb") as out:
+            for i in range(first, len(items), step):
+                with warnings.catch_warnings(record=True) as caught:
+                    try:
+                        result = ("ok", func(items[i]))
+                    except Exception as exc:  # noqa: BLE001 -- raised by the parent, in order
+                        result = ("error", _portable(exc))
+                said = [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
+                blob = pickle.dumps((result, said), protocol=pickle.HIGHEST_PROTOCOL)
+                out.write(len(blob).to_bytes(8, "little") + blob)
+                out.flush()
+                if result[0] == "error":
+                    break
+    except BaseException:  # noqa: BLE001 -- the parent sees the pipe close early and says so
+        status = 1
+    finally:
+        os._exit(status)  # no atexit handlers, no flushing of the parent's buffers
+
+
+def map_in_workers(func, items, jobs: int):
+    """Yield ``func(item)`` for each item, in order, computed by ``jobs`` forked worker processes.
+
+    What the caller sees is what ``map(func, items)`` gives: results in input order, the first
+    error raised when its item comes (nothing after it is yielded), and the warnings each call
+    raised re-issued just before its result. Workers are forked once the caller's data (a
+    :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write;
+    item ``i`` goes to worker ``i % jobs``. One job, one item, or no ``os.fork`` (Windows):
+    plain ``map`` in this process.
+
+    >>> list(map_in_workers(len, ["a", "bb", "ccc"], 2))
+    [1, 2, 3]
+    """
+    import os
+
+    items = list(items)
+    jobs = min(int(jobs), len(items))
+    if jobs <= 1 or not hasattr(os, "fork"):
+        yield from map(func, items)
+        return
+    import pickle
+    import signal
+    import sys
+    import warnings
+
+    for stream in (sys.stdout, sys.stderr):  # a buffer not yet written would be written twice
+        if stream is not None:
+            stream.flush()
+    workers, finished = [], False
+    try:
+        for w in range(jobs):
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_fd)
+                for _, pipe in workers:
+                    os.close(pipe.fileno())
+                _worker(func, items, w, jobs, write_fd)
+            os.close(write_fd)
+            workers.append((pid, os.fdopen(read_fd, "rb")))
+        for i in range(len(items)):
+            pid, pipe = workers[i % jobs]
+            header = pipe.read(8)
+            blob = pipe.read(int.from_bytes(header, "little")) if len(header) == 8 else b""
+            if not blob:
+                raise RuntimeError(f"worker process {pid} ended without a result (killed, or out of memory?). "
+                                   "Fix: run again with one job (--jobs 1 / jobs=1)")
+            (kind, value), said = pickle.loads(blob)
+            for message, category, filename, lineno in said:
+                warnings.warn_explicit(message, category, filename, lineno)
+            if kind == "error":
+                raise _rebuilt(value)
+            yield value
+        finished = True
+    finally:
+        for pid, pipe in workers:
+            if not finished:  # an error, or the caller stopped early: the rest is not wanted
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            pipe.close()
+            os.waitpid(pid, 0)
