@@ -1119,10 +1119,11 @@ def map_in_workers(func, items, jobs: int):
 
     What the caller sees is what ``map(func, items)`` gives: results in input order, the first
     error raised when its item comes (nothing after it is yielded), and the warnings each call
-    raised re-issued just before its result. Workers are forked once the caller's data (a
-    :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write;
-    item ``i`` goes to worker ``i % jobs``. One job, one item, or no ``os.fork`` (Windows):
-    plain ``map`` in this process.
+    raised re-issued just before its result. ``jobs - 1`` workers are forked once the caller's
+    data (a :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write;
+    item ``i`` goes to worker ``i % jobs``, worker 0 being this process (its items are computed
+    when their turn comes, while the others run ahead). One job, one item, or no ``os.fork``
+    (Windows): plain ``map`` in this process.
 
     >>> list(map_in_workers(len, ["a", "bb", "ccc"], 2))
     [1, 2, 3]
@@ -1144,7 +1145,7 @@ def map_in_workers(func, items, jobs: int):
             stream.flush()
     workers, finished = [], False
     try:
-        for w in range(jobs):
+        for w in range(1, jobs):
             read_fd, write_fd = os.pipe()
             pid = os.fork()
             if pid == 0:
@@ -1155,7 +1156,10 @@ def map_in_workers(func, items, jobs: int):
             os.close(write_fd)
             workers.append((pid, os.fdopen(read_fd, "rb")))
         for i in range(len(items)):
-            pid, pipe = workers[i % jobs]
+            if i % jobs == 0:  # this process's share: computed here, errors and warnings as they come
+                yield func(items[i])
+                continue
+            pid, pipe = workers[i % jobs - 1]
             header = pipe.read(8)
             blob = pipe.read(int.from_bytes(header, "little")) if len(header) == 8 else b""
             if not blob:
