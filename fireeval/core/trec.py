@@ -1143,7 +1143,10 @@ def map_in_workers(func, items, jobs: int):
     for stream in (sys.stdout, sys.stderr):  # a buffer not yet written would be written twice
         if stream is not None:
             stream.flush()
+    import gc
+
     workers, finished = [], False
+    gc.freeze()  # the objects made so far stay out of the workers' collections: their pages stay shared
     try:
         for w in range(1, jobs):
             read_fd, write_fd = os.pipe()
@@ -1155,6 +1158,7 @@ def map_in_workers(func, items, jobs: int):
                 _worker(func, items, w, jobs, write_fd)
             os.close(write_fd)
             workers.append((pid, os.fdopen(read_fd, "rb")))
+        gc.unfreeze()
         for i in range(len(items)):
             if i % jobs == 0:  # this process's share: computed here, errors and warnings as they come
                 yield func(items[i])
@@ -1173,6 +1177,7 @@ def map_in_workers(func, items, jobs: int):
             yield value
         finished = True
     finally:
+        gc.unfreeze()
         for pid, pipe in workers:
             if not finished:  # an error, or the caller stopped early: the rest is not wanted
                 try:
