@@ -181,6 +181,27 @@ def load_numpy_without_blas_threads() -> None:
             del os.environ["OPENBLAS_NUM_THREADS"]
 
 
+def reuse_freed_memory() -> None:
+    """Ask glibc's malloc to serve large arrays from its heap and keep what is freed, for a command
+    that makes the same temporaries run after run.
+
+    By default every array over a few MB is a fresh ``mmap``, zero-filled page by page by the kernel
+    and unmapped when freed: scoring TREC-8's 129 runs took ~250,000 page faults, ~0.25 s of system
+    time (6 % of the command), against ~14,000 with this (peak memory +3 MB: freed memory is reused,
+    not given back until exit). Nothing happens where there is no glibc ``mallopt`` (macOS, Windows).
+    For a command's process only: a library must not change its caller's allocator.
+    """
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3  # (malloc.h)
+    mallopt(m_mmap_threshold, 32 << 20)  # glibc's largest mmap threshold on 64-bit systems
+    mallopt(m_trim_threshold, 256 << 20)
+
+
 #: Commands that only print. Once their output is flushed, :func:`program` ends the process at
 #: once: the interpreter's clean-up (unloading numpy and pyarrow, ~30-50 ms, as long as scoring a
 #: run) would change nothing they wrote.
