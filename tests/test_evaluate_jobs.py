@@ -129,3 +129,16 @@ def test_map_in_workers_is_map_with_errors_and_warnings_in_order():
     stopped.close()  # the caller stops early: the workers are ended and reaped
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_api_jobs_with_runs_in_memory_and_trec_eval_10():
+    rng = np.random.default_rng(5)
+    qrels = {f"q{t}": {f"d{d}": int(rng.integers(0, 3)) for d in range(0, 40, 3)} for t in range(5)}
+    runs = {f"r{i}": {f"q{t}": {f"d{d}": float(rng.integers(0, 6)) for d in rng.choice(40, 15, replace=False)}
+                      for t in range(4 + i % 2)} for i in range(5)}
+    for version in ("9.0.7", "10.0"):
+        one = evaluate(qrels, runs, ["map", "bpref", "iprec_at_recall_0.10"], per_topic=True, output="dict",
+                       complete=True, trec_eval_version=version, jobs=1)
+        assert evaluate(qrels, runs, ["map", "bpref", "iprec_at_recall_0.10"], per_topic=True, output="dict",
+                        complete=True, trec_eval_version=version, jobs=3) == one
+        assert list(one) == list(runs)
