@@ -247,7 +247,8 @@ def _qrels_frame_object(qrels, level: int):
         return Qrels.read(qrels, level)
     if _instance(qrels, "fireeval.core.stream", "QrelsIndex"):
         keys = qrels.keys
-        docs = np.asarray([d.decode("utf-8") for d in qrels.vocabulary.tolist()], dtype=object)[keys % max(qrels._n_vocab, 1)]
+        vocabulary = np.asarray([d.decode("utf-8") for d in qrels.vocabulary.tolist()], dtype=object)  # bytes
+        docs = vocabulary[keys % max(qrels._n_vocab, 1)]
         frame = pd.DataFrame({"query": qrels.topics[qrels.row_topic].astype(object), "docno": docs,
                               "relevance": qrels.grades.astype(np.int64)})
         return Qrels(frame, level)
