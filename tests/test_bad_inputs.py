@@ -266,7 +266,7 @@ def test_one_subcommand_parser_says_what_the_full_parser_says(capsys):
 
 
 def test_fast_alignment_equals_the_checked_path():
-    """charades._align (all entries at once) and _align_checked (one by one) agree on valid input."""
+    """charades.align_predictions (all entries at once) and _align_checked (one by one) agree on valid input."""
     import numpy as np
 
     from fireeval.datasets import charades
@@ -283,7 +283,7 @@ def test_fast_alignment_equals_the_checked_path():
         if rng.random() < 0.1:
             entries.append((f"V{i}", f"q{i}.", None, None))  # an empty duplicate never counts
     for k in (None, 1, 5, 20):
-        fast, fast_info = charades._align(entries, rows, k)
+        fast, fast_info = charades.align_predictions(entries, rows, k)
         slow, slow_info = charades._align_checked(entries, rows, k)
         np.testing.assert_array_equal(fast, slow)
         assert fast_info == slow_info

@@ -9,9 +9,9 @@
 - ``evaluation``: measure names (trec_eval and ir_measures style) and ``evaluate``.
 - ``stream``: one run at a time against qrels interned once (``fireeval evaluate``).
 
-Core imports nothing else from fireeval. Names are re-exported lazily.
+Core imports nothing else from fireeval.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["trec", "judgements", "runset", "ranking", "moments",
-                              "evaluation", "stream"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

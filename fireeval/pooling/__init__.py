@@ -7,8 +7,9 @@
 - ``audit``: pool-bias audit of a new run (``fireeval audit``), validated by leave-one-group-out.
 - ``verdicts``: the chapters' claims (Westerveld; the measures' authors) as computed verdicts.
 
-Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
+Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["pools", "incomplete", "sampling", "verdicts", "audit"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

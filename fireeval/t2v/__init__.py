@@ -8,9 +8,9 @@
 - ``retrieval``: scoring a similarity matrix: R@K, median and mean rank, FIRE-style corrected scores.
 - ``verdicts``: the two chapters' claims (Rodriguez et al., Wray et al.) as evaluated records.
 
-Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
+Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp", "retrieval",
-                              "caption_overlap", "verdicts"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
