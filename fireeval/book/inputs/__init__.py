@@ -36,6 +36,15 @@ class Inputs:
     def real(self) -> bool:
         return self.source == "real"
 
+    # The names the moment and video chapters read (``data.use_real``, ``data.source_note``).
+    @property
+    def use_real(self) -> bool:
+        return self.real
+
+    @property
+    def source_note(self) -> str:
+        return self.note
+
 
 def decide(data_source: str, files, data_dir=None, reader_inputs: dict | None = None,
            what: str = "the chapter's data") -> str:

@@ -44,14 +44,6 @@ class MomentInputs(Inputs):
     extra: dict = field(default_factory=dict)  # chapter-specific inputs (re-annotations, training split, videos)
 
     @property
-    def source_note(self) -> str:
-        return self.note
-
-    @property
-    def use_real(self) -> bool:
-        return self.source == "real"
-
-    @property
     def names(self) -> list:
         return list(self.predictions)
 

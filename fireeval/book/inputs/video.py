@@ -44,14 +44,6 @@ class VideoInputs(Inputs):
     reader_info: dict = field(default_factory=dict)  # {name: {"path", "queries", "videos", "shape"}}
     extra: dict = field(default_factory=dict)  # chapter-specific inputs
 
-    @property
-    def source_note(self) -> str:
-        return self.note
-
-    @property
-    def use_real(self) -> bool:
-        return self.source == "real"
-
 
 def _bundle(source, note, queries, video_ids, video_captions, runs, shipped, reader=(), reader_info=None,
             extra=None) -> VideoInputs:
