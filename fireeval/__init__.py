@@ -20,7 +20,7 @@ point one way only (left may be imported by right, never the reverse)::
 ``fireeval.compare``) is imported on first use, as listed in ``__init__.pyi``.
 
 Start with :func:`fireeval.core.evaluate` for ranked runs, and :func:`fireeval.compare`
-(:func:`fireeval.stats.compare.compare`) to test which of several systems is really better.
+(:func:`fireeval.stats.significance.compare`) to test which of several systems is really better.
 """
 import lazy_loader
 
@@ -30,4 +30,4 @@ __version__ = "0.1.0"
 # stub would import ast (~2 ms of `fireeval --help`). tests/test_layout.py checks they agree.
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__, ["book", "cli", "core", "datasets", "pooling", "stats", "synthetic", "t2v", "vmr"],
-    {"stats.compare": ["compare"]})
+    {"stats.significance": ["compare"]})

@@ -12,6 +12,6 @@ from . import (
     t2v as t2v,
     vmr as vmr,
 )
-from .stats.compare import compare as compare
+from .stats.significance import compare as compare
 
 __version__: str

@@ -7,7 +7,7 @@ A folder re-exports every public module and sub-folder it holds (``fireeval.core
 and every name in those modules' ``__all__`` (``fireeval.core.read_run_table``). The
 stub is what type checkers and IDEs read, and what ``lazy_loader.attach_stub`` in the
 folder's ``__init__.py`` reads at run time to import a module on first use. A name
-equal to a module's name is the module (``fireeval.stats.compare``); a name that two
+equal to a module's name is the module (``fireeval.stats.significance``); a name that two
 modules export is an error: rename one (``tests/test_layout.py`` checks all of this).
 """
 from __future__ import annotations

@@ -245,7 +245,7 @@ def test_start_up_imports_no_pandas(tmp_path, command):
     loaded = result.stdout.split("\n")[-2].split()  # the last line: after the command's own output
     assert not [m for m in loaded if m.startswith(("pandas", "pyarrow"))], loaded
     if command[0] == "evaluate-moments":
-        assert loaded == ["fireeval.cli.moments"], loaded
+        assert loaded == ["fireeval.cli.evaluate_moments"], loaded
 
 
 def test_one_subcommand_parser_says_what_the_full_parser_says(capsys):

@@ -159,7 +159,7 @@ def _stub(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
 @pytest.mark.parametrize("package", STUBBED)
 def test_stub_lists_exactly_the_modules_and_their_all(package):
     """The stub is what lazy_loader and type checkers read: it cannot drift from the modules' ``__all__``.
-    A name equal to a module's name is that module (``fireeval.stats.compare``)."""
+    A name equal to a module's name would be that module (none is, today)."""
     folder = PACKAGE / package
     modules, names = _stub(folder)
     public = sorted([p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")]
@@ -210,7 +210,7 @@ def test_import_fireeval_exposes_every_folder_and_imports_none():
 
     folders = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
     modules, names = _stub(PACKAGE)
-    assert sorted(modules) == folders and names == {"stats.compare": ["compare"]}
+    assert sorted(modules) == folders and names == {"stats.significance": ["compare"]}
     import fireeval
 
     assert fireeval.__all__ == sorted(folders + ["compare"]), "fireeval/__init__.py and __init__.pyi disagree"
@@ -219,7 +219,7 @@ def test_import_fireeval_exposes_every_folder_and_imports_none():
             f"print([type(getattr(fireeval, f)).__name__ for f in {folders!r}], fireeval.compare.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "[]", f"import fireeval imported {out[0]}"
-    assert out[1] == f"{['module'] * len(folders)} fireeval.stats.compare"
+    assert out[1] == f"{['module'] * len(folders)} fireeval.stats.significance"
 
 
 # --------------------------------------------------------------------------- private names stay in their module
@@ -300,3 +300,4 @@ def test_the_private_name_checker_catches_each_form(tmp_path, monkeypatch):
                                        "a._x\nfireeval.core.a._x\nm._x\na.__name__\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", pkg)
     assert sorted(_all_private_uses()) == [("fireeval.core.b", "fireeval.core.a", "_x", line) for line in (1, 5, 6, 7)]
+

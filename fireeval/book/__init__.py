@@ -6,7 +6,7 @@
 - ``scoreboard``: the introduction's verdict chart and compact claims table, read from the executed chapters.
 - ``leaderboards``: the closing chapter's inputs, adjacent-pair tests, threats, claims, table and chart.
 - ``exercises``: checkers a student runs on a measure they wrote (``check_bpref``, ``check_kendall_tau``, ...).
-- ``page``: an executed chapter as one offline HTML page; ``diff``: two headlines compared.
+- ``page``: an executed chapter as one offline HTML page; ``headline_diff``: two headlines compared.
 - ``papermill_io``: papermill on the ``.md`` chapters; ``inputs``: each chapter's inputs in one call.
 
 Nothing in core, stats, the studies or datasets imports this. Names are re-exported

@@ -3,9 +3,9 @@
 - ``agreement``: Kendall τ-b (single and batched), top-K overlap, RBO.
 - ``resampling``: bootstrap of per-query scores, disjoint topic splits.
 - ``reliability``: τ bands, swap rates and REER, subset stability.
-- ``compare``: paired tests for every pair of systems (randomisation, t-test, BCa, Holm,
-  randomised Tukey HSD) and topic-set power; ``fireeval.compare(...)`` is its
-  :func:`~fireeval.stats.compare.compare` (here ``stats.compare`` names the module).
+- ``significance``: paired tests for every pair of systems (randomisation, t-test, BCa, Holm,
+  randomised Tukey HSD) and topic-set power; its :func:`~fireeval.stats.significance.compare`
+  is ``fireeval.compare`` (and ``fireeval.stats.compare``).
 - ``claims``: claims and their computed verdicts (evidence, reading, standing, power, sensitivity).
 - ``conformance``: the foundations chapter's claims (fireeval against trec_eval and NIST's scores).
 

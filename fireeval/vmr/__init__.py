@@ -7,7 +7,7 @@ The measures themselves (temporal IoU, R@K,θ, AxIoU@K) are in :mod:`fireeval.co
 - ``baselines``: blind priors, sliding windows, NMS and other video-blind lists.
 - ``variants``: model variants built from released prediction lists.
 - ``selection``: which validation measure picks models good on every test measure.
-- ``verdicts``: the three chapters' paper claims, built into computed verdicts.
+- ``axiou_claims``: the three chapters' paper claims, built into computed verdicts.
 - ``reference``: what the AxIoU authors' own notebook shows (the claims' evidence).
 - ``stability``: the authors' stability protocol (a random subset against the whole test set).
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from fireeval.stats import resampling
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
-from fireeval.t2v import fire
+from fireeval.t2v import false_negatives as fire
 from fireeval.t2v import semantic_evaluation as se
 
 __all__ = ["RODRIGUEZ", "WRAY", "FIRE_SHARE", "OTHER_ANNOTATORS", "FIRE_TABLE1", "FIRE_TABLE7", "WRAY_TABLE3_RANDOM",
