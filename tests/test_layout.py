@@ -301,3 +301,19 @@ def test_the_private_name_checker_catches_each_form(tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "PACKAGE", pkg)
     assert sorted(_all_private_uses()) == [("fireeval.core.b", "fireeval.core.a", "_x", line) for line in (1, 5, 6, 7)]
 
+
+def test_module_names_are_unique_across_the_package():
+    """A module's name says what it holds, once: ``fire`` three times, or ``verdicts`` in three folders, made
+    every import and traceback ambiguous (cli modules are named after their subcommand)."""
+    where: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.stem not in ("__init__", "__main__"):
+            where.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE)))
+    clashes = {name: sorted(paths) for name, paths in where.items() if len(paths) > 1}
+    assert not clashes, f"module names used more than once (rename one with git mv): {clashes}"
+
+
+def test_each_cli_module_is_named_after_its_subcommand():
+    from fireeval import cli
+
+    assert {command.replace("-", "_") for command in cli.COMMANDS} == set(cli.COMMANDS.values())
