@@ -20,7 +20,7 @@ import html
 import re
 from pathlib import Path
 
-__all__ = ["write_page", "render_page", "glued_outputs", "summary", "claims_rows"]
+__all__ = ["write_page", "render_page", "glued_outputs", "run_summary", "claims_rows"]
 
 #: ``{glue:text}`key:fmt```, ``{glue}`key```, ``{glue:}`key```, ``{glue:md}`key```, ``{glue:any}`key```.
 _ROLE = re.compile(r"\{glue(?::(text|md|any|math|))?\}`([^`]+)`")
@@ -265,7 +265,7 @@ def _short(value, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def summary(headline: dict, files: dict | None = None) -> str:
+def run_summary(headline: dict, files: dict | None = None) -> str:
     """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table."""
     lines = [f"{what}: {where}" for what, where in (files or {}).items()]
     scalars = {k: v for k, v in headline.items() if k != "claims" and isinstance(v, (str, int, float, bool))}
