@@ -23,6 +23,10 @@ from .exercises import (
     check_kendall_tau as check_kendall_tau,
     check_average_precision as check_average_precision,
     check_bpref as check_bpref,
+    check_correct_at_k as check_correct_at_k,
+    check_fire_ap as check_fire_ap,
+    check_ndcg as check_ndcg,
+    check_holm as check_holm,
     TOLERANCE as TOLERANCE,
 )
 from .headline_diff import (
