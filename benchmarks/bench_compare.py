@@ -11,7 +11,7 @@
    randomised Tukey HSD (10,000 permutations), BCa intervals (2,000 bootstrap resamples),
    the power figures and printing the report.
 2. In process (runs already scored into the 129 x 50 per-topic matrix; modules imported):
-   ``fireeval.stats.compare.compare`` with the same settings, and the randomisation test alone.
+   ``fireeval.stats.significance.compare`` with the same settings, and the randomisation test alone.
 3. The peer: a plain scipy loop, ``scipy.stats.permutation_test((a, b), mean difference,
    permutation_type='samples', vectorized=True, n_resamples=10000)`` per pair over the
    same matrix (plus ``ttest_rel`` and Holm at the end). It is timed on ``--sample-pairs``
@@ -82,7 +82,7 @@ def main():
     args = parser.parse_args()
 
     from fireeval.datasets import data_path, has_data, trec8
-    from fireeval.stats import compare as cmp
+    from fireeval.stats import significance as cmp
 
     if not has_data(*trec8.FILES, root=args.data):
         raise SystemExit("TREC-8 data not found (set FIREEVAL_DATA or place ../shared/data); nothing to time")

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import _timing
-from fireeval.t2v import fire
+from fireeval.t2v import false_negatives as fire
 from fireeval.stats import resampling
 from fireeval.datasets import has_data, msrvtt
 
@@ -76,7 +76,7 @@ def main():
         sims = {m: msrvtt.load_similarity(m) for m in ("clip4clip", "InternVideo2")}
         print("data: real MSR-VTT 1k-A (clip4clip, InternVideo2)")
     else:
-        from fireeval.synthetic.fire import simulate_fire
+        from fireeval.synthetic.fire_study import simulate_fire
 
         sim = simulate_fire(seed=0)
         queries, captions = sim.queries, sim.data.captions

@@ -37,7 +37,7 @@ def inputs():
         gt = charades.load_ground_truth()[["start", "end"]].to_numpy()
         preds = charades.load_all_predictions()
         return "Charades-STA (real)", gt, np.stack(list(preds.values()))
-    from fireeval.synthetic.moments import simulate_moments
+    from fireeval.synthetic.moment_collection import simulate_moments
 
     gt, _, preds = simulate_moments(3720, 6, seed=0)
     return "synthetic stand-in", gt, np.stack(list(preds.values()))

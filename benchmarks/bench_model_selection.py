@@ -35,7 +35,7 @@ def inputs():
         prior = baselines.normalised_moments(train[["start", "end"]].to_numpy(), train["length"].to_numpy())
         return ("Charades-STA (real)", lists, ("2DTAN_noNMS", "2DTAN_randomized_noNMS"), gt_frame[["start", "end"]].to_numpy(),
                 gt_frame["length"].to_numpy(), gt_frame["video"].to_numpy(), prior)
-    from fireeval.synthetic.moments import simulate_moments
+    from fireeval.synthetic.moment_collection import simulate_moments
 
     gt, lengths, lists = simulate_moments(3720, 6, seed=0)
     tgt, tlen, _ = simulate_moments(5000, 1, seed=1)

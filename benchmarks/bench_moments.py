@@ -41,7 +41,7 @@ from fireeval.core import moments  # noqa: E402
 from fireeval.datasets import charades, data_path, has_data  # noqa: E402
 from fireeval.stats import reliability  # noqa: E402
 from fireeval.stats.resampling import disjoint_halves  # noqa: E402
-from fireeval.synthetic.moments import simulate_moments  # noqa: E402
+from fireeval.synthetic.moment_collection import simulate_moments  # noqa: E402
 
 SIZES = [50, 100, 200, 500, 1000, 1860]
 TRIALS = 5000

@@ -16,20 +16,18 @@ point one way only (left may be imported by right, never the reverse)::
 - ``datasets``: the data registry and one loader per dataset.
 - ``book``: notebook runner, headline/glue, chart theme; ``cli``: the command line.
 
+``import fireeval`` imports none of them: ``fireeval.core`` (and every folder above, and
+``fireeval.compare``) is imported on first use, as listed in ``__init__.pyi``.
+
 Start with :func:`fireeval.evaluate` (``evaluate(qrels, run, measures)``) for ranked runs, and :func:`fireeval.compare`
-(:func:`fireeval.stats.compare.compare`) to test which of several systems is really better.
+(:func:`fireeval.stats.significance.compare`) to test which of several systems is really better.
 """
+import lazy_loader
+
 __version__ = "0.1.0"
 
-
-def __getattr__(name):
-    # ``fireeval.compare(...)``, imported on first use (the package itself imports nothing).
-    if name == "compare":
-        from fireeval.stats.compare import compare
-
-        return compare
-    if name == "evaluate":
-        from fireeval.core.api import evaluate
-
-        return evaluate
-    raise AttributeError(f"module 'fireeval' has no attribute {name!r}")
+# The lists of __init__.pyi, spelled out: every command imports this package, and reading the
+# stub would import ast (~2 ms of `fireeval --help`). tests/test_layout.py checks they agree.
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__, ["book", "cli", "core", "datasets", "pooling", "stats", "synthetic", "t2v", "vmr"],
+    {"stats.significance": ["compare"], "core.api": ["evaluate"]})

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from conftest import require_data
 from fireeval.core import moments
 from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_matrix
-from fireeval.synthetic.moments import simulate_moments
-from fireeval.vmr import noise, selection, variants, verdicts
+from fireeval.synthetic.moment_collection import simulate_moments
+from fireeval.vmr import noise, selection, variants, axiou_claims as verdicts
 
 MEASURES = moments.MEASURES
 SIX = ["2DTAN", "SCDM", "2DTAN_noNMS", "2DTAN_randomized", "2DTAN_randomized_noNMS", "ActionAwareBlind"]

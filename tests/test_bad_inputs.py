@@ -245,7 +245,7 @@ def test_start_up_imports_no_pandas(tmp_path, command):
     loaded = result.stdout.split("\n")[-2].split()  # the last line: after the command's own output
     assert not [m for m in loaded if m.startswith(("pandas", "pyarrow"))], loaded
     if command[0] == "evaluate-moments":
-        assert loaded == ["fireeval.cli.moments"], loaded
+        assert loaded == ["fireeval.cli.evaluate_moments"], loaded
 
 
 def test_one_subcommand_parser_says_what_the_full_parser_says(capsys):
@@ -266,7 +266,7 @@ def test_one_subcommand_parser_says_what_the_full_parser_says(capsys):
 
 
 def test_fast_alignment_equals_the_checked_path():
-    """charades._align (all entries at once) and _align_checked (one by one) agree on valid input."""
+    """charades.align_predictions (all entries at once) and _align_checked (one by one) agree on valid input."""
     import numpy as np
 
     from fireeval.datasets import charades
@@ -283,7 +283,7 @@ def test_fast_alignment_equals_the_checked_path():
         if rng.random() < 0.1:
             entries.append((f"V{i}", f"q{i}.", None, None))  # an empty duplicate never counts
     for k in (None, 1, 5, 20):
-        fast, fast_info = charades._align(entries, rows, k)
+        fast, fast_info = charades.align_predictions(entries, rows, k)
         slow, slow_info = charades._align_checked(entries, rows, k)
         np.testing.assert_array_equal(fast, slow)
         assert fast_info == slow_info

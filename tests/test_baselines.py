@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval.synthetic import moments as synthetic_moments
+from fireeval.synthetic import moment_collection as synthetic_moments
 from fireeval.vmr import baselines
 from fireeval.core.moments import temporal_iou
 

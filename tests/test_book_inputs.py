@@ -1,4 +1,4 @@
-"""The TREC chapters' input layer (fireeval.book.inputs.trec): the reader's own runs and qrels, validated, beside
+"""The TREC chapters' input layer (fireeval.book.inputs.trec_inputs): the reader's own runs and qrels, validated, beside
 TREC-8's; never synthetic when the reader named data; and each TREC chapter run once with a run of the reader's."""
 import json
 import warnings
@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fireeval.datasets as ds
-from fireeval.book.inputs import trec as trec_inputs
-from fireeval.book.inputs.trec import ReaderInputError, read_reader_qrels, read_reader_runs
+from fireeval.book.inputs import trec_inputs
+from fireeval.book.inputs.trec_inputs import ReaderInputError, read_reader_qrels, read_reader_runs
 from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
 from fireeval.core.judgements import Qrels
 from fireeval.datasets import trec8

@@ -71,7 +71,7 @@ def test_quirks_are_handled_as_documented():
 def test_rank_order_follows_ratings(tmp_path):
     gt = pd.DataFrame({"video": ["v"], "description": ["d"], "start": [0.0], "end": [1.0], "length": [5.0]})
     entries = [("v", "d", [[0, 1, 5], [2, 3, 5], [3, 4, 5]], [1.0, 3.0, 1.0])]
-    out, info = charades._align(entries, gt, k=4)
+    out, info = charades.align_predictions(entries, gt, k=4)
     np.testing.assert_array_equal(out[0, :3], [[2, 3], [0, 1], [3, 4]])  # ties keep list order
     assert np.isnan(out[0, 3]).all() and info["missing_queries"] == 0
 

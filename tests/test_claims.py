@@ -256,3 +256,14 @@ def test_an_unstable_bca_interval_falls_back_to_the_jackknife_and_says_so():
     assert how.startswith("jackknife normal interval (BCa unstable: z0 = 2.65") and low < 0.989 < high
     e = Estimate.bca(0.989, samples, jack, "toy")
     assert "widened" not in e.method and e.low < 0.989 < e.high
+
+
+@given(st.lists(st.sampled_from([-1.0, -1 / 3, 1 / 3, 1.0]), min_size=5, max_size=60),
+       st.lists(st.sampled_from([-1.0, 1 / 3, 1.0]), min_size=2, max_size=20), st.sampled_from([-1.0, 1.0]))
+def test_every_interval_stays_within_what_the_resamples_took(samples, jackknife, value):
+    """A tau of few systems (values on a coarse grid, often all at one end) never gets an interval beyond [-1, 1]."""
+    from fireeval.stats.claims import bca_interval
+
+    low, high, _ = bca_interval(value, samples, jackknife)
+    seen = [*samples, *jackknife, value]
+    assert min(seen) - 1e-12 <= low <= high <= max(seen) + 1e-12

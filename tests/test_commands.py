@@ -265,7 +265,8 @@ def test_chapter_ends_with_exercises(path: Path):
     heading = EXERCISES.search(text)
     assert heading, f"{path.name}: no '## Exercises' section"
     section = text[heading.end():]
-    assert not re.search(r"^#{1,2} ", section, re.M), f"{path.name}: '## Exercises' must be the last section"
+    prose = re.sub(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", "", section, flags=re.M | re.S)  # a code comment is no heading
+    assert not re.search(r"^#{1,2} ", prose, re.M), f"{path.name}: '## Exercises' must be the last section"
     found = exercises(path)
     assert 3 <= len(found) <= 8, f"{path.name}: {len(found)} exercises ('### Exercise N (kind): title'); want 3-8"
     assert [e["number"] for e in found] == list(range(1, len(found) + 1)), f"{path.name}: exercises not numbered 1..n"

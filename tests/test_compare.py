@@ -1,4 +1,4 @@
-"""Issue 28: fireeval.stats.compare and ``fireeval compare``, checked against scipy and statsmodels.
+"""Issue 28: fireeval.stats.significance and ``fireeval compare``, checked against scipy and statsmodels.
 
 The randomisation p-values are compared with ``scipy.stats.permutation_test(permutation_type='samples')``
 on the same resamples: all 2^T sign flips for small T (both enumerate), and for larger T the
@@ -16,7 +16,7 @@ from hypothesis.extra.numpy import arrays
 from scipy import stats
 
 from fireeval.cli import main
-from fireeval.stats import compare as cmp
+from fireeval.stats import significance as cmp
 
 
 def _mean_diff(x, y, axis=-1):
@@ -174,7 +174,7 @@ def test_groups_and_ranking():
 
 
 def test_scores_from_similarity_matches_t2v_ranks():
-    from fireeval.t2v.fire import original_rank_under_ties
+    from fireeval.t2v.false_negatives import original_rank_under_ties
 
     rng = np.random.default_rng(0)
     s = np.round(rng.random((30, 30)), 1)  # many ties

@@ -111,12 +111,69 @@ def bpref_no_cap(ranking, qrels):  # slip: divides by N instead of min(R, N)
     return total / R
 
 
+def correct_ok(ranking, positives, k):
+    return float(any(v in positives for v in ranking[:k]))
+
+
+def correct_own_only(ranking, positives, k):  # slip: only the first positive (the "own" video) counts
+    return float(sorted(positives)[0] in ranking[:k])
+
+
+def fire_ap_ok(ranking, positives, depth):
+    hits, total = 0, 0.0
+    for rank, video in enumerate(ranking[:depth], start=1):
+        if video in positives:
+            hits += 1
+            total += hits / rank
+    return total / hits if hits else 0.0
+
+
+def fire_ap_whole_list(ranking, positives, depth):  # slip: ignores the depth
+    return fire_ap_ok(ranking, positives, len(ranking))
+
+
+def ndcg_ok(ranking, relevance):
+    import math
+    n = sum(g > 0 for g in relevance.values())
+    dcg = sum(relevance.get(v, 0.0) / math.log2(r + 1) for r, v in enumerate(ranking[:n], start=1))
+    ideal = sorted(relevance.values(), reverse=True)[:n]
+    idcg = sum(g / math.log2(r + 1) for r, g in enumerate(ideal, start=1))
+    return dcg / idcg if idcg else 0.0
+
+
+def ndcg_exponential(ranking, relevance):  # slip: the paper's text's 2^rel - 1 where the code uses rel
+    return ndcg_ok(ranking, {v: 2 ** g - 1 for v, g in relevance.items()})
+
+
+def holm_ok(pvalues):
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def holm_no_running_max(pvalues):  # slip: forgets that adjusted p-values may not decrease
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    for rank, i in enumerate(order):
+        adjusted[i] = min(1.0, (m - rank) * pvalues[i])
+    return adjusted
+
+
 CHECKERS = [
     (exercises.check_recall_at_k_theta, recall_ok, recall_strict, "fireeval.core.moments", "recall_at_k_iou"),
     (exercises.check_axiou, axiou_ok, axiou_short_list, "fireeval.core.moments", "axiou_at_k"),
     (exercises.check_kendall_tau, tau_ok, tau_concordant_share, "fireeval.stats.agreement", "kendall_tau"),
     (exercises.check_average_precision, ap_ok, ap_grade_one_only, "fireeval.core.ranking", "average_precision"),
     (exercises.check_bpref, bpref_ok, bpref_no_cap, "fireeval.core.ranking", "bpref"),
+    (exercises.check_correct_at_k, correct_ok, correct_own_only, "fireeval.core.ranking", "correct_at_k"),
+    (exercises.check_fire_ap, fire_ap_ok, fire_ap_whole_list, "fireeval.t2v.false_negatives", "per_query_scores"),
+    (exercises.check_ndcg, ndcg_ok, ndcg_exponential, "fireeval.t2v.semantic_evaluation", "proxy_ndcg"),
+    (exercises.check_holm, holm_ok, holm_no_running_max, "fireeval.stats.significance", "holm"),
 ]
 IDS = [c[0].__name__ for c in CHECKERS]
 
@@ -154,7 +211,12 @@ def test_the_checker_asks_fireevals_own_measure(check, right, wrong, module, mea
 
     mod = importlib.import_module(module)
     original = getattr(mod, measure)
-    monkeypatch.setattr(mod, measure, lambda *a, **k: original(*a, **k) * 0.5 + 0.25)
+
+    def shifted(*a, **k):  # a measure returning a dict of arrays (fire.per_query_scores) is shifted per entry
+        value = original(*a, **k)
+        return {n: v * 0.5 + 0.25 for n, v in value.items()} if isinstance(value, dict) else value * 0.5 + 0.25
+
+    monkeypatch.setattr(mod, measure, shifted)
     assert check(right) is False
     assert f"{module}.{measure}" in capsys.readouterr().out
 

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fireeval.t2v import fire
-from fireeval.synthetic.fire import simulate_fire
+from fireeval.t2v import false_negatives as fire
+from fireeval.synthetic.fire_study import simulate_fire
 
 
 # ------------------------------------------------------------------ oracle: FIRE's own scoring, in plain Python
@@ -181,7 +181,7 @@ def test_corrected_metrics_approach_true_metrics_as_pool_deepens():
 
 def test_annotator_errors_bias_corrected_scores():
     """A noisy annotator's false positives inflate corrected scores; no errors, no bias."""
-    from fireeval.synthetic.fire import simulate_labels
+    from fireeval.synthetic.fire_study import simulate_labels
 
     sim = simulate_fire(n_videos=200, captions_per_video=5, n_topics=8, seed=5)
     lists = {m: fire.ranked_lists(s, depth=20) for m, s in sim.similarity.items()}
@@ -266,7 +266,7 @@ def test_verdict_sample_is_seeded_and_balanced():
 
 def test_simulated_fire_file_round_trips_through_the_loader():
     from fireeval.datasets import fire as fire_ds
-    from fireeval.synthetic.fire import SYNTHETIC_TAGS, simulated_fire_file
+    from fireeval.synthetic.fire_study import SYNTHETIC_TAGS, simulated_fire_file
 
     sim = simulate_fire(n_videos=70, captions_per_video=4, n_topics=5, seed=9)
     lists = {m: fire.ranked_lists(s, depth=10) for m, s in sim.similarity.items()}

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import require_data
 from fireeval.datasets import DataError, DataUnavailable, fire as fire_ds, has_data, registry
-from fireeval.synthetic.fire import fire_dataset_dict, simulate_labels
+from fireeval.synthetic.fire_study import fire_dataset_dict, simulate_labels
 
 QUERIES = ["a man cuts a tomato", "a dog runs", "a man cuts a tomato", "cars on a road"]  # rows 0 and 2 share text
 VIDEOS = ["video7", "video8", "video9", "video10"]

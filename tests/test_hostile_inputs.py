@@ -229,7 +229,7 @@ def test_7_huge_moment_cut_offs_are_refused(tmp_path, capsys, measure):
 @pytest.fixture(scope="module")
 def audit_files(tmp_path_factory):
     from fireeval.core.trec import write_qrels, write_run
-    from fireeval.synthetic.trec import simulate_pooled_trec
+    from fireeval.synthetic.trec_collection import simulate_pooled_trec
 
     folder = tmp_path_factory.mktemp("audit")
     frames, qrels_frame, table, _ = simulate_pooled_trec(seed=3, n_topics=8, n_docs=600, depth=80, pool_depth=15,

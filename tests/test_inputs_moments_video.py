@@ -1,4 +1,4 @@
-"""The chapters' input layers (fireeval.book.inputs.moments and .video, issue 24): the reader's moment
+"""The chapters' input layers (fireeval.book.inputs.moment_inputs and .video, issue 24): the reader's moment
 predictions and similarity matrices, validated and aligned; named data that is missing is refused, never
 replaced by the synthetic stand-in; each chapter runs once with the reader's files."""
 import csv
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fireeval.datasets as ds
-from fireeval.book.inputs import moments as mi
-from fireeval.book.inputs import video as vi
+from fireeval.book.inputs import moment_inputs as mi
+from fireeval.book.inputs import video_inputs as vi
 from tests.conftest import require_data
 
 GT = pd.DataFrame({"video": ["V1", "V1", "V2"], "description": ["person opens a door.", "person sits.", "a dog runs."],

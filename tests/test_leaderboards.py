@@ -130,7 +130,7 @@ def test_power_is_at_the_published_step_and_can_fail():
     from statsmodels.stats.power import TTestPower
 
     from fireeval.stats.claims import Test
-    from fireeval.stats.compare import detectable_difference
+    from fireeval.stats.significance import detectable_difference
 
     d = np.random.default_rng(0).normal(0.01, 0.1, 80)
     sd = d.std(ddof=1)
@@ -173,7 +173,7 @@ def test_reader_run_is_validated_and_placed_by_its_score(tmp_path):
     boards = lb.leaderboard_inputs("synthetic", seed=0, benchmarks=["trec8"], trec_pairs=0, synthetic_size=60)
     top = boards["trec8"]
     # a copy of the best synthetic run under a new tag: scored, placed, a tie with the original
-    from fireeval.synthetic.trec import simulate_pooled_trec
+    from fireeval.synthetic.trec_collection import simulate_pooled_trec
 
     frames, *_ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3, n_docs=3000, depth=300,
                                       pool_depth=50, seed=0)
@@ -293,7 +293,7 @@ def test_survival_chart_has_titles_tooltips_and_one_colour_per_condition():
 
 
 def test_a_reader_run_below_the_tested_top_extends_the_pairs_down_to_it(tmp_path):
-    from fireeval.synthetic.trec import simulate_pooled_trec
+    from fireeval.synthetic.trec_collection import simulate_pooled_trec
 
     frames, *_ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3, n_docs=3000, depth=300,
                                       pool_depth=50, seed=0)

@@ -10,7 +10,7 @@ from fireeval.core import moments
 from fireeval.stats import reliability
 from fireeval.stats.agreement import kendall_tau_batch
 from fireeval.stats.resampling import disjoint_halves
-from fireeval.synthetic.moments import simulate_moments
+from fireeval.synthetic.moment_collection import simulate_moments
 
 fast = settings(max_examples=60, deadline=None)
 

@@ -1,6 +1,6 @@
 """Issue 13 (evaluate-moments start-up): the faster readers give what the previous ones gave.
 
-charades._align, charades.read_sta_rows and datasets.read_json were rewritten for speed;
+charades.align_predictions, charades.read_sta_rows and datasets.read_json were rewritten for speed;
 each is compared here with the implementation before issue 13 (copied below) or with the
 standard library, on valid input and on input that must fail with the same message.
 """
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from fireeval.datasets import charades, read_json
 
 
-def _old_align(entries, gt, k=None, name="predictions"):  # charades._align before issue 13
+def _old_align(entries, gt, k=None, name="predictions"):  # charades.align_predictions before issue 13
     keys, lengths = charades._gt_keys(gt)
     index = {key: i for i, key in enumerate(keys)}
     kept, rows, unknown, empty = [], [], 0, 0
@@ -126,7 +126,7 @@ def test_align_equals_previous_implementation(seed):
     entries = _entries(rng, n, equal_length=seed % 3 == 0, bad=seed % 2 == 1)
     for gt in (rows, frame):
         for k in (None, 1, 5, 20):
-            _same(_outcome(charades._align, entries, gt, k), _outcome(_old_align, entries, gt, k))
+            _same(_outcome(charades.align_predictions, entries, gt, k), _outcome(_old_align, entries, gt, k))
 
 
 def test_align_on_the_real_predictions():
@@ -138,21 +138,21 @@ def test_align_on_the_real_predictions():
     gt = charades.load_ground_truth()
     for system in charades.ALL_SYSTEMS:
         entries = charades.prediction_entries(system)
-        _same(charades._align(entries, gt, 10), _old_align(entries, gt, 10))
+        _same(charades.align_predictions(entries, gt, 10), _old_align(entries, gt, 10))
 
 
 def test_a_string_is_not_a_moment():
     # The previous fast path read "12" as the moment [1, 2]; the checked path refuses it, and now both do.
     rows = [("V", "q.", 0.0, 10.0)]
     with pytest.raises(ValueError, match="moments are not"):
-        charades._align([("V", "q.", ["12", "34"], None)], rows)
+        charades.align_predictions([("V", "q.", ["12", "34"], None)], rows)
 
 
 def test_numpy_rows_take_the_fast_path_and_agree():
     rows = [("V", "q.", 0.0, 10.0), ("W", "r.", 0.0, 10.0)]
     moments = np.array([[1.0, 2.0, 30.0], [0.0, 5.0, 30.0]])
     entries = [("V", "q.", list(moments), [0.1, 0.9]), ("W", "r.", moments, None)]
-    out, _ = charades._align(entries, rows)
+    out, _ = charades.align_predictions(entries, rows)
     np.testing.assert_array_equal(out[0], [[0, 5], [1, 2]])
     np.testing.assert_array_equal(out[1], [[1, 2], [0, 5]])
 

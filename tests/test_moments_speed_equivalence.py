@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fireeval.core import moments
-from fireeval.synthetic.moments import simulate_moments
+from fireeval.synthetic.moment_collection import simulate_moments
 
 
 def _old_temporal_iou(pred, gt):  # the implementation before issue 13

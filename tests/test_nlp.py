@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fireeval.t2v import nlp
-from fireeval.t2v.similarity import tokenize
+from fireeval.t2v.nlp import tokenize
 
 
 def _wordnet_or_skip():

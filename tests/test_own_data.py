@@ -254,7 +254,7 @@ def _ids(tmp_path, n_q, n_v, texts=None):
 @given(st.integers(2, 12).flatmap(lambda n: st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n),
                                                       min_size=n, max_size=n)))
 def test_ranks_and_recall_agree_with_fire_on_the_diagonal(matrix):
-    from fireeval.t2v import fire, retrieval
+    from fireeval.t2v import false_negatives as fire, retrieval
 
     sim = np.asarray(matrix, dtype=float)  # small integers: many ties
     n = len(sim)
@@ -555,7 +555,7 @@ def test_proxy_corrections_equal_the_false_negatives_chapters_table1():
     """Evidence: corrected_by_proxy + evaluate_similarity give the chapter's Table 1 (its own cell code, with the
     query's own caption left out of the agreement, which cannot change a pair that is already positive)."""
     from fireeval.datasets import msrvtt
-    from fireeval.t2v import fire, retrieval
+    from fireeval.t2v import false_negatives as fire, retrieval
 
     require_data(msrvtt.QUERIES, msrvtt.CAPTIONS["test"], msrvtt.MODELS["clip4clip"], msrvtt.MODELS["InternVideo2"])
     queries = msrvtt.load_queries()["sentence"].tolist()

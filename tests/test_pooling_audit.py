@@ -12,10 +12,10 @@ from fireeval.core.evaluation import evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.trec import write_qrels, write_run
-from fireeval.pooling import audit, pools, sampling, verdicts
+from fireeval.pooling import pool_audit as audit, pools, sampling, pooling_claims as verdicts
 from fireeval.pooling.incomplete import JudgedCells, incomplete_scores
 from fireeval.stats import agreement, claims, reliability
-from fireeval.synthetic.trec import simulate_pooled_trec
+from fireeval.synthetic.trec_collection import simulate_pooled_trec
 
 from conftest import require_data
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fireeval.core import moments
-from fireeval.datasets import qvhighlights as qv
+from fireeval.datasets import qvhighlights as qv, read_jsonl
 from tests.conftest import require_data
 
 FILES = [f"qvhighlights/{f}" for f in qv.SPLITS.values()] + [f"qvhighlights/{f}" for r in qv.RUNS.values() for f in r]
@@ -38,4 +38,4 @@ def test_bad_jsonl_names_line(tmp_path):
     p = tmp_path / "x.jsonl"
     p.write_text('{"qid": 1}\n{oops\n')
     with pytest.raises(ValueError, match=r"x\.jsonl:2"):
-        qv._read_jsonl(p)
+        read_jsonl(p)

@@ -164,7 +164,7 @@ def _old_aggregate(grid, aggregate):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_aggregate_identical_on_random_grids(seed):
-    from fireeval.t2v import fire
+    from fireeval.t2v import false_negatives as fire
 
     rng = np.random.default_rng(seed)
     for width in (1, 2, 3, 20):
@@ -182,7 +182,7 @@ def test_caption_agreement_identical_on_real_msrvtt_sample(monkeypatch):
     from conftest import require_data
 
     from fireeval.datasets import msrvtt
-    from fireeval.t2v import fire
+    from fireeval.t2v import false_negatives as fire
 
     require_data(msrvtt.QUERIES, msrvtt.CAPTIONS["test"])
     queries = list(msrvtt.load_queries()["sentence"])[:60]

@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval.t2v import fire, verdicts
+from fireeval.t2v import false_negatives as fire, t2v_claims as verdicts
 
 
 @given(st.floats(0.005, 0.05), st.integers(100, 5000))

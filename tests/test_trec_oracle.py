@@ -8,7 +8,7 @@ from fireeval.datasets import trec8
 from fireeval import evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
-from fireeval.synthetic.trec import simulate_trec
+from fireeval.synthetic.trec_collection import simulate_trec
 
 from conftest import require_data
 

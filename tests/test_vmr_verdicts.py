@@ -4,8 +4,8 @@ import pytest
 
 from fireeval.core.moments import MEASURES
 from fireeval.stats.claims import VERDICTS
-from fireeval.synthetic.moments import simulate_moments
-from fireeval.vmr import noise, selection, variants, verdicts
+from fireeval.synthetic.moment_collection import simulate_moments
+from fireeval.vmr import noise, selection, variants, axiou_claims as verdicts
 
 
 @pytest.fixture(scope="module")

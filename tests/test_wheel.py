@@ -61,6 +61,13 @@ def test_the_wheel_ships_every_chapter_and_the_registry(wheel):
     assert zipfile.ZipFile(wheel).read("fireeval/datasets/registry.json") == (ROOT / "data" / "registry.json").read_bytes()
 
 
+def test_the_wheel_ships_the_init_stubs(wheel):
+    """``__init__.pyi`` is not a module: without it, ``fireeval.core`` fails at import (lazy_loader reads it)."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    stubs = {str(p.relative_to(ROOT)) for p in (ROOT / "fireeval").rglob("__init__.pyi")}
+    assert stubs and stubs | {"fireeval/py.typed"} <= names, sorted(stubs - names)
+
+
 @pytest.fixture(scope="module")
 def installed(wheel, tmp_path_factory) -> tuple[Path, dict]:
     venv = tmp_path_factory.mktemp("venv")

@@ -7,10 +7,12 @@
 - ``leaderboards``: the closing chapter's inputs, adjacent-pair tests, threats, claims, table and chart.
 - ``exercises``: checkers a student runs on a measure they wrote (``check_bpref``, ``check_kendall_tau``, ...).
 - ``teaching``: worked solutions computed by the chapter and checked against the exercise runs; reading and running times.
+- ``page``: an executed chapter as one offline HTML page; ``headline_diff``: two headlines compared.
+- ``papermill_io``: papermill on the ``.md`` chapters; ``inputs``: each chapter's inputs in one call.
 
-Nothing in core, stats, the studies or datasets imports this. Names are re-exported lazily.
+Nothing in core, stats, the studies or datasets imports this. Names are re-exported
+lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["notebooks", "report", "plotting", "scoreboard", "leaderboards",
-                                                        "exercises", "page", "papermill_io", "diff", "teaching"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

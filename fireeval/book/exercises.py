@@ -13,12 +13,17 @@ student's. It returns True when every case agrees (to ``1e-9``), else False.
 | :func:`check_kendall_tau` | ``f(order_a, order_b)``: Kendall's τ of two orderings | ``stats.agreement.kendall_tau`` |
 | :func:`check_average_precision` | ``f(ranking, qrels)``: AP of one topic | ``core.ranking.average_precision`` |
 | :func:`check_bpref` | ``f(ranking, qrels)``: bpref of one topic | ``core.ranking.bpref`` |
+| :func:`check_correct_at_k` | ``f(ranking, positives, k)``: Correct@K of one query | ``core.ranking.correct_at_k`` |
+| :func:`check_fire_ap` | ``f(ranking, positives, depth)``: AP@depth of one query as FIRE's code | ``t2v.false_negatives.per_query_scores`` |
+| :func:`check_ndcg` | ``f(ranking, relevance)``: nDCG of one query, graded relevance as Wray et al. | ``t2v.semantic_evaluation.proxy_ndcg`` |
+| :func:`check_holm` | ``f(pvalues)``: Holm's adjusted p-values | ``stats.significance.holm`` |
 
 Inputs are plain Python: moments are ``(start, end)`` pairs in seconds, ``predictions``
 a ranked list of them; an ordering is a list of system names, best first; ``ranking`` a
 ranked list of document ids and ``qrels`` a dict ``{document id: grade}`` of the *judged*
 documents (grade >= 1 relevant, 0 judged non-relevant; a document missing from it is
-unjudged).
+unjudged). For the text-to-video measures, ``positives`` is a set of video ids and
+``relevance`` a dict ``{video id: grade in [0, 1]}`` (a video missing from it has 0).
 
 >>> def my_ap(ranking, qrels):
 ...     n_relevant = sum(g >= 1 for g in qrels.values())
@@ -34,13 +39,14 @@ True
 """
 from __future__ import annotations
 
+import gc
 import math
 import traceback
 
 import numpy as np
 
 __all__ = ["check_recall_at_k_theta", "check_axiou", "check_kendall_tau", "check_average_precision",
-           "check_bpref", "TOLERANCE"]
+           "check_bpref", "check_correct_at_k", "check_fire_ap", "check_ndcg", "check_holm", "TOLERANCE"]
 
 #: Largest difference from fireeval's value that still counts as the same answer.
 TOLERANCE = 1e-9
@@ -49,18 +55,32 @@ SHOWN = 3
 
 
 def _compare(what: str, reference: str, student, cases, expected_fn) -> bool:
-    """Call ``student(*case)`` and ``expected_fn(*case)`` on every case; print the disagreements."""
+    """Call ``student(*case)`` and ``expected_fn(*case)`` on every case; print the disagreements.
+
+    A number is compared with a number; a sequence (``expected_fn`` returning an array)
+    with a sequence of the same length, element by element.
+    """
     wrong = []
     for case in cases:
-        expected = float(expected_fn(*case))
+        expected = np.asarray(expected_fn(*case), dtype=float)
+        expected = float(expected) if expected.ndim == 0 else expected.reshape(-1)
         try:
             got = student(*case)
-            got_value = float(got)
+            if isinstance(expected, float):
+                got_value = float(got)
+            elif isinstance(got, (str, bytes)) or np.ndim(got) != 1:
+                raise TypeError(f"expected a sequence of {len(expected)} numbers, got {type(got).__name__}")
+            else:
+                got_value = np.asarray(got, dtype=float)
         except Exception as err:  # the student's code may raise anything: report it with its input
             line = traceback.format_exception_only(type(err), err)[-1].strip()
             wrong.append((case, expected, f"an error: {line}"))
             continue
-        same = (math.isnan(expected) and math.isnan(got_value)) or abs(got_value - expected) <= TOLERANCE
+        if isinstance(expected, float):
+            same = (math.isnan(expected) and math.isnan(got_value)) or abs(got_value - expected) <= TOLERANCE
+        else:
+            same = got_value.shape == expected.shape and bool(
+                np.all((np.isnan(expected) & np.isnan(got_value)) | (np.abs(got_value - expected) <= TOLERANCE)))
         if not same:
             wrong.append((case, expected, repr(got)))
     if not wrong:
@@ -69,7 +89,8 @@ def _compare(what: str, reference: str, student, cases, expected_fn) -> bool:
     print(f"{what}: {len(wrong)} of {len(cases)} cases disagree with {reference}.")
     for case, expected, got in wrong[:SHOWN]:
         args = ", ".join(repr(a) for a in case)
-        print(f"  f({args})\n    expected {expected:.6g}, got {got}")
+        shown = f"{expected:.6g}" if isinstance(expected, float) else "[" + ", ".join(f"{x:.6g}" for x in expected) + "]"
+        print(f"  f({args})\n    expected {shown}, got {got}")
     if len(wrong) > SHOWN:
         print(f"  ... and {len(wrong) - SHOWN} more.")
     return False
@@ -306,3 +327,176 @@ def check_bpref(student, n_random: int = 20, seed: int = 0) -> bool:
         return bpref(grades, [n_relevant], [n_nonrelevant])[0]
 
     return _compare("bpref", "fireeval.core.ranking.bpref", student, cases, expected)
+
+
+# ---------------------------------------------------------------- one text-to-video query, several positives
+_VIDEO_CASES = [
+    # (ranking, positives): the own video first; a second positive at rank 3 only; no positive
+    # retrieved; several positives, the first at rank 2; a positive just beyond the cut-off.
+    (["v1", "v2", "v3"], {"v1"}),
+    (["v4", "v5", "v2", "v1"], {"v1", "v2"}),
+    (["v4", "v5", "v6"], {"v1"}),
+    (["v9", "v1", "v2", "v3", "v7"], {"v1", "v2", "v7"}),
+    (["v1", "v2", "v3", "v4", "v5", "v6"], {"v6", "v9"}),
+]
+
+
+def _video_queries(rng, n: int):
+    cases = []
+    for _ in range(n):
+        videos = [f"v{i}" for i in range(int(rng.integers(2, 25)))]
+        ranking = [videos[i] for i in rng.permutation(len(videos))]
+        positives = {v for v in videos if rng.random() < 0.2} or {videos[int(rng.integers(len(videos)))]}
+        cases.append((ranking, positives))
+    return cases
+
+
+def _positive_gains(ranking, positives):
+    """fireeval's input: the ranking as video indices (one query) and its row of positives."""
+    index = {v: i for i, v in enumerate(sorted(set(ranking) | set(positives)))}
+    row = np.zeros((1, len(index)), dtype=bool)
+    row[0, [index[v] for v in positives]] = True
+    return np.array([[index[v] for v in ranking]]), row
+
+
+def check_correct_at_k(student, n_random: int = 20, seed: int = 0) -> bool:
+    """Check ``student(ranking, positives, k)``: Correct@K of one query (1.0 or 0.0).
+
+    1.0 when one of the first ``k`` videos of ``ranking`` is in ``positives`` (the
+    query's own video, or any video judged relevant), else 0.0; ``k`` may exceed the
+    ranking's length. Compared with :func:`fireeval.core.ranking.correct_at_k`.
+
+    >>> def recall_share(ranking, positives, k):   # a slip: the share of positives found, not C@K
+    ...     return len(set(ranking[:k]) & positives) / len(positives)
+    >>> check_correct_at_k(recall_share)
+    Correct@K: ... cases disagree with fireeval.core.ranking.correct_at_k.
+    ...
+    False
+    """
+    from fireeval.core.ranking import correct_at_k
+    from fireeval.t2v.false_negatives import gains_of
+
+    rng = np.random.default_rng(seed)
+    cases = [(r, p, k) for (r, p), k in zip(_VIDEO_CASES, [1, 3, 10, 2, 5])]
+    cases += [(r, p, int(rng.integers(1, 12))) for r, p in _video_queries(rng, n_random)]
+
+    def expected(ranking, positives, k):
+        lists, row = _positive_gains(ranking, positives)
+        return correct_at_k(gains_of(lists, row), k)[0]
+
+    return _compare("Correct@K", "fireeval.core.ranking.correct_at_k", student, cases, expected)
+
+
+def check_fire_ap(student, n_random: int = 20, seed: int = 0) -> bool:
+    """Check ``student(ranking, positives, depth)``: AP@depth of one query as FIRE's code computes it.
+
+    FIRE's ``compute_average_precision`` keeps the first ``depth`` videos and averages the
+    precision at the rank of each positive found there -- it divides by the positives
+    *retrieved* in the top ``depth``, not by all positives (the paper's Eq. 2); 0 when
+    none is retrieved. Compared with :func:`fireeval.t2v.false_negatives.per_query_scores`
+    (``ap="fire"``), the AP@20 of the false-negatives chapter.
+
+    >>> def eq2(ranking, positives, depth):   # the paper's Eq. 2: divides by all positives
+    ...     hits, total = 0, 0.0
+    ...     for rank, video in enumerate(ranking[:depth], start=1):
+    ...         if video in positives:
+    ...             hits += 1
+    ...             total += hits / rank
+    ...     return total / len(positives)
+    >>> check_fire_ap(eq2)
+    FIRE's AP@depth: ... cases disagree with fireeval.t2v.false_negatives.per_query_scores.
+    ...
+    False
+    """
+    from fireeval.t2v import false_negatives as fire
+
+    rng = np.random.default_rng(seed)
+    cases = [(r, p, d) for (r, p), d in zip(_VIDEO_CASES, [1, 4, 3, 5, 5])]
+    cases += [(r, p, int(rng.integers(1, 25))) for r, p in _video_queries(rng, n_random)]
+
+    def expected(ranking, positives, depth):
+        lists, row = _positive_gains(ranking, positives)
+        return fire.per_query_scores(lists, row, ks=(1,), ap_depth=depth, ap="fire")[f"AP@{depth}"][0]
+
+    return _compare("FIRE's AP@depth", "fireeval.t2v.false_negatives.per_query_scores", student, cases, expected)
+
+
+# ---------------------------------------------------------------- graded relevance (Wray et al.)
+_GRADED_CASES = [
+    # (ranking, relevance): already ideal; the own video (1.0) ranked last; no relevant video at
+    # all (0 by convention); the cut at the number of relevant videos leaves a relevant one out;
+    # equal grades in either order.
+    (["v1", "v2", "v3"], {"v1": 1.0, "v2": 0.5}),
+    (["v2", "v3", "v1"], {"v1": 1.0, "v2": 0.5}),
+    (["v1", "v2"], {}),
+    (["v3", "v4", "v1", "v2"], {"v1": 1.0, "v2": 0.25}),
+    (["v2", "v1", "v3"], {"v1": 0.5, "v2": 0.5, "v3": 0.0}),
+]
+
+
+def check_ndcg(student, n_random: int = 20, seed: int = 0) -> bool:
+    """Check ``student(ranking, relevance)``: nDCG of one query with graded relevance, as Wray et al. use it.
+
+    ``ranking`` lists every video once, best first; ``relevance`` gives a video's grade in
+    [0, 1] (missing: 0). With n the number of videos of grade > 0, the DCG of the first n
+    videos (gain = grade, discount 1 / log2(rank + 1)) is divided by the DCG of the n
+    highest grades -- linear gain and the cut at n, as in Wray et al.'s reference code;
+    0 when no video has a grade above 0. Compared with
+    :func:`fireeval.t2v.semantic_evaluation.proxy_ndcg`.
+
+    >>> def uncut(ranking, relevance):   # a slip: the whole ranking, not cut at n
+    ...     import math
+    ...     dcg = sum(relevance.get(v, 0) / math.log2(r + 1) for r, v in enumerate(ranking, start=1))
+    ...     ideal = sorted(relevance.values(), reverse=True)
+    ...     idcg = sum(g / math.log2(r + 1) for r, g in enumerate(ideal, start=1))
+    ...     return dcg / idcg if idcg else 0.0
+    >>> check_ndcg(uncut)
+    nDCG: ... cases disagree with fireeval.t2v.semantic_evaluation.proxy_ndcg.
+    ...
+    False
+    """
+    from fireeval.t2v.semantic_evaluation import proxy_ndcg
+
+    rng = np.random.default_rng(seed)
+    cases = list(_GRADED_CASES)
+    for _ in range(n_random):
+        videos = [f"v{i}" for i in range(int(rng.integers(2, 15)))]
+        ranking = [videos[i] for i in rng.permutation(len(videos))]
+        relevance = {v: float(rng.choice([0.0, 0.0, 0.2, 0.4, 0.5, 0.8, 1.0])) for v in videos if rng.random() < 0.6}
+        cases.append((ranking, relevance))
+
+    def expected(ranking, relevance):
+        scores = np.arange(len(ranking), 0, -1, dtype=float)[None, :]  # distinct, descending: the ranking itself
+        return proxy_ndcg(scores, np.array([[relevance.get(v, 0.0) for v in ranking]]))[0]
+
+    return _compare("nDCG", "fireeval.t2v.semantic_evaluation.proxy_ndcg", student, cases, expected)
+
+
+# ---------------------------------------------------------------- multiple comparisons
+def check_holm(student, n_random: int = 20, seed: int = 0) -> bool:
+    """Check ``student(pvalues)``: Holm's step-down adjusted p-values, in the input's order.
+
+    Sort the m p-values ascending; the l-th smallest becomes (m − l + 1)·p, capped at 1,
+    and no adjusted value may be smaller than the one before it in that order (a running
+    maximum). Compared element by element with :func:`fireeval.stats.significance.holm`, which
+    the leaderboards chapter uses over the adjacent pairs of one leaderboard.
+
+    >>> def bonferroni(pvalues):   # m·p for every p: more conservative than Holm
+    ...     return [min(1.0, len(pvalues) * p) for p in pvalues]
+    >>> check_holm(bonferroni)
+    Holm: ... cases disagree with fireeval.stats.significance.holm.
+    ...
+    False
+    """
+    from fireeval.stats.significance import holm
+
+    cases = [([0.01, 0.04, 0.03],), ([0.5],), ([0.001, 0.2, 0.9, 0.04],), ([0.3, 0.3, 0.01],),
+             ([0.02, 0.01, 0.6, 0.5, 0.4],)]
+    rng = np.random.default_rng(seed)
+    for _ in range(n_random):
+        cases.append(([round(float(p), 4) for p in rng.beta(0.5, 2.0, size=int(rng.integers(1, 12)))],))
+    gc.freeze()  # statsmodels' Holm runs gc.collect() on every call: in a chapter's large kernel ~0.5 s each
+    try:
+        return _compare("Holm", "fireeval.stats.significance.holm", student, cases, lambda p: holm(p))
+    finally:
+        gc.unfreeze()

@@ -16,7 +16,7 @@ computes the mean paired difference A − B with a BCa bootstrap interval at the
 level 1 − 0.05/m (Bonferroni over the board's m adjacent pairs that are not ties; the
 unadjusted 95% interval beside it), the two-sided paired randomisation test and the paired
 t-test with Holm's adjustment over the same pairs, the smallest difference a paired t-test
-detects with this many topics, and the power at the published step (:mod:`fireeval.stats.compare`);
+detects with this many topics, and the power at the published step (:mod:`fireeval.stats.significance`);
 :func:`condition_tests` the same difference and interval under each threat.
 :func:`pair_claims` states each "A beats B" as a claim of the book's own, with its five
 fair-verdict fields; a threat simulated with a stand-in becomes a separate claim with
@@ -103,7 +103,7 @@ class Board:
 def bootstrap_means(d, n_resamples: int, seed: int) -> np.ndarray:
     """Bootstrap means of each row of ``d`` (pairs x topics): (B, pairs), topics resampled together.
 
-    The indices are those :func:`fireeval.stats.compare.bca_intervals` draws
+    The indices are those :func:`fireeval.stats.significance.bca_intervals` draws
     (``default_rng(seed).integers(0, T, (B, T))``), turned into per-resample topic counts.
     """
     d = np.atleast_2d(np.asarray(d, dtype=float))
@@ -147,7 +147,7 @@ def _intervals(d, n_resamples: int, seed: int, what: str, level: float = 0.95):
     for col, row in enumerate(np.flatnonzero(ok)):
         x = d[row]
         value = float(x.mean())
-        if _constant(x):  # BCa is 0/0 here (as in fireeval.stats.compare.bca_intervals): the point itself
+        if _constant(x):  # BCa is 0/0 here (as in fireeval.stats.significance.bca_intervals): the point itself
             same = Estimate(value, value, value, f"the same difference on all {t} {what}: no sampling variability")
             out[row] = (same, same, same)
             continue
@@ -165,7 +165,7 @@ def _one(unit: str) -> str:
 
 
 def _constant(x) -> bool:
-    """Every value equal, up to rounding (the test of :func:`fireeval.stats.compare.bca_intervals`)."""
+    """Every value equal, up to rounding (the test of :func:`fireeval.stats.significance.bca_intervals`)."""
     x = np.asarray(x, dtype=float)
     return bool(np.ptp(x) <= 16 * np.finfo(float).eps * max(np.abs(x).max(), 1e-300))
 
@@ -215,7 +215,7 @@ def pair_power(d, step, unit: str = "topics", alpha: float = 0.05, power: float 
     (True, False)
     """
     from fireeval.stats.claims import Estimate, Power, Test
-    from fireeval.stats.compare import detectable_difference
+    from fireeval.stats.significance import detectable_difference
 
     d = np.asarray(d, dtype=float)
     t = len(d)
@@ -279,7 +279,7 @@ def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 20
     import pandas as pd
     from scipy.stats import ttest_rel
 
-    from fireeval.stats.compare import detectable_difference, holm, randomisation_pvalues, sign_flips
+    from fireeval.stats.significance import detectable_difference, holm, randomisation_pvalues, sign_flips
 
     x = np.ascontiguousarray(board.values, dtype=float)
     t = x.shape[1]
@@ -993,7 +993,7 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
         data = "real: TREC-8 Ad Hoc, official runs and NIST's qrels"
         source = "TREC-8 official MAP (NIST official-scores.map, 4 decimals)"
     else:
-        from fireeval.synthetic.trec import simulate_pooled_trec
+        from fireeval.synthetic.trec_collection import simulate_pooled_trec
 
         frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3,
                                                              n_docs=3000, depth=300, pool_depth=50, seed=seed)
@@ -1050,8 +1050,8 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
 
 
 def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
-    from fireeval.stats.compare import scores_from_similarity
-    from fireeval.t2v import fire
+    from fireeval.stats.significance import scores_from_similarity
+    from fireeval.t2v import false_negatives as fire
 
     thresholds = sorted({float(t) for t in thresholds} | {float(primary)})
     if real:
@@ -1066,7 +1066,7 @@ def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
         data = "real: MSR-VTT 1k-A, 1000 queries, the four runs' similarity matrices"
         source = "R@1 (%) listed with the runs (shared data README; source repository mohammad2012191/ViC)"
     else:
-        from fireeval.synthetic.fire import simulate_fire
+        from fireeval.synthetic.fire_study import simulate_fire
 
         sim = simulate_fire(n_videos=synthetic_size, seed=seed)
         queries, captions, full, diag = sim.queries, sim.data.captions, dict(sim.similarity), {}
@@ -1124,7 +1124,7 @@ def _r1_tie_rule(sim, rule: str) -> np.ndarray:
 
 
 def _charades(real, data_dir, seed, predictions, synthetic_size) -> Board:
-    from fireeval.stats.compare import scores_from_moments
+    from fireeval.stats.significance import scores_from_moments
 
     measure = "R@1,0.5"
     if real:
@@ -1144,7 +1144,7 @@ def _charades(real, data_dir, seed, predictions, synthetic_size) -> Board:
         if predictions:
             raise ValueError("predictions need the real Charades-STA ground truth (data_source real or auto with the "
                              "data present)")
-        from fireeval.synthetic.moments import simulate_moments
+        from fireeval.synthetic.moment_collection import simulate_moments
         from fireeval.vmr import noise
 
         gt, _, preds = simulate_moments(synthetic_size, 6, seed=seed)
@@ -1173,7 +1173,7 @@ def _charades(real, data_dir, seed, predictions, synthetic_size) -> Board:
 
 
 def _qvhighlights(real, data_dir, seed, synthetic_size) -> Board:
-    from fireeval.stats.compare import scores_from_moments
+    from fireeval.stats.significance import scores_from_moments
 
     measure = "R@1,0.5"
     if real:
@@ -1188,7 +1188,7 @@ def _qvhighlights(real, data_dir, seed, synthetic_size) -> Board:
         source = f"Moment-DETR's own {QVH_METRIC} (%) in the repository's metric files"
         scale, tol = 100.0, 0.005
     else:
-        from fireeval.synthetic.moments import simulate_moments
+        from fireeval.synthetic.moment_collection import simulate_moments
 
         windows, _, sim = simulate_moments(synthetic_size, 2, seed=seed + 7)
         preds = {f"checkpoint {i + 1}": p for i, p in enumerate(sim.values())}

@@ -32,7 +32,8 @@ from fireeval.book.report import HEADLINE_MIME
 
 __all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
            "check_value", "coerce_parameters", "execute", "extract_headline", "install_note", "with_install_cell",
-           "ParameterError", "ChapterFailed"]
+           "ParameterError", "ChapterFailed",
+           "parameter_comments", "refuse_data_directory"]
 
 
 def _notebook_dir() -> Path:
@@ -93,7 +94,7 @@ def declared_parameters(nb) -> dict:
     return params
 
 
-def _comments(source: str) -> dict:
+def parameter_comments(source: str) -> dict:
     """``{name: comment text}`` of each literal assignment in a parameters cell (its comment on the last line)."""
     import io
     import tokenize
@@ -313,7 +314,7 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     params = coerce_parameters(declared_parameters(nb), dict(parameters or {}), source=str(path),
                                specs=parameter_specs(nb))
     out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="fireeval-"))
-    _refuse_data_directory(out, params.get("data_dir"))
+    refuse_data_directory(out, params.get("data_dir"))
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"{out}: --output exists and is not a folder. Fix: name a folder.")
     out.mkdir(parents=True, exist_ok=True)
@@ -366,7 +367,7 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _refuse_data_directory(out: Path, data_dir=None) -> None:
+def refuse_data_directory(out: Path, data_dir=None) -> None:
     """Outputs never go into a data directory (the shared data, FIREEVAL_DATA, the chapter's data_dir)."""
     import os
 

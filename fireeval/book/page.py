@@ -20,12 +20,13 @@ import html
 import re
 from pathlib import Path
 
-__all__ = ["write_page", "render_page", "glued_outputs", "summary", "claims_rows"]
+__all__ = ["write_page", "render_page", "glued_outputs", "run_summary", "claims_rows"]
 
 #: ``{glue:text}`key:fmt```, ``{glue}`key```, ``{glue:}`key```, ``{glue:md}`key```, ``{glue:any}`key```.
 _ROLE = re.compile(r"\{glue(?::(text|md|any|math|))?\}`([^`]+)`")
 #: Any other MyST role: ``{cite}`key```, ``{ref}`label```, ``{doc}`path``` ... shown as its text.
 _OTHER_ROLE = re.compile(r"\{([a-zA-Z][\w:-]*)\}`([^`]+)`")
+_TITLED = re.compile(r"^\s*(.*?)\s*<[^<>]+>\s*$", re.S)  # a cross-reference's "title <target>"
 #: A directive fence: ```{name} argument ... ``` (three or more backticks or colons).
 _FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]*)\}[ \t]*(?P<arg>[^\n]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$",
                     re.M | re.S)
@@ -103,10 +104,15 @@ def _substitute_roles(text: str, glued: dict, missing: list) -> str:
         rich = [m for m in bundle if m != "text/plain"]
         return _rich(bundle, _markdown_renderer()) if rich else _plain(bundle, "", key)
     text = _ROLE.sub(role, text)
-    return _OTHER_ROLE.sub(lambda m: f"<code>{html.escape(m.group(2))}</code>"
-                           if m.group(1) in ("ref", "doc", "numref", "download", "term", "eq")
-                           else html.escape(m.group(2)) if m.group(1) != "cite" else f"[{html.escape(m.group(2))}]",
-                           text)
+
+    def other(m):
+        kind, content = m.group(1), _TITLED.sub(r"\1", m.group(2))  # {term}`runs <run>` shows "runs"
+        if kind == "term":
+            return html.escape(content)
+        if kind in ("ref", "doc", "numref", "download", "eq"):
+            return f"<code>{html.escape(content)}</code>"
+        return html.escape(content) if kind != "cite" else f"[{html.escape(content)}]"
+    return _OTHER_ROLE.sub(other, text)
 
 
 def _markdown_cell(source: str, glued: dict, md, missing: list) -> str:
@@ -265,7 +271,7 @@ def _short(value, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def summary(headline: dict, files: dict | None = None) -> str:
+def run_summary(headline: dict, files: dict | None = None) -> str:
     """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table."""
     lines = [f"{what}: {where}" for what, where in (files or {}).items()]
     scalars = {k: v for k, v in headline.items() if k != "claims" and isinstance(v, (str, int, float, bool))}

@@ -122,7 +122,7 @@ def _make_translator():
 
         @classmethod
         def inspect(cls, parameters_cell):
-            from fireeval.book.notebooks import ParameterError, _comments, declared_parameters, parameter_specs
+            from fireeval.book.notebooks import ParameterError, parameter_comments, declared_parameters, parameter_specs
 
             _state.cell = None
             source = parameters_cell["source"]
@@ -133,7 +133,7 @@ def _make_translator():
                            for n in body):  # annotations, imports, code: papermill's own reading
                     return super().inspect(parameters_cell)
                 declared, specs = declared_parameters(nb), parameter_specs(nb)
-                comments = _comments(source)
+                comments = parameter_comments(source)
             except (SyntaxError, ValueError, ParameterError):
                 return super().inspect(parameters_cell)
             _state.cell = (source, declared, specs)

@@ -367,7 +367,7 @@ def knob(name: str, value, *, options=None, labels=None, min=None, max=None, ste
 
 
 def ordering_chart(comparison, adjust: str | None = None, *, title: str | None = None, caption: str | None = None):
-    """The ordering of a :class:`fireeval.stats.compare.Comparison` with its significance groups.
+    """The ordering of a :class:`fireeval.stats.significance.Comparison` with its significance groups.
 
     One row per system, best on top: its mean (a point), the span of means of the systems
     it is not significantly different from (a bar: its significance neighbourhood), its
@@ -376,7 +376,7 @@ def ordering_chart(comparison, adjust: str | None = None, *, title: str | None =
     comparison's own).
 
     >>> import numpy as np
-    >>> from fireeval.stats.compare import compare
+    >>> from fireeval.stats.significance import compare
     >>> c = compare(np.array([[0.9, 0.8, 0.85, 0.7], [0.3, 0.2, 0.25, 0.3], [0.35, 0.2, 0.3, 0.25]]), ["A", "B", "C"],
     ...             n_bootstrap=0, adjust="none")
     >>> spec = ordering_chart(c).to_dict()

@@ -43,10 +43,10 @@ import re
 import time
 from pathlib import Path
 
-__all__ = ["Solutions", "lookup", "same", "reading_minutes", "RunClock", "TOLERANCE", "WORDS_PER_MINUTE"]
+__all__ = ["Solutions", "lookup", "same", "reading_minutes", "RunClock", "SOLUTION_TOLERANCE", "WORDS_PER_MINUTE"]
 
 #: Relative and absolute tolerance when a solution's number is checked against the exercise's run.
-TOLERANCE = 1e-9
+SOLUTION_TOLERANCE = 1e-9
 #: Reading speed for technical prose with equations (plain prose is read faster).
 WORDS_PER_MINUTE = 200
 
@@ -119,7 +119,7 @@ def lookup(headline: dict, path: str):
     return value
 
 
-def same(a, b, tolerance: float = TOLERANCE) -> bool:
+def same(a, b, tolerance: float = SOLUTION_TOLERANCE) -> bool:
     """Equal, with floats compared to ``tolerance`` (relative and absolute) and containers element-wise."""
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)

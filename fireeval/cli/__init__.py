@@ -29,8 +29,8 @@ _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a direct
 
 
 #: Subcommand -> its module in this folder, in the order ``fireeval --help`` lists them.
-COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "moments", "audit": "audit",
-            "evaluate-similarity": "similarity", "compare": "compare", "diff": "diff"}
+COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "evaluate_moments", "audit": "audit",
+            "evaluate-similarity": "evaluate_similarity", "compare": "compare", "diff": "diff"}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -4,7 +4,7 @@ A pool-bias audit of a new run.
 
 Prints judged@k coverage, the run's MAP / bpref / infAP / condensed MAP, the leave-out
 estimate of its pool bias from the other runs, and a risk line with its evidence
-(:mod:`fireeval.pooling.audit`). ``--json FILE`` also writes everything as JSON.
+(:mod:`fireeval.pooling.pool_audit`). ``--json FILE`` also writes everything as JSON.
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def run(args):
 
     from fireeval.core.judgements import Qrels
     from fireeval.core.runset import RunSet
-    from fireeval.pooling.audit import audit_run
+    from fireeval.pooling.pool_audit import audit_run
 
     if args.json:
         _refuse_data_folder(Path(args.json))

@@ -3,7 +3,7 @@
 Scores every run per topic (as ``fireeval evaluate -q``), then for every pair of runs the
 mean paired difference with a BCa interval, the paired randomisation (sign-flip) test,
 the paired t-test, the effect size d_z and p-values adjusted over all pairs (Holm; the
-randomised Tukey HSD), and the topic-set power figures (:mod:`fireeval.stats.compare`).
+randomised Tukey HSD), and the topic-set power figures (:mod:`fireeval.stats.significance`).
 Prints a ranx-style report: runs by mean, each marked with the runs it beats
 significantly; ``--format tsv`` and ``--format json`` for machines.
 """
@@ -83,7 +83,7 @@ def _check_args(args):
 def run(args):
     import json
 
-    from fireeval.stats.compare import compare, scores_from_trec
+    from fireeval.stats.significance import compare, scores_from_trec
 
     _check_args(args)
     scores = scores_from_trec(args.qrels, args.runs, args.measure, complete=args.complete,

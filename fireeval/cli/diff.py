@@ -18,7 +18,7 @@ def add(sub):
     def diff(args):
         import json
 
-        from fireeval.book.diff import diff_files, format_diff
+        from fireeval.book.headline_diff import diff_files, format_diff
 
         d = diff_files(args.a, args.b, timings=args.timings)
         print(json.dumps(d, indent=1) if args.json else format_diff(d, args.a, args.b))

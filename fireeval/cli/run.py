@@ -31,8 +31,8 @@ def add(sub):
         from pathlib import Path
 
         from fireeval.book import notebooks
-        from fireeval.book.notebooks import ParameterError, _refuse_data_directory, execute, parse_value
-        from fireeval.book.page import summary
+        from fireeval.book.notebooks import ParameterError, refuse_data_directory, execute, parse_value
+        from fireeval.book.page import run_summary
 
         if not args.output.strip():  # `--output "$OUT"` with OUT unset: never a silent temporary folder
             raise ValueError('--output "": an empty folder name (an unset variable?). Fix: name the folder for '
@@ -55,14 +55,14 @@ def add(sub):
         checked = notebooks.coerce_parameters(notebooks.declared_parameters(nb), dict(params), source=str(path),
                                               specs=notebooks.parameter_specs(nb))
         out = Path(args.output)
-        _refuse_data_directory(out, checked.get("data_dir"))
+        refuse_data_directory(out, checked.get("data_dir"))
         with _output_lock(out), _kernel_stderr_aside():
             result = execute(args.notebook, params, args.output, kernel_name=args.kernel, progress=True)
         if args.json:
             print(json.dumps(result, indent=1))
             return
         stem = path.stem
-        print(summary(result, {"page": out / f"{stem}.html", "notebook": out / f"{stem}.ipynb",
+        print(run_summary(result, {"page": out / f"{stem}.html", "notebook": out / f"{stem}.ipynb",
                                "headline": out / f"{stem}.headline.json"}))
 
     p.set_defaults(func=run)

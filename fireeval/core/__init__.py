@@ -10,9 +10,9 @@
 - ``api``: :func:`evaluate`, ``evaluate(qrels, run, measures)`` over every input form.
 - ``stream``: one run at a time against qrels interned once (``fireeval evaluate``).
 
-Core imports nothing else from fireeval. Names are re-exported lazily.
+Core imports nothing else from fireeval.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["api", "trec", "judgements", "runset", "ranking", "moments",
-                              "evaluation", "stream"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -246,11 +246,8 @@ def _qrels_frame_object(qrels, level: int):
     if _is_path(qrels):
         return Qrels.read(qrels, level)
     if _instance(qrels, "fireeval.core.stream", "QrelsIndex"):
-        keys = qrels.keys
-        vocabulary = np.asarray([d.decode("utf-8") for d in qrels.vocabulary.tolist()], dtype=object)  # bytes
-        docs = vocabulary[keys % max(qrels._n_vocab, 1)]
-        frame = pd.DataFrame({"query": qrels.topics[qrels.row_topic].astype(object), "docno": docs,
-                              "relevance": qrels.grades.astype(np.int64)})
+        topics, docs, grades = qrels.rows()
+        frame = pd.DataFrame({"query": topics.astype(object), "docno": docs.astype(object), "relevance": grades})
         return Qrels(frame, level)
     topics, docs, grades = _qrels_arrays(qrels)
     return Qrels(pd.DataFrame({"query": topics.astype(object), "docno": docs.astype(object), "relevance": grades}),

@@ -40,7 +40,7 @@ from fireeval.core import ranking
 # RunSet and Qrels (pandas) are imported inside evaluate(): the streaming command
 # (fireeval.core.stream) uses the measures without them.
 
-__all__ = ["Measure", "parse_measure", "parse_measures", "evaluate", "Scores", "DEFAULT_MEASURES",
+__all__ = ["Measure", "parse_measure", "parse_measures", "Scores", "DEFAULT_MEASURES",
            "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON", "TREC_EVAL_VERSIONS", "check_trec_eval_version", "relstrings",
            "trec_eval_order"]
 

@@ -152,6 +152,12 @@ class QrelsIndex:
         return cls(frame["query"].astype(str).to_numpy(), frame["docno"].astype(str).to_numpy(),
                    frame["relevance"].to_numpy(), qrels.relevance_level)
 
+    def rows(self):
+        """``(topics, docnos, grades)``: one entry per judgement, as str, str and int arrays (sorted by topic)."""
+        docnos = self.vocabulary[self.keys % max(self._n_vocab, 1)] if len(self.keys) else self.vocabulary[:0]
+        return (self.topics[self.row_topic].astype(str), np.char.decode(docnos, "utf-8").astype(str),
+                self.grades.astype(np.int64))
+
     def counts(self, level: int):
         """(relevant, judged non-relevant) documents per topic at ``level``."""
         if level not in self._counts:

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry",
-           "check_readable", "text_lines", "read_json", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
+           "check_readable", "text_lines", "read_json", "read_jsonl", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
            "choose_source", "optional_data", "SOURCES"]
 
 #: Longest line the line-based readers accept (a data line is far shorter; a binary or
@@ -163,6 +163,25 @@ def read_json(path, what: str = "JSON file", text=None):
         raise ValueError(f"{path}: {err}. Fix: write times, ratings and durations as ordinary numbers.") from None
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason}). Fix: save the file as UTF-8.") from None
+
+
+def read_jsonl(path, what="JSONL file"):
+    """``[(line_number, object), ...]`` of a JSON-lines file (one object a line); BOM and blank lines accepted, other errors name file and line."""
+    out = []
+    for lineno, line in text_lines(path, what):
+        try:
+            rec = json.loads(line, parse_int=json_int)
+        except JSONNumberError as err:
+            raise ValueError(f"{path}:{lineno}: {err}. Fix: write windows and scores as ordinary numbers.") from None
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{lineno}: not a JSON object ({err.msg}). Fix: give one JSON object per line.") from None
+        except RecursionError:
+            raise ValueError(f"{path}:{lineno}: JSON nested too deeply. Fix: give one JSON object per line.") from None
+        if not isinstance(rec, dict):
+            raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}. "
+                             "Fix: give one JSON object per line.")
+        out.append((lineno, rec))
+    return out
 
 
 @lru_cache(maxsize=1)

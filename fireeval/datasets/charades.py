@@ -52,7 +52,8 @@ from fireeval.datasets import MAX_LINE_CHARS, check_readable, data_path, read_js
 
 __all__ = ["SYSTEMS", "ALL_SYSTEMS", "PICKLES", "GROUND_TRUTH_FILES", "load_ground_truth", "load_predictions",
            "load_all_predictions", "prediction_entries", "prediction_quirks", "load_reannotations",
-           "reannotation_bounds", "REANNOTATION_FILES", "DUPLICATED_QUERY", "read_sta", "read_sta_rows", "read_predictions_file"]
+           "reannotation_bounds", "REANNOTATION_FILES", "DUPLICATED_QUERY", "read_sta", "read_sta_rows", "read_predictions_file",
+           "align_predictions"]
 
 FOLDER = "charades_sta"
 #: The paper's six systems, in the order of its Fig. 5.
@@ -229,7 +230,7 @@ def _gt_keys(gt):
     return keys, lengths
 
 
-def _align(entries, gt, k=None, name="predictions"):
+def align_predictions(entries, gt, k=None, name="predictions"):
     """Entries -> (n_queries, k, 2) array in ground-truth row order, plus a quirk count.
 
     ``gt``: a DataFrame (video, description[, length]) or a list of (video,
@@ -328,7 +329,7 @@ def _moment_arrays(kept):
 
 
 def _align_checked(entries, gt, k=None, name="predictions"):
-    """:func:`_align` one entry at a time (same arguments and rules), raising a ValueError that names the first bad entry."""
+    """:func:`align_predictions` one entry at a time (same arguments and rules), raising a ValueError that names the first bad entry."""
     from fireeval.core.moments import check_moments
 
     keys, lengths = _gt_keys(gt)
@@ -389,13 +390,13 @@ def load_predictions(system: str, root=None, k: int = 10, source: str = "json") 
     (they score 0). See the module docstring for the duplicated SCDM query.
     """
     gt = load_ground_truth("test", root)
-    return _align(prediction_entries(system, root, source), gt, k, name=system)[0]
+    return align_predictions(prediction_entries(system, root, source), gt, k, name=system)[0]
 
 
 def load_all_predictions(systems=SYSTEMS, root=None, k: int = 10, source: str = "json") -> dict:
     """``{system: (3720, k, 2) array}`` for several systems (ground truth read once)."""
     gt = load_ground_truth("test", root)
-    return {s: _align(prediction_entries(s, root, source), gt, k, name=s)[0] for s in systems}
+    return {s: align_predictions(prediction_entries(s, root, source), gt, k, name=s)[0] for s in systems}
 
 
 def read_predictions_file(path, gt, k: int | None = None):
@@ -406,7 +407,7 @@ def read_predictions_file(path, gt, k: int | None = None):
     (the derived format here; ``ratings`` optional, list order otherwise); a bare list
     of such entries also works. ``.pkl``: the reference repository's pickles, through
     the restricted unpickler. ``k=None`` keeps every moment. Returns
-    ``(array (n, width, 2), quirks dict)``; see :func:`_align` for the rules.
+    ``(array (n, width, 2), quirks dict)``; see :func:`align_predictions` for the rules.
     """
     from pathlib import Path
 
@@ -436,7 +437,7 @@ def read_predictions_file(path, gt, k: int | None = None):
                     missing = sorted({"vid", "query", "moments"} - set(e)) if isinstance(e, dict) else "an object"
                     raise ValueError(f"{path}: entry {n} lacks {missing}. {fix}") from None
             raise
-    return _align(entries, gt, k, name=str(Path(path)))
+    return align_predictions(entries, gt, k, name=str(Path(path)))
 
 
 def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
@@ -448,7 +449,7 @@ def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
     ``length_mismatch`` (entries whose video length differs from Charades_v1).
     """
     gt = load_ground_truth("test", root)
-    return _align(prediction_entries(system, root, source), gt, 10, name=system)[1]
+    return align_predictions(prediction_entries(system, root, source), gt, 10, name=system)[1]
 
 
 def load_reannotations(root=None):

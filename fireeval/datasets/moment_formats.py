@@ -174,10 +174,10 @@ def read_entries(path, fmt: str = "auto"):
             rows.append(((parts[0], query), _number(parts[1], where, "start"), _number(parts[2], where, "end"), score))
         return fmt, _group(rows)
     if fmt == "momentdetr":
-        from fireeval.datasets.qvhighlights import _read_jsonl
+        from fireeval.datasets import read_jsonl
 
         entries = []
-        for lineno, rec in _read_jsonl(path, "Moment-DETR predictions file"):
+        for lineno, rec in read_jsonl(path, "Moment-DETR predictions file"):
             where = f"{path}:{lineno}"
             if "pred_relevant_windows" not in rec:
                 raise ValueError(f"{where}: no 'pred_relevant_windows'. Fix: {ACCEPTED}.")
@@ -245,7 +245,7 @@ def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool 
         else:
             raw_entries = _json_entries(path, fmt)
             raw = [(v, norm(q)) for v, q, _, _ in raw_entries]
-            pred, quirks = charades._align([(v, norm(q), m, r) for v, q, m, r in raw_entries], gt_rows, k, name=str(path))
+            pred, quirks = charades.align_predictions([(v, norm(q), m, r) for v, q, m, r in raw_entries], gt_rows, k, name=str(path))
         info.update(quirks, format=fmt, unmatched=_unmatched(raw, index), normalized=normalize)
         return pred
     if fmt == "momentdetr":
@@ -279,7 +279,7 @@ def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool 
             else:
                 key = (key[0], norm(key[1]))
             flat.append((key, moments, ratings))
-    pred, quirks = charades._align([(kk[0], kk[1], m, r) for kk, m, r in flat], gt_rows, k, name=str(path))
+    pred, quirks = charades.align_predictions([(kk[0], kk[1], m, r) for kk, m, r in flat], gt_rows, k, name=str(path))
     info.update(quirks, format=fmt, unmatched=_unmatched([kk for kk, _, _ in flat], index), normalized=normalize)
     return pred
 

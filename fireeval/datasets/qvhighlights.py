@@ -18,11 +18,9 @@ repository's ``MR-full-R1@0.5`` / ``@0.7`` (checked in the tests).
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
-from fireeval.datasets import JSONNumberError, data_path, json_int, read_json, text_lines
+from fireeval.datasets import data_path, read_json, read_jsonl, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
@@ -36,25 +34,6 @@ SPLITS = {"val": "highlight_val_release.jsonl", "test": "highlight_test_with_gt.
 RUN_LABELS = {"ckpt": "Moment-DETR (released checkpoint)", "sample": "Moment-DETR (sample run)"}
 RUNS = {"ckpt": ("momentdetr_ckpt_val_preds.jsonl", "momentdetr_ckpt_val_preds_metrics.json"),
         "sample": ("momentdetr_sample_val_preds.jsonl", "momentdetr_sample_val_preds_metrics_raw.json")}
-
-
-def _read_jsonl(path, what="JSONL file"):
-    """``[(line_number, object), ...]``; BOM and blank lines accepted, other errors name file and line."""
-    out = []
-    for lineno, line in text_lines(path, what):
-        try:
-            rec = json.loads(line, parse_int=json_int)
-        except JSONNumberError as err:
-            raise ValueError(f"{path}:{lineno}: {err}. Fix: write windows and scores as ordinary numbers.") from None
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}:{lineno}: not a JSON object ({err.msg}). Fix: give one JSON object per line.") from None
-        except RecursionError:
-            raise ValueError(f"{path}:{lineno}: JSON nested too deeply. Fix: give one JSON object per line.") from None
-        if not isinstance(rec, dict):
-            raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}. "
-                             "Fix: give one JSON object per line.")
-        out.append((lineno, rec))
-    return out
 
 
 def load_ground_truth(split: str = "val", root=None):
@@ -78,7 +57,7 @@ def read_ground_truth_records(path) -> list:
     from fireeval.core.moments import check_moments
 
     rows, seen = [], {}
-    for lineno, rec in _read_jsonl(path, "QVHighlights ground-truth file"):
+    for lineno, rec in read_jsonl(path, "QVHighlights ground-truth file"):
         where = f"{path}:{lineno}"
         if "qid" not in rec:
             raise ValueError(f"{where}: record has no 'qid'. Fix: give qid and relevant_windows on every line.")
@@ -154,7 +133,7 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     qids = list(gt["qid"]) if hasattr(gt, "columns") else list(gt)
     pos = {q: i for i, q in enumerate(qids)}
     lists, seen, unknown = {}, {}, 0
-    for lineno, rec in _read_jsonl(path, "Moment-DETR predictions file"):
+    for lineno, rec in read_jsonl(path, "Moment-DETR predictions file"):
         where = f"{path}:{lineno}"
         if "qid" not in rec or "pred_relevant_windows" not in rec:
             raise ValueError(f"{where}: record needs 'qid' and 'pred_relevant_windows'. Fix: give Moment-DETR "

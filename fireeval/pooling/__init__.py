@@ -4,11 +4,12 @@
   leave-outs, depth sweeps.
 - ``incomplete``: bpref, infAP and condensed-list (judged-only) AP / nDCG from judged cells.
 - ``sampling``: random samples of the judgements (trec_eval's -1 convention), re-scored per rate and seed.
-- ``audit``: pool-bias audit of a new run (``fireeval audit``), validated by leave-one-group-out.
-- ``verdicts``: the chapters' claims (Westerveld; the measures' authors) as computed verdicts.
+- ``pool_audit``: pool-bias audit of a new run (``fireeval audit``), validated by leave-one-group-out.
+- ``pooling_claims``: the chapters' claims (Westerveld; the measures' authors) as computed verdicts.
 
-Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
+Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["pools", "incomplete", "sampling", "verdicts", "audit"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

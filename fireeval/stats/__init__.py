@@ -3,12 +3,15 @@
 - ``agreement``: Kendall τ-b (single and batched), top-K overlap, RBO.
 - ``resampling``: bootstrap of per-query scores, disjoint topic splits.
 - ``reliability``: τ bands, swap rates and REER, subset stability.
-- ``compare``: paired tests for every pair of systems (randomisation, t-test, BCa, Holm,
-  randomised Tukey HSD) and topic-set power; ``fireeval.compare(...)`` is its
-  :func:`~fireeval.stats.compare.compare` (here ``stats.compare`` names the module).
+- ``significance``: paired tests for every pair of systems (randomisation, t-test, BCa, Holm,
+  randomised Tukey HSD) and topic-set power; its :func:`~fireeval.stats.significance.compare`
+  is ``fireeval.compare`` (and ``fireeval.stats.compare``).
+- ``claims``: claims and their computed verdicts (evidence, reading, standing, power, sensitivity).
+- ``conformance``: the foundations chapter's claims (fireeval against trec_eval and NIST's scores).
 
-Imports only :mod:`fireeval.core`. Names are re-exported lazily.
+Imports only :mod:`fireeval.core`.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["agreement", "resampling", "reliability", "compare"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -264,12 +264,17 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     estimate (BCa has broken down: most replicates lie on one side and the corrected levels
     sit at the edge of the distribution), the jackknife normal interval θ̂ ± z_{1−α}·se_jack
     is returned instead (the basic bootstrap interval when the jackknife has no spread), and
-    ``how`` says which and why.
+    ``how`` says which and why. That stand-in is clipped to the range of the bootstrap and
+    jackknife values (as BCa and percentile intervals are by construction), so a bounded
+    statistic keeps its bounds.
 
     >>> bca_interval(0.5, [0.3, 0.4, 0.5, 0.6, 0.7], [0.45, 0.5, 0.55])[2]
     'BCa bootstrap (z0 = 0.00)'
     >>> bca_interval(1.0, [0.8, 0.9, 0.95], [0.9, 1.0])[2]
-    'jackknife normal interval (BCa undefined: every replicate lies on one side of the estimate)'
+    'jackknife normal interval (BCa undefined: every replicate lies on one side of the estimate; clipped to the range of the resampled values)'
+    >>> low, high, _ = bca_interval(-1.0, [-1.0] * 9 + [1.0], [-1.0, -1.0, 1.0])  # tau of two systems
+    >>> -1.0 <= low <= high <= 1.0
+    True
     """
     from scipy.special import ndtr, ndtri
 
@@ -306,11 +311,21 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     else:
         why = ("BCa undefined: every replicate lies on one side of the estimate" if not np.isfinite(z0)
                else "BCa undefined: too few jackknife values")
+    # Clipped to the values the resamples took: BCa and percentile intervals are quantiles of the
+    # replicates and never leave them, and neither should their stand-in (a tau of two systems
+    # must not get the interval [-3, -1]).
+    seen = np.concatenate([b, jack, [value]])
+    floor, ceiling = float(seen.min()), float(seen.max())
     if spread > 0:
         z = -ndtri(alpha)
-        return value - z * spread, value + z * spread, f"jackknife normal interval ({why})"
-    q_low, q_high = np.quantile(b, [alpha, 1 - alpha])
-    return float(2 * value - q_high), float(2 * value - q_low), f"basic bootstrap ({why})"
+        low, high, how = value - z * spread, value + z * spread, f"jackknife normal interval ({why})"
+    else:
+        q_low, q_high = np.quantile(b, [alpha, 1 - alpha])
+        low, high, how = float(2 * value - q_high), float(2 * value - q_low), f"basic bootstrap ({why})"
+    if low < floor or high > ceiling:
+        how = how[:-1] + "; clipped to the range of the resampled values)"
+    clip = lambda x: min(max(x, floor), ceiling)  # noqa: E731
+    return clip(low), clip(high), how
 
 
 def label(record: Mapping) -> str:

@@ -1,13 +1,14 @@
 """Seeded synthetic stand-ins, so every chapter runs where the real data are absent.
 
-- ``trec``: TREC-style runs, qrels and pools (pooling chapters).
+- ``trec_collection``: TREC-style runs, qrels and pools (pooling chapters).
 - ``video``: captioned videos with latent topics (text-to-video chapters).
-- ``fire``: a FIRE-format judged benchmark built on ``video``.
-- ``moments``: moment-retrieval ground truth and systems (AxIoU chapters).
+- ``fire_study``: a FIRE-format judged benchmark built on ``video``.
+- ``moment_collection``: moment-retrieval ground truth and systems (AxIoU chapters).
 
 Everything they produce is labelled SYNTHETIC. They may import any study subpackage
-(they simulate its inputs); no study imports them. Names are re-exported lazily.
+(they simulate its inputs); no study imports them.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["trec", "video", "fire", "moments"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

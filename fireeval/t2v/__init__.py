@@ -1,16 +1,16 @@
 """Text-to-video retrieval: the chapters *false negatives* and *semantic similarity*.
 
-- ``fire``: FIRE's pooled judgements, corrected and leave-model-out scores, the proxy annotator.
+- ``false_negatives``: FIRE's pooled judgements, corrected and leave-model-out scores, the proxy annotator.
 - ``similarity``: Wray et al.'s caption proxies (BoW, PoS, SYN, METEOR) as matrices.
 - ``semantic_evaluation``: nDCG under a proxy, GMR bounds, random-ranking expectations.
 - ``nlp``: tokeniser, offline WordNet and tagger, METEOR.
 - ``caption_overlap``: train-test TF-IDF caption overlap (FIRE Table 7).
 - ``retrieval``: scoring a similarity matrix: R@K, median and mean rank, FIRE-style corrected scores.
-- ``verdicts``: the two chapters' claims (Rodriguez et al., Wray et al.) as evaluated records.
+- ``t2v_claims``: the two chapters' claims (Rodriguez et al., Wray et al.) as evaluated records.
 
-Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
+Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["fire", "similarity", "semantic_evaluation", "nlp", "retrieval",
-                              "caption_overlap", "verdicts"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -7,16 +7,16 @@ For each model's ``(queries, videos)`` similarity matrix and the original positi
   benchmark's "recall at K"; with one positive per query it is Correct@K), for K in
   ``ks``; ``MdR`` / ``MnR`` -- the median and mean rank (1 = top) of each query's
   best-ranked positive. Ranking is similarity descending with ties in video order
-  (:func:`fireeval.t2v.fire.ranked_lists`, the book's rule); ``tied`` counts the
+  (:func:`fireeval.t2v.false_negatives.ranked_lists`, the book's rule); ``tied`` counts the
   queries whose positive shares its score with a video ranked above it.
-* FIRE-style corrected scores (:func:`fireeval.t2v.fire.table1`: ``C@K`` and FIRE's
+* FIRE-style corrected scores (:func:`fireeval.t2v.false_negatives.table1`: ``C@K`` and FIRE's
   ``AP@20``, original, corrected and their difference) when corrected positives are
   given: the original positives plus the pairs judged relevant, either by the
   reader's labels (:func:`corrected_from_labels`) or by the caption proxy over the
   models' pooled top ``pool_depth`` (:func:`corrected_by_proxy`, FIRE's pooling with
   the book's proxy annotator in place of people).
 
-No measure is re-implemented here: ranks, C@K and AP come from :mod:`fireeval.t2v.fire`.
+No measure is re-implemented here: ranks, C@K and AP come from :mod:`fireeval.t2v.false_negatives`.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from fireeval.t2v import fire
+from fireeval.t2v import false_negatives as fire
 
 __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corrected_by_proxy",
            "evaluate_similarity"]
@@ -32,7 +32,7 @@ __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corr
 
 def first_positive_rank(similarity, positives) -> np.ndarray:
     """Rank (1 = top) of each query's best-ranked positive under the book's tie rule (ties in video order,
-    as :func:`fireeval.t2v.fire.ranked_lists`); for one positive on the diagonal it is
+    as :func:`fireeval.t2v.false_negatives.ranked_lists`); for one positive on the diagonal it is
     ``fire.original_rank_under_ties(...)["stable"]``. Counts, without sorting, the videos ranked above it.
 
     >>> first_positive_rank([[0.1, 0.9, 0.5], [0.3, 0.3, 0.2]], [[1, 0, 0], [0, 1, 0]]).tolist()
@@ -76,7 +76,7 @@ def corrected_by_proxy(runs: Mapping[str, np.ndarray], original, query_texts: Se
                        video_captions: Sequence[Sequence[str]], proxy: str = "bow", aggregate: str = "max",
                        threshold: float = 0.4, pool_depth: int = 10):
     """``(corrected positives, judgements)``: FIRE's pooling of every model's top ``pool_depth``, each pooled
-    pair judged by the caption proxy (:func:`fireeval.t2v.fire.caption_agreement` at ``threshold``)."""
+    pair judged by the caption proxy (:func:`fireeval.t2v.false_negatives.caption_agreement` at ``threshold``)."""
     n_videos = np.asarray(original).shape[1]
     lists = {m: fire.ranked_lists(s, depth=pool_depth) for m, s in runs.items()}
     agreement = fire.caption_agreement(list(query_texts), video_captions, proxy=proxy, aggregate=aggregate,

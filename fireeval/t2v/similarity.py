@@ -48,10 +48,11 @@ from fireeval.t2v.nlp import tokenize
 __all__ = [
     "PROXIES",
     "STOP_WORDS",
-    "tokenize",
     "content_words",
     "caption_items",
+    "check_captions",
     "set_iou_matrix",
+    "set_containment_matrix",
     "epic_relevance",
     "similarity_matrix",
     "video_item_sets",
@@ -119,7 +120,7 @@ def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STO
     ``[(word, tag), ...]`` with tags "VERB"/"NOUN"/other; default
     :func:`fireeval.t2v.nlp.pos_tag`.
     """
-    captions = _check_captions(captions, "captions")
+    captions = check_captions(captions, "captions")
     if proxy == "bow":
         stop = frozenset(stop_words)
         return [(1.0, [content_words(c, stop) for c in captions])]
@@ -133,7 +134,8 @@ def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STO
     raise ValueError(f"unknown proxy {proxy!r}; choose one of {PROXIES}")
 
 
-def _check_captions(captions, name):
+def check_captions(captions, name: str = "captions") -> list[str]:
+    """``captions`` as a list of strings, or a TypeError naming ``name`` and the first entry that is not one."""
     if isinstance(captions, str):
         raise TypeError(f"{name} must be a sequence of captions, not one string ({captions[:40]!r})")
     captions = list(captions)
@@ -196,6 +198,22 @@ def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np
     return inter
 
 
+def set_containment_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np.ndarray:
+    """Share of each set of ``a`` found in each set of ``b``, as a dense ``(len(a), len(b))`` array.
+
+    .. math:: \\mathrm{C}(A, B) = \\frac{|A \\cap B|}{|A|}, \\quad \\mathrm{C}(\\emptyset, B) = 0
+
+    >>> set_containment_matrix([{"man", "car"}, set()], [{"car"}, {"man", "car", "road"}])
+    array([[0.5, 1. ],
+           [0. , 0. ]])
+    """
+    as_set = lambda s: s if isinstance(s, (set, frozenset)) else set(s)  # noqa: E731
+    xa, xb = _binary_rows([as_set(s) for s in sets_a], [as_set(s) for s in sets_b])
+    inter = (xa @ xb.T).toarray().astype(np.float64)
+    size_a = np.asarray(xa.sum(axis=1), dtype=np.float64)
+    return np.divide(inter, size_a, out=np.zeros_like(inter), where=size_a > 0)
+
+
 def epic_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
     """EPIC-KITCHENS-100's official semantic relevance of every item in ``a`` (rows) with every item in ``b``.
 
@@ -252,8 +270,8 @@ def similarity_matrix(captions_a: Sequence[str], captions_b: Sequence[str], prox
     array([[0.66666667, 0.        ],
            [0.        , 0.        ]])
     """
-    captions_a = _check_captions(captions_a, "captions_a")
-    captions_b = _check_captions(captions_b, "captions_b")
+    captions_a = check_captions(captions_a, "captions_a")
+    captions_b = check_captions(captions_b, "captions_b")
     if proxy == "meteor":
         from fireeval.t2v import nlp
 
@@ -297,7 +315,7 @@ def video_item_sets(video_captions: Sequence[Sequence[str]], proxy: str = "bow",
     """
     if not 0 < min_fraction <= 1:
         raise ValueError(f"min_fraction must be in (0, 1], not {min_fraction}")
-    video_captions = [_check_captions(caps, f"video_captions[{v}]") for v, caps in enumerate(video_captions)]
+    video_captions = [check_captions(caps, f"video_captions[{v}]") for v, caps in enumerate(video_captions)]
     flat = [c for caps in video_captions for c in caps]
     distinct = list(dict.fromkeys(flat))
     where = {c: i for i, c in enumerate(distinct)}
@@ -335,7 +353,7 @@ def video_similarity_matrix(video_captions: Sequence[Sequence[str]], captions: S
     Wray's Eq. 10 sets ``S(video_i, caption_i) = 1`` for the video's own caption; that
     is the caller's choice (see the chapter) and is not applied here.
     """
-    captions = _check_captions(captions, "captions")
+    captions = check_captions(captions, "captions")
     if proxy == "meteor":
         from fireeval.t2v import nlp
 

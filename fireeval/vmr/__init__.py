@@ -7,10 +7,13 @@ The measures themselves (temporal IoU, R@K,θ, AxIoU@K) are in :mod:`fireeval.co
 - ``baselines``: blind priors, sliding windows, NMS and other video-blind lists.
 - ``variants``: model variants built from released prediction lists.
 - ``selection``: which validation measure picks models good on every test measure.
-- ``verdicts``: the three chapters' paper claims, built into computed verdicts.
+- ``axiou_claims``: the three chapters' paper claims, built into computed verdicts.
+- ``reference``: what the AxIoU authors' own notebook shows (the claims' evidence).
+- ``stability``: the authors' stability protocol (a random subset against the whole test set).
 
-Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only. Names are re-exported lazily.
+Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
+Names are re-exported lazily (listed in ``__init__.pyi``).
 """
-from fireeval._lazy import attach
+import lazy_loader
 
-__getattr__, __dir__ = attach(__name__, __file__, ["axioms", "noise", "baselines", "variants", "selection", "verdicts", "reference", "stability"])
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -29,7 +29,7 @@ from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal
 
 __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations",
            "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
-           "match_sigma", "rater_agreement_with_truth", "real_rater_experiment", "FAMILIES", "measure_family",
+           "match_sigma", "rater_agreement_with_truth", "real_rater_experiment", "MEASURE_FAMILIES", "measure_family",
            "family_means", "compare_with_simulation", "rater_study", "trial_counts", "bootstrap_noise_error",
            "family_gap", "query_bootstrap_noise_error", "ORDERING_PARTS", "fam_has", "majority_gap", "ordering_gaps", "ranking_agreement", "per_query_scores",
            "real_rater_bootstrap", "rater_shift", "sign_change_sigma", "convention_study", "ranking_table"]
@@ -303,7 +303,7 @@ def real_rater_experiment(predictions, gt, raters, ks=KS, thetas=THETAS, strict:
             "error_per_rater": noise_error(clean, per_rater, error)}
 
 
-FAMILIES = ("R@K,0.3", "R@K,0.5", "R@K,0.7", "AxIoU@K")
+MEASURE_FAMILIES = ("R@K,0.3", "R@K,0.5", "R@K,0.7", "AxIoU@K")
 
 
 def measure_family(measure: str) -> str:
@@ -315,7 +315,7 @@ def measure_family(measure: str) -> str:
     return "AxIoU@K" if measure.startswith("AxIoU") else f"R@K,{measure.split(',')[1]}"
 
 
-def family_means(values, measures=None, families=FAMILIES) -> dict:
+def family_means(values, measures=None, families=MEASURE_FAMILIES) -> dict:
     """Mean of ``values`` over each family's measures (the last axis): ``{family: (...)}``.
 
     ``values``: (..., n_measures) in the order of ``measures`` (default

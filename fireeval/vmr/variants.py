@@ -31,7 +31,7 @@ from fireeval.vmr.baselines import blind_prior, compact, nms_keep
 from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal_iou
 
 __all__ = ["DEFAULT_NMS_THRESHOLDS", "nms_thresholds", "nms_variants", "rescale", "truncate_iou", "family_scores",
-           "distinct_family_scores", "FAMILIES", "build_family"]
+           "distinct_family_scores", "VARIANT_FAMILIES", "build_family"]
 
 DEFAULT_NMS_THRESHOLDS = tuple(np.round(np.linspace(0.05, 1.0, 20), 2).tolist())
 
@@ -192,7 +192,7 @@ def distinct_family_scores(lists: dict, gt, durations, **kwargs):
     return table.iloc[distinct].reset_index(drop=True), scores[distinct], len(table)
 
 
-FAMILIES = {
+VARIANT_FAMILIES = {
     "full": "post-processings of every real list (NMS × rescaling × truncation) plus blind priors",
     "nondegenerate": "the same without truncated lists and blind priors (full depth, lists that look at the video)",
     "single_base": "one base system's hyper-parameters only: NMS threshold × boundary rescaling, full depth",
@@ -203,7 +203,7 @@ def build_family(kind: str, lists: dict, gt, durations, nms_bases=(), nms_thresh
                  scales=(0.8, 0.9, 1.0, 1.1, 1.25), depths=(3, 5, 10), prior=None,
                  bandwidths=(0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3), prior_nms=(0.3, 0.5, 0.7),
                  single_base: str | None = None, k: int = 10, strict: bool = False):
-    """One of the stand-in variant families of :data:`FAMILIES`, without duplicate variants.
+    """One of the stand-in variant families of :data:`VARIANT_FAMILIES`, without duplicate variants.
 
     ``full`` is :func:`distinct_family_scores` with every argument; ``nondegenerate``
     drops truncation (depth ``k`` only) and the blind priors; ``single_base`` keeps only
@@ -211,8 +211,8 @@ def build_family(kind: str, lists: dict, gt, durations, nms_bases=(), nms_thresh
     and rescaled, at depth ``k`` -- the nearest thing to the paper's hyper-parameter
     grid of one model that released lists allow. Returns ``(table, scores, n_built)``.
     """
-    if kind not in FAMILIES:
-        raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {kind!r}")
+    if kind not in VARIANT_FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(VARIANT_FAMILIES)}, got {kind!r}")
     common = dict(nms_thresholds=nms_thresholds, scales=scales, k=k, strict=strict)
     if kind == "full":
         return distinct_family_scores(lists, gt, durations, nms_bases=nms_bases, depths=depths, prior=prior,

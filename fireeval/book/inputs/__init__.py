@@ -1,13 +1,14 @@
 """Each chapter's inputs in one call: the registry's real data, the reader's own files, or the seeded stand-in.
 
-One module per chapter family (``trec``: metrics, pool_depth, pool_leave_out). Each
+One module per chapter family (``trec_inputs``: metrics, pool_depth, pool_leave_out;
+``moment_inputs``: the AxIoU chapters; ``video_inputs``: the text-to-video chapters). Each
 builds a typed bundle, a subclass of :class:`Inputs`, whose ``source`` says which data
 the chapter runs on ("real" or "synthetic") and whose ``note`` says it in one line for
 the reader; the decision itself is :func:`decide`, i.e.
 :func:`fireeval.datasets.choose_source` with the chapter's reader-input parameters, so
 there is never a silent fallback to synthetic data. Only ``book`` may import both the
 study folders and ``synthetic``, which is why this layer lives here. Submodules are
-imported lazily (``from fireeval.book.inputs import trec``).
+imported lazily (``from fireeval.book.inputs import trec_inputs``).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["Inputs", "decide", "reader_label"]
 
-_SUBMODULES = ("trec", "video", "moments")
+_SUBMODULES = ("trec_inputs", "video_inputs", "moment_inputs")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,15 @@ class Inputs:
     @property
     def real(self) -> bool:
         return self.source == "real"
+
+    # The names the moment and video chapters read (``data.use_real``, ``data.source_note``).
+    @property
+    def use_real(self) -> bool:
+        return self.real
+
+    @property
+    def source_note(self) -> str:
+        return self.note
 
 
 def decide(data_source: str, files, data_dir=None, reader_inputs: dict | None = None,

@@ -701,12 +701,9 @@ def containment_matrix(queries: Sequence[str], captions: Sequence[str]) -> np.nd
     """
     from fireeval.t2v import similarity as sim_mod
 
-    qs = [sim_mod.content_words(q) for q in sim_mod._check_captions(queries, "queries")]
-    cs = [sim_mod.content_words(c) for c in sim_mod._check_captions(captions, "captions")]
-    xq, xc = sim_mod._binary_rows(qs, cs)
-    inter = (xq @ xc.T).toarray().astype(np.float64)
-    size_q = np.asarray(xq.sum(axis=1), dtype=np.float64)
-    return np.divide(inter, size_q, out=np.zeros_like(inter), where=size_q > 0)
+    qs = [sim_mod.content_words(q) for q in sim_mod.check_captions(queries, "queries")]
+    cs = [sim_mod.content_words(c) for c in sim_mod.check_captions(captions, "captions")]
+    return sim_mod.set_containment_matrix(qs, cs)
 
 
 def agreement_for(queries: Sequence[str], video_captions: Sequence[Sequence[str]], proxy: str,

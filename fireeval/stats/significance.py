@@ -877,7 +877,7 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
     """Per-query scores of text-to-video models from square similarity matrices (query i's positive is video i).
 
     The positive's rank is ``1 + #{videos scoring above it} + #{tied videos of lower
-    index}`` (the book's stable tie rule, as :func:`fireeval.t2v.fire.original_rank_under_ties`
+    index}`` (the book's stable tie rule, as :func:`fireeval.t2v.false_negatives.original_rank_under_ties`
     ``"stable"``). Measures: ``R@K`` (= ``correct@K``: rank <= K) and ``RR`` (1 / rank);
     only diagonal-based measures, so it also serves matrices whose off-diagonal order is
     unknown (MSR-VTT GRAM and VAST).

@@ -44,14 +44,6 @@ class VideoInputs(Inputs):
     reader_info: dict = field(default_factory=dict)  # {name: {"path", "queries", "videos", "shape"}}
     extra: dict = field(default_factory=dict)  # chapter-specific inputs
 
-    @property
-    def source_note(self) -> str:
-        return self.note
-
-    @property
-    def use_real(self) -> bool:
-        return self.source == "real"
-
 
 def _bundle(source, note, queries, video_ids, video_captions, runs, shipped, reader=(), reader_info=None,
             extra=None) -> VideoInputs:
@@ -146,7 +138,7 @@ def false_negatives_inputs(data_source: str = "auto", data_dir=None, models=(), 
     files = [msrvtt.QUERIES, msrvtt.CAPTIONS["test"]] + [msrvtt.MODELS[m] for m in models]
     source = _choose(data_source, files, data_dir, similarity)
     if source == "synthetic":
-        from fireeval.synthetic.fire import simulate_fire
+        from fireeval.synthetic.fire_study import simulate_fire
 
         sim = simulate_fire(n_videos=n_videos_synthetic, seed=seed)
         runs = dict(sim.similarity)

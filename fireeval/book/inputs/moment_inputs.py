@@ -44,14 +44,6 @@ class MomentInputs(Inputs):
     extra: dict = field(default_factory=dict)  # chapter-specific inputs (re-annotations, training split, videos)
 
     @property
-    def source_note(self) -> str:
-        return self.note
-
-    @property
-    def use_real(self) -> bool:
-        return self.source == "real"
-
-    @property
     def names(self) -> list:
         return list(self.predictions)
 
@@ -151,7 +143,7 @@ def measures_inputs(data_source: str = "auto", data_dir=None, systems=(), predic
                     n_synthetic_queries: int = 3720, normalize: bool = False) -> MomentInputs:
     """axiou_measures: Charades-STA test, the paper's systems plus the reader's predictions, or the stand-in."""
     from fireeval.datasets import charades
-    from fireeval.synthetic.moments import simulate_moments
+    from fireeval.synthetic.moment_collection import simulate_moments
 
     source = _decide(data_source, _real_files(systems), data_dir, predictions, "the Charades-STA files")
     if source == "synthetic":
@@ -177,7 +169,7 @@ def label_noise_inputs(data_source: str = "auto", data_dir=None, systems=(), pre
     """axiou_label_noise: as :func:`measures_inputs` plus the five-rater re-annotations (``extra``:
     ``rater_queries`` (rows of the test split), ``rater_moments`` (raters, queries, 2))."""
     from fireeval.datasets import charades
-    from fireeval.synthetic.moments import simulate_moments
+    from fireeval.synthetic.moment_collection import simulate_moments
     from fireeval.vmr import noise
 
     files = _real_files(systems, charades.REANNOTATION_FILES)
@@ -218,7 +210,7 @@ def model_selection_inputs(data_source: str = "auto", data_dir=None, nms_bases=(
     ``videos`` (video of each query, for the splits) and ``prior_moments``/``prior_lengths``
     (the training moments of the blind prior).
     """
-    from fireeval.synthetic.moments import simulate_moments
+    from fireeval.synthetic.moment_collection import simulate_moments
 
     files = _real_files(list(nms_bases) + list(systems), ("charades_sta/charades_sta_train.txt",
                                                           "charades_sta/Charades_v1_train.csv"))

@@ -145,7 +145,7 @@ def fire_dataset_dict(queries: Sequence[str], video_ids: Sequence[str], pairs, l
             disagreements.append(entry)
     return {"annotations": annotations, "disagreements": disagreements, "source_ds": "synthetic",
             "source_data_md5": "", "source_annotator_map_md5": "", "created_ds": "synthetic",
-            "email": "", "creator": "fireeval.synthetic.fire", "website": "", "license": "CC0",
+            "email": "", "creator": "fireeval.synthetic.fire_study", "website": "", "license": "CC0",
             "datasets": [dataset]}
 
 
@@ -157,7 +157,7 @@ def simulated_fire_file(sim: FireSimulation, lists: Mapping[str, np.ndarray], de
 
     ``tags`` maps model names to FIRE's model tags (the schema allows only those).
     """
-    from fireeval.t2v.fire import pool
+    from fireeval.t2v.false_negatives import pool
 
     names = list(lists)
     missing = [m for m in names if m not in tags]

@@ -19,7 +19,7 @@ import numpy as np
 
 from fireeval.stats import resampling
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
-from fireeval.t2v import fire
+from fireeval.t2v import false_negatives as fire
 from fireeval.t2v import semantic_evaluation as se
 
 __all__ = ["RODRIGUEZ", "WRAY", "FIRE_SHARE", "OTHER_ANNOTATORS", "FIRE_TABLE1", "FIRE_TABLE7", "WRAY_TABLE3_RANDOM",
@@ -375,16 +375,16 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     records.append(gain.evaluate(gains, sensitivity=gain_sens))
 
     # -- unequal boosts: the paper's models are not here; its mechanism is tested on ours -------------------------
-    records.append(Claim(
+    records.append(_named_models_claim(
         "fn_nonuniform", RODRIGUEZ, "§4.1; Table 1",
         "score boosts are not uniform: CLIP4CLIP has a larger boost than TeachText and SSB",
-        "C@1 boost of CLIP4Clip vs TeachText and SSB", None, "not available", paper_value="C@1 boosts 25.0 vs 0.8 and 0.5",
-        standing="original", short="CLIP4Clip's C@1 boost (25.0) is larger than TeachText's (0.8) and SSB's (0.5).",
+        "C@1 boost of CLIP4Clip vs TeachText and SSB", paper_value="C@1 boosts 25.0 vs 0.8 and 0.5",
+        short="CLIP4Clip's C@1 boost (25.0) is larger than TeachText's (0.8) and SSB's (0.5).",
         reading=Reading("a statement about three named models' boosts", "CLIP4CLIP has a larger boost than TeachText "
                         "and SSB on MSR-VTT", "paper's definition", "§4.1"),
-        evidence=t1_ev, power=Power.no_control("the named models' runs are not here"),
+        evidence=t1_ev, missing="the named models' runs are not here",
         untestable=f"{_NO_FIRE_RUNS}: the claim names FIRE's three models, and the models here are others; the "
-                   "paper's mechanism for it (prediction overlap) is tested as fn_boost_mechanism").evaluate())
+                   "paper's mechanism for it (prediction overlap) is tested as fn_boost_mechanism"))
     gap_kw = [(f"C@{k}, positive loses ties", dict(ap=None, tie_rule="last"), "tie rule"),
               (f"AP@{ev.ap_depth} (FIRE's code)", dict(ap="fire"), "measure"),
               (f"AP@{ev.ap_depth} (Eq. 2)", dict(ap="trec"), "measure")]
@@ -930,18 +930,26 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
         findings.append(meteor_claim.book_finding(
             "wray_meteor_random.here", short="With one-reference METEOR on 1k-A, a random ranking reaches the paper's "
             "'high' share of a trained run's nDCG.").evaluate(meteor_est, sensitivity=meteor_sens, power=meteor_power))
-    records.append(Claim(
+    records.append(_named_models_claim(
         "wray_baselines_vs_mee", WRAY, "§5.3; Fig. 7",
         "when semantic proxies are considered, the baselines do not outperform the simple MEE embedding",
-        "nDCG of MoEE/CE vs MEE", None, "not available", paper_value="MoEE 53.9, CE 54.0, MEE 51.6 (BoW)",
-        standing="original", short="Under semantic proxies, MoEE and CE do not outperform the simple MEE baseline.",
+        "nDCG of MoEE/CE vs MEE", paper_value="MoEE 53.9, CE 54.0, MEE 51.6 (BoW)",
+        short="Under semantic proxies, MoEE and CE do not outperform the simple MEE baseline.",
         reading=Reading("a comparison of three named models", "when semantic similarity proxies are considered, this "
                         "does not hold", "paper's definition", "§5.3"),
-        evidence=Evidence.none("the paper's MEE, MoEE and CE runs are not here"),
-        power=Power.no_control("the named runs are not here"),
+        evidence=Evidence.none("the paper's MEE, MoEE and CE runs are not here"), missing="the named runs are not here",
         untestable="the paper's trained MEE, MoEE and CE runs are not available; only two other models' "
-                   "text-to-video matrices are").evaluate())
+                   "text-to-video matrices are"))
     return records + findings, other_share
+
+
+def _named_models_claim(claim_id, paper, section, quote, quantity, *, paper_value, short, reading, evidence, missing,
+                        untestable):
+    """A claim about the paper's own named models, whose runs are not here: stated with the paper's numbers as
+    evidence, "not testable here" (``missing``: why no power control, ``untestable``: why no test)."""
+    return Claim(claim_id, paper, section, quote, quantity, None, "not available", paper_value=paper_value,
+                 standing="original", short=short, reading=reading, evidence=evidence,
+                 power=Power.no_control(missing), untestable=untestable).evaluate()
 
 
 def _meteor_minus_bow_random(random_scores, relevance, rows, gain, n_resamples, seed) -> Estimate:

@@ -185,7 +185,7 @@ def _synthetic_why(data_source):
 def metrics_inputs(data_source="auto", data_dir=None, n_runs: int = 129, seed: int = 0, extra_runs=(),
                    qrels=None) -> TrecInputs:
     """The metrics chapter's runs (as frames too, for pytrec_eval), qrels and NIST's official MAP."""
-    from fireeval.synthetic.trec import simulate_trec
+    from fireeval.synthetic.trec_collection import simulate_trec
 
     extra, own_qrels = _as_list(extra_runs), qrels or None
     names = trec8.run_names()[:n_runs]
@@ -216,7 +216,7 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
                   seed: int = 0, extra_runs=(), extra_runs_pooled=(), qrels=None) -> TrecInputs:
     """The pool chapters' runs, qrels and run table (``chapter``: pool_depth or pool_leave_out, which sets the
     stand-in's size); pool_leave_out also gets NIST's leave-one-group-out scores (``gloo``)."""
-    from fireeval.synthetic.trec import simulate_pooled_trec
+    from fireeval.synthetic.trec_collection import simulate_pooled_trec
 
     extra, own_qrels, pooled_named = _as_list(extra_runs), qrels or None, _as_list(extra_runs_pooled)
     if pooled_named and not extra:
