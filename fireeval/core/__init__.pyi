@@ -83,6 +83,8 @@ from .stream import (
 from .trec import (
     TrecFormatError as TrecFormatError,
     read_ahead as read_ahead,
+    map_in_workers as map_in_workers,
+    default_jobs as default_jobs,
     read_run as read_run,
     read_qrels as read_qrels,
     read_run_table as read_run_table,

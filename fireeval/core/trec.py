@@ -33,6 +33,8 @@ import numpy as np
 __all__ = [
     "TrecFormatError",
     "read_ahead",
+    "map_in_workers",
+    "default_jobs",
     "read_run",
     "read_qrels",
     "read_run_table",
