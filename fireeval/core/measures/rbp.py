@@ -38,7 +38,7 @@ def rbp_residual(ctx, k=None):
     .. math:: \\mathrm{resid} = p^{|\\mathrm{ret}|} + (1 - p) \\sum_{j : d_j \\text{ unjudged}} p^{j-1}
 
     >>> from fireeval.core.measures import score
-    >>> score("rbp_resid.p=0.5", [[1, float("nan")]]).tolist()   # 0.25 + 0.5 * 0.5
+    >>> score("rbp_resid.p=0.5", [[1, float("nan")]], n_retrieved=[2]).tolist()   # 0.25 + 0.5 * 0.5
     [0.5]
     """
     p = 0.9 if k is None else float(k)
