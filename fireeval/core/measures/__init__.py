@@ -53,8 +53,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from fireeval.core.measures.base import (GM_EPSILON, HELP, Context, Family, Measure, Param, float_param, int_param,
-                                         n_retrieved_of, summarise)
+from fireeval.core.measures import base
+from fireeval.core.measures.base import GM_EPSILON, HELP, Context, Family, Measure, Param, family_of, summarise
 
 __all__ = ["REGISTRY", "Family", "Param", "Measure", "Context", "get", "family_of", "names", "parse", "score",
            "nickname", "NICKNAMES", "TREC_EVAL_VERSIONS", "check_version", "trec_eval_order", "summarise",
@@ -81,10 +81,10 @@ def _discover() -> dict:
 
 
 #: root name -> Family, every registered family.
-REGISTRY = MappingProxyType(_discover())
-_BY_KIND = {}
+base.REGISTERED.update(_discover())
+REGISTRY = MappingProxyType(base.REGISTERED)
 for _f in sorted(REGISTRY.values(), key=lambda f: f.root != f.kind):  # the family named as its kind first
-    _BY_KIND.setdefault(_f.kind, _f)
+    base.REGISTERED_KINDS.setdefault(_f.kind, _f)
 _EXACT = {}   # lower-case name -> (family, is trec_eval's own name)
 _AT = {}      # lower-case NAME of NAME@K -> family
 _DOTTED = {}  # lower-case root of ROOT, ROOT_V, ROOT.V -> family (generic parameter grammar)
@@ -113,17 +113,6 @@ def check_version(version: str) -> str:
         raise ValueError(f"trec_eval version {version!r} is not one fireeval reproduces. Fix: use one of "
                          f"{', '.join(TREC_EVAL_VERSIONS)}")
     return version
-
-
-def family_of(measure: Measure) -> Family:
-    """The registered family of a parsed :class:`Measure`."""
-    if measure.kind in ("ndcg", "ndcg_exp") and measure.k is not None:
-        return REGISTRY[measure.kind + "_cut"]
-    try:
-        return _BY_KIND[measure.kind]
-    except KeyError:
-        raise ValueError(f"unknown measure kind {measure.kind!r}. Fix: parse names with "
-                         "fireeval.core.measures.parse") from None
 
 
 def names() -> list:

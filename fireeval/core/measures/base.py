@@ -15,7 +15,8 @@ import numpy as np
 from fireeval.core import ranking
 
 __all__ = ["Family", "Param", "Measure", "Context", "summarise", "n_retrieved_of", "GM_EPSILON", "SUMMARIES", "NEEDS",
-           "MAX_CUTOFF", "HELP", "int_param", "float_param", "pad"]
+           "MAX_CUTOFF", "HELP", "int_param", "float_param", "pad", "family_of", "REGISTERED",
+           "REGISTERED_KINDS"]
 
 #: trec_eval's MIN_GEO_MEAN: a topic scoring 0 counts as 1e-5 in the gm_* summaries.
 GM_EPSILON = 0.00001
@@ -191,8 +192,6 @@ class Measure:
     @property
     def family(self) -> Family:
         """The registered :class:`Family` computing this measure."""
-        from fireeval.core.measures import family_of
-
         return family_of(self)
 
     @property
@@ -236,6 +235,23 @@ class Measure:
         if "nonrel" in family.needs and ctx.n_nonrel is None:
             raise ValueError(f"{self.name} needs the number of judged non-relevant documents per topic")
         return family.compute(ctx, self.k)
+
+
+#: root -> Family, filled once by :mod:`fireeval.core.measures` when it finds the family modules.
+REGISTERED: dict = {}
+#: kind -> Family (the family named as its kind first), filled with :data:`REGISTERED`.
+REGISTERED_KINDS: dict = {}
+
+
+def family_of(measure: Measure) -> Family:
+    """The registered family of a parsed :class:`Measure`."""
+    if measure.kind in ("ndcg", "ndcg_exp") and measure.k is not None:
+        return REGISTERED[measure.kind + "_cut"]
+    try:
+        return REGISTERED_KINDS[measure.kind]
+    except KeyError:
+        raise ValueError(f"unknown measure kind {measure.kind!r}. Fix: parse names with "
+                         "fireeval.core.measures.parse") from None
 
 
 def n_retrieved_of(gains) -> np.ndarray:
