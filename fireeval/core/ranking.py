@@ -29,6 +29,8 @@ __all__ = [
     "precision_at_k",
     "recall_at_k",
     "average_precision",
+    "average_precision_of_cells",
+    "row_starts",
     "reciprocal_rank",
     "dcg",
     "ndcg",
@@ -139,7 +141,7 @@ def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     return average_precision_of_cells(row, pos + 1.0, len(flat), n_rel).reshape(shape)
 
 
-def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None) -> np.ndarray:
+def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None, starts=None) -> np.ndarray:
     """AP of ``n_rows`` ranked lists given only their relevant retrieved cells.
 
     ``row`` and ``rank`` (1-based) list the relevant cells grouped by row, in rank order
@@ -147,14 +149,16 @@ def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None) -> 
     them (the relevant documents still judged relevant under smaller qrels), so many
     qrels re-score the same cells without rebuilding them. The precision at a kept cell
     is the kept cells up to it over its rank; a row's terms are added in rank order, as
-    trec_eval adds them.
+    trec_eval adds them. ``starts`` (the first cell of each row present, as
+    :func:`row_starts` gives) saves recomputing it when the same cells are scored many times.
 
     >>> average_precision_of_cells(np.array([0, 0]), np.array([1.0, 3.0]), 1, [3])   # (1/1 + 2/3) / 3
     array([0.55555556])
     """
     row = np.asarray(row, dtype=np.int64)
     rank = np.asarray(rank, dtype=float)
-    starts = np.r_[0, np.flatnonzero(np.diff(row)) + 1] if len(row) else np.zeros(0, np.int64)
+    if starts is None:
+        starts = row_starts(row)
     sizes = np.diff(np.r_[starts, len(row)])
     if hit is None:
         seen = np.arange(1, len(row) + 1)
@@ -164,7 +168,18 @@ def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None) -> 
         before = np.repeat((seen - hit)[starts], sizes)  # kept cells in earlier rows
         precision = np.where(hit, (seen - before) / rank, 0.0)
     total = np.bincount(row, weights=precision, minlength=n_rows)  # adds each row's terms in order
-    return safe_divide(total, np.broadcast_to(np.asarray(n_relevant, dtype=float), total.shape))
+    n_relevant = np.broadcast_to(n_relevant, total.shape)
+    return np.divide(total, n_relevant, out=np.zeros(total.shape), where=n_relevant > 0)
+
+
+def row_starts(row) -> np.ndarray:
+    """Index of the first cell of each run of equal values in ``row`` (cells grouped by row).
+
+    >>> row_starts(np.array([0, 0, 2, 2, 2, 5])).tolist()
+    [0, 2, 5]
+    """
+    row = np.asarray(row)
+    return np.r_[0, np.flatnonzero(np.diff(row)) + 1] if len(row) else np.zeros(0, np.int64)
 
 
 def sum_in_order(terms) -> np.ndarray:

@@ -487,12 +487,14 @@ class _RelevantCells:
         self.cells = (run, topic, pos)
         self.rank = pos + 1.0
         self.row = run * self.shape[1] + topic
+        self.starts = ranking.row_starts(self.row)
 
     def average_precision(self, k, n_relevant, keep=None):
         """AP counting relevant cells with depth <= k (or, with ``keep``, where keep is true)."""
         hit = self.depth <= k if keep is None else keep[self.cells]
         n_rel = np.broadcast_to(n_relevant, self.shape).reshape(-1)
-        ap = ranking.average_precision_of_cells(self.row, self.rank, self.shape[0] * self.shape[1], n_rel, hit)
+        ap = ranking.average_precision_of_cells(self.row, self.rank, self.shape[0] * self.shape[1], n_rel, hit,
+                                                self.starts)
         return ap.reshape(self.shape)
 
 
