@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from fireeval.core import measures
@@ -22,6 +22,7 @@ TRANSFORMED = {"ndcg_exp": "ndcg", "ndcg_exp_cut": "ndcg_cut",          # pytrec
                "map_judged": "map", "ndcg_judged": "ndcg",              # pytrec with -J (judged only)
                "correct": "success"}                                    # C@K is success_K
 LOOPS = {"Judged", "unj", "rbp", "rbp_resid", "dcg", "ideal_dcg"}       # plain loops below
+FROM_PYTREC = {"FIRE_AP"}  # map_cut_K * R / (P_K * K), from pytrec_eval's values
 
 
 def _gains_based():
@@ -34,7 +35,7 @@ def _names_of(family):
         return [family.root] if family.root in PYTREC else list(family.examples)
     if family.trec_forms:
         return [family.root]
-    return [f"{family.ir_names[0]}@{k}" for k in (1, 3, 10)]
+    return [f"{family.ir_names[0]}@{k}" for k in (5, 10, 20)]
 
 
 def _collection(seed, n_topics=3):
@@ -96,10 +97,11 @@ def _loop_oracle(kind, k, ranked, judged):
 
 def test_every_gains_based_family_has_an_oracle_here():
     roots = {f.root for f in _gains_based()}
-    assert roots == (roots & PYTREC) | set(TRANSFORMED) | LOOPS, roots - PYTREC - set(TRANSFORMED) - LOOPS
+    known = (roots & PYTREC) | set(TRANSFORMED) | LOOPS | FROM_PYTREC
+    assert roots == known, roots - known
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=100, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])  # seeds: no shrinking
 @given(st.integers(0, 2**32 - 1), st.integers(1, 3))
 def test_every_registered_gains_based_measure_matches_its_oracle(seed, level):
     runs, frame = _collection(seed)
@@ -107,11 +109,12 @@ def test_every_registered_gains_based_measure_matches_its_oracle(seed, level):
     plain = _pytrec(runs, qrels, level)
     judged_only = _pytrec(runs, qrels, level, judged_only=True)
     exponential = _pytrec(runs, _nested_qrels(frame, lambda g: 2 ** g - 1 if g > 0 else g), level)
+    parsed = {f.root: [m for n in _names_of(f) for m in measures.parse(n, "10.0")] for f in _gains_based()}
+    ours = evaluate(RunSet.from_frames(runs), Qrels(frame), [m for ms in parsed.values() for m in ms],
+                    relevance_level=level)
     for family in _gains_based():
-        parsed = [m for n in _names_of(family) for m in measures.parse(n, "10.0")]
-        ours = evaluate(RunSet.from_frames(runs), Qrels(frame), parsed, relevance_level=level)
         for i, run in enumerate(runs):
-            for m in parsed:
+            for m in parsed[family.root]:
                 values = ours.values[m.name][i]
                 if family.root in LOOPS:
                     expected = [_loop_oracle(m.kind, m.k, _ranked(runs[run], t), qrels[t]) for t in ours.topics]
@@ -124,6 +127,10 @@ def test_every_registered_gains_based_measure_matches_its_oracle(seed, level):
                     key = TRANSFORMED[family.root] + (f"_{m.k}" if m.k is not None else "")
                 if m.kind == "num_q":
                     expected = np.ones(len(ours.topics))
+                elif family.root == "FIRE_AP":
+                    hits = np.array([theirs[t][f"P_{m.k}"] * m.k for t in ours.topics])
+                    ap = np.array([theirs[t][f"map_cut_{m.k}"] * theirs[t]["num_rel"] for t in ours.topics])
+                    expected = np.divide(ap, hits, out=np.zeros_like(ap), where=hits > 0)
                 else:
                     expected = np.array([theirs[t][key] for t in ours.topics])
                 if family.summary == "gm":  # pytrec_eval keeps log(max(v, 1e-5)) per topic
@@ -182,6 +189,18 @@ def test_one_grammar_for_every_consumer():
     assert [m.name for m in measures.parse("AxIoU@10")] == ["AxIoU@10"]
     with pytest.raises(ValueError, match="temporal moments"):
         measures.score("R@1,0.5", [[1, 0]])
+
+
+def test_fire_names_are_the_registered_measures():
+    from fireeval.t2v import fire
+
+    positives = np.random.default_rng(0).random((6, 30)) < 0.15
+    lists = np.argsort(np.random.default_rng(1).random((6, 30)), axis=1)
+    ours = fire.per_query_scores(lists, positives, ks=(1, 5), ap_depth=20)
+    gains = fire.gains_of(lists, positives).astype(float)
+    for k in (1, 5):
+        np.testing.assert_array_equal(ours[f"C@{k}"], measures.score(f"C@{k}", gains))
+    np.testing.assert_allclose(ours["AP@20"], measures.score("FIRE_AP@20", gains), rtol=0, atol=1e-15)
 
 
 def test_score_example_and_summaries():
