@@ -45,6 +45,9 @@ def _collection(seed, n_topics=3):
     for q in range(n_topics):
         judged = rng.choice(40, size=int(rng.integers(1, 20)), replace=False)
         grades = rng.choice([-1, 0, 0, 1, 2, 3], size=len(judged))
+        # pytrec_eval (trec_eval 9's C code) loops forever in G, ndcg and ndcg_rel on a topic whose only
+        # judgements are negative: keep one non-negative judgement per topic
+        grades[0] = max(grades[0], 0)
         qrels += [(str(q), f"d{d}", int(g)) for d, g in zip(judged, grades)]
     for r in range(2):
         rows = []
