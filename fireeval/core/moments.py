@@ -27,6 +27,7 @@ all-tied ratio (:func:`all_tied_ratio`) and the noise bias/variance of App. C
 """
 from __future__ import annotations
 
+import re
 
 import numpy as np
 
@@ -249,7 +250,16 @@ def _parse_name(name: str):
     except ValueError as err:
         if "unknown measure" in str(err):
             raise ValueError(f"-m {name}: unknown measure {name!r}. {fix}") from None
-        raise ValueError(f"-m {name}: measure {name!r}: {err}. {fix}") from None
+        detail = str(err)
+        parts = re.fullmatch(r"\w+@([0-9]+)(?:,(.*))?", str(name).strip())
+        try:  # say it in this module's words (K, θ)
+            if parts:
+                _check_k(int(parts[1]))
+                if parts[2] is not None:
+                    _check_theta(parts[2])
+        except ValueError as own:
+            detail = str(own)
+        raise ValueError(f"-m {name}: measure {name!r}: {detail}. {fix}") from None
     if len(parsed) != 1 or "moments" not in parsed[0].family.needs:
         raise ValueError(f"-m {name}: unknown measure {name!r} (not a moment measure). {fix}")
     m = parsed[0]
