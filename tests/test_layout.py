@@ -225,14 +225,7 @@ def test_import_fireeval_exposes_every_folder_and_imports_none():
 
 # --------------------------------------------------------------------------- private names stay in their module
 #: Known reach-ins, each ``(module, its source module, private name)``, with why they are still here.
-#: The lead empties this list after merging helper A's branch.
-KNOWN_PRIVATE_USES = {
-    **{("fireeval.core.evaluation", "fireeval.core.ranking", name): "helper A removes these (measure registry)"
-       for name in ("_safe_divide", "_binary", "_sum_in_order", "_nonrelevant_judged")},
-    **{("fireeval.core.stream", "fireeval.core.evaluation", name): "helper A removes these (measure registry)"
-       for name in ("_compute", "_Context")},
-    ("fireeval.pooling.pools", "fireeval.pooling.incomplete", "_canonical"): "helper A removes these (measure registry)",
-}
+KNOWN_PRIVATE_USES: dict = {}
 
 
 def _private(name: str) -> bool:

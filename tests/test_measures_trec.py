@@ -9,7 +9,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval.core.evaluation import ALL_TREC, evaluate, parse_measures, summarise
+from fireeval.core.evaluation import ALL_TREC, score_run_set as evaluate, parse_measures, summarise
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fireeval.cli import main
-from fireeval.core.evaluation import evaluate
+from fireeval.core.evaluation import score_run_set as evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.trec import write_qrels, write_run

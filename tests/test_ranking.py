@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from fireeval.core import ranking
-from fireeval.core.evaluation import evaluate, parse_measure
+from fireeval.core.evaluation import score_run_set as evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 

@@ -9,7 +9,7 @@ import pytest
 import pytrec_eval
 
 from fireeval import cli
-from fireeval.core.evaluation import evaluate, parse_measures
+from fireeval.core.evaluation import score_run_set as evaluate, parse_measures
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.stream import QrelsIndex, score_run

@@ -8,6 +8,7 @@ from . import (
     api as api,
     evaluation as evaluation,
     judgements as judgements,
+    measures as measures,
     moments as moments,
     ranking as ranking,
     runset as runset,
@@ -22,6 +23,7 @@ from .evaluation import (
     Measure as Measure,
     parse_measure as parse_measure,
     parse_measures as parse_measures,
+    score_run_set as score_run_set,
     Scores as Scores,
     DEFAULT_MEASURES as DEFAULT_MEASURES,
     TREC_CUTOFFS as TREC_CUTOFFS,
@@ -32,6 +34,7 @@ from .evaluation import (
     check_trec_eval_version as check_trec_eval_version,
     relstrings as relstrings,
     trec_eval_order as trec_eval_order,
+    summarise as summarise,
 )
 from .judgements import (
     Qrels as Qrels,
@@ -64,6 +67,8 @@ from .ranking import (
     precision_at_k as precision_at_k,
     recall_at_k as recall_at_k,
     average_precision as average_precision,
+    average_precision_of_cells as average_precision_of_cells,
+    row_starts as row_starts,
     reciprocal_rank as reciprocal_rank,
     dcg as dcg,
     ndcg as ndcg,
@@ -71,6 +76,13 @@ from .ranking import (
     inferred_ap as inferred_ap,
     judged_at_k as judged_at_k,
     condense as condense,
+    binary as binary,
+    safe_divide as safe_divide,
+    sum_in_order as sum_in_order,
+    nonrelevant_judged as nonrelevant_judged,
+    gain_values as gain_values,
+    ideal_gains as ideal_gains,
+    INFAP_EPSILON as INFAP_EPSILON,
 )
 from .runset import (
     RunSet as RunSet,

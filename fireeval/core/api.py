@@ -3,7 +3,7 @@
 Inputs are validated and normalised first (scikit-learn style: nothing is read or
 scored before every argument is known to be usable), then dispatched: a
 :class:`~fireeval.core.runset.RunSet` goes to the vectorised in-memory engine
-(:func:`fireeval.core.evaluation.evaluate`), every other run -- files, dicts, data
+(:func:`fireeval.core.evaluation.score_run_set`), every other run -- files, dicts, data
 frames, :class:`~fireeval.core.trec.RunTable` -- to the streaming engine of
 ``fireeval evaluate`` (:class:`~fireeval.core.stream.QrelsIndex` and
 :func:`~fireeval.core.stream.score_run`), one run at a time. Without a data frame in
@@ -541,8 +541,8 @@ def _stream_results(qrels_index, runs, measures, options, version, precision, jo
 
 
 def _runset_results(qrels, runs, measures, options):
-    """The same through :func:`fireeval.core.evaluation.evaluate`, vectorised over the runs of a RunSet."""
-    from fireeval.core.evaluation import evaluate as evaluate_runset
+    """The same through :func:`fireeval.core.evaluation.score_run_set`, vectorised over the runs of a RunSet."""
+    from fireeval.core.evaluation import score_run_set as evaluate_runset
     from fireeval.core.evaluation import summarise
 
     scores = evaluate_runset(runs, qrels, measures, complete=options["complete"],

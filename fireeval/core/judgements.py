@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from fireeval.core import ranking
 from fireeval.core.trec import read_qrels
 
 __all__ = ["Qrels", "Judgements"]
@@ -64,19 +65,8 @@ class Qrels:
 
     def ideal_gains(self, topics, depth: int | None = None) -> np.ndarray:
         """Each topic's positive grades sorted descending, zero-padded: shape (n_topics, depth)."""
-        positive = self.frame[self.frame["relevance"] > 0]
-        index = pd.Index(topics, dtype=str)
-        rows = index.get_indexer(positive["query"].astype(str))
-        keep = rows >= 0
-        rows, grades = rows[keep], positive["relevance"].to_numpy()[keep]
-        order = np.lexsort((-grades, rows))
-        rows, grades = rows[order], grades[order]
-        starts = np.searchsorted(rows, np.arange(len(index)))
-        cols = np.arange(len(rows)) - starts[rows]
-        width = int(cols.max() + 1) if len(cols) else 1
-        ideal = np.zeros((len(index), max(width, depth or 0)))
-        ideal[rows, cols] = grades
-        return ideal[:, :depth] if depth else ideal
+        rows = pd.Index(topics, dtype=str).get_indexer(self.frame["query"].astype(str))
+        return ranking.ideal_gains(rows, self.frame["relevance"].to_numpy(), len(topics), depth)
 
     def restrict(self, mask) -> "Qrels":
         """Qrels keeping only the rows where ``mask`` is true (same relevance level)."""

@@ -240,28 +240,43 @@ def _check_theta(theta) -> float:
     return theta
 
 
-_NAME = re.compile(r"^(R|AP|AxIoU|DCG)@([0-9]+)(?:,([0-9.]+))?$")  # ASCII digits: \\d takes "٣" too
+def _parse_name(name: str):
+    """(kind, K, θ or None) of a moment measure name, read by the measure registry's grammar."""
+    from fireeval.core import measures as registry
+
+    fix = "Fix: use R@K,θ, AP@K,θ, AxIoU@K or DCG@K (e.g. 'R@5,0.7'), K from 1, θ in (0, 1]"
+    try:
+        parsed = registry.parse(str(name))
+    except ValueError as err:
+        if "unknown measure" in str(err):
+            raise ValueError(f"-m {name}: unknown measure {name!r}. {fix}") from None
+        detail = str(err)
+        parts = re.fullmatch(r"\w+@([0-9]+)(?:,(.*))?", str(name).strip())
+        try:  # say it in this module's words (K, θ)
+            if parts:
+                _check_k(int(parts[1]))
+                if parts[2] is not None:
+                    _check_theta(parts[2])
+        except ValueError as own:
+            detail = str(own)
+        raise ValueError(f"-m {name}: measure {name!r}: {detail}. {fix}") from None
+    if len(parsed) != 1 or "moments" not in parsed[0].family.needs:
+        raise ValueError(f"-m {name}: unknown measure {name!r} (not a moment measure). {fix}")
+    m = parsed[0]
+    k, theta = m.k if isinstance(m.k, tuple) else (m.k, None)
+    return {"moment_recall": "R", "moment_ap": "AP", "axiou": "AxIoU", "moment_dcg": "DCG"}[m.kind], k, theta
 
 
 def measure_function(name: str, strict: bool = False):
     """The per-query function ``iou (..., K) -> (...)`` of a measure named like ``R@5,0.7``.
 
-    Accepts ``R@K,θ``, ``AP@K,θ``, ``AxIoU@K`` and ``DCG@K``.
+    Accepts ``R@K,θ``, ``AP@K,θ``, ``AxIoU@K`` and ``DCG@K`` (the registry's moment families,
+    :mod:`fireeval.core.measures.moment_measures`).
 
     >>> measure_function("R@1,0.5")([[0.5, 0.9]])
     array([1.])
     """
-    m = _NAME.match(name.strip())
-    fix = "Fix: use R@K,θ, AP@K,θ, AxIoU@K or DCG@K (e.g. 'R@5,0.7'), K from 1, θ in (0, 1]"
-    if not m or (m.group(1) in ("R", "AP")) != (m.group(3) is not None):
-        raise ValueError(f"-m {name}: unknown measure {name!r}. {fix}")
-    kind, k, theta = m.group(1), int(m.group(2)), m.group(3)
-    try:
-        _check_k(k)
-        if theta is not None:
-            _check_theta(theta)
-    except ValueError as err:
-        raise ValueError(f"-m {name}: measure {name!r}: {err}. {fix}") from None
+    kind, k, theta = _parse_name(name)
     if kind == "R":
         return lambda iou: recall_at_k_iou(iou, k, float(theta), strict)
     if kind == "AP":
@@ -281,7 +296,7 @@ def score_systems(predictions: dict, gt, measures=None, strict: bool = False) ->
     measures = list(measures or MEASURES)
     fns = [measure_function(m, strict) for m in measures]
     # R@K,θ and AxIoU@K come from one score_all call per system (one running maximum).
-    parsed = [_NAME.match(m.strip()).groups() for m in measures]
+    parsed = [_parse_name(m) for m in measures]
     shared = [i for i, (kind, _, _) in enumerate(parsed) if kind in ("R", "AxIoU")]
     ks = sorted({int(parsed[i][1]) for i in shared})
     thetas = sorted({float(parsed[i][2]) for i in shared if parsed[i][0] == "R"})

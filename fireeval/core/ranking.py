@@ -9,7 +9,7 @@ Measures that normalise by the number of relevant documents take ``n_relevant`` 
 shape ``(...)``; nDCG takes the ideal grades. A document counts as relevant when its
 grade is >= ``level`` (trec_eval's ``-l``, default 1). Queries with no relevant
 document score 0 (trec_eval skips them when averaging only if they are absent from
-the qrels: see :func:`fireeval.core.evaluation.evaluate`).
+the qrels: see :func:`fireeval.core.evaluation.score_run_set`).
 
 Measures made for incomplete judgements (:func:`bpref`, :func:`inferred_ap`,
 :func:`judged_at_k`) must tell unjudged documents from judged non-relevant ones: they
@@ -29,6 +29,8 @@ __all__ = [
     "precision_at_k",
     "recall_at_k",
     "average_precision",
+    "average_precision_of_cells",
+    "row_starts",
     "reciprocal_rank",
     "dcg",
     "ndcg",
@@ -36,10 +38,22 @@ __all__ = [
     "inferred_ap",
     "judged_at_k",
     "condense",
+    "binary",
+    "safe_divide",
+    "sum_in_order",
+    "nonrelevant_judged",
+    "gain_values",
+    "ideal_gains",
+    "INFAP_EPSILON",
 ]
 
 
-def _binary(gains, level=1):
+def binary(gains, level=1):
+    """Relevant (grade >= ``level``) as booleans; NaN (unjudged) is not relevant.
+
+    >>> binary([[2, 0, np.nan]]).tolist()
+    [[True, False, False]]
+    """
     # NaN (unjudged) >= level is False: unjudged documents are non-relevant.
     return np.asarray(gains, dtype=float) >= level
 
@@ -55,7 +69,12 @@ def _cutoff(k, allow_none: bool = False):
     return int(k)
 
 
-def _safe_divide(num, den):
+def safe_divide(num, den):
+    """``num / den`` where ``den > 0``, else 0 (trec_eval's convention for empty denominators).
+
+    >>> safe_divide([1.0, 1.0], [2, 0]).tolist()
+    [0.5, 0.0]
+    """
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
@@ -72,7 +91,7 @@ def correct_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     >>> correct_at_k([[0, 1, 0], [0, 0, 0]], k=2)
     array([1., 0.])
     """
-    return _binary(gains, level)[..., :_cutoff(k)].any(axis=-1).astype(float)
+    return binary(gains, level)[..., :_cutoff(k)].any(axis=-1).astype(float)
 
 
 def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
@@ -85,7 +104,7 @@ def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     >>> precision_at_k([[1, 0, 1, 0]], k=4)
     array([0.5])
     """
-    return _binary(gains, level)[..., :_cutoff(k)].sum(axis=-1) / k
+    return binary(gains, level)[..., :_cutoff(k)].sum(axis=-1) / k
 
 
 def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
@@ -99,7 +118,7 @@ def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
     >>> recall_at_k([[1, 0, 1, 0]], n_relevant=[4], k=2)
     array([0.25])
     """
-    return _safe_divide(_binary(gains, level)[..., :_cutoff(k)].sum(axis=-1), n_relevant)
+    return safe_divide(binary(gains, level)[..., :_cutoff(k)].sum(axis=-1), n_relevant)
 
 
 def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
@@ -109,17 +128,61 @@ def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
 
     Relevant documents that were not retrieved contribute 0 (they are still counted in
     ``n_relevant``). 0 when the query has no relevant document. ir_measures: ``AP``.
+    Computed from the relevant cells alone by :func:`average_precision_of_cells`.
 
     >>> average_precision([[1, 0, 1]], n_relevant=[3])   # (1/1 + 2/3) / 3
     array([0.55555556])
     """
-    hits = _binary(gains, level)
-    ranks = np.arange(1, hits.shape[-1] + 1)
-    precision = np.cumsum(hits, axis=-1) / ranks
-    return _safe_divide(_sum_in_order(precision * hits), n_relevant)
+    hits = binary(gains, level)
+    shape = hits.shape[:-1]
+    flat = hits.reshape(-1, hits.shape[-1])
+    row, pos = np.nonzero(flat)
+    n_rel = np.broadcast_to(np.asarray(n_relevant, dtype=float), shape).reshape(-1)
+    return average_precision_of_cells(row, pos + 1.0, len(flat), n_rel).reshape(shape)
 
 
-def _sum_in_order(terms) -> np.ndarray:
+def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None, starts=None) -> np.ndarray:
+    """AP of ``n_rows`` ranked lists given only their relevant retrieved cells.
+
+    ``row`` and ``rank`` (1-based) list the relevant cells grouped by row, in rank order
+    within a row (``np.nonzero`` order); ``hit`` (bool, same length) keeps a subset of
+    them (the relevant documents still judged relevant under smaller qrels), so many
+    qrels re-score the same cells without rebuilding them. The precision at a kept cell
+    is the kept cells up to it over its rank; a row's terms are added in rank order, as
+    trec_eval adds them. ``starts`` (the first cell of each row present, as
+    :func:`row_starts` gives) saves recomputing it when the same cells are scored many times.
+
+    >>> average_precision_of_cells(np.array([0, 0]), np.array([1.0, 3.0]), 1, [3])   # (1/1 + 2/3) / 3
+    array([0.55555556])
+    """
+    row = np.asarray(row, dtype=np.int64)
+    rank = np.asarray(rank, dtype=float)
+    if starts is None:
+        starts = row_starts(row)
+    sizes = np.diff(np.r_[starts, len(row)])
+    if hit is None:
+        seen = np.arange(1, len(row) + 1)
+        precision = (seen - np.repeat(starts, sizes)) / rank
+    else:
+        seen = np.cumsum(hit)
+        before = np.repeat((seen - hit)[starts], sizes)  # kept cells in earlier rows
+        precision = np.where(hit, (seen - before) / rank, 0.0)
+    total = np.bincount(row, weights=precision, minlength=n_rows)  # adds each row's terms in order
+    n_relevant = np.broadcast_to(n_relevant, total.shape)
+    return np.divide(total, n_relevant, out=np.zeros(total.shape), where=n_relevant > 0)
+
+
+def row_starts(row) -> np.ndarray:
+    """Index of the first cell of each run of equal values in ``row`` (cells grouped by row).
+
+    >>> row_starts(np.array([0, 0, 2, 2, 2, 5])).tolist()
+    [0, 2, 5]
+    """
+    row = np.asarray(row)
+    return np.r_[0, np.flatnonzero(np.diff(row)) + 1] if len(row) else np.zeros(0, np.int64)
+
+
+def sum_in_order(terms) -> np.ndarray:
     """Sum over the last axis adding left to right, as trec_eval's loops do: numpy's pairwise sum
     groups the additions otherwise and can end one ulp away, which at a 5th-decimal half prints the
     other 4th digit."""
@@ -139,12 +202,18 @@ def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
     >>> reciprocal_rank([[0, 0, 1], [0, 0, 0]])
     array([0.33333333, 0.        ])
     """
-    hits = _binary(gains, level)
+    hits = binary(gains, level)
     first = hits.argmax(axis=-1)
     return np.where(hits.any(axis=-1), 1.0 / (first + 1), 0.0)
 
 
-def _gain(grades, gain):
+def gain_values(grades, gain="linear"):
+    """The gain of each grade: the grade (``linear``) or 2^grade - 1 (``exponential``); 0 for
+    negative grades and unjudged (NaN) documents.
+
+    >>> gain_values([[2, -1, np.nan]]).tolist()
+    [[2.0, 0.0, 0.0]]
+    """
     grades = np.asarray(grades, dtype=float)
     grades = np.where(grades > 0, grades, 0.0)  # negative grades and unjudged (NaN) earn nothing
     if gain == "linear":
@@ -168,7 +237,7 @@ def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
     """
     grades = np.asarray(gains)[..., :k] if _cutoff(k, allow_none=True) else np.asarray(gains)
     discounts = 1.0 / np.log2(np.arange(2, grades.shape[-1] + 2))
-    return (_gain(grades, gain) * discounts).sum(axis=-1)
+    return (gain_values(grades, gain) * discounts).sum(axis=-1)
 
 
 def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
@@ -183,10 +252,11 @@ def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.n
     >>> ndcg([[0, 1]], ideal_gains=[[1]])   # (1/log2 3) / 1
     array([0.63092975])
     """
-    return _safe_divide(dcg(gains, k, gain), dcg(ideal_gains, k, gain))
+    return safe_divide(dcg(gains, k, gain), dcg(ideal_gains, k, gain))
 
 
-def _nonrelevant_judged(grades, level):
+def nonrelevant_judged(grades, level):
+    """Judged non-relevant: 0 <= grade < ``level`` (a negative grade is pooled but not judged)."""
     grades = np.asarray(grades, dtype=float)
     return (grades >= 0) & (grades < level)
 
@@ -208,13 +278,13 @@ def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
     """
     grades = np.asarray(grades, dtype=float)
     rel = grades >= level
-    nonrel_above = np.cumsum(_nonrelevant_judged(grades, level), axis=-1)  # equals "above" at rel ranks
+    nonrel_above = np.cumsum(nonrelevant_judged(grades, level), axis=-1)  # equals "above" at rel ranks
     n_rel = np.asarray(n_relevant, dtype=float)[..., None]
     denom = np.minimum(n_rel, np.asarray(n_nonrelevant, dtype=float)[..., None])
-    penalty = _safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
+    penalty = safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
     # summed in rank order as trec_eval adds them (numpy's pairwise sum can end one ulp away and print
     # the other side of a 5th-decimal half)
-    return _safe_divide(_sum_in_order(np.where(rel, 1.0 - penalty, 0.0)), n_relevant)
+    return safe_divide(sum_in_order(np.where(rel, 1.0 - penalty, 0.0)), n_relevant)
 
 
 INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
@@ -242,14 +312,14 @@ def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
     grades = np.asarray(grades, dtype=float)
     rel = grades >= level
     rel_above = np.cumsum(rel, axis=-1) - rel
-    nonrel_above = np.cumsum(_nonrelevant_judged(grades, level), axis=-1)  # at rel ranks: strictly above
+    nonrel_above = np.cumsum(nonrelevant_judged(grades, level), axis=-1)  # at rel ranks: strictly above
     pooled_above = rel_above + nonrel_above + np.cumsum(grades < 0, axis=-1)
     i = np.arange(grades.shape[-1], dtype=float)  # 0-based rank index
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = (1.0 / (i + 1) + (i / (i + 1)) * (pooled_above / np.where(i > 0, i, 1.0))
                     * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
     estimate[..., 0] = 1.0
-    return _safe_divide(_sum_in_order(np.where(rel, estimate, 0.0)), n_relevant)
+    return safe_divide(sum_in_order(np.where(rel, estimate, 0.0)), n_relevant)
 
 
 def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
@@ -265,7 +335,29 @@ def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
     """
     grades = np.asarray(grades, dtype=float)[..., :_cutoff(k)]
     judged = (~np.isnan(grades)).sum(axis=-1)
-    return _safe_divide(judged, np.minimum(np.asarray(n_retrieved), k))
+    return safe_divide(judged, np.minimum(np.asarray(n_retrieved), k))
+
+
+def ideal_gains(topic, grades, n_topics: int, depth: int | None = None) -> np.ndarray:
+    """Each topic's positive grades sorted descending, zero-padded: (n_topics, width).
+
+    ``topic`` is each judgement's topic index (-1: not wanted), ``grades`` its grade.
+    nDCG's ideal ranking; ``depth`` pads (or cuts) the width.
+
+    >>> ideal_gains(np.array([0, 0, 1, 0]), np.array([1, 3, 2, 0]), 3).tolist()
+    [[3.0, 1.0], [2.0, 0.0], [0.0, 0.0]]
+    """
+    topic, grades = np.asarray(topic), np.asarray(grades)
+    keep = (grades > 0) & (topic >= 0)
+    rows, values = topic[keep], grades[keep]
+    order = np.lexsort((-values, rows))
+    rows, values = rows[order], values[order]
+    starts = np.searchsorted(rows, np.arange(n_topics))
+    cols = np.arange(len(rows)) - starts[rows]
+    width = int(cols.max() + 1) if len(cols) else 1
+    ideal = np.zeros((n_topics, max(width, depth or 0)))
+    ideal[rows, cols] = values
+    return ideal[:, :depth] if depth else ideal
 
 
 def condense(grades, n_retrieved=None):

@@ -2,7 +2,7 @@
 
 :class:`QrelsIndex` interns the judged documents once per collection (sorted int64
 keys, one per judged (topic, document)); :func:`score_run` looks a run's documents up
-in it and computes the measures of :mod:`fireeval.core.evaluation` on the run's
+in it and computes the measures of :mod:`fireeval.core.measures` on the run's
 (topics x ranks) grade array, a block of topics at a time so memory stays bounded.
 No pandas: the command starts fast and a run costs a few vectorised passes.
 """
@@ -14,9 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from fireeval.core import ranking
-from fireeval.core.evaluation import Measure, _compute, _Context, parse_measures
-from fireeval.core.trec import (RunTable, topic_codes, as_bytes_array, bytes_hash, fixed_bytes, intern_rows,
-                                raise_bad_qrels, read_qrels_columns)
+from fireeval.core.measures import Context, Measure, check_version, parse
+from fireeval.core.measures.base import GM_EPSILON, summarise
+from fireeval.core.measures.text import relstrings
+from fireeval.core.trec import (RunTable, as_bytes_array, bytes_hash, fixed_bytes, intern_rows, raise_bad_qrels,
+                                read_qrels_columns, topic_codes)
 
 __all__ = ["QrelsIndex", "score_run", "RunScores"]
 
@@ -128,17 +130,8 @@ class QrelsIndex:
                             if len(self.grades) and self.grades.max() - self._low < 255 else None)
         n_topics = len(self.topics)
         self._counts = {}
-        grades = self.grades
-        positive = grades > 0
         # ideal gains: each topic's positive grades sorted descending, zero-padded
-        pt, pg = self.row_topic[positive], grades[positive]
-        o = np.lexsort((-pg, pt))
-        pt, pg = pt[o], pg[o]
-        first = np.searchsorted(pt, np.arange(n_topics))
-        col = np.arange(len(pt)) - first[pt]
-        width = int(col.max()) + 1 if len(col) else 1
-        self.ideal = np.zeros((n_topics, width))
-        self.ideal[pt, col] = pg
+        self.ideal = ranking.ideal_gains(self.row_topic, self.grades, n_topics)
 
     @classmethod
     def read(cls, path, relevance_level: int = 1) -> "QrelsIndex":
@@ -268,8 +261,6 @@ class RunScores:
     overrides: dict | None = None
 
     def summary(self) -> dict:
-        from fireeval.core.evaluation import GM_EPSILON, summarise
-
         out = {}
         for m, v in self.values.items():
             how = self.aggregates[m]
@@ -288,7 +279,7 @@ class RunScores:
 def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = False, judged_only: bool = False,
               relevance_level: int | None = None, max_retrieved: int | None = None,
               rounding: str | None = None, version: str = "9.0.7") -> RunScores:
-    """Score one run on its evaluation topics, as :func:`fireeval.core.evaluation.evaluate` does.
+    """Score one run on its evaluation topics, as :func:`fireeval.core.evaluation.score_run_set` does.
 
     Topics are those of the run that have judgements (others are reported in
     ``ignored_topics``, trec_eval ignores them), or every qrels topic with ``complete``.
@@ -318,14 +309,14 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     >>> score_run(r, q, ["P_5", "relstring"]).values["relstring"].tolist()
     ['01']
     """
-    from fireeval.core.evaluation import check_trec_eval_version, relstrings
-
-    check_trec_eval_version(version)
+    check_version(version)
     if rounding is None:
         rounding = "nearest" if version == "10.0" else "trec_eval9"
+    if isinstance(measures, (str, Measure)):  # one name, not its letters
+        measures = [measures]
     parsed = []
     for m in measures:
-        parsed.extend([m] if isinstance(m, Measure) else parse_measures(m, version, printing=True))
+        parsed.extend([m] if isinstance(m, Measure) else parse(m, version, printing=True))
     level = qrels.relevance_level if relevance_level is None else int(relevance_level)
     if max_retrieved is not None and max_retrieved < 1:
         raise ValueError(f"max_retrieved must be >= 1, not {max_retrieved}")
@@ -378,14 +369,14 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
         ret = n_ret[lo:hi]
         if judged_only:
             grades, ret = ranking.condense(grades)
-        ctx = _Context(grades, n_rel[lo:hi], ideal_all[lo:hi], level, n_non[lo:hi], ret, rounding)
+        ctx = Context(grades, n_rel[lo:hi], ideal_all[lo:hi], level, n_non[lo:hi], ret, rounding)
         for m in parsed:
             if m.kind == "relstring":
                 values[m.name][lo:hi] = relstrings(grades, ret, m.k)
             elif m.kind == "runid":
                 values[m.name][lo:hi] = run.tag
             else:
-                values[m.name][lo:hi] = _compute(m, ctx)
+                values[m.name][lo:hi] = m.compute(ctx)
     if missing.any():
         for m in parsed:
             if version == "10.0":

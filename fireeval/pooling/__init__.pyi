@@ -13,9 +13,9 @@ from . import (
 )
 from .incomplete import (
     INCOMPLETE_MEASURES as INCOMPLETE_MEASURES,
-    INFAP_EPSILON as INFAP_EPSILON,
     JudgedCells as JudgedCells,
     binary_ideal_gains as binary_ideal_gains,
+    canonical_name as canonical_name,
     incomplete_scores as incomplete_scores,
     is_incomplete_measure as is_incomplete_measure,
 )

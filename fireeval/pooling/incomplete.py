@@ -2,9 +2,10 @@
 
 A pooled collection judges only what its pool held; everything else is *unjudged*.
 ``map`` and ``ndcg`` count unjudged documents as non-relevant. The measures here use
-only the judged documents of each ranked list; each is computed by its one copy in
-:mod:`fireeval.core.ranking` (the functions ``evaluate`` uses, checked against
-trec_eval through pytrec_eval), on a view of the judged cells:
+only the judged documents of each ranked list; each is computed by its registered
+family in :mod:`fireeval.core.measures` (the one copy ``evaluate`` and ``fireeval
+evaluate`` use, checked against trec_eval through pytrec_eval), on a view of the
+judged cells; names are read by the registry (``AP'``, ``map'``, ``nDCG'`` ...):
 
 ``bpref`` (Buckley & Voorhees 2004, trec_eval's ``bpref``): :func:`fireeval.core.ranking.bpref`.
 ``infAP`` (Yilmaz & Aslam 2006, trec_eval's ``infAP``): :func:`fireeval.core.ranking.inferred_ap`.
@@ -26,35 +27,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from fireeval.core import ranking
+from fireeval.core import measures as registry
+from fireeval.core.measures import Context
 
-__all__ = ["INCOMPLETE_MEASURES", "INFAP_EPSILON", "JudgedCells", "binary_ideal_gains", "incomplete_scores",
+__all__ = ["INCOMPLETE_MEASURES", "JudgedCells", "binary_ideal_gains", "canonical_name", "incomplete_scores",
            "is_incomplete_measure"]
 
-#: Measure names of this module, in the order tables show them.
+#: Measure names of this module, in the order tables show them (registry roots).
 INCOMPLETE_MEASURES = ("bpref", "infAP", "map_judged", "ndcg_judged")
 
-#: trec_eval's ``INFAP_EPSILON`` (m_infAP.c), as :mod:`fireeval.core.ranking` uses it.
-INFAP_EPSILON = ranking.INFAP_EPSILON
 
-_ALIASES = {"bpref": "bpref", "infap": "infAP", "map_judged": "map_judged", "ap_judged": "map_judged",
-            "map'": "map_judged", "ndcg_judged": "ndcg_judged", "ndcg'": "ndcg_judged"}
+def _family_root(name) -> str | None:
+    try:
+        return registry.get(str(name)).root
+    except ValueError:
+        return None
 
 
 def is_incomplete_measure(name: str) -> bool:
-    """True for a measure this module computes (``bpref``, ``infAP``, ``map_judged``, ``ndcg_judged``).
+    """True for a measure this module computes (``bpref``, ``infAP``, ``map_judged``, ``ndcg_judged``,
+    under any registered name: ``Bpref``, ``AP'``, ``map'``, ``nDCG'``).
 
-    >>> is_incomplete_measure("infAP"), is_incomplete_measure("map")
-    (True, False)
+    >>> is_incomplete_measure("infAP"), is_incomplete_measure("AP'"), is_incomplete_measure("map")
+    (True, True, False)
     """
-    return str(name).strip().lower() in _ALIASES
+    return _family_root(name) in INCOMPLETE_MEASURES
 
 
-def _canonical(name: str) -> str:
-    try:
-        return _ALIASES[str(name).strip().lower()]
-    except KeyError:
-        raise ValueError(f"unknown incomplete-judgement measure {name!r}; use one of {', '.join(INCOMPLETE_MEASURES)}")
+def canonical_name(name: str) -> str:
+    """The registry's root name of a measure of this module (``map'`` -> ``map_judged``).
+
+    >>> canonical_name("nDCG'"), canonical_name("Bpref")
+    ('ndcg_judged', 'bpref')
+    """
+    root = _family_root(name)
+    if root not in INCOMPLETE_MEASURES:
+        raise ValueError(f"unknown incomplete-judgement measure {name!r}. Fix: use one of "
+                         f"{', '.join(INCOMPLETE_MEASURES)} (or AP', nDCG')")
+    return root
 
 
 class JudgedCells:
@@ -119,25 +129,24 @@ class JudgedCells:
         relevant and judged non-relevant (grade 0 ... level - 1) documents of each topic
         under the same judgements. ``ideal_gains`` (…, width), broadcast against
         (runs, topics), gives nDCG′'s ideal list; by default it is binary, from
-        ``n_relevant``. Returns ``{name: (runs, topics)}``, each from :mod:`fireeval.core.ranking`.
+        ``n_relevant``. Returns ``{name: (runs, topics)}``, each from its family in :mod:`fireeval.core.measures`.
         """
-        names = [_canonical(m) for m in measures]
+        names = [canonical_name(m) for m in measures]
         n_rel = np.broadcast_to(np.asarray(n_relevant, dtype=float), self.shape)
         out = {}
         if {"bpref", "map_judged", "ndcg_judged"} & set(names):
             packed = self.packed(k, keep)
-            if "bpref" in names:
-                n_non = np.broadcast_to(np.asarray(n_nonrelevant, dtype=float), self.shape)
-                out["bpref"] = ranking.bpref(packed, n_rel, n_non, self.level)
-            condensed, _ = ranking.condense(packed)
-            if "map_judged" in names:
-                out["map_judged"] = ranking.average_precision(condensed, n_rel, self.level)
-            if "ndcg_judged" in names:
-                if ideal_gains is None:
-                    ideal_gains = binary_ideal_gains(n_rel)
-                out["ndcg_judged"] = ranking.ndcg(condensed, ideal_gains)
+            n_non = None if n_nonrelevant is None else np.broadcast_to(np.asarray(n_nonrelevant, dtype=float),
+                                                                        self.shape)
+            if "ndcg_judged" in names and ideal_gains is None:
+                ideal_gains = binary_ideal_gains(n_rel)
+            ctx = Context(packed, n_rel, ideal_gains, self.level, n_non, (~np.isnan(packed)).sum(axis=-1))
+            for name in {"bpref", "map_judged", "ndcg_judged"} & set(names):
+                out[name] = registry.REGISTRY[name].compute(ctx, None)
         if "infAP" in names:
-            out["infAP"] = ranking.inferred_ap(self.ranked(k, keep), n_rel, self.level)
+            ranked = self.ranked(k, keep)
+            ctx = Context(ranked, n_rel, None, self.level, None, np.full(self.shape, ranked.shape[-1]))
+            out["infAP"] = registry.REGISTRY["infAP"].compute(ctx, None)
         return {name: out[name] for name in names}
 
 

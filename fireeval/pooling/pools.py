@@ -32,10 +32,11 @@ import pandas as pd
 
 from fireeval.stats.agreement import kendall_tau, kendall_tau_batch, kendall_tau_many, tau_ap_batch
 from fireeval.stats.reliability import band_crossing, bootstrap_agreement, jackknife_agreement
-from fireeval.core.evaluation import Measure, Scores, evaluate, parse_measure
+from fireeval.core.evaluation import Measure, Scores, score_run_set as evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
-from fireeval.pooling.incomplete import JudgedCells, _canonical, binary_ideal_gains, is_incomplete_measure
+from fireeval.core import ranking
+from fireeval.pooling.incomplete import JudgedCells, binary_ideal_gains, canonical_name, is_incomplete_measure
 
 __all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
            "relevant_count_association",
@@ -448,7 +449,7 @@ def measure_name(measure) -> str:
     """
     if isinstance(measure, Measure):
         return measure.name
-    return _canonical(measure) if is_incomplete_measure(measure) else parse_measure(measure).name
+    return canonical_name(measure) if is_incomplete_measure(measure) else parse_measure(measure).name
 
 
 def _is_binary(qrels: Qrels) -> bool:
@@ -469,15 +470,14 @@ def _topics_and_gains(pool: Pool, qrels: Qrels):
     return topics, cols, gains
 
 
-class _SparseAP:
-    """Average precision at many pool depths from the relevant cells only.
+class _RelevantCells:
+    """The relevant cells of a (runs, topics, ranks) array, for AP under many smaller qrels.
 
-    AP needs, for each relevant retrieved document, its rank and the number of
-    relevant documents above it. Only relevant cells (a few per cent of all cells)
-    are kept, in (run, topic, rank) order; at depth K a cell counts when its
-    document's pool depth is <= K, and a running count within each (run, topic)
-    gives the precision at its rank. Equal to ``ranking.average_precision`` on the
-    masked gains (tests check it against ``evaluate``).
+    AP needs, for each relevant retrieved document, its rank and the relevant documents
+    above it: only relevant cells (a few per cent of all cells) are kept, in (run, topic,
+    rank) order, and AP is the registered one's computation on them,
+    :func:`fireeval.core.ranking.average_precision_of_cells` (what ``map`` computes on
+    full arrays). At depth K a cell counts when its document's pool depth is <= K.
     """
 
     def __init__(self, gains, cell_depth, level: int = 1):
@@ -487,18 +487,15 @@ class _SparseAP:
         self.cells = (run, topic, pos)
         self.rank = pos + 1.0
         self.row = run * self.shape[1] + topic
-        starts = np.r_[0, np.flatnonzero(np.diff(self.row)) + 1] if len(self.row) else np.zeros(0, int)
-        self.starts, self.sizes = starts, np.diff(np.r_[starts, len(self.row)])
+        self.starts = ranking.row_starts(self.row)
 
-    def __call__(self, k, n_relevant, keep=None):
+    def average_precision(self, k, n_relevant, keep=None):
         """AP counting relevant cells with depth <= k (or, with ``keep``, where keep is true)."""
         hit = self.depth <= k if keep is None else keep[self.cells]
-        seen = np.cumsum(hit)
-        before = np.repeat((seen - hit)[self.starts], self.sizes)  # hits in earlier (run, topic) rows
-        precision = np.where(hit, (seen - before) / self.rank, 0.0)
-        total = np.bincount(self.row, weights=precision, minlength=self.shape[0] * self.shape[1])
-        n_rel = np.broadcast_to(n_relevant, self.shape)
-        return np.divide(total.reshape(self.shape), n_rel, out=np.zeros(self.shape), where=n_rel > 0)
+        n_rel = np.broadcast_to(n_relevant, self.shape).reshape(-1)
+        ap = ranking.average_precision_of_cells(self.row, self.rank, self.shape[0] * self.shape[1], n_rel, hit,
+                                                self.starts)
+        return ap.reshape(self.shape)
 
 
 @dataclass(frozen=True)
@@ -798,7 +795,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     :meth:`Pool.at_depth`). Gains are looked up once against the full qrels; each
     depth only masks them with ``cell_depth <= K`` and recounts relevant documents
     per topic from the qrels rows' depths; MAP is computed from the relevant cells
-    alone (:class:`_SparseAP`). Topics are all qrels topics at every depth
+    alone (the registered AP's computation on them). Topics are all qrels topics at every depth
     (a topic with no relevant document left scores 0), so MAP at every K averages
     over the same topics.
 
@@ -819,7 +816,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     >>> sweep.values["bpref"][:, :, 0].tolist()   # B's "b" is unjudged at depth 1, so bpref skips it
     [[1.0, 0.0], [0.5, 0.5]]
     """
-    incomplete = [_canonical(m) for m in measures if isinstance(m, str) and is_incomplete_measure(m)]
+    incomplete = [canonical_name(m) for m in measures if isinstance(m, str) and is_incomplete_measure(m)]
     measures = _measures([m for m in measures if not (isinstance(m, str) and is_incomplete_measure(m))])
     depths = np.asarray(depths, dtype=int)
     for k in depths:
@@ -834,7 +831,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     level = qrels.relevance_level
     reference = {m.name: m(gains, qrels.n_relevant(topics), qrels.ideal_gains(topics), level=level) for m in measures}
     values = {m.name: np.empty((len(depths),) + gains.shape[:2]) for m in measures}
-    sparse_ap = _SparseAP(gains, cell_depth, level) if any(m.kind == "map" for m in measures) else None
+    relevant_cells = _RelevantCells(gains, cell_depth, level) if any(m.kind == "map" for m in measures) else None
     cells = None
     if incomplete:
         judged = pool.runs.judged(qrels)[:, cols] & (cols >= 0)[None, :, None]
@@ -849,7 +846,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
         ideal = binary_ideal_gains(n_rel)
         for m in measures:
             if m.kind == "map":
-                values[m.name][i] = sparse_ap(k, n_rel)
+                values[m.name][i] = relevant_cells.average_precision(k, n_rel)
                 continue
             # Cut-off measures read only their top k ranks: mask just those.
             width = m.k if m.k is not None else gains.shape[-1]
@@ -889,7 +886,7 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
     values = {}
     for m in measures:
         if m.kind == "map":  # from the relevant cells alone, as in depth_sweep
-            values[m.name] = _SparseAP(gains, None, qrels.relevance_level)(None, n_rel, keep=~removed)
+            values[m.name] = _RelevantCells(gains, None, qrels.relevance_level).average_precision(None, n_rel, keep=~removed)
         else:
             width = m.k if m.k is not None else gains.shape[-1]
             values[m.name] = m(np.where(removed[..., :width], 0.0, gains[..., :width]), n_rel, ideal,
@@ -947,7 +944,7 @@ class LeaveOutComparison:
 def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=None) -> LeaveOutComparison:
     """Score every run with the full qrels, with its run left out and with its group left out.
 
-    The original scores come from :func:`fireeval.core.evaluation.evaluate` (``complete=True``:
+    The original scores come from :func:`fireeval.core.evaluation.score_run_set` (``complete=True``:
     every qrels topic), the leave-outs from :func:`leave_out_scores`, so all three average
     over the same topics. ``run_type`` (optional, one label per run, e.g. TREC's
     automatic/manual) becomes the table's ``type`` column.

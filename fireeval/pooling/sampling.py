@@ -121,18 +121,6 @@ class SampledJudgements:
         return pd.DataFrame(rows)
 
 
-def _ideal(row_topic, grade, keep, n_topics) -> np.ndarray:
-    """Each topic's sampled positive grades sorted descending, zero-padded: (n_topics, width)."""
-    pick = keep & (grade > 0)
-    t, g = row_topic[pick], grade[pick]
-    order = np.lexsort((-g, t))
-    t, g = t[order], g[order]
-    col = np.arange(len(t)) - np.searchsorted(t, t)
-    out = np.zeros((n_topics, max(int(col.max(initial=-1)) + 1, 1)))
-    out[t, col] = g
-    return out
-
-
 def _by_width(fn, grades, last, *per_row, chunks: int = 8) -> np.ndarray:
     """``fn`` row by row on ``grades`` (n_rows, width) cut after each row's ``last`` useful rank.
 
@@ -178,7 +166,7 @@ def _score(shape, cells, cell_row, grade, keep, row_topic, level, measures) -> d
         out["map_judged"] = _by_width(lambda x, r: ranking.average_precision(condensed(x), r, level), dense, last,
                                       n_rel)
     if "ndcg_judged" in measures:
-        ideal = _ideal(row_topic, grade, keep, n_topics)[topic_of_row]
+        ideal = ranking.ideal_gains(np.where(keep, row_topic, -1), grade, n_topics)[topic_of_row]
         out["ndcg_judged"] = _by_width(lambda x, i: ranking.ndcg(condensed(x), i), dense, last, ideal)
     return {m: out[m].reshape(n_runs, n_topics) for m in measures}
 

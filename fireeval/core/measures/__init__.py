@@ -1,0 +1,270 @@
+"""Every measure fireeval computes, one module per family, read through one registry.
+
+Each module of this package (``precision``, ``average_precision``, ``dcg`` ...) declares
+its families in a tuple ``FAMILIES`` of :class:`~fireeval.core.measures.base.Family`:
+names (trec_eval's root and ir_measures'), parameter with type, defaults and range,
+summary over topics, what it needs, and its computation, whose docstring holds the
+formula and a doctest. The registry below finds the modules itself: adding a measure
+is adding one file (CONTRIBUTING.md, "Adding a measure").
+
+Everything that names a measure reads this registry: the parser (``fireeval evaluate
+-m``), the nicknames, the dense engine (:func:`fireeval.core.evaluation.score_run_set`), the
+streaming engine (:func:`fireeval.core.stream.score_run`), the pooled-judgement scoring
+(:mod:`fireeval.pooling.incomplete`, :mod:`fireeval.pooling.pools`) and the moment
+measures.
+
+The name grammar (one for all; case-insensitive)
+-----------------------------------------------
+``ROOT``
+    a family without parameter (``map``, ``ndcg``, ``bpref``, ``AP``, ``RR``, ``AP'``), or
+    one with parameters at trec_eval's defaults (``P`` -> P_5 ... P_1000).
+``ROOT_V`` / ``ROOT.V1,V2``
+    trec_eval's forms with your parameter(s) (``P_10``, ``ndcg_cut.10,20``,
+    ``iprec_at_recall_0.10``); special parameter forms: ``utility.a,b,c,d``,
+    ``set_F.beta``, ``rbp.p=0.95``, ``relstring.N``.
+``NAME@K``
+    ir_measures' form (``P@10``, ``R@10``, ``nDCG@10``, ``AP@20``, ``Success@5``,
+    ``Judged@10``) and the video-retrieval ``C@K`` / ``correct@K`` (trec_eval's
+    ``success_K``, printed as written).
+``R@K,θ`` / ``AxIoU@K``
+    the moment measures (IoU of temporal windows, not grades).
+``all_trec`` / ``official`` / ``set``
+    trec_eval's nicknames, per trec_eval version.
+
+Measures are named as trec_eval names them (``P@10`` -> ``P_10``) unless printed as
+asked (``printing=True``, the command's output).
+
+Examples
+--------
+>>> [m.name for m in parse("P.5,10")]
+['P_5', 'P_10']
+>>> get("nDCG@10").root, get("AP'").root
+('ndcg_cut', 'map_judged')
+>>> score("P_2", [[1, 0, 1]]).tolist()
+[0.5]
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+import re
+from types import MappingProxyType
+
+import numpy as np
+
+from fireeval.core.measures import base
+from fireeval.core.measures.base import GM_EPSILON, HELP, Context, Family, Measure, Param, family_of, summarise
+
+__all__ = ["REGISTRY", "Family", "Param", "Measure", "Context", "get", "family_of", "names", "parse", "score",
+           "nickname", "NICKNAMES", "TREC_EVAL_VERSIONS", "check_version", "trec_eval_order", "summarise",
+           "GM_EPSILON"]
+
+#: The trec_eval releases whose output ``fireeval evaluate`` reproduces (``--trec-eval``).
+TREC_EVAL_VERSIONS = ("9.0.7", "10.0")
+#: trec_eval's nicknames for lists of measures.
+NICKNAMES = ("all_trec", "official", "set")
+_NOT_FAMILIES = {"base"}
+
+
+def _discover() -> dict:
+    registry = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name in _NOT_FAMILIES or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for family in getattr(module, "FAMILIES", ()):
+            if family.root in registry:
+                raise RuntimeError(f"measure family {family.root!r} is declared twice ({module.__name__})")
+            registry[family.root] = family
+    return registry
+
+
+#: root name -> Family, every registered family.
+base.REGISTERED.update(_discover())
+REGISTRY = MappingProxyType(base.REGISTERED)
+for _f in sorted(REGISTRY.values(), key=lambda f: f.root != f.kind):  # the family named as its kind first
+    base.REGISTERED_KINDS.setdefault(_f.kind, _f)
+_EXACT = {}   # lower-case name -> (family, is trec_eval's own name)
+_AT = {}      # lower-case NAME of NAME@K -> family
+_DOTTED = {}  # lower-case root of ROOT, ROOT_V, ROOT.V -> family (generic parameter grammar)
+for _f in REGISTRY.values():
+    if _f.parse is not None:
+        continue
+    if _f.param is None:
+        if _f.trec_forms:
+            _EXACT[_f.root.lower()] = (_f, True)
+        for _n in _f.ir_names + _f.aliases:
+            _EXACT.setdefault(_n.lower(), (_f, False))
+    else:
+        if _f.trec_forms:
+            _DOTTED[_f.root.lower()] = _f
+        for _n in _f.ir_names + _f.aliases:
+            _AT[_n.lower()] = _f
+
+
+def check_version(version: str) -> str:
+    """``version`` if it is one of :data:`TREC_EVAL_VERSIONS`, else a ValueError saying which are.
+
+    >>> check_version("10.0")
+    '10.0'
+    """
+    if version not in TREC_EVAL_VERSIONS:
+        raise ValueError(f"trec_eval version {version!r} is not one fireeval reproduces. Fix: use one of "
+                         f"{', '.join(TREC_EVAL_VERSIONS)}")
+    return version
+
+
+def names() -> list:
+    """Every name the parser accepts, one example per form (``P``, ``P_5``, ``P.5``, ``P@5``...).
+
+    >>> "nDCG@5" in names() and "map" in names() and "all_trec" in names()
+    True
+    """
+    out = list(NICKNAMES)
+    for f in REGISTRY.values():
+        if f.parse is None and f.trec_forms:
+            out.append(f.root)
+        if f.param is not None and f.parse is None:
+            v = f.param.text(f.param.defaults[0])
+            if f.trec_forms:
+                out += [f"{f.root}_{v}", f"{f.root}.{v}"]
+            out += [f"{n}@{v}" for n in f.ir_names + f.aliases]
+        elif f.parse is None:
+            out += list(f.ir_names + f.aliases)
+        out += list(f.examples)
+    return list(dict.fromkeys(out))
+
+
+def nickname(name: str, version: str = "9.0.7", printing: bool = False) -> list:
+    """The family roots a trec_eval nickname stands for, in trec_eval's print order.
+
+    >>> nickname("official")[:4]
+    ['num_q', 'num_ret', 'num_rel', 'num_rel_ret']
+    """
+    check_version(version)
+    members = [f for f in REGISTRY.values() if name.lower() in f.nicknames and (version == "10.0" or f.since != "10.0")
+               and (printing or "text" not in f.needs)]
+    return [f.root for f in sorted(members, key=lambda f: f.print_rank)]
+
+
+def _unknown(name):
+    close = difflib.get_close_matches(name, names(), n=4, cutoff=0.6)
+    close_lower = [n for n in names() if n.lower() == name.lower()]
+    hint = f" Closest names: {', '.join(dict.fromkeys(close_lower + close))}." if close or close_lower else ""
+    raise ValueError(f"-m {name}: unknown measure. {HELP}.{hint}")
+
+
+def parse(name: str, version: str = "9.0.7", *, printing: bool = False) -> list:
+    """All measures a name stands for, in the grammar of the package docstring.
+
+    Parameters
+    ----------
+    name : str
+        A trec_eval name (``map``, ``P.5,10``, ``set_F.0.5``), a nickname (``all_trec``,
+        ``official``, ``set``), an ir_measures name (``AP``, ``nDCG@10``), ``C@K``, a
+        condensed-list name (``AP'``) or a moment measure (``R@1,0.5``).
+    version : {"9.0.7", "10.0"}
+        The trec_eval whose measures and nicknames to follow (10.0 adds ``rbp``,
+        ``rbp_resid`` and ``unj``, also in its ``all_trec``).
+    printing : bool
+        As ``fireeval evaluate`` prints: nicknames keep the text measures ``runid`` and
+        ``relstring``, and ir_measures names are labelled as written.
+
+    Examples
+    --------
+    >>> [m.name for m in parse("iprec_at_recall")][:2]
+    ['iprec_at_recall_0.00', 'iprec_at_recall_0.10']
+    >>> [m.name for m in parse("nDCG@10")], [m.name for m in parse("nDCG@10", printing=True)]
+    (['ndcg_cut_10'], ['nDCG@10'])
+    >>> [m.name for m in parse("unj", "10.0")]
+    ['unj_5', 'unj_10', 'unj_20']
+    """
+    check_version(version)
+    if not isinstance(name, str):
+        raise TypeError(f"a measure name is a str, not {type(name).__name__} ({name!r}). Fix: pass e.g. 'map'")
+    text = name.strip()
+    low = text.lower()
+    if low in NICKNAMES:
+        return [m for root in nickname(low, version, printing) for m in parse(root, version, printing=printing)]
+    measures = _parse_one(text, low, printing)
+    if version != "10.0":
+        for m in measures:
+            if m.family.since == "10.0":
+                raise ValueError(f"-m {name}: {m.family.root} is a trec_eval 10.0 measure, unknown to 9.0.7. Fix: "
+                                 "add --trec-eval 10.0, or leave the measure out")
+    return measures
+
+
+def _parse_one(text, low, printing):
+    for f in REGISTRY.values():  # families with their own parameter forms
+        if f.parse is not None:
+            found = f.parse(text, low, printing)
+            if found is not None:
+                return found
+    if low in _EXACT:
+        f, own = _EXACT[low]
+        label = text if printing and not own and low != f.root.lower() else None
+        return f.measures(label=label)
+    for root_low, f in sorted(_DOTTED.items(), key=lambda kv: -len(kv[0])):
+        if low == root_low:
+            return f.measures()
+        for sep in (".", "_"):
+            if low.startswith(root_low + sep):
+                rest = low[len(root_low) + 1:]
+                parts = rest.split(",") if sep == "." else [rest]
+                # trec_eval sorts a list of cut-offs (P.10,5 prints P_5 then P_10) and prints each once
+                values = sorted({f.param.parse(p, text) for p in parts if p != ""})
+                return f.measures(values) if values else _unknown(text)
+    match = re.fullmatch(r"(.+)@(\w+)", low)
+    if match and match[1] in _AT:
+        f = _AT[match[1]]
+        return f.measures([f.param.parse(match[2], text)], label=text if printing else None)
+    return _unknown(text)
+
+
+def get(name: str) -> Family:
+    """The family of a measure name (any form of the grammar; one measure or one family).
+
+    >>> get("P@10").root, get("correct@5").kind
+    ('P', 'success')
+    """
+    text = str(name).strip()
+    if text in REGISTRY:
+        return REGISTRY[text]
+    measures = parse(text, "10.0")
+    families = {id(m.family): m.family for m in measures}
+    if len(families) != 1:
+        raise ValueError(f"{name!r} names {len(families)} measure families. Fix: name one family")
+    return next(iter(families.values()))
+
+
+def trec_eval_order(measures) -> list:
+    """``measures`` in the order trec_eval prints them; names trec_eval does not know (ir_measures
+    names, ``correct@K``, ``Judged@K``) follow, in the order given (a stable sort).
+
+    >>> [m.name for m in trec_eval_order(parse("P_10") + parse("correct@5") + parse("map"))]
+    ['map', 'P_10', 'correct@5']
+    """
+    last = float("inf")
+
+    def key(m):
+        rank = m.family.print_rank
+        return last if m.label is not None or rank is None else rank
+    return sorted(measures, key=key)
+
+
+def score(name: str, grades, n_relevant=None, *, level: int = 1, n_nonrelevant=None, ideal=None,
+          n_retrieved=None) -> np.ndarray:
+    """One measure on ranked grades, for examples and exercises (the engines batch many measures).
+
+    By default the qrels are the judged documents of the lists themselves (R = relevant
+    ones listed, ideal = their grades sorted).
+
+    >>> score("map", [[1, 0, 1]], n_relevant=[3]).round(4).tolist()
+    [0.5556]
+    """
+    (measure,) = parse(name, "10.0")
+    ctx = Context.of_lists(grades, n_relevant, level=level, n_nonrelevant=n_nonrelevant, ideal=ideal,
+                           n_retrieved=n_retrieved)
+    return np.asarray(measure.compute(ctx), dtype=float)
