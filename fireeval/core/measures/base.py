@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -294,9 +295,21 @@ class Context:
     def shape(self) -> tuple:
         return self.grades.shape[:-1]
 
+    @cached_property
+    def relevant_in_top(self) -> np.ndarray:
+        """(..., depth + 1): relevant documents in the top j, j = 0 ... depth (computed once per context)."""
+        return np.concatenate([np.zeros(self.rel.shape[:-1] + (1,)), np.cumsum(self.rel, axis=-1)], axis=-1)
+
+    @cached_property
+    def best_precision_from(self) -> np.ndarray:
+        """(..., depth + 1): the best precision at rank j or below (interpolated precision's curve), 0 past the end."""
+        prec = np.where(self.rel, self.relevant_in_top[..., 1:] / self.rank, 0.0)
+        best = np.maximum.accumulate(prec[..., ::-1], axis=-1)[..., ::-1]
+        return np.concatenate([best, np.zeros(best.shape[:-1] + (1,))], axis=-1)
+
     def rel_at(self, cut):
         """Relevant documents in the top ``cut`` (array of cut-offs, any >= 0)."""
-        csum = np.concatenate([np.zeros(self.rel.shape[:-1] + (1,)), np.cumsum(self.rel, axis=-1)], axis=-1)
+        csum = self.relevant_in_top
         cut = np.clip(np.asarray(cut, dtype=np.int64), 0, self.depth)
         cut = np.broadcast_to(cut, self.rel.shape[:-1])
         return np.take_along_axis(csum, cut[..., None], axis=-1)[..., 0]

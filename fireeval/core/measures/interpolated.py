@@ -13,10 +13,8 @@ RECALL_LEVELS = tuple(round(0.1 * i, 2) for i in range(11))
 def interpolated_precisions(ctx, levels):
     """Interpolated precision at each recall level: the best precision at or after the rank
     where the c-th relevant document is retrieved."""
-    prec = np.where(ctx.rel, np.cumsum(ctx.rel, axis=-1) / ctx.rank, 0.0)
-    best_after = np.maximum.accumulate(prec[..., ::-1], axis=-1)[..., ::-1]  # max precision from rank j on
-    best_after = np.concatenate([best_after, np.zeros(best_after.shape[:-1] + (1,))], axis=-1)
-    csum = np.cumsum(ctx.rel, axis=-1)
+    best_after = ctx.best_precision_from  # max precision from rank j on; shared by all 11 levels and 11pt_avg
+    csum = ctx.relevant_in_top[..., 1:]
     out = []
     for level in levels:
         x = level * ctx.n_rel
