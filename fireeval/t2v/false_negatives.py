@@ -28,12 +28,10 @@ Conventions (those of FIRE's code, facebookresearch/mm-retrieval-evaluation,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from fireeval.core import ranking
 from fireeval.core.judgements import Judgements
 from fireeval.stats import agreement
 
@@ -178,13 +176,17 @@ def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth:
     >>> s["C@1"], s["AP@3"]            # (1/1 + 2/3) / 2
     (array([1.]), array([0.83333333]))
     """
+    from fireeval.core import measures
+
     if ap not in ("fire", "trec"):
         raise ValueError(f"ap must be 'fire' or 'trec', not {ap!r}")
     gains = gains_of(lists, positives)
-    out = {f"C@{k}": ranking.correct_at_k(gains, k) for k in ks}
-    top = gains[..., :ap_depth]
-    n_rel = top.sum(axis=-1) if ap == "fire" else np.asarray(positives, dtype=bool).sum(axis=-1)
-    out[f"AP@{ap_depth}"] = ranking.average_precision(top, n_rel)
+    n_positive = np.broadcast_to(np.asarray(positives, dtype=bool).sum(axis=-1), gains.shape[:-1])
+    # The registered measures: C@K is trec_eval's success_K; FIRE's AP@K averages over the positives
+    # found in the top K (FIRE_AP@K), trec_eval's over all of them (map_cut_K).
+    out = {f"C@{k}": measures.score(f"C@{k}", gains, n_positive) for k in ks}
+    ap_name = f"FIRE_AP@{ap_depth}" if ap == "fire" else f"map_cut_{ap_depth}"
+    out[f"AP@{ap_depth}"] = measures.score(ap_name, gains, n_positive)
     return out
 
 
@@ -836,8 +838,6 @@ def bootstrap_spearman(x, y, n_resamples: int = 1000, seed: int = 0) -> tuple[fl
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(x), size=(n_resamples, len(x)))
     # Spearman = Pearson of ranks; rank each resample once (vectorised over resamples).
-    from scipy.stats import rankdata
-
     return float(spearmanr(x, y).statistic), _rowwise_spearman(x[idx], y[idx])
 
 
