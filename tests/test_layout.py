@@ -135,10 +135,13 @@ STUBBED = ("core", "stats", "t2v", "pooling", "vmr", "synthetic", "book")
 
 
 def _declared_all(path: Path) -> list[str]:
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
-            return list(ast.literal_eval(node.value))
-    raise AssertionError(f"{path} declares no literal __all__")
+    """The module's literal ``__all__``, read as scripts/write_init_stubs.py reads it (one reader for both)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("write_init_stubs", PACKAGE.parent / "scripts" / "write_init_stubs.py")
+    stubs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stubs)
+    return stubs.declared_all(path)
 
 
 def _stub(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
