@@ -23,6 +23,7 @@ request that leaves the machine is blocked and fails the check. On every page:
   an unresolved ``{glue...}`` role outside code;
 * the introduction's scoreboard has a row for every chapter of the table of contents, and
   each row's link lands on that claim's row (``id="claim-<id>"``) in the chapter's box;
+  every link into the glossary lands on a definition;
 * a page built from a notebook shows as many charts as its executed notebook produced
   (``_build/jupyter_execute``), and a chapter page (``notebooks/*``) links its executed
   notebook and headline JSON, both downloadable.
@@ -389,6 +390,22 @@ def check_scoreboard(build: Path, intro: str = "book/intro.html") -> list[str]:
     return problems
 
 
+def check_glossary_links(build: Path, glossary: str = "book/glossary.html") -> list[str]:
+    """Every link into the glossary (``{term}`` roles and the claims boxes' words) lands on a definition."""
+    import re
+
+    target = build / glossary
+    if not target.is_file():
+        return [f"{glossary}: page missing from the build"]
+    anchors = set(re.findall(r'id="(term-[^"]+)"', target.read_text()))
+    problems = []
+    for page in sorted(build.rglob("*.html")):
+        for anchor in sorted(set(re.findall(r'href="[^"#]*glossary\.html#(term-[^"]+)"', page.read_text()))):
+            if anchor not in anchors:
+                problems.append(f"{page.relative_to(build)}: glossary link #{anchor} finds no definition")
+    return problems
+
+
 def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] | None = None,
           fit_widths=FIT_WIDTHS) -> list[str]:
     from playwright.sync_api import sync_playwright
@@ -427,7 +444,7 @@ def main(argv):
     if not (build / "index.html").is_file():
         print(f"check_book: {build} has no index.html; build the book first (bash scripts/book.sh)")
         return 2
-    problems = check(build) + check_scoreboard(build)
+    problems = check(build) + check_scoreboard(build) + check_glossary_links(build)
     for p in problems:
         print("FAIL", p)
     print(f"check_book: {len(problems)} problem(s)")

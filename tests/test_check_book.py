@@ -144,3 +144,15 @@ def test_missing_charts_and_downloads_are_caught(site):
     problems = check_book.check(site, pages=["notebooks/x.html"], expected={"notebooks/x.html": 1})
     assert any("shows 0 chart(s), its notebook produced 1" in p for p in problems), problems
     assert any("no download of its executed notebook" in p for p in problems), problems
+
+
+def test_glossary_links_must_land_on_a_definition(tmp_path):
+    """A claims box or {term} link to a term the glossary lacks is reported, naming page and anchor."""
+    from check_book import check_glossary_links
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book" / "glossary.html").write_text('<dt id="term-power">power</dt>')
+    (tmp_path / "notebooks" / "a.html").write_text('<a href="../book/glossary.html#term-power">power</a>'
+                                                   '<a href="../book/glossary.html#term-nowhere">x</a>')
+    assert check_glossary_links(tmp_path) == ["notebooks/a.html: glossary link #term-nowhere finds no definition"]

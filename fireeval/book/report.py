@@ -147,7 +147,7 @@ def _fields_html(row) -> str:
         power = f"none: {escape(pw['impossible'])}"
     elif pw.get("control"):
         est = format_estimate(pw["estimate"]) if pw.get("estimate") else ""
-        power = (f"positive control: {escape(pw['control'])} = {est} "
+        power = (f"{_term('positive control')}: {escape(pw['control'])} = {est} "
                  f"({'passes' if pw.get('passes') else 'does not pass'} {escape(str(pw.get('test')))})")
     else:
         power = f"no positive control: {escape(pw.get('why_none') or '')}"
@@ -157,10 +157,23 @@ def _fields_html(row) -> str:
         + f", test {escape(s['test'])}: <strong>{escape(s['label'])}</strong>"
         + (" — flips the verdict" if s["flips"] else "") + "</li>" for s in row.get("sensitivity", []))
     return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
-            f"<dt>paper's numbers</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
-            f"<dt>power</dt><dd>{power}</dd>"
-            f"<dt>sensitivity</dt><dd>{'<ul>' + sens + '</ul>' if sens else 'no alternative reading'}</dd>"
+            f"<dt>paper's numbers ({_term('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
+            f"<dt>{_term('power')}</dt><dd>{power}</dd>"
+            f"<dt>{_term('sensitivity rows', 'sensitivity-row')}</dt>"
+            f"<dd>{'<ul>' + sens + '</ul>' if sens else 'no alternative reading'}</dd>"
             "</dl></details>")
+
+
+#: Where a chapter page (notebooks/NAME.html) finds the glossary's definitions.
+GLOSSARY = "../book/glossary.html"
+
+
+def _term(text: str, anchor: str | None = None) -> str:
+    """``text`` linked to its glossary definition (Sphinx's ``term-`` anchors: spaces become hyphens)."""
+    from html import escape
+
+    slug = (anchor or text).replace(" ", "-")
+    return f'<a class="fireeval-term" href="{GLOSSARY}#term-{escape(slug)}">{escape(text)}</a>'
 
 
 class ClaimsTable:
@@ -187,7 +200,8 @@ class ClaimsTable:
         return (f'<div class="fireeval-claims" style="overflow-x:auto"><table class="table">'
                 f"<caption>{escape(self.title)}: each verdict is computed from the number beside it</caption>"
                 "<thead><tr><th>paper's claim</th><th>paper's number</th><th>found here (95% interval)</th>"
-                f"<th>verdict</th><th>data (standing)</th></tr></thead><tbody>{body}</tbody></table></div>")
+                f"<th>{_term('verdict')}</th><th>data ({_term('standing', 'stand-in')})</th></tr></thead>"
+                f"<tbody>{body}</tbody></table></div>")
 
     def __repr__(self):
         return "\n".join(f"[{r['label']}{'; ' + r['basis'] if r.get('basis') else ''}] {r['claim']} -- "
