@@ -296,8 +296,9 @@ def check_bpref(student, n_random: int = 20, seed: int = 0) -> bool:
 
     With R relevant and N judged non-relevant documents in the qrels, each retrieved
     relevant document r adds 1 − min(n_r, R) / min(R, N), n_r being the judged
-    non-relevant documents ranked above it; the sum is divided by R. Unjudged documents
-    are skipped; 0 when R = 0. Compared with :func:`fireeval.core.ranking.bpref`.
+    non-relevant documents ranked above it (when N = 0, each retrieved relevant document
+    adds 1); the sum is divided by R. Unjudged documents are skipped; 0 when R = 0.
+    Compared with :func:`fireeval.core.ranking.bpref`.
 
     >>> def unjudged_count(ranking, qrels):   # treats unjudged documents as non-relevant
     ...     rel = [d for d, g in qrels.items() if g >= 1]
