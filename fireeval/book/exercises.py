@@ -165,7 +165,8 @@ def check_axiou(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(predictions, truth, k)``: AxIoU@K of one query.
 
     The mean over k = 1..K of the best temporal IoU among the first k moments; a list
-    shorter than K still divides by K (its best IoU carries on to the missing ranks).
+    shorter than K still divides by K (its best IoU carries on to the missing ranks), and an
+    empty list scores 0.
     Compared with :func:`fireeval.core.moments.axiou_at_k` (the paper's measure, lower
     bound 0) of :func:`~fireeval.core.moments.temporal_iou`.
 
