@@ -33,36 +33,44 @@ class _IntIndex:
     """Open-addressing hash table (linear probing, vectorised) from distinct 64-bit keys to positions.
 
     numpy's binary search costs ~20 cache misses per query; this costs one or two. The
-    table holds the keys themselves (no second gather to confirm a hit) and is at most
-    half full, so most absent keys -- most of a run's documents are unjudged -- end at
-    their first or second slot.
+    table holds the keys themselves (no second gather to confirm a hit) and is at most a
+    quarter full, so most absent keys -- most of a run's documents are unjudged -- end at
+    their first slot. It is built in one pass: keys in order of their home
+    slot each take the first free slot at or after it (a running maximum), so every key
+    sits in an unbroken stretch of full slots from its home; probing runs past the last
+    home slot into overflow slots rather than wrapping, and the table ends in an empty one.
     """
 
     _EMPTY = np.uint64(2**64 - 1)
 
-    def __init__(self, keys):
+    def __init__(self, keys, hashed: bool = False):
+        """``hashed``: the keys are already well-mixed hashes (:func:`~fireeval.core.trec.bytes_hash`), so
+        their top bits are the home slot as they are; sorted hashed keys then need no sort here."""
         keys = np.ascontiguousarray(keys).view(np.uint64)
         n = len(keys)
-        self.bits = max(4, (2 * max(n, 1)).bit_length())  # two to four times as many slots as keys
-        self.mask = (1 << self.bits) - 1
-        self.slot_keys = np.full(1 << self.bits, self._EMPTY, dtype=np.uint64)
-        self.slot_pos = np.full(1 << self.bits, -1, dtype=np.int64)
+        self.hashed = hashed
+        self.bits = max(4, (4 * max(n, 1)).bit_length())  # four to eight times as many home slots as keys
         special = np.flatnonzero(keys == self._EMPTY)  # the one key value that marks an empty slot
         self.special = int(special[0]) if len(special) else -1
-        pending = np.flatnonzero(keys != self._EMPTY)
-        slot = self._home(keys[pending])
-        self.max_probe = 0
-        while pending.size:
-            self.max_probe += 1
-            free = self.slot_pos[slot] == -1
-            self.slot_pos[slot[free]] = pending[free]  # several keys for one free slot: one of them lands
-            placed = free & (self.slot_pos[slot] == pending)
-            self.slot_keys[slot[placed]] = keys[pending[placed]]
-            pending, slot = pending[~placed], (slot[~placed] + 1) & self.mask
+        pending = np.flatnonzero(keys != self._EMPTY) if len(special) else np.arange(n)
+        home = self._home(keys[pending])
+        if not (home[1:] >= home[:-1]).all():
+            by_home = np.argsort(home)
+            home, pending = home[by_home], pending[by_home]
+        step = np.arange(len(home))
+        slot = np.maximum.accumulate(home - step) + step if len(home) else home  # first free slot from home
+        size = max(1 << self.bits, int(slot[-1]) + 1 if len(slot) else 0) + 1  # the last slot stays empty
+        self.slot_keys = np.full(size, self._EMPTY, dtype=np.uint64)
+        self.slot_pos = np.full(size, -1, dtype=np.int64 if n >= 2**31 else np.int32)
+        self.slot_keys[slot] = keys[pending]
+        self.slot_pos[slot] = pending
+        self.max_probe = int((slot - home).max()) + 1 if len(slot) else 0
 
     def _home(self, keys):
+        if self.hashed:
+            return (keys >> np.uint64(64 - self.bits)).astype(np.int64)
         with np.errstate(over="ignore"):
-            mixed = keys * np.uint64(0x9E3779B97F4A7C15)
+            mixed = keys * np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits mix every bit
         return (mixed >> np.uint64(64 - self.bits)).astype(np.int64)
 
     def get(self, queries) -> np.ndarray:
@@ -70,12 +78,12 @@ class _IntIndex:
         queries = np.ascontiguousarray(queries).view(np.uint64)
         slot = self._home(queries)
         found = self.slot_keys[slot]
-        out = np.where(found == queries, self.slot_pos[slot], -1)  # an empty slot's position is -1 too
+        out = np.where(found == queries, self.slot_pos[slot], -1).astype(np.int64, copy=False)  # empty: -1 too
         active = np.flatnonzero((found != queries) & (found != self._EMPTY))  # collided: probe on
         for _ in range(self.max_probe - 1):
             if not active.size:
                 break
-            slot_a = (slot[active] + 1) & self.mask
+            slot_a = slot[active] + 1  # (never past the end: the last slot is empty, probing stops there)
             slot[active] = slot_a
             found = self.slot_keys[slot_a]
             hit = found == queries[active]
@@ -118,11 +126,12 @@ class QrelsIndex:
             raise ValueError("qrels judge a document twice for one topic; keep one line per (topic, document)")
         self.row_topic = t[order]
         self._vocab_dict = self._vocab_index = None
-        ordered = np.sort(hashes)  # (np.unique would import numpy.ma: 0.1 s of start-up)
+        # intern_rows numbers the documents in hash order (unless two distinct docnos shared a hash)
+        ordered = hashes if (hashes[1:] >= hashes[:-1]).all() else np.sort(hashes)
         if (ordered[1:] == ordered[:-1]).any():  # a collision: fall back to a dict
             self._vocab_dict = {d: i for i, d in enumerate(self.vocabulary.tolist())}
         else:
-            self._vocab_index = _IntIndex(hashes)
+            self._vocab_index = _IntIndex(hashes, hashed=True)
         self._pair_index = self._dense_table = None
         # one-byte grade codes for the dense look-up table (255 = unjudged), when the grades span < 255
         self._low = float(self.grades.min()) if len(self.grades) else 0.0

@@ -21,7 +21,6 @@ never sees a traceback from a parser.
 """
 from __future__ import annotations
 
-import gzip
 import io
 import re
 import zlib
@@ -86,9 +85,10 @@ def _read_bytes(path) -> bytes:
     except PermissionError:
         raise TrecFormatError(path, None, "cannot be read (permission denied)", "check the file's permissions") from None
     if raw[:2] == b"\x1f\x8b":
+        reader, gunzip_error = _gzip_reader()
         try:
-            raw = _gunzip_bounded(path, raw)
-        except (OSError, EOFError, zlib.error, _GunzipError) as err:
+            raw = _gunzip_bounded(path, raw, reader)
+        except (OSError, EOFError, zlib.error, gunzip_error) as err:
             raise TrecFormatError(path, None, f"is a damaged gzip file ({err})",
                                   "re-download or re-compress the file") from None
     nul = raw.find(b"\x00")  # anywhere, not only in the first block: trec_eval would cut the line there
@@ -108,12 +108,12 @@ _BOMB_BYTES = 128 << 20
 _GUNZIP_CHUNK = 16 << 20
 
 
-def _gunzip_bounded(path, raw: bytes) -> bytes:
+def _gunzip_bounded(path, raw: bytes, reader) -> bytes:
     """Every gzip member of ``raw``, decompressed a chunk at a time so that a bomb is refused
     after at most ``_BOMB_BYTES`` (plus a chunk) of output, never expanded whole."""
     limit = max(_BOMB_BYTES, len(raw) * _BOMB_RATIO)
     parts, total = [], 0
-    with _GzipReader(fileobj=io.BytesIO(raw)) as stream:
+    with reader(fileobj=io.BytesIO(raw)) as stream:
         while True:
             chunk = stream.read(_GUNZIP_CHUNK)
             if not chunk:
@@ -127,11 +127,17 @@ def _gunzip_bounded(path, raw: bytes) -> bytes:
     return b"".join(parts)
 
 
-try:  # a gzip reader (every member) with Intel ISA-L's decoder: ~3x faster than zlib
-    from isal.igzip import IGzipFile as _GzipReader
-    from isal.isal_zlib import error as _GunzipError
-except ImportError:  # pragma: no cover - isal is a pinned dependency
-    _GunzipError, _GzipReader = zlib.error, gzip.GzipFile
+def _gzip_reader():
+    """``(reader class, its error)``: Intel ISA-L's decoder (~3x faster than zlib), imported with the first
+    gzip file (a plain file's command never loads it)."""
+    try:
+        from isal.igzip import IGzipFile
+        from isal.isal_zlib import error
+    except ImportError:  # pragma: no cover - isal is a pinned dependency
+        import gzip
+
+        return gzip.GzipFile, zlib.error
+    return IGzipFile, error
 
 
 def _refuse_binary(path, head: bytes) -> None:
@@ -286,14 +292,16 @@ def _simple_fields(data, n_fields):
     break. None when the file is not so (the general split then runs)."""
     if data[0] <= 32 or data[-1] != 10:
         return None
-    seps = np.flatnonzero(data <= 32)
+    is_sep = data <= 32
+    if (is_sep[1:] & is_sep[:-1]).any():  # two separators in a row: an empty field (data[0] is not one)
+        return None
+    seps = np.flatnonzero(is_sep)
+    del is_sep
     if len(seps) % n_fields:
         return None
     seps = seps.reshape(-1, n_fields)
     kinds = data[seps]
     if not ((kinds[:, -1] == 10).all() and ((kinds[:, :-1] == 9) | (kinds[:, :-1] == 32)).all()):
-        return None
-    if (np.diff(seps.ravel()) < 2).any():  # two separators in a row: an empty field (data[0] is not one)
         return None
     return data, None, seps  # a field ends at its separator; the next starts one byte after
 
@@ -476,7 +484,9 @@ def bytes_hash(rows: np.ndarray) -> np.ndarray:
     words = rows.view(np.uint64)
     mult = np.resize(_HASH_MULTIPLIERS, words.shape[1]) + np.arange(words.shape[1], dtype=np.uint64) * np.uint64(2)
     with np.errstate(over="ignore"):
-        h = (words * mult).sum(axis=1, dtype=np.uint64)
+        h = words[:, 0] * mult[0] if words.shape[1] else np.zeros(len(words), np.uint64)
+        for w in range(1, words.shape[1]):  # a column at a time: ~7x faster than a sum over the short axis
+            h += words[:, w] * mult[w]
         h ^= h >> np.uint64(29)
     return h
 
@@ -752,14 +762,23 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
         tied[:-1] |= same
         block = np.cumsum(np.r_[True, ~same][tied])  # one id per tied (topic, score) block
         rows = order[tied]
-        # docnos compared as bytes, as trec_eval's strcmp (distinct within a block: duplicates are refused)
-        by_docno = np.argsort(dictionary[rows if doc is None else doc[rows]], kind="stable")
-        docno_rank = np.empty(len(rows), dtype=np.int64)
-        docno_rank[by_docno] = np.arange(len(rows))
-        order[tied] = rows[np.lexsort((-docno_rank, block))]
+        # docnos compared as bytes, as trec_eval's strcmp (distinct within a block: duplicates are refused):
+        # as big-endian 64-bit words, first word most significant, each flipped for "descending" (a sort of
+        # integers, ~3x faster than numpy's sort of bytes strings)
+        words = _big_endian_words(dictionary[rows if doc is None else doc[rows]])
+        order[tied] = rows[np.lexsort([~words[:, w] for w in range(words.shape[1] - 1, -1, -1)] + [block])]
     starts = np.r_[0, np.flatnonzero(t[1:] != t[:-1]) + 1, len(t)]
     return RunTable(str(path), tag, names, starts, order if doc is None else doc[order], dictionary, score[order],
                     hashes)
+
+
+def _big_endian_words(texts: np.ndarray) -> np.ndarray:
+    """A bytes (``S``) array as (n, words) big-endian uint64: rows compare as the bytes do (zero padding
+    sorts first, as a shorter string before a longer one it begins)."""
+    texts = np.ascontiguousarray(texts)
+    if texts.dtype.itemsize % 8 or not texts.dtype.itemsize:
+        texts = texts.astype(f"S{-(-max(texts.dtype.itemsize, 1) // 8) * 8}")
+    return texts.view(">u8").reshape(len(texts), -1)
 
 
 def _has_duplicate_docnos(topic, docnos) -> bool:
@@ -863,13 +882,24 @@ def read_qrels_columns(path, check_duplicates: bool = True):
         raise_bad_qrels(path)
     grades = _lean_column(fields, 3)
     # a qrels file holds a handful of distinct grades: each is checked and converted once
-    texts = sorted(set(grades.tolist()))
-    values = []
-    for text in texts:
-        if not _is_int(text.decode("ascii", "replace")):
-            raise_bad_qrels(path)
-        values.append(int(text.split(b".")[0]))
-    relevance = np.array(values, dtype=np.int64)[np.searchsorted(np.array(texts, dtype=grades.dtype), grades)]
+    words = grades.view("<u8") if grades.dtype.itemsize == 8 else None
+    if words is not None and not (words >> np.uint64(8)).any():  # every grade one byte (0, 1, 2 ...): by table
+        codes = words.astype(np.intp)
+        texts = [bytes([b]) for b in np.flatnonzero(np.bincount(codes, minlength=256))]
+        table = np.zeros(256, dtype=np.int64)
+        for text in texts:
+            if not _is_int(text.decode("ascii", "replace")):
+                raise_bad_qrels(path)
+            table[text[0]] = int(text)
+        relevance = table[codes]
+    else:
+        texts = sorted(set(grades.tolist()))
+        values = []
+        for text in texts:
+            if not _is_int(text.decode("ascii", "replace")):
+                raise_bad_qrels(path)
+            values.append(int(text.split(b".")[0]))
+        relevance = np.array(values, dtype=np.int64)[np.searchsorted(np.array(texts, dtype=grades.dtype), grades)]
     query, docno = _lean_column(fields, 0), _lean_column(fields, 2)
     if check_duplicates:
         topic, _ = topic_codes(query)
@@ -1029,6 +1059,8 @@ def write_qrels(frame, path) -> None:
 def _write(frame, path):
     text = frame.to_csv(sep=" ", header=False, index=False)
     path = Path(path)
+    import gzip
+
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "wt", encoding="utf-8") as fh:
         fh.write(text)
@@ -1083,47 +1115,91 @@ def _rebuilt(portable) -> BaseException:
     return exc
 
 
-def _worker(func, items, first, step, out_fd) -> None:
-    """A forked worker: ``func`` of items ``first, first + step, ...``, each result (or the error that
-    stops it, and the warnings it raised) pickled on ``out_fd``, length first. Never returns."""
+#: Work is handed out through a pipe of 4-byte tokens, each naming a chunk of items: at most this many
+#: tokens (32 KB), so all of them fit a pipe's default 64 KB buffer and are written before any fork.
+_MAX_TOKENS = 8192
+
+
+def _call(func, item):
+    """``(("ok", func(item)) or ("error", portable exception), warnings raised)``: what a worker reports."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            result = ("ok", func(item))
+        except Exception as exc:  # noqa: BLE001 -- raised by the parent, in order
+            result = ("error", _portable(exc))
+    return result, [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
+
+
+def _claim(job_fd, chunk: int, n: int):
+    """The items of the next token on the job pipe, or None when there is none left (its write end is
+    closed). A read of 4 bytes takes one whole token: every token was written before the first read
+    and each read takes exactly four bytes, so what is left is always whole tokens."""
+    import os
+
+    token = os.read(job_fd, 4)
+    if len(token) != 4:
+        return None
+    first = int.from_bytes(token, "little") * chunk
+    return range(first, min(first + chunk, n))
+
+
+def _worker(func, items, job_fd, chunk, out_fd) -> None:
+    """A forked worker: claims chunks of items from the job pipe until none is left, and writes each
+    ``(index, result, warnings)`` pickled on ``out_fd``, length first; stops after an error. Never
+    returns."""
     import os
     import pickle
     import signal
-    import warnings
 
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C reaches the whole group: the parent says so
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         with os.fdopen(out_fd, "wb") as out:
-            for i in range(first, len(items), step):
-                with warnings.catch_warnings(record=True) as caught:
-                    try:
-                        result = ("ok", func(items[i]))
-                    except Exception as exc:  # noqa: BLE001 -- raised by the parent, in order
-                        result = ("error", _portable(exc))
-                said = [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
-                blob = pickle.dumps((result, said), protocol=pickle.HIGHEST_PROTOCOL)
-                out.write(len(blob).to_bytes(8, "little") + blob)
-                out.flush()
-                if result[0] == "error":
-                    break
+            failed = False
+            while not failed and (claimed := _claim(job_fd, chunk, len(items))) is not None:
+                for i in claimed:
+                    result, said = _call(func, items[i])
+                    blob = pickle.dumps((i, result, said), protocol=pickle.HIGHEST_PROTOCOL)
+                    out.write(len(blob).to_bytes(8, "little") + blob)
+                    out.flush()
+                    if result[0] == "error":
+                        failed = True
+                        break
     except BaseException:  # noqa: BLE001 -- the parent sees the pipe close early and says so
         status = 1
     finally:
         os._exit(status)  # no atexit handlers, no flushing of the parent's buffers
 
 
+def _messages(buffer: bytearray):
+    """Take every whole ``length + pickle`` message off the front of ``buffer``."""
+    import pickle
+
+    out = []
+    while len(buffer) >= 8:
+        size = int.from_bytes(buffer[:8], "little")
+        if len(buffer) < 8 + size:
+            break
+        out.append(pickle.loads(bytes(buffer[8:8 + size])))
+        del buffer[:8 + size]
+    return out
+
+
 def map_in_workers(func, items, jobs: int):
     """Yield ``func(item)`` for each item, in order, computed by ``jobs`` forked worker processes.
 
-    What the caller sees is what ``map(func, items)`` gives: results in input order, the first
-    error raised when its item comes (nothing after it is yielded), and the warnings each call
-    raised re-issued just before its result. ``jobs - 1`` workers are forked once the caller's
-    data (a :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write;
-    item ``i`` goes to worker ``i % jobs``, worker 0 being this process (its items are computed
-    when their turn comes, while the others run ahead). One job, one item, or no ``os.fork``
-    (Windows): plain ``map`` in this process.
+    What the caller sees is what ``map(func, items)`` gives: results in input order (each as
+    soon as it and every earlier one are done), the first error raised when its item comes
+    (nothing after it is yielded), and the warnings each call raised re-issued just before its
+    result. ``jobs - 1`` workers are forked once the caller's data (a
+    :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write; this
+    process is the last worker. Each worker takes the next items as it finishes the previous
+    ones (tokens on a shared pipe, as GNU make's job server hands out work), so a long run
+    does not hold the others back. One job, one item, or no ``os.fork`` (Windows): plain
+    ``map`` in this process.
 
     >>> list(map_in_workers(len, ["a", "bb", "ccc"], 2))
     [1, 2, 3]
@@ -1135,7 +1211,7 @@ def map_in_workers(func, items, jobs: int):
     if jobs <= 1 or not hasattr(os, "fork"):
         yield from map(func, items)
         return
-    import pickle
+    import select
     import signal
     import sys
     import warnings
@@ -1145,31 +1221,66 @@ def map_in_workers(func, items, jobs: int):
             stream.flush()
     import gc
 
-    workers, finished = [], False
+    n = len(items)
+    chunk = -(-n // _MAX_TOKENS)
+    job_fd, token_fd = os.pipe()
+    os.write(token_fd, b"".join(k.to_bytes(4, "little") for k in range(-(-n // chunk))))
+    os.close(token_fd)  # no more work than this: an empty pipe reads as the end
+    workers, buffers, done, finished = {}, {}, {}, False
     gc.freeze()  # the objects made so far stay out of the workers' collections: their pages stay shared
     try:
-        for w in range(1, jobs):
+        for _ in range(jobs - 1):
             read_fd, write_fd = os.pipe()
             pid = os.fork()
             if pid == 0:
                 os.close(read_fd)
-                for _, pipe in workers:
-                    os.close(pipe.fileno())
-                _worker(func, items, w, jobs, write_fd)
+                for fd in workers:
+                    os.close(fd)
+                _worker(func, items, job_fd, chunk, write_fd)
             os.close(write_fd)
-            workers.append((pid, os.fdopen(read_fd, "rb")))
+            workers[read_fd], buffers[read_fd] = pid, bytearray()
+            try:  # room for a few results of many topics, so a worker rarely waits for this process
+                import fcntl
+
+                fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+            except (ImportError, AttributeError, OSError):
+                pass
         gc.unfreeze()
-        for i in range(len(items)):
-            if i % jobs == 0:  # this process's share: computed here, errors and warnings as they come
-                yield func(items[i])
-                continue
-            pid, pipe = workers[i % jobs - 1]
-            header = pipe.read(8)
-            blob = pipe.read(int.from_bytes(header, "little")) if len(header) == 8 else b""
-            if not blob:
-                raise RuntimeError(f"worker process {pid} ended without a result (killed, or out of memory?). "
-                                   "Fix: run again with one job (--jobs 1 / jobs=1)")
-            (kind, value), said = pickle.loads(blob)
+        pids, mine = list(workers.values()), True  # mine: this process still claims items
+
+        def receive(timeout):
+            """Results the workers have written, waiting at most ``timeout`` seconds (None: until one)."""
+            ready, _, _ = select.select(list(buffers), [], [], timeout) if buffers else ([], [], [])
+            for fd in ready:
+                data = os.read(fd, 1 << 20)
+                if not data:  # the worker has ended
+                    os.close(fd)
+                    del buffers[fd]
+                    continue
+                buffers[fd].extend(data)
+                for i, result, said in _messages(buffers[fd]):
+                    done[i] = result, said
+
+        for i in range(n):
+            while i not in done:
+                receive(0)
+                if i in done:
+                    break
+                claimed = _claim(job_fd, chunk, n) if mine else None
+                if claimed is not None:
+                    for j in claimed:
+                        done[j] = _call(func, items[j])
+                        if done[j][0][0] == "error":  # nothing after it will be wanted
+                            mine = False
+                            break
+                    continue
+                mine = False
+                if not buffers:
+                    raise RuntimeError(f"a worker process ({', '.join(map(str, pids))}) ended without a result "
+                                       "(killed, or out of memory?). Fix: run again with one job (--jobs 1 / "
+                                       "jobs=1)")
+                receive(None)
+            (kind, value), said = done.pop(i)
             for message, category, filename, lineno in said:
                 warnings.warn_explicit(message, category, filename, lineno)
             if kind == "error":
@@ -1178,11 +1289,13 @@ def map_in_workers(func, items, jobs: int):
         finished = True
     finally:
         gc.unfreeze()
-        for pid, pipe in workers:
+        os.close(job_fd)
+        for fd, pid in workers.items():
             if not finished:  # an error, or the caller stopped early: the rest is not wanted
                 try:
                     os.kill(pid, signal.SIGTERM)
                 except ProcessLookupError:
                     pass
-            pipe.close()
+            if fd in buffers:
+                os.close(fd)
             os.waitpid(pid, 0)

@@ -45,7 +45,6 @@ Examples
 """
 from __future__ import annotations
 
-import difflib
 import importlib
 import pkgutil
 import re
@@ -149,6 +148,8 @@ def nickname(name: str, version: str = "9.0.7", printing: bool = False) -> list:
 
 
 def _unknown(name):
+    import difflib  # (only for an unknown name's suggestions)
+
     close = difflib.get_close_matches(name, names(), n=4, cutoff=0.6)
     close_lower = [n for n in names() if n.lower() == name.lower()]
     hint = f" Closest names: {', '.join(dict.fromkeys(close_lower + close))}." if close or close_lower else ""
