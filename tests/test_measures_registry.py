@@ -210,3 +210,32 @@ def test_score_example_and_summaries():
     assert measures.score("P@2", [[1, 0, 1]]).tolist() == [0.5]
     assert measures.get("gm_map").summary == "gm" and measures.get("num_ret").summary == "sum"
     assert math.isclose(float(measures.summarise([[0.0, 1.0]], "gm")[0]), math.sqrt(1e-5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["trec_eval9", "nearest"]))
+def test_interpolated_precisions_of_all_levels_at_once_equal_the_rank_by_rank_definition(seed, rounding):
+    """The eleven levels found by one binary search equal the definition walked rank by rank, on
+    (runs x topics x depth) grades with more relevant documents than ranks, none, and empty lists."""
+    from fireeval.core.measures.base import Context
+    from fireeval.core.measures.interpolated import RECALL_LEVELS, interpolated_precisions
+
+    rng = np.random.default_rng(seed)
+    depth = int(rng.integers(1, 9))
+    grades = rng.choice([np.nan, 0.0, 1.0], size=(2, 3, depth))
+    n_ret = rng.integers(0, depth + 1, size=(2, 3))
+    grades[np.arange(depth) >= n_ret[..., None]] = np.nan
+    n_rel = (grades == 1).sum(axis=-1) + rng.integers(0, 2 * depth, size=(2, 3))
+    ctx = Context(grades, n_rel, None, 1, np.zeros_like(n_rel), n_ret, rounding)
+    got = np.stack(interpolated_precisions(ctx, RECALL_LEVELS), axis=-1)
+    for index in np.ndindex(2, 3):
+        rel = grades[index] == 1
+        prec = np.cumsum(rel) / np.arange(1, depth + 1)
+        for i, level in enumerate(RECALL_LEVELS):
+            x = level * n_rel[index]
+            need = int(np.floor(x) + (x - np.floor(x) >= 0.5)) if rounding == "nearest" else int(np.floor(x + 0.9))
+            ranks = np.flatnonzero(rel)
+            start = 0 if need == 0 else (ranks[need - 1] if need <= len(ranks) else depth)
+            best = max([prec[j] for j in range(start, depth) if rel[j]], default=0.0)
+            want = np.nan if need == 0 and n_ret[index] == 0 else best
+            np.testing.assert_equal(got[index + (i,)], want)

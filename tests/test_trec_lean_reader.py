@@ -118,3 +118,36 @@ def test_scores_that_are_not_finite_numbers_name_their_line(tmp_path, score):
     path.write_text(f"1 Q0 a 0 1 t\n1 Q0 b 0 {score} t\n")
     with pytest.raises(TrecFormatError, match=rf"r.txt:2: score '{score}' is not a finite number"):
         read_run_table(path)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.binary(min_size=0, max_size=27).map(lambda b: b.replace(b"\x00", b"a")), min_size=1, max_size=40))
+def test_the_integer_key_of_texts_orders_them_as_their_bytes(texts):
+    """Ties are ordered by docno through an integer key: it must order any texts (common prefixes, one
+    a prefix of another, several words long, bytes above 0x7f) exactly as comparing their bytes does."""
+    array = np.array(texts, dtype=f"S{max(1, max(map(len, texts)))}")
+    key = trec._bytes_order_key(array)
+    for i in range(len(texts)):
+        for j in range(len(texts)):
+            assert (key[i] < key[j]) == (texts[i] < texts[j]) and (key[i] == key[j]) == (texts[i] == texts[j])
+
+
+def test_tied_scores_are_ordered_by_long_docnos_descending_as_trec_eval(tmp_path):
+    """Many tied blocks of docnos up to 40 bytes sharing long prefixes: the file's order is replaced by
+    score descending, then docno descending (bytes), per topic."""
+    rng = np.random.default_rng(3)
+    lines, expected = [], {}
+    for topic in ("1", "2", "10"):
+        docs = list({("FR940104-0-" + "0" * int(rng.integers(0, 25)) + str(rng.integers(0, 500))).encode()
+                     for _ in range(300)})
+        scores = rng.integers(0, 40, len(docs)) / 8
+        lines += [f"{topic} Q0 {d.decode()} 0 {s} tag\n" for d, s in zip(docs, scores)]
+        expected[topic] = [d for _, d in sorted(zip(scores, docs), reverse=True)]
+    rng.shuffle(lines)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines))
+    run = read_run_table(path)
+    docnos = run.dictionary[run.doc_codes]
+    for i, topic in enumerate(run.topics):
+        got = docnos[run.starts[i]:run.starts[i + 1]].tolist()
+        assert got == expected[topic]

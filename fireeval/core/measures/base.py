@@ -295,6 +295,14 @@ class Context:
     def shape(self) -> tuple:
         return self.grades.shape[:-1]
 
+    def shared(self, key: str, compute):
+        """``compute()``, once per context: values several measures read (the eleven interpolated
+        precisions of ``iprec_at_recall``'s default levels and ``11pt_avg``)."""
+        memo = self.__dict__.setdefault("_shared", {})
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
     @cached_property
     def relevant_in_top(self) -> np.ndarray:
         """(..., depth + 1): relevant documents in the top j, j = 0 ... depth (computed once per context)."""

@@ -10,28 +10,33 @@ from fireeval.core.measures.base import Family, Param
 RECALL_LEVELS = tuple(round(0.1 * i, 2) for i in range(11))
 
 
-def interpolated_precisions(ctx, levels):
+def interpolated_precisions(ctx, levels) -> list:
     """Interpolated precision at each recall level: the best precision at or after the rank
-    where the c-th relevant document is retrieved."""
+    where the c-th relevant document is retrieved. All levels at once: the c-th relevant
+    document of every list is found by one binary search of the lists' running counts."""
     best_after = ctx.best_precision_from  # max precision from rank j on; shared by all 11 levels and 11pt_avg
     csum = ctx.relevant_in_top[..., 1:]
-    out = []
-    for level in levels:
-        x = level * ctx.n_rel
-        if ctx.rounding == "nearest":  # 10.0: lround, halves away from zero (x >= 0)
-            need = np.floor(x) + (x - np.floor(x) >= 0.5)
-        else:
-            need = np.floor(x + 0.9)
-        need = need.astype(np.int64)
-        # position of the need-th relevant document (need 0: the first rank)
-        reached = csum >= np.maximum(need, 1)[..., None]
-        first = np.where(reached.any(axis=-1), np.argmax(reached, axis=-1), ctx.depth)
-        first = np.where(need == 0, 0, first)
-        value = np.take_along_axis(best_after, first[..., None], axis=-1)[..., 0]
-        # trec_eval starts from num_rel_ret / num_ret: with nothing retrieved (-J and no judged document)
-        # that is 0/0, which stays the value of a cut-off of 0 relevant documents (NaN, printed -nan)
-        out.append(np.where((np.asarray(ctx.n_ret) == 0) & (need == 0), np.nan, value))
-    return out
+    shape, depth = csum.shape[:-1], csum.shape[-1]
+    levels = np.asarray(levels, dtype=float)
+    x = np.broadcast_to(ctx.n_rel, shape)[..., None] * levels  # (..., levels)
+    if ctx.rounding == "nearest":  # 10.0: lround, halves away from zero (x >= 0)
+        need = np.floor(x) + (x - np.floor(x) >= 0.5)
+    else:
+        need = np.floor(x + 0.9)
+    need = need.astype(np.int64)
+    # 0-based rank of the need-th relevant document (depth: never reached; need 0: the first rank). Each
+    # list's counts are shifted by (depth + 1) x its row so that one sorted array holds them all.
+    lists = int(np.prod(shape))
+    shift = np.arange(lists, dtype=np.int64)[:, None] * (depth + 1)
+    counts = (csum.reshape(lists, depth) + shift).ravel()
+    targets = np.minimum(np.maximum(need, 1), depth + 1).reshape(lists, -1) + shift
+    first = np.searchsorted(counts, targets.ravel()).reshape(lists, -1) - np.arange(lists)[:, None] * depth
+    first = np.where(need == 0, 0, first.reshape(need.shape))
+    value = np.take_along_axis(best_after, first, axis=-1)
+    # trec_eval starts from num_rel_ret / num_ret: with nothing retrieved (-J and no judged document)
+    # that is 0/0, which stays the value of a cut-off of 0 relevant documents (NaN, printed -nan)
+    value = np.where((np.broadcast_to(ctx.n_ret, shape) == 0)[..., None] & (need == 0), np.nan, value)
+    return [value[..., i] for i in range(len(levels))]
 
 
 def iprec_at_recall(ctx, k):
@@ -43,6 +48,9 @@ def iprec_at_recall(ctx, k):
     >>> score("iprec_at_recall_0.50", [[0, 1, 1]], n_relevant=[2]).tolist()
     [0.6666666666666666]
     """
+    if k in RECALL_LEVELS:  # trec_eval's eleven levels: computed together once per context
+        return ctx.shared("iprec_at_recall", lambda: interpolated_precisions(ctx, RECALL_LEVELS))[
+            RECALL_LEVELS.index(k)]
     return interpolated_precisions(ctx, [k])[0]
 
 
@@ -55,7 +63,7 @@ def eleven_point_average(ctx, k=None):
     >>> score("11pt_avg", [[1, 1]], n_relevant=[2]).tolist()
     [1.0]
     """
-    points = interpolated_precisions(ctx, RECALL_LEVELS)
+    points = ctx.shared("iprec_at_recall", lambda: interpolated_precisions(ctx, RECALL_LEVELS))
     total = np.zeros_like(points[0])
     for value in points[::-1]:
         total = total + value
