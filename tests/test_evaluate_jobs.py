@@ -142,3 +142,35 @@ def test_api_jobs_with_runs_in_memory_and_trec_eval_10():
         assert evaluate(qrels, runs, ["map", "bpref", "iprec_at_recall_0.10"], per_topic=True, output="dict",
                         complete=True, trec_eval_version=version, jobs=3) == one
         assert list(one) == list(runs)
+
+
+def _workers_die(x):
+    import time
+
+    if os.getpid() != _PARENT[0]:
+        os._exit(9)  # a worker killed (out of memory, kill -9) after taking an item: no result, no error
+    time.sleep(0.05)  # (slow enough that the workers take items before this process has done them all)
+    return x
+
+
+_PARENT = [os.getpid()]
+
+
+def test_work_goes_to_whoever_is_free_and_a_dead_worker_is_named():
+    """Workers take the next item when they finish one (a slow item does not hold the others back),
+    results still come in order, and a worker that dies without reporting stops the map with a
+    message naming the way out, not a hang."""
+    import time
+
+    def slow_first(x):
+        if x == 0:
+            time.sleep(0.5)
+        return os.getpid()
+
+    pids = list(map_in_workers(slow_first, range(12), 2))
+    assert pids.count(pids[0]) == 1  # the process of the slow item took no other: the other took them all
+    _PARENT[0] = os.getpid()
+    with pytest.raises(RuntimeError, match="ended without a result .* Fix: run again with one job"):
+        list(map_in_workers(_workers_die, range(10), 3))
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every worker reaped

@@ -473,8 +473,9 @@ def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None,
     when an earlier file had the same tag.
 
     ``jobs`` (default 1; None: every core this process may use) scores several runs in that
-    many forked worker processes, each reading and scoring its share of the runs against the
-    judgements read once before the fork (shared, not copied); what is yielded is the same,
+    many processes (this one and forked workers), each reading and scoring the next run not yet
+    taken as it finishes one, against the judgements read once before the fork (shared, not
+    copied); what is yielded is the same,
     in the same order, and an error surfaces at its run as with one job. Without
     ``os.fork`` (Windows) runs are scored in this process.
 
