@@ -239,3 +239,13 @@ def test_interpolated_precisions_of_all_levels_at_once_equal_the_rank_by_rank_de
             best = max([prec[j] for j in range(start, depth) if rel[j]], default=0.0)
             want = np.nan if need == 0 and n_ret[index] == 0 else best
             np.testing.assert_equal(got[index + (i,)], want)
+
+
+def test_interpolated_precisions_of_no_lists_and_of_relevant_counts_broadcast_over_lists():
+    from fireeval.core.measures.base import Context
+    from fireeval.core.measures.interpolated import interpolated_precisions
+
+    for name in ("11pt_avg", "iprec_at_recall_0.50", "iprec_at_recall_0.33"):
+        assert measures.score(name, np.zeros((0, 5)), n_relevant=np.zeros(0, int)).shape == (0,)
+    one_list = Context(np.array([[1.0, 0.0, 1.0]]), np.array([2, 4]), None, 1, np.array([0, 0]), np.array([3, 3]))
+    np.testing.assert_allclose(np.stack(interpolated_precisions(one_list, [0.5, 1.0])), [[1, 2 / 3], [2 / 3, 0]])

@@ -69,14 +69,13 @@ def add(sub):
                    help="trec (trec_eval's lines), tsv (a run column and a header) or json (one object per run)")
 
     def evaluate(args):
-        from fireeval.cli import collector_paused, load_numpy_without_blas_threads, reuse_freed_memory
+        from fireeval.cli import load_numpy_without_blas_threads, reuse_freed_memory
 
-        with collector_paused():
-            load_numpy_without_blas_threads()  # scoring uses no linear algebra
-            reuse_freed_memory()
-            from fireeval.core.api import iter_run_scores
-            from fireeval.core.evaluation import DEFAULT_MEASURES, Measure, parse_measures, trec_eval_order
-            from fireeval.core.stream import QrelsIndex
+        load_numpy_without_blas_threads()  # scoring uses no linear algebra
+        reuse_freed_memory()
+        from fireeval.core.api import iter_run_scores
+        from fireeval.core.evaluation import DEFAULT_MEASURES, Measure, parse_measures, trec_eval_order
+        from fireeval.core.stream import QrelsIndex
 
         version = args.trec_eval
         precision = args.score_precision or ("double" if version == "10.0" else "float")

@@ -41,10 +41,9 @@ def add(sub):
     def evaluate_moments(args):
         import gc
 
-        from fireeval.cli import collector_paused, load_numpy_without_blas_threads
+        from fireeval.cli import load_numpy_without_blas_threads
 
-        with collector_paused():
-            load_numpy_without_blas_threads()  # no linear algebra here
+        load_numpy_without_blas_threads()  # no linear algebra here
         # One pass that builds ~50k small lists and dicts (the parsed JSON) and drops them at exit: they
         # hold no reference cycles, so the cyclic collector would only walk them (~12 ms of the command).
         was_enabled = gc.isenabled()

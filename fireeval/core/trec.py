@@ -790,9 +790,10 @@ def _bytes_order_key(texts: np.ndarray) -> np.ndarray:
     """A uint64 per text of a bytes (``S``) array that orders as the bytes do (equal texts, equal keys).
 
     The texts are read as big-endian 64-bit words (zero padding sorts first, as a shorter text
-    before a longer one it begins); past the first word, the key is the dense rank of (key so
-    far, next word). numpy's integer sort is several times faster than its sort of bytes strings
-    or a stable multi-key sort.
+    before a longer one it begins); past the first word, the key is the dense rank of the key so
+    far in the high 32 bits and the dense rank of the next word in the low 32 (so fewer than 2^32
+    texts). numpy's integer sort is several times faster than its sort of bytes strings or a
+    stable multi-key sort.
 
     >>> texts = np.array([b"FR940104-0-00001", b"FBIS3-1", b"FR940104-0-00010", b"FBIS3-10"])
     >>> np.argsort(_bytes_order_key(texts)).tolist() == np.argsort(texts).tolist()
@@ -1138,12 +1139,21 @@ def default_jobs() -> int:
 
 
 def _portable(exc: BaseException):
-    """``exc`` as a picklable ``(type, args, attributes)``: an exception whose ``__init__`` takes other
-    arguments than its ``args`` (:class:`TrecFormatError`) cannot be unpickled as it is."""
-    return type(exc), exc.args, dict(getattr(exc, "__dict__", {}))
+    """``exc`` as something that survives pickling: the exception itself when it pickles back whole
+    (an ``OSError`` keeps its errno and file name), else ``(type, args, attributes)`` (an exception
+    whose ``__init__`` takes other arguments than its ``args``, as :class:`TrecFormatError`)."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 -- any failure to round-trip: send its parts
+        return type(exc), exc.args, dict(getattr(exc, "__dict__", {}))
 
 
 def _rebuilt(portable) -> BaseException:
+    if isinstance(portable, BaseException):
+        return portable
     cls, args, attributes = portable
     exc = cls.__new__(cls)
     BaseException.__init__(exc, *args)
@@ -1151,59 +1161,67 @@ def _rebuilt(portable) -> BaseException:
     return exc
 
 
-#: Work is handed out through a pipe of 4-byte tokens, each naming a chunk of items: at most this many
-#: tokens (32 KB), so all of them fit a pipe's default 64 KB buffer and are written before any fork.
-_MAX_TOKENS = 8192
-
-
-def _call(func, item):
-    """``(("ok", func(item)) or ("error", portable exception), warnings raised)``: what a worker reports."""
+def _call(func, item, portable: bool):
+    """``((kind, value), warnings raised)`` of ``func(item)``: kind "ok" with the result, or "error" with the
+    exception (made :func:`_portable` for a worker to send)."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         try:
             result = ("ok", func(item))
         except Exception as exc:  # noqa: BLE001 -- raised by the parent, in order
-            result = ("error", _portable(exc))
+            result = ("error", _portable(exc) if portable else exc)
     return result, [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
 
 
-def _claim(job_fd, chunk: int, n: int):
-    """The items of the next token on the job pipe, or None when there is none left (its write end is
-    closed). A read of 4 bytes takes one whole token: every token was written before the first read
-    and each read takes exactly four bytes, so what is left is always whole tokens."""
+def _take(job_fd):
+    """The next item index on the job pipe (4 bytes: one whole token, as every write and read is of whole
+    tokens), ``None`` when none is there now (the pipe does not block), ``-1`` when no more will come
+    (the parent closed its end)."""
     import os
 
-    token = os.read(job_fd, 4)
-    if len(token) != 4:
+    try:
+        token = os.read(job_fd, 4)
+    except BlockingIOError:
         return None
-    first = int.from_bytes(token, "little") * chunk
-    return range(first, min(first + chunk, n))
+    return int.from_bytes(token, "little") if len(token) == 4 else -1
 
 
-def _worker(func, items, job_fd, chunk, out_fd) -> None:
-    """A forked worker: claims chunks of items from the job pipe until none is left, and writes each
-    ``(index, result, warnings)`` pickled on ``out_fd``, length first; stops after an error. Never
-    returns."""
-    import os
+def _send(out, message) -> None:
     import pickle
+
+    blob = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    out.write(len(blob).to_bytes(8, "little") + blob)
+    out.flush()
+
+
+def _worker(func, items, job_fd, out_fd) -> None:
+    """A forked worker: takes item indices from the job pipe until it is closed and empty; for each it says
+    ``("claim", i)``, then ``("done", i, result, warnings)``, pickled on ``out_fd``, length first; stops
+    after an error. Never returns."""
+    import os
+    import select
     import signal
 
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C reaches the whole group: the parent says so
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        waiting = select.poll()  # (the job pipe does not block: the parent also takes from it)
+        waiting.register(job_fd, select.POLLIN)
         with os.fdopen(out_fd, "wb") as out:
-            failed = False
-            while not failed and (claimed := _claim(job_fd, chunk, len(items))) is not None:
-                for i in claimed:
-                    result, said = _call(func, items[i])
-                    blob = pickle.dumps((i, result, said), protocol=pickle.HIGHEST_PROTOCOL)
-                    out.write(len(blob).to_bytes(8, "little") + blob)
-                    out.flush()
-                    if result[0] == "error":
-                        failed = True
-                        break
+            while True:
+                i = _take(job_fd)
+                if i is None:
+                    waiting.poll()
+                    continue
+                if i < 0:
+                    break
+                _send(out, ("claim", i))
+                result, said = _call(func, items[i], portable=True)
+                _send(out, ("done", i, result, said))
+                if result[0] == "error":
+                    break
     except BaseException:  # noqa: BLE001 -- the parent sees the pipe close early and says so
         status = 1
     finally:
@@ -1225,17 +1243,19 @@ def _messages(buffer: bytearray):
 
 
 def map_in_workers(func, items, jobs: int):
-    """Yield ``func(item)`` for each item, in order, computed by ``jobs`` forked worker processes.
+    """Yield ``func(item)`` for each item, in order, computed by ``jobs`` processes (this one and forked
+    workers).
 
-    What the caller sees is what ``map(func, items)`` gives: results in input order (each as
-    soon as it and every earlier one are done), the first error raised when its item comes
-    (nothing after it is yielded), and the warnings each call raised re-issued just before its
-    result. ``jobs - 1`` workers are forked once the caller's data (a
-    :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write; this
-    process is the last worker. Each worker takes the next items as it finishes the previous
-    ones (tokens on a shared pipe, as GNU make's job server hands out work), so a long run
-    does not hold the others back. One job, one item, or no ``os.fork`` (Windows): plain
-    ``map`` in this process.
+    What the caller sees is what ``map(func, items)`` gives: results in input order, the first
+    error raised when its item comes (nothing after it is yielded), and the warnings each call
+    raised re-issued just before its result. ``jobs - 1`` workers are forked once the caller's
+    data (a :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write.
+    Every process takes the next item as it finishes one (item numbers on a shared pipe, as GNU
+    make's job server hands out work), so a long item does not hold the others back; the pipe
+    holds the items at most ``4 x jobs`` (and 8) past the next one to yield, so the results
+    waiting in memory stay bounded. A worker that dies without reporting (killed, out of
+    memory) stops the map at its item with a message naming it. One job, one item, or no
+    ``os.fork`` (Windows): plain ``map`` in this process.
 
     >>> list(map_in_workers(len, ["a", "bb", "ccc"], 2))
     [1, 2, 3]
@@ -1247,7 +1267,7 @@ def map_in_workers(func, items, jobs: int):
     if jobs <= 1 or not hasattr(os, "fork"):
         yield from map(func, items)
         return
-    import select
+    import selectors
     import signal
     import sys
     import warnings
@@ -1257,12 +1277,25 @@ def map_in_workers(func, items, jobs: int):
             stream.flush()
     import gc
 
-    n = len(items)
-    chunk = -(-n // _MAX_TOKENS)
+    n, window = len(items), max(8, 4 * jobs)
     job_fd, token_fd = os.pipe()
-    os.write(token_fd, b"".join(k.to_bytes(4, "little") for k in range(-(-n // chunk))))
-    os.close(token_fd)  # no more work than this: an empty pipe reads as the end
-    workers, buffers, done, finished = {}, {}, {}, False
+    os.set_blocking(job_fd, False)  # (shared by every process: the workers wait with poll)
+    written = 0
+
+    def hand_out(upto):
+        """Put the item numbers below ``upto`` on the job pipe (at most ``window`` x 4 bytes at a time: a
+        pipe holds at least a page, so this never blocks); close it after the last."""
+        nonlocal written, token_fd
+        upto = min(upto, n)
+        if upto > written:
+            os.write(token_fd, b"".join(i.to_bytes(4, "little") for i in range(written, upto)))
+            written = upto
+        if written == n and token_fd is not None:
+            os.close(token_fd)
+            token_fd = None
+
+    hand_out(window)
+    workers, buffers, finished = {}, {}, False  # read end of each worker's pipe -> its pid, its unread bytes
     gc.freeze()  # the objects made so far stay out of the workers' collections: their pages stay shared
     try:
         for _ in range(jobs - 1):
@@ -1270,55 +1303,69 @@ def map_in_workers(func, items, jobs: int):
             pid = os.fork()
             if pid == 0:
                 os.close(read_fd)
+                if token_fd is not None:
+                    os.close(token_fd)  # (only the parent hands out work, and closes it at the end)
                 for fd in workers:
                     os.close(fd)
-                _worker(func, items, job_fd, chunk, write_fd)
+                _worker(func, items, job_fd, write_fd)
             os.close(write_fd)
-            workers[read_fd], buffers[read_fd] = pid, bytearray()
-            try:  # room for a few results of many topics, so a worker rarely waits for this process
-                import fcntl
-
-                fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, 1 << 20)
-            except (ImportError, AttributeError, OSError):
-                pass
+            workers[read_fd] = pid
         gc.unfreeze()
-        pids, mine = list(workers.values()), True  # mine: this process still claims items
+        selector = selectors.DefaultSelector()
+        buffers.update((fd, bytearray()) for fd in workers)
+        for fd in workers:
+            selector.register(fd, selectors.EVENT_READ)
+        done, held = {}, {}  # results by item; the items each worker has taken and not reported
+        taking, stop = True, n  # this process takes items (while any come), computes those below `stop`
 
         def receive(timeout):
-            """Results the workers have written, waiting at most ``timeout`` seconds (None: until one)."""
-            ready, _, _ = select.select(list(buffers), [], [], timeout) if buffers else ([], [], [])
-            for fd in ready:
+            """Messages from the workers, waiting at most ``timeout`` seconds (None: until one comes)."""
+            if not buffers:
+                return
+            for key, _ in selector.select(timeout):
+                fd = key.fd
                 data = os.read(fd, 1 << 20)
-                if not data:  # the worker has ended
+                if not data:  # the worker has ended: what it took and did not report is lost
+                    for i in held.pop(fd, set()):
+                        done[i] = ("lost", workers[fd]), []
+                    selector.unregister(fd)
                     os.close(fd)
                     del buffers[fd]
                     continue
                 buffers[fd].extend(data)
-                for i, result, said in _messages(buffers[fd]):
-                    done[i] = result, said
+                for message in _messages(buffers[fd]):
+                    if message[0] == "claim":
+                        held.setdefault(fd, set()).add(message[1])
+                    else:
+                        _, i, result, said = message
+                        held[fd].discard(i)
+                        done[i] = result, said
 
         for i in range(n):
+            hand_out(i + window)
             while i not in done:
                 receive(0)
                 if i in done:
                     break
-                claimed = _claim(job_fd, chunk, n) if mine else None
-                if claimed is not None:
-                    for j in claimed:
-                        done[j] = _call(func, items[j])
-                        if done[j][0][0] == "error":  # nothing after it will be wanted
-                            mine = False
-                            break
-                    continue
-                mine = False
-                if not buffers:
-                    raise RuntimeError(f"a worker process ({', '.join(map(str, pids))}) ended without a result "
-                                       "(killed, or out of memory?). Fix: run again with one job (--jobs 1 / "
-                                       "jobs=1)")
-                receive(None)
+                j = _take(job_fd) if taking else None
+                if j is not None and j < 0:
+                    taking = False
+                elif j is not None and j < stop:
+                    done[j] = _call(func, items[j], portable=False)
+                    if done[j][0][0] == "error":
+                        stop = j  # nothing after it will be wanted
+                elif j is None:  # nothing to take now (or any more): wait for a worker
+                    if not buffers:
+                        raise RuntimeError(f"the worker processes ({', '.join(map(str, workers.values()))}) "
+                                           f"ended without computing item {i}. Fix: run again with one job "
+                                           "(--jobs 1 / jobs=1)")
+                    receive(None)
             (kind, value), said = done.pop(i)
             for message, category, filename, lineno in said:
                 warnings.warn_explicit(message, category, filename, lineno)
+            if kind == "lost":
+                raise RuntimeError(f"worker process {value} ended without a result for item {i} (killed, or "
+                                   "out of memory?). Fix: run again with one job (--jobs 1 / jobs=1)")
             if kind == "error":
                 raise _rebuilt(value)
             yield value
@@ -1326,12 +1373,14 @@ def map_in_workers(func, items, jobs: int):
     finally:
         gc.unfreeze()
         os.close(job_fd)
+        if token_fd is not None:
+            os.close(token_fd)
         for fd, pid in workers.items():
             if not finished:  # an error, or the caller stopped early: the rest is not wanted
                 try:
                     os.kill(pid, signal.SIGTERM)
                 except ProcessLookupError:
                     pass
-            if fd in buffers:
+            if fd in buffers:  # (not closed yet: the worker had not ended)
                 os.close(fd)
             os.waitpid(pid, 0)

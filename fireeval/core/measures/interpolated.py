@@ -16,9 +16,11 @@ def interpolated_precisions(ctx, levels) -> list:
     document of every list is found by one binary search of the lists' running counts."""
     best_after = ctx.best_precision_from  # max precision from rank j on; shared by all 11 levels and 11pt_avg
     csum = ctx.relevant_in_top[..., 1:]
-    shape, depth = csum.shape[:-1], csum.shape[-1]
+    depth = csum.shape[-1]
+    shape = np.broadcast_shapes(csum.shape[:-1], np.shape(ctx.n_rel))  # (n_rel may broadcast over the lists)
+    csum, best_after = np.broadcast_to(csum, shape + (depth,)), np.broadcast_to(best_after, shape + (depth + 1,))
     levels = np.asarray(levels, dtype=float)
-    x = np.broadcast_to(ctx.n_rel, shape)[..., None] * levels  # (..., levels)
+    x = np.broadcast_to(ctx.n_rel, shape)[..., None] * levels  # (..., levels), in double as trec_eval
     if ctx.rounding == "nearest":  # 10.0: lround, halves away from zero (x >= 0)
         need = np.floor(x) + (x - np.floor(x) >= 0.5)
     else:
@@ -29,8 +31,8 @@ def interpolated_precisions(ctx, levels) -> list:
     lists = int(np.prod(shape))
     shift = np.arange(lists, dtype=np.int64)[:, None] * (depth + 1)
     counts = (csum.reshape(lists, depth) + shift).ravel()
-    targets = np.minimum(np.maximum(need, 1), depth + 1).reshape(lists, -1) + shift
-    first = np.searchsorted(counts, targets.ravel()).reshape(lists, -1) - np.arange(lists)[:, None] * depth
+    targets = np.minimum(np.maximum(need, 1), depth + 1).reshape(lists, len(levels)) + shift
+    first = np.searchsorted(counts, targets.ravel()).reshape(lists, len(levels)) - np.arange(lists)[:, None] * depth
     first = np.where(need == 0, 0, first.reshape(need.shape))
     value = np.take_along_axis(best_after, first, axis=-1)
     # trec_eval starts from num_rel_ret / num_ret: with nothing retrieved (-J and no judged document)
