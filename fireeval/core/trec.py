@@ -1252,8 +1252,8 @@ def map_in_workers(func, items, jobs: int):
     data (a :class:`~fireeval.core.stream.QrelsIndex`) is built, so they share it copy-on-write.
     Every process takes the next item as it finishes one (item numbers on a shared pipe, as GNU
     make's job server hands out work), so a long item does not hold the others back; the pipe
-    holds the items at most ``4 x jobs`` (and 8) past the next one to yield, so the results
-    waiting in memory stay bounded. A worker that dies without reporting (killed, out of
+    holds the items at most ``4 x jobs`` (at least 8, at most 1024) past the next one to yield,
+    so the results waiting in memory stay bounded. A worker that dies without reporting (killed, out of
     memory) stops the map at its item with a message naming it. One job, one item, or no
     ``os.fork`` (Windows): plain ``map`` in this process.
 
@@ -1277,14 +1277,14 @@ def map_in_workers(func, items, jobs: int):
             stream.flush()
     import gc
 
-    n, window = len(items), max(8, 4 * jobs)
+    n, window = len(items), min(1024, max(8, 4 * jobs))  # (1024 tokens: 4 KB, a page, which any pipe holds)
     job_fd, token_fd = os.pipe()
     os.set_blocking(job_fd, False)  # (shared by every process: the workers wait with poll)
     written = 0
 
     def hand_out(upto):
-        """Put the item numbers below ``upto`` on the job pipe (at most ``window`` x 4 bytes at a time: a
-        pipe holds at least a page, so this never blocks); close it after the last."""
+        """Put the item numbers below ``upto`` on the job pipe (at most ``window`` x 4 bytes on it at a time,
+        at most a page, which any pipe holds: this never blocks); close it after the last."""
         nonlocal written, token_fd
         upto = min(upto, n)
         if upto > written:
