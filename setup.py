@@ -4,7 +4,7 @@ The book keeps its chapters in ``notebooks/`` and the registry in ``data/registr
 (the repository layout the book and its tests use). A wheel has no repository beside
 it, so ``build_py`` copies them into the built package, as
 
-* ``fireeval/book/chapters/<chapter>.md`` (found by ``fireeval.book.notebooks``), and
+* ``fireeval/book/notebooks_shipped/<chapter>.md`` (found by ``fireeval.book.notebooks``), and
 * ``fireeval/datasets/registry.json`` (found by ``fireeval.datasets``).
 
 Nothing is copied in the source tree: an editable install (``pip install -e .``) reads
@@ -19,7 +19,7 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 
 # (source glob relative to the repository, destination folder relative to the built package root)
-SHIPPED = [("notebooks/*.md", "fireeval/book/chapters"), ("data/registry.json", "fireeval/datasets")]
+SHIPPED = [("notebooks/*.md", "fireeval/book/notebooks_shipped"), ("data/registry.json", "fireeval/datasets")]
 
 
 class BuildPyWithChapters(build_py):

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fireeval.book import report
-from fireeval.stats.claims import (FIELDS, LABELS, VERDICTS, Alternative, Claim, Estimate, Evidence, Power, Reading, Test,
+from fireeval.stats.claims import (FIELDS, LABELS, VERDICTS, Alternative, check_record, Claim, Estimate, Evidence, Power, Reading, Test,
                                    bca_interval, format_estimate, label, summary_rows, verdict)
 
 finite = st.floats(-10, 10, allow_nan=False)
@@ -149,11 +149,98 @@ def test_a_claim_without_power_is_not_testable(value, spread):
 @given(primary=st.floats(0.91, 2), other=st.floats(-2, 0.89))
 def test_a_flip_in_sensitivity_shows_in_the_record(primary, other):
     rec = _fair().evaluate(Estimate(primary), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
-                           sensitivity=[Alternative("other convention", Estimate(other)),
+                           sensitivity=[Alternative("other convention", Estimate(other), weight="secondary",
+                                                    reason="a diagnostic"),
                                         Alternative("same side", Estimate(primary + 1), kind="seed")])
     assert rec["verdict"] == "reproduced"
     assert rec["flips"] == ["other convention"]
     assert [r["flips"] for r in rec["sensitivity"]] == [True, False]
+
+
+@given(primary=st.floats(0.91, 2), other=st.floats(-2, 0.89))
+def test_an_equal_standing_row_that_flips_makes_the_claim_depend(primary, other):
+    rec = _fair().evaluate(Estimate(primary), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("other convention", Estimate(other), weight="equal")])
+    assert rec["label"] == "depends" and "other convention: contradicted" in rec["basis"]
+    check_record(rec)
+
+
+def test_a_record_whose_equal_row_flips_but_not_labelled_depends_is_refused():
+    rec = _fair().evaluate(Estimate(0.95), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("other", Estimate(0.5), weight="secondary", reason="control")])
+    assert rec["label"] == "reproduced"
+    rec["sensitivity"][0]["weight"] = "equal"  # the same record, had the row been of equal standing
+    with pytest.raises(ValueError, match="flip it, yet it is labelled 'reproduced'"):
+        check_record(rec)
+    with pytest.raises(ValueError, match="flip it"):
+        report.claims([rec])
+
+
+@pytest.mark.parametrize("kind", ["seed", "interval method"])
+def test_a_flip_with_the_seed_or_interval_method_caps_the_label_at_inconclusive(kind):
+    for primary, other, shown in [(Estimate(0.95, 0.92, 0.97, "b"), Estimate(0.95, 0.88, 0.97, "b"), "reproduced"),
+                                  (Estimate(0.80, 0.70, 0.85, "b"), Estimate(0.80, 0.70, 0.95, "b"), "contradicted")]:
+        rec = _fair().evaluate(primary, evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                               sensitivity=[Alternative("other", other, kind=kind)])
+        assert rec["label"] == "inconclusive", rec["basis"]
+        assert rec["basis"].startswith(f"inconclusive: {shown} by the primary interval")
+        check_record(rec)
+        rec["label"] = shown
+        with pytest.raises(ValueError, match="no firmer than 'inconclusive'"):
+            check_record(rec)
+
+
+def test_a_claim_id_ending_in_here_is_refused():
+    rec = _fair().evaluate(Estimate(0.95), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    rec["id"] = "depth3.here"
+    with pytest.raises(ValueError, match="ending in '.here'"):
+        report.claims([rec])
+
+
+def test_a_stand_in_claim_carries_what_its_data_show_as_a_row():
+    c = Claim("depth3", paper="P", section="§4", quote="rankings are stable at depth 3", quantity="τ",
+              test=Test(">", 0.9), data="stand-in: TREC-8 (for TRECVID)", standing="stand-in",
+              reading=Reading("as written", "τ > 0.90", "paper's definition"))
+    rec = c.evaluate(Estimate(0.95, 0.92, 0.97, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    assert rec["label"] == "not testable here"
+    assert rec["here"] == [{"data": "TREC-8 (for TRECVID)", "verdict": "reproduced", "label": "reproduced",
+                            "basis": "the whole interval satisfies the test", "capped": False,
+                            "found": "0.950 [0.920, 0.970]"}]
+
+
+def test_a_family_claim_is_decided_per_condition_never_by_an_extreme():
+    conditions = {f"σ = {s}": Estimate(v, v - 0.01, v + 0.01, "b") for s, v in [(1, 0.03), (2, 0.005), (4, -0.02)]}
+    rec = _fair(test=Test(">", 0)).evaluate_family(conditions, multiplicity="Bonferroni over 3")
+    assert rec["label"] == "contradicted"
+    assert rec["family"]["summary"] == "holds at 1 of 3; fails at σ = 4; unclear at σ = 2"
+    assert [c["label"] for c in rec["family"]["conditions"]] == ["reproduced", "inconclusive", "contradicted"]
+    minimum = Estimate(-0.02, -0.03, -0.01, "bootstrapped minimum", extreme="minimum over σ")
+    with pytest.raises(ValueError, match="extreme"):
+        _fair().evaluate(minimum, evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    with pytest.raises(ValueError, match="state the multiplicity"):
+        _fair().evaluate_family(conditions, multiplicity="")
+    rec = _fair().evaluate(Estimate(0.95), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    rec["conventions"][""]["extreme"] = "maximum over K"
+    with pytest.raises(ValueError, match="decided by an extreme"):
+        check_record(rec)
+
+
+def test_a_bar_from_the_cell_it_tests_is_refused():
+    c = Claim("agree", paper="P", section="§6", quote="R@1 agrees with AxIoU@10", quantity="τ",
+              test=Test(">=", 0.355, from_cell="tau(AxIoU@10, AxIoU@1)"), data="real: x", standing="original",
+              reading=Reading("as written", "agrees", "paper's definition"), cell="tau(AxIoU@10, AxIoU@1)")
+    with pytest.raises(ValueError, match="comes from the cell it tests"):
+        c.evaluate(Estimate(0.358), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+
+
+def test_no_power_comes_from_a_stated_effect_never_the_observed_one():
+    weak = Power.stated_effect(0.02, "the paper's REER threshold", detectable=0.035)
+    rec = _fair().evaluate(Estimate(0.95, 0.92, 0.97, "b"), evidence=_NO_EVIDENCE, power=weak)
+    assert rec["label"] == "not testable here" and "stated effect (0.02" in rec["basis"]
+    assert rec["power"]["detectable"] == 0.035 and rec["power"]["effect"] == 0.02
+    strong = Power.stated_effect(0.05, "the paper's REER threshold", detectable=0.035)
+    assert _fair().evaluate(Estimate(0.95, 0.92, 0.97, "b"), evidence=_NO_EVIDENCE, power=strong)["label"] == \
+        "reproduced"
 
 
 def test_a_threshold_range_gives_depends_only_when_it_flips_inside():
@@ -251,9 +338,14 @@ def test_an_unstable_bca_interval_falls_back_to_the_jackknife_and_says_so():
     rng = np.random.default_rng(0)
     samples = np.concatenate([rng.uniform(0.90, 0.98, 950), rng.uniform(0.98, 0.99, 50)])
     jack = 0.98 - rng.exponential(0.002, 40)
-    assert bca_interval(0.98, samples, jack)[2] == "BCa bootstrap (z0 = 1.64)"
+    # |z0| = 1.64 > 1 and the upper end at the largest replicate: unstable, replaced and said so
+    assert bca_interval(0.98, samples, jack)[2].startswith(
+        "jackknife normal interval (BCa unstable (z0 = 1.64): |z0| = 1.64 > 1; the upper end at the replicates'")
     low, high, how = bca_interval(0.989, samples, jack)
-    assert how.startswith("jackknife normal interval (BCa unstable: z0 = 2.65") and low < 0.989 < high
+    assert how.startswith("jackknife normal interval (BCa unstable (z0 = 2.65)") and low < 0.989 < high
+    assert Estimate.bca(0.98, samples, jack, "toy").unstable.startswith("BCa unstable (z0 = 1.64)")
+    balanced = rng.normal(0.5, 0.1, 2000)
+    assert bca_interval(0.5, balanced, 0.5 + rng.normal(0, 0.01, 40))[2].startswith("BCa bootstrap")
     e = Estimate.bca(0.989, samples, jack, "toy")
     assert "widened" not in e.method and e.low < 0.989 < e.high
 

@@ -330,7 +330,7 @@ def test_places_lost_and_gains():
 
 
 def test_reer_claim_is_a_stand_in_and_its_finding_covers_topic_sampling():
-    from fireeval.pooling import pooling_claims as verdicts
+    from fireeval.book.chapters import pool_leave_out as verdicts
     # Point 0.03 contradicts "<= 0.02", but a bootstrap interval reaching 0.02 leaves it inconclusive.
     samples = np.column_stack([np.repeat([0.06, 0.07, 0.08], [5, 10, 5]), np.repeat([0.02, 0.03, 0.04], [5, 10, 5])])
     paper, here = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8", samples=samples, boot_trials=200)
@@ -348,7 +348,7 @@ def test_reer_claim_is_a_stand_in_and_its_finding_covers_topic_sampling():
 
 
 def test_reer_control_has_the_known_threshold_and_passes():
-    from fireeval.pooling import pooling_claims as verdicts
+    from fireeval.book.chapters import pool_leave_out as verdicts
     rng = np.random.default_rng(0)
     scores = np.clip(rng.uniform(0.1, 0.4, (12, 1)) + rng.normal(0, 0.15, (12, 40)), 0, 1)
     bins = np.append(np.round(np.arange(0, 0.2 + 0.005, 0.01), 10), np.inf)

@@ -12,7 +12,9 @@ from fireeval.core.evaluation import score_run_set as evaluate
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.trec import write_qrels, write_run
-from fireeval.pooling import pool_audit as audit, pools, sampling, pooling_claims as verdicts
+from fireeval.pooling import pool_audit as audit, pools, sampling
+from fireeval.book.chapters import pool_depth, pool_leave_out, trec_claims
+from fireeval.book.papers import westerveld
 from fireeval.pooling.incomplete import JudgedCells, incomplete_scores
 from fireeval.stats import agreement, claims, reliability
 from fireeval.synthetic.trec_collection import simulate_pooled_trec
@@ -140,7 +142,7 @@ def test_bootstrap_agreement_is_paired_by_seed(collection):
 def test_depth_claims_about_the_paper_are_stand_ins_and_the_findings_carry_the_verdict(collection):
     runs, qrels, _, pool = collection
     sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref", "infAP"])
-    records = {r["id"]: r for r in verdicts.depth_claims(sweep, 15, "real: test runs", n_resamples=50)}
+    records = {r["id"]: r for r in pool_depth.depth_claims(sweep, 15, "real: test runs", n_resamples=50)}
     # infAP is AP here (every pooled document judged): shown once in the chapter, not as a claim
     assert set(records) == {"depth_map", "depth_map.here", "depth_bpref"}
     paper, here = records["depth_map"], records["depth_map.here"]
@@ -160,7 +162,7 @@ def test_depth_claims_about_the_paper_are_stand_ins_and_the_findings_carry_the_v
 def test_depth_control_is_the_deepest_depth_below_the_full_pool_with_an_interval(collection):
     runs, qrels, _, pool = collection
     sweep = pools.depth_sweep(pool, qrels, [1, 3, 10, 15], ["map"])
-    here = {r["id"]: r for r in verdicts.depth_claims(sweep, 1, "real: x", n_resamples=40)}["depth_map.here"]
+    here = {r["id"]: r for r in pool_depth.depth_claims(sweep, 1, "real: x", n_resamples=40)}["depth_map.here"]
     control = here["power"]
     assert control["control"].startswith("a depth-10 pool") and control["estimate"]["low"] is not None
     tau10 = agreement.kendall_tau(sweep.values["map"][2].mean(-1), sweep.reference["map"].mean(-1))
@@ -171,7 +173,7 @@ def test_depth_control_is_the_deepest_depth_below_the_full_pool_with_an_interval
 
 def test_needed_value_makes_the_interval_just_pass():
     e = claims.Estimate(0.913, 0.881, 0.94, "b")
-    need = verdicts.needed_value(e, claims.Test(">", 0.9))
+    need = trec_claims.needed_value(e, claims.Test(">", 0.9))
     shifted = claims.Estimate(need + 1e-9, need + 1e-9 - (e.value - e.low), need + 1e-9 + (e.high - e.value), "b")
     assert claims.verdict(shifted, claims.Test(">", 0.9))[0] == "reproduced"
     assert need == pytest.approx(0.932)
@@ -180,10 +182,10 @@ def test_needed_value_makes_the_interval_just_pass():
 def test_stand_in_claims_are_never_contradicted(collection):
     runs, qrels, _, pool = collection
     sweep = pools.depth_sweep(pool, qrels, [1, 15], ["map"])
-    records = {r["id"]: r for r in verdicts.depth_claims(sweep, 1, "real: test runs", n_resamples=30)}
+    records = {r["id"]: r for r in pool_depth.depth_claims(sweep, 1, "real: test runs", n_resamples=30)}
     assert records["depth_map"]["verdict"] == "not testable here"
     assert records["depth_map"]["on_stand_in"]["label"] == records["depth_map.here"]["label"]
-    synthetic = verdicts.depth_claims(sweep, 1, "stand-in: synthetic, 15 runs", n_resamples=30)
+    synthetic = pool_depth.depth_claims(sweep, 1, "stand-in: synthetic, 15 runs", n_resamples=30)
     assert {r["verdict"] for r in synthetic} == {"not testable here"}  # a synthetic finding is a stand-in too
 
 
@@ -191,7 +193,7 @@ def test_depth_claims_rank_pooled_runs_only_as_primary(collection):
     runs, qrels, table, pool = collection
     pooled = table["pooled"].to_numpy()
     sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map"])
-    record = verdicts.depth_claims(sweep, 1, "real: x", pooled=pooled, n_resamples=40, rng=2)[1]
+    record = pool_depth.depth_claims(sweep, 1, "real: x", pooled=pooled, n_resamples=40, rng=2)[1]
     primary = record["conventions"][""]
     means = sweep.values["map"][0][pooled].mean(-1), sweep.reference["map"][pooled].mean(-1)
     assert primary["value"] == pytest.approx(agreement.kendall_tau(*means))
@@ -211,18 +213,18 @@ def test_leave_out_and_manual_claims_pair_the_paper_with_the_finding(collection)
     lo = pools.compare_leave_outs(pool, qrels, "map")
     per_topic = {("run", "pooled"): lo.run_out, ("group", "pooled"): lo.group_out,
                  ("group", "all runs"): lo.original}  # nothing removed: τ = 1 under that reading
-    records = {r["id"]: r for r in verdicts.leave_out_claims(lo.original, per_topic, 30, 0, "real: x")}
+    records = {r["id"]: r for r in pool_leave_out.leave_out_claims(lo.original, per_topic, 30, 0, "real: x")}
     assert set(records) == {"leave_out_run", "leave_out_run.here", "leave_out_group", "leave_out_group.here"}
     for unit in ("run", "group"):
         paper, here = records[f"leave_out_{unit}"], records[f"leave_out_{unit}.here"]
         assert paper["verdict"] == "not testable here" and paper["standing"] == "stand-in"
-        assert paper["paper"] == verdicts.WESTERVELD and "et al" not in paper["paper"]
+        assert paper["paper"] == westerveld.WESTERVELD and "et al" not in paper["paper"]
         assert here["conventions"] == paper["conventions"] and here["missing"] == []
     assert records["leave_out_group.here"]["conventions"]["all runs"]["value"] == 1.0
     value = agreement.kendall_tau(lo.original.mean(-1), lo.group_out.mean(-1))
     assert records["leave_out_group.here"]["conventions"]["pooled"]["value"] == pytest.approx(value)
     assert "shows only that the test can pass" in records["leave_out_run.here"]["power"]["control"]
-    manual = verdicts.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x")
+    manual = pool_leave_out.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x")
     assert [r["id"] for r in manual] == ["leave_out_manual", "leave_out_manual.here"]
     assert manual[0]["verdict"] == "not testable here"
     assert any(a["kind"] == "interval method" for a in manual[1]["sensitivity"])
@@ -237,7 +239,7 @@ def test_leave_out_claims_rank_the_pooled_runs_alone_as_a_row_of_each_reading(co
     pooled = table["pooled"].to_numpy().astype(bool)
     lo = pools.compare_leave_outs(pool, qrels, "map")
     per_topic = {("group", "pooled"): lo.group_out, ("group", "all runs"): lo.group_out}
-    here = {r["id"]: r for r in verdicts.leave_out_claims(lo.original, per_topic, 30, 0, "real: x",
+    here = {r["id"]: r for r in pool_leave_out.leave_out_claims(lo.original, per_topic, 30, 0, "real: x",
                                                           pooled=pooled)}["leave_out_group.here"]
     rows = {r["name"]: r for r in here["sensitivity"] if r["kind"] == "subset"}
     assert len(rows) == 2
@@ -246,14 +248,14 @@ def test_leave_out_claims_rank_the_pooled_runs_alone_as_a_row_of_each_reading(co
 
 
 def test_warning_claim_needs_useful_precision():
-    assert verdicts.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
-    assert verdicts.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
+    assert pool_leave_out.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
+    assert pool_leave_out.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
     # Against the base rate (a raised risk), the round 0.5 a sensitivity row
-    record = verdicts.warning_claim(20, 40, "real: x", base_rate=0.05)
+    record = pool_leave_out.warning_claim(20, 40, "real: x", base_rate=0.05)
     assert record["test"] == "> 0.05" and record["label"] == "reproduced"
     strict = next(r for r in record["sensitivity"] if r["kind"] == "threshold")
     assert strict["test"] == "> 0.5" and strict["label"] == "inconclusive" and "more likely than not" in strict["name"]
-    assert verdicts.warning_claim(1, 40, "real: x", base_rate=0.3)["label"] == "contradicted"
+    assert pool_leave_out.warning_claim(1, 40, "real: x", base_rate=0.3)["label"] == "contradicted"
 
 
 def test_relevant_count_association_reads_both_ways(collection):
@@ -268,7 +270,7 @@ def test_relevant_count_association_reads_both_ways(collection):
     from scipy.stats import spearmanr
     ok = np.isfinite(a["per_topic"])
     assert a["rho"] == pytest.approx(spearmanr(a["n_relevant"][ok], a["per_topic"][ok])[0])
-    record = verdicts.explanation_claim(a, 1, "real: x")
+    record = pool_depth.explanation_claim(a, 1, "real: x")
     assert set(record["conventions"]) == {""} and record["conventions"][""]["value"] == pytest.approx(a["rho"])
     split = next(r for r in record["sensitivity"] if r["kind"] == "statistic")
     assert split["value"] == pytest.approx(a["split"]) and f"{a['split_p']:.3f}" in split["name"]
@@ -363,7 +365,7 @@ def test_sampling_claims_name_their_source_and_carry_every_field(collection):
     boot = {m: exp.bootstrap(m, 40, 0) for m in exp.values}
     jack = {m: exp.jackknife(m) for m in exp.values}
     strat = sampling.sampled_judgements(runs, qrels, [0.2], [0, 1], stratified=True)
-    records = {r["id"]: r for r in verdicts.sampling_claims(exp, boot, jack, 0.2, None, "real: x", stratified=strat)}
+    records = {r["id"]: r for r in pool_depth.sampling_claims(exp, boot, jack, 0.2, None, "real: x", stratified=strat)}
     assert set(records) == {"robust_bpref", "robust_infAP", "robust_map_judged", "robust_ndcg_judged"}
     for r in records.values():
         assert r["quote"].startswith("(paraphrase of ") and r["paper"].startswith("this book (testing ")
@@ -392,8 +394,8 @@ def test_stratified_samples_keep_the_share_of_relevant_and_non_relevant(collecti
 
 
 def test_control_rate_is_the_next_rate_above():
-    assert verdicts.control_rate([1.0, 0.05, 0.25, 0.1], 0.1) == 0.25
-    assert verdicts.control_rate([0.1, 0.5], 0.5) is None
+    assert pool_depth.control_rate([1.0, 0.05, 0.25, 0.1], 0.1) == 0.25
+    assert pool_depth.control_rate([0.1, 0.5], 0.5) is None
 
 
 # ---------------------------------------------------------------- audit

@@ -39,7 +39,7 @@ def _run(argv, cwd, env=None, timeout=600):
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.ipynb", "chapters", "registry.json")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.ipynb", "notebooks_shipped", "registry.json")
     for name in PACKAGING:
         path = ROOT / name
         if path.is_dir():
@@ -56,7 +56,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_the_wheel_ships_every_chapter_and_the_registry(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     chapters = {p.name for p in (ROOT / "notebooks").glob("*.md")}
-    assert {f"fireeval/book/chapters/{c}" for c in chapters} <= names, sorted(names)
+    assert {f"fireeval/book/notebooks_shipped/{c}" for c in chapters} <= names, sorted(names)
     assert "fireeval/datasets/registry.json" in names
     assert zipfile.ZipFile(wheel).read("fireeval/datasets/registry.json") == (ROOT / "data" / "registry.json").read_bytes()
 

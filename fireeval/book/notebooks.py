@@ -38,7 +38,7 @@ __all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "para
 
 def _notebook_dir() -> Path:
     """The chapters: shipped inside the package (an installed wheel), else the checkout's ``notebooks/``."""
-    shipped = Path(__file__).resolve().parent / "chapters"  # written by setup.py's build step
+    shipped = Path(__file__).resolve().parent / "notebooks_shipped"  # written by setup.py's build step
     return shipped if shipped.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
 
 

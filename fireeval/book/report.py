@@ -77,7 +77,7 @@ def _glue(name, value, display=False):
     myst_glue(name, value, display=display)
 
 
-def claims(records: list[dict], title: str = "Paper vs here") -> list[dict]:
+def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins: bool = False) -> list[dict]:
     """Glue a chapter's evaluated claims and return them for the headline's ``claims`` list.
 
     ``records`` come from :meth:`fireeval.stats.claims.Claim.evaluate`. Every record must
@@ -89,10 +89,12 @@ def claims(records: list[dict], title: str = "Paper vs here") -> list[dict]:
     so the prose takes verdict words and numbers from glue only. It also glues
     ``claims_table``: the "paper vs here" box shown at the top of the chapter.
     """
-    from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, summary_rows
+    from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, check_record, merge_twins, summary_rows
 
+    twins = {r["id"]: r for r in records if r["id"].endswith(".here")} if legacy_twins else {}
     seen = set()
     for r in records:
+        check_record(r, legacy_twins=legacy_twins)
         if r["verdict"] not in VERDICTS:
             raise ValueError(f"claim {r['id']}: verdict {r['verdict']!r} is not one of {VERDICTS}")
         if r.get("label") not in LABELS:
@@ -104,8 +106,7 @@ def claims(records: list[dict], title: str = "Paper vs here") -> list[dict]:
         if r["id"] in seen:
             raise ValueError(f"claim id {r['id']!r} is used twice")
         seen.add(r["id"])
-    rows = summary_rows(records)
-    for r, row in zip(records, rows):
+    for r, row in zip(records, summary_rows(records)):
         glue(f"claim.{r['id']}.verdict", r["verdict"])
         glue(f"claim.{r['id']}.label", r["label"])
         glue(f"claim.{r['id']}.found", row["found here"])
@@ -114,7 +115,9 @@ def claims(records: list[dict], title: str = "Paper vs here") -> list[dict]:
             if name:
                 glue(f"{key}.verdict", c["verdict"])
             glue(f"{key}.value", c["value"])
-    _glue("claims_table", ClaimsTable(rows, title))
+    # A chapter not yet rewritten to one row per statement keeps its '.here' twins (and their glue names)
+    # for its prose; its box and the book's scoreboard fold each twin into its paper's claim.
+    _glue("claims_table", ClaimsTable(summary_rows(merge_twins(records) if twins else records), title))
     return to_jsonable(records)
 
 

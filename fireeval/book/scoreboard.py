@@ -48,6 +48,7 @@ def chapter_records(root, chapters: Sequence[str] | None = None, cache=None) -> 
     from myst_nb.core.read import myst_nb_reader_plugin
 
     from fireeval.book.notebooks import extract_headline
+    from fireeval.stats.claims import merge_twins
 
     root = Path(root)
     chapters = book_chapters(root) if chapters is None else chapters
@@ -60,7 +61,7 @@ def chapter_records(root, chapters: Sequence[str] | None = None, cache=None) -> 
         except KeyError:
             continue
         headline = extract_headline(store.get_cache_bundle(record.pk).nb) or {}
-        out[name] = headline.get("claims", [])
+        out[name] = merge_twins(headline.get("claims", []))
     return out
 
 

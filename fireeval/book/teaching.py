@@ -43,7 +43,7 @@ import re
 import time
 from pathlib import Path
 
-__all__ = ["Solutions", "lookup", "same", "reading_minutes", "RunClock", "SOLUTION_TOLERANCE", "WORDS_PER_MINUTE"]
+__all__ = ["Solutions", "lookup", "same", "reading_minutes", "unfolded_words", "visible_code_cells", "RunClock", "SOLUTION_TOLERANCE", "WORDS_PER_MINUTE"]
 
 #: Relative and absolute tolerance when a solution's number is checked against the exercise's run.
 SOLUTION_TOLERANCE = 1e-9
@@ -138,23 +138,56 @@ _FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.M | re.S)
 _FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
-def reading_minutes(source: str | Path, words_per_minute: int = WORDS_PER_MINUTE) -> int:
-    """Minutes to read a MyST chapter's prose, rounded up to 5 (at least 5).
+def _blocks(text: str):
+    """``(kind, body)`` for each fenced block of a MyST chapter: kind is ``code`` (a visible code cell),
+    ``hidden`` (a removed or folded-input code cell), ``folded`` (a dropdown, toggle or ``<details>``
+    directive), ``directive`` (an admonition a reader sees) or ``other`` (a literal block)."""
+    for block in _FENCE.finditer(text):
+        lines = block.group(0).splitlines()
+        first, body = lines[0], lines[1:-1]
+        options = " ".join(line for line in body if line.lstrip().startswith(":"))
+        if "{code-cell}" in first:
+            hidden = any(t in options for t in ("remove-cell", "remove-input", "hide-input", "hide-cell"))
+            code = [line for line in body if line.strip() and not line.lstrip().startswith((":", "#"))]
+            yield ("hidden" if hidden else "code"), code
+        elif re.search(r"\{(dropdown|toggle)\}", first) or "dropdown" in options:
+            yield "folded", body
+        elif re.search(r"\{[a-z-]+\}", first):
+            yield "directive", [line for line in body if not line.lstrip().startswith(":")]
+        else:
+            yield "other", body
 
-    Code cells and other fenced blocks are left out except directive bodies (admonitions,
-    dropdowns), which are prose; roles such as ``{glue:text}`x``` count as one word.
+
+def unfolded_words(source: str | Path) -> int:
+    r"""Words a reader sees in a MyST chapter without opening a fold: the prose, the admonitions that are
+    not dropdowns, and the visible code cells' lines (QuantEcon counts a lecture's code too); removed
+    cells, folded inputs, dropdown solutions and hints are left out. A role such as
+    ``{glue:text}`x``` counts as one word.
+
+    >>> import tempfile, os
+    >>> md = "# T\n\nOne two three.\n\n```{admonition} Solution\n:class: dropdown\nhidden words here\n```\n\n"
+    >>> md += "```{code-cell} ipython3\nx = 1\n```\n"
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as f:
+    ...     _ = f.write(md)
+    >>> unfolded_words(f.name); os.unlink(f.name)
+    8
     """
     text = _FRONT.sub("", Path(source).read_text(encoding="utf-8"))
+    shown = [" ".join(body) for kind, body in _blocks(text) if kind in ("code", "directive")]
+    prose = _FENCE.sub(" ", text)
+    return len(re.findall(r"\S+", prose + " " + " ".join(shown)))
 
-    def keep(block: re.Match) -> str:
-        body = block.group(0)
-        first = body.split("\n", 1)[0]
-        if "{code-cell}" in first or not re.search(r"\{[a-z-]+\}", first):
-            return " "
-        return "\n".join(line for line in body.splitlines()[1:-1] if not line.lstrip().startswith(":"))
 
-    words = len(re.findall(r"\S+", _FENCE.sub(keep, text)))
-    return max(5, 5 * math.ceil(words / words_per_minute / 5))
+def visible_code_cells(source: str | Path) -> list[int]:
+    """The line counts (blank and comment lines left out) of a chapter's visible code cells, in order."""
+    text = _FRONT.sub("", Path(source).read_text(encoding="utf-8"))
+    return [len(body) for kind, body in _blocks(text) if kind == "code"]
+
+
+def reading_minutes(source: str | Path, words_per_minute: int = WORDS_PER_MINUTE) -> int:
+    """Minutes to read what a reader sees of a MyST chapter without opening a fold
+    (:func:`unfolded_words`), rounded up to 5 (at least 5)."""
+    return max(5, 5 * math.ceil(unfolded_words(source) / words_per_minute / 5))
 
 
 class RunClock:

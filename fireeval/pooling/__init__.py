@@ -5,7 +5,6 @@
 - ``incomplete``: bpref, infAP and condensed-list (judged-only) AP / nDCG from judged cells.
 - ``sampling``: random samples of the judgements (trec_eval's -1 convention), re-scored per rate and seed.
 - ``pool_audit``: pool-bias audit of a new run (``fireeval audit``), validated by leave-one-group-out.
-- ``pooling_claims``: the chapters' claims (Westerveld; the measures' authors) as computed verdicts.
 
 Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
 Names are re-exported lazily (listed in ``__init__.pyi``).

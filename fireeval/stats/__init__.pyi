@@ -23,6 +23,10 @@ from .agreement import (
     rank_biased_overlap as rank_biased_overlap,
 )
 from .claims import (
+    WEIGHTS as WEIGHTS,
+    STABILITY_KINDS as STABILITY_KINDS,
+    check_record as check_record,
+    merge_twins as merge_twins,
     VERDICTS as VERDICTS,
     LABELS as LABELS,
     STANDINGS as STANDINGS,

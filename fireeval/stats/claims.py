@@ -65,10 +65,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["VERDICTS", "LABELS", "STANDINGS", "READING_SOURCES", "FIELDS", "Estimate", "Test", "Evidence", "Reading",
+__all__ = ["WEIGHTS", "STABILITY_KINDS", "check_record", "merge_twins", "VERDICTS", "LABELS", "STANDINGS", "READING_SOURCES", "FIELDS", "Estimate", "Test", "Evidence", "Reading",
            "Power", "Alternative", "Claim", "verdict", "label", "format_estimate", "summary_rows", "bca_interval"]
 
 VERDICTS = ("reproduced", "not reproduced", "depends", "not testable here")
+#: How a sensitivity row counts: a reading of equal standing, or a secondary one (control, diagnostic).
+WEIGHTS = ("equal", "secondary")
+#: Sensitivity rows that re-estimate the same reading: a flip there caps the label at *inconclusive*.
+STABILITY_KINDS = ("seed", "interval method")
 #: The words a reader sees: "not reproduced" is shown as what it is, contradicted or inconclusive.
 LABELS = ("reproduced", "contradicted", "inconclusive", "depends", "not testable here")
 STANDINGS = ("original", "stand-in")
@@ -94,6 +98,9 @@ class Estimate:
     low: float | None = None
     high: float | None = None
     method: str = "exact"
+    #: Set when the value is an extreme over conditions ("minimum over σ × K"): such an estimate is
+    #: biased under resampling and never decides a label (:meth:`Claim.evaluate_family` tests each condition).
+    extreme: str | None = None
 
     def __post_init__(self):
         value = float(self.value)
@@ -115,6 +122,16 @@ class Estimate:
     @property
     def has_interval(self) -> bool:
         return self.low is not None
+
+    @property
+    def unstable(self) -> str | None:
+        """Why the interval method first tried broke down (BCa with |z0| > 1, an end at the extreme
+        replicates), when the interval shown replaces it; None for a stable interval."""
+        start = self.method.find("BCa unstable")
+        if start < 0:
+            return None
+        end = self.method.find("; ", start)
+        return self.method[start:] if end < 0 else self.method[start:end]
 
     @classmethod
     def from_samples(cls, value: float, samples, method: str, level: float = 0.95) -> "Estimate":
@@ -179,8 +196,10 @@ class Estimate:
 
     def to_json(self) -> dict:
         clean = lambda x: None if x is None or not math.isfinite(x) else x  # noqa: E731
-        return {"value": clean(self.value), "low": clean(self.low), "high": clean(self.high),
-                "method": self.method}
+        out = {"value": clean(self.value), "low": clean(self.low), "high": clean(self.high), "method": self.method}
+        if self.extreme:
+            out["extreme"] = self.extreme
+        return out
 
 
 @dataclass(frozen=True)
@@ -195,6 +214,9 @@ class Test:
 
     op: str
     threshold: float
+    #: The cell (a quantity's name, e.g. "tau(AxIoU@10, AxIoU@1)") the threshold was measured on, when it
+    #: was: a bar never comes from the cell it tests (:class:`Claim` refuses ``cell == from_cell``).
+    from_cell: str | None = None
 
     def __post_init__(self):
         if self.op not in _OPS:
@@ -268,8 +290,16 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     jackknife values (as BCa and percentile intervals are by construction), so a bounded
     statistic keeps its bounds.
 
-    >>> bca_interval(0.5, [0.3, 0.4, 0.5, 0.6, 0.7], [0.45, 0.5, 0.55])[2]
+    BCa is also treated as unstable, and replaced the same way, when |ẑ₀| > 1 (most replicates on
+    one side: the corrected levels move far into one tail) or when an end falls at the outermost
+    replicates (level ≤ 1/B or ≥ 1 − 1/B: one replicate decides it); ``how`` names each reason.
+
+    >>> bca_interval(0.5, np.linspace(0.3, 0.7, 101), [0.45, 0.5, 0.55])[2]
     'BCa bootstrap (z0 = 0.00)'
+    >>> bca_interval(0.5, [0.3, 0.4, 0.5, 0.6, 0.7], [0.45, 0.5, 0.55])[2][:68]
+    'jackknife normal interval (BCa unstable (z0 = 0.00): the lower end a'
+    >>> bca_interval(0.9, np.r_[np.linspace(0.5, 0.89, 900), np.linspace(0.91, 0.95, 100)], [0.85, 0.9, 0.95])[2][:61]
+    'jackknife normal interval (BCa unstable (z0 = 1.28): |z0| = 1'
     >>> bca_interval(1.0, [0.8, 0.9, 0.95], [0.9, 1.0])[2]
     'jackknife normal interval (BCa undefined: every replicate lies on one side of the estimate; clipped to the range of the resampled values)'
     >>> low, high, _ = bca_interval(-1.0, [-1.0] * 9 + [1.0], [-1.0, -1.0, 1.0])  # tau of two systems
@@ -300,12 +330,21 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
         if all(np.isfinite(ends)):
             low, high = (float(x) for x in np.quantile(b, ends))
             tol = 1e-9 * max(1.0, abs(value))  # an end within rounding of the estimate touches it
-            if low < value - tol and value + tol < high or low == value == high:
+            # An end beyond the outermost replicates' levels rests on one or two replicates.
+            edge = 1.0 / b.size
+            at_extreme = [f"the {'lower' if i == 0 else 'upper'} end at the replicates' {q:.3f} quantile "
+                          f"(the {'smallest' if i == 0 else 'largest'} of {b.size} replicates decide it)"
+                          for i, q in enumerate(ends) if (q <= edge if i == 0 else q >= 1 - edge)]
+            inside = low < value - tol and value + tol < high or low == value == high
+            if inside and abs(z0) <= 1 and not at_extreme:
                 return low, high, f"BCa bootstrap (z0 = {z0:.2f})"
-            # An interval that excludes or only touches its own estimate: BCa has broken down
-            # (most replicates on one side, the corrected levels at the edge of the distribution).
-            why = (f"BCa unstable: z0 = {z0:.2f}, its ends at the replicates' {ends[0]:.3f} and {ends[1]:.3f} "
-                   f"quantiles {'touch' if value in (low, high) else 'exclude'} the estimate")
+            # BCa has broken down: most replicates on one side of the estimate (|z0| > 1), the corrected
+            # levels at the edge of the distribution, or an interval that excludes or touches its estimate.
+            reasons = ([f"|z0| = {abs(z0):.2f} > 1"] if abs(z0) > 1 else []) + at_extreme
+            if not inside:
+                reasons.append(f"its ends at the replicates' {ends[0]:.3f} and {ends[1]:.3f} quantiles "
+                               f"{'touch' if value in (low, high) else 'exclude'} the estimate")
+            why = f"BCa unstable (z0 = {z0:.2f}): " + "; ".join(reasons)
         else:
             why = "BCa undefined: the acceleration is degenerate"
     else:
@@ -347,6 +386,8 @@ def label(record: Mapping) -> str:
     v = record["verdict"]
     if v != "not reproduced":
         return v
+    if record.get("capped"):
+        return "inconclusive"
     conventions = record.get("conventions") or {}
     if len(conventions) > 1:  # contradicted only if every reading contradicts it
         return "contradicted" if all(str(c["basis"]).startswith("contradicted") for c in conventions.values()) \
@@ -486,6 +527,31 @@ class Power:
     test: Test | None = None
     why_none: str | None = None
     impossible: str | None = None
+    effect: float | None = None
+    effect_source: str | None = None
+    detectable: float | None = None
+
+    @classmethod
+    def stated_effect(cls, effect: float, source: str, detectable: float) -> "Power":
+        """Power against an effect stated before the data: the paper's, or a smallest effect of interest.
+
+        ``effect`` is that effect (with its ``source``), ``detectable`` the minimal detectable
+        difference of this test on these data (e.g. at power 0.8). The test has power when
+        ``detectable <= effect``; "no power" comes only from this comparison, never from the
+        observed difference (post-hoc power is a function of the p-value; Hoenig & Heisey 2001).
+
+        >>> Power.stated_effect(0.02, "Hauptmann & Lin's REER threshold", 0.031).passes(Test(">", 0))
+        False
+        >>> Power.stated_effect(0.05, "the paper's gap", 0.031).passes(Test(">", 0))
+        True
+        """
+        if not source:
+            raise ValueError("say where the stated effect comes from (source). Fix: the paper's section, or the "
+                             "reason for the smallest effect of interest")
+        if not (math.isfinite(effect) and effect > 0):
+            raise ValueError(f"stated effect {effect!r} must be a positive number. Fix: give its size")
+        return cls(effect=float(effect), effect_source=source, detectable=float(detectable),
+                   why_none=None)
 
     @classmethod
     def positive_control(cls, control: str, estimate: Estimate, test: Test | None = None) -> "Power":
@@ -503,15 +569,20 @@ class Power:
         """True when the control passes (``test``, or the control's own), False when it cannot; None: no control."""
         if self.impossible:
             return False
+        if self.effect is not None:
+            return bool(math.isfinite(self.detectable) and self.detectable <= self.effect)
         if self.estimate is None:
             return None
         return verdict(self.estimate, self.test or test)[0] == "reproduced"
 
     def to_json(self, test: Test | None) -> dict:
         passes = None if test is None else self.passes(test)
-        return {"control": self.control, "estimate": None if self.estimate is None else self.estimate.to_json(),
-                "test": None if (self.test or test) is None else str(self.test or test), "passes": passes,
-                "why_none": self.why_none, "impossible": self.impossible}
+        out = {"control": self.control, "estimate": None if self.estimate is None else self.estimate.to_json(),
+               "test": None if (self.test or test) is None else str(self.test or test), "passes": passes,
+               "why_none": self.why_none, "impossible": self.impossible}
+        if self.effect is not None:
+            out.update(effect=self.effect, effect_source=self.effect_source, detectable=_finite(self.detectable))
+        return out
 
 
 @dataclass(frozen=True)
@@ -530,6 +601,22 @@ class Alternative:
         row stands in for (its name in ``evaluate``'s estimates). The row *flips* the verdict
         when putting it in that reading's place changes the claim's verdict; without
         ``replaces`` it flips when put in the place of any one of them changes it.
+    weight : ``"equal"`` -- a reading of equal standing with the primary one: if it flips the
+        verdict, the claim is *depends*; or ``"secondary"`` -- a control, a diagnostic, or a
+        reading the authors' own output rules out: its flip is shown, never decides, and
+        ``reason`` says why it is secondary. Rows of kind ``seed`` or ``interval method``
+        (:data:`STABILITY_KINDS`) re-estimate the same reading: a flip there makes the claim at
+        most *inconclusive*. Default: ``"equal"`` (the careful default: an unweighed row counts).
+    reason : why the row has the weight it has (required for ``"secondary"``).
+
+    Examples
+    --------
+    >>> Alternative("percentile interval", Estimate(0.9, 0.8, 0.95, "pct"), kind="interval method").weight
+    'equal'
+    >>> Alternative("all runs", Estimate(0.9), kind="subset", weight="secondary").reason
+    Traceback (most recent call last):
+    ...
+    ValueError: alternative 'all runs': a secondary row says why it is secondary (reason=...). Fix: give reason, or weight="equal"
     """
 
     name: str
@@ -538,10 +625,25 @@ class Alternative:
     test: Test | None = None
     why: str | None = None
     replaces: str | None = None
+    weight: str = "equal"
+    reason: str | None = None
+    #: For a family claim (:meth:`Claim.evaluate_family`): the conditions under this reading.
+    conditions: Mapping | None = None
 
     def __post_init__(self):
-        if self.estimate is None and not self.why:
+        if self.estimate is None and not self.why and self.conditions is None:
             raise ValueError(f"alternative {self.name!r}: give an estimate, or why it cannot be computed")
+        if self.weight not in WEIGHTS:
+            raise ValueError(f"alternative {self.name!r}: weight {self.weight!r} is not one of {WEIGHTS}. "
+                             "Fix: weight=\"equal\" or weight=\"secondary\" with a reason")
+        if self.weight == "secondary" and not self.reason:
+            raise ValueError(f"alternative {self.name!r}: a secondary row says why it is secondary (reason=...). "
+                             "Fix: give reason, or weight=\"equal\"")
+
+    @property
+    def stability(self) -> bool:
+        """A re-estimate of the same reading (another seed, another interval method)."""
+        return self.kind in STABILITY_KINDS
 
 
 def _overall(conventions: Mapping[str, dict]) -> tuple[str, str]:
@@ -593,6 +695,8 @@ class Claim:
     evidence: Evidence | None = None
     power: Power | None = None
     short: str | None = None
+    #: The cell this claim tests (e.g. "tau(R@1,0.5, AxIoU@1)"); a test whose bar comes from it is refused.
+    cell: str | None = None
 
     def __post_init__(self):
         if self.standing is not None and self.standing not in STANDINGS:
@@ -635,22 +739,17 @@ class Claim:
         ``estimates``: one :class:`Estimate` (the primary reading), or ``{reading:
         Estimate}`` for readings of *equal standing* (neither the paper nor its authors'
         output settles which): then the verdict is "depends" when they disagree. A
-        reading the authors' own output rules out is a ``sensitivity`` row instead.
+        reading the authors' own output rules out is a ``secondary`` sensitivity row.
         ``evidence`` and ``power`` override the claim's fields.
+
+        The label obeys the claim's own sensitivity rows (:class:`Alternative`): an
+        ``equal`` row that flips the verdict makes it *depends*; a flip with the seed or
+        the interval method (:data:`STABILITY_KINDS`) makes it at most *inconclusive*; a
+        ``secondary`` row's flip is shown with its reason and decides nothing. An estimate
+        that is an extreme over conditions (``Estimate.extreme``) is refused: test each
+        condition with :meth:`evaluate_family`.
         """
-        evidence = evidence or self.evidence
-        power = power or self.power
-        short = self.short or (" ".join(self.quote.split()[:20]) + (" …" if len(self.quote.split()) > 20 else ""))
-        record = {"id": self.id, "paper": self.paper, "section": self.section, "quote": self.quote, "short": short,
-                  "quantity": self.quantity, "test": None if self.test is None else str(self.test),
-                  "data": self.data, "paper_value": self.paper_value, "fmt": self.fmt, "notes": self.notes,
-                  "standing": self.standing,
-                  "reading": None if self.reading is None else self.reading.to_json(),
-                  "evidence": None if evidence is None else evidence.to_json(),
-                  "power": None if power is None else power.to_json(self.test),
-                  "sensitivity": [], "flips": [], "on_stand_in": None}
-        missing = [f for f in FIELDS if f != "sensitivity" and record[f] is None]
-        record["missing"] = missing
+        record = self._record(evidence, power)
         if self.untestable:
             record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
             record["label"] = label(record)
@@ -661,6 +760,11 @@ class Claim:
             estimates = {"": estimates}
         if not estimates:
             raise ValueError(f"claim {self.id}: no estimate given")
+        for name, est in estimates.items():
+            if est.extreme:
+                raise ValueError(f"claim {self.id}: reading {name or 'primary'!r} is an extreme ({est.extreme}); a "
+                                 "bootstrapped minimum or maximum is biased and never decides a label. Fix: test each "
+                                 "condition with Claim.evaluate_family")
         conventions = {}
         for name, est in estimates.items():
             v, basis = verdict(est, self.test)
@@ -675,8 +779,8 @@ class Claim:
                 per = {n: dict(zip(("verdict", "basis"), verdict(e, test))) for n, e in estimates.items()}
                 at[t] = _overall(per)[0]
                 for n, e in estimates.items():
-                    rows.append(self._row(f"threshold {t:g}" + (f", {n}" if n else ""), e, "threshold (range)", test,
-                                          replaces=n))
+                    rows.append(self._row(Alternative(f"threshold {t:g}" + (f", {n}" if n else ""), e,
+                                                      "threshold (range)", test, replaces=n)))
             if len(set(at.values())) > 1:
                 overall = "depends"
                 basis = "flips inside the range the paper leaves open: " + "; ".join(
@@ -684,65 +788,291 @@ class Claim:
         for alt in sensitivity:
             if alt.replaces is not None and alt.replaces not in conventions:
                 raise ValueError(f"claim {self.id}: alternative {alt.name!r} replaces unknown reading {alt.replaces!r}")
-            rows.append(self._row(alt.name, alt.estimate, alt.kind, alt.test, alt.why, alt.replaces))
-        verdicts = {n: c["verdict"] for n, c in conventions.items()}
+            rows.append(self._row(alt))
+        # A row flips the claim when, put in the place of the reading it replaces, it changes the shown
+        # label (reproduced, contradicted, inconclusive, depends).
+        labels = {n: label(c) for n, c in conventions.items()}
+        shown = label({"verdict": overall, "basis": basis, "conventions": conventions})
 
-        def swapped(name, v):  # the verdict with reading ``name`` replaced by a row of verdict ``v``
-            out = {*(w for n, w in verdicts.items() if n != name), v}
+        def swapped(name, lab):  # the label with reading ``name`` replaced by a row labelled ``lab``
+            out = {*(w for n, w in labels.items() if n != name), lab}
             return out.pop() if len(out) == 1 else "depends"
 
         for row in rows:
-            targets = [row.pop("replaces")] if row.get("replaces") is not None else list(verdicts)
+            targets = [row.pop("replaces")] if row.get("replaces") is not None else list(labels)
             row["flips"] = row["verdict"] != "not testable here" and any(
-                swapped(n, row["verdict"]) != overall for n in targets)
-        record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]], conventions=conventions)
-        result = {"verdict": overall, "basis": basis}
-        result["label"] = label(result)
+                swapped(n, row["label"]) != shown for n in targets)
+        record["conventions"] = conventions
+        return self._decide(record, overall, basis, rows)
+
+    def evaluate_family(self, conditions: Mapping[str, Estimate], *, multiplicity: str, need="all",
+                        evidence: Evidence | None = None, power: Power | None = None,
+                        sensitivity: Sequence[Alternative] = ()) -> dict:
+        """A claim over many conditions (every σ, every K, every pair), tested condition by condition.
+
+        Each condition's :class:`Estimate` is judged by the claim's test with its own interval;
+        ``multiplicity`` states how the intervals were made for the family (e.g. "Bonferroni:
+        each interval at 1 − 0.05/9"). ``need`` says what the statement asks of the family:
+        ``"all"`` (it holds at every condition: *contradicted* where one condition fails, *reproduced*
+        when all hold), ``"any"``, or a share in (0, 1]. The record says how many conditions hold
+        and which fail ("holds at 7 of 9; fails at σ = 2, K = 10"). Sensitivity rows are families
+        too: an :class:`Alternative` with ``conditions`` (the same conditions under another interval
+        method, seed or reading) is judged as a family and flips the claim when its family verdict differs.
+
+        >>> c = Claim("noise", paper="P", section="§1", quote="R@1 errs more than AxIoU at every σ",
+        ...           quantity="error(R@1) − error(AxIoU)", test=Test(">", 0), data="real: x", standing="original",
+        ...           reading=Reading("as written", "errs more", "paper's definition"),
+        ...           evidence=Evidence.none("-"), power=Power.no_control("-"))
+        >>> r = c.evaluate_family({"σ = 1": Estimate(0.02, 0.01, 0.03, "b"), "σ = 2": Estimate(0.01, -0.01, 0.02, "b")},
+        ...                       multiplicity="Bonferroni over 2 conditions")
+        >>> r["label"], r["family"]["summary"]
+        ('inconclusive', 'holds at 1 of 2; unclear at σ = 2')
+        """
+        if not multiplicity:
+            raise ValueError(f"claim {self.id}: state the multiplicity rule of the family's intervals. Fix: "
+                             "multiplicity='Bonferroni: each interval at 1 - 0.05/m' (or 'none: ...' with the reason)")
+        if not conditions:
+            raise ValueError(f"claim {self.id}: a family needs at least one condition")
+        record = self._record(evidence, power)
+        if self.untestable:
+            record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
+            record["label"] = label(record)
+            return record
+        family = _family(conditions, self.test, need)
+        family["multiplicity"] = multiplicity
+        rows = [self._row(alt, need) for alt in sensitivity]
+        shown = label({"verdict": family["verdict"], "basis": family["basis"]})
+        for row in rows:
+            row.pop("replaces", None)
+            row["flips"] = row["verdict"] != "not testable here" and row["label"] != shown
+        record["family"] = family
+        record["conventions"] = {}
+        return self._decide(record, family["verdict"], family["basis"], rows)
+
+    def _record(self, evidence, power) -> dict:
+        if self.cell is not None and self.test is not None and self.test.from_cell == self.cell:
+            raise ValueError(f"claim {self.id}: the test's bar comes from the cell it tests ({self.cell}). Fix: take "
+                             "the bar from an independent cell, the paper, or a stated smallest effect")
+        evidence = evidence or self.evidence
+        power = power or self.power
+        short = self.short or (" ".join(self.quote.split()[:20]) + (" …" if len(self.quote.split()) > 20 else ""))
+        record = {"id": self.id, "paper": self.paper, "section": self.section, "quote": self.quote, "short": short,
+                  "quantity": self.quantity, "test": None if self.test is None else str(self.test),
+                  "data": self.data, "paper_value": self.paper_value, "fmt": self.fmt, "notes": self.notes,
+                  "standing": self.standing,
+                  "reading": None if self.reading is None else self.reading.to_json(),
+                  "evidence": None if evidence is None else evidence.to_json(),
+                  "power": None if power is None else power.to_json(self.test),
+                  "sensitivity": [], "flips": [], "on_stand_in": None, "here": [], "_power": power}
+        record["missing"] = [f for f in FIELDS if f != "sensitivity" and record[f] is None]
+        return record
+
+    def _decide(self, record: dict, overall: str, basis: str, rows: list[dict]) -> dict:
+        """Apply the weights of the sensitivity rows, then power and standing, to the primary verdict."""
+        power = record.pop("_power")
+        decided = {"verdict": overall, "basis": basis, "conventions": record.get("conventions"),
+                   "family": record.get("family")}
+        primary_label = label(decided)
+        equal = [r for r in rows if r["flips"] and r["weight"] == "equal" and not r["stability"]]
+        stable = [r for r in rows if r["flips"] and r["stability"]]
+        if overall in ("reproduced", "not reproduced") and equal:
+            overall = "depends"
+            basis = (f"an equal-standing reading flips it: primary: {primary_label}; "
+                     + "; ".join(f"{r['name']}: {r['label']}" for r in equal))
+        elif primary_label in ("reproduced", "contradicted") and stable:
+            kinds = " or ".join(dict.fromkeys(r["kind"] for r in stable))
+            overall, decided["capped"] = "not reproduced", True
+            basis = (f"inconclusive: {primary_label} by the primary interval, but it flips with the {kinds} ("
+                     + "; ".join(f"{r['name']}: {r['label']}" for r in stable) + "), so no firmer than inconclusive")
+        record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]])
+        result = {"verdict": overall, "basis": basis, "capped": decided.get("capped", False)}
+        result["label"] = label({**result, "conventions": record.get("conventions"), "family": record.get("family")})
+        record["capped"] = result["capped"]
         if power is not None and power.passes(self.test) is False:
             record["without_power"] = result
-            why = power.impossible or f"the positive control ({power.control}) does not pass the test either"
+            if power.impossible:
+                why = power.impossible
+            elif power.effect is not None:
+                why = (f"the smallest difference this test detects ({power.detectable:.4g}) is larger than the "
+                       f"stated effect ({power.effect:.4g}, {power.effect_source})")
+            else:
+                why = f"the positive control ({power.control}) does not pass the test either"
             overall, basis = "not testable here", f"no power: {why}"
         if self.standing == "stand-in" and overall != "not testable here":
             record["on_stand_in"] = result
+            on = self.data.split(":", 1)[-1].strip()
+            record["here"] = [{"data": on, **result, "found": _found(record)}]
             overall = "not testable here"
             basis = (f"stand-in ({self.data}): the paper's own data are not here, so this cannot speak about the "
                      f"paper; on the stand-in the test is {result['label']}")
+            record["capped"] = False
         record.update(verdict=overall, basis=basis, why=None)
         record["label"] = label(record)
         assert overall in VERDICTS
         return record
 
-    def _row(self, name, estimate, kind, test=None, why=None, replaces=None) -> dict:
-        test = test or self.test
-        if estimate is None:
-            return {"name": name, "kind": kind, "test": str(test), "value": None, "low": None, "high": None,
-                    "method": None, "verdict": "not testable here", "basis": why, "label": "not testable here",
-                    "replaces": replaces}
-        v, basis = verdict(estimate, test)
-        row = {"name": name, "kind": kind, "test": str(test), **estimate.to_json(), "verdict": v, "basis": basis,
-               "replaces": replaces}
+    def _row(self, alt: Alternative, need="all") -> dict:
+        test = alt.test or self.test
+        common = {"name": alt.name, "kind": alt.kind, "test": str(test), "replaces": alt.replaces,
+                  "weight": alt.weight, "reason": alt.reason, "stability": alt.stability}
+        if alt.conditions is not None:
+            fam = _family(alt.conditions, test, need)
+            row = {**common, "value": None, "low": None, "high": None, "method": fam["summary"],
+                   "verdict": fam["verdict"], "basis": fam["basis"], "family": fam}
+            row["label"] = label(row)
+            return row
+        if alt.estimate is None:
+            return {**common, "value": None, "low": None, "high": None, "method": None,
+                    "verdict": "not testable here", "basis": alt.why, "label": "not testable here"}
+        if alt.estimate.extreme and alt.weight == "equal":
+            raise ValueError(f"claim {self.id}: row {alt.name!r} is an extreme ({alt.estimate.extreme}) of equal "
+                             "standing; an extreme never decides a label. Fix: weight='secondary' with the reason "
+                             "(a diagnostic), or a per-condition family")
+        v, basis = verdict(alt.estimate, test)
+        row = {**common, **alt.estimate.to_json(), "verdict": v, "basis": basis}
         row["label"] = label(row)
         return row
 
 
+def _family(conditions: Mapping[str, Estimate], test: Test, need="all") -> dict:
+    """Each condition judged with its own interval, and what the family's statement makes of them."""
+    per = []
+    for name, est in conditions.items():
+        if est.extreme:
+            raise ValueError(f"condition {name!r} is an extreme ({est.extreme}). Fix: give each condition's own "
+                             "estimate")
+        v, basis = verdict(est, test)
+        per.append({"condition": str(name), **est.to_json(), "verdict": v, "basis": basis,
+                    "label": label({"verdict": v, "basis": basis})})
+    m = len(per)
+    hold = [p["condition"] for p in per if p["label"] == "reproduced"]
+    fail = [p["condition"] for p in per if p["label"] == "contradicted"]
+    unclear = [p["condition"] for p in per if p["label"] not in ("reproduced", "contradicted")]
+    if need == "all":
+        v = ("reproduced", "all hold") if len(hold) == m else \
+            ("not reproduced", "contradicted: fails at a condition") if fail else \
+            ("not reproduced", "inconclusive: no condition fails, not every condition holds")
+        what = "every condition"
+    elif need == "any":
+        v = ("reproduced", "holds at a condition") if hold else \
+            ("not reproduced", "contradicted: fails at every condition") if len(fail) == m else \
+            ("not reproduced", "inconclusive: no condition holds, not every condition fails")
+        what = "at least one condition"
+    else:
+        share = float(need)
+        if not 0 < share <= 1:
+            raise ValueError(f"need={need!r}: use 'all', 'any' or a share in (0, 1]")
+        v = ("reproduced", f"holds at {len(hold)} of {m} (needs {share:.0%})") if len(hold) >= share * m else \
+            ("not reproduced", "contradicted: too many conditions fail") if len(fail) > (1 - share) * m else \
+            ("not reproduced", "inconclusive: the count of holding conditions is undecided")
+        what = f"{share:.0%} of the conditions"
+    summary = f"holds at {len(hold)} of {m}"
+    if fail:
+        summary += "; fails at " + ", ".join(fail)
+    if unclear:
+        summary += "; unclear at " + ", ".join(unclear)
+    return {"conditions": per, "hold": len(hold), "of": m, "fail": fail, "unclear": unclear, "need": what,
+            "verdict": v[0], "basis": f"{v[1]} ({summary})", "summary": summary}
+
+
+def _found(record: Mapping) -> str:
+    """The number(s) found here, as one short string: each reading's value and interval, or a family's count."""
+    if record.get("family"):
+        return record["family"]["summary"]
+    conventions = record.get("conventions") or {}
+    fmt = record.get("fmt", ".3f")
+    return "; ".join((f"{name}: " if name and len(conventions) > 1 else "") + format_estimate(c, fmt)
+                     for name, c in conventions.items()) or "—"
+
+
+def check_record(record: Mapping, legacy_twins: bool = False) -> None:
+    """Refuse a record whose label breaks the book's rules (raises ValueError naming the claim and the rule).
+
+    * no id ends in ``.here`` (a stand-in's finding is a row of the paper's claim, not a twin claim);
+    * an equal-standing sensitivity row that flips the verdict makes it *depends*;
+    * a flip with the seed or the interval method leaves it no firmer than *inconclusive*;
+    * an extreme over conditions never decides it.
+
+    >>> check_record({"id": "x.here", "label": "reproduced", "sensitivity": [], "conventions": {}})
+    Traceback (most recent call last):
+    ...
+    ValueError: claim x.here: an id ending in '.here' is a twin of a paper's claim. Fix: the stand-in's result is the paper claim's 'here' row (Claim.evaluate puts it there)
+    """
+    cid = record["id"]
+    if cid.endswith(".here") and not legacy_twins:
+        raise ValueError(f"claim {cid}: an id ending in '.here' is a twin of a paper's claim. Fix: the stand-in's "
+                         "result is the paper claim's 'here' row (Claim.evaluate puts it there)")
+    decided = (record.get("on_stand_in") or {}).get("label") or (record.get("without_power") or {}).get("label") \
+        or record["label"]
+    rows = record.get("sensitivity") or []
+    equal = [r["name"] for r in rows if r.get("flips") and r.get("weight", "equal") == "equal"
+             and not r.get("stability", r.get("kind") in STABILITY_KINDS)]
+    if equal and decided not in ("depends", "not testable here"):
+        raise ValueError(f"claim {cid}: the equal-standing row(s) {', '.join(equal)} flip it, yet it is labelled "
+                         f"{decided!r}. Fix: label it 'depends' (Claim.evaluate does), or say why each row is secondary")
+    stable = [r["name"] for r in rows if r.get("flips") and r.get("stability", r.get("kind") in STABILITY_KINDS)]
+    if stable and decided in ("reproduced", "contradicted"):
+        raise ValueError(f"claim {cid}: it flips with {', '.join(stable)}, yet it is labelled {decided!r}. Fix: no "
+                         "firmer than 'inconclusive' (Claim.evaluate caps it)")
+    extremes = [n for n, c in (record.get("conventions") or {}).items() if c.get("extreme")]
+    if extremes:
+        raise ValueError(f"claim {cid}: decided by an extreme over conditions ({', '.join(extremes) or 'primary'}). "
+                         "Fix: test each condition (Claim.evaluate_family)")
+
+
+def merge_twins(records: Sequence[Mapping]) -> list[dict]:
+    """Fold each legacy ``<id>.here`` twin into its paper claim as that claim's ``here`` row.
+
+    Chapters written before the one-row-per-statement rule state a stand-in's finding as a
+    second claim; this keeps one record per paper statement (the twin's label, number and
+    data become a row of the paper's claim). A twin whose paper claim is absent keeps its
+    record under the id without ``.here``.
+    """
+    by_id = {r["id"]: dict(r) for r in records}
+    out = []
+    for r in records:
+        rid = r["id"]
+        if rid.endswith(".here"):
+            base = by_id.get(rid[:-5])
+            if base is None:
+                out.append({**r, "id": rid[:-5]})
+            continue
+        merged = by_id[rid]
+        twin = by_id.get(rid + ".here")
+        if twin is not None:
+            merged["here"] = [{"data": twin["data"].split(":", 1)[-1].strip(), "verdict": twin["verdict"],
+                               "basis": twin["basis"], "label": twin["label"], "found": _found(twin),
+                               "short": twin.get("short"), "sensitivity": twin.get("sensitivity", [])}]
+        out.append(merged)
+    return out
+
+
 def summary_rows(records: Sequence[Mapping]) -> list[dict]:
-    """One row per claim for a chapter's box: claim | found here | verdict (label and basis) | data | fields."""
+    """One row per claim for a chapter's box: claim | found here | verdict (label and basis) | data | fields.
+
+    A stand-in claim's row carries what its data show (``here``: data, label, number); a
+    family claim's, how many conditions hold.
+    """
     rows = []
     for r in records:
-        if r["conventions"]:
+        if r.get("family"):
+            found = f"{r['family']['summary']} (test per condition: {r['test']})"
+            methods = [r["family"].get("multiplicity", "")]
+        elif r["conventions"]:
             found = "; ".join((f"{name}: " if name else "") + format_estimate(c, r.get("fmt", ".3f"))
                               + (f" ({label(c)})" if r["verdict"] == "depends" else "")
                               for name, c in r["conventions"].items())
             found += f" (test: {r['test']})"
+            methods = list(dict.fromkeys(c.get("method") for c in r["conventions"].values() if c.get("method")))
         else:
-            found = r["why"]
-        methods = list(dict.fromkeys(c.get("method") for c in r["conventions"].values() if c.get("method")))
+            found, methods = r["why"] or r["basis"], []
         basis = "" if r["verdict"] == "depends" and not r.get("on_stand_in") else r["basis"]
         rows.append({"claim": f"{r['quote']} ({r['paper']}, {r['section']})", "short": r.get("short", r["quote"]),
                      "paper's number": r.get("paper_value") or "", "found here": found,
-                     "interval": "; ".join(methods),
+                     "interval": "; ".join(m for m in methods if m),
                      "verdict": r["verdict"], "label": r.get("label", label(r)), "basis": basis, "data": r["data"],
-                     "standing": r.get("standing"), "id": r["id"],
+                     "standing": r.get("standing"), "id": r["id"], "here": r.get("here") or [],
                      "evidence": r.get("evidence"), "reading": r.get("reading"), "power": r.get("power"),
-                     "sensitivity": r.get("sensitivity", []), "flips": r.get("flips", [])})
+                     "sensitivity": r.get("sensitivity", []), "flips": r.get("flips", []),
+                     "family": r.get("family")})
     return rows
