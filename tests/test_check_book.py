@@ -94,14 +94,41 @@ def site(tmp_path_factory):
             y=alt.Y("measure:N", title=None, axis=alt.Axis(labelLimit=0)), x="tau:Q", tooltip=["tau"]).properties(
             width=300, autosize={"type": "none"}, padding=0)),
     }
+    # Answer-first pages (issue 33): a claims box that fits and stacks as cards; a wide table in its own
+    # scroll box (fine on an older page, overflow here); a chapter with a table before its first chart and
+    # too many words unfolded (the folded ones do not count).
+    from fireeval.book import report
+    from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test, summary_rows
+
+    record = Claim("c", paper="P", section="§1", quote="a claim about a long thing " * 4, quantity="τ",
+                   test=Test(">", 0.9), data="stand-in: TREC-8", standing="stand-in",
+                   reading=Reading("as written", "τ > 0.9", "paper's definition")).evaluate(
+        Estimate(0.95, 0.91, 0.97, "b"), evidence=Evidence.none("-"), power=Power.no_control("-"))
+    box = report.ClaimsTable(summary_rows([record]))._repr_html_()
+    words = " ".join(["word"] * 5200)
+    pages.update({
+        "notebooks/cards.html": good + box + "<details><summary>more</summary><p>" + words + "</p></details>",
+        "notebooks/scrolled.html": good + f'<div style="overflow-x: auto">{_wide_table()}</div>',
+        "notebooks/long.html": "<table><tr><td>first</td></tr></table>" + good + f"<p>{words}</p>",
+    })
+    (root / "notebooks").mkdir()
+    for suffix in ("ipynb", "json"):  # a chapter page links its executed notebook and headline
+        (root / "notebooks" / f"x.{suffix}").write_text("{}")
+    downloads = '<div class="fireeval-downloads"><a href="x.ipynb">notebook</a> <a href="x.json">headline</a></div>'
+    pages.update({name: body + downloads for name, body in pages.items() if name.startswith("notebooks/")})
     for name, body in pages.items():
-        (root / name).write_text(PAGE.format(css="_static/charts.css", js="_static/charts.js", title=name, body=body))
+        up = "../" * name.count("/")
+        page = PAGE if not up else PAGE.replace("width: 700px", "max-width: 700px")  # a phone narrows the column
+        (root / name).write_text(page.format(css=f"{up}_static/charts.css", js=f"{up}_static/charts.js", title=name,
+                                             body=body))
     return root
 
 
 @pytest.fixture(scope="module")
 def found(site):
-    problems = check_book.check(site, expected={"good.html": 2})
+    problems = check_book.check(site, expected={"good.html": 2, "notebooks/cards.html": 1, "notebooks/scrolled.html": 1,
+                                                "notebooks/long.html": 1},
+                                strict_pages={"notebooks/cards.html", "notebooks/scrolled.html", "notebooks/long.html"})
     by_page = {}
     for problem in problems:
         page, _, what = problem.partition(": ")
@@ -111,6 +138,20 @@ def found(site):
 
 def test_a_good_page_passes(found):
     assert "good.html" not in found, found.get("good.html")
+
+
+def test_an_answer_first_page_with_a_claims_box_passes(found):
+    """The claims box fits the column at 1024 px and stacks as cards at 400 px; folded words do not count."""
+    assert "notebooks/cards.html" not in found, found.get("notebooks/cards.html")
+
+
+@pytest.mark.parametrize("page, expected", [
+    ("notebooks/scrolled.html", "at 1024 px it is"),
+    ("notebooks/long.html", "words shown without opening a fold"),
+    ("notebooks/long.html", 'a table ("first") comes before the first chart'),
+])
+def test_answer_first_rules_are_checked(found, page, expected):
+    assert any(expected in p for p in found.get(page, [])), found.get(page)
 
 
 def test_charts_fitted_by_the_theme_pass(found):

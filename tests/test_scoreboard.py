@@ -20,13 +20,59 @@ def test_counts_and_rows_show_each_label_and_link_to_the_chapter_box():
                               _record("b", Estimate(0.5, 0.4, 0.6, "b")),
                               _record("c", Estimate(0.5, 0.4, 0.6, "b"), "stand-in")]}
     counts = scoreboard.verdict_counts(records)
-    assert counts["label"].tolist() == ["reproduced", "contradicted", "not testable here"]
+    assert counts["label"].tolist() == ["reproduced", "contradicted", "not testable here", "contradicted"]
+    assert counts["scope"].tolist()[-1] == "here, on a stand-in"
     html = scoreboard.ScoreboardTable(records)._repr_html_()
     assert html.count('href="../notebooks/pool_depth.html#claim-') == 3
     assert len(records["pool_depth"][0]["short"].split()) <= 21  # 20 words and an ellipsis
     box = report.ClaimsTable(summary_rows(records["pool_depth"]))
     assert 'id="claim-a"' in box._repr_html_()
+    assert "here (y)" in box._repr_html_()  # the stand-in's result is in the paper claim's own row
     scoreboard.verdict_chart(records).to_dict()  # a valid Vega-Lite spec
+
+
+def _book():
+    west = "Westerveld (TRECVID reusability)"
+    return {"pool_depth": [_record("depth", Estimate(0.95, 0.91, 0.97, "b"), "stand-in", west),
+                           _record("own", Estimate(0.5, 0.4, 0.6, "b"), paper="this book (pool_depth chapter)")],
+            "axiou_measures": [_record("agree", Estimate(0.95, 0.92, 0.97, "b"), paper="Togashi et al. 2022"),
+                               _record("stable", Estimate(0.5, 0.4, 0.96, "b"), paper="Togashi et al. 2022")]}
+
+
+def test_the_intro_says_per_paper_what_holds_from_the_claims_alone():
+    sentences = scoreboard.paper_summary(_book())
+    assert list(sentences) == ["westerveld", "axiou", "book"]
+    assert all(2 <= len(s) <= 4 for k, s in sentences.items() if k != "book")
+    axiou = " ".join(sentences["axiou"])
+    assert "2 statements tested against the paper's own data: 1 reproduced, 1 inconclusive." in axiou
+    assert "Reproduced: “a claim a claim" in axiou and "(0.950 [0.920, 0.970])" in axiou
+    west = " ".join(sentences["westerveld"])
+    assert "not testable here" in west and "On the stand-ins, 1 reproduced" in west
+    html = scoreboard.PaperSummary(_book())._repr_html_()
+    assert 'id="paper-axiou"' in html and "AxIoU (Togashi et al. 2022)" in html
+
+
+def test_changing_one_claims_verdict_changes_its_papers_sentences():
+    before = scoreboard.paper_summary(_book())
+    changed = _book()
+    changed["axiou_measures"][1] = _record("stable", Estimate(0.5, 0.4, 0.6, "b"), paper="Togashi et al. 2022")
+    after = scoreboard.paper_summary(changed)
+    assert after["axiou"] != before["axiou"] and after["westerveld"] == before["westerveld"]
+    assert "1 reproduced, 1 contradicted" in after["axiou"][0] and "Contradicted: “a claim" in " ".join(after["axiou"])
+    flipped = _book()
+    flipped["pool_depth"][0] = _record("depth", Estimate(0.5, 0.4, 0.6, "b"), "stand-in",
+                                       "Westerveld (TRECVID reusability)")
+    assert "On the stand-ins, 1 contradicted" in " ".join(scoreboard.paper_summary(flipped)["westerveld"])
+    table = scoreboard.PaperTable(changed).rows()
+    assert [(r["key"], r["tested"]) for r in table] == [("westerveld", 1), ("axiou", 2), ("book", 1)]
+
+
+def test_the_intro_page_builds_its_summary_from_the_scoreboard():
+    text = (ROOT / "book" / "intro.md").read_text()
+    first_section = text.split("\n## ")[1]
+    assert first_section.startswith("What holds of each paper")
+    assert "scoreboard.PaperSummary(claims_by_chapter)" in first_section
+    assert "scoreboard.PaperTable(claims_by_chapter)" in first_section
 
 
 def test_the_chapters_are_read_in_the_table_of_contents_order():

@@ -148,17 +148,34 @@ def _fields_html(row) -> str:
                + (f"<br>the paper: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
     if pw.get("impossible"):
         power = f"none: {escape(pw['impossible'])}"
+    elif pw.get("effect") is not None:
+        power = (f"against a stated effect of {pw['effect']:.4g} ({escape(pw.get('effect_source') or '')}): the "
+                 f"smallest difference this test detects is {pw.get('detectable') or float('nan'):.4g}, so it "
+                 f"{'can' if pw.get('passes') else 'cannot'} detect that effect")
     elif pw.get("control"):
         est = format_estimate(pw["estimate"]) if pw.get("estimate") else ""
         power = (f"{_term('positive control')}: {escape(pw['control'])} = {est} "
                  f"({'passes' if pw.get('passes') else 'does not pass'} {escape(str(pw.get('test')))})")
     else:
         power = f"no positive control: {escape(pw.get('why_none') or '')}"
+    def weight(s):
+        if s.get("weight") == "secondary":
+            return f"secondary: {escape(s.get('reason') or '')}"
+        return "same reading, re-estimated" if s.get("stability") else "equal standing"
+
+    def flip(s):
+        if not s["flips"]:
+            return ""
+        if s.get("weight") == "secondary":
+            return " — flips it, but is secondary: shown, does not decide"
+        return " — flips it: no firmer than inconclusive" if s.get("stability") else " — flips it: depends"
+
     sens = "".join(
-        ('<li class="fireeval-flip">' if s["flips"] else "<li>") + f"{escape(s['name'])} ({escape(s['kind'])}): "
-        + (format_estimate(s) if s.get("value") is not None else escape(s.get("basis") or ""))
-        + f", test {escape(s['test'])}: <strong>{escape(s['label'])}</strong>"
-        + (" — flips the verdict" if s["flips"] else "") + "</li>" for s in row.get("sensitivity", []))
+        ('<li class="fireeval-flip">' if s["flips"] else "<li>") + f"{escape(s['name'])} ({escape(s['kind'])}; "
+        f"{weight(s)}): "
+        + (format_estimate(s) if s.get("value") is not None else escape(s.get("method") or s.get("basis") or ""))
+        + f", test {escape(s['test'])}: <strong>{escape(s['label'])}</strong>" + flip(s) + "</li>"
+        for s in row.get("sensitivity", []))
     return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
             f"<dt>paper's numbers ({_term('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
             f"<dt>{_term('power')}</dt><dd>{power}</dd>"
@@ -179,31 +196,83 @@ def _term(text: str, anchor: str | None = None) -> str:
     return f'<a class="fireeval-term" href="{GLOSSARY}#term-{escape(slug)}">{escape(text)}</a>'
 
 
-class ClaimsTable:
-    """A chapter's claims as an HTML table: claim | paper's number | found here | verdict | data.
+#: The claims box's own style: four columns that fit the text column, and stacked cards on a phone.
+CLAIMS_STYLE = """<style>
+.fireeval-claims table { table-layout: fixed; width: 100%; }
+.fireeval-claims th:nth-child(1) { width: 40%; } .fireeval-claims th:nth-child(2) { width: 16%; }
+.fireeval-claims th:nth-child(3) { width: 24%; } .fireeval-claims th:nth-child(4) { width: 20%; }
+.fireeval-claims td { vertical-align: top; overflow-wrap: anywhere; }
+.fireeval-claims details ul { padding-left: 1.1em; }
+@media (max-width: 720px) {
+  .fireeval-claims thead { display: none; }
+  .fireeval-claims table, .fireeval-claims tbody, .fireeval-claims tr, .fireeval-claims td { display: block; width: 100%; }
+  .fireeval-claims tr { border: 1px solid #ccc; border-radius: 6px; margin: 0 0 0.8em; padding: 0.3em 0.5em; }
+  .fireeval-claims td { border: none; padding: 0.2em 0; }
+  .fireeval-claims td[data-label]::before { content: attr(data-label); display: block; font-size: 0.8em; color: #555; }
+}
+</style>"""
 
-    Each row has the anchor ``claim-<id>`` (the book's scoreboard links to it) and folds
-    the claim's evidence, reading, power and sensitivity rows under it.
+
+def _verdict_html(row) -> str:
+    """The verdict cell: the label in its colour, and for a stand-in what its data show (the 'here' rows)."""
+    from html import escape
+
+    def word(lab):
+        return f'<strong style="color:{LABEL_COLOURS[lab]}">{escape(lab)}</strong>'
+
+    if row.get("here"):
+        why = row.get("basis", "").split(":", 1)[0] if row.get("basis") else ""
+        out = f"the paper's data: {word(row['label'])}<br><small>{escape(why)}</small>"
+        for h in row["here"]:
+            out += f"<br>here ({escape(h['data'])}): {word(h['label'])}"
+        return out
+    return word(row["label"]) + (f"<br><small>{escape(row['basis'])}</small>" if row.get("basis") else "")
+
+
+def _found_html(row) -> str:
+    """What was found here, with the interval method; a family's conditions are folded under its count."""
+    from html import escape
+
+    from fireeval.stats.claims import format_estimate
+
+    out = escape(row["found here"])
+    fam = row.get("family")
+    if fam:
+        items = "".join(f"<li>{escape(c['condition'])}: {format_estimate(c)} <em>{escape(c['label'])}</em></li>"
+                        for c in fam["conditions"])
+        out += f"<details><summary>each condition</summary><ul>{items}</ul></details>"
+    if row.get("interval"):
+        out += f"<br><small>{escape(row['interval'])}</small>"
+    return out
+
+
+class ClaimsTable:
+    """A chapter's claims: claim | paper's number | found here (95% interval) | verdict, one row per statement.
+
+    Each row has the anchor ``claim-<id>`` (the book's scoreboard links to it) and folds the
+    claim's evidence, reading, power and sensitivity rows under it. A stand-in claim's verdict
+    cell says what the paper's data allow ("not testable here" and why) and, beside it, what
+    the stand-in shows. At 1024 px the box fits the text column; on a phone each row is a card.
     """
 
-    def __init__(self, rows: list[dict], title: str = "Paper vs here"):
+    def __init__(self, rows: list[dict], title: str = "Claims and verdicts"):
         self.rows, self.title = rows, title
 
     def _repr_html_(self):
         from html import escape
 
         body = "".join(
-            f"<tr id=\"claim-{escape(r['id'])}\"><td>{escape(r['claim'])}{_fields_html(r)}</td>"
-            + f"<td>{escape(r.get(PAPERS_NUMBER) or '')}</td><td>{escape(r['found here'])}"
-            + (f"<br><small>{escape(r['interval'])}</small>" if r.get("interval") else "") + "</td>"
-            f"<td><strong style=\"color:{LABEL_COLOURS[r['label']]}\">{escape(r['label'])}</strong>"
-            + (f"<br><small>{escape(r['basis'])}</small>" if r.get("basis") else "") + "</td>"
-            f"<td>{escape(r['data'])}<br><small>{escape(str(r.get('standing')))}</small></td></tr>"
+            f"<tr id=\"claim-{escape(r['id'])}\"><td data-label=\"claim\">{escape(r.get('short') or r['claim'])}"
+            f"<br><small>{escape(r['claim'].rsplit(' (', 1)[-1].rstrip(')'))}; {escape(r['data'])}</small>"
+            f"{_fields_html(r)}</td>"
+            f"<td data-label=\"paper's number\">{escape(r.get(PAPERS_NUMBER) or '—')}</td>"
+            f"<td data-label=\"found here (95% interval)\">{_found_html(r)}</td>"
+            f"<td data-label=\"verdict\">{_verdict_html(r)}</td></tr>"
             for r in self.rows)
-        return (f'<div class="fireeval-claims" style="overflow-x:auto"><table class="table">'
+        return (f'{CLAIMS_STYLE}<div class="fireeval-claims"><table class="table">'
                 f"<caption>{escape(self.title)}: each verdict is computed from the number beside it</caption>"
-                "<thead><tr><th>paper's claim</th><th>paper's number</th><th>found here (95% interval)</th>"
-                f"<th>{_term('verdict')}</th><th>data ({_term('standing', 'stand-in')})</th></tr></thead>"
+                "<thead><tr><th>claim</th><th>paper's number</th><th>found here (95% interval)</th>"
+                f"<th>{_term('verdict')}</th></tr></thead>"
                 f"<tbody>{body}</tbody></table></div>")
 
     def __repr__(self):

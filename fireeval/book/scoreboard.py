@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
-__all__ = ["book_chapters", "chapter_records", "verdict_counts", "verdict_chart", "ScoreboardTable"]
+__all__ = ["book_chapters", "chapter_records", "verdict_counts", "verdict_chart", "ScoreboardTable", "PAPERS", "paper_of",
+           "by_paper", "paper_summary", "PaperSummary", "PaperTable"]
 
 
 def book_chapters(root) -> list[str]:
@@ -65,77 +66,254 @@ def chapter_records(root, chapters: Sequence[str] | None = None, cache=None) -> 
     return out
 
 
+#: The papers the book re-tests, in the order the introduction gives them: the name a claim's ``paper``
+#: field starts with (or mentions), what the paper is, and the chapters that test it.
+PAPERS = (
+    {"key": "fire", "match": ("Rodriguez",), "name": "FIRE (Rodriguez et al. 2023)",
+     "about": "false negatives in text-to-video benchmarks", "chapters": ("false_negatives",)},
+    {"key": "westerveld", "match": ("Westerveld", "Hauptmann"), "name": "Westerveld (TRECVID reusability)",
+     "about": "pool depth and leave-out bias", "chapters": ("pool_depth", "pool_leave_out")},
+    {"key": "axiou", "match": ("Togashi",), "name": "AxIoU (Togashi et al. 2022)",
+     "about": "label noise and model selection in moment retrieval",
+     "chapters": ("axiou_measures", "axiou_label_noise", "axiou_model_selection")},
+    {"key": "wray", "match": ("Wray",), "name": "Wray et al. 2021",
+     "about": "semantic similarity as relevance", "chapters": ("semantic_similarity",)},
+    {"key": "book", "match": ("this book",), "name": "This book's own findings",
+     "about": "what the data here show beyond the papers' statements", "chapters": ()},
+)
+
+
+def paper_of(record: Mapping) -> str:
+    """The key in :data:`PAPERS` of the paper a claim tests (``book`` for the book's own findings).
+
+    >>> paper_of({"paper": "Hauptmann & Lin, quoted by Westerveld (TRECVID reusability)"})
+    'westerveld'
+    >>> paper_of({"paper": "this book (testing Sakai 2007)"})
+    'book'
+    """
+    who = record["paper"]
+    if who.startswith("this book"):
+        return "book"
+    for paper in PAPERS:
+        if any(who.startswith(m) or f"by {m}" in who for m in paper["match"]):
+            return paper["key"]
+    return "book"
+
+
+def by_paper(records: Mapping[str, list[dict]]) -> dict[str, list[tuple[str, dict]]]:
+    """``{paper key: [(chapter, record), ...]}`` in :data:`PAPERS` order (papers without claims left out)."""
+    out = {p["key"]: [] for p in PAPERS}
+    for chapter, recs in records.items():
+        for r in recs:
+            out[paper_of(r)].append((chapter, r))
+    return {k: v for k, v in out.items() if v}
+
+
+_ORDER = ("reproduced", "contradicted", "depends", "inconclusive", "not testable here")
+
+
+def _counts(labels) -> str:
+    """``2 reproduced, 1 depends`` (zero counts left out), in a fixed order."""
+    from collections import Counter
+
+    c = Counter(labels)
+    return ", ".join(f"{c[lab]} {lab}" for lab in _ORDER if c[lab])
+
+
+def _listing(items, most: int = 3) -> str:
+    items = list(items)
+    shown = "; ".join(items[:most])
+    return shown + (f"; and {len(items) - most} more" if len(items) > most else "")
+
+
+def _said(record: Mapping) -> str:
+    """A claim in a few words with its number: ``“short” (0.912 [0.90, 0.93])``."""
+    from fireeval.stats.claims import summary_rows
+
+    found = summary_rows([record])[0]["found here"].split(" (test")[0]
+    short = (record.get("short") or record["quote"]).rstrip(".")
+    return f"“{short}” ({found})" if found and found != "—" else f"“{short}”"
+
+
+def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
+    """Per paper, two to four sentences assembled from its claims' computed verdicts (none typed).
+
+    1. how many of its statements are tested and how they came out on the paper's data;
+    2. which reproduced, were contradicted or depend on the reading, with their numbers;
+    3. what these data cannot test and why (stand-ins, no power, data absent), grouped by reason;
+    4. what the stand-ins show (each stand-in's ``here`` rows).
+    """
+    out = {}
+    for key, items in by_paper(records).items():
+        recs = [r for _, r in items]
+        noun = "finding" if key == "book" else "statement"
+        sentences = [f"{len(recs)} {noun}{'s' if len(recs) != 1 else ''} tested"
+                     + ("" if key == "book" else " against the paper's own data") + f": {_counts(r['label'] for r in recs)}."]
+        for lab, verb in (("reproduced", "Reproduced"), ("contradicted", "Contradicted"),
+                          ("depends", "Depends on the reading"), ("inconclusive", "Inconclusive")):
+            hits = [_said(r) for r in recs if r["label"] == lab]
+            if hits:
+                sentences.append(f"{verb}: {_listing(hits)}.")
+        untestable = [r for r in recs if r["label"] == "not testable here"]
+        if untestable:
+            reasons = {}
+            for r in untestable:
+                if r.get("standing") == "stand-in":
+                    why = f"the paper's data are not here ({r['data'].split(':', 1)[-1].strip()} stands in)"
+                elif str(r.get("basis", "")).startswith("no power"):
+                    why = "the test has no power here"
+                else:
+                    why = (r.get("why") or r.get("basis") or "").split(";")[0].rstrip(".")
+                reasons.setdefault(why, 0)
+                reasons[why] += 1
+            sentences.append("Not testable on these data: " + "; ".join(
+                f"{n} because {why}" for why, n in reasons.items()) + ".")
+        here = [(h, r) for r in recs for h in (r.get("here") or [])]
+        if here:
+            sentences.append(f"On the stand-ins, {_counts(h['label'] for h, _ in here)}: " + _listing(
+                f"“{(r.get('short') or r['quote']).rstrip('.')}” is {h['label']} on {h['data']} ({h['found']})"
+                for h, r in here) + ".")
+        # at most four sentences: the count, then what decides the reader's view first
+        out[key] = sentences[:1] + sentences[1:][:3]
+    return out
+
+
+class PaperSummary:
+    """The introduction's opening: per paper, its name, what it is about, and its computed sentences."""
+
+    def __init__(self, records: Mapping[str, list[dict]], link_prefix: str = "../notebooks/"):
+        self.records, self.prefix = records, link_prefix
+        self.sentences = paper_summary(records)
+
+    def _repr_html_(self):
+        parts = []
+        for paper in PAPERS:
+            if paper["key"] not in self.sentences:
+                continue
+            links = ", ".join(f'<a href="{escape(self.prefix)}{c}.html">{escape(c)}</a>' for c in paper["chapters"]
+                              if c in self.records)
+            parts.append(f'<div class="fireeval-paper" id="paper-{paper["key"]}"><p><strong>{escape(paper["name"])}'
+                         f"</strong> — {escape(paper['about'])}" + (f" ({links})" if links else "") + ". "
+                         + " ".join(escape(s) for s in self.sentences[paper["key"]]) + "</p></div>")
+        return '<div class="fireeval-summary">' + "".join(parts) + "</div>"
+
+    def __repr__(self):
+        return "\n\n".join(f"{p['name']}: " + " ".join(self.sentences[p["key"]]) for p in PAPERS
+                            if p["key"] in self.sentences)
+
+
+class PaperTable:
+    """One row per paper: statements tested, verdict counts as coloured words, and the gist (its first sentence)."""
+
+    def __init__(self, records: Mapping[str, list[dict]]):
+        self.records = records
+
+    def rows(self) -> list[dict]:
+        from collections import Counter
+
+        sentences = paper_summary(self.records)
+        out = []
+        for key, items in by_paper(self.records).items():
+            paper = next(p for p in PAPERS if p["key"] == key)
+            here = Counter(h["label"] for _, r in items for h in (r.get("here") or []))
+            out.append({"paper": paper["name"], "key": key, "tested": len(items),
+                        "counts": Counter(r["label"] for _, r in items), "here": here,
+                        "gist": sentences[key][1] if len(sentences[key]) > 1 else sentences[key][0]})
+        return out
+
+    def _repr_html_(self):
+        from fireeval.book.report import LABEL_COLOURS
+
+        def words(counts):
+            return ", ".join(f'<span style="color:{LABEL_COLOURS[lab]}"><strong>{counts[lab]}</strong> {lab}</span>'
+                             for lab in _ORDER if counts[lab]) or "—"
+
+        body = "".join(
+            f'<tr><td data-label="paper"><a href="#paper-{row["key"]}">{escape(row["paper"])}</a></td>'
+            f'<td data-label="tested">{row["tested"]}</td>'
+            f'<td data-label="on the paper\'s data">{words(row["counts"])}</td>'
+            f'<td data-label="on the stand-ins">{words(row["here"])}</td></tr>' for row in self.rows())
+        from fireeval.book.report import CLAIMS_STYLE
+
+        return (f'{CLAIMS_STYLE}<div class="fireeval-claims fireeval-papers"><table class="table">'
+                "<caption>Each paper's statements and how they came out</caption><thead><tr><th>paper</th>"
+                "<th>tested</th><th>on the paper's data</th><th>on the stand-ins</th></tr></thead>"
+                f"<tbody>{body}</tbody></table></div>")
+
+
 def verdict_counts(records: Mapping[str, list[dict]]):
-    """A tidy table: one row per claim with its chapter, paper and shown label."""
+    """A tidy table: one row per claim and scope (the paper's data, or a stand-in's ``here`` row)."""
     import pandas as pd
 
-    import re
-
-    # the axis names whose claims they are, short ("this book (testing ...)" -> "this book"); the tooltip has it all
-    rows = [{"chapter": chapter, "paper": r["paper"], "who": re.split(r" \(|, ", r["paper"])[0], "label": r["label"],
-             "id": r["id"]} for chapter, recs in records.items() for r in recs]
-    return pd.DataFrame(rows, columns=["chapter", "paper", "who", "label", "id"])
+    names = {p["key"]: p["name"] for p in PAPERS}
+    rows = []
+    for chapter, recs in records.items():
+        for r in recs:
+            who = names[paper_of(r)]
+            rows.append({"chapter": chapter, "paper": r["paper"], "who": who, "scope": "the paper's data",
+                         "label": r["label"], "id": r["id"]})
+            rows += [{"chapter": chapter, "paper": r["paper"], "who": who, "scope": "here, on a stand-in",
+                      "label": h["label"], "id": r["id"]} for h in (r.get("here") or [])]
+    return pd.DataFrame(rows, columns=["chapter", "paper", "who", "scope", "label", "id"])
 
 
 def verdict_chart(records: Mapping[str, list[dict]]):
-    """Stacked bars: how many claims of each paper got each verdict (altair)."""
+    """Stacked bars per paper: its statements' verdicts on the paper's data, and what the stand-ins show."""
     import altair as alt
 
     from fireeval.book import plotting
     from fireeval.book.report import LABEL_COLOURS
 
     table = verdict_counts(records)
+    order = [p["name"] for p in PAPERS]
     chart = alt.Chart(table).mark_bar().encode(
-        y=alt.Y("who:N", title=None, sort=alt.EncodingSortField("id", op="count", order="descending"),
-                axis=alt.Axis(labelLimit=400)),
-        x=alt.X("count():Q", title="claims"),
+        y=alt.Y("scope:N", title=None, sort=["the paper's data", "here, on a stand-in"], axis=alt.Axis(labelLimit=200)),
+        x=alt.X("count():Q", title="statements"),
+        row=alt.Row("who:N", title=None, sort=order, header=alt.Header(labelAngle=0, labelAlign="left",
+                                                                        labelLimit=300, labelFontWeight="bold")),
         color=alt.Color("label:N", title="verdict", scale=alt.Scale(domain=list(LABEL_COLOURS),
                                                                    range=list(LABEL_COLOURS.values())),
                         legend=alt.Legend(orient="bottom", columns=3)),
         order=alt.Order("label:N"),
-        tooltip=["paper", "label", alt.Tooltip("count():Q", title="claims")],
-    ).properties(width=440)
-    return plotting.titled(chart, "Verdicts per paper",
-                           "Each bar counts one paper's claims (and the book's own) by verdict; grey: the data here "
-                           "cannot test the claim (a stand-in, or no power).")
-
-
-def _ours(record) -> str:
-    from fireeval.stats.claims import format_estimate
-
-    conventions = record.get("conventions") or {}
-    if not conventions:
-        return "—"
-    fmt = record.get("fmt", ".3f")
-    parts = [(f"{name}: " if name and len(conventions) > 1 else "") + format_estimate(c, fmt)
-             for name, c in conventions.items()]
-    return "; ".join(parts)
+        tooltip=["who", "scope", "label", alt.Tooltip("count():Q", title="statements")],
+    ).properties(width=360, height=alt.Step(16))
+    return plotting.titled(chart, "What holds of each paper",
+                           "Per paper, the upper bar counts its statements by verdict on the paper's own data; the "
+                           "lower one, what the stand-ins here (TREC-8, the proxy, the baselines) show for the "
+                           "statements whose data are not public.")
 
 
 class ScoreboardTable:
-    """One compact row per claim, linking to the chapter's box (``notebooks/<chapter>.html#claim-<id>``)."""
+    """Every claim, one row per statement, folded per paper; each row links to the chapter's box
+    (``notebooks/<chapter>.html#claim-<id>``) and gives the paper's number, ours with its interval and
+    the verdict (for a stand-in: the paper's data, then what the stand-in shows)."""
 
     def __init__(self, records: Mapping[str, list[dict]], link_prefix: str = "../notebooks/"):
         self.records, self.prefix = records, link_prefix
 
     def _repr_html_(self):
-        from fireeval.book.report import LABEL_COLOURS
+        from fireeval.book.report import CLAIMS_STYLE, PAPERS_NUMBER, _found_html, _verdict_html
+        from fireeval.stats.claims import summary_rows
 
-        body = []
-        for chapter, recs in self.records.items():
-            for r in recs:
+        names = {p["key"]: p["name"] for p in PAPERS}
+        parts = []
+        for key, items in by_paper(self.records).items():
+            body = []
+            for chapter, r in items:
+                row = summary_rows([r])[0]
                 href = f"{self.prefix}{chapter}.html#claim-{r['id']}"
-                basis = r.get("basis") or ""
-                body.append(
-                    f'<tr><td><a href="{escape(href)}">{escape(r.get("short") or r["quote"])}</a>'
-                    f"<br><small>{escape(r['paper'])}</small></td>"
-                    f"<td>{escape(r.get('paper_value') or '')}</td><td>{escape(_ours(r))}</td>"
-                    f'<td><strong style="color:{LABEL_COLOURS[r["label"]]}">{escape(r["label"])}</strong>'
-                    f"<br><small>{escape(basis[:140] + ('…' if len(basis) > 140 else ''))}</small></td></tr>")
-        return ('<div class="fireeval-scoreboard" style="overflow-x:auto"><table class="table"><thead><tr><th>claim</th>'
-                "<th>paper's number</th><th>ours (95% interval)</th><th>verdict</th></tr></thead><tbody>"
-                + "".join(body) + "</tbody></table></div>")
+                body.append(f'<tr><td data-label="claim"><a href="{escape(href)}">{escape(row["short"])}</a>'
+                            f"<br><small>{escape(r['section'])}</small></td>"
+                            f'<td data-label="paper\'s number">{escape(row[PAPERS_NUMBER] or "—")}</td>'
+                            f'<td data-label="found here">{_found_html({**row, "interval": ""})}</td>'
+                            f'<td data-label="verdict">{_verdict_html(row)}</td></tr>')
+            parts.append(f"<details><summary>{escape(names[key])}: {len(items)} claim{'s' if len(items) != 1 else ''}"
+                         f" ({_counts(r['label'] for _, r in items)})</summary><table class=\"table\"><thead><tr>"
+                         "<th>claim</th><th>paper's number</th><th>found here (95% interval)</th><th>verdict</th>"
+                         f"</tr></thead><tbody>{''.join(body)}</tbody></table></details>")
+        return f'{CLAIMS_STYLE}<div class="fireeval-claims fireeval-scoreboard">' + "".join(parts) + "</div>"
 
     def __repr__(self):
-        return "\n".join(f"[{r['label']}] {r.get('short') or r['quote']} -- {_ours(r)}"
+        return "\n".join(f"[{r['label']}] {r.get('short') or r['quote']}"
+                         + "".join(f" / here ({h['data']}): {h['label']} {h['found']}" for h in r.get("here") or [])
                          for recs in self.records.values() for r in recs)
