@@ -73,22 +73,33 @@ def rank_order(scores) -> np.ndarray:
     return order
 
 
-def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant") -> np.ndarray:
+def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant",
+               tie_rule: str = "stable") -> np.ndarray:
     """Per-query nDCG of a run (``scores``) against graded ``relevance`` in [0, 1], both (queries, items).
 
     ``gain="linear"`` is Wray's reference code (gain = relevance), ``"exponential"``
     the paper's text (2^rel - 1); both via :func:`fireeval.core.ranking.ndcg`.
     ``cut="relevant"`` cuts the ranking and the ideal ranking of each query at its
     number of items with relevance > 0 (Wray's reference code); ``None`` uses the
-    whole ranking (trec_eval's ``ndcg``).
+    whole ranking (trec_eval's ``ndcg``). ``tie_rule`` breaks equal scores
+    (:data:`fireeval.core.tied_scores.TIE_RULES`): ``"stable"`` (item order, :func:`rank_order`),
+    ``"relevant first"`` (higher relevance first: the highest nDCG any tie order gives) or
+    ``"relevant last"`` (the lowest); all bounds at once: :func:`fireeval.t2v.retrieval.tie_bounds`.
 
     >>> proxy_ndcg([[0.9, 0.1, 0.5]], [[1.0, 0.0, 0.5]])   # ranking already ideal
     array([1.])
+    >>> [round(float(proxy_ndcg([[0.9, 0.0, 0.0]], [[1.0, 0.0, 0.5]], tie_rule=r)[0]), 3)
+    ...  for r in ("relevant first", "stable", "relevant last")]
+    [1.0, 0.76, 0.76]
     """
+    from fireeval.core import tied_scores
+
     scores, relevance = np.asarray(scores, dtype=float), np.asarray(relevance, dtype=float)
     if scores.shape != relevance.shape:
         raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} must have the same shape")
-    return _ndcg_of_order(rank_order(scores), relevance, -np.sort(-relevance, axis=1), gain, cut)
+    order = (rank_order(scores) if tie_rule == "stable"
+             else tied_scores.order_under_tie_rule(scores, relevance, tie_rule))
+    return _ndcg_of_order(order, relevance, -np.sort(-relevance, axis=1), gain, cut)
 
 
 def _ndcg_of_order(order, relevance, ideal, gain, cut):
@@ -401,16 +412,25 @@ def text_only_scores(query_captions, video_captions) -> np.ndarray:
     return (tfidf.transform(query_captions) @ tfidf.transform(other).T).toarray()
 
 
-def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential")) -> pd.DataFrame:
+def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"),
+               tie_bounds: bool = False) -> pd.DataFrame:
     """Mean :func:`proxy_ndcg` (%) of every run under every relevance matrix and gain.
 
     Queries (rows) with a NaN in a relevance matrix (e.g. METEOR on a sample) are left
-    out for that matrix. Long frame: run, proxy, gain, nDCG (percent).
+    out for that matrix. Long frame: run, proxy, gain, nDCG (percent, ties in item order).
+    ``tie_bounds=True`` adds ``low`` and ``high``: the nDCG (%) with tied scores broken
+    relevant-last and relevant-first (:func:`proxy_ndcg`'s ``tie_rule``), the range any tie
+    rule allows; equal to ``nDCG`` for a run without ties.
 
     >>> ndcg_table({"r": np.array([[0.9, 0.1]])}, {"bow": np.array([[1.0, 0.5]])}, gains=("linear",))
       run proxy    gain  nDCG
     0   r   bow  linear 100.0
+    >>> ndcg_table({"r": np.array([[0.0, 0.0]])}, {"bow": np.array([[0.5, 1.0]])}, ("linear",), tie_bounds=True).round(1)
+      run proxy    gain  nDCG   low   high
+    0   r   bow  linear  86.0  86.0  100.0
     """
+    from fireeval.core import tied_scores
+
     prepared = {}  # per relevance matrix: its complete rows, and their gains sorted (ideal ranking)
     for p, rel in relevance.items():
         rel = np.asarray(rel, dtype=float)
@@ -424,9 +444,17 @@ def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"
             if scores.shape != relevance[p].shape:
                 raise ValueError(f"run {run!r}: scores {scores.shape} and {p} relevance {np.shape(relevance[p])} "
                                  "must have the same shape")
+            bounds = ({r: tied_scores.order_under_tie_rule(scores[keep], rel, r) for r in ("relevant first",
+                                                                                           "relevant last")}
+                      if tie_bounds else {})
             for gain in gains:
                 value = _ndcg_of_order(order[keep], rel, ideal, gain, "relevant").mean()
-                rows.append({"run": run, "proxy": p, "gain": gain, "nDCG": 100 * value})
+                row = {"run": run, "proxy": p, "gain": gain, "nDCG": 100 * value}
+                if tie_bounds:
+                    first, last = (100 * _ndcg_of_order(bounds[r], rel, ideal, gain, "relevant").mean()
+                                   for r in ("relevant first", "relevant last"))
+                    row |= {"low": min(first, last, row["nDCG"]), "high": max(first, last, row["nDCG"])}
+                rows.append(row)
     return pd.DataFrame(rows)
 
 
