@@ -282,6 +282,7 @@ def test_the_msrvtt_loader_warns_for_internvideo2_only():
         msrvtt.load_similarity("clip4clip")
     tied = [str(w.message) for w in caught if issubclass(w.category, ts.TiedFillWarning)]
     assert len(tied) == 1 and tied[0].startswith("MSR-VTT run InternVideo2: not a full ranking"), tied
+    assert [w.filename for w in caught if issubclass(w.category, ts.TiedFillWarning)] == [msrvtt.MODELS["InternVideo2"]]
     assert "depth median 128, min 128" in tied[0] and "25 queries have their relevant item" in tied[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error", ts.TiedFillWarning)
@@ -289,3 +290,15 @@ def test_the_msrvtt_loader_warns_for_internvideo2_only():
     b = retrieval.tie_bounds(internvideo, np.eye(1000, dtype=bool), ["R@1", "MnR"])
     assert b["R@1"]["stable"] == pytest.approx(0.546) and b["R@1"]["low"] == pytest.approx(0.545)
     assert b["MnR"]["high"] - b["MnR"]["low"] > 10
+
+
+def test_the_video_inputs_bundle_names_the_flagged_runs():
+    from fireeval.book.inputs.video_inputs import semantic_similarity_msrvtt
+    from fireeval.datasets import msrvtt
+
+    require_data(msrvtt.QUERIES, msrvtt.CAPTIONS["test"], msrvtt.MODELS["InternVideo2"], msrvtt.MODELS["clip4clip"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ts.TiedFillWarning)
+        bundle = semantic_similarity_msrvtt("real", runs=("clip4clip", "InternVideo2"), n_videos=200)
+    assert bundle.flagged_runs() == ["InternVideo2"]
+    assert bundle.ties["InternVideo2"].n_rows == 200 and not bundle.ties["clip4clip"].has_block.any()

@@ -110,7 +110,8 @@ def load_similarity(model: str, root=None, diagonal_only_ok: bool = False, check
     if check_ties:
         from fireeval.core import tied_scores
 
-        tied_scores.warn_if_tied(sim, f"MSR-VTT run {model}", np.eye(*sim.shape, dtype=bool), where=path)
+        # the registry path, not this machine's: the same line wherever the book is built
+        tied_scores.warn_if_tied(sim, f"MSR-VTT run {model}", np.eye(*sim.shape, dtype=bool), where=MODELS[model])
     return sim
 
 
