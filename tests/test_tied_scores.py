@@ -302,3 +302,21 @@ def test_the_video_inputs_bundle_names_the_flagged_runs():
         bundle = semantic_similarity_msrvtt("real", runs=("clip4clip", "InternVideo2"), n_videos=200)
     assert bundle.flagged_runs() == ["InternVideo2"]
     assert bundle.ties["InternVideo2"].n_rows == 200 and not bundle.ties["clip4clip"].has_block.any()
+
+
+def test_instance_metrics_and_gmr_bounds_under_tie_rules():
+    sim, _ = _top_n_cut(80, 80, 6, seed=8)
+    reference = fire.original_rank_under_ties(sim)
+    for rule, theirs in (("relevant first", "positive first"), ("stable", "stable"), ("relevant last", "positive last")):
+        np.testing.assert_array_equal(se.positive_rank(sim, tie_rule=rule) + 1, reference[theirs])
+    table = se.instance_table({"cut": sim, "full": np.random.default_rng(8).random((80, 80))}, tie_bounds=True)
+    for column in ("R@1", "R@5", "R@10", "GMR"):
+        assert (table[f"{column} low"] <= table[column]).all() and (table[column] <= table[f"{column} high"]).all()
+        assert table.loc["full", f"{column} low"] == table.loc["full", f"{column} high"] == table.loc["full", column]
+    assert table.loc["cut", "R@10 low"] < table.loc["cut", "R@10 high"]
+    equivalent = np.random.default_rng(9).random((80, 80)) < 0.05
+    ranks = {rule: se.gmr_bound_ranks(sim, equivalent, rule) for rule in ts.TIE_RULES}
+    for bound in ("lower", "reported", "upper"):
+        assert (ranks["relevant first"][bound] <= ranks["stable"][bound]).all()
+        assert (ranks["stable"][bound] <= ranks["relevant last"][bound]).all()
+    np.testing.assert_array_equal(ranks["stable"]["upper"], se.gmr_bound_ranks(sim, equivalent)["upper"])

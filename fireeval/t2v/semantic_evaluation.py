@@ -158,11 +158,26 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
     return np.divide(expected_dcg, idcg, out=np.zeros_like(expected_dcg), where=idcg > 0)
 
 
-def positive_rank(scores, positive=None) -> np.ndarray:
-    """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`."""
+def _order(scores, relevant, tie_rule: str) -> np.ndarray:
+    """:func:`rank_order` (``tie_rule="stable"``) or the order under another tie rule, ``relevant`` deciding ties."""
+    from fireeval.core import tied_scores
+
+    if tie_rule == "stable":
+        return rank_order(scores)
+    return tied_scores.order_under_tie_rule(scores, relevant, tie_rule)
+
+
+def positive_rank(scores, positive=None, tie_rule: str = "stable") -> np.ndarray:
+    """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`, or with
+    equal scores broken by ``tie_rule`` (:data:`fireeval.core.tied_scores.TIE_RULES`: the positive first or last).
+
+    >>> [positive_rank([[0.0, 0.0, 0.0]], [1], r).tolist() for r in ("relevant first", "stable", "relevant last")]
+    [[0], [1], [2]]
+    """
     scores = np.asarray(scores)
     positive = np.arange(scores.shape[0]) if positive is None else np.asarray(positive)
-    return (rank_order(scores) == positive[:, None]).argmax(axis=1)
+    relevant = np.arange(scores.shape[1])[None, :] == positive[:, None]
+    return (_order(scores, relevant, tie_rule) == positive[:, None]).argmax(axis=1)
 
 
 def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
@@ -182,20 +197,25 @@ def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
     return out
 
 
-def gmr_bounds(scores, equivalent, ks=(1, 5, 10)) -> dict:
+def gmr_bounds(scores, equivalent, ks=(1, 5, 10), tie_rule: str = "stable") -> dict:
     """Bounds on instance recall when equivalent items count as the positive (Wray et al., Fig. 5).
 
     ``equivalent[i, j]`` says item ``j`` is as good an answer to query ``i`` as its own
     item ``i`` (e.g. SYN(caption_i, caption_j) > 0.8); the diagonal is always included.
     *upper*: the best rank among query ``i``'s equivalents counts; *lower*: the worst;
     *reported*: the original positive's. Returns ``{lower, reported, upper}``, each a
-    :func:`recall_at_ks` dict.
+    :func:`recall_at_ks` dict. ``tie_rule``: as :func:`gmr_bound_ranks`.
     """
-    return {k: recall_at_ks(r, ks) for k, r in gmr_bound_ranks(scores, equivalent).items()}
+    return {k: recall_at_ks(r, ks) for k, r in gmr_bound_ranks(scores, equivalent, tie_rule).items()}
 
 
-def gmr_bound_ranks(scores, equivalent) -> dict:
+def gmr_bound_ranks(scores, equivalent, tie_rule: str = "stable") -> dict:
     """Per-query 0-based ranks behind :func:`gmr_bounds`: ``{lower, reported, upper}``.
+
+    ``tie_rule`` (:data:`fireeval.core.tied_scores.TIE_RULES`) breaks equal scores, the
+    equivalent items (with the query's own) counting as the relevant ones: ``"relevant
+    first"`` gives every bound its best ranks, ``"relevant last"`` its worst; ``"stable"``
+    is :func:`rank_order`.
 
     >>> r = gmr_bound_ranks([[0.1, 0.9, 0.5], [0.2, 0.9, 0.1], [0.3, 0.2, 0.1]], np.eye(3, dtype=bool) | [[0, 1, 0]] * 3)
     >>> r["upper"].tolist(), r["reported"].tolist(), r["lower"].tolist()
@@ -204,7 +224,7 @@ def gmr_bound_ranks(scores, equivalent) -> dict:
     scores, equivalent = np.asarray(scores), np.asarray(equivalent, dtype=bool).copy()
     n = scores.shape[0]
     equivalent[np.arange(n), np.arange(n)] = True
-    order = rank_order(scores)
+    order = _order(scores, equivalent, tie_rule)
     rank_of = np.empty_like(order)
     np.put_along_axis(rank_of, order, np.arange(order.shape[1])[None, :].repeat(n, 0), axis=1)
     return {"lower": np.where(equivalent, rank_of, -1).max(axis=1), "reported": np.diagonal(rank_of).copy(),
@@ -458,14 +478,28 @@ def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"
     return pd.DataFrame(rows)
 
 
-def instance_table(run_scores: dict, ks=(1, 5, 10)) -> pd.DataFrame:
+def instance_table(run_scores: dict, ks=(1, 5, 10), tie_bounds: bool = False) -> pd.DataFrame:
     """Instance metrics (%) of each run: R@K of the diagonal positive and their GMR (:func:`recall_at_ks`).
+
+    ``tie_bounds=True`` adds, for each column, ``<column> low`` and ``<column> high``: its
+    value with the positive last and first among equal scores (:func:`positive_rank`).
 
     >>> instance_table({"r": np.eye(2)}, ks=(1,))
          R@1    GMR
     r  100.0  100.0
+    >>> instance_table({"r": np.zeros((2, 2))}, ks=(1,), tie_bounds=True)[["R@1", "R@1 low", "R@1 high"]]
+        R@1  R@1 low  R@1 high
+    r  50.0      0.0     100.0
     """
-    return pd.DataFrame({run: recall_at_ks(positive_rank(s), ks) for run, s in run_scores.items()}).T * 100
+    table = pd.DataFrame({run: recall_at_ks(positive_rank(s), ks) for run, s in run_scores.items()}).T * 100
+    if not tie_bounds:
+        return table
+    for bound, rule in (("low", "relevant last"), ("high", "relevant first")):
+        other = pd.DataFrame({run: recall_at_ks(positive_rank(s, tie_rule=rule), ks)
+                              for run, s in run_scores.items()}).T * 100
+        for column in list(other.columns):
+            table[f"{column} {bound}"] = other[column]
+    return table
 
 
 def run_order_note(ndcg_linear: pd.DataFrame, proxies) -> tuple[bool, str]:
