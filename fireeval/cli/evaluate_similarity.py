@@ -104,7 +104,7 @@ def add(sub):
                 f"{row[m]:>7.4f}" if m.startswith("R@") else f"{row[m]:>7.1f}" for m in measures) + f"  {row['tied']}")
         if bounds:
             lines += ["", "not a full ranking (see the warning): each number under the stable tie rule "
-                          "[low, high over tie rules: relevant last / relevant first]"]
+                          "[low, high over tie rules: relevant videos first or last among equal scores]"]
             lines += [f"{name:<{width}}  " + "  ".join(f"{m} {_range(b[m], m)}" for m in measures)
                       for name, b in ((n, bounds[n]["original"]) for n in result["recall"] if n in bounds)]
         if result["corrected"]:
