@@ -16,7 +16,11 @@ def add(sub):
                     "best-ranked positive; ties in video order) and, with --labels (query_id<TAB>video_id<TAB>1/0) "
                     "or --proxy with --captions (JSON {video_id: [captions]}) and query texts, FIRE's corrected "
                     "C@K and AP@20 (original, corrected, delta). Shape mismatches, NaN/infinite scores, duplicate "
-                    "ids and ids unknown to the lists are errors (exit 2).")
+                    "ids and ids unknown to the lists are errors (exit 2). A matrix that is not a full ranking "
+                    "(a row's most common score repeated in >= 5% of the row, in >= 10% of the rows: a top-N cut "
+                    "with one fill value below) gives one warning line with the depth really ranked, and each "
+                    "number as 'stable [low, high over tie rules]' (relevant videos first / last among equal "
+                    "scores; JSON: 'ties' and 'tie_bounds').")
     p.add_argument("matrix", nargs="+", metavar="SIM.npy", help="similarity matrices (rows queries, columns videos)")
     p.add_argument("--queries", required=True, metavar="Q.txt", help="query ids in row order ('id' or 'id<TAB>text')")
     p.add_argument("--videos", required=True, metavar="V.txt", help="video ids in column order")
@@ -41,6 +45,7 @@ def add(sub):
         import json
         from pathlib import Path
 
+        from fireeval.core.tied_scores import tied_fill
         from fireeval.datasets import similarity_inputs as si
         from fireeval.t2v import retrieval
 
@@ -80,6 +85,12 @@ def add(sub):
                     f"({int(judgements.judged.sum())} pairs judged): a stand-in for human labels")
         result = retrieval.evaluate_similarity(runs, original, ks=ks, ap_depth=args.ap_depth, corrected=corrected)
         result["corrections"] = note
+        bounds = result["tie_bounds"]
+        for name, path in zip(names, args.matrix):
+            if name in bounds:  # after every input is read: an error stays the only line
+                report = tied_fill(runs[name], original)
+                advice = "its numbers are printed with their range over tie rules"
+                print(f"warning: {report.message(f'{name} ({path})', advice)}", file=sys.stderr)
         if args.json:
             print(json.dumps(result, indent=1))
             return
@@ -91,12 +102,34 @@ def add(sub):
         for name, row in result["recall"].items():
             lines.append(f"{name:<{width}}  " + "  ".join(
                 f"{row[m]:>7.4f}" if m.startswith("R@") else f"{row[m]:>7.1f}" for m in measures) + f"  {row['tied']}")
+        if bounds:
+            lines += ["", "not a full ranking (see the warning): each number under the stable tie rule "
+                          "[low, high over tie rules: relevant videos first or last among equal scores]"]
+            lines += [f"{name:<{width}}  " + "  ".join(f"{m} {_range(b[m], m)}" for m in measures)
+                      for name, b in ((n, bounds[n]["original"]) for n in result["recall"] if n in bounds)]
         if result["corrected"]:
             lines += ["", f"FIRE-style corrected scores ({note}; "
                           f"{result['added_positives_per_query']:.3g} added positives per query):",
-                      f"{'model':<{width}}  {'metric':<6}  original  corrected    delta"]
+                      f"{'model':<{width}}  {'metric':<6}  original  corrected    delta"
+                      + ("  [low, high over tie rules: original; corrected]" if bounds else "")]
             lines += [f"{r['model']:<{width}}  {r['metric']:<6}  {r['original']:>8.4f}  {r['corrected']:>9.4f}  "
-                      f"{r['delta']:>+7.4f}" for r in result["corrected"]]
+                      f"{r['delta']:>+7.4f}" + _corrected_range(bounds.get(r["model"]), r["metric"])
+                      for r in result["corrected"]]
         sys.stdout.write("\n".join(lines) + "\n")
 
     p.set_defaults(func=evaluate_similarity)
+
+
+def _range(bound: dict, measure: str, with_stable: bool = True) -> str:
+    """``0.6120 [0.5980, 0.6400]`` (R@K, C@K, AP) or ``3.0 [2.0, 5.0]`` (ranks): stable [low, high]."""
+    fmt = "{:.1f}" if measure in ("MdR", "MnR") else "{:.4f}"
+    inner = f"[{fmt.format(bound['low'])}, {fmt.format(bound['high'])}]"
+    return f"{fmt.format(bound['stable'])} {inner}" if with_stable else inner
+
+
+def _corrected_range(bounds: dict | None, metric: str) -> str:
+    """``  [0.59, 0.64; 0.70, 0.72]`` for a flagged model's corrected-table row, else ``""``."""
+    if not bounds:
+        return ""
+    orig, corr = bounds["corrected_original"][metric], bounds["corrected"][metric]
+    return f"  {_range(orig, metric, False)[:-1]}; {_range(corr, metric, False)[1:]}"

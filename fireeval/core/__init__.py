@@ -5,6 +5,8 @@
   (pooled judgements over a query x item grid).
 - ``runset``: :class:`RunSet`, many runs as one ``(runs, topics, depth)`` array.
 - ``ranking``: ranking measures on gain arrays (AP, P@k, nDCG, RR, Correct@k, ...).
+- ``tied_scores``: scores that are not a full ranking (a top-N cut's tied fill block) and
+  rankings under the three tie rules.
 - ``moments``: temporal IoU, R@K,θ and AxIoU@K for video moment retrieval.
 - ``evaluation``: measure names (trec_eval and ir_measures style) and ``evaluate``.
 - ``api``: :func:`evaluate`, ``evaluate(qrels, run, measures)`` over every input form.

@@ -13,6 +13,7 @@ from . import (
     ranking as ranking,
     runset as runset,
     stream as stream,
+    tied_scores as tied_scores,
     trec as trec,
 )
 from .api import (
@@ -91,6 +92,14 @@ from .stream import (
     QrelsIndex as QrelsIndex,
     score_run as score_run,
     RunScores as RunScores,
+)
+from .tied_scores import (
+    TIE_RULES as TIE_RULES,
+    TieReport as TieReport,
+    TiedFillWarning as TiedFillWarning,
+    tied_fill as tied_fill,
+    order_under_tie_rule as order_under_tie_rule,
+    warn_if_tied as warn_if_tied,
 )
 from .trec import (
     TrecFormatError as TrecFormatError,

@@ -13,10 +13,17 @@ Files (registry paths under ``msrvtt/``; see ../shared/data/README.md):
 :data:`MODELS` lists the runs. **Caveat:** GRAM and VAST keep only 50 non-zeros per
 row and their off-diagonal column order is unknown, so only diagonal-based metrics
 (R@K of the original positive) are trustworthy for them; :func:`load_similarity`
-refuses them unless ``diagonal_only_ok=True``. InternVideo2 also stores exact zeros
-(about 685 per row; in 23 rows the positive itself is 0), so its tail is one big tie:
-rank with a stated tie rule -- ``np.argsort(-S, axis=1, kind="stable")`` breaks ties by
-column index ascending (R@1/5/10 = 54.6/76.3/82.7 with that rule).
+refuses them unless ``diagonal_only_ok=True``. **None of InternVideo2, GRAM and VAST is
+a full ranking:** each row keeps its top 128 (InternVideo2) or 50 (GRAM, VAST) scores and
+one fill value below them (InternVideo2: 0 in 785 rows, a float32 denormal up to 8e-45 in
+the others; 872 tied videos per row; the own video lies in the fill for 25 queries), so
+the order of the tail, and the rank of a positive inside it, is the tie rule's:
+``np.argsort(-S, axis=1, kind="stable")`` breaks ties by column index ascending (R@1/5/10
+= 54.6/76.3/82.7 with that rule, 54.5/76.2/82.7 with the own video last among equal scores). :func:`load_similarity` checks every matrix it loads
+(:func:`fireeval.core.tied_scores.tied_fill`) and warns once (a
+:class:`~fireeval.core.tied_scores.TiedFillWarning` naming the model, the depth really
+ranked and how many own videos are in the fill); report ranking numbers of such a model
+as bounds over tie rules (:func:`fireeval.t2v.retrieval.tie_bounds`).
 
 The 1k-A sentences are the captions with punctuation removed: 988 of the 1000 are
 among their video's 20 captions after whitespace normalisation, the other 12 after
@@ -81,11 +88,15 @@ def load_video_captions_1ka(root=None) -> list:
     return [captions[v] for v in queries["video_id"]]
 
 
-def load_similarity(model: str, root=None, diagonal_only_ok: bool = False) -> np.ndarray:
+def load_similarity(model: str, root=None, diagonal_only_ok: bool = False, check_ties: bool = True) -> np.ndarray:
     """The ``(1000 queries, 1000 videos)`` float32 similarity matrix of ``model`` (a key of :data:`MODELS`).
 
     Rank videos for query ``i`` with ``np.argsort(-S[i], kind="stable")``. GRAM and VAST
     raise unless ``diagonal_only_ok=True`` (their off-diagonal entries are unusable).
+    With ``check_ties`` (default), a matrix that is not a full ranking (a tied fill block
+    in many rows: :func:`fireeval.core.tied_scores.tied_fill`, the diagonal as the positives)
+    gives one :class:`~fireeval.core.tied_scores.TiedFillWarning` naming the model, the file,
+    the depth really ranked and what it means.
     """
     if model not in MODELS:
         raise ValueError(f"unknown MSR-VTT run {model!r}; choose one of {sorted(MODELS)}")
@@ -96,6 +107,11 @@ def load_similarity(model: str, root=None, diagonal_only_ok: bool = False) -> np
     sim = np.load(path, allow_pickle=False)
     if sim.ndim != 2 or sim.shape[0] != sim.shape[1]:
         raise ValueError(f"{path}: expected a square (queries, videos) matrix, got shape {sim.shape}")
+    if check_ties:
+        from fireeval.core import tied_scores
+
+        # the registry path, not this machine's: the same line wherever the book is built
+        tied_scores.warn_if_tied(sim, f"MSR-VTT run {model}", np.eye(*sim.shape, dtype=bool), where=MODELS[model])
     return sim
 
 

@@ -19,6 +19,11 @@ and which video each row and column is:
 Every reader refuses what it cannot read with a one-line error naming the file, the
 line and the fix: a shape that does not match the id lists, duplicate ids, NaN or
 infinite scores, ids in the ground truth or labels that are in neither list.
+
+A matrix that reads well but is not a full ranking (a top-N cut with one fill value below,
+:func:`fireeval.core.tied_scores.tied_fill`) is not refused: :func:`load_aligned` warns once
+(:class:`~fireeval.core.tied_scores.TiedFillWarning`), and ``fireeval evaluate-similarity``
+prints one warning line and its numbers as ranges over tie rules.
 """
 from __future__ import annotations
 
@@ -204,12 +209,16 @@ def read_captions(path, video_ids) -> list:
     return out
 
 
-def load_aligned(path, queries, videos, query_ids, video_ids) -> np.ndarray:
+def load_aligned(path, queries, videos, query_ids, video_ids, name: str | None = None,
+                 check_ties: bool = True) -> np.ndarray:
     """The reader's matrix ``path`` (rows in the order of id file ``queries``, columns in that of ``videos``)
     reordered to a chapter's ``query_ids`` x ``video_ids`` -- what a chapter's ``similarity`` parameter needs.
 
     Every chapter id must be in the reader's lists (extra rows or columns are dropped); a
-    missing one is an error naming it and the file.
+    missing one is an error naming it and the file. With ``check_ties``, the reordered
+    matrix goes through :func:`fireeval.core.tied_scores.warn_if_tied` (the positives: a
+    video whose id is the query's), which warns once, naming ``name`` (default: the file),
+    when it is not a full ranking.
     """
     own_q, _ = read_ids(queries, "query list")
     own_v, _ = read_ids(videos, "video list")
@@ -223,4 +232,14 @@ def load_aligned(path, queries, videos, query_ids, video_ids) -> np.ndarray:
                              f"listed (e.g. {absent[0]!r}). Fix: give a matrix with a row/column for each.")
     rows = np.fromiter((qpos[str(q)] for q in query_ids), dtype=int, count=len(query_ids))
     cols = np.fromiter((vpos[str(v)] for v in video_ids), dtype=int, count=len(video_ids))
-    return sim[np.ix_(rows, cols)]
+    aligned = sim[np.ix_(rows, cols)]
+    if check_ties:
+        from fireeval.core import tied_scores
+
+        column = {str(v): j for j, v in enumerate(video_ids)}
+        own = np.zeros(aligned.shape, dtype=bool)
+        for i, q in enumerate(query_ids):
+            if str(q) in column:
+                own[i, column[str(q)]] = True
+        tied_scores.warn_if_tied(aligned, name or str(path), own if own.any() else None, where=path)
+    return aligned

@@ -80,6 +80,9 @@ from .retrieval import (
     corrected_from_labels as corrected_from_labels,
     corrected_by_proxy as corrected_by_proxy,
     evaluate_similarity as evaluate_similarity,
+    scores_under_tie_rule as scores_under_tie_rule,
+    tie_bounds as tie_bounds,
+    RANK_MEASURES as RANK_MEASURES,
 )
 from .semantic_evaluation import (
     rank_order as rank_order,

@@ -16,7 +16,17 @@ For each model's ``(queries, videos)`` similarity matrix and the original positi
   models' pooled top ``pool_depth`` (:func:`corrected_by_proxy`, FIRE's pooling with
   the book's proxy annotator in place of people).
 
-No measure is re-implemented here: ranks, C@K and AP come from :mod:`fireeval.t2v.false_negatives`.
+No measure is re-implemented here: ranks, C@K and AP come from :mod:`fireeval.t2v.false_negatives`,
+nDCG from :mod:`fireeval.t2v.semantic_evaluation`.
+
+**Matrices that are not a full ranking** (a top-N cut with one fill value below it, as
+InternVideo2's stored MSR-VTT matrix: :func:`fireeval.core.tied_scores.tied_fill`): every
+number that depends on positions inside the tied block is decided by the tie rule.
+:func:`tie_bounds` computes any of these numbers under the three rules of
+:data:`fireeval.core.tied_scores.TIE_RULES` -- relevant first (best case), stable (video
+order, the book's rule), relevant last (worst case) -- and returns their range;
+:func:`evaluate_similarity` adds the check (``ties``) and, for a flagged matrix, the ranges
+(``tie_bounds``).
 """
 from __future__ import annotations
 
@@ -24,10 +34,17 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from fireeval.core import tied_scores
 from fireeval.t2v import false_negatives as fire
 
 __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corrected_by_proxy",
-           "evaluate_similarity"]
+           "evaluate_similarity", "scores_under_tie_rule", "tie_bounds", "RANK_MEASURES"]
+
+#: Measures :func:`tie_bounds` knows: ``R@K`` / ``C@K`` (a relevant video in the top K), ``MdR`` / ``MnR``
+#: (median / mean rank of the best-ranked relevant video, 1 = top), ``AP@K`` (FIRE's AP@K, as
+#: :func:`fireeval.t2v.false_negatives.per_query_scores`), ``nDCG`` / ``nDCG_exp`` (graded relevance, linear /
+#: exponential gain, cut at the relevant items: :func:`fireeval.t2v.semantic_evaluation.proxy_ndcg`).
+RANK_MEASURES = ("R@K", "C@K", "MdR", "MnR", "AP@K", "nDCG", "nDCG_exp")
 
 
 def first_positive_rank(similarity, positives) -> np.ndarray:
@@ -90,7 +107,11 @@ def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[i
     """Everything ``fireeval evaluate-similarity`` prints, as plain data.
 
     ``{"n_queries", "n_videos", "positives_per_query", "recall": recall_table(...),
-    "corrected": [{model, metric, original, corrected, delta}, ...] or None}``.
+    "corrected": [{model, metric, original, corrected, delta}, ...] or None, "ties": {model:
+    TieReport.summary()}, "tie_bounds": {flagged model: {"original": tie_bounds(R@K, MdR, MnR),
+    and with corrected positives "corrected_original" / "corrected": tie_bounds(C@K, AP@depth)}}}``.
+    The ties check (:func:`fireeval.core.tied_scores.tied_fill`, against the original positives)
+    runs on every matrix; the ranges only for flagged ones.
     """
     original = np.asarray(original, dtype=bool)
     for name, sim in runs.items():
@@ -102,9 +123,121 @@ def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[i
     out = {"n_queries": int(original.shape[0]), "n_videos": int(original.shape[1]),
            "positives_per_query": float(original.sum(axis=1).mean()),
            "recall": recall_table(runs, original, ks), "corrected": None}
+    reports = {name: tied_scores.tied_fill(sim, original) for name, sim in runs.items()}
+    out["ties"] = {name: r.summary() for name, r in reports.items()}
+    out["tie_bounds"] = {name: {"original": tie_bounds(runs[name], original,
+                                                       [f"R@{k}" for k in ks] + ["MdR", "MnR"])}
+                         for name, r in reports.items() if r.flagged}
     if corrected is not None:
+        for name, bounds in out["tie_bounds"].items():
+            measures = [f"C@{k}" for k in ks] + [f"AP@{ap_depth}"]
+            bounds["corrected_original"] = tie_bounds(runs[name], original, measures)
+            bounds["corrected"] = tie_bounds(runs[name], np.asarray(corrected, dtype=bool), measures)
         lists = {m: fire.ranked_lists(s, depth=max(max(ks), ap_depth)) for m, s in runs.items()}
         t1 = fire.table1(lists, original, np.asarray(corrected, dtype=bool), ks=ks, ap_depth=ap_depth)
         out["corrected"] = t1.to_dict("records")
         out["added_positives_per_query"] = float((np.asarray(corrected) & ~original).sum(axis=1).mean())
+    return out
+
+
+def _parse_measure(name: str) -> tuple[str, int | None]:
+    root, _, k = str(name).partition("@")
+    if root in ("R", "C", "AP") and k.isdigit() and int(k) >= 1:
+        return root, int(k)
+    if not k and root in ("MdR", "MnR", "nDCG", "nDCG_exp"):
+        return root, None
+    raise ValueError(f"unknown ranking measure {name!r}; give one of {', '.join(RANK_MEASURES)} (K an integer >= 1)")
+
+
+def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
+                          measures=("R@1", "R@5", "R@10", "MdR", "MnR")) -> dict[str, np.ndarray]:
+    """Per-query values of ``measures`` with the ranking's ties broken by ``rule``.
+
+    ``relevance`` (queries x videos) is bool (e.g. the original or the corrected positives) or
+    graded in [0, 1] (a semantic proxy): a video with relevance > 0 is relevant for R@K, ranks
+    and AP; nDCG uses the grades. ``rule`` is one of
+    :data:`fireeval.core.tied_scores.TIE_RULES` (:func:`fireeval.core.tied_scores.order_under_tie_rule`).
+    ``MdR`` and ``MnR`` both give the per-query rank (1 = top) of the best-ranked relevant video.
+
+    >>> s = [[0.9, 0.0, 0.0], [0.0, 0.5, 0.0]]; pos = np.eye(2, 3, dtype=bool)
+    >>> scores_under_tie_rule(s, pos, "relevant last", ["MnR"])["MnR"].tolist()
+    [1, 1]
+    >>> scores_under_tie_rule([[0.9, 0.0, 0.0]], [[0, 0, 1]], "relevant last", ["R@2", "MnR"])
+    {'R@2': array([0.]), 'MnR': array([3])}
+    """
+    parsed = {m: _parse_measure(m) for m in measures}
+    s = np.asarray(similarity, dtype=float)
+    rel = np.asarray(relevance, dtype=float)
+    if s.ndim != 2 or s.shape != rel.shape:
+        raise ValueError(f"similarity {s.shape} and relevance {rel.shape} must be (queries, videos) of one shape")
+    order = tied_scores.order_under_tie_rule(s, rel, rule)
+    relevant = rel > 0
+    gains = np.take_along_axis(relevant, order, axis=1)
+    out = {}
+    binary_ks = sorted({k for root, k in parsed.values() if root in ("R", "C")})
+    ap_depths = sorted({k for root, k in parsed.values() if root == "AP"})
+    fire_scores = {}
+    for depth in ap_depths or ([max(binary_ks)] if binary_ks else []):
+        fire_scores.update(fire.per_query_scores(order[:, :max([depth, *binary_ks])], relevant, ks=binary_ks or (1,),
+                                                 ap_depth=depth))
+    for name, (root, k) in parsed.items():
+        if root in ("R", "C"):
+            out[name] = fire_scores[f"C@{k}"]
+        elif root == "AP":
+            out[name] = fire_scores[f"AP@{k}"]
+        elif root in ("MdR", "MnR"):
+            if not relevant.any(axis=1).all():
+                raise ValueError("every query needs at least one relevant video to have a rank")
+            out[name] = gains.argmax(axis=1) + 1
+        else:
+            from fireeval.t2v import semantic_evaluation as se
+
+            out[name] = se.proxy_ndcg(s, rel, gain="linear" if root == "nDCG" else "exponential", tie_rule=rule)
+    return out
+
+
+def tie_bounds(similarity, relevance, measures=("R@1", "R@5", "R@10", "MdR", "MnR")) -> dict[str, dict]:
+    """Each measure under the three tie rules, and its range: what a tie rule can move.
+
+    Parameters
+    ----------
+    similarity : array (queries, videos)
+        The model's scores; ties (e.g. the fill block below a top-N cut) are broken by each rule.
+    relevance : array (queries, videos)
+        Bool positives (original or corrected) or graded relevance in [0, 1] (for nDCG).
+    measures : sequence of str
+        Names of :data:`RANK_MEASURES` (``"R@5"``, ``"C@5"``, ``"MdR"``, ``"MnR"``, ``"AP@20"``,
+        ``"nDCG"``, ``"nDCG_exp"``), averaged over queries (``MdR``: the median).
+
+    Returns
+    -------
+    dict
+        ``{measure: {"low", "stable", "high", "relevant first", "relevant last"}}``: ``stable`` is
+        the book's rule (video order), ``low``/``high`` the smallest and largest of the three
+        values (for ``MdR``/``MnR`` lower is better: ``"relevant first"`` gives ``low``). For
+        measures that never lose when a relevant video moves up (R@K, C@K, ranks, nDCG) the
+        range is also the range over *every* way of ordering the ties; FIRE's AP@K is not
+        monotone (a relevant video entering the top K can lower it), so its range is over the
+        three rules. A matrix without ties gives ``low == stable == high``.
+
+    Examples
+    --------
+    A top-1 cut of 4 videos (zeros below): query 0's video is ranked first; query 1's
+    (video 1) lies in the tied block behind video 3, where the optimistic rule puts it at
+    rank 2, the stable rule at rank 3 (after video 0) and the pessimistic rule last (4):
+
+    >>> s = [[0.9, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.8]]
+    >>> b = tie_bounds(s, [[1, 0, 0, 0], [0, 1, 0, 0]], ["R@2", "MnR"])
+    >>> b["R@2"]["low"], b["R@2"]["stable"], b["R@2"]["high"]
+    (0.5, 0.5, 1.0)
+    >>> b["MnR"]["relevant first"], b["MnR"]["stable"], b["MnR"]["relevant last"]
+    (1.5, 2.0, 2.5)
+    """
+    by_rule = {rule: scores_under_tie_rule(similarity, relevance, rule, measures) for rule in tied_scores.TIE_RULES}
+    out = {}
+    for name in measures:
+        aggregate = np.median if _parse_measure(name)[0] == "MdR" else np.mean
+        values = {rule: float(aggregate(by_rule[rule][name])) for rule in tied_scores.TIE_RULES}
+        out[name] = {"low": min(values.values()), "stable": values["stable"], "high": max(values.values()),
+                     "relevant first": values["relevant first"], "relevant last": values["relevant last"]}
     return out

@@ -73,22 +73,33 @@ def rank_order(scores) -> np.ndarray:
     return order
 
 
-def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant") -> np.ndarray:
+def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant",
+               tie_rule: str = "stable") -> np.ndarray:
     """Per-query nDCG of a run (``scores``) against graded ``relevance`` in [0, 1], both (queries, items).
 
     ``gain="linear"`` is Wray's reference code (gain = relevance), ``"exponential"``
     the paper's text (2^rel - 1); both via :func:`fireeval.core.ranking.ndcg`.
     ``cut="relevant"`` cuts the ranking and the ideal ranking of each query at its
     number of items with relevance > 0 (Wray's reference code); ``None`` uses the
-    whole ranking (trec_eval's ``ndcg``).
+    whole ranking (trec_eval's ``ndcg``). ``tie_rule`` breaks equal scores
+    (:data:`fireeval.core.tied_scores.TIE_RULES`): ``"stable"`` (item order, :func:`rank_order`),
+    ``"relevant first"`` (higher relevance first: the highest nDCG any tie order gives) or
+    ``"relevant last"`` (the lowest); all bounds at once: :func:`fireeval.t2v.retrieval.tie_bounds`.
 
     >>> proxy_ndcg([[0.9, 0.1, 0.5]], [[1.0, 0.0, 0.5]])   # ranking already ideal
     array([1.])
+    >>> [round(float(proxy_ndcg([[0.9, 0.0, 0.0]], [[1.0, 0.0, 0.5]], tie_rule=r)[0]), 3)
+    ...  for r in ("relevant first", "stable", "relevant last")]
+    [1.0, 0.76, 0.76]
     """
+    from fireeval.core import tied_scores
+
     scores, relevance = np.asarray(scores, dtype=float), np.asarray(relevance, dtype=float)
     if scores.shape != relevance.shape:
         raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} must have the same shape")
-    return _ndcg_of_order(rank_order(scores), relevance, -np.sort(-relevance, axis=1), gain, cut)
+    order = (rank_order(scores) if tie_rule == "stable"
+             else tied_scores.order_under_tie_rule(scores, relevance, tie_rule))
+    return _ndcg_of_order(order, relevance, -np.sort(-relevance, axis=1), gain, cut)
 
 
 def _ndcg_of_order(order, relevance, ideal, gain, cut):
@@ -147,11 +158,26 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
     return np.divide(expected_dcg, idcg, out=np.zeros_like(expected_dcg), where=idcg > 0)
 
 
-def positive_rank(scores, positive=None) -> np.ndarray:
-    """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`."""
+def _order(scores, relevant, tie_rule: str) -> np.ndarray:
+    """:func:`rank_order` (``tie_rule="stable"``) or the order under another tie rule, ``relevant`` deciding ties."""
+    from fireeval.core import tied_scores
+
+    if tie_rule == "stable":
+        return rank_order(scores)
+    return tied_scores.order_under_tie_rule(scores, relevant, tie_rule)
+
+
+def positive_rank(scores, positive=None, tie_rule: str = "stable") -> np.ndarray:
+    """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`, or with
+    equal scores broken by ``tie_rule`` (:data:`fireeval.core.tied_scores.TIE_RULES`: the positive first or last).
+
+    >>> [positive_rank([[0.0, 0.0, 0.0]], [1], r).tolist() for r in ("relevant first", "stable", "relevant last")]
+    [[0], [1], [2]]
+    """
     scores = np.asarray(scores)
     positive = np.arange(scores.shape[0]) if positive is None else np.asarray(positive)
-    return (rank_order(scores) == positive[:, None]).argmax(axis=1)
+    relevant = np.arange(scores.shape[1])[None, :] == positive[:, None]
+    return (_order(scores, relevant, tie_rule) == positive[:, None]).argmax(axis=1)
 
 
 def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
@@ -171,20 +197,25 @@ def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
     return out
 
 
-def gmr_bounds(scores, equivalent, ks=(1, 5, 10)) -> dict:
+def gmr_bounds(scores, equivalent, ks=(1, 5, 10), tie_rule: str = "stable") -> dict:
     """Bounds on instance recall when equivalent items count as the positive (Wray et al., Fig. 5).
 
     ``equivalent[i, j]`` says item ``j`` is as good an answer to query ``i`` as its own
     item ``i`` (e.g. SYN(caption_i, caption_j) > 0.8); the diagonal is always included.
     *upper*: the best rank among query ``i``'s equivalents counts; *lower*: the worst;
     *reported*: the original positive's. Returns ``{lower, reported, upper}``, each a
-    :func:`recall_at_ks` dict.
+    :func:`recall_at_ks` dict. ``tie_rule``: as :func:`gmr_bound_ranks`.
     """
-    return {k: recall_at_ks(r, ks) for k, r in gmr_bound_ranks(scores, equivalent).items()}
+    return {k: recall_at_ks(r, ks) for k, r in gmr_bound_ranks(scores, equivalent, tie_rule).items()}
 
 
-def gmr_bound_ranks(scores, equivalent) -> dict:
+def gmr_bound_ranks(scores, equivalent, tie_rule: str = "stable") -> dict:
     """Per-query 0-based ranks behind :func:`gmr_bounds`: ``{lower, reported, upper}``.
+
+    ``tie_rule`` (:data:`fireeval.core.tied_scores.TIE_RULES`) breaks equal scores, the
+    equivalent items (with the query's own) counting as the relevant ones: ``"relevant
+    first"`` gives every bound its best ranks, ``"relevant last"`` its worst; ``"stable"``
+    is :func:`rank_order`.
 
     >>> r = gmr_bound_ranks([[0.1, 0.9, 0.5], [0.2, 0.9, 0.1], [0.3, 0.2, 0.1]], np.eye(3, dtype=bool) | [[0, 1, 0]] * 3)
     >>> r["upper"].tolist(), r["reported"].tolist(), r["lower"].tolist()
@@ -193,7 +224,7 @@ def gmr_bound_ranks(scores, equivalent) -> dict:
     scores, equivalent = np.asarray(scores), np.asarray(equivalent, dtype=bool).copy()
     n = scores.shape[0]
     equivalent[np.arange(n), np.arange(n)] = True
-    order = rank_order(scores)
+    order = _order(scores, equivalent, tie_rule)
     rank_of = np.empty_like(order)
     np.put_along_axis(rank_of, order, np.arange(order.shape[1])[None, :].repeat(n, 0), axis=1)
     return {"lower": np.where(equivalent, rank_of, -1).max(axis=1), "reported": np.diagonal(rank_of).copy(),
@@ -401,16 +432,25 @@ def text_only_scores(query_captions, video_captions) -> np.ndarray:
     return (tfidf.transform(query_captions) @ tfidf.transform(other).T).toarray()
 
 
-def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential")) -> pd.DataFrame:
+def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"),
+               tie_bounds: bool = False) -> pd.DataFrame:
     """Mean :func:`proxy_ndcg` (%) of every run under every relevance matrix and gain.
 
     Queries (rows) with a NaN in a relevance matrix (e.g. METEOR on a sample) are left
-    out for that matrix. Long frame: run, proxy, gain, nDCG (percent).
+    out for that matrix. Long frame: run, proxy, gain, nDCG (percent, ties in item order).
+    ``tie_bounds=True`` adds ``low`` and ``high``: the nDCG (%) with tied scores broken
+    relevant-last and relevant-first (:func:`proxy_ndcg`'s ``tie_rule``), the range any tie
+    rule allows; equal to ``nDCG`` for a run without ties.
 
     >>> ndcg_table({"r": np.array([[0.9, 0.1]])}, {"bow": np.array([[1.0, 0.5]])}, gains=("linear",))
       run proxy    gain  nDCG
     0   r   bow  linear 100.0
+    >>> ndcg_table({"r": np.array([[0.0, 0.0]])}, {"bow": np.array([[0.5, 1.0]])}, ("linear",), tie_bounds=True).round(1)
+      run proxy    gain  nDCG   low   high
+    0   r   bow  linear  86.0  86.0  100.0
     """
+    from fireeval.core import tied_scores
+
     prepared = {}  # per relevance matrix: its complete rows, and their gains sorted (ideal ranking)
     for p, rel in relevance.items():
         rel = np.asarray(rel, dtype=float)
@@ -424,20 +464,42 @@ def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"
             if scores.shape != relevance[p].shape:
                 raise ValueError(f"run {run!r}: scores {scores.shape} and {p} relevance {np.shape(relevance[p])} "
                                  "must have the same shape")
+            bounds = ({r: tied_scores.order_under_tie_rule(scores[keep], rel, r) for r in ("relevant first",
+                                                                                           "relevant last")}
+                      if tie_bounds else {})
             for gain in gains:
                 value = _ndcg_of_order(order[keep], rel, ideal, gain, "relevant").mean()
-                rows.append({"run": run, "proxy": p, "gain": gain, "nDCG": 100 * value})
+                row = {"run": run, "proxy": p, "gain": gain, "nDCG": 100 * value}
+                if tie_bounds:
+                    first, last = (100 * _ndcg_of_order(bounds[r], rel, ideal, gain, "relevant").mean()
+                                   for r in ("relevant first", "relevant last"))
+                    row |= {"low": min(first, last, row["nDCG"]), "high": max(first, last, row["nDCG"])}
+                rows.append(row)
     return pd.DataFrame(rows)
 
 
-def instance_table(run_scores: dict, ks=(1, 5, 10)) -> pd.DataFrame:
+def instance_table(run_scores: dict, ks=(1, 5, 10), tie_bounds: bool = False) -> pd.DataFrame:
     """Instance metrics (%) of each run: R@K of the diagonal positive and their GMR (:func:`recall_at_ks`).
+
+    ``tie_bounds=True`` adds, for each column, ``<column> low`` and ``<column> high``: its
+    value with the positive last and first among equal scores (:func:`positive_rank`).
 
     >>> instance_table({"r": np.eye(2)}, ks=(1,))
          R@1    GMR
     r  100.0  100.0
+    >>> instance_table({"r": np.zeros((2, 2))}, ks=(1,), tie_bounds=True)[["R@1", "R@1 low", "R@1 high"]]
+        R@1  R@1 low  R@1 high
+    r  50.0      0.0     100.0
     """
-    return pd.DataFrame({run: recall_at_ks(positive_rank(s), ks) for run, s in run_scores.items()}).T * 100
+    table = pd.DataFrame({run: recall_at_ks(positive_rank(s), ks) for run, s in run_scores.items()}).T * 100
+    if not tie_bounds:
+        return table
+    for bound, rule in (("low", "relevant last"), ("high", "relevant first")):
+        other = pd.DataFrame({run: recall_at_ks(positive_rank(s, tie_rule=rule), ks)
+                              for run, s in run_scores.items()}).T * 100
+        for column in list(other.columns):
+            table[f"{column} {bound}"] = other[column]
+    return table
 
 
 def run_order_note(ndcg_linear: pd.DataFrame, proxies) -> tuple[bool, str]:

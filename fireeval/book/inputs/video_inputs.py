@@ -43,15 +43,25 @@ class VideoInputs(Inputs):
     reader: list = field(default_factory=list)  # names of the reader's runs
     reader_info: dict = field(default_factory=dict)  # {name: {"path", "queries", "videos", "shape"}}
     extra: dict = field(default_factory=dict)  # chapter-specific inputs
+    # {name: fireeval.core.tied_scores.TieReport} of every run (own video = the diagonal): .flagged runs are not a
+    # full ranking, and their ranking numbers are bounds over tie rules (fireeval.t2v.retrieval.tie_bounds)
+    ties: dict = field(default_factory=dict)
+
+    def flagged_runs(self) -> list:
+        """Names of the runs that are not a full ranking (a tied fill block in many rows), in run order."""
+        return [name for name, report in self.ties.items() if report.flagged]
 
 
 def _bundle(source, note, queries, video_ids, video_captions, runs, shipped, reader=(), reader_info=None,
             extra=None) -> VideoInputs:
+    from fireeval.core import tied_scores
+
     reader_info = dict(reader_info or {})
     files = tuple(f for i in reader_info.values() for f in (i["path"], i["queries"], i["videos"]))
+    ties = {name: tied_scores.tied_fill(s, np.eye(*np.shape(s), dtype=bool)) for name, s in runs.items()}
     return VideoInputs(source=source, note=note, reader_files=files, queries=list(queries), video_ids=list(video_ids),
                        video_captions=list(video_captions), runs=runs, shipped=list(shipped), reader=list(reader),
-                       reader_info=reader_info, extra=dict(extra or {}))
+                       reader_info=reader_info, extra=dict(extra or {}), ties=ties)
 
 
 def id_lists_beside(path) -> tuple[Path, Path]:
@@ -90,7 +100,7 @@ def read_reader_similarity(similarity: dict, query_ids, video_ids, taken=()) -> 
                 raise ValueError(f"{path}: not a .npy file. Fix: save the matrix with numpy.save(PATH.npy, matrix) "
                                  "and its id lists as PATH.queries.txt and PATH.videos.txt beside it.")
             queries, videos = id_lists_beside(path)
-            runs[name] = load_aligned(path, queries, videos, query_ids, video_ids)
+            runs[name] = load_aligned(path, queries, videos, query_ids, video_ids, name=f"similarity[{name!r}]")
         except FileNotFoundError as err:
             raise FileNotFoundError(f"similarity[{name!r}]: {err}") from None
         except ValueError as err:
