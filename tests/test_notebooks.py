@@ -93,9 +93,57 @@ CLAIMS_BOX = re.compile(r"\{glue(?::\w*)?\}`?\s*claims_table")
 SECTION = re.compile(r"^## ", re.M)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def _answer_first(path: Path) -> bool:
+    """A chapter rewritten to the answer-first layout (issue 33) says so in its front matter."""
+    import yaml
+
+    front = yaml.safe_load(path.read_text().split("---", 2)[1]) or {}
+    return (front.get("fireeval") or {}).get("layout") == "answer-first"
+
+
+ANSWER_FIRST = [p for p in NOTEBOOKS if _answer_first(p)]
+#: The TREC chapters are the model of the answer-first layout (issue 33); the others follow in issues 34 and 35.
+MODEL_CHAPTERS = ("metrics", "pool_depth", "pool_leave_out")
+
+
+def test_the_trec_chapters_are_answer_first():
+    assert {p.stem for p in ANSWER_FIRST} >= set(MODEL_CHAPTERS)
+
+
+@pytest.mark.parametrize("path", ANSWER_FIRST, ids=[p.stem for p in ANSWER_FIRST])
+def test_chapter_opens_with_its_answer_and_ends_with_its_claims(path: Path):
+    """Objectives, the question, '## The answer here' (computed sentences and the key chart), data, method and
+    results, then '## Claims and verdicts' (the box) near the end, then the exercises."""
+    text = path.read_text()
+    sections = [m.group(1).strip() for m in re.finditer(r"^## (.+)$", text, re.M)]
+    assert sections[0] == "The answer here", f"{path.name}: the first section is {sections[0]!r}"
+    assert "Claims and verdicts" in sections, f"{path.name}: no '## Claims and verdicts' section"
+    claims_at = sections.index("Claims and verdicts")
+    assert claims_at >= len(sections) - 3, f"{path.name}: the claims come too early ({sections})"
+    assert sections[-1] == "Exercises" or sections[claims_at + 1:] == ["Exercises"], sections
+    answer = text.split("## The answer here", 1)[1].split("\n## ", 1)[0]
+    assert "{glue" in answer, f"{path.name}: the answer's sentences cite no computed number"
+    box = CLAIMS_BOX.search(text)
+    assert box and box.start() > text.index("## Claims and verdicts"), f"{path.name}: the box is not in its section"
+
+
+@pytest.mark.parametrize("path", ANSWER_FIRST, ids=[p.stem for p in ANSWER_FIRST])
+def test_chapter_shows_six_short_teaching_cells_and_stays_short(path: Path):
+    """QuantEcon's visible thin code: at least six visible cells of at most 12 lines; the source a reader sees
+    unfolded stays well under the 5,000 words the built page may show (check_book counts the page)."""
+    from fireeval.book import teaching
+
+    cells = teaching.visible_code_cells(path)
+    short = [n for n in cells if n <= 12]
+    assert len(short) >= 6, f"{path.name}: {len(short)} visible code cells of at most 12 lines: {cells}"
+    assert all(n <= 12 for n in cells), f"{path.name}: a visible cell has more than 12 lines: {cells}"
+    assert teaching.unfolded_words(path) <= 4000, teaching.unfolded_words(path)
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p not in ANSWER_FIRST],
+                         ids=[p.stem for p in NOTEBOOKS if p not in ANSWER_FIRST])
 def test_chapter_shows_paper_vs_here_box_at_the_top(path: Path):
-    """Convention 1: the computed claims table is pasted (glue) before the chapter's second section."""
+    """Convention 1 (chapters not yet answer-first): the claims table is pasted before the second section."""
     text = path.read_text()
     box = CLAIMS_BOX.search(text)
     assert box, f"{path.name}: no glue paste of claims_table (the 'paper vs here' box)"
