@@ -749,7 +749,7 @@ class Claim:
         that is an extreme over conditions (``Estimate.extreme``) is refused: test each
         condition with :meth:`evaluate_family`.
         """
-        record = self._record(evidence, power)
+        record, power = self._record(evidence, power)
         if self.untestable:
             record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
             record["label"] = label(record)
@@ -803,7 +803,7 @@ class Claim:
             row["flips"] = row["verdict"] != "not testable here" and any(
                 swapped(n, row["label"]) != shown for n in targets)
         record["conventions"] = conventions
-        return self._decide(record, overall, basis, rows)
+        return self._decide(record, overall, basis, rows, power)
 
     def evaluate_family(self, conditions: Mapping[str, Estimate], *, multiplicity: str, need="all",
                         evidence: Evidence | None = None, power: Power | None = None,
@@ -833,7 +833,7 @@ class Claim:
                              "multiplicity='Bonferroni: each interval at 1 - 0.05/m' (or 'none: ...' with the reason)")
         if not conditions:
             raise ValueError(f"claim {self.id}: a family needs at least one condition")
-        record = self._record(evidence, power)
+        record, power = self._record(evidence, power)
         if self.untestable:
             record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
             record["label"] = label(record)
@@ -847,9 +847,9 @@ class Claim:
             row["flips"] = row["verdict"] != "not testable here" and row["label"] != shown
         record["family"] = family
         record["conventions"] = {}
-        return self._decide(record, family["verdict"], family["basis"], rows)
+        return self._decide(record, family["verdict"], family["basis"], rows, power)
 
-    def _record(self, evidence, power) -> dict:
+    def _record(self, evidence, power) -> tuple[dict, Power | None]:
         if self.cell is not None and self.test is not None and self.test.from_cell == self.cell:
             raise ValueError(f"claim {self.id}: the test's bar comes from the cell it tests ({self.cell}). Fix: take "
                              "the bar from an independent cell, the paper, or a stated smallest effect")
@@ -863,13 +863,12 @@ class Claim:
                   "reading": None if self.reading is None else self.reading.to_json(),
                   "evidence": None if evidence is None else evidence.to_json(),
                   "power": None if power is None else power.to_json(self.test),
-                  "sensitivity": [], "flips": [], "on_stand_in": None, "here": [], "_power": power}
+                  "sensitivity": [], "flips": [], "on_stand_in": None, "here": []}
         record["missing"] = [f for f in FIELDS if f != "sensitivity" and record[f] is None]
-        return record
+        return record, power
 
-    def _decide(self, record: dict, overall: str, basis: str, rows: list[dict]) -> dict:
+    def _decide(self, record: dict, overall: str, basis: str, rows: list[dict], power: Power | None) -> dict:
         """Apply the weights of the sensitivity rows, then power and standing, to the primary verdict."""
-        power = record.pop("_power")
         decided = {"verdict": overall, "basis": basis, "conventions": record.get("conventions"),
                    "family": record.get("family")}
         primary_label = label(decided)
