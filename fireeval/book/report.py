@@ -205,7 +205,8 @@ CLAIMS_STYLE = """<style>
 .fireeval-claims details ul { padding-left: 1.1em; }
 @media (max-width: 720px) {
   .fireeval-claims thead { display: none; }
-  .fireeval-claims table, .fireeval-claims tbody, .fireeval-claims tr, .fireeval-claims td { display: block; width: 100%; }
+  .fireeval-claims table, .fireeval-claims tbody, .fireeval-claims tr, .fireeval-claims td, .fireeval-claims caption {
+    display: block; width: 100%; box-sizing: border-box; }
   .fireeval-claims tr { border: 1px solid #ccc; border-radius: 6px; margin: 0 0 0.8em; padding: 0.3em 0.5em; }
   .fireeval-claims td { border: none; padding: 0.2em 0; }
   .fireeval-claims td[data-label]::before { content: attr(data-label); display: block; font-size: 0.8em; color: #555; }

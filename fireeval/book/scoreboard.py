@@ -120,7 +120,7 @@ def _counts(labels) -> str:
     return ", ".join(f"{c[lab]} {lab}" for lab in _ORDER if c[lab])
 
 
-def _listing(items, most: int = 3) -> str:
+def _listing(items, most: int = 2) -> str:
     items = list(items)
     shown = "; ".join(items[:most])
     return shown + (f"; and {len(items) - most} more" if len(items) > most else "")
@@ -156,25 +156,31 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
                 sentences.append(f"{verb}: {_listing(hits)}.")
         untestable = [r for r in recs if r["label"] == "not testable here"]
         if untestable:
+            stand_ins = list(dict.fromkeys(r["data"].split(":", 1)[-1].split(",")[0].split(" (")[0].strip()
+                                           for r in untestable if r.get("standing") == "stand-in"))
+            n_stand_in = sum(r.get("standing") == "stand-in" for r in untestable)
             reasons = {}
             for r in untestable:
                 if r.get("standing") == "stand-in":
-                    why = f"the paper's data are not here ({r['data'].split(':', 1)[-1].strip()} stands in)"
-                elif str(r.get("basis", "")).startswith("no power"):
-                    why = "the test has no power here"
+                    continue
+                if str(r.get("basis", "")).startswith("no power"):
+                    why = ("the test cannot detect the effect the paper states"
+                           if (r.get("power") or {}).get("effect") is not None else "the test has no power here")
                 else:
                     why = (r.get("why") or r.get("basis") or "").split(";")[0].rstrip(".")
-                reasons.setdefault(why, 0)
-                reasons[why] += 1
-            sentences.append("Not testable on these data: " + "; ".join(
-                f"{n} because {why}" for why, n in reasons.items()) + ".")
+                reasons[why] = reasons.get(why, 0) + 1
+            parts = ([f"{n_stand_in} because the paper's data are not public here (stand-in"
+                      f"{'s' if len(stand_ins) > 1 else ''}: {'; '.join(stand_ins)})"] if n_stand_in else [])
+            parts += [f"{n} because {why}" for why, n in reasons.items()]
+            sentences.append("Not testable on the paper's data: " + "; ".join(parts) + ".")
         here = [(h, r) for r in recs for h in (r.get("here") or [])]
         if here:
             sentences.append(f"On the stand-ins, {_counts(h['label'] for h, _ in here)}: " + _listing(
                 f"“{(r.get('short') or r['quote']).rstrip('.')}” is {h['label']} on {h['data']} ({h['found']})"
                 for h, r in here) + ".")
-        # at most four sentences: the count, then what decides the reader's view first
-        out[key] = sentences[:1] + sentences[1:][:3]
+        # at most four sentences: the count, then what decides the reader's view first; the book's own
+        # findings in two (they are the chapters' business, not the papers')
+        out[key] = sentences[:1] + sentences[1:][:1 if key == "book" else 3]
     return out
 
 
