@@ -278,11 +278,19 @@ def test_run_tag_is_the_last_line_and_fields_after_the_sixth_are_ignored(tmp_pat
         monkeypatch.setattr(trec, "_LEAN_BYTES", 0)  # pyarrow's reader, as for files over 64 MB
     path = tmp_path / "r"
     path.write_text("1 Q0 a 1 2 first extra fields\n1 Q0 b 2 1 middle\n2 Q0 c 1 1 last x\n")
-    run = trec.read_run_table(path)
+    with pytest.warns(UserWarning, match=r"/r:1: 2 line\(s\) have more than 6 fields \(up to 8\).* Fix: "):
+        run = trec.read_run_table(path)
     assert run.tag == "last" and run.docnos() == ["a", "b", "c"] and run.score.tolist() == [2, 1, 1]
     path.write_text("1 Q0 a 1 2 t\n1 Q0 b 2\n")
     with pytest.raises(trec.TrecFormatError, match=r":2: expected 6 columns, found 4"):
         trec.read_run_table(path)
+
+
+def test_command_says_the_ignored_fields_in_one_line(tmp_path, capsys):
+    q, r = _files(tmp_path, run="1 Q0 a 1 5 t more\n1 Q0 b 3 3 t\n")
+    status, out, err = _evaluate(capsys, q, r, "-m", "map", "-m", "runid", "-c")
+    assert status == 0 and ("runid", "all", "t") in _lines(out)
+    assert re.fullmatch(r"warning: \S+/r:1: 1 line\(s\) have more than 6 fields \(up to 7\).*\n", err)
 
 
 def test_a_long_docno_is_read_and_ordered_as_a_short_one(tmp_path, monkeypatch):

@@ -96,10 +96,8 @@ def add(sub):
         reuse_freed_memory()
         import dataclasses
 
-        from fireeval.core.api import iter_run_scores
         from fireeval.core.evaluation import Measure, parse_measures, trec_eval_order
         from fireeval.core.measures import parse_strict
-        from fireeval.core.stream import QrelsIndex
 
         version = args.trec_eval
         precision = args.score_precision or ("double" if version == "10.0" else "float")
@@ -122,44 +120,56 @@ def add(sub):
         if args.max_retrieved is not None and args.max_retrieved >= 2**31:
             args.max_retrieved = None  # beyond any ranking: trec_eval's atol saturates, no cut
         kinds = {m.name: m.kind for m in measures}
-        qrels = QrelsIndex.read(args.qrels, relevance_level=args.level)
-        out = sys.stdout
-        if args.format == "tsv":
-            out.write("run\tmeasure\ttopic\tvalue\n")
-        for label, path, scores in iter_run_scores(qrels, args.runs, measures, complete=args.complete,
-                                                   judged_only=args.judged_only, max_retrieved=args.max_retrieved,
-                                                   trec_eval_version=version, score_precision=precision,
-                                                   jobs=args.jobs):
-            if not (~scores.missing).any():
-                raise ValueError(f"{path}: no topic of the run has judgements in {args.qrels}. Fix: check that "
-                                 "the run and qrels belong to the same collection (topic ids are compared as "
-                                 "text: 0401 is not 401)")
-            if scores.ignored_topics:
-                shown = ", ".join(scores.ignored_topics[:5]) + (" ..." if len(scores.ignored_topics) > 5 else "")
-                print(f"warning: {path}: {len(scores.ignored_topics)} topic(s) have no judgements and are "
-                      f"ignored (trec_eval convention): {shown}", file=sys.stderr)
-            lacking = sorted(set(qrels.topics.tolist()) - set(scores.topics.tolist())) if not args.complete else []
-            if lacking and version == "10.0":
-                problem = (f"{path}: the run has no line for topic {lacking[0]} of {args.qrels} ({len(lacking)} "
-                           "topic(s) missing); trec_eval 10.0 stops there (exit 4)")
-                fix = "add -c to score missing topics 0, or use --trec-eval 9.0.7, which skips them"
-                if not args.strict:
-                    raise ValueError(f"{problem}. Fix: {fix}")
-                # as trec_eval 10.0: the topics before it are printed (-q), then it stops
-                before = sum(1 for topic in scores.topics.tolist() if topic < lacking[0])  # (string order)
-                out.write(_render(args, scores, kinds, label, path, topics=before, summary=False))
-                out.flush()
-                raise StrictStop(f"{problem}; the lines of the topics before it are printed, as trec_eval prints "
-                                 f"them. Fix: {fix}", 4)
-            if lacking:
-                shown = ", ".join(lacking[:5]) + (" ..." if len(lacking) > 5 else "")
-                print(f"warning: {path}: the run has no line for {len(lacking)} topic(s) of {args.qrels} ({shown}); "
-                      f"as trec_eval 9.0.7, the means are over the run's {len(scores.topics)} topics only. Fix: "
-                      f"add -c to count the missing topics as 0 (means over all {len(qrels.topics)} topics, the "
-                      "book's chapters' convention)", file=sys.stderr)
-            out.write(_render(args, scores, kinds, label, path))
+        import warnings
+
+        with warnings.catch_warnings():  # the readers' warnings (fields after a run line's sixth), one line each
+            warnings.showwarning = lambda message, *_, **__: print(f"warning: {message}", file=sys.stderr)
+            _evaluate(args, measures, kinds, version, precision)
 
     p.set_defaults(func=evaluate)
+
+
+def _evaluate(args, measures, kinds, version, precision):
+    """Read, score and print every run (``fireeval evaluate``'s work once the measures are known)."""
+    from fireeval.core.api import iter_run_scores
+    from fireeval.core.stream import QrelsIndex
+
+    qrels = QrelsIndex.read(args.qrels, relevance_level=args.level)
+    out = sys.stdout
+    if args.format == "tsv":
+        out.write("run\tmeasure\ttopic\tvalue\n")
+    for label, path, scores in iter_run_scores(qrels, args.runs, measures, complete=args.complete,
+                                               judged_only=args.judged_only, max_retrieved=args.max_retrieved,
+                                               trec_eval_version=version, score_precision=precision,
+                                               jobs=args.jobs):
+        if not (~scores.missing).any():
+            raise ValueError(f"{path}: no topic of the run has judgements in {args.qrels}. Fix: check that "
+                             "the run and qrels belong to the same collection (topic ids are compared as "
+                             "text: 0401 is not 401)")
+        if scores.ignored_topics:
+            shown = ", ".join(scores.ignored_topics[:5]) + (" ..." if len(scores.ignored_topics) > 5 else "")
+            print(f"warning: {path}: {len(scores.ignored_topics)} topic(s) have no judgements and are "
+                  f"ignored (trec_eval convention): {shown}", file=sys.stderr)
+        lacking = sorted(set(qrels.topics.tolist()) - set(scores.topics.tolist())) if not args.complete else []
+        if lacking and version == "10.0":
+            problem = (f"{path}: the run has no line for topic {lacking[0]} of {args.qrels} ({len(lacking)} "
+                       "topic(s) missing); trec_eval 10.0 stops there (exit 4)")
+            fix = "add -c to score missing topics 0, or use --trec-eval 9.0.7, which skips them"
+            if not args.strict:
+                raise ValueError(f"{problem}. Fix: {fix}")
+            # as trec_eval 10.0: the topics before it are printed (-q), then it stops
+            before = sum(1 for topic in scores.topics.tolist() if topic < lacking[0])  # (string order)
+            out.write(_render(args, scores, kinds, label, path, topics=before, summary=False))
+            out.flush()
+            raise StrictStop(f"{problem}; the lines of the topics before it are printed, as trec_eval prints "
+                             f"them. Fix: {fix}", 4)
+        if lacking:
+            shown = ", ".join(lacking[:5]) + (" ..." if len(lacking) > 5 else "")
+            print(f"warning: {path}: the run has no line for {len(lacking)} topic(s) of {args.qrels} ({shown}); "
+                  f"as trec_eval 9.0.7, the means are over the run's {len(scores.topics)} topics only. Fix: "
+                  f"add -c to count the missing topics as 0 (means over all {len(qrels.topics)} topics, the "
+                  "book's chapters' convention)", file=sys.stderr)
+        out.write(_render(args, scores, kinds, label, path))
 
 
 def _render(args, scores, kinds, label, path, topics=None, summary=True) -> str:
@@ -184,7 +194,7 @@ def _render(args, scores, kinds, label, path, topics=None, summary=True) -> str:
             doc["per_topic"] = topics
         return json.dumps(doc) + "\n"
     if args.format == "tsv":
-        return "".join(f"{label}\t{m}\t{t}\t{_fmt(kinds[m], v)}\n" for m, t, v in per_topic + summary)
+        return "".join(f"{label}\t{m}\t{t}\t{_fmt(kinds[m], v).strip()}\n" for m, t, v in per_topic + summary)
     return "".join(f"{m:<22}\t{t}\t{_fmt(kinds[m], v)}\n" for m, t, v in per_topic + summary)
 
 

@@ -252,7 +252,7 @@ _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on, as the line scan does
 
 
-def _lean_fields(raw: bytes, n_fields: int, extra_fields: bool = False):
+def _lean_fields(raw: bytes, n_fields: int, extra_fields: bool = False, path=None):
     """``(data, starts, ends)``: the file's bytes and the (lines x n_fields) start and end offsets of its
     fields (``starts`` None: each field starts one byte after the previous one ends), split on any run of
     whitespace as :func:`_first_bad_line` splits a line; None when a non-blank line has another number of
@@ -288,11 +288,20 @@ def _lean_fields(raw: bytes, n_fields: int, extra_fields: bool = False):
     if wrong.any():
         if not extra_fields or ((per_line != 0) & (per_line < n_fields)).any():
             return None  # a line with fewer fields (or more, where they are not allowed)
-        # a line's first n_fields fields are kept, the rest dropped (trec_eval ignores them)
+        # a line's first n_fields fields are kept, the rest dropped (trec_eval ignores them), said aloud
+        _warn_extra_fields(path, int(np.flatnonzero(wrong)[0]) + 1, int(wrong.sum()), int(per_line.max()))
         line_start = np.repeat(np.cumsum(per_line) - per_line, per_line)
         keep = np.arange(len(starts)) - line_start < n_fields
         starts, ends = starts[keep], ends[keep]
     return data, starts.reshape(-1, n_fields), ends.reshape(-1, n_fields)
+
+
+def _warn_extra_fields(path, line, lines, most):
+    import warnings
+
+    warnings.warn(f"{path}:{line}: {lines} line(s) have more than 6 fields (up to {most}); the fields after the sixth "
+                  "are ignored, as trec_eval ignores them (a docno with a space in it would be read as two fields). "
+                  "Fix: check the file if a field holds spaces", stacklevel=4)
 
 
 def _simple_fields(data, n_fields):
@@ -641,7 +650,11 @@ def _read_run_arrow(path, dictionary: bool = False):
     table = _arrow_table(raw, RUN_COLUMNS, types, ["query", "docno", "score", "tag"])
     if table is None and _first_bad_line(path, 6, _RUN_CHECKS, extra_fields=True) is None:
         # lines with fields after the sixth, which trec_eval ignores: read again without them
-        raw = b"\n".join(b" ".join(line.split()[:6]) for line in raw.split(b"\n"))
+        lines = [line.split() for line in raw.split(b"\n")]
+        extra = [i for i, fields in enumerate(lines, 1) if len(fields) > 6]
+        if extra:
+            _warn_extra_fields(path, extra[0], len(extra), max(len(lines[i - 1]) for i in extra))
+        raw = b"\n".join(b" ".join(fields[:6]) for fields in lines)
         table = _arrow_table(raw, RUN_COLUMNS, types, ["query", "docno", "score", "tag"])
     del raw
     if table is None:
@@ -747,7 +760,7 @@ def _run_columns(path):
     if not raw or raw.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
         raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
     if len(raw) <= _LEAN_BYTES:
-        fields = _lean_fields(raw, 6, extra_fields=True)
+        fields = _lean_fields(raw, 6, extra_fields=True, path=path)
         if fields is None:
             raise_bad_run(path)
         score = _lean_scores(_lean_column(fields, 4), check_bytes=b"_" in raw)
