@@ -668,9 +668,11 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     judged_only : bool, default False
         Drop unjudged documents first: condensed-list measures (trec_eval ``-J``).
     max_retrieved : int, optional
-        Keep each topic's top ``max_retrieved`` documents (trec_eval ``-M``).
+        Keep each topic's top ``max_retrieved`` documents (trec_eval ``-M``; 0: none).
     trec_eval_version : {"9.0.7", "10.0"}
-        The trec_eval to reproduce (score precision, cut-off rounding, 10.0's measures).
+        The trec_eval to reproduce (score precision, cut-off rounding, 10.0's measures). Without
+        ``complete``, 9.0.7 averages over the run's own topics; 10.0 stops on a qrels topic the run
+        lacks, and so does this (a ValueError naming it).
     output : {"frame", "dict"}
         A tidy DataFrame, or plain dicts (no pandas needed).
     jobs : int or None, default 1
