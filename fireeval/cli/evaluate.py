@@ -205,10 +205,11 @@ def _fmt(kind, value):
         return str(value)
     if kind in _INTEGER:
         return f"{int(round(value))}"
-    if value != value or value in (float("inf"), float("-inf")):
-        # printf's %6.4f: NaN (C's 0.0/0.0 has its sign bit set: -nan) and infinities padded to six characters
-        return f"{'-nan' if value != value else ('inf' if value > 0 else '-inf'):>6}"
-    return f"{value:.4f}"
+    # printf's %6.4f pads to six characters: NaN (C's 0.0/0.0 has its sign bit set: -nan) and infinities
+    if value != value:
+        return "  -nan"
+    text = f"{value:.4f}"
+    return text if text[-1] != "f" else f"{text:>6}"
 
 
 def _plain(kind, value):
