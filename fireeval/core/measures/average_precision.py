@@ -48,8 +48,8 @@ def yaap(ctx, k=None):
     0 when nothing relevant is retrieved and R = 0.
 
     >>> from fireeval.core.measures import score
-    >>> score("yaap", [[1, 0, 1]], n_relevant=[2]).round(4).tolist()   # S = 1 + 2/3
-    [0.9163]
+    >>> score("yaap", [[1, 0, 1]], n_relevant=[2]).round(4).tolist()   # S = 1 + 2/3: log(2 2/3 / 1 1/3)
+    [0.6931]
     """
     precision = np.where(ctx.rel, ctx.relevant_in_top[..., 1:] / ctx.rank, 0.0)
     total = np.cumsum(precision, axis=-1)[..., -1] if ctx.depth else np.zeros(ctx.shape)  # added rank by rank

@@ -68,7 +68,7 @@ def ndcg_with_gains(ctx, pairs):
 
     >>> from fireeval.core.measures import score
     >>> score("ndcg.1=0,2=1,3=5", [[1, 3, 2]]).round(4).tolist()   # (5/log2 3 + 1/2) / (5 + 1/log2 3)
-    [0.6797]
+    [0.649]
     """
     ideal = np.broadcast_to(ctx.need_ideal(), ctx.shape + ctx.need_ideal().shape[-1:])
     if ctx.n_nonrel is None:
