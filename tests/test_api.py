@@ -195,7 +195,7 @@ BAD = [
     (lambda d: {"measures": [None]}, "Fix: pass one measure name"),
     (lambda d: {"measures": "relstring"}, "text, not a number"),
     (lambda d: {"measures": "rbp"}, "trec_eval_version='10.0'"),
-    (lambda d: {"max_retrieved": 0}, "max_retrieved must be a whole number >= 1"),
+    (lambda d: {"max_retrieved": -1}, "max_retrieved must be a whole number >= 0"),
     (lambda d: {"relevance_level": -1}, "relevance_level must be a whole number >= 0"),
     (lambda d: {"relevance_level": 1.5}, "relevance_level must be a whole number"),
     (lambda d: {"per_topic": "yes"}, "per_topic must be True or False"),

@@ -95,7 +95,7 @@ def _evaluate_cases(t):
         [q, _file(t, "bad.gz", b"\x1f\x8b" + b"junk" * 10)], [q, _file(t, "trunc.gz", gzip.compress(RUN.encode())[:-8])],
         [_file(t, "q0.txt", "0401 0 a 1\n"), _file(t, "r401.txt", "401 Q0 a 1 1 t\n")],
         [q, r, "-m", "frobnicate"], [q, r, "-m", "P.0"], [q, r, "-m", "set_F.x"], [q, r, "-m", "rbp"],
-        [q, r, "-m", "utility.1,2"], [q, r, "-l", "x"], [q, r, "-M", "0"], [q, r, "--format", "xml"],
+        [q, r, "-m", "utility.1,2"], [q, r, "-l", "x"], [q, r, "-M", "-1"], [q, r, "--format", "xml"],
         [q, r, "--trec-eval", "8"], [q, r, "--no-such-option"], [q],
         [_file(t, "q2.txt", QRELS + "2 0 c 1\n"), r, "--trec-eval", "10.0"],
     ]

@@ -21,7 +21,7 @@ PYTREC = set(pytrec_eval.supported_measures)
 TRANSFORMED = {"ndcg_exp": "ndcg", "ndcg_exp_cut": "ndcg_cut",          # pytrec on qrels graded 2^g - 1
                "map_judged": "map", "ndcg_judged": "ndcg",              # pytrec with -J (judged only)
                "correct": "success"}                                    # C@K is success_K
-LOOPS = {"Judged", "unj", "rbp", "rbp_resid", "dcg", "ideal_dcg"}       # plain loops below
+LOOPS = {"Judged", "unj", "rbp", "rbp_resid", "dcg", "ideal_dcg", "yaap"}  # plain loops below
 FROM_PYTREC = {"FIRE_AP"}  # map_cut_K * R / (P_K * K), from pytrec_eval's values
 
 
@@ -74,9 +74,16 @@ def _ranked(frame, topic):
     return [d for _, d in sorted(zip(rows.score, rows.docno), reverse=True)]
 
 
-def _loop_oracle(kind, k, ranked, judged):
-    """Judged@K, unj_K, rbp, rbp_resid, dcg, ideal_dcg by hand from the ranked list and the topic's qrels."""
+def _loop_oracle(kind, k, ranked, judged, level=1):
+    """Judged@K, unj_K, rbp, rbp_resid, dcg, ideal_dcg, yaap by hand from the ranked list and the topic's qrels."""
     grades = [judged.get(d) for d in ranked]
+    if kind == "yaap":  # m_yaap.c: log((1 + S) / (1 + R - S)), S the precisions at the relevant documents
+        total, found = 0.0, 0
+        for j, g in enumerate(grades):
+            if g is not None and g >= level:
+                found += 1
+                total += found / (j + 1)
+        return math.log((1 + total) / (1 + sum(g >= level for g in judged.values()) - total))
     if kind in ("dcg", "ideal_dcg"):
         gains = [g for g in grades] if kind == "dcg" else sorted(judged.values(), reverse=True)
         return sum(g / math.log2(j + 2) for j, g in enumerate(gains) if g is not None and g > 0)
@@ -120,7 +127,7 @@ def test_every_registered_gains_based_measure_matches_its_oracle(seed, level):
             for m in parsed[family.root]:
                 values = ours.values[m.name][i]
                 if family.root in LOOPS:
-                    expected = [_loop_oracle(m.kind, m.k, _ranked(runs[run], t), qrels[t]) for t in ours.topics]
+                    expected = [_loop_oracle(m.kind, m.k, _ranked(runs[run], t), qrels[t], level) for t in ours.topics]
                     np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12, err_msg=f"{run} {m.name}")
                     continue
                 theirs = {"map_judged": judged_only, "ndcg_judged": judged_only}.get(

@@ -1,5 +1,6 @@
 """Every trec_eval measure against pytrec_eval (trec_eval's own C code), incomplete-judgement
 measures against ir_measures, judged-only (-J), relevance levels, and range properties."""
+import dataclasses
 import re
 
 import numpy as np
@@ -185,6 +186,12 @@ def test_trec_eval_own_test_suite_topic_302():
     assert {m: round(float(ref.values[m][0, 0]), 4) for m in expected} == expected
 
 
-def test_utility_with_collection_size_term_is_refused():
-    with pytest.raises(ValueError, match="needs the collection size"):
-        parse_measures("utility.1,-1,0,1")
+def test_utility_d_counts_the_collection_size_as_trec_eval():
+    # m_utility.c: a rel_ret + b (ret - rel_ret) + c (R - rel_ret) + d (N + rel_ret - ret - R), N = -N (0 by default)
+    from fireeval.core.measures import Context
+
+    (m,) = parse_measures("utility.1,-1,0,0.5")
+    ctx = Context.of_lists([[1, 0, 0]], n_relevant=[2])
+    assert m.compute(ctx).tolist() == [1 - 2 + 0.5 * (0 + 1 - 3 - 2)]
+    sized = dataclasses.replace(m, k=m.k + (100,))
+    assert sized.compute(ctx).tolist() == [1 - 2 + 0.5 * (100 + 1 - 3 - 2)] and sized.name == "utility_1,-1,0,0.5"

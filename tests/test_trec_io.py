@@ -52,7 +52,6 @@ def test_round_trip_run_and_qrels(tmp_path):
 
 @pytest.mark.parametrize("text, line, words", [
     ("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n", 2, "expected 6 columns, found 5"),
-    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t extra\n", 2, "expected 6 columns, found 7"),
     ("1 Q0 a 1 1.0 t\n1 Q0 b 2 high t\n", 2, "score 'high' is not a finite number"),
     ("1 Q0 a 1 1.0 t\n1 Q0 b 2 nan t\n", 2, "score 'nan' is not a finite number"),
     ("1 Q0 a 1 1.0 t\n2 Q0 a 1 1.0 t\n1 Q0 a 3 0.2 t\n", 3, "document 'a' appears twice for topic '1' (first on line 1)"),

@@ -154,7 +154,7 @@ def error_message(err: BaseException, args=None) -> tuple[str, int]:
         # (KeyError, NoSuchKernel); RuntimeError: DataError, a failed chapter, missing WordNet.
         if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str) and " " not in err.args[0]:
             text = f"missing key {err.args[0]!r}. Fix: check the file's format"
-        return _in_form(text, args, general), 2
+        return _in_form(text, args, general), getattr(err, "exit_status", 2)  # (evaluate --strict: trec_eval's)
     return (f"{files or '<arguments>'}: internal error {name}: {text}. Fix: this is a bug in fireeval, please "
             "report the command (FIREEVAL_DEBUG=1 shows the traceback)."), 1
 

@@ -138,12 +138,26 @@ def _qrels_columns(frame, what):
                      f"it has {', '.join(map(str, frame.columns))}. Fix: rename its columns")
 
 
+def _as_numbers(values, what, name, fix):
+    """``np.asarray(values, dtype=float)``, with a Python int beyond a double's range (``10**400``: numpy's bare
+    OverflowError) refused in one line."""
+    try:
+        return np.asarray(values, dtype=float)
+    except OverflowError:
+        bad = next(v for v in values if isinstance(v, int) and not -2**1023 < v < 2**1023)
+        raise ValueError(f"{what}: {name} {str(bad)[:20]}... ({len(str(abs(bad)))} digits) is beyond a double's "
+                         f"range. Fix: {fix}") from None
+
+
 def _grades(values, what):
     """Integer grades, or a one-line error (a run's scores where qrels belong are the usual cause)."""
     values = np.asarray(values)
     if values.dtype == object:
         try:
             values = values.astype(float)
+        except OverflowError:
+            _as_numbers(list(values), what, "relevance", "give integer grades between -2**31 and 2**31")
+            raise
         except (TypeError, ValueError):
             bad = next(v for v in values if not isinstance(v, (int, float, np.number)))
             raise ValueError(f"{what}: relevance {bad!r} is not a number. Fix: give integer grades "
@@ -259,7 +273,7 @@ def _run_table(topics, docs, scores, tag, what, precision):
     """A :class:`RunTable` in trec_eval order (score descending, ties by docno descending) from columns."""
     from fireeval.core.trec import RunTable
 
-    scores = np.asarray(scores, dtype=float)
+    scores = _as_numbers(scores, what, "score", "give scores between -1.8e308 and 1.8e308")
     if not len(scores):
         raise ValueError(f"{what}: the run is empty. Fix: give at least one retrieved document")
     if not np.isfinite(scores).all():
@@ -315,8 +329,10 @@ def _run_from_frame(frame, name: str, precision):
                 "measures)" if "relevance" in columns else " Fix: add a score (or rank) column")
         raise ValueError(f"{what}: the DataFrame has no score or rank column.{hint}")
     try:
-        scores = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
+        scores = _as_numbers(scores, what, "score", "give scores between -1.8e308 and 1.8e308")
+    except (TypeError, ValueError) as err:
+        if "beyond a double" in str(err):
+            raise
         raise ValueError(f"{what}: the score column holds values that are not numbers. Fix: give numeric "
                          "scores") from None
     tag = name
@@ -452,7 +468,7 @@ def _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_ve
     if level is None:  # the level the judgements were built with, else trec_eval's default
         level = int(qrels.relevance_level) if _instance(qrels, "fireeval.core.judgements", "Qrels") or \
             _instance(qrels, "fireeval.core.stream", "QrelsIndex") else 1
-    max_retrieved = _check_int("max_retrieved", max_retrieved, 1, allow_none=True)
+    max_retrieved = _check_int("max_retrieved", max_retrieved, 0, allow_none=True)
     if max_retrieved is not None and max_retrieved >= 2**31:
         max_retrieved = None  # beyond any ranking (as trec_eval's atol saturates): no cut
     return {"complete": _check_flag("complete", complete), "judged_only": _check_flag("judged_only", judged_only),
@@ -537,6 +553,11 @@ def _stream_results(qrels_index, runs, measures, options, version, precision, jo
                              "and qrels belong to the same collection (topic ids are compared as text: 0401 is "
                              "not 401)")
         warn_ignored(scores, where)
+        if version == "10.0" and not options["complete"] and len(scores.topics) < len(qrels_index.topics):
+            lacking = sorted(set(qrels_index.topics.tolist()) - set(scores.topics.tolist()))
+            raise ValueError(f"{where}: the run has no line for topic {lacking[0]} of the qrels ({len(lacking)} "
+                             "topic(s) missing); trec_eval 10.0 stops there (exit 4). Fix: pass complete=True to "
+                             "score missing topics 0, or trec_eval_version='9.0.7', which skips them")
         out.append((label, scores.topics, scores.values, scores.summary()))
     return out
 
@@ -647,9 +668,11 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     judged_only : bool, default False
         Drop unjudged documents first: condensed-list measures (trec_eval ``-J``).
     max_retrieved : int, optional
-        Keep each topic's top ``max_retrieved`` documents (trec_eval ``-M``).
+        Keep each topic's top ``max_retrieved`` documents (trec_eval ``-M``; 0: none).
     trec_eval_version : {"9.0.7", "10.0"}
-        The trec_eval to reproduce (score precision, cut-off rounding, 10.0's measures).
+        The trec_eval to reproduce (score precision, cut-off rounding, 10.0's measures). Without
+        ``complete``, 9.0.7 averages over the run's own topics; 10.0 stops on a qrels topic the run
+        lacks, and so does this (a ValueError naming it).
     output : {"frame", "dict"}
         A tidy DataFrame, or plain dicts (no pandas needed).
     jobs : int or None, default 1
@@ -724,10 +747,11 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
 
     # ---- dispatch: a RunSet to the in-memory engine (vectorised over its runs), the rest streamed
     run_set = runs[0][1] if _instance(runs[0][1], "fireeval.core.runset", "RunSet") else None
-    if run_set is not None and version == "9.0.7":
+    if run_set is not None and version == "9.0.7" and options["max_retrieved"] != 0:
         results = _runset_results(_qrels_frame_object(qrels, level), run_set, parsed, options)
     else:
-        # (a RunSet with 10.0: its rounding and measures live in the streaming engine, which streams its runs)
+        # (a RunSet with 10.0: its rounding and measures live in the streaming engine, which streams its runs;
+        # -M 0, nothing retrieved, too)
         results = _stream_results(_qrels_index(qrels, level), runs, parsed, options, version, precision, jobs)
     names = [m.name for m in parsed]
     if output == "dict":

@@ -327,8 +327,8 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     for m in measures:
         parsed.extend([m] if isinstance(m, Measure) else parse(m, version, printing=True))
     level = qrels.relevance_level if relevance_level is None else int(relevance_level)
-    if max_retrieved is not None and max_retrieved < 1:
-        raise ValueError(f"max_retrieved must be >= 1, not {max_retrieved}")
+    if max_retrieved is not None and max_retrieved < 0:
+        raise ValueError(f"max_retrieved must be >= 0, not {max_retrieved}")
     topic_pos, row_grade = qrels.lookup(run)
     ignored = [str(t) for t, p in zip(run.topics, topic_pos) if p < 0]
     if complete:
@@ -350,13 +350,13 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     n_ret = np.zeros(n_eval, dtype=np.int64)
     n_ret[run_row[run_row >= 0]] = sizes_cut[run_row >= 0]
     if version == "10.0":
-        # 10.0 evaluates a topic the run lacks (-c) on a stand-in ranking: one document, unjudged
-        n_ret[missing] = 1
+        # 10.0 evaluates a topic the run lacks (-c) on a stand-in ranking: one document, unjudged (-M 0: none)
+        n_ret[missing] = 1 if max_retrieved is None else min(1, max_retrieved)
     depth = max(int(sizes_cut[run_row >= 0].max()) if (run_row >= 0).any() else 0, 1)
     rank = np.arange(len(row_grade), dtype=np.int64) - np.repeat(run.starts[:-1], sizes)
     rank = rank.astype(np.int32)
     row_eval = np.repeat(run_row.astype(np.int32), sizes)
-    keep = (row_eval >= 0) & (rank < depth)
+    keep = (row_eval >= 0) & (rank < (depth if max_retrieved is None else min(depth, max_retrieved)))
     n_rel_all, n_non_all = qrels.counts(level)
     n_rel, n_non = n_rel_all[eval_pos], n_non_all[eval_pos]
     ideal_all = qrels.ideal[eval_pos]

@@ -2,7 +2,8 @@
 
 Formats (as trec_eval reads them):
 
-* run: ``qid Q0 docno rank score tag`` -- six whitespace-separated columns. The rank
+* run: ``qid Q0 docno rank score tag`` -- six whitespace-separated columns; fields after the
+  sixth are ignored, and the run's tag is the last line's, as trec_eval reads them. The rank
   column is ignored: trec_eval orders a topic's documents by score descending and
   breaks ties by docno *descending* (see :func:`trec_order`).
 * qrels: ``qid iteration docno relevance`` -- four columns, integer relevance.
@@ -146,11 +147,12 @@ def _refuse_binary(path, head: bytes) -> None:
                               "give the plain-text (or gzipped) run or qrels file")
 
 
-def _first_bad_line(path, n_fields, checks):
+def _first_bad_line(path, n_fields, checks, extra_fields: bool = False):
     """Scan ``path`` line by line; return (line, problem, fix) for the first bad line.
 
     ``checks`` maps a column index to (predicate, problem, fix); it runs after the
-    column-count check.
+    column-count check. ``extra_fields``: a line may have more than ``n_fields`` fields (trec_eval
+    ignores what follows a run line's sixth).
     """
     seen = {}
     for lineno, raw_line in enumerate(_read_bytes(path).split(b"\n"), 1):
@@ -162,7 +164,7 @@ def _first_bad_line(path, n_fields, checks):
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != n_fields:
+        if len(fields) != n_fields and not (extra_fields and len(fields) > n_fields):
             return (lineno, f"expected {n_fields} columns, found {len(fields)} ({line.strip()[:80]!r})",
                     f"write each line as {' '.join(RUN_COLUMNS if n_fields == 6 else QRELS_COLUMNS)}")
         for col, (ok, problem, fix) in checks.items():
@@ -250,11 +252,12 @@ _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on, as the line scan does
 
 
-def _lean_fields(raw: bytes, n_fields: int):
+def _lean_fields(raw: bytes, n_fields: int, extra_fields: bool = False, path=None):
     """``(data, starts, ends)``: the file's bytes and the (lines x n_fields) start and end offsets of its
     fields (``starts`` None: each field starts one byte after the previous one ends), split on any run of
     whitespace as :func:`_first_bad_line` splits a line; None when a non-blank line has another number of
-    fields or the file is not UTF-8 (the line scan then names the line)."""
+    fields (``extra_fields``: fewer; the fields after the first ``n_fields`` of a line are dropped) or the
+    file is not UTF-8 (the line scan then names the line)."""
     data = np.frombuffer(raw, dtype=np.uint8)
     if not len(data):
         return None
@@ -276,14 +279,29 @@ def _lean_fields(raw: bytes, n_fields: int):
     if head or tail:
         flips = np.concatenate([np.array(head, np.int64), flips, np.array(tail, np.int64)])
     starts, ends = flips[0::2], flips[1::2]
-    if not len(starts) or len(starts) % n_fields:
+    if not len(starts) or (len(starts) % n_fields and not extra_fields):
         return None
     # fields per line: the fields before each line break, differenced
     before = np.searchsorted(starts, np.flatnonzero(data == 10))
     per_line = np.diff(np.r_[0, before, len(starts)])
-    if ((per_line != 0) & (per_line != n_fields)).any():
-        return None  # a line with more or fewer fields
+    wrong = (per_line != 0) & (per_line != n_fields)
+    if wrong.any():
+        if not extra_fields or ((per_line != 0) & (per_line < n_fields)).any():
+            return None  # a line with fewer fields (or more, where they are not allowed)
+        # a line's first n_fields fields are kept, the rest dropped (trec_eval ignores them), said aloud
+        _warn_extra_fields(path, int(np.flatnonzero(wrong)[0]) + 1, int(wrong.sum()), int(per_line.max()))
+        line_start = np.repeat(np.cumsum(per_line) - per_line, per_line)
+        keep = np.arange(len(starts)) - line_start < n_fields
+        starts, ends = starts[keep], ends[keep]
     return data, starts.reshape(-1, n_fields), ends.reshape(-1, n_fields)
+
+
+def _warn_extra_fields(path, line, lines, most):
+    import warnings
+
+    warnings.warn(f"{path}:{line}: {lines} line(s) have more than 6 fields (up to {most}); the fields after the sixth "
+                  "are ignored, as trec_eval ignores them (a docno with a space in it would be read as two fields). "
+                  "Fix: check the file if a field holds spaces", stacklevel=4)
 
 
 def _simple_fields(data, n_fields):
@@ -342,9 +360,25 @@ def _gather_words(data, start, lengths, out) -> None:
     """``out[:, w]``: the 8 bytes of ``data`` from ``start + 8 w``, those past ``lengths`` zeroed."""
     # 8 bytes from any offset: a word view of the bytes with a stride of one byte
     at = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
-    sizes = np.arange(8 * out.shape[1] + 1)
-    for w in range(out.shape[1]):  # one gather per 8 bytes of the widest field; masks from a small table
-        out[:, w] = at[start + 8 * w] & _WORD_MASKS[np.clip(sizes - 8 * w, 0, 8)][lengths]
+    n, words = out.shape
+    if words <= _NARROW_WORDS:  # the usual docno: one gather per 8 bytes, masks from a small table
+        sizes = np.arange(8 * words + 1)
+        for w in range(words):
+            out[:, w] = at[start + 8 * w] & _WORD_MASKS[np.clip(sizes - 8 * w, 0, 8)][lengths]
+        return
+    # a very long field (a 1 MB docno): blocks of words at once, each row's masks from its own length, so the
+    # work is linear in rows x words (a table of every width per word was quadratic in the width)
+    step = max(1, _GATHER_CELLS // max(n, 1))
+    for first in range(0, words, step):
+        cols = np.arange(first, min(first + step, words), dtype=np.int64)
+        out[:, first:first + len(cols)] = at[start[:, None] + 8 * cols] & \
+            _WORD_MASKS[np.clip(lengths[:, None] - 8 * cols, 0, 8)]
+
+
+#: fields up to this many 8-byte words are gathered a word at a time (fast for short docnos); wider ones in
+#: blocks of about _GATHER_CELLS words
+_NARROW_WORDS = 16
+_GATHER_CELLS = 1 << 20
 
 
 _NUMBER_BYTES = np.zeros(256, dtype=bool)
@@ -366,8 +400,8 @@ def _lean_scores(texts: np.ndarray, check_bytes: bool = True):
         return None
 
 
-def _raise_first_bad_line(path, n_fields, checks, what):
-    found = _first_bad_line(path, n_fields, checks)
+def _raise_first_bad_line(path, n_fields, checks, what, extra_fields: bool = False):
+    found = _first_bad_line(path, n_fields, checks, extra_fields)
     if found is None:  # the parser disagreed with the scan: report rather than guess
         raise TrecFormatError(path, None, f"could not be parsed as {what}", "check the file's format")
     raise TrecFormatError(path, *found)
@@ -428,8 +462,15 @@ def fixed_bytes(array, width: int | None = None):
         return np.zeros((n, width), dtype=np.uint8), lengths
     out = np.zeros((n, width), dtype=np.uint8)
     start, last = offsets[:-1], len(data) - 1
-    for col in range(width):  # one gather per byte position: small, cache-friendly temporaries
-        out[:, col] = np.where(col < lengths, data[np.minimum(start + col, last)], 0)
+    if width <= 8 * _NARROW_WORDS:
+        for col in range(width):  # one gather per byte position: small, cache-friendly temporaries
+            out[:, col] = np.where(col < lengths, data[np.minimum(start + col, last)], 0)
+        return out, lengths
+    step = max(1, _GATHER_CELLS // max(n, 1))  # a long docno: blocks of byte positions, linear in rows x width
+    for first in range(0, width, step):
+        cols = np.arange(first, min(first + step, width), dtype=np.int64)
+        out[:, first:first + len(cols)] = np.where(cols < lengths[:, None],
+                                                   data[np.minimum(start[:, None] + cols, last)], 0)
     return out, lengths
 
 
@@ -498,8 +539,12 @@ def bytes_hash(rows: np.ndarray) -> np.ndarray:
     mult = np.resize(_HASH_MULTIPLIERS, words.shape[1]) + np.arange(words.shape[1], dtype=np.uint64) * np.uint64(2)
     with np.errstate(over="ignore"):
         h = words[:, 0] * mult[0] if words.shape[1] else np.zeros(len(words), np.uint64)
-        for w in range(1, words.shape[1]):  # a column at a time: ~7x faster than a sum over the short axis
+        narrow = min(words.shape[1], _NARROW_WORDS)
+        for w in range(1, narrow):  # a column at a time: ~7x faster than a sum over the short axis
             h += words[:, w] * mult[w]
+        step = max(1, _GATHER_CELLS // max(len(words), 1))
+        for first in range(narrow, words.shape[1], step):  # a long docno: blocks of columns (the same sum mod 2^64)
+            h += (words[:, first:first + step] * mult[first:first + step]).sum(axis=1, dtype=np.uint64)
         h ^= h >> np.uint64(29)
     return h
 
@@ -538,7 +583,7 @@ _QRELS_CHECKS = {3: (_is_int, "relevance {value!r} is not an integer below 2^62 
 
 def raise_bad_run(path):
     """Raise the :class:`TrecFormatError` for the first bad line of run file ``path``."""
-    _raise_first_bad_line(path, 6, _RUN_CHECKS, "a 6-column run")
+    _raise_first_bad_line(path, 6, _RUN_CHECKS, "a 6-column run", extra_fields=True)
 
 
 @dataclass(frozen=True)
@@ -603,6 +648,14 @@ def _read_run_arrow(path, dictionary: bool = False):
     types = {"query": text, "q0": pa.string(), "docno": text, "rank": pa.string(), "score": pa.float64(),
              "tag": pa.string()}
     table = _arrow_table(raw, RUN_COLUMNS, types, ["query", "docno", "score", "tag"])
+    if table is None and _first_bad_line(path, 6, _RUN_CHECKS, extra_fields=True) is None:
+        # lines with fields after the sixth, which trec_eval ignores: read again without them
+        lines = [line.split() for line in raw.split(b"\n")]
+        extra = [i for i, fields in enumerate(lines, 1) if len(fields) > 6]
+        if extra:
+            _warn_extra_fields(path, extra[0], len(extra), max(len(lines[i - 1]) for i in extra))
+        raw = b"\n".join(b" ".join(fields[:6]) for fields in lines)
+        table = _arrow_table(raw, RUN_COLUMNS, types, ["query", "docno", "score", "tag"])
     del raw
     if table is None:
         raise_bad_run(path)
@@ -707,7 +760,7 @@ def _run_columns(path):
     if not raw or raw.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
         raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
     if len(raw) <= _LEAN_BYTES:
-        fields = _lean_fields(raw, 6)
+        fields = _lean_fields(raw, 6, extra_fields=True, path=path)
         if fields is None:
             raise_bad_run(path)
         score = _lean_scores(_lean_column(fields, 4), check_bytes=b"_" in raw)
@@ -715,7 +768,8 @@ def _run_columns(path):
             if not np.isfinite(score).all():  # inf, nan, 1e400: the scan names the line
                 raise_bad_run(path)
             data, _, ends = fields
-            tag = data[_field_starts(fields, 5)[0]:ends[0, 5]].tobytes().decode("utf-8")
+            # the run's tag is the last line's, as trec_eval keeps it (no check that the lines agree)
+            tag = data[_field_starts(fields, 5)[-1]:ends[-1, 5]].tobytes().decode("utf-8")
             topic, names = topic_codes(_lean_column(fields, 0))
             docnos = _lean_column(fields, 2)
             del fields, data, ends, raw
@@ -725,7 +779,7 @@ def _run_columns(path):
     import pyarrow.types as pa_types
 
     table, score = _read_run_arrow(path, dictionary=True)
-    tag = str(table.column("tag")[0].as_py())
+    tag = str(table.column("tag")[-1].as_py())  # the last line's, as trec_eval keeps it
     if pa_types.is_dictionary(table.schema.field("query").type):
         table = table.select(["query", "docno"]).unify_dictionaries()
     query, topic_names = _dictionary_codes(table.column("query"))
@@ -803,6 +857,12 @@ def _bytes_order_key(texts: np.ndarray) -> np.ndarray:
     if texts.dtype.itemsize % 8 or not texts.dtype.itemsize:
         texts = texts.astype(f"S{-(-max(texts.dtype.itemsize, 1) // 8) * 8}")
     words = texts.view(">u8").reshape(len(texts), -1)
+    if words.shape[1] > _NARROW_WORDS:  # long texts: one sort of the bytes, then dense ranks (a rank pass
+        order = np.argsort(texts, kind="stable")  # per word would be quadratic in the width)
+        ordered = texts[order]
+        key = np.empty(len(texts), dtype=np.uint64)
+        key[order] = np.cumsum(np.r_[False, ordered[1:] != ordered[:-1]], dtype=np.uint64)
+        return key
     key = words[:, 0].astype(np.uint64)
     for w in range(1, words.shape[1]):
         key = (_dense_rank(key) << np.uint64(32)) | _dense_rank(words[:, w])

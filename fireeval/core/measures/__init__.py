@@ -57,7 +57,7 @@ from fireeval.core.measures.base import GM_EPSILON, HELP, Context, Family, Measu
 
 __all__ = ["REGISTRY", "Family", "Param", "Measure", "Context", "get", "family_of", "names", "parse", "score",
            "nickname", "NICKNAMES", "TREC_EVAL_VERSIONS", "check_version", "trec_eval_order", "summarise",
-           "GM_EPSILON"]
+           "GM_EPSILON", "parse_strict", "TREC_EVAL_ROOTS"]
 
 #: The trec_eval releases whose output ``fireeval evaluate`` reproduces (``--trec-eval``).
 TREC_EVAL_VERSIONS = ("9.0.7", "10.0")
@@ -269,3 +269,88 @@ def score(name: str, grades, n_relevant=None, *, level: int = 1, n_nonrelevant=N
     ctx = Context.of_lists(grades, n_relevant, level=level, n_nonrelevant=n_nonrelevant, ideal=ideal,
                            n_retrieved=n_retrieved)
     return np.asarray(measure.compute(ctx), dtype=float)
+
+
+#: The measures trec_eval itself has (measures.c of 9.0.7; 10.0 adds those declared ``since="10.0"``): the names
+#: ``fireeval evaluate --strict`` takes, as trec_eval does, case and all.
+TREC_EVAL_ROOTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                   "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+                   "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
+                   "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+                   "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj")
+_C_LONG = re.compile(r"\s*([+-]?[0-9]*)")
+_C_DOUBLE = re.compile(r"\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the leading whole number of ``text`` (``23.4`` -> 23), 0 when there is none."""
+    digits = _C_LONG.match(text)[1]
+    return int(digits) if digits.strip("+-") else 0
+
+
+def _atof(text: str) -> float:
+    """C's ``atof`` for decimal text: the leading number of ``text``, 0.0 when there is none."""
+    found = _C_DOUBLE.match(text)
+    return float(found[1]) if found else 0.0
+
+
+def parse_strict(arguments, version: str = "9.0.7") -> list:
+    """The measures trec_eval computes for its ``-m`` arguments, in its print order (``fireeval evaluate --strict``).
+
+    As trec_eval's ``mark_measure`` and ``init_meas``: no argument means ``official``; each argument
+    is a measure or nickname (``official``, ``set``, ``all_trec``) of trec_eval's own, named as
+    trec_eval names it (``P``, not ``P_10`` or ``P@10``), optionally followed by ``.PARAMETERS``; a
+    measure asked several times is computed once, with the parameters of the first argument that
+    gave it any (``-m P.1,2 -m P.5`` is P_1 and P_2; ``-m official -m P.7`` is P_7 alone), its
+    cut-offs read as C's ``atol`` reads them (``ndcg_cut.23.4`` is ndcg_cut_23) and sorted. What
+    trec_eval refuses (an unknown name, a cut-off of 0 or less, one given twice) raises a
+    ValueError naming the argument and the fix.
+
+    >>> [m.name for m in parse_strict(["P.10,5", "P.7", "map.3"])]
+    ['map', 'P_5', 'P_10']
+    >>> [m.name for m in parse_strict([])][:6]
+    ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map']
+    """
+    check_version(version)
+    known = [root for root in TREC_EVAL_ROOTS if version == "10.0" or REGISTRY[root].since != "10.0"]
+    marked, given = set(), {}
+    for argument in list(arguments) or ["official"]:
+        name, dot, params = argument.partition(".")
+        if dot and not params:
+            raise ValueError(f"-m {argument}: no parameter after the '.' (trec_eval refuses it). Fix: write "
+                             f"-m {name}, or give the parameters, e.g. -m P.10")
+        if dot:
+            given.setdefault(name, (argument, params))  # trec_eval uses the first parameters given for a name
+        if name in NICKNAMES:
+            marked.update(nickname(name, version, printing=True))
+        elif name in known:
+            marked.add(name)
+        else:
+            close = [root for root in known if root.lower() == name.lower().split("_")[0].split("@")[0]]
+            hint = f" (trec_eval's name: {close[0]})" if close else ""
+            raise ValueError(f"-m {argument}: trec_eval {version} has no measure {name!r}{hint}; --strict takes "
+                             "trec_eval's own names and nicknames (official, set, all_trec), case and all. Fix: "
+                             "write it as trec_eval does (P.10, not P_10 or P@10), or leave out --strict")
+    out = []
+    for root in sorted(marked, key=lambda r: REGISTRY[r].print_rank):
+        family = REGISTRY[root]
+        argument, params = given.get(root, (root, None))
+        if params is None or root in ("runid",) or (family.param is None and family.parse is None):
+            out += parse(root, version, printing=True)  # (a parameter for a measure that takes none is ignored)
+            continue
+        if family.param is not None and family.parse is None:
+            if family.param.type is int:
+                values = sorted(_atol(p) for p in params.split(","))
+                if values[0] <= 0:
+                    raise ValueError(f"-m {argument}: a cut-off of {values[0]} (trec_eval reads the parameters as C's "
+                                     "atol does and refuses cut-offs of 0 or less). Fix: give cut-offs of 1 or more")
+            else:
+                values = sorted(_atof(p) for p in params.split(","))
+            if len(set(values)) < len(values):
+                raise ValueError(f"-m {argument}: a cut-off given twice (trec_eval stops: duplicate cutoffs "
+                                 "detected). Fix: give each cut-off once")
+            out += family.measures([family.param.parse(repr(v) if isinstance(v, float) else str(v), argument)
+                                    for v in values])
+        else:
+            out += parse(f"{root}.{params}", version, printing=True)
+    return out

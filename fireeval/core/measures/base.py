@@ -246,7 +246,7 @@ REGISTERED_KINDS: dict = {}
 
 def family_of(measure: Measure) -> Family:
     """The registered family of a parsed :class:`Measure`."""
-    if measure.kind in ("ndcg", "ndcg_exp") and measure.k is not None:
+    if measure.kind in ("ndcg", "ndcg_exp") and measure.k is not None and not isinstance(measure.k, tuple):
         return REGISTERED[measure.kind + "_cut"]
     try:
         return REGISTERED_KINDS[measure.kind]

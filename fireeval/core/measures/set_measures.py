@@ -77,18 +77,21 @@ def set_f(ctx, k=None):
 
 
 def utility(ctx, k):
-    """a * relevant retrieved + b * non-relevant retrieved + c * relevant not retrieved (+ d * the rest,
-    which needs the collection size: refused).
+    """a * relevant retrieved + b * non-relevant retrieved + c * relevant not retrieved + d * non-relevant not
+    retrieved, the last counted as trec_eval counts it from the collection size N (``-N``, default 0, as
+    trec_eval's: then d multiplies a negative count). ``k`` is (a, b, c, d) or (a, b, c, d, N).
 
-    .. math:: U = a\\,|\\mathrm{Rel} \\cap \\mathrm{ret}| + b\\,|\\overline{\\mathrm{Rel}} \\cap \\mathrm{ret}| + c\\,|\\mathrm{Rel} \\setminus \\mathrm{ret}|
+    .. math:: U = a\\,|\\mathrm{Rel} \\cap \\mathrm{ret}| + b\\,|\\overline{\\mathrm{Rel}} \\cap \\mathrm{ret}| + c\\,|\\mathrm{Rel} \\setminus \\mathrm{ret}| + d\\,(N + |\\mathrm{Rel} \\cap \\mathrm{ret}| - |\\mathrm{ret}| - R)
 
     >>> from fireeval.core.measures import score
     >>> score("utility", [[1, 0, 0]]).tolist()
     [-1.0]
     """
-    a, b, c, d = k
-    rel_ret = ctx.n_rel_ret
-    return (a * rel_ret + b * (ctx.n_ret - rel_ret) + c * (ctx.n_rel - rel_ret)).astype(float)
+    a, b, c, d = k[:4]
+    size = k[4] if len(k) > 4 else 0
+    rel_ret, n_ret, n_rel = ctx.n_rel_ret, ctx.n_ret, ctx.n_rel
+    value = (a * rel_ret + b * (n_ret - rel_ret) + c * (n_rel - rel_ret)).astype(float)
+    return value + d * (size + rel_ret - n_ret - n_rel) if d else value
 
 
 def parse_set_f(text, low, printing=False):
@@ -110,9 +113,8 @@ def parse_utility(text, low, printing=False):
     if len(parts) != 4:
         raise ValueError(f"-m {text}: utility takes four numbers a,b,c,d. Fix: write e.g. utility.1,-1,0,0")
     params = tuple(float_param(p, text, -1e300, 1e300, signed=True) for p in parts)
-    if params[3] != 0:  # d weighs non-relevant documents not retrieved: needs the collection size
-        raise ValueError(f"-m {text}: utility's d coefficient needs the collection size (trec_eval -N), "
-                         "which fireeval does not take. Fix: use d = 0")
+    # (d weighs the non-relevant documents not retrieved: with the collection size of -N, 0 by default as in
+    # trec_eval)
     return [Measure("utility", params, param_text=given)]
 
 
