@@ -1,0 +1,204 @@
+"""Issue 37: no silent guess left -- captions in MSR-VTT's layout, .npy trailing bytes, non-real scores in the
+API and in compare, duplicate topic labels, resample caps, and a Fix: on every argument error of the public API."""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fireeval
+from fireeval.cli import main
+from tests.conftest import require_data
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ids(tmp_path, n_q, n_v, texts=None):
+    q, v = tmp_path / "q.txt", tmp_path / "v.txt"
+    q.write_text("".join(f"v{i}" + (f"\t{texts[i]}" if texts else "") + "\n" for i in range(n_q)))
+    v.write_text("".join(f"v{j}\n" for j in range(n_v)))
+    return q, v
+
+
+# ---------------------------------------------------------------- captions
+def _proxy_run(tmp_path, captions):
+    sim = np.array([[0.9, 0.8, 0.1], [0.2, 0.3, 0.9], [0.1, 0.2, 0.3]])
+    np.save(tmp_path / "m.npy", sim)
+    q, v = _ids(tmp_path, 3, 3, texts=["a dog runs", "a cat sleeps", "a car drives"])
+    caps = tmp_path / "caps.json"
+    caps.write_text(json.dumps(captions))
+    code = main(["evaluate-similarity", str(tmp_path / "m.npy"), "--queries", str(q), "--videos", str(v), "--proxy",
+                 "bow", "--captions", str(caps), "--threshold", "0.5", "--pool-depth", "1", "-k", "1", "--json"])
+    return code, caps
+
+
+def test_captions_keyed_by_sentence_id_are_read_as_captions(tmp_path, capsys):
+    """MSR-VTT's {video_id: {sen_id: caption}}: the captions are the values, so the corrected C@1 rises as with
+    the list layout (query 1's top video v2 has the query as a caption); the sentence ids were read before."""
+    listed = {"v0": ["a dog runs fast"], "v1": ["a dog runs home"], "v2": ["a cat sleeps"]}
+    keyed = {v: {str(190000 + i): c for i, c in enumerate(caps)} for v, caps in listed.items()}
+    results = []
+    for captions in (listed, keyed):
+        code, _ = _proxy_run(tmp_path, captions)
+        assert code == 0
+        results.append(json.loads(capsys.readouterr().out)["corrected"])
+    c1 = {r["metric"]: r for r in results[1]}["C@1"]
+    assert results[0] == results[1] and c1["original"] == pytest.approx(2 / 3) and c1["corrected"] == pytest.approx(1)
+
+
+@pytest.mark.parametrize("bad, shown", [({"1": 5}, "dict"), (7, "int"), ([], "list"), ({}, "dict"), ([""], "list")])
+def test_captions_of_another_shape_are_refused_in_one_line(tmp_path, capsys, bad, shown):
+    captions = {"v0": ["a dog runs fast"], "v1": bad, "v2": ["a cat sleeps"]}
+    code, caps = _proxy_run(tmp_path, captions)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and f"{caps}: video 'v1' has no list of caption strings ({shown}" in err
+    assert "Fix:" in err
+
+
+def test_the_shipped_msrvtt_captions_are_read_as_captions():
+    require_data("msrvtt/sgn_msrvtt_official_test_captions.json")
+    from fireeval.datasets import data_path
+    from fireeval.datasets.similarity_inputs import read_captions
+
+    path = data_path("msrvtt/sgn_msrvtt_official_test_captions.json")
+    doc = json.loads(path.read_text())
+    videos = list(doc)[:5]
+    got = read_captions(path, videos)
+    assert got == [list(doc[v].values()) for v in videos]
+    assert all(len(c) == 20 and not any(text.isdigit() for text in c) for c in got)
+
+
+# ---------------------------------------------------------------- .npy
+@pytest.mark.parametrize("extra", [b"\x00", b"junk after the data", np.zeros(3).tobytes()])
+def test_npy_with_bytes_after_its_data_is_refused(tmp_path, capsys, extra):
+    q, v = _ids(tmp_path, 2, 3)
+    path = tmp_path / "m.npy"
+    np.save(path, np.eye(2, 3))
+    assert main(["evaluate-similarity", str(path), "--queries", str(q), "--videos", str(v)]) == 0
+    capsys.readouterr()
+    with open(path, "ab") as fh:
+        fh.write(extra)
+    assert main(["evaluate-similarity", str(path), "--queries", str(q), "--videos", str(v)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{path}: {len(extra)} bytes after the array's data" in err and "Fix:" in err and "\n" not in err
+
+
+# ---------------------------------------------------------------- the API
+QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 1}}
+
+
+@pytest.mark.parametrize("column, name", [
+    ([0.5 + 1j, 0.2, 0.1], "complex number"),
+    (pd.to_datetime(["2020-01-01", "2020-01-03", "2020-01-02"]), "date"),
+    (pd.to_timedelta([1, 2, 3], unit="s"), "duration"),
+    (pd.Series(["0.5", "0.2", "0.1"], dtype=object), "text"),
+    ([True, False, True], "boolean"),
+])
+def test_a_dataframe_with_non_real_scores_is_refused(column, name):
+    run = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d3"], "score": column})
+    with pytest.raises(ValueError, match=f"run 'run': the score column: .* is a {name}.*Fix:"):
+        fireeval.evaluate(QRELS, run, "map")
+
+
+def test_a_dataframe_with_real_scores_is_still_scored():
+    run = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d3"],
+                        "score": pd.Series([0.5, 0.2, 0.9], dtype=object)})
+    plain = {"q1": {"d1": 0.5, "d2": 0.2, "d3": 0.9}}
+    assert fireeval.evaluate(QRELS, run, "map", output="dict") == fireeval.evaluate(QRELS, plain, "map",
+                                                                                      output="dict")
+
+
+def test_qrels_grades_given_as_text_are_refused():
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"],
+                          "relevance": pd.Series(["1", 0], dtype=object)})
+    with pytest.raises(ValueError, match="qrels: relevance '1' is not a number. Fix:"):
+        fireeval.evaluate(qrels, {"q1": {"d1": 1.0}}, "map")
+
+
+# ---------------------------------------------------------------- compare
+@pytest.mark.parametrize("scores, fragment", [
+    (np.array([[0.1 + 1j, 0.2, 0.3], [0.3, 0.2, 0.1]]), "is a complex number"),
+    ({"a": [0.1, 0.2, 0.3], "b": [0.3, "0.2", 0.1]}, "scores of 'b': '0.2' is text"),
+    ({"a": [0.1, 0.2, 0.3], "b": [0.3, True, 0.1]}, "scores of 'b': True is a boolean"),
+    (pd.DataFrame([[0.1, 0.2], [0.3, 0.4]], columns=["t1", "t2"]).astype(complex), "is a complex number"),
+    (pd.DataFrame({"t1": pd.to_datetime(["2020-01-01", "2020-01-02"]), "t2": [0.1, 0.2]}), "is a date"),
+    ({"a": [0.1, 0.2, 0.3], "b": [0.3, 0.2]}, "the systems have [2, 3] topics each"),
+    (pd.DataFrame([[0.1, 0.2, 0.3], [0.3, 0.4, 0.5]], columns=["t1", "t1", "t2"]), "topic labels repeat: ['t1']"),
+])
+def test_compare_refuses_scores_that_are_not_one_real_number_per_topic(scores, fragment):
+    with pytest.raises(ValueError) as err:
+        fireeval.compare(scores, n_bootstrap=0)
+    assert fragment in str(err.value) and "Fix:" in str(err.value)
+
+
+def test_compare_refuses_topic_labels_equal_as_text():
+    with pytest.raises(ValueError, match=r"topic labels repeat: \['1'\].*Fix:"):
+        fireeval.compare(np.random.default_rng(0).random((2, 3)), topics=[1, "1", 2])
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"n_permutations": 10**9}, "n_permutations=1000000000 is more than 1000000"),
+    ({"n_bootstrap": 10**9}, "n_bootstrap=1000000000 is more than 1000000"),
+    ({"n_permutations": 0}, "n_permutations must be >= 1"),
+    ({"n_bootstrap": -1}, "n_bootstrap must be >= 0"),
+    ({"alpha": 1.5}, "alpha must be a number in (0, 1)"),
+    ({"power": 0}, "power must be a number in (0, 1)"),
+    ({"confidence": "high"}, "confidence must be a number in (0, 1)"),
+    ({"adjust": "bonferroni"}, "adjust must be one of"),
+])
+def test_compare_refuses_bad_arguments_before_any_work(kwargs, fragment):
+    import tracemalloc
+
+    scores = np.random.default_rng(0).random((2, 40))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as err:
+            fireeval.compare(scores, **kwargs)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert fragment in str(err.value) and "Fix:" in str(err.value)
+    assert peak < 50_000_000  # refused before the (10**9 x 40) table of sign flips is allocated
+
+
+@pytest.mark.parametrize("value", [2.5, True, "100"])
+def test_resample_counts_must_be_whole_numbers(value):
+    with pytest.raises(TypeError, match="n_permutations=.* is not a whole number. Fix:"):
+        fireeval.compare(np.random.default_rng(0).random((2, 5)), n_permutations=value)
+
+
+def test_resample_tables_are_capped_by_topics():
+    """Allowed counts that would still need more than 256 MiB with this many topics are refused up front."""
+    scores = np.random.default_rng(0).random((2, 5000))
+    with pytest.raises(ValueError, match="n_permutations=1000000 with 5000 topics needs a table .* Fix: give at most "
+                                         "53687"):
+        fireeval.compare(scores, n_permutations=1_000_000, n_bootstrap=0)
+    with pytest.raises(ValueError, match="n_bootstrap=10000 with 5000 topics .* Fix: give at most 6710"):
+        fireeval.compare(scores, n_permutations=1000, n_bootstrap=10_000)
+
+
+# ---------------------------------------------------------------- Fix: on every argument error
+#: Modules behind the public API (``fireeval.evaluate``, ``fireeval.compare`` and the functions they read the
+#: reader's inputs with): every ValueError/TypeError they raise says how to fix it.
+PUBLIC = ["fireeval/stats/significance.py", "fireeval/core/api.py", "fireeval/core/runset.py",
+          "fireeval/core/moments.py", "fireeval/t2v/retrieval.py", "fireeval/datasets/similarity_inputs.py",
+          "fireeval/datasets/moment_formats.py", "fireeval/book/headline_diff.py", "fireeval/cli/compare.py",
+          "fireeval/cli/diff.py"]
+
+
+@pytest.mark.parametrize("module", PUBLIC)
+def test_every_argument_error_of_the_public_api_says_how_to_fix_it(module):
+    text = (ROOT / module).read_text()
+    missing = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            name = getattr(node.exc.func, "id", getattr(node.exc.func, "attr", ""))
+            segment = ast.get_source_segment(text, node)
+            if name in ("ValueError", "TypeError") and "Fix" not in segment \
+                    and not (isinstance(node.exc.args[0], ast.Name)):  # re-raised message built above
+                missing.append(f"{module}:{node.lineno}")
+    assert not missing, missing
