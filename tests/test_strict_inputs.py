@@ -100,7 +100,7 @@ QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 1}}
 ])
 def test_a_dataframe_with_non_real_scores_is_refused(column, name):
     run = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["d1", "d2", "d3"], "score": column})
-    with pytest.raises(ValueError, match=f"run 'run': the score column: .* is a {name}.*Fix:"):
+    with pytest.raises(ValueError, match=f"run 'run': the score column: .* is (a )?{name}.*Fix:"):
         fireeval.evaluate(QRELS, run, "map")
 
 
@@ -190,15 +190,146 @@ PUBLIC = ["fireeval/stats/significance.py", "fireeval/core/api.py", "fireeval/co
           "fireeval/cli/diff.py"]
 
 
+#: Raises that pass on the message of an error caught just before, which carries its Fix (checked at run time in
+#: test_passed_on_errors_carry_one_fix).
+PASSED_ON = {"fireeval/core/api.py": ["str(err).replace", 'f"measure {name!r}: {message}"'],
+             "fireeval/datasets/moment_formats.py": ["' '.join(str(err).split())"]}
+
+
+def _fix_variables(func) -> set:
+    """Names assigned, in ``func``, a string that holds a Fix (``fix = "Fix: ..."``)."""
+    out = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and "Fix" in ast.unparse(node.value):
+            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return out
+
+
 @pytest.mark.parametrize("module", PUBLIC)
 def test_every_argument_error_of_the_public_api_says_how_to_fix_it(module):
     text = (ROOT / module).read_text()
     missing = []
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+    for func in [n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        fixes = _fix_variables(func)
+        for node in ast.walk(func):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args):
+                continue
             name = getattr(node.exc.func, "id", getattr(node.exc.func, "attr", ""))
             segment = ast.get_source_segment(text, node)
-            if name in ("ValueError", "TypeError") and "Fix" not in segment \
-                    and not (isinstance(node.exc.args[0], ast.Name)):  # re-raised message built above
-                missing.append(f"{module}:{node.lineno}")
+            used = {n.id for n in ast.walk(node.exc.args[0]) if isinstance(n, ast.Name)}
+            if name in ("ValueError", "TypeError") and "Fix" not in segment and not used & fixes \
+                    and not any(p in segment for p in PASSED_ON.get(module, ())):
+                missing.append(f"{module}:{node.lineno}: {segment.splitlines()[0].strip()}")
     assert not missing, missing
+
+
+def test_passed_on_errors_carry_one_fix(tmp_path):
+    from fireeval.core.moments import measure_function
+    from fireeval.datasets.moment_formats import read_predictions
+
+    messages = []
+    for call in (lambda: fireeval.evaluate(QRELS, {"q1": {"d1": 1.0}}, "map", trec_eval_version="11"),
+                 lambda: fireeval.evaluate(QRELS, {"q1": {"d1": 1.0}}, "ndcg_cut.x"),
+                 lambda: fireeval.evaluate(QRELS, {"q1": {"d1": 1.0}}, "nonsense"),
+                 lambda: measure_function("R@1,2"), lambda: measure_function("R@0")):
+        with pytest.raises(ValueError) as err:
+            call()
+        messages.append(str(err.value))
+    (tmp_path / "p.json").write_text("{")
+    with pytest.raises(ValueError) as err:
+        read_predictions(tmp_path / "p.json", GT_ROWS, "charades")
+    messages.append(str(err.value))
+    assert all(m.count("Fix:") == 1 for m in messages), messages
+
+
+# ---------------------------------------------------------------- moment files
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+GT_TEXT = "A 0 10##q one.\nB 0 4##q two.\n"
+GT_ROWS = [("A", "q one.", 0.0, 10.0), ("B", "q two.", 0.0, 4.0)]
+
+#: Values a time must not be, with a word of the message that refuses them.
+BAD_TIMES = [(False, "boolean"), (True, "boolean"), ("0", "text"), ("4", "text"), ("1_0", "text"), (-1.5, "negative"),
+             (None, "not"), ([1], "not"), ({"s": 1}, "not")]
+
+
+def _read(tmp_path_factory, name, text):
+    from fireeval.datasets.moment_formats import read_predictions
+
+    path = tmp_path_factory.mktemp("m") / name
+    path.write_text(text)
+    return path, (lambda: read_predictions(path, GT_ROWS, "charades"))
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.floats(0, 3), min_size=2, max_size=2), min_size=1, max_size=4),
+       st.sampled_from(BAD_TIMES), st.data())
+def test_a_bad_time_in_the_books_json_is_refused_naming_file_and_entry(tmp_path_factory, moments, bad, data):
+    moments = [sorted(m) for m in moments]
+    row = data.draw(st.integers(0, len(moments) - 1))
+    col = data.draw(st.integers(0, 1))
+    moments[row][col] = bad[0]
+    if bad[0] == -1.5:
+        moments[row][0] = -1.5
+    entries = [{"vid": "A", "query": "q one.", "moments": [[0, 5]]}, {"vid": "B", "query": "q two.", "moments": moments}]
+    path, read = _read(tmp_path_factory, "p.json", json.dumps({"entries": entries}))
+    with pytest.raises(ValueError) as err:
+        read()
+    message = str(err.value)
+    assert message.startswith(f"{path}: entry 2 (B, 'q two.')") and "Fix:" in message and "\n" not in message
+    assert bad[1] in message, message
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.floats(0.5, 3), min_size=2, max_size=5, unique=True))
+def test_a_varying_third_number_is_refused_a_constant_one_is_the_video_length(tmp_path_factory, thirds):
+    moments = [[0, 1, t] for t in thirds]
+    entries = [{"vid": "B", "query": "q two.", "moments": moments}]
+    _, read = _read(tmp_path_factory, "p.json", json.dumps({"entries": entries}))
+    with pytest.raises(ValueError, match=r"entry 1 \(B, 'q two.'\): moment 2 has the third number .*video's length.*"
+                                         "Fix: give each moment as \\[start, end\\]"):
+        read()
+    same = [{"vid": "B", "query": "q two.", "moments": [[0, 1, thirds[0]] for _ in thirds]}]
+    _, read = _read(tmp_path_factory, "q.json", json.dumps({"entries": same}))
+    assert read()[1, 0].tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("name, text, fragment", [
+    ("p.csv", "vid,query,start,end\nA,q one.,1_0,12\n", ":2: start '1_0' is not a plain decimal number"),
+    ("p.csv", "vid,query,start,end\nA,q one.,-2,3\n", "a negative time"),
+    ("p.csv", "vid,query,start,end,score\nA,q one.,1,2,nan\n", ":2: score 'nan' is not a plain decimal number"),
+    ("p.txt", "A 1_0 12##q one.\n", ":1: start '1_0' is not a plain decimal number"),
+    ("p.txt", "A 0x1 12##q one.\n", ":1: start '0x1' is not a plain decimal number"),
+    ("p.jsonl", json.dumps({"vid": "A", "query": "q one.", "pred_relevant_windows": [[False, True, 0.9]]}) + "\n",
+     ":1: pred_relevant_windows: False is a boolean"),
+    ("p.jsonl", json.dumps({"vid": "A", "query": "q one.", "pred_relevant_windows": [["0", "4", 0.9]]}) + "\n",
+     ":1: pred_relevant_windows: '0' is text"),
+    ("p.jsonl", json.dumps({"vid": "A", "query": "q one.", "pred_relevant_windows": [[0, 4, 0.9, 1]]}) + "\n",
+     ":1: pred_relevant_windows are not [[start, end, score], ...] (shape (1, 4))"),
+    ("p.json", json.dumps({"entries": [{"vid": "A", "query": "q one.", "moments": [[0, 4]], "ratings": ["1"]}]}),
+     ": entry 1 (A, 'q one.'): a rating: '1' is text"),
+    ("p.json", json.dumps({"entries": [{"vid": "A", "query": "q one.", "moments": [[0, 4, 10, 1]]}]}),
+     ": entry 1 (A, 'q one.'): moment 1 has 4 numbers"),
+])
+def test_moment_files_with_bad_numbers_are_refused_in_one_line(tmp_path, capsys, name, text, fragment):
+    gt = tmp_path / "gt.txt"
+    gt.write_text(GT_TEXT)
+    pred = tmp_path / name
+    pred.write_text(text)
+    assert main(["evaluate-moments", str(gt), str(pred)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"fireeval evaluate-moments: {pred}") and fragment in err and "Fix:" in err, err
+    assert "\n" not in err
+
+
+@pytest.mark.parametrize("line, fragment", [("A 1_0 12##q one.", "start '1_0' is not a plain decimal number"),
+                                            ("A -1 2##q one.", "a negative time"),
+                                            ("A 1 inf##q one.", "end 'inf' is not a plain decimal number")])
+def test_ground_truth_with_bad_times_is_refused(tmp_path, line, fragment):
+    from fireeval.datasets.charades import read_sta_rows
+
+    gt = tmp_path / "gt.txt"
+    gt.write_text(f"B 0 4##q two.\n{line}\n")
+    with pytest.raises(ValueError, match=f"{gt}:2: .*{fragment}.*Fix:"):
+        read_sta_rows(gt)

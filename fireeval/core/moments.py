@@ -271,6 +271,7 @@ def _parse_name(name: str):
                     _check_theta(parts[2])
         except ValueError as own:
             detail = str(own)
+        detail = detail.split(" Fix:")[0].rstrip(".")  # one Fix, this module's
         raise ValueError(f"-m {name}: measure {name!r}: {detail}. {fix}") from None
     if len(parsed) != 1 or "moments" not in parsed[0].family.needs:
         raise ValueError(f"-m {name}: unknown measure {name!r} (not a moment measure). {fix}")
