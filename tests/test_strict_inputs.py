@@ -208,9 +208,11 @@ def _fix_variables(func) -> set:
 @pytest.mark.parametrize("module", PUBLIC)
 def test_every_argument_error_of_the_public_api_says_how_to_fix_it(module):
     text = (ROOT / module).read_text()
+    tree = ast.parse(text)
+    constants = _fix_variables(ast.Module(body=[n for n in tree.body if isinstance(n, ast.Assign)], type_ignores=[]))
     missing = []
-    for func in [n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
-        fixes = _fix_variables(func)
+    for func in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        fixes = _fix_variables(func) | constants
         for node in ast.walk(func):
             if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args):
                 continue
@@ -333,3 +335,148 @@ def test_ground_truth_with_bad_times_is_refused(tmp_path, line, fragment):
     gt.write_text(f"B 0 4##q two.\n{line}\n")
     with pytest.raises(ValueError, match=f"{gt}:2: .*{fragment}.*Fix:"):
         read_sta_rows(gt)
+
+
+# ---------------------------------------------------------------- fireeval diff
+def _claim(cid, value=0.5, verdict="reproduced"):
+    return {"id": cid, "verdict": verdict, "label": verdict, "conventions": {"": {"value": value, "low": None,
+                                                                                 "high": None}}}
+
+
+def _diff(tmp_path, capsys, a, b, *extra):
+    pa, pb = tmp_path / "a.headline.json", tmp_path / "b.headline.json"
+    for path, doc in ((pa, a), (pb, b)):
+        path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    code = main(["diff", str(pa), str(pb), *extra])
+    out = capsys.readouterr()
+    return code, out.out, out.err.strip(), pa
+
+
+@pytest.mark.parametrize("a, fragment", [
+    ('{"n": 1, "n": 2}', ":1: the object that starts on this line has the key 'n' twice"),
+    ('{"claims": [\n {"id": "c", "verdict": "x",\n  "conventions": {"": {"value": 1, "value": 2}}}]}',
+     ":3: the object that starts on this line has the key 'value' twice"),
+    ({"claims": [_claim("c"), _claim("d"), _claim("c", 0.7)]}, "claim 3: id 'c' is also claim 1"),
+    ({"claims": "x"}, "'claims' is str \"x\", not a list"),
+    ({"claims": {}}, "'claims' is dict {}, not a list"),
+    ({"claims": None}, "'claims' is NoneType null, not a list"),
+    ({"claims": [{"verdict": "reproduced"}]}, "claim 1 has no id"),
+    ({"claims": [{"id": ["a", "b"], "verdict": "reproduced"}]}, "claim 1 has the id [\"a\", \"b\"], not a text"),
+    ({"claims": [{"id": 3}]}, "claim 1 has the id 3, not a text"),
+    ({"claims": ["c"]}, "claim 1 is str, not an object"),
+    ({"claims": [{"id": "c", "conventions": "value"}]}, "claim 1 (c): 'conventions' is str"),
+    ({"claims": [{"id": "c", "conventions": [1, 2]}]}, "claim 1 (c): 'conventions' is list"),
+    ({"claims": [{"id": "c", "conventions": {"": 0.5}}]}, "claim 1 (c): convention '' is float"),
+])
+def test_diff_refuses_malformed_headlines_in_one_line(tmp_path, capsys, a, fragment):
+    code, out, err, pa = _diff(tmp_path, capsys, a, {"claims": [_claim("c")]})
+    assert code == 2 and out == "" and "\n" not in err, (out, err)
+    assert err.startswith(f"fireeval diff: {pa}") and fragment in err and "Fix:" in err, err
+
+
+def test_diff_ignores_floating_point_noise_and_says_so(tmp_path, capsys):
+    a = {"x": 0.1 + 0.2, "y": 1.0, "z": [0.1 + 0.2, 2], "nan": float("nan"), "flag": True, "claims": [_claim("c", 0.3)]}
+    b = {"x": 0.3, "y": 1, "z": [0.3, 2], "nan": float("nan"), "flag": 1, "claims": [_claim("c", 0.1 + 0.2)]}
+    code, out, _, _ = _diff(tmp_path, capsys, a, b)
+    assert code == 0 and "x:" not in out and "y:" not in out and "z:" not in out and "nan:" not in out
+    assert "flag: true -> 1" in out  # a boolean is never a number
+    assert "(numbers compared within rtol 1e-09, atol 1e-12; 4 values differ by less" in out
+    code, out, _, _ = _diff(tmp_path, capsys, a, b, "--rtol", "0", "--atol", "0")
+    assert "x: 0.30000000000000004 -> 0.3" in out and "z:" in out and "c: reproduced (unchanged label)" in out
+    assert "      value: 0.3 -> 0.30000000000000004" in out
+
+
+def test_diff_shows_small_real_changes_in_full_precision(tmp_path, capsys):
+    code, out, _, _ = _diff(tmp_path, capsys, {"x": 1.0}, {"x": 1.0000001})
+    assert code == 0 and "x: 1.0 -> 1.0000001" in out
+
+
+def _notebook(headline):
+    """An executed chapter as fireeval run / papermill writes it: the headline glued with scrapbook's mimetype."""
+    from fireeval.book.report import HEADLINE_MIME
+
+    output = {"output_type": "display_data", "metadata": {"scrapbook": {"name": "headline",
+                                                                        "mime_prefix": "application/papermill.record/"}},
+              "data": {f"application/papermill.record/{HEADLINE_MIME}": headline,
+                       "application/papermill.record/text/plain": json.dumps(headline)}}
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+            "cells": [{"cell_type": "code", "source": "x = 1", "metadata": {}, "outputs": [], "execution_count": 1},
+                      {"cell_type": "code", "source": "report.headline(...)", "metadata": {}, "outputs": [output],
+                       "execution_count": 2}]}
+
+
+def test_diff_reads_the_headline_of_an_executed_notebook(tmp_path, capsys):
+    a = {"n": 1, "claims": [_claim("c")]}
+    b = {"n": 2, "claims": [_claim("c", 0.9)]}
+    (tmp_path / "a.ipynb").write_text(json.dumps(_notebook(a)))
+    (tmp_path / "b.headline.json").write_text(json.dumps(b))
+    assert main(["diff", str(tmp_path / "a.ipynb"), str(tmp_path / "b.headline.json"), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["keys"] == [{"key": "n", "a": 1, "b": 2}] and d["claims"][0]["values"]["value"][0][0] == 0.5
+    assert d["only_a"] == [] and d["only_b"] == []
+    empty = _notebook(a)
+    empty["cells"].pop()
+    (tmp_path / "failed.ipynb").write_text(json.dumps(empty))
+    assert main(["diff", str(tmp_path / "failed.ipynb"), str(tmp_path / "b.headline.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "failed.ipynb: a notebook without a glued headline" in err and "Fix:" in err and "\n" not in err
+
+
+_scalars = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False, width=64),
+                     st.text(max_size=5), st.booleans(), st.none())
+_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                          st.dictionaries(st.text("abcxyz", min_size=1, max_size=3),
+                                                                          inner, max_size=3)), max_leaves=8)
+_claims = st.lists(st.fixed_dictionaries({"id": st.text("abcdef", min_size=1, max_size=3),
+                                          "verdict": st.sampled_from(["reproduced", "not reproduced", "depends"]),
+                                          "conventions": st.dictionaries(
+                                              st.sampled_from(["", "paper", "ours"]),
+                                              st.fixed_dictionaries({"value": st.floats(0, 1), "low": st.none(),
+                                                                     "high": st.none()}), max_size=2)}),
+                   max_size=4, unique_by=lambda c: c["id"])
+_headlines = st.fixed_dictionaries({"claims": _claims},
+                                   optional={"n": _values, "toy": _values, "run_elapsed_seconds": st.floats(0, 10)})
+
+
+@settings(max_examples=80)
+@given(_headlines, _headlines)
+def test_generated_headlines_diff_like_an_independent_comparison(a, b):
+    from fireeval.book.headline_diff import diff_headlines, format_diff
+
+    d = diff_headlines(a, b, rtol=0, atol=0)
+    same = diff_headlines(a, a)
+    assert same["claims"] == [] and same["keys"] == [] and same["only_a"] == [] and same["within_tolerance"] == 0
+    ids_a, ids_b = [c["id"] for c in a["claims"]], [c["id"] for c in b["claims"]]
+    assert d["only_a"] == [c for c in ids_a if c not in ids_b] and d["only_b"] == [c for c in ids_b if c not in ids_a]
+    by_b = {c["id"]: c for c in b["claims"]}
+    changed = [c["id"] for c in a["claims"] if c["id"] in by_b and (c["verdict"] != by_b[c["id"]]["verdict"] or json.dumps(
+        c["conventions"], sort_keys=True) != json.dumps(by_b[c["id"]]["conventions"], sort_keys=True))]
+    assert [r["id"] for r in d["claims"]] == changed
+    assert isinstance(format_diff(d), str)
+
+
+@settings(max_examples=40)
+@given(_headlines, st.sampled_from(["dup_key", "dup_claim", "no_id", "list_id", "claims_type", "conv_type"]))
+def test_generated_malformed_headlines_are_refused(tmp_path_factory, headline, defect):
+    from fireeval.book.headline_diff import load_headline
+
+    claims = headline["claims"] or [{"id": "x", "verdict": "reproduced", "conventions": {}}]
+    headline = dict(headline, claims=claims)
+    text = None
+    if defect == "dup_key":
+        text = json.dumps(headline)[:-1] + ', "claims": []}'
+    elif defect == "dup_claim":
+        headline["claims"] = claims + [dict(claims[0])]
+    elif defect == "no_id":
+        headline["claims"] = [{k: v for k, v in claims[0].items() if k != "id"}] + claims[1:]
+    elif defect == "list_id":
+        headline["claims"] = [dict(claims[0], id=[claims[0]["id"]])] + claims[1:]
+    elif defect == "claims_type":
+        headline["claims"] = "claims"
+    else:
+        headline["claims"] = [dict(claims[0], conventions=["value"])] + claims[1:]
+    path = tmp_path_factory.mktemp("h") / "h.headline.json"
+    path.write_text(text if text is not None else json.dumps(headline))
+    with pytest.raises(ValueError) as err:
+        load_headline(path)
+    assert str(err.value).startswith(str(path)) and "Fix:" in str(err.value) and "\n" not in str(err.value)

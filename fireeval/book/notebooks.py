@@ -275,8 +275,8 @@ def coerce_parameters(declared: dict, given: dict, source: str = "notebook", spe
 
 
 def extract_headline(nb) -> dict | None:
-    """The glued ``headline`` dict from an executed notebook, or None."""
-    for cell in nb.cells:
+    """The glued ``headline`` dict from an executed notebook (a NotebookNode or the plain dict of its JSON), or None."""
+    for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             meta = output.get("metadata", {}).get("scrapbook", {})
             if meta.get("name") != "headline":
