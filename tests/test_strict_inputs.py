@@ -480,3 +480,22 @@ def test_generated_malformed_headlines_are_refused(tmp_path_factory, headline, d
     with pytest.raises(ValueError) as err:
         load_headline(path)
     assert str(err.value).startswith(str(path)) and "Fix:" in str(err.value) and "\n" not in str(err.value)
+
+
+# ---------------------------------------------------------------- the wheel and pytrec_eval
+def test_the_install_steps_say_how_to_get_the_metrics_chapters_oracle():
+    """A wheel installed in a classroom has no pytrec_eval: the install steps (README, the downloaded notebook's
+    first cell) name the extra that brings it, and the extra pins what the tests use."""
+    import tomllib
+
+    import jupytext
+
+    from fireeval.book.notebooks import install_note
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    pin = [d for d in extras["test"] if d.startswith("pytrec_eval")]
+    assert extras["oracle"] == pin and len(pin) == 1
+    metrics = install_note(jupytext.read(ROOT / "notebooks" / "metrics.md"), "metrics")
+    assert "py3-none-any.whl[oracle]'" in metrics and "not testable here" in metrics
+    assert "[oracle]" not in install_note(jupytext.read(ROOT / "notebooks" / "pool_depth.md"), "pool_depth")
+    assert "whl[oracle]" in (ROOT / "README.md").read_text()
