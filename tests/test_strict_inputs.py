@@ -187,7 +187,8 @@ def test_resample_tables_are_capped_by_topics():
 PUBLIC = ["fireeval/stats/significance.py", "fireeval/core/api.py", "fireeval/core/runset.py",
           "fireeval/core/moments.py", "fireeval/t2v/retrieval.py", "fireeval/datasets/similarity_inputs.py",
           "fireeval/datasets/moment_formats.py", "fireeval/book/headline_diff.py", "fireeval/cli/compare.py",
-          "fireeval/cli/diff.py"]
+          "fireeval/cli/diff.py", "fireeval/stats/reliability.py", "fireeval/stats/resampling.py",
+          "fireeval/t2v/semantic_evaluation.py", "fireeval/core/ranking.py"]
 
 
 #: Raises that pass on the message of an error caught just before, which carries its Fix (checked at run time in

@@ -221,7 +221,7 @@ def gain_values(grades, gain="linear"):
         return grades
     if gain == "exponential":
         return np.exp2(grades) - 1.0
-    raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}")
+    raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}. Fix: give one of the two")
 
 
 def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
