@@ -54,13 +54,9 @@ def check_moments(moments, source: str = "moments") -> np.ndarray:
     """
     from fireeval.core.ranking import real_numbers
 
-    try:
-        arr = real_numbers(moments, f"{source}: a time")  # booleans and text such as "4" are refused, not read
-    except (TypeError, ValueError) as err:
-        if "Fix:" in str(err):
-            raise
-        raise ValueError(f"{source}: moments are not [[start, end], ...] numbers: {str(moments)[:80]}. "
-                         "Fix: give each moment as [start, end] seconds") from None
+    arr = real_numbers(moments, f"{source}: a time",  # booleans and text such as "4" are refused, not read
+                       ragged=f"{source}: moments are not [[start, end], ...] numbers: {str(moments)[:80]}. "
+                              "Fix: give each moment as [start, end] seconds")
     if arr.ndim < 1 or arr.shape[-1] != 2:
         raise ValueError(f"{source}: moments must be [[start, end], ...], got shape {arr.shape}. "
                          "Fix: give each moment as two numbers, [start, end] seconds")

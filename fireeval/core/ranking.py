@@ -379,13 +379,14 @@ def condense(grades, n_retrieved=None):
     return out, keep.sum(axis=-1)
 
 
-def real_numbers(values, what: str = "scores", dtype=float) -> np.ndarray:
+def real_numbers(values, what: str = "scores", dtype=float, ragged: str | None = None) -> np.ndarray:
     """``values`` (an array, a column, or nested lists) as an array of ``dtype``, refusing what is not a real number.
 
     ``numpy.asarray(values, dtype=float)`` guesses silently: it drops an imaginary part,
     turns dates into nanoseconds, booleans into 0/1 and text such as ``"0.5"`` into a
     number. Here each of those is a ``ValueError`` naming ``what`` and the value; ints and
-    floats (Python's and numpy's) pass.
+    floats (Python's and numpy's) pass. Nested lists of different lengths raise
+    ``ragged`` (the caller's one-line message, with its Fix) or a generic one.
 
     >>> real_numbers([[1, 2.5]]).tolist()
     [[1.0, 2.5]]
@@ -394,12 +395,14 @@ def real_numbers(values, what: str = "scores", dtype=float) -> np.ndarray:
     ...
     ValueError: scores of run A: (1+2j) is a complex number, not a real number. Fix: give ints or floats
     """
+    ragged = ragged or (f"{what}: lists of different lengths, not a table of numbers. Fix: give the same number "
+                        "of values in every row")
     arr = values.to_numpy() if hasattr(values, "to_numpy") else values
     if not isinstance(arr, np.ndarray):
         try:
             arr = np.asarray(arr, dtype=object)
-        except ValueError:  # ragged nested lists: the caller's shape check names them
-            return np.asarray(values, dtype=dtype)
+        except ValueError:  # ragged nested lists numpy cannot even hold as objects
+            raise ValueError(ragged) from None
     kinds = {"c": "a complex number", "M": "a date", "m": "a duration", "b": "a boolean", "U": "text",
              "S": "bytes", "V": "a record"}
     if arr.dtype.kind == "O":
@@ -413,7 +416,9 @@ def real_numbers(values, what: str = "scores", dtype=float) -> np.ndarray:
                 bad = next(v for v in flat if isinstance(v, int) and abs(v) > 1e308)
                 raise ValueError(f"{what}: {str(bad)[:20]}... is beyond the range of a float (about 1.8e308). "
                                  "Fix: give ordinary numbers") from None
-        kind = np.asarray([bad]).dtype.kind if not isinstance(bad, (list, tuple, dict)) else "O"
+        if isinstance(bad, (list, tuple, np.ndarray)):  # nested lists of different lengths
+            raise ValueError(ragged)
+        kind = np.asarray([bad]).dtype.kind if not isinstance(bad, dict) else "O"
         name = kinds.get(kind, f"a {type(bad).__name__}")
         raise ValueError(f"{what}: {repr(bad)[:40]} is {name}, not a real number. Fix: give ints or floats")
     if arr.dtype.kind not in "iuf":

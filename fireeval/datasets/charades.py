@@ -408,12 +408,9 @@ def _align_checked(entries, gt, k=None, name="predictions"):
         if np.isfinite(lengths[i]) and np.any(np.abs(third[np.isfinite(third)] - lengths[i]) > 1e-6):
             info["length_mismatch"] += 1
         if ratings is not None:
-            try:
-                r = real_numbers(ratings, f"{where}: a rating")
-            except (TypeError, ValueError) as err:
-                if "Fix:" in str(err):
-                    raise
-                raise ValueError(f"{where}: ratings are not numbers. Fix: give one number per moment") from None
+            r = real_numbers(ratings, f"{where}: a rating",
+                             ragged=f"{where}: ratings are nested lists, not one number per moment. "
+                                    "Fix: give ratings as a flat list, e.g. [0.9, 0.5]")
             if r.ndim != 1:  # [[1], [2]] has as many numbers as moments, but is not a list of them
                 raise ValueError(f"{where}: ratings are nested lists (shape {r.shape}), not one number per moment. "
                                  "Fix: give ratings as a flat list, e.g. [0.9, 0.5]")

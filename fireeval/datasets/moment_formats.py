@@ -193,12 +193,8 @@ def _windows(windows, where: str) -> np.ndarray:
     from fireeval.core.ranking import real_numbers
 
     fix = "Fix: give pred_relevant_windows as [[start, end, score], ...] numbers"
-    try:
-        arr = real_numbers(windows, f"{where}: pred_relevant_windows")
-    except (TypeError, ValueError) as err:
-        if "Fix:" in str(err):
-            raise
-        raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers. {fix}") from None
+    arr = real_numbers(windows, f"{where}: pred_relevant_windows",
+                       ragged=f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers. {fix}")
     if arr.ndim != 2 or arr.shape[1] not in (2, 3):
         raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {arr.shape}). "
                          f"{fix}")

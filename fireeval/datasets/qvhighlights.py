@@ -151,13 +151,9 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
             continue
         if not rec["pred_relevant_windows"]:
             continue
-        try:
-            w = real_numbers(rec["pred_relevant_windows"], f"{where}: pred_relevant_windows")
-        except (TypeError, ValueError) as err:
-            if "Fix:" in str(err):
-                raise
-            raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers. "
-                             "Fix: give numbers") from None
+        w = real_numbers(rec["pred_relevant_windows"], f"{where}: pred_relevant_windows",
+                         ragged=f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers. "
+                                "Fix: give each window as [start, end, score]")
         if w.ndim != 2 or w.shape[1] not in (2, 3):
             raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {w.shape}). "
                              "Fix: give each window as [start, end, score]")
