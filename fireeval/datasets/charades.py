@@ -365,7 +365,7 @@ def _entry_moments(moments, where: str):
     fix = "Fix: give each moment as [start, end] seconds, and the scores in 'ratings'"
     if isinstance(moments, (str, bytes, dict)) or not hasattr(moments, "__len__"):
         raise ValueError(f"{where}: moments are {type(moments).__name__}, not a list of {layout}. {fix}")
-    pairs, third = [], []
+    pairs, third, length = [], [], None
     for m, moment in enumerate(moments, 1):
         if isinstance(moment, (str, bytes, dict)) or not hasattr(moment, "__len__"):
             raise ValueError(f"{where}: moment {m} is {str(moment)[:40]!r}, not a list {layout}. {fix}")
@@ -374,10 +374,12 @@ def _entry_moments(moments, where: str):
             raise ValueError(f"{where}: moment {m} has {values.size} numbers; a moment is {layout}. {fix}")
         pairs.append(values[:2])
         third.append(values[2] if len(values) == 3 else np.nan)
-        given = [t for t in third if t == t]
-        if len(given) > 1 and given[-1] != given[0]:
-            raise ValueError(f"{where}: moment {m} has the third number {given[-1]:g} where an earlier moment has "
-                             f"{given[0]:g}; a third number is the video's length, the same for every moment. {fix}")
+        if third[-1] == third[-1]:  # a third number given: the first one is the video's length
+            length = third[-1] if length is None else length
+            if third[-1] != length:
+                raise ValueError(f"{where}: moment {m} has the third number {third[-1]:g} where an earlier moment "
+                                 f"has {length:g}; a third number is the video's length, the same for every "
+                                 f"moment. {fix}")
     arr = np.asarray(pairs, dtype=float).reshape(-1, 2)
     check_moments(arr, where)
     return arr, np.asarray(third, dtype=float)
