@@ -259,6 +259,8 @@ def test_cli_marks_the_better_run(tmp_path, capsys):
     (["-m", "map", "--permutations", "0"], "--permutations must be >= 1"),
     (["-m", "map", "--alpha", "2"], "--alpha must be in (0, 1)"),
     (["-m", "map", "--bootstrap", "-1"], "--bootstrap must be >= 0"),
+    (["-m", "map", "--permutations", "1000000000"], "--permutations=1000000000 is more than 1000000"),
+    (["-m", "map", "--bootstrap", "2000000"], "--bootstrap=2000000 is more than 1000000"),
 ])
 def test_cli_errors(tmp_path, capsys, args, fragment):
     qrels, runs = _trec_files(tmp_path)

@@ -219,7 +219,7 @@ def test_unreadable_predictions_name_the_accepted_formats(tmp_path, capsys):
         assert "\n" not in err and "accepted formats" in err and "2D-TAN" in err and "Moment-DETR" in err, err
     (tmp_path / "bad.csv").write_text("vid,query,start,end\nA,person opens a door.,zero,1\n")
     assert main(["evaluate-moments", str(gt), str(tmp_path / "bad.csv")]) == 2
-    assert "bad.csv:2: start 'zero' is not a number" in capsys.readouterr().err
+    assert "bad.csv:2: start 'zero' is not a plain decimal number" in capsys.readouterr().err
 
 
 def test_moment_detr_jsonl_against_real_charades(capsys):

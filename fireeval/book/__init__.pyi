@@ -33,8 +33,11 @@ from .exercises import (
 )
 from .headline_diff import (
     load_headline as load_headline,
+    check_headline as check_headline,
     diff_headlines as diff_headlines,
     format_diff as format_diff,
+    RTOL as RTOL,
+    ATOL as ATOL,
 )
 from .leaderboards import (
     Condition as Condition,

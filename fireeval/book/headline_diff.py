@@ -3,35 +3,159 @@
 Claims are matched by ``id``. A claim is listed when its verdict, its shown label or
 any convention's value (or interval) changed, or when it is in one headline only. The
 other headline keys are flattened to dotted paths (``toy.ap``, ``oracle.map``) and
-listed when their values differ; values are compared exactly (a re-run with the same
-parameters gives identical numbers), except that ``seconds``/``elapsed`` timings are
-left out unless ``timings=True``.
+listed when their values differ; ``seconds``/``elapsed`` timings are left out unless
+``timings=True``.
+
+**Numbers are equal within a tolerance**: ``a`` and ``b`` are the same when
+``|a - b| <= max(rtol * max(|a|, |b|), atol)`` (``math.isclose``; ``rtol`` 1e-9, ``atol``
+1e-12 by default, ``--rtol``/``--atol``), so floating-point noise of a re-run on another
+machine (``0.30000000000000004`` vs ``0.3``) is not a change; NaN equals NaN. A true or
+false is never equal to a number.
+
+**Strict input**: a headline is a JSON object (or the executed ``.ipynb`` that ``fireeval
+run`` or papermill wrote, whose glued headline is read); a key twice in one object,
+``claims`` that is not a list of objects, a claim without a string ``id``, an ``id``
+listed twice and ``conventions`` that is not an object of objects are refused in one
+line naming the file and the fix -- never "last one wins" or "only in A".
 """
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
-__all__ = ["load_headline", "diff_headlines", "format_diff"]
+__all__ = ["load_headline", "check_headline", "diff_headlines", "format_diff", "RTOL", "ATOL"]
+
+#: Default tolerances of :func:`diff_headlines` (relative, absolute).
+RTOL, ATOL = 1e-9, 1e-12
+
+_FIX = "Fix: give a <chapter>.headline.json (or <chapter>.ipynb) written by fireeval run"
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key, line):
+        super().__init__(key)
+        self.key, self.line = key, line
+
+
+def _strict_loads(text: str):
+    """JSON ``text`` parsed with the standard library's pure-Python scanner, refusing a key twice in one object."""
+    from json import decoder, scanner
+
+    class Decoder(json.JSONDecoder):
+        def __init__(self):
+            super().__init__()
+
+            def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None, *rest):
+                s, start = s_and_end
+                pairs, end = decoder.JSONObject(s_and_end, strict, scan_once, None, list, memo, *rest)
+                seen = set()
+                for key, _ in pairs:
+                    if key in seen:
+                        raise _DuplicateKey(key, s.count("\n", 0, start) + 1)
+                    seen.add(key)
+                return dict(pairs), end
+
+            self.parse_object = parse_object
+            self.scan_once = scanner.py_make_scanner(self)
+
+    return Decoder().decode(text)
 
 
 def load_headline(path) -> dict:
-    """A headline JSON file (what ``fireeval run`` writes) as a dict, with one-line errors."""
-    from fireeval.datasets import read_json
+    """A headline (what ``fireeval run`` writes) as a dict, from its ``.headline.json`` or its executed ``.ipynb``.
 
-    doc = read_json(path, "headline JSON file (DIR/<chapter>.headline.json written by fireeval run)")
+    One-line errors for anything else (see the module docstring); :func:`check_headline`
+    checks the claims.
+    """
+    from fireeval.datasets import check_readable
+
+    path = check_readable(path, "headline JSON file (DIR/<chapter>.headline.json written by fireeval run)")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+        doc = _strict_loads(text)
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err.reason}). {_FIX}.") from None
+    except _DuplicateKey as err:
+        raise ValueError(f"{path}:{err.line}: the object that starts on this line has the key {err.key!r} twice "
+                         "(a reader would keep only the last). Fix: give each key once") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}:{err.lineno}: not valid JSON ({err.msg}, column {err.colno}). {_FIX}.") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read. {_FIX}.") from None
+    if isinstance(doc, dict) and "cells" in doc and "nbformat" in doc:  # an executed notebook: its glued headline
+        from fireeval.book.notebooks import extract_headline
+
+        try:
+            headline = extract_headline(doc)
+        except (ValueError, TypeError, AttributeError, KeyError):
+            headline = None
+        if not isinstance(headline, dict):
+            raise ValueError(f"{path}: a notebook without a glued headline (not executed, or failed before "
+                             "report.headline). Fix: give an executed chapter, or its <chapter>.headline.json")
+        doc = headline
     if not isinstance(doc, dict):
-        raise ValueError(f"{path}: a headline is a JSON object, got {type(doc).__name__}. "
-                         "Fix: give a <chapter>.headline.json written by fireeval run.")
+        raise ValueError(f"{path}: a headline is a JSON object, got {type(doc).__name__}. {_FIX}.")
+    check_headline(doc, str(path))
     return doc
 
 
-def _claim_values(claim: dict) -> dict:
+def check_headline(doc: dict, name: str = "headline") -> dict:
+    """``{id: claim}`` of a headline's ``claims``, or a one-line ValueError naming ``name`` and the claim.
+
+    ``claims`` (optional) is a list of objects, each with a string ``id`` given once; a
+    claim's ``conventions`` (optional) is an object whose values are objects.
+    """
+    if "claims" not in doc:
+        return {}
+    claims = doc["claims"]
+    if not isinstance(claims, list):
+        raise ValueError(f"{name}: 'claims' is {type(claims).__name__} {json.dumps(claims)[:40]}, not a list of "
+                         f"claims. {_FIX} (claims: [{{\"id\": ..., \"verdict\": ...}}, ...]).")
     out = {}
-    for name, c in (claim.get("conventions") or {}).items():
-        if isinstance(c, dict):
-            out[name or "value"] = (c.get("value"), c.get("low"), c.get("high"))
+    for n, claim in enumerate(claims, 1):
+        where = f"{name}: claim {n}"
+        if not isinstance(claim, dict):
+            raise ValueError(f"{where} is {type(claim).__name__}, not an object. {_FIX}.")
+        cid = claim.get("id")
+        if not isinstance(cid, str) or not cid:
+            shown = "has no id" if "id" not in claim else f"has the id {json.dumps(cid)[:40]}, not a text"
+            raise ValueError(f"{where} {shown}. Fix: give every claim a text id (claims are matched by id)")
+        if cid in out:
+            first = next(i for i, c in enumerate(claims, 1) if isinstance(c, dict) and c.get("id") == cid)
+            raise ValueError(f"{where}: id {cid!r} is also claim {first}. Fix: list each claim once")
+        conventions = claim.get("conventions")
+        if conventions is not None and not isinstance(conventions, dict):
+            raise ValueError(f"{where} ({cid}): 'conventions' is {type(conventions).__name__}, not an object "
+                             "{name: {value, low, high}}. " + _FIX + ".")
+        for conv, c in (conventions or {}).items():
+            if not isinstance(c, dict):
+                raise ValueError(f"{where} ({cid}): convention {conv!r} is {type(c).__name__}, not an object "
+                                 "{value, low, high}. " + _FIX + ".")
+        out[cid] = claim
     return out
+
+
+def _claim_values(claim: dict) -> dict:
+    return {name or "value": (c.get("value"), c.get("low"), c.get("high"))
+            for name, c in (claim.get("conventions") or {}).items()}
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _same(a, b, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """Whether two JSON values are equal, numbers within the tolerance (NaN equals NaN; booleans are not numbers)."""
+    if _is_number(a) and _is_number(b):
+        if a != a or b != b:
+            return a != a and b != b
+        return math.isclose(a, b, rel_tol=rtol, abs_tol=atol)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y, rtol, atol) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k], rtol, atol) for k in a)
+    return type(a) is type(b) and a == b
 
 
 def _flatten(value, prefix="", out=None) -> dict:
@@ -48,23 +172,29 @@ def _is_timing(key: str) -> bool:
     return any(word in key for word in ("seconds", "elapsed"))
 
 
-def diff_headlines(a: dict, b: dict, timings: bool = False) -> dict:
-    """``{"claims": [...], "only_a": [...], "only_b": [...], "keys": [...]}``: what differs from ``a`` to ``b``.
+def diff_headlines(a: dict, b: dict, timings: bool = False, rtol: float = RTOL, atol: float = ATOL,
+                   names=("A", "B")) -> dict:
+    """``{"claims": [...], "only_a": [...], "only_b": [...], "keys": [...], "within_tolerance": n, "rtol", "atol"}``.
 
     Each claim row: ``{id, verdict: [a, b], label: [a, b], values: {convention: [[v, lo, hi], [v, lo, hi]]}}``
     with only the changed parts filled; each key row ``{key, a, b}`` (missing = None, with ``missing`` naming
-    the side).
+    the side). Numbers are compared within ``rtol``/``atol`` (module docstring); ``within_tolerance``
+    counts the values that differ only by that much. ``names`` name the two headlines in errors.
 
-    >>> a = {"n": 1, "claims": [{"id": "c", "verdict": "reproduced", "label": "reproduced",
-    ...                          "conventions": {"": {"value": 0.5}}}]}
-    >>> b = {"n": 2, "claims": [{"id": "c", "verdict": "not reproduced", "label": "contradicted",
-    ...                          "conventions": {"": {"value": 0.1}}}]}
+    >>> a = {"n": 1, "x": 0.1 + 0.2, "claims": [{"id": "c", "verdict": "reproduced", "label": "reproduced",
+    ...                                          "conventions": {"": {"value": 0.5}}}]}
+    >>> b = {"n": 2, "x": 0.3, "claims": [{"id": "c", "verdict": "not reproduced", "label": "contradicted",
+    ...                                    "conventions": {"": {"value": 0.1}}}]}
     >>> d = diff_headlines(a, b)
-    >>> d["claims"][0]["verdict"], d["keys"]
-    (['reproduced', 'not reproduced'], [{'key': 'n', 'a': 1, 'b': 2}])
+    >>> d["claims"][0]["verdict"], d["keys"], d["within_tolerance"]
+    (['reproduced', 'not reproduced'], [{'key': 'n', 'a': 1, 'b': 2}], 1)
     """
-    claims_a = {c.get("id"): c for c in a.get("claims") or [] if isinstance(c, dict)}
-    claims_b = {c.get("id"): c for c in b.get("claims") or [] if isinstance(c, dict)}
+    for value, name in ((rtol, "rtol"), (atol, "atol")):
+        if not _is_number(value) or not 0 <= value < 1:
+            raise ValueError(f"{name} must be a number in [0, 1), not {value!r}. Fix: give e.g. 1e-9 "
+                             "(0 compares exactly)")
+    claims_a, claims_b = check_headline(a, names[0]), check_headline(b, names[1])
+    noise = 0
     rows = []
     for cid in [c for c in claims_a if c in claims_b]:
         ca, cb = claims_a[cid], claims_b[cid]
@@ -73,8 +203,14 @@ def diff_headlines(a: dict, b: dict, timings: bool = False) -> dict:
             if ca.get(field) != cb.get(field):
                 row[field] = [ca.get(field), cb.get(field)]
         va, vb = _claim_values(ca), _claim_values(cb)
-        changed = {k: [list(va.get(k) or ()), list(vb.get(k) or ())] for k in dict.fromkeys([*va, *vb])
-                   if va.get(k) != vb.get(k)}
+        changed = {}
+        for k in dict.fromkeys([*va, *vb]):
+            if va.get(k) == vb.get(k):
+                continue
+            if _same(va.get(k), vb.get(k), rtol, atol):
+                noise += 1
+            else:
+                changed[k] = [list(va.get(k) or ()), list(vb.get(k) or ())]
         if changed:
             row["values"] = changed
         if len(row) > 1:
@@ -91,27 +227,48 @@ def diff_headlines(a: dict, b: dict, timings: bool = False) -> dict:
             keys.append({"key": key, "a": flat_a[key], "b": None, "missing": "b"})
         elif key not in flat_a:
             keys.append({"key": key, "a": None, "b": flat_b[key], "missing": "a"})
-        elif flat_a[key] != flat_b[key]:
-            keys.append({"key": key, "a": flat_a[key], "b": flat_b[key]})
+        elif flat_a[key] != flat_b[key] or type(flat_a[key]) is not type(flat_b[key]):
+            if _same(flat_a[key], flat_b[key], rtol, atol):
+                noise += not (_is_number(flat_a[key]) and math.isnan(flat_a[key]))  # NaN and NaN: just equal
+            else:
+                keys.append({"key": key, "a": flat_a[key], "b": flat_b[key]})
     return {"claims": rows, "only_a": [c for c in claims_a if c not in claims_b],
-            "only_b": [c for c in claims_b if c not in claims_a], "keys": keys}
+            "only_b": [c for c in claims_b if c not in claims_a], "keys": keys, "within_tolerance": int(noise),
+            "rtol": rtol, "atol": atol}
 
 
-def _show(value, width: int = 48) -> str:
-    text = f"{value:.6g}" if isinstance(value, float) else json.dumps(value) if not isinstance(value, str) else value
+def _show(value, width: int = 48, full: bool = False) -> str:
+    if isinstance(value, float):
+        text = repr(value) if full else f"{value:.6g}"
+    else:
+        text = value if isinstance(value, str) else json.dumps(value)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _interval(v) -> str:
+def _pair(a, b) -> tuple[str, str]:
+    """``a`` and ``b`` shown; in full precision when six significant digits would show them alike."""
+    sa, sb = _show(a), _show(b)
+    if sa == sb and (isinstance(a, float) or isinstance(b, float)):
+        sa, sb = _show(a, full=True), _show(b, full=True)
+    return sa, sb
+
+
+def _interval(v, other=None) -> str:
     if not v:
         return "—"
     value, lo, hi = (list(v) + [None, None, None])[:3]
-    return _show(value) + (f" [{_show(lo)}, {_show(hi)}]" if lo is not None and hi is not None else "")
+    ovalue, olo, ohi = (list(other or ()) + [None, None, None])[:3]
+    show = (lambda x, y: _pair(x, y)[0])
+    return show(value, ovalue) + (f" [{show(lo, olo)}, {show(hi, ohi)}]" if lo is not None and hi is not None else "")
 
 
 def format_diff(d: dict, name_a: str = "A", name_b: str = "B") -> str:
-    """The diff as text: one block per changed claim, then the changed keys; "no change" when equal."""
+    """The diff as text: one block per changed claim, then the changed keys; "no change" when equal.
+
+    The last line says the tolerance numbers were compared with, and how many values
+    differed within it (not listed).
+    """
     lines = []
     if d["claims"] or d["only_a"] or d["only_b"]:
         lines.append(f"claims changed ({name_a} -> {name_b}):")
@@ -122,7 +279,7 @@ def format_diff(d: dict, name_a: str = "A", name_b: str = "B") -> str:
                 head += f" (verdict {row['verdict'][0]} -> {row['verdict'][1]})"
             lines.append(head)
             for conv, (old, new) in (row.get("values") or {}).items():
-                lines.append(f"      {conv}: {_interval(old)} -> {_interval(new)}")
+                lines.append(f"      {conv}: {_interval(old, new)} -> {_interval(new, old)}")
         lines += [f"  {cid}: only in {name_a}" for cid in d["only_a"]]
         lines += [f"  {cid}: only in {name_b}" for cid in d["only_b"]]
     if d["keys"]:
@@ -131,10 +288,16 @@ def format_diff(d: dict, name_a: str = "A", name_b: str = "B") -> str:
             if row.get("missing"):
                 lines.append(f"  {row['key']}: only in {name_a if row['missing'] == 'b' else name_b}")
             else:
-                lines.append(f"  {row['key']}: {_show(row['a'])} -> {_show(row['b'])}")
-    return "\n".join(lines) if lines else "no change: same claims, verdicts and values"
+                lines.append("  {}: {} -> {}".format(row["key"], *_pair(row["a"], row["b"])))
+    tolerance = f"numbers compared within rtol {d.get('rtol', RTOL):g}, atol {d.get('atol', ATOL):g}"
+    if d.get("within_tolerance"):
+        tolerance += f"; {d['within_tolerance']} values differ by less (floating-point noise), not listed"
+    if not lines:
+        return f"no change: same claims, verdicts and values ({tolerance})"
+    return "\n".join(lines + [f"({tolerance})"])
 
 
-def diff_files(path_a, path_b, timings: bool = False) -> dict:
-    """:func:`diff_headlines` of two headline files."""
-    return diff_headlines(load_headline(Path(path_a)), load_headline(Path(path_b)), timings=timings)
+def diff_files(path_a, path_b, timings: bool = False, rtol: float = RTOL, atol: float = ATOL) -> dict:
+    """:func:`diff_headlines` of two headline files (``.headline.json`` or executed ``.ipynb``)."""
+    return diff_headlines(load_headline(Path(path_a)), load_headline(Path(path_b)), timings=timings, rtol=rtol,
+                          atol=atol, names=(str(path_a), str(path_b)))

@@ -275,8 +275,8 @@ def coerce_parameters(declared: dict, given: dict, source: str = "notebook", spe
 
 
 def extract_headline(nb) -> dict | None:
-    """The glued ``headline`` dict from an executed notebook, or None."""
-    for cell in nb.cells:
+    """The glued ``headline`` dict from an executed notebook (a NotebookNode or the plain dict of its JSON), or None."""
+    for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             meta = output.get("metadata", {}).get("scrapbook", {})
             if meta.get("name") != "headline":
@@ -449,8 +449,9 @@ def install_note(nb, chapter: str) -> str:
     """Markdown that tells the reader of a downloaded notebook how to install what ``chapter`` needs.
 
     Names the wheel of this version, the command that re-runs the chapter, the data folder
-    the chapter reads (from its ``data_dir`` parameter's comment) and, for a chapter that
-    uses WordNet, the Debian packages.
+    the chapter reads (from its ``data_dir`` parameter's comment), for a chapter that
+    uses WordNet, the Debian packages, and for one checked against pytrec_eval, the wheel's
+    ``oracle`` extra that installs it.
 
     >>> import nbformat
     >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
@@ -473,6 +474,10 @@ def install_note(nb, chapter: str) -> str:
     source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     wordnet = ("\n\nThis chapter's semantic proxies read WordNet 3.0 offline: on Debian or Ubuntu, "
                "`sudo apt-get install wordnet-base wordnet-sense-index`." if "wordnet" in source.lower() else "")
+    oracle = (f"\n\nThis chapter checks fireeval against trec_eval's own C code through `pytrec_eval`, which the "
+              f"wheel does not install (without it that claim is \"not testable here\"): install the wheel with "
+              f"its `oracle` extra, `pip install 'fireeval-{__version__}-py3-none-any.whl[oracle]'` (or `pip "
+              f"install pytrec_eval-terrier==0.5.11`)." if "pytrec_eval" in source else "")
     return f"""**Running this notebook outside the book.** It needs Python 3.11 or 3.12 and the `fireeval` \
 package {__version__} with its pinned dependencies (numpy, pandas, altair, papermill, ...). In an empty folder:
 
@@ -492,7 +497,7 @@ fireeval run {chapter} --data-dir DIR -p NAME VALUE --output results/
 ```
 
 Data: give {data} as `--data-dir` (or set `data_dir` in the parameters cell, or the `FIREEVAL_DATA` \
-environment variable). Without it the chapter runs on a seeded synthetic stand-in and says so.{wordnet}"""
+environment variable). Without it the chapter runs on a seeded synthetic stand-in and says so.{wordnet}{oracle}"""
 
 
 def with_install_cell(nb, chapter: str):

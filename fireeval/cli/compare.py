@@ -65,11 +65,9 @@ def _check_args(args):
     if len(args.runs) < 2:
         raise ValueError(f"{args.runs[0]}: one run given; a comparison needs at least two. Fix: give two or more "
                          "run files")
-    if args.permutations < 1:
-        raise ValueError(f"--permutations must be >= 1, not {args.permutations}. Fix: give a positive number "
-                         "(10000 is usual)")
-    if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0, not {args.bootstrap}. Fix: give 0 (no intervals) or e.g. 2000")
+    from fireeval.stats.significance import check_resamples
+
+    check_resamples(args.permutations, args.bootstrap, names=("--permutations", "--bootstrap"))
     if not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must be in (0, 1), not {args.alpha}. Fix: give e.g. 0.05")
     if args.difference is not None and not args.difference > 0:
@@ -83,7 +81,7 @@ def _check_args(args):
 def run(args):
     import json
 
-    from fireeval.stats.significance import compare, scores_from_trec
+    from fireeval.stats.significance import check_resamples, compare, scores_from_trec
 
     _check_args(args)
     scores = scores_from_trec(args.qrels, args.runs, args.measure, complete=args.complete,
@@ -94,6 +92,7 @@ def run(args):
     if len(scores.topics) < 2:
         raise ValueError(f"{args.qrels}: the runs share {len(scores.topics)} evaluated topic; paired tests need at "
                          "least two. Fix: compare runs on a topic set with judgements")
+    check_resamples(args.permutations, args.bootstrap, len(scores.topics), names=("--permutations", "--bootstrap"))
     result = compare(scores, n_permutations=args.permutations, seed=args.seed, alpha=args.alpha,
                      n_bootstrap=args.bootstrap, adjust=args.adjust)
     for warning in result.warnings():

@@ -14,7 +14,7 @@ def add(sub):
                     "'id<TAB>text'). The ground truth is --gt (query_id<TAB>video_id lines) or, without it, the "
                     "video whose id equals the query id. Prints R@K (a positive in the top K), MdR/MnR (rank of the "
                     "best-ranked positive; ties in video order) and, with --labels (query_id<TAB>video_id<TAB>1/0) "
-                    "or --proxy with --captions (JSON {video_id: [captions]}) and query texts, FIRE's corrected "
+                    "or --proxy with --captions (JSON {video_id: [captions]} or {video_id: {sen_id: caption}}) and query texts, FIRE's corrected "
                     "C@K and AP@20 (original, corrected, delta). Shape mismatches, NaN/infinite scores, duplicate "
                     "ids and ids unknown to the lists are errors (exit 2). A matrix that is not a full ranking "
                     "(a row's most common score repeated in >= 5% of the row, in >= 10% of the rows: a top-N cut "
@@ -31,7 +31,8 @@ def add(sub):
     p.add_argument("--proxy", choices=["bow", "containment", "pos", "syn"],
                    help="judge the pooled pairs with this caption proxy instead of labels (needs --captions and "
                         "query texts)")
-    p.add_argument("--captions", metavar="JSON", help="video captions {video_id: [caption, ...]} for --proxy")
+    p.add_argument("--captions", metavar="JSON", help="video captions for --proxy: {video_id: [caption, ...]} or "
+                                                        "{video_id: {sen_id: caption}} (MSR-VTT's metadata)")
     p.add_argument("--threshold", type=float, default=0.4, help="proxy agreement judged relevant (default 0.4, "
                                                                  "as the false_negatives chapter)")
     p.add_argument("--pool-depth", type=int, default=10, help="top K of each matrix pooled for --proxy (FIRE: 10)")

@@ -64,6 +64,7 @@ from .moments import (
     stability_findings as stability_findings,
 )
 from .ranking import (
+    real_numbers as real_numbers,
     correct_at_k as correct_at_k,
     precision_at_k as precision_at_k,
     recall_at_k as recall_at_k,

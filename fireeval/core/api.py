@@ -153,6 +153,10 @@ def _grades(values, what):
     """Integer grades, or a one-line error (a run's scores where qrels belong are the usual cause)."""
     values = np.asarray(values)
     if values.dtype == object:
+        bad = next((v for v in values if not isinstance(v, (int, float, np.integer, np.floating))), None)
+        if bad is not None:  # text such as "1" would pass astype(float): a guess
+            raise ValueError(f"{what}: relevance {bad!r} is not a number. Fix: give integer grades "
+                             "(0 = non-relevant)")
         try:
             values = values.astype(float)
         except OverflowError:
@@ -316,14 +320,21 @@ def _run_from_dict(run: dict, name: str, precision):
                       precision)
 
 
+def _real_column(values, what: str, column: str) -> np.ndarray:
+    """A DataFrame column of real numbers as floats; complex, dates, durations, text and booleans refused."""
+    from fireeval.core.ranking import real_numbers
+
+    return real_numbers(values, f"{what}: the {column} column")
+
+
 def _run_from_frame(frame, name: str, precision):
     what = f"run {name!r}"
     topic, doc = _qrels_columns(frame, what)
     columns = set(map(str, frame.columns))
     if "score" in columns:
-        scores = frame["score"].to_numpy()
+        scores = _real_column(frame["score"].to_numpy(), what, "score")
     elif "rank" in columns:
-        scores = -frame["rank"].to_numpy(dtype=float)  # the best rank first
+        scores = -_real_column(frame["rank"].to_numpy(), what, "rank")  # the best rank first
     else:
         hint = (" This looks like qrels (it has a relevance column). Fix: qrels come first, evaluate(qrels, run, "
                 "measures)" if "relevance" in columns else " Fix: add a score (or rank) column")

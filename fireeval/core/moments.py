@@ -52,18 +52,25 @@ def check_moments(moments, source: str = "moments") -> np.ndarray:
     ...
     ValueError: p.json entry 4: moment 1 is [3.0, 1.0], start after end. Fix: give each moment as [start, end] seconds with start <= end.
     """
-    try:
-        arr = np.asarray(moments, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{source}: moments are not [[start, end], ...] numbers: {str(moments)[:80]}") from None
+    from fireeval.core.ranking import real_numbers
+
+    arr = real_numbers(moments, f"{source}: a time",  # booleans and text such as "4" are refused, not read
+                       ragged=f"{source}: moments are not [[start, end], ...] numbers: {str(moments)[:80]}. "
+                              "Fix: give each moment as [start, end] seconds")
     if arr.ndim < 1 or arr.shape[-1] != 2:
-        raise ValueError(f"{source}: moments must be [[start, end], ...], got shape {arr.shape}")
+        raise ValueError(f"{source}: moments must be [[start, end], ...], got shape {arr.shape}. "
+                         "Fix: give each moment as two numbers, [start, end] seconds")
     flat = arr.reshape(-1, 2)
     bad = ~np.isfinite(flat).all(axis=1)
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"{source}: moment {i + 1} is {flat[i].tolist()}, not finite. "
                          "Fix: give each moment as [start, end] seconds, finite numbers.")
+    negative = flat[:, 0] < 0
+    if negative.any():
+        i = int(np.argmax(negative))
+        raise ValueError(f"{source}: moment {i + 1} is {flat[i].tolist()}, a negative time. "
+                         "Fix: give each moment as [start, end] seconds from the video's start (>= 0).")
     rev = flat[:, 0] > flat[:, 1]
     if rev.any():
         i = int(np.argmax(rev))
@@ -226,7 +233,8 @@ _MAX_K = 2**31 - 1  # beyond any ranking; larger numbers are typos that overflow
 def _check_k(k) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _MAX_K:
         shown = repr(k) if len(repr(k)) < 40 else f"a {len(str(k))}-digit number"
-        raise ValueError(f"cut-off K must be an integer >= 1 (and at most {_MAX_K}), got {shown}")
+        raise ValueError(f"cut-off K must be an integer >= 1 (and at most {_MAX_K}), got {shown}. "
+                         "Fix: give a whole number such as 1, 5 or 10")
     return int(k)
 
 
@@ -234,9 +242,9 @@ def _check_theta(theta) -> float:
     try:
         theta = float(theta)
     except (TypeError, ValueError):
-        raise ValueError(f"IoU threshold θ must be in (0, 1], got {theta!r}") from None
+        raise ValueError(f"IoU threshold θ must be in (0, 1], got {theta!r}. Fix: give e.g. 0.5") from None
     if not 0 < theta <= 1:  # also refuses NaN
-        raise ValueError(f"IoU threshold θ must be in (0, 1], got {theta!r}")
+        raise ValueError(f"IoU threshold θ must be in (0, 1], got {theta!r}. Fix: give e.g. 0.5")
     return theta
 
 
@@ -259,6 +267,7 @@ def _parse_name(name: str):
                     _check_theta(parts[2])
         except ValueError as own:
             detail = str(own)
+        detail = detail.split(" Fix:")[0].rstrip(".")  # one Fix, this module's
         raise ValueError(f"-m {name}: measure {name!r}: {detail}. {fix}") from None
     if len(parsed) != 1 or "moments" not in parsed[0].family.needs:
         raise ValueError(f"-m {name}: unknown measure {name!r} (not a moment measure). {fix}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "real_numbers",
     "correct_at_k",
     "precision_at_k",
     "recall_at_k",
@@ -220,7 +221,7 @@ def gain_values(grades, gain="linear"):
         return grades
     if gain == "exponential":
         return np.exp2(grades) - 1.0
-    raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}")
+    raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}. Fix: give one of the two")
 
 
 def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
@@ -376,3 +377,54 @@ def condense(grades, n_retrieved=None):
     order = np.argsort(~keep, axis=-1, kind="stable")
     out = np.take_along_axis(np.where(keep, grades, np.nan), order, axis=-1)
     return out, keep.sum(axis=-1)
+
+
+def real_numbers(values, what: str = "scores", dtype=float, ragged: str | None = None) -> np.ndarray:
+    """``values`` (an array, a column, or nested lists) as an array of ``dtype``, refusing what is not a real number.
+
+    ``numpy.asarray(values, dtype=float)`` guesses silently: it drops an imaginary part,
+    turns dates into nanoseconds, booleans into 0/1 and text such as ``"0.5"`` into a
+    number. Here each of those is a ``ValueError`` naming ``what`` and the value; ints and
+    floats (Python's and numpy's) pass. Nested lists of different lengths raise
+    ``ragged`` (the caller's one-line message, with its Fix) or a generic one.
+
+    >>> real_numbers([[1, 2.5]]).tolist()
+    [[1.0, 2.5]]
+    >>> real_numbers([1 + 2j, 0.5], "scores of run A")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores of run A: (1+2j) is a complex number, not a real number. Fix: give ints or floats
+    """
+    ragged = ragged or (f"{what}: lists of different lengths, not a table of numbers. Fix: give the same number "
+                        "of values in every row")
+    arr = values.to_numpy() if hasattr(values, "to_numpy") else values
+    if not isinstance(arr, np.ndarray):
+        try:
+            arr = np.asarray(arr, dtype=object)
+        except ValueError:  # ragged nested lists numpy cannot even hold as objects
+            raise ValueError(ragged) from None
+    kinds = {"c": "a complex number", "M": "a date", "m": "a duration", "b": "a boolean", "U": "text",
+             "S": "bytes", "V": "a record"}
+    if arr.dtype.kind == "O":
+        flat = arr.ravel()
+        bad = next((v for v in flat if isinstance(v, (bool, np.bool_))
+                    or not isinstance(v, (int, float, np.integer, np.floating))), None)
+        if bad is None:
+            try:
+                return arr.astype(dtype)
+            except OverflowError:
+                bad = next(v for v in flat if isinstance(v, int) and abs(v) > 1e308)
+                raise ValueError(f"{what}: {str(bad)[:20]}... is beyond the range of a float (about 1.8e308). "
+                                 "Fix: give ordinary numbers") from None
+        if isinstance(bad, (list, tuple, np.ndarray)):  # nested lists of different lengths
+            raise ValueError(ragged)
+        kind = np.asarray([bad]).dtype.kind if not isinstance(bad, dict) else "O"
+        name = kinds.get(kind, f"a {type(bad).__name__}")
+        raise ValueError(f"{what}: {repr(bad)[:40]} is {name}, not a real number. Fix: give ints or floats")
+    if arr.dtype.kind not in "iuf":
+        example = arr.ravel()[0].item() if arr.size else ""
+        example = str(example) if arr.dtype.kind in "Mm" else repr(example)
+        name = kinds.get(arr.dtype.kind, f"of type {arr.dtype}")
+        raise ValueError(f"{what}: {example[:40]} is {name} ({arr.dtype}), not a real number. "
+                         "Fix: give ints or floats")
+    return arr.astype(dtype)

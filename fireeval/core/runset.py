@@ -54,13 +54,14 @@ class RunSet:
         run names to paths).
         """
         if not runs:
-            raise ValueError("no runs given: pass at least one run")
+            raise ValueError("no runs given. Fix: pass at least one run")
         names = list(runs)
         frames = []
         for i, name in enumerate(names):
             frame = runs[name]
             if len(frame) == 0:
-                raise ValueError(f"run {name!r} is empty: it retrieves no document for any topic")
+                raise ValueError(f"run {name!r} is empty: it retrieves no document for any topic. Fix: leave it out or "
+                                 "give its documents")
             if "rank" not in frame:
                 frame = trec_order(frame)
             frames.append(frame)
@@ -90,7 +91,7 @@ class RunSet:
         bad = names[run_idx[pd.Series(key).duplicated().to_numpy()][0]]
         if bad in sources:
             raise_bad_run(sources[bad])  # names the line
-        raise ValueError(f"run {bad!r} lists a document twice for one topic; keep one line per (topic, document)")
+        raise ValueError(f"run {bad!r} lists a document twice for one topic. Fix: keep one line per (topic, document)")
 
     @classmethod
     def read(cls, paths: Sequence, names: Sequence[str] | None = None, depth: int | None = None) -> "RunSet":
@@ -100,7 +101,7 @@ class RunSet:
             frame = read_run(path, check_duplicates=False)  # checked below, on integer codes
             name = names[i] if names is not None else str(frame["tag"].iloc[0])
             if name in frames:
-                raise ValueError(f"{path}: run name {name!r} is used twice; pass distinct names")
+                raise ValueError(f"{path}: run name {name!r} is used twice. Fix: pass distinct names")
             frames[name], sources[name] = frame, path
         return cls.from_frames(frames, depth=depth, sources=sources)
 

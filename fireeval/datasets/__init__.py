@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry",
            "check_readable", "text_lines", "read_json", "read_jsonl", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
-           "choose_source", "optional_data", "SOURCES"]
+           "choose_source", "optional_data", "SOURCES", "DECIMAL", "decimal_number"]
 
 #: Longest line the line-based readers accept (a data line is far shorter; a binary or
 #: corrupt file is refused instead of being read into memory as one huge line).
@@ -120,6 +121,30 @@ def _parse_json(data):
     if isinstance(data, bytes):
         data = data.decode("utf-8-sig")
     return json.loads(data, parse_int=json_int)
+
+
+#: A number as a text file writes it: optional sign, digits with an optional fraction, optional
+#: exponent. ``float()`` also takes ``1_0`` (ten), ``inf``, ``nan``, ``0x1`` is refused by both; a
+#: reader that used ``float()`` read ``1_0`` as 10 without a word.
+DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def decimal_number(text, where: str, what: str, fix: str = "give seconds as plain decimal numbers, e.g. 12.5"):
+    """``float(text)`` when ``text`` is a plain decimal number (:data:`DECIMAL`), else a one-line ValueError.
+
+    >>> decimal_number(" 12.5", "p.csv:3", "start")
+    12.5
+    >>> decimal_number("1_0", "p.csv:3", "start")
+    Traceback (most recent call last):
+    ...
+    ValueError: p.csv:3: start '1_0' is not a plain decimal number. Fix: give seconds as plain decimal numbers, e.g. 12.5
+    """
+    if not isinstance(text, str) or not DECIMAL.fullmatch(text.strip()):
+        raise ValueError(f"{where}: {what} {text!r} is not a plain decimal number. Fix: {fix}")
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{where}: {what} {text!r} is beyond the range of a number. Fix: {fix}")
+    return value
 
 
 class JSONNumberError(ValueError):

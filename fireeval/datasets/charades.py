@@ -45,7 +45,7 @@ import operator
 
 import numpy as np
 
-from fireeval.datasets import MAX_LINE_CHARS, check_readable, data_path, read_json, text_lines
+from fireeval.datasets import DECIMAL, MAX_LINE_CHARS, check_readable, data_path, decimal_number, read_json, text_lines
 
 # pandas and the re-annotation helpers are imported inside the functions that need them,
 # so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.
@@ -121,10 +121,11 @@ def _read_sta_rows_fast(path, allow_reversed):
     heads = [head.split() for head, _, _ in parts]
     if not all(sep for _, sep, _ in parts) or any(len(h) != 3 for h in heads):
         return None
-    try:
-        starts = [float(h[1]) for h in heads]
-        ends = [float(h[2]) for h in heads]
-    except ValueError:
+    if not all(DECIMAL.fullmatch(h[1]) and DECIMAL.fullmatch(h[2]) for h in heads):  # float() reads 1_0 as 10
+        return None
+    starts = [float(h[1]) for h in heads]
+    ends = [float(h[2]) for h in heads]
+    if min(starts) < 0:
         return None
     # A NaN or infinity makes the sum NaN or infinite (so does an overflow: the checked reader then decides).
     if not math.isfinite(sum(starts) + sum(ends)) or (
@@ -148,11 +149,9 @@ def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:
         if not sep or len(parts) != 3:
             raise ValueError(f"{path}:{lineno}: expected 'VIDEO START END##DESCRIPTION', got {line[:80]!r}. "
                              "Fix: use the official charades_sta_{split}.txt file.")
-        try:
-            start, end = float(parts[1]), float(parts[2])
-        except ValueError:
-            raise ValueError(f"{path}:{lineno}: start/end are not numbers: {head!r}") from None
-        if not (math.isfinite(start) and math.isfinite(end)) or (start > end and not allow_reversed):
+        start = decimal_number(parts[1], f"{path}:{lineno}", "start")
+        end = decimal_number(parts[2], f"{path}:{lineno}", "end")
+        if start < 0 or (start > end and not allow_reversed):
             check_moments([start, end], f"{path}:{lineno}")  # raises, naming the problem
         key = (parts[0], desc)
         if key in seen:
@@ -263,7 +262,8 @@ def align_predictions(entries, gt, k=None, name="predictions"):
         arr, third, counts, score = _moment_arrays(kept)
     except (TypeError, IndexError, ValueError, KeyError):
         return _align_checked(entries, gt, k, name)
-    if not np.isfinite(arr).all() or (arr[:, 0] > arr[:, 1]).any() or np.isnan(score).any():
+    if not np.isfinite(arr).all() or (arr[:, 0] > arr[:, 1]).any() or (arr[:, 0] < 0).any() \
+            or np.isnan(score).any():
         return _align_checked(entries, gt, k, name)
     n, width = len(kept), k if k is not None else int(counts.max(initial=1))
     out = np.full((len(keys), width, 2), np.nan)
@@ -287,6 +287,24 @@ def align_predictions(entries, gt, k=None, name="predictions"):
     return out, info
 
 
+#: The types a time or rating may have in a predictions file (JSON numbers, a pickle's numpy scalars).
+_REAL_TYPES = {int, float, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8, np.uint64,
+               np.uint32, np.uint16, np.uint8}
+
+
+def _one_length_per_entry(third, counts) -> bool:
+    """Whether the third numbers of each entry's moments (NaN: none given) are one value, the video's length.
+
+    A third number that varies within an entry is something else (a score, say), which
+    would be silently ignored: the readers refuse it.
+    """
+    if not len(third):
+        return True
+    starts = np.cumsum(counts) - counts
+    with np.errstate(invalid="ignore"):
+        return np.array_equal(np.fmax.reduceat(third, starts), np.fmin.reduceat(third, starts), equal_nan=True)
+
+
 def _moment_arrays(kept):
     """``[(moments, ratings or None), ...]`` -> every moment's [start, end] ``(m, 2)``, its third value
     (the video length; NaN when absent) ``(m,)``, moments per entry ``(n,)`` and ratings ``(m,)``
@@ -306,31 +324,70 @@ def _moment_arrays(kept):
     if not set(map(type, flat)) <= {list, tuple, np.ndarray}:  # a string would pass as a sequence of digits
         raise TypeError("moments are not lists")
     widths = np.fromiter(map(len, flat), dtype=int, count=len(flat))
-    if widths.min(initial=2) < 2:
-        raise IndexError("a moment without an end")
-    values = np.fromiter(chain.from_iterable(flat), dtype=float, count=int(widths.sum()))
+    if widths.min(initial=2) < 2 or widths.max(initial=2) > 3:  # [start, end] or [start, end, video length]
+        raise IndexError("moments of another width")
+    values = list(chain.from_iterable(flat))
+    if not set(map(type, values)) <= _REAL_TYPES:  # True or "4" would pass np.fromiter as numbers
+        raise TypeError("a time is not a number")
+    values = np.fromiter(values, dtype=float, count=len(values))
     first = widths[0] if len(widths) else 2
     if (widths == first).all():  # the usual case: every moment [start, end] or [start, end, length]
         table = values.reshape(-1, first)
         arr = table[:, :2]
-        third = table[:, 2] if first >= 3 else np.full(len(table), np.nan)
+        third = table[:, 2] if first == 3 else np.full(len(table), np.nan)
     else:
         at = np.cumsum(widths) - widths
         arr = np.stack([values[at], values[at + 1]], axis=1)
-        third = np.where(widths >= 3, values[np.minimum(at + 2, len(values) - 1)], np.nan)
+        third = np.where(widths == 3, values[np.minimum(at + 2, len(values) - 1)], np.nan)
+    if not _one_length_per_entry(third, counts):
+        raise ValueError("a third number that varies within an entry")
     ratings = [r for _, r in kept]
     if any(r is None for r in ratings):  # no ratings: list order, as rating 0 for all
         ratings = [r if r is not None else [0.0] * c for r, c in zip(ratings, counts.tolist())]
     rated = np.fromiter(map(len, ratings), dtype=int, count=len(ratings))
     if not np.array_equal(rated, counts):
         raise ValueError("ratings")
-    score = np.fromiter(chain.from_iterable(ratings), dtype=float, count=len(flat))
+    scores = list(chain.from_iterable(ratings))
+    if not set(map(type, scores)) <= _REAL_TYPES:
+        raise TypeError("a rating is not a number")
+    score = np.fromiter(scores, dtype=float, count=len(flat))
     return arr, third, counts, score
+
+
+def _entry_moments(moments, where: str):
+    """One entry's moments as ``([start, end] array (n, 2), third numbers (n,), NaN where absent)``, or a one-line
+    ValueError naming the entry: a moment that is not 2 or 3 real numbers (booleans and text such as ``"4"``
+    refused), a third number that varies within the entry, and what :func:`check_moments` refuses."""
+    from fireeval.core.moments import check_moments
+    from fireeval.core.ranking import real_numbers
+
+    layout = "[start, end] or [start, end, video length]"
+    fix = "Fix: give each moment as [start, end] seconds, and the scores in 'ratings'"
+    if isinstance(moments, (str, bytes, dict)) or not hasattr(moments, "__len__"):
+        raise ValueError(f"{where}: moments are {type(moments).__name__}, not a list of {layout}. {fix}")
+    pairs, third, length = [], [], None
+    for m, moment in enumerate(moments, 1):
+        if isinstance(moment, (str, bytes, dict)) or not hasattr(moment, "__len__"):
+            raise ValueError(f"{where}: moment {m} is {str(moment)[:40]!r}, not a list {layout}. {fix}")
+        values = real_numbers(moment, f"{where}: moment {m}: a time")
+        if values.ndim != 1 or len(values) not in (2, 3):
+            raise ValueError(f"{where}: moment {m} has {values.size} numbers; a moment is {layout}. {fix}")
+        pairs.append(values[:2])
+        third.append(values[2] if len(values) == 3 else np.nan)
+        if third[-1] == third[-1]:  # a third number given: the first one is the video's length
+            length = third[-1] if length is None else length
+            if third[-1] != length:
+                raise ValueError(f"{where}: moment {m} has the third number {third[-1]:g} where an earlier moment "
+                                 f"has {length:g}; a third number is the video's length, the same for every "
+                                 f"moment. {fix}")
+    arr = np.asarray(pairs, dtype=float).reshape(-1, 2)
+    check_moments(arr, where)
+    return arr, np.asarray(third, dtype=float)
 
 
 def _align_checked(entries, gt, k=None, name="predictions"):
     """:func:`align_predictions` one entry at a time (same arguments and rules), raising a ValueError that names the first bad entry."""
-    from fireeval.core.moments import check_moments
+    from fireeval.core.ranking import real_numbers
 
     keys, lengths = _gt_keys(gt)
     index = {key: i for i, key in enumerate(keys)}
@@ -349,20 +406,13 @@ def _align_checked(entries, gt, k=None, name="predictions"):
         if i in ranked_lists:
             raise ValueError(f"{where} repeats the query of entry {first_entry[i]}, both with moments. "
                              "Fix: give one list of moments per query (entries without moments are ignored).")
-        try:
-            arr = np.asarray(moments, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{where}: moments are not [[start, end, ...], ...] numbers") from None
-        if arr.ndim != 2 or arr.shape[1] < 2:
-            raise ValueError(f"{where}: moments are not [[start, end, ...], ...] (shape {arr.shape})")
-        check_moments(arr[:, :2], where)
-        if arr.shape[1] >= 3 and np.isfinite(lengths[i]) and np.any(np.abs(arr[:, 2] - lengths[i]) > 1e-6):
+        arr, third = _entry_moments(moments, where)
+        if np.isfinite(lengths[i]) and np.any(np.abs(third[np.isfinite(third)] - lengths[i]) > 1e-6):
             info["length_mismatch"] += 1
         if ratings is not None:
-            try:
-                r = np.asarray(ratings, dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"{where}: ratings are not numbers. Fix: give one number per moment") from None
+            r = real_numbers(ratings, f"{where}: a rating",
+                             ragged=f"{where}: ratings are nested lists, not one number per moment. "
+                                    "Fix: give ratings as a flat list, e.g. [0.9, 0.5]")
             if r.ndim != 1:  # [[1], [2]] has as many numbers as moments, but is not a list of them
                 raise ValueError(f"{where}: ratings are nested lists (shape {r.shape}), not one number per moment. "
                                  "Fix: give ratings as a flat list, e.g. [0.9, 0.5]")

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fireeval.datasets import check_readable, read_json, text_lines
+from fireeval.datasets import check_readable, decimal_number, read_json, text_lines
 
 __all__ = ["FORMATS", "ACCEPTED", "detect_format", "normalize_query", "read_entries", "read_predictions"]
 
@@ -66,7 +66,7 @@ def detect_format(path, fmt: str = "auto") -> str:
     path = Path(path)
     if fmt != "auto":
         if fmt not in FORMATS:
-            raise ValueError(f"unknown predictions format {fmt!r}; {ACCEPTED}.")
+            raise ValueError(f"unknown predictions format {fmt!r}. Fix: {ACCEPTED}.")
         return fmt
     suffix = path.suffix.lower()
     by_suffix = {".json": "json", ".pkl": "pkl", ".pickle": "pkl", ".csv": "csv", ".tsv": "tsv",
@@ -86,10 +86,8 @@ def detect_format(path, fmt: str = "auto") -> str:
 
 
 def _number(value, where: str, what: str) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: {what} {value!r} is not a number. Fix: give seconds as numbers.") from None
+    """A time or score of a text row: a plain decimal number (``1_0``, ``inf``, ``nan`` and ``0x1`` are refused)."""
+    return decimal_number(value, where, what, "give seconds and scores as plain decimal numbers, e.g. 12.5")
 
 
 def _group(rows):
@@ -182,17 +180,25 @@ def read_entries(path, fmt: str = "auto"):
             if "pred_relevant_windows" not in rec:
                 raise ValueError(f"{where}: no 'pred_relevant_windows'. Fix: {ACCEPTED}.")
             windows = rec["pred_relevant_windows"] or []
-            try:
-                arr = np.asarray(windows, dtype=float).reshape(len(windows), -1) if windows else np.empty((0, 2))
-            except (TypeError, ValueError):
-                raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers") from None
-            if arr.shape[1] < 2:
-                raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...]")
+            arr = _windows(windows, where) if windows else np.empty((0, 2))
             ratings = arr[:, 2].tolist() if arr.shape[1] >= 3 else None
             key = ((rec["vid"], rec["query"]) if "vid" in rec and "query" in rec else None)
             entries.append((key, rec.get("qid"), arr[:, :2].tolist(), ratings, where))
         return fmt, entries
     return fmt, None  # json / pkl: the Charades-STA reader parses them
+
+
+def _windows(windows, where: str) -> np.ndarray:
+    """Moment-DETR's ``pred_relevant_windows`` as an (n, 2 or 3) float array; booleans and text refused."""
+    from fireeval.core.ranking import real_numbers
+
+    fix = "Fix: give pred_relevant_windows as [[start, end, score], ...] numbers"
+    arr = real_numbers(windows, f"{where}: pred_relevant_windows",
+                       ragged=f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers. {fix}")
+    if arr.ndim != 2 or arr.shape[1] not in (2, 3):
+        raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {arr.shape}). "
+                         f"{fix}")
+    return arr
 
 
 def _unmatched(keys, index, limit: int = 10) -> list:
@@ -212,7 +218,7 @@ def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool 
     from fireeval.datasets import charades
 
     if gt_kind not in ("charades", "qvhighlights"):
-        raise ValueError(f"gt_kind must be 'charades' or 'qvhighlights', not {gt_kind!r}")
+        raise ValueError(f"gt_kind must be 'charades' or 'qvhighlights', not {gt_kind!r}. Fix: give one of the two")
     fmt, entries = read_entries(path, fmt)
     info = {} if info is None else info
     if gt_kind == "charades":

@@ -129,6 +129,7 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     and ``missing_queries``.
     """
     from fireeval.core.moments import check_moments
+    from fireeval.core.ranking import real_numbers
 
     qids = list(gt["qid"]) if hasattr(gt, "columns") else list(gt)
     pos = {q: i for i, q in enumerate(qids)}
@@ -150,12 +151,12 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
             continue
         if not rec["pred_relevant_windows"]:
             continue
-        try:
-            w = np.asarray(rec["pred_relevant_windows"], dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers") from None
-        if w.ndim != 2 or w.shape[1] < 2:
-            raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {w.shape})")
+        w = real_numbers(rec["pred_relevant_windows"], f"{where}: pred_relevant_windows",
+                         ragged=f"{where}: pred_relevant_windows are not [[start, end, score], ...] numbers. "
+                                "Fix: give each window as [start, end, score]")
+        if w.ndim != 2 or w.shape[1] not in (2, 3):
+            raise ValueError(f"{where}: pred_relevant_windows are not [[start, end, score], ...] (shape {w.shape}). "
+                             "Fix: give each window as [start, end, score]")
         check_moments(w[:, :2], f"{where}: pred_relevant_windows")
         if w.shape[1] >= 3:
             if np.isnan(w[:, 2]).any():

@@ -14,7 +14,8 @@ and which video each row and column is:
   named by the video).
 * relevance labels (``--labels``): ``query_id<TAB>video_id<TAB>label`` with label 1/0
   (also relevant/not, true/false, yes/no), e.g. FIRE's human judgements re-keyed by id;
-* video captions for the proxy (``--captions``): JSON ``{"video_id": ["caption", ...]}``.
+* video captions for the proxy (``--captions``): JSON ``{"video_id": ["caption", ...]}``, or
+  ``{"video_id": {"sen_id": "caption", ...}}`` (MSR-VTT's metadata files).
 
 Every reader refuses what it cannot read with a one-line error naming the file, the
 line and the fix: a shape that does not match the id lists, duplicate ids, NaN or
@@ -56,6 +57,7 @@ def read_matrix(path) -> np.ndarray:
     except (OSError, EOFError) as err:
         raise ValueError(f"{path}: not a readable .npy file ({type(err).__name__}: {err}). "
                          "Fix: save the matrix with numpy.save (a .npz or text file is not read here).") from None
+    _check_npy_length(path, arr)
     if arr.ndim != 2:
         raise ValueError(f"{path}: a similarity matrix is 2-D (queries x videos); this array has shape {arr.shape}. "
                          "Fix: save one row per query, one column per video.")
@@ -64,11 +66,24 @@ def read_matrix(path) -> np.ndarray:
     return np.asarray(arr, dtype=float)
 
 
+def _check_npy_length(path, arr) -> None:
+    """Refuse a .npy whose file holds more bytes than its header's array (data appended, or two arrays saved)."""
+    import os
+
+    expected = int(arr.offset) + int(arr.nbytes)  # arr is np.load's memory map: offset = the header's length
+    size = os.path.getsize(path)
+    if size != expected:
+        raise ValueError(f"{path}: {size - expected} bytes after the array's data (its header says shape "
+                         f"{arr.shape}, {arr.dtype}: {expected} bytes in all). Fix: save one array per file with "
+                         "numpy.save(path, matrix).")
+
+
 def check_matrix(sim, query_ids, video_ids, where: str = "similarity matrix") -> np.ndarray:
     """``sim`` if its shape matches the id lists and every score is finite; else a one-line ValueError."""
     sim = np.asarray(sim, dtype=float)
     if sim.ndim != 2:
-        raise ValueError(f"{where}: shape {sim.shape} is not 2-D (queries x videos).")
+        raise ValueError(f"{where}: shape {sim.shape} is not 2-D (queries x videos). Fix: give one row per query, "
+                         "one column per video")
     expected = (len(query_ids), len(video_ids))
     if sim.shape != expected:
         hint = (" (it looks transposed: rows must be queries)" if sim.shape == expected[::-1] else "")
@@ -193,18 +208,30 @@ def read_labels(path, query_ids, video_ids) -> tuple[np.ndarray, np.ndarray, int
 
 
 def read_captions(path, video_ids) -> list:
-    """Video captions ``{"video_id": ["caption", ...]}`` (JSON) in video-list order; every video needs one."""
-    doc = read_json(path, 'captions file ({"video_id": ["caption", ...]})')
+    """Video captions in video-list order; every video needs one.
+
+    Two layouts: ``{"video_id": ["caption", ...]}`` (a single string is one caption) and
+    the MSR-VTT metadata files' ``{"video_id": {"sen_id": "caption", ...}}`` (as
+    ``sgn_msrvtt_official_test_captions.json``), whose captions are the values (the
+    sentence ids are left out). Anything else for a video is refused, naming it.
+    """
+    layouts = '{"video_id": ["caption", ...]} or {"video_id": {"sen_id": "caption", ...}}'
+    doc = read_json(path, f"captions file ({layouts})")
     if not isinstance(doc, dict):
-        raise ValueError(f'{path}: expected a JSON object {{"video_id": ["caption", ...]}}, got {type(doc).__name__}.')
+        raise ValueError(f"{path}: expected a JSON object {layouts}, got {type(doc).__name__}. "
+                         "Fix: give the captions keyed by the ids of --videos.")
     out = []
     for v in video_ids:
         caps = doc.get(v)
         if isinstance(caps, str):
             caps = [caps]
-        if not caps or not all(isinstance(c, str) for c in caps):
-            raise ValueError(f"{path}: video {v!r} has no list of caption strings. Fix: give every video of "
-                             "--videos at least one caption.")
+        elif isinstance(caps, dict):  # {sen_id: caption}: the captions are the values
+            caps = list(caps.values())
+        if not isinstance(caps, list) or not caps or not all(isinstance(c, str) for c in caps) \
+                or not any(c.strip() for c in caps):
+            got = "missing" if v not in doc else f"{type(doc[v]).__name__} {str(doc[v])[:60]!r}"
+            raise ValueError(f"{path}: video {v!r} has no list of caption strings ({got}). Fix: give every video "
+                             f"of --videos at least one non-empty caption, as {layouts}.")
         out.append(list(caps))
     return out
 

@@ -84,4 +84,6 @@ from .significance import (
     scores_from_trec as scores_from_trec,
     scores_from_moments as scores_from_moments,
     scores_from_similarity as scores_from_similarity,
+    MAX_RESAMPLES as MAX_RESAMPLES,
+    check_resamples as check_resamples,
 )

@@ -40,16 +40,17 @@ def metrics_claims(data: str, real: bool, oracle_gaps: Mapping[str, float] | Non
     """
     standing = "original" if real else "stand-in"
     largest = None if oracle_gaps is None else max(oracle_gaps.values())
+    missing = "pytrec_eval is not installed (pip install 'fireeval[oracle]', or pytrec_eval-terrier)"
     oracle = Claim(
         "metrics_oracle", "trec_eval (via pytrec_eval)", "measures map, P_10, ndcg_cut_10, recip_rank",
         "fireeval scores every run and topic as trec_eval does",
         "largest per-topic |fireeval − pytrec_eval| over all runs", Test("<=", 1e-6) if oracle_gaps else None,
-        data, fmt=".1e", untestable=None if oracle_gaps else "pytrec_eval is not installed", standing=standing,
+        data, fmt=".1e", untestable=None if oracle_gaps else missing, standing=standing,
         short="fireeval's per-topic scores equal trec_eval's (map, P@10, nDCG@10, RR)",
         reading=Reading("'as trec_eval does' read as equal per-topic values, within 1e-6, for every run and topic",
                         "trec_eval's own C code, run through pytrec_eval", "authors' code"),
         evidence=Evidence("pytrec_eval per-topic values (trec_eval's code)", n_cells, largest, 1e-6)
-        if oracle_gaps else Evidence.none("pytrec_eval is not installed"),
+        if oracle_gaps else Evidence.none(missing),
         power=_EXACT)
     records = [oracle.evaluate(None if not oracle_gaps else Estimate(largest, method="exact: every run and topic"),
                                sensitivity=[Alternative(m, Estimate(v, method="exact: every run and topic"),

@@ -79,7 +79,7 @@ def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, st
         return kendall_tau_many(means, ref_means)
     if statistic == "tau_ap":
         return tau_ap_batch(means, ref_means)
-    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}")
+    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
 
 
 def jackknife_agreement(per_topic, reference, statistic: str = "tau_b", topics=None) -> np.ndarray:
@@ -106,7 +106,7 @@ def jackknife_agreement(per_topic, reference, statistic: str = "tau_b", topics=N
         return kendall_tau_many(means, ref_means)
     if statistic == "tau_ap":
         return tau_ap_batch(means, ref_means)
-    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}")
+    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
 
 
 def band_crossing(depths, low, high, level: float = 0.90) -> dict:
@@ -307,7 +307,8 @@ def normal_swap_difference(per_topic, size: int, target: float = 0.05) -> dict:
 
     scores = np.asarray(per_topic, dtype=float)
     if scores.ndim != 2 or scores.shape[0] < 2 or scores.shape[1] < 2:
-        raise ValueError(f"per_topic must be (systems >= 2, topics >= 2), got shape {scores.shape}")
+        raise ValueError(f"per_topic must be (systems >= 2, topics >= 2), got shape {scores.shape}. "
+                         "Fix: give a systems x topics matrix with two or more of each")
     i, j = np.triu_indices(len(scores), k=1)
     s = float(np.median((scores[i] - scores[j]).std(axis=-1, ddof=1)))
     return {"sd_pair_difference": s, "difference": float(norm.ppf(1 - target) * np.sqrt(2.0 / size) * s)}

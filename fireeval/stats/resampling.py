@@ -62,7 +62,8 @@ def disjoint_halves(n_items: int, size: int, n_trials: int, rng=0) -> tuple[np.n
     Requires 2 * size <= n_items.
     """
     if 2 * size > n_items:
-        raise ValueError(f"two disjoint subsets of {size} need {2 * size} items, only {n_items} available")
+        raise ValueError(f"two disjoint subsets of {size} need {2 * size} items, only {n_items} available. "
+                         f"Fix: give a size of at most {n_items // 2}")
     rng = np.random.default_rng(rng)
     # One independent permutation per trial, without sorting a random matrix.
     perm = rng.permuted(np.broadcast_to(np.arange(n_items), (n_trials, n_items)), axis=1)

@@ -55,7 +55,8 @@ import numpy as np
 
 __all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisation_pvalues", "tukey_hsd_pvalues",
            "bca_intervals", "holm", "significance_groups", "group_label", "detectable_difference", "topics_needed",
-           "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity"]
+           "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity",
+           "MAX_RESAMPLES", "check_resamples"]
 
 _EPS = np.finfo(float).eps * 100  # scipy.stats.permutation_test's relative tolerance
 _BLOCK = 4_000_000  # floats of resamples (rows x topics) held at once: 32 MB
@@ -78,42 +79,105 @@ class PerTopicScores:
 
 
 def _as_scores(scores, names, topics, measure) -> PerTopicScores:
+    from fireeval.core.ranking import real_numbers
+
     if isinstance(scores, PerTopicScores):
         return scores
     if isinstance(scores, Mapping):
         names = list(scores) if names is None else list(names)
-        values = np.asarray([np.asarray(v, dtype=float) for v in scores.values()], dtype=float)
+        rows = [real_numbers(v, f"scores of {name!r}") for name, v in scores.items()]
+        if len({r.shape for r in rows}) > 1:
+            raise ValueError(f"scores: the systems have {sorted({len(r) for r in rows})} topics each. Fix: give "
+                             "every system one score per topic, on the same topics in the same order")
+        values = np.asarray(rows, dtype=float)
     elif hasattr(scores, "index") and hasattr(scores, "columns"):  # a DataFrame: rows systems, columns topics
         names = [str(n) for n in scores.index] if names is None else list(names)
         topics = [str(t) for t in scores.columns] if topics is None else topics
-        values = scores.to_numpy(dtype=float)
+        values = np.column_stack([real_numbers(scores.iloc[:, k], f"scores, topic {c!r}")
+                                  for k, c in enumerate(scores.columns)]) \
+            if len(scores.columns) else np.empty((len(scores), 0))
     else:
-        values = np.asarray(scores, dtype=float)
+        values = real_numbers(scores, "scores")
     if values.ndim != 2:
-        raise ValueError(f"scores must be a systems x topics matrix, not an array of shape {values.shape}")
+        raise ValueError(f"scores must be a systems x topics matrix, not an array of shape {values.shape}. "
+                         "Fix: give one row of per-topic scores per system")
     r, t = values.shape
     names = [f"system {i + 1}" for i in range(r)] if names is None else [str(n) for n in names]
     topics = [str(i + 1) for i in range(t)] if topics is None else [str(x) for x in topics]
     if len(names) != r or len(topics) != t:
-        raise ValueError(f"{len(names)} names and {len(topics)} topics given for a {r} x {t} score matrix")
+        raise ValueError(f"{len(names)} names and {len(topics)} topics given for a {r} x {t} score matrix. "
+                         "Fix: give one name per row and one topic label per column")
     return PerTopicScores(names, topics, values, measure or "score")
 
 
 def _check(s: PerTopicScores):
     r, t = s.values.shape
     if r < 2:
-        raise ValueError(f"{r} system given; a comparison needs at least two")
+        raise ValueError(f"{r} system given; a comparison needs at least two. Fix: give the scores of two or more "
+                         "systems")
     if t < 2:
-        raise ValueError(f"{t} topic given; paired tests need at least two topics")
+        raise ValueError(f"{t} topic given; paired tests need at least two topics. Fix: give per-topic scores "
+                         "on two or more topics")
     if not np.isfinite(s.values).all():
         i, j = np.argwhere(~np.isfinite(s.values))[0]
-        raise ValueError(f"score of {s.names[i]!r} on topic {s.topics[j]!r} is {s.values[i, j]}; scores must be finite")
+        raise ValueError(f"score of {s.names[i]!r} on topic {s.topics[j]!r} is {s.values[i, j]}; scores must be "
+                         "finite. Fix: replace NaN or infinite scores (or drop the topic for every system)")
     if len(set(s.names)) != r:
         dup = sorted({n for n in s.names if s.names.count(n) > 1})
-        raise ValueError(f"system names repeat: {dup[:5]}; give each system its own name")
+        raise ValueError(f"system names repeat: {dup[:5]}. Fix: give each system its own name")
+    if len(set(s.topics)) != t:
+        seen, dup = set(), []
+        for x in s.topics:
+            if x in seen and x not in dup:
+                dup.append(x)
+            seen.add(x)
+        raise ValueError(f"topic labels repeat: {dup[:5]} (as text); the scores of one topic would be paired "
+                         "twice. Fix: give each topic (column) its own label, or average the repeated ones first")
 
 
 # ---------------------------------------------------------------- resamples
+#: Most sign flips / permutations and bootstrap resamples a comparison draws (``n_permutations``,
+#: ``n_bootstrap``; ``--permutations``, ``--bootstrap``). Holm over 1000 pairs at alpha 0.05 needs
+#: about 40,000 flips; a million leaves a wide margin and still fits in memory.
+MAX_RESAMPLES = 1_000_000
+_MAX_FLIP_CELLS = 1 << 28  # int8 sign flips held at once: 256 MiB
+_MAX_BOOT_CELLS = 1 << 25  # int64 bootstrap indices held at once: 256 MiB
+
+
+def check_resamples(n_permutations, n_bootstrap, n_topics: int | None = None,
+                    names=("n_permutations", "n_bootstrap")) -> None:
+    """Refuse resample counts that are not whole numbers in range, before anything is allocated.
+
+    ``n_permutations`` must be in [1, :data:`MAX_RESAMPLES`], ``n_bootstrap`` in [0,
+    :data:`MAX_RESAMPLES`]; with ``n_topics``, their resample tables (resamples x topics)
+    must also fit in 256 MiB each. ``names`` are the names shown (the CLI's options).
+
+    >>> check_resamples(10**9, 2000)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_permutations=1000000000 is more than 1000000. Fix: give at most 1000000 (10000 is usual; Holm over many pairs needs more, the randomised Tukey HSD fewer)
+    """
+    for value, name, low in ((n_permutations, names[0], 1), (n_bootstrap, names[1], 0)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name}={value!r} is not a whole number. Fix: give an int, e.g. "
+                            f"{10_000 if low else 2000}")
+        if value < low:
+            raise ValueError(f"{name} must be >= {low}, not {value}. Fix: give "
+                             + ("a positive number (10000 is usual)" if low else "0 (no intervals) or e.g. 2000"))
+        if value > MAX_RESAMPLES:
+            usual = ("10000 is usual; Holm over many pairs needs more, the randomised Tukey HSD fewer" if low
+                     else "2000 is usual")
+            raise ValueError(f"{name}={value} is more than {MAX_RESAMPLES}. Fix: give at most {MAX_RESAMPLES} "
+                             f"({usual})")
+    if n_topics:
+        for value, name, cells, what in ((n_permutations, names[0], _MAX_FLIP_CELLS, "sign flips"),
+                                         (n_bootstrap, names[1], _MAX_BOOT_CELLS, "bootstrap indices")):
+            if value * n_topics > cells:
+                raise ValueError(f"{name}={value} with {n_topics} topics needs a table of {value * n_topics:,} "
+                                 f"{what}, more than the {cells:,} held at once. Fix: give at most "
+                                 f"{cells // n_topics} for this many topics")
+
+
 def sign_flips(n_topics: int, n_permutations: int = 10_000, rng=0) -> tuple[np.ndarray, bool]:
     """``(flips, exact)``: a (P, T) int8 matrix of ±1 shared by every pair.
 
@@ -138,8 +202,7 @@ def sign_flips(n_topics: int, n_permutations: int = 10_000, rng=0) -> tuple[np.n
     >>> sign_flips(20, 5, rng=1)[0].shape
     (5, 20)
     """
-    if n_permutations < 1:
-        raise ValueError(f"the number of permutations must be >= 1, not {n_permutations}")
+    check_resamples(n_permutations, 0, n_topics)
     if n_topics < 63 and 2 ** n_topics <= n_permutations:
         bits = (np.arange(2 ** n_topics)[:, None] >> np.arange(n_topics)[None, :]) & 1
         return (1 - 2 * bits).astype(np.int8), True
@@ -289,7 +352,7 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
     from scipy.special import ndtr, ndtri
 
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), not {confidence}")
+        raise ValueError(f"confidence must be in (0, 1), not {confidence}. Fix: give e.g. 0.95")
     values = np.asarray(values, dtype=float)
     pair_i, pair_j = np.asarray(pair_i, dtype=np.int64), np.asarray(pair_j, dtype=np.int64)
     t = values.shape[1]
@@ -561,13 +624,13 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     s = _as_scores(scores, names, topics, measure)
     _check(s)
     if adjust not in _ADJUST_COLUMN:
-        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_COLUMN)}, not {adjust!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), not {alpha}")
-    if not 0 < power < 1:
-        raise ValueError(f"power must be in (0, 1), not {power}")
-    if n_bootstrap < 0:
-        raise ValueError(f"the number of bootstrap resamples must be >= 0, not {n_bootstrap}")
+        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_COLUMN)}, not {adjust!r}. Fix: give one of "
+                         "these (holm is the default)")
+    for value, name, example in ((alpha, "alpha", "0.05"), (power, "power", "0.8"), (confidence, "confidence", "0.95")):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not 0 < value < 1:
+            raise ValueError(f"{name} must be a number in (0, 1), not {value!r}. Fix: give e.g. {example}")
+    check_resamples(n_permutations, n_bootstrap, s.values.shape[1])
     values = np.ascontiguousarray(s.values, dtype=float)
     r, t = values.shape
     pi, pj = _pairs(r)
@@ -577,7 +640,8 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     else:
         flips = np.asarray(flips)
         if flips.ndim != 2 or flips.shape[1] != t or not np.isin(flips, (-1, 1)).all():
-            raise ValueError(f"flips must be a (P, {t}) matrix of -1 and +1")
+            raise ValueError(f"flips must be a (P, {t}) matrix of -1 and +1. Fix: give one row of signs per "
+                             "resample and one column per topic, or leave flips out")
         exact = False
     p_perm = randomisation_pvalues(values, pi, pj, flips, exact)
     d = values[pi] - values[pj]
@@ -678,7 +742,7 @@ def detectable_difference(sd, n_topics: int, alpha: float = 0.05, power: float =
     from statsmodels.stats.power import TTestPower
 
     if n_topics < 2:
-        raise ValueError(f"need at least two topics, not {n_topics}")
+        raise ValueError(f"need at least two topics, not {n_topics}. Fix: give n_topics >= 2")
     e = TTestPower().solve_power(effect_size=None, nobs=n_topics, alpha=alpha, power=power, alternative="two-sided")
     return float(np.ravel(e)[0]) * np.asarray(sd, dtype=float)
 
@@ -696,7 +760,7 @@ def topics_needed(difference: float, sd: float, alpha: float = 0.05, power: floa
     from statsmodels.stats.power import TTestPower
 
     if difference <= 0 or sd <= 0:
-        raise ValueError(f"difference and sd must be > 0 (got {difference}, {sd})")
+        raise ValueError(f"difference and sd must be > 0 (got {difference}, {sd}). Fix: give positive numbers")
     n = TTestPower().solve_power(effect_size=difference / sd, nobs=None, alpha=alpha, power=power,
                                  alternative="two-sided")
     return int(math.ceil(float(np.ravel(n)[0]) - 1e-9))
@@ -744,7 +808,8 @@ def topic_set_size(values, difference: float | None = None, alpha: float = 0.05,
     x = np.asarray(values, dtype=float)
     m, n = x.shape
     if m < 2 or n < 2:
-        raise ValueError(f"need at least two systems and two topics, not {m} x {n}")
+        raise ValueError(f"need at least two systems and two topics, not {m} x {n}. Fix: give a systems x topics "
+                         "matrix with two or more of each")
     var = _residual_variance(x)
     sd_diff = math.sqrt(2 * var)
     out = {"n_systems": m, "n_topics": n, "alpha": alpha, "power": power, "variance": var, "sd_diff": sd_diff,
@@ -902,13 +967,17 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
     if not match and low not in ("rr", "mrr"):
         raise ValueError(f"unknown similarity measure {measure!r}. Fix: use R@K (e.g. R@1), correct@K or RR")
     rows, n = [], None
+    from fireeval.core.ranking import real_numbers
+
     for name, sim in matrices.items():
-        s = np.asarray(sim, dtype=float)
+        s = real_numbers(sim, f"similarity matrix {name!r}")
         if s.ndim != 2 or s.shape[0] != s.shape[1]:
             raise ValueError(f"{name}: a similarity matrix must be square (queries x videos, positives on the "
-                             f"diagonal), not {s.shape}")
+                             f"diagonal), not {s.shape}. Fix: give one row and one column per query, its own "
+                             "video on the diagonal")
         if n is not None and s.shape[0] != n:
-            raise ValueError(f"{name}: {s.shape[0]} queries, the first matrix has {n}; compare on the same queries")
+            raise ValueError(f"{name}: {s.shape[0]} queries, the first matrix has {n}. Fix: compare matrices of the "
+                             "same queries")
         n = s.shape[0]
         own = np.diagonal(s)[:, None]
         col = np.arange(n)[None, :]

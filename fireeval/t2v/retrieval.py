@@ -58,7 +58,8 @@ def first_positive_rank(similarity, positives) -> np.ndarray:
     s = np.asarray(similarity, dtype=float)
     positives = np.asarray(positives, dtype=bool)
     if not positives.any(axis=-1).all():
-        raise ValueError("every query needs at least one positive to have a rank")
+        raise ValueError("every query needs at least one positive to have a rank. Fix: give each query a relevant "
+                         "video (or leave the query out)")
     best = np.where(positives, s, -np.inf).max(axis=1, keepdims=True)
     first = (positives & (s == best)).argmax(axis=1)[:, None]  # the lowest-index positive among the best-scored
     col = np.arange(s.shape[1])[None, :]
@@ -116,10 +117,11 @@ def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[i
     original = np.asarray(original, dtype=bool)
     for name, sim in runs.items():
         if np.shape(sim) != original.shape:
-            raise ValueError(f"{name}: similarity shape {np.shape(sim)} differs from the positives' {original.shape}")
+            raise ValueError(f"{name}: similarity shape {np.shape(sim)} differs from the positives' {original.shape}. "
+                             "Fix: give one row per query and one column per video, as the positives")
     ks = tuple(int(k) for k in ks)
     if min(ks) < 1 or ap_depth < 1:
-        raise ValueError(f"cut-offs must be >= 1 (got ks={ks}, ap_depth={ap_depth})")
+        raise ValueError(f"cut-offs must be >= 1 (got ks={ks}, ap_depth={ap_depth}). Fix: give e.g. ks=(1, 5, 10)")
     out = {"n_queries": int(original.shape[0]), "n_videos": int(original.shape[1]),
            "positives_per_query": float(original.sum(axis=1).mean()),
            "recall": recall_table(runs, original, ks), "corrected": None}

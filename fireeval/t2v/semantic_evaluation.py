@@ -56,7 +56,8 @@ def rank_order(scores) -> np.ndarray:
         scores = scores.astype(np.int64 if scores.dtype.kind == "u" and scores.itemsize < 8 else float)
     keys = -scores  # integers stay integers: exact beyond 2**53
     if keys.ndim != 2:
-        raise ValueError(f"scores must be a (queries, items) matrix, not shape {keys.shape}")
+        raise ValueError(f"scores must be a (queries, items) matrix, not shape {keys.shape}. "
+                         "Fix: give one row per query, one column per item")
     order = np.argsort(keys, axis=1)
     ranked = np.take_along_axis(keys, order, axis=1)
     tied = (ranked[:, 1:] == ranked[:, :-1]) | (np.isnan(ranked[:, 1:]) & np.isnan(ranked[:, :-1]))
@@ -96,7 +97,8 @@ def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relev
 
     scores, relevance = np.asarray(scores, dtype=float), np.asarray(relevance, dtype=float)
     if scores.shape != relevance.shape:
-        raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} must have the same shape")
+        raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} must have the same shape. "
+                         "Fix: give both as (queries, items) in the same order")
     order = (rank_order(scores) if tie_rule == "stable"
              else tied_scores.order_under_tie_rule(scores, relevance, tie_rule))
     return _ndcg_of_order(order, relevance, -np.sort(-relevance, axis=1), gain, cut)
@@ -111,7 +113,7 @@ def _ndcg_of_order(order, relevance, ideal, gain, cut):
         keep = np.arange(relevance.shape[1])[None, :] < (relevance > 0).sum(axis=1, keepdims=True)
         gains, ideal = gains * keep, ideal * keep
     elif cut is not None:
-        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
+        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}. Fix: give one of the two")
     return ranking.ndcg(gains, ideal, gain=gain)
 
 
@@ -134,9 +136,10 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
     """
     rel = np.asarray(relevance, dtype=float)
     if rel.ndim != 2:
-        raise ValueError(f"relevance must be a (queries, items) matrix, not shape {rel.shape}")
+        raise ValueError(f"relevance must be a (queries, items) matrix, not shape {rel.shape}. "
+                         "Fix: give one row per query, one column per item")
     if gain not in ("linear", "exponential"):
-        raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}")
+        raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}. Fix: give one of the two")
     g = rel if gain == "linear" else np.exp2(rel) - 1
     n_items = rel.shape[1]
     discount = 1.0 / np.log2(np.arange(2, n_items + 2))
@@ -145,7 +148,7 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
     elif cut is None:
         depth = np.full(rel.shape[0], n_items)
     else:
-        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}")
+        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}. Fix: give one of the two")
     cumulative = np.concatenate([[0.0], np.cumsum(discount)])
     expected_dcg = g.mean(axis=1) * cumulative[depth]
     # The ideal gains, sorted descending and cut at depth, in one reused buffer
@@ -463,7 +466,7 @@ def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"
         for p, (keep, rel, ideal) in prepared.items():
             if scores.shape != relevance[p].shape:
                 raise ValueError(f"run {run!r}: scores {scores.shape} and {p} relevance {np.shape(relevance[p])} "
-                                 "must have the same shape")
+                                 "must have the same shape. Fix: give both as (queries, items) in the same order")
             bounds = ({r: tied_scores.order_under_tie_rule(scores[keep], rel, r) for r in ("relevant first",
                                                                                            "relevant last")}
                       if tie_bounds else {})
