@@ -526,20 +526,31 @@ def _data_line(folders) -> str:
 
 @contextlib.contextmanager
 def _signals_held():
-    """Hold back SIGINT, SIGTERM and SIGHUP (delivered when the block ends) around a few quick steps
-    that must not be cut apart. Only in the main thread (signals are delivered there)."""
+    """Hold back SIGINT, SIGTERM and SIGHUP around a few quick steps that must not be cut apart: a signal
+    that arrives meanwhile is recorded and handed to its own handler when the block ends. (Python runs
+    signal handlers in the main thread, whichever thread the signal reached, so this holds them all.)"""
+    import os
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    got = []
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        previous[signum] = signal.signal(signum, lambda number, frame: got.append(number))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        if got:
+            handler = previous[got[0]]
+            if callable(handler):
+                handler(got[0], None)
+            elif handler in (None, signal.SIG_DFL):
+                os.kill(os.getpid(), got[0])
 
 
 def refuse_data_directory(out: Path, data_dir=None) -> None:

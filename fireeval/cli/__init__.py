@@ -220,7 +220,10 @@ def program() -> None:
 
         gc.disable()
     status = main(argv)
-    if argv and argv[0] in QUICK_EXIT:
+    if (argv and argv[0] in QUICK_EXIT) or status == 130:
+        # After an interruption, said in one line, nothing is left to do: the interpreter's clean-up could
+        # only add noise (a second Ctrl-C landing in it, asyncio's "Task exception was never retrieved"
+        # about the kernel that was stopped). The chapter's temporary folder is gone already.
         for stream in (sys.stdout, sys.stderr):
             try:
                 if stream is not None:  # (None when the caller closed it: `fireeval ... >&-`)
