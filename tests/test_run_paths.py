@@ -302,3 +302,37 @@ def test_an_interrupt_while_the_page_is_written_keeps_the_executed_notebook(plac
     kept = nbformat.read(out / "small.failed.ipynb", as_version=4)
     assert notebooks.extract_headline(kept)["value"] == 6  # the whole executed notebook, not discarded
     assert "small.failed.ipynb" in capsys.readouterr().err
+
+
+@pytest.mark.notebook
+def test_a_book_chapter_reads_the_readers_relative_files(tmp_path, monkeypatch, capsys):
+    """The metrics chapter (its --quick settings) from another folder: a relative --data-dir (a link to the
+    data), a relative qrels file and a list of relative run files, each read from where the reader stands."""
+    import gzip
+
+    from fireeval.datasets import data_path
+
+    require_data("trec8_adhoc/qrels.trec8.adhoc.txt.gz", "trec8_adhoc/runs/input.apl8p.gz")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
+    (tmp_path / "dd").symlink_to(data_path("trec8_adhoc/runs.tsv").parents[1])
+    shutil.copyfile(data_path("trec8_adhoc/qrels.trec8.adhoc.txt.gz"), tmp_path / "my.qrels.gz")
+    (tmp_path / "runs").mkdir()
+    lines = gzip.open(data_path("trec8_adhoc/runs/input.apl8p.gz"), "rt").read().splitlines()
+    (tmp_path / "runs" / "mine.run").write_text("".join(" ".join(l.split()[:5] + ["mine39"]) + "\n" for l in lines))
+    assert cli.main(["run", "metrics", "--quick", "--data-dir", "dd", "--output", "res", "-p", "qrels", "my.qrels.gz",
+                     "-p", "extra_runs", '["runs/mine.run"]']) == 0, capsys.readouterr().err
+    headline = json.loads((tmp_path / "res" / "metrics.headline.json").read_text())
+    assert headline["data_source"] == "real" and headline["n_runs"] == 12 + 1
+    assert headline["data_folder"] == str((tmp_path / "dd").resolve())
+    assert "data read from: " + str((tmp_path / "dd").resolve()) in capsys.readouterr().out
+
+
+def test_a_chapter_error_that_says_its_fix_gets_no_second_one(tmp_path, capsys):
+    # issue 37: "... Fix: check the path ... Fix: see the failing cell there"
+    nb = tmp_path / "fails.md"
+    nb.write_text(CHAPTER.split("```{code-cell} ipython3\nimport time")[0]
+                  + '```{code-cell} ipython3\nraise ValueError("x.txt: bad line. Fix: give a good file")\n```\n')
+    assert cli.main(["run", str(nb), "--output", str(tmp_path / "out")]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "ValueError: x.txt: bad line. Fix: give a good file" in last and last.count("Fix:") == 1, last

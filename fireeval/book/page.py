@@ -307,7 +307,8 @@ def _short(value, width: int = 40) -> str:
 def run_summary(headline: dict, files: dict | None = None) -> str:
     """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table."""
     lines = [f"{what}: {where}" for what, where in (files or {}).items()]
-    scalars = {k: v for k, v in headline.items() if k != "claims" and isinstance(v, (str, int, float, bool))}
+    scalars = {k: v for k, v in headline.items()
+               if k not in ("claims", "data_folder") and isinstance(v, (str, int, float, bool))}
     if scalars:
         lines.append("  ".join(f"{k}={_short(v, 24)}" for k, v in list(scalars.items())[:8]))
     rows = claims_rows(headline)
