@@ -336,3 +336,20 @@ def test_a_chapter_error_that_says_its_fix_gets_no_second_one(tmp_path, capsys):
     assert cli.main(["run", str(nb), "--output", str(tmp_path / "out")]) == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "ValueError: x.txt: bad line. Fix: give a good file" in last and last.count("Fix:") == 1, last
+
+
+def test_an_interrupt_that_an_import_turned_into_another_error_is_still_an_interrupt(monkeypatch, capsys):
+    # Ctrl-C half a second in can stop numpy's import, which then raises ImportError ("internal error", exit 1)
+    from fireeval.book import notebooks as nbmod
+
+    def cut_short(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ImportError("Importing the numpy C-extensions failed")
+
+    monkeypatch.setattr(nbmod, "find_notebook", cut_short)
+    assert cli.main(["run", "metrics", "--output", "never"]) == 130
+    assert capsys.readouterr().err == "fireeval run: interrupted\n"
+    monkeypatch.setattr(nbmod, "find_notebook", lambda *a: (_ for _ in ()).throw(ImportError("no module x")))
+    assert cli.main(["run", "metrics", "--output", "never"]) == 1  # a real import error stays one

@@ -614,6 +614,14 @@ def _keep_partial(partial: Path, failed: Path) -> str:
     import os
 
     if partial.exists():
+        try:  # without the runner's own last cell
+            import nbformat
+
+            nb = nbformat.read(partial, as_version=4)
+            data_folders_read(nb)
+            nbformat.write(nb, partial)
+        except Exception:  # noqa: BLE001 -- a notebook cut short: kept as it is
+            pass
         os.replace(partial, failed)
         return f"; the partial notebook is {failed}"
     return "; no partial notebook was written"
