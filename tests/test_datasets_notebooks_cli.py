@@ -35,7 +35,12 @@ def test_user_folder_first_and_checksum_verified(tmp_path, monkeypatch):
 
 def test_unavailable_file_says_where_it_looked_and_how_to_fix(tmp_path, monkeypatch):
     monkeypatch.setattr("fireeval.datasets.SHARED_DATA", tmp_path / "nowhere")
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
     with pytest.raises(DataUnavailable, match="FIREEVAL_DATA"):
+        data_path(NAME)
+    # issue 39: a named folder is the only place looked in, and the message names it
+    with pytest.raises(DataUnavailable, match=rf"looked in: {tmp_path / NAME}\). Fix: place {NAME} in the folder "
+                                              rf"you named \(data_dir={tmp_path}\)"):
         data_path(NAME, root=tmp_path)
     with pytest.raises(DataUnavailable, match="no public download"):
         data_path("fire/fire_msrvtt_dataset.json", root=tmp_path)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from conftest import require_data
 from fireeval.book import leaderboards as lb
 from fireeval.stats.claims import FIELDS
 
@@ -199,18 +200,39 @@ def test_reader_run_is_validated_and_placed_by_its_score(tmp_path):
 
 
 def test_predictions_parameter():
-    assert lb.parse_predictions(["a=x.json", "b = y.pkl"]) == {"a": "x.json", "b": "y.pkl"}
-    with pytest.raises(ValueError, match="NAME=PATH"):
-        lb.parse_predictions(["x.json"])
-    with pytest.raises(ValueError, match="twice"):
-        lb.parse_predictions(["a=x", "a=y"])
+    # issue 37: one form, {name: path}, as the AxIoU chapters take it
+    assert lb.parse_predictions({"a": "x.json", "b": "y.pkl"}) == {"a": "x.json", "b": "y.pkl"}
+    assert lb.parse_predictions({}) == {} and lb.parse_predictions(None) == {}
+    with pytest.raises(ValueError, match=r"not a \{name: path\} dict. Fix:"):
+        lb.parse_predictions(["a=x.json"])
 
 
 def test_predictions_need_real_charades(tmp_path):
     path = tmp_path / "p.json"
     path.write_text('{"entries": []}')
     with pytest.raises(ValueError, match="ignores the data you named"):
-        lb.leaderboard_inputs("synthetic", benchmarks=["charades_sta"], predictions=[f"mine={path}"], synthetic_size=60)
+        lb.leaderboard_inputs("synthetic", benchmarks=["charades_sta"], predictions={"mine": str(path)},
+                              synthetic_size=60)
+
+
+def test_csv_predictions_are_read_as_evaluate_moments_reads_them(tmp_path):
+    # issue 37: a CSV failed after two minutes with "not valid JSON"; the leaderboards chapter now reads
+    # predictions with the AxIoU chapters' reader (fireeval.datasets.moment_formats)
+    from fireeval.datasets import charades
+
+    require_data("charades_sta/charades_sta_test.txt", "charades_sta/human_reannotations/test_00.csv",
+                 *[f"charades_sta/predictions/{s}.json" for s in charades.SYSTEMS])
+    gt = charades.load_ground_truth("test")
+    rows = gt.head(50)
+    csv = tmp_path / "mine.csv"
+    csv.write_text("vid,query,start,end,score\n" + "".join(
+        f'{v},"{q}",{s},{e},1\n' for v, q, s, e in rows[["video", "description", "start", "end"]].itertuples(
+            index=False, name=None)))
+    board = lb._charades(True, None, 0, {"mine": str(csv)}, 60)
+    assert "mine" in board.names and board.own == ["mine"]
+    with pytest.raises(ValueError, match=r"predictions\['bad'\]: .*bad.csv"):
+        (tmp_path / "bad.csv").write_text("vid,query,start,end\nX,nothing,1,2\n")
+        lb._charades(True, None, 0, {"bad": str(tmp_path / "bad.csv")}, 60)
 
 
 def test_summary_and_overview_count_pairs():

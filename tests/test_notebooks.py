@@ -85,6 +85,7 @@ def test_notebook_without_any_data_runs_synthetic_and_says_so(path: Path, tmp_pa
     params.pop("data_source", None)
     result = execute(path, params, tmp_path / "out", timeout=900)
     assert _all_synthetic(result["data_source"]), result["data_source"]
+    assert result["data_folder"] is None  # issue 39: no folder was read, and the headline says so
     assert_fair_verdict_fields(path.name, result["claims"])
 
 

@@ -52,7 +52,7 @@ def test_choose_source_falls_back_only_when_nothing_is_found(tmp_path_factory, s
         root.mkdir()
         _place(root, content, [f for f, s in zip(FILES, states) if s != "missing"],
                corrupt=[f for f, s in zip(FILES, states) if s == "corrupt"])
-        mp.setenv("FIREEVAL_DATA", str(root))  # found without the reader naming it
+        mp.setattr(ds, "SHARED_DATA", root)  # found without the reader naming it (the default folder)
         inputs = {"predictions": {"mine": "p.json"}} if named else {}
         if "corrupt" in states:
             with pytest.raises(ds.DataError, match=r"sha256 .*Fix:"):
@@ -86,6 +86,32 @@ def test_named_data_dir_missing_is_refused_not_synthetic(tmp_path, monkeypatch):
         ds.choose_source("synthetic", FILES, root=tmp_path / "mine")
     with pytest.raises(ValueError, match="not one of auto, real, synthetic"):
         ds.choose_source("bogus", FILES)
+
+
+def test_a_named_folder_is_the_only_place_data_are_read_from(tmp_path, monkeypatch):
+    # issue 39: --data-dir EMPTY (or FIREEVAL_DATA) ran on ../shared/data instead; now the named folder is
+    # the only place looked in, and a file missing there stops the chapter naming that folder
+    content = _fake_registry(monkeypatch, tmp_path, FILES)
+    shared, empty = tmp_path / "shared", tmp_path / "empty"
+    _place(shared, content, FILES)
+    empty.mkdir()
+    monkeypatch.setattr(ds, "SHARED_DATA", shared)
+    assert ds.choose_source("auto", FILES) == "real"  # nothing named: the default folder
+    assert ds.folders_read()[-1] == str(shared.resolve())
+    for named in ({"root": empty}, {}):
+        if not named:
+            monkeypatch.setenv("FIREEVAL_DATA", str(empty))
+        with pytest.raises(ds.DataUnavailable) as err:
+            ds.choose_source("auto", FILES, **named)
+        message = str(err.value)
+        assert str(empty / FILES[0]) in message and str(shared) not in message and "\n" not in message
+        assert message.count("Fix:") == 1 and ("data_dir=" if named else "FIREEVAL_DATA=") in message
+        with pytest.raises(ds.DataUnavailable, match=str(empty)):
+            ds.data_path(FILES[0], **named)
+    # asking for the stand-in on purpose overrides an ambient FIREEVAL_DATA, not a data_dir
+    assert ds.choose_source("synthetic", FILES) == "synthetic"
+    with pytest.raises(ValueError, match="ignores the data you named"):
+        ds.choose_source("synthetic", FILES, root=empty)
 
 
 def test_optional_data(tmp_path, monkeypatch):

@@ -42,7 +42,7 @@ def _listing(out):
 def test_success_then_failure_keeps_previous_results(tmp_path, capsys):
     nb, out = _setup(tmp_path)
     assert cli.main(["run", str(nb), "-p", "value", "7", "--output", str(out)]) == 0
-    assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 7}
+    assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 7, "data_folder": None}
     assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"]
     before = (out / "tiny.ipynb").read_bytes()
     capsys.readouterr()
@@ -52,12 +52,12 @@ def test_success_then_failure_keeps_previous_results(tmp_path, capsys):
     assert "RuntimeError: chapter broke on purpose" in err and "Unable to parse" not in err
     assert f"the partial notebook is {out / 'tiny.failed.ipynb'}" in err and "untouched" in err
     assert (out / "tiny.ipynb").read_bytes() == before
-    assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 7}
+    assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 7, "data_folder": None}
     assert _listing(out) == ["tiny.failed.ipynb", "tiny.headline.json", "tiny.html", "tiny.ipynb"]  # nothing hidden left
 
     assert cli.main(["run", str(nb), "-p", "value", "9", "--output", str(out)]) == 0
     assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"]  # success clears the stale failure
-    assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 9}
+    assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 9, "data_folder": None}
 
 
 def test_unknown_kernel_refused_before_running(tmp_path, capsys):
@@ -159,4 +159,4 @@ def test_the_kernel_stderr_does_not_reach_ours(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "IPKernelApp" not in done.stderr and "Traceback" not in done.stderr, done.stderr
-    assert json.loads(done.stdout) == {"value": 1}
+    assert json.loads(done.stdout) == {"value": 1, "data_folder": None}

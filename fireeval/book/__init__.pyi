@@ -82,6 +82,10 @@ from .notebooks import (
     ChapterFailed as ChapterFailed,
     parameter_comments as parameter_comments,
     refuse_data_directory as refuse_data_directory,
+    PATH_PARAMETERS as PATH_PARAMETERS,
+    resolve_paths as resolve_paths,
+    resolve_data_environment as resolve_data_environment,
+    data_folders_read as data_folders_read,
 )
 from .page import (
     write_page as write_page,
@@ -89,6 +93,7 @@ from .page import (
     glued_outputs as glued_outputs,
     run_summary as run_summary,
     claims_rows as claims_rows,
+    reader_warnings as reader_warnings,
 )
 from .papermill_io import (
     TextNotebookHandler as TextNotebookHandler,

@@ -727,22 +727,17 @@ def summary(analysis: Analysis) -> dict:
 
 
 def parse_predictions(items) -> dict:
-    """``{name: path}`` from ``["NAME=PATH", ...]`` (the chapter's parameter) or a mapping.
+    """``{name: path}``: the chapter's ``predictions`` parameter, in the one form every chapter takes.
 
-    >>> parse_predictions(["mine=/tmp/p.json"])
+    >>> parse_predictions({"mine": "/tmp/p.json"})
     {'mine': '/tmp/p.json'}
     """
-    if isinstance(items, dict):
-        return {str(k): str(v) for k, v in items.items()}
-    out = {}
-    for item in items or ():
-        name, sep, path = str(item).partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise ValueError(f"predictions entry {item!r} is not NAME=PATH. Fix: give e.g. 'mine=preds.json'")
-        if name.strip() in out:
-            raise ValueError(f"predictions name {name.strip()!r} is given twice. Fix: give each its own name")
-        out[name.strip()] = path.strip()
-    return out
+    if not items:
+        return {}
+    if not isinstance(items, dict):
+        raise ValueError(f"predictions {items!r}: not a {{name: path}} dict. Fix: give e.g. "
+                         "{'mine': 'preds.csv'}, as in the AxIoU chapters")
+    return {str(k): str(v) for k, v in items.items()}
 
 
 def _resolve_run(path, data_dir, what: str = "extra run file"):
@@ -921,8 +916,9 @@ def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, 
     seeded synthetic stand-in otherwise (the board's ``data`` says which); ``real``
     requires them. ``extra_runs``: TREC run files (checked: they exist and parse), scored
     on the official qrels and placed in the TREC-8 ordering by their MAP (unpooled, each
-    its own group). ``predictions``: ``{name: path}`` of Charades-STA moment predictions
-    (as ``fireeval evaluate-moments`` reads them), placed by their R@1,0.5.
+    its own group). ``predictions``: ``{name: path}`` of Charades-STA moment predictions in any
+    format ``fireeval evaluate-moments`` reads (the same reader as the AxIoU chapters'), placed
+    by their R@1,0.5.
     ``trec_pairs``: the adjacent pairs from the top of the TREC-8 ordering (0: all).
     """
     from fireeval.datasets import choose_source
@@ -1132,8 +1128,10 @@ def _charades(real, data_dir, seed, predictions, synthetic_size) -> Board:
 
         gt_frame = charades.load_ground_truth("test", root=data_dir)
         preds = charades.load_all_predictions(charades.SYSTEMS, root=data_dir)
-        for name, path in predictions.items():
-            preds[str(name)] = charades.read_predictions_file(path, gt_frame, k=10)[0]
+        if predictions:  # the reader of `fireeval evaluate-moments` and of the AxIoU chapters
+            from fireeval.book.inputs.moment_inputs import read_reader_predictions
+
+            preds.update(read_reader_predictions(predictions, gt_frame, taken=set(preds) | set(charades.ALL_SYSTEMS))[0])
         queries, bounds = charades.reannotation_bounds(charades.load_reannotations(root=data_dir))
         raters = np.moveaxis(bounds, 1, 0)
         gt = gt_frame[["start", "end"]].to_numpy()

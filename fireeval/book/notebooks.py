@@ -24,6 +24,7 @@ keys its glued ``headline`` must contain.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import tempfile
 from pathlib import Path
@@ -33,7 +34,8 @@ from fireeval.book.report import HEADLINE_MIME
 __all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
            "check_value", "coerce_parameters", "execute", "extract_headline", "install_note", "with_install_cell",
            "ParameterError", "ChapterFailed",
-           "parameter_comments", "refuse_data_directory"]
+           "parameter_comments", "refuse_data_directory", "PATH_PARAMETERS", "resolve_paths",
+           "resolve_data_environment", "data_folders_read"]
 
 
 def _notebook_dir() -> Path:
@@ -53,16 +55,31 @@ class ChapterFailed(RuntimeError):
     """The chapter raised an error, was interrupted or glued no headline; earlier results are untouched."""
 
 
+#: What a notebook path ends with (anything else that is not a chapter's name is refused, not executed).
+NOTEBOOK_SUFFIXES = (".md", ".myst", ".mystnb", ".ipynb", ".py")
+
+
 def find_notebook(name_or_path) -> Path:
-    """A notebook path from a path or a bare name such as ``pool_depth``."""
-    path = Path(name_or_path)
-    if path.is_file():
-        return path
-    for candidate in (NOTEBOOK_DIR / f"{name_or_path}.md", NOTEBOOK_DIR / str(name_or_path)):
-        if candidate.is_file():
-            return candidate
+    """A notebook path from a bare chapter name such as ``pool_depth`` or a notebook path.
+
+    A bare name (no folder, no extension) is the book's chapter even when a file of that name is in the
+    working folder; a path must end in a notebook extension (:data:`NOTEBOOK_SUFFIXES`).
+    """
+    text = str(name_or_path)
+    path = Path(text)
+    bare = path.suffix == "" and path.name == text
+    if bare and (NOTEBOOK_DIR / f"{text}.md").is_file():
+        return NOTEBOOK_DIR / f"{text}.md"
     known = sorted(p.stem for p in NOTEBOOK_DIR.glob("*.md"))
-    raise FileNotFoundError(f"no notebook {name_or_path!r}; give a path or one of: {', '.join(known)}")
+    if path.is_file():
+        if path.suffix.lower() in NOTEBOOK_SUFFIXES:
+            return path
+        raise ValueError(f"{text}: not a notebook (expected a path ending in "
+                         f"{', '.join(NOTEBOOK_SUFFIXES)}, or a chapter name). Fix: give a notebook path or one "
+                         f"of: {', '.join(known)}")
+    if (NOTEBOOK_DIR / text).is_file() and path.suffix.lower() in NOTEBOOK_SUFFIXES:
+        return NOTEBOOK_DIR / text
+    raise FileNotFoundError(f"{text}: no such notebook. Fix: give a notebook path or one of: {', '.join(known)}")
 
 
 def load(path):
@@ -274,6 +291,123 @@ def coerce_parameters(declared: dict, given: dict, source: str = "notebook", spe
     return out
 
 
+#: Parameters that name the reader's files and folders, by name in every chapter (CONTRIBUTING.md), and
+#: what each path names: ``folder`` (must exist), ``new folder`` (made by the chapter), ``file`` (must exist;
+#: a data-registry path such as ``charades_sta/predictions/X.json`` is left for the chapter to find in its
+#: data folder), ``file or tag`` (a file when one is there, else a run tag). Strings, lists and dicts alike.
+PATH_PARAMETERS = {"data_dir": "folder", "cache_dir": "new folder", "qrels": "file", "extra_runs": "file",
+                   "extra_runs_pooled": "file or tag", "predictions": "file", "similarity": "file"}
+
+
+def resolve_paths(params: dict, cwd=None, option=None) -> dict:
+    """``params`` with every path a reader gave (:data:`PATH_PARAMETERS`, in strings, lists and dict values)
+    made absolute against ``cwd`` (default: the caller's working directory), each named file and folder
+    checked to exist, before any kernel starts: the kernel runs in the chapter's folder, where a relative
+    path would mean another file. Idempotent. A missing file is a :class:`ParameterError` of one line,
+    naming the parameter, the path looked for and the fix. ``option`` names a parameter's command-line
+    form in messages (``{"data_dir": "--data-dir"}``).
+    """
+    import os
+
+    cwd = Path(cwd or os.getcwd())
+    out = dict(params)
+    for name, kind in PATH_PARAMETERS.items():
+        value = out.get(name)
+        if value in (None, "", [], {}, ()):
+            continue
+        given = option.get(name) if option else None
+        if isinstance(value, dict):
+            out[name] = {k: _resolve_one(name, v, kind, cwd, given, key=k) for k, v in value.items()}
+        elif isinstance(value, (list, tuple)):
+            out[name] = [_resolve_one(name, v, kind, cwd, given) for v in value]
+        else:
+            out[name] = _resolve_one(name, value, kind, cwd, given)
+    return out
+
+
+def _resolve_one(name, value, kind, cwd: Path, option=None, key=None):
+    if not isinstance(value, str) or not value:
+        return value  # (not a path: the parameter's SPEC has refused or will refuse it)
+    path = Path(value).expanduser()
+    full = path if path.is_absolute() else cwd / path
+    where = option or (f"-p {name}" + (f" (entry {key!r})" if key is not None else ""))
+    relative = "" if path.is_absolute() else f" (a relative path is read from {cwd}, where you ran the command)"
+    if kind == "new folder":
+        return str(full)
+    if kind == "folder":
+        if not full.is_dir():
+            what = "is a file, not a folder" if full.exists() else "no such folder"
+            raise ParameterError(f"{where} {value}: {what}: {full}{relative}. Fix: name the folder holding the "
+                                 "chapter's data (leave it out to use FIREEVAL_DATA or the synthetic stand-in)")
+        return str(full)
+    if full.is_file():
+        return str(full)
+    if kind == "file or tag" and not full.exists():
+        return value  # a run tag (the chapter matches it against extra_runs)
+    if full.is_dir():
+        raise ParameterError(f"{where} {value}: is a folder, expected a file: {full}. Fix: name the file itself")
+    if not path.is_absolute() and _registry_path(value):
+        return value  # a data-folder path: the chapter finds it in its data folder and checks it there
+    raise ParameterError(f"{where} {value}: no such file: {full}{relative}. Fix: check the path")
+
+
+def _registry_path(value: str) -> bool:
+    from fireeval.datasets import registry
+
+    return value in registry()
+
+
+def resolve_data_environment(cwd=None, data_dir=None) -> None:
+    """Make a relative ``FIREEVAL_DATA`` absolute against ``cwd`` (the kernel, which inherits it, runs in
+    the chapter's folder); unless ``data_dir`` names the folder instead, refuse one that names no folder:
+    the named folder is the only place data are read from, so a wrong one must not wait until a chapter
+    looks for its files."""
+    import os
+
+    value = os.environ.get("FIREEVAL_DATA")
+    if not value:
+        return
+    path = Path(value).expanduser()
+    full = path if path.is_absolute() else Path(cwd or os.getcwd()) / path
+    if not data_dir and not full.is_dir():
+        raise ParameterError(f"FIREEVAL_DATA={value}: no such folder: {full}. Fix: set FIREEVAL_DATA to the "
+                             "folder holding the data, or unset it (then ../shared/data, else the synthetic "
+                             "stand-in)")
+    os.environ["FIREEVAL_DATA"] = str(full)
+
+
+#: The mimetype of the output by which the runner's last cell reports the data folders the chapter read.
+DATA_FOLDERS_MIME = "application/vnd.fireeval.data-folders+json"
+_DATA_CELL_TAG = "fireeval-data-folders"
+
+
+def _with_data_cell(nb):
+    """``nb`` with a last cell (removed again before the notebook is kept) that shows the data folders read."""
+    import nbformat
+
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import IPython.display as _fireeval_display, fireeval.datasets as _fireeval_datasets\n"
+        f"_fireeval_display.display({{{DATA_FOLDERS_MIME!r}: _fireeval_datasets.folders_read()}}, raw=True)",
+        metadata={"tags": ["remove-cell", _DATA_CELL_TAG]}))
+    return nb
+
+
+def data_folders_read(nb) -> list | None:
+    """The data folders an executed notebook read (reported by its runner's last cell, which is removed
+    from ``nb``), or None when that cell did not run."""
+    found = None
+    keep = []
+    for cell in nb.cells:
+        if _DATA_CELL_TAG not in cell.get("metadata", {}).get("tags", []):
+            keep.append(cell)
+            continue
+        for output in cell.get("outputs", []):
+            if DATA_FOLDERS_MIME in output.get("data", {}):
+                found = list(output["data"][DATA_FOLDERS_MIME])
+    nb.cells = keep
+    return found
+
+
 def extract_headline(nb) -> dict | None:
     """The glued ``headline`` dict from an executed notebook (a NotebookNode or the plain dict of its JSON), or None."""
     for cell in nb["cells"]:
@@ -293,16 +427,22 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
 
     Writes ``output_dir/<name>.ipynb`` (executed), ``output_dir/<name>.headline.json`` and
     ``output_dir/<name>.html`` (the page to read: :mod:`fireeval.book.page`) and returns the
-    headline dict. A chapter stopped by a :class:`fireeval.datasets.DataError` or
-    ``DataUnavailable`` (e.g. real data that fail their checksum) fails with that one line. ``output_dir`` defaults to a temporary folder.
+    headline dict, with ``data_folder``: the data folder the chapter read (None when it read
+    none). A chapter stopped by a :class:`fireeval.datasets.DataError` or
+    ``DataUnavailable`` (e.g. real data that fail their checksum) fails with that one line.
+    ``output_dir`` defaults to a temporary folder. Relative paths in the parameters
+    (:data:`PATH_PARAMETERS`) and in ``FIREEVAL_DATA`` are read from the caller's working
+    directory (:func:`resolve_paths`), and every file they name is checked before the kernel starts.
 
-    The chapter runs in a temporary folder inside ``output_dir``; only when it finished
-    and glued its headline are the two files moved into place (``os.replace``). A
-    failure or an interruption (Ctrl-C; TERM through ``fireeval run``) leaves earlier
-    results untouched, keeps the partial notebook as ``output_dir/<name>.failed.ipynb``
-    and raises :class:`ChapterFailed` (or re-raises KeyboardInterrupt) naming it. A run
-    killed outright (KILL) leaves its hidden ``.<name>.running-*`` folder, removed by the
-    next run of the chapter into the same folder.
+    The chapter runs in a temporary folder inside ``output_dir``; only when it finished,
+    glued its headline and its page is written are the three files moved into place
+    (``os.replace``, with Ctrl-C and TERM held back until all three are there: the results
+    appear together or not at all). A failure or an interruption (Ctrl-C; TERM through
+    ``fireeval run``) at any earlier moment leaves earlier results untouched, keeps the
+    notebook as ``output_dir/<name>.failed.ipynb`` (partial, or whole when execution had
+    finished) and raises :class:`ChapterFailed` (or re-raises KeyboardInterrupt) naming it.
+    A run killed outright (KILL) leaves its hidden ``.<name>.running-*`` folder, removed by
+    the next run of the chapter into the same folder.
     """
     import os
     import shutil
@@ -313,7 +453,9 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     nb = load(path)
     params = coerce_parameters(declared_parameters(nb), dict(parameters or {}), source=str(path),
                                specs=parameter_specs(nb))
-    out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="fireeval-"))
+    params = resolve_paths(params)
+    resolve_data_environment(data_dir=params.get("data_dir"))
+    out = Path(output_dir).expanduser().absolute() if output_dir else Path(tempfile.mkdtemp(prefix="fireeval-"))
     refuse_data_directory(out, params.get("data_dir"))
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"{out}: --output exists and is not a folder. Fix: name a folder.")
@@ -322,14 +464,27 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     _remove_stale(out, path.stem)
     work = Path(tempfile.mkdtemp(prefix=f".{path.stem}.running-", dir=out))
     (work / "pid").write_text(str(os.getpid()))
-    target, headline = out / f"{path.stem}.ipynb", out / f"{path.stem}.headline.json"
+    targets = {"ipynb": out / f"{path.stem}.ipynb", "headline": out / f"{path.stem}.headline.json",
+               "page": out / f"{path.stem}.html"}
     failed = out / f"{path.stem}.failed.ipynb"
     partial = work / f"{path.stem}.ipynb"
     try:
         source_ipynb = work / "source.ipynb"
-        nbformat.write(nb, source_ipynb)
+        nbformat.write(_with_data_cell(nb), source_ipynb)
         try:
             _papermill(source_ipynb, partial, params, kernel_name, path, progress, timeout)
+            executed = nbformat.read(partial, as_version=4)
+            folders = data_folders_read(executed)
+            nbformat.write(executed, partial)  # (without the runner's cell)
+            result = extract_headline(executed)
+            if result is None:
+                raise ChapterFailed(f"{path} ran but glued no 'headline' dict{{where}}. "
+                                    "Fix: call fireeval.book.report.headline(...) in the chapter.")
+            result = {**result, "data_folder": " + ".join(folders) if folders else None}
+            (work / "headline.json").write_text(json.dumps(result, indent=1) + "\n")
+            from fireeval.book.page import write_page
+
+            missing = write_page(executed, work / "page.html", source=str(path), data=_data_line(folders))
         except BaseException as err:
             where = _keep_partial(partial, failed)
             if isinstance(err, KeyboardInterrupt):
@@ -337,34 +492,65 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
 
                 print(f"{path.stem}: interrupted; earlier results in {out} untouched{where}", file=sys.stderr, flush=True)
                 raise
+            if isinstance(err, ChapterFailed):
+                raise ChapterFailed(str(err).replace("{where}", where)) from None
             if getattr(err, "ename", None) in ("DataError", "DataUnavailable"):  # already one line with its fix
                 raise ChapterFailed(f"{path}: {' '.join(str(err.evalue).split())} (earlier results in {out} are "
                                     f"untouched{where})") from err
-            raise ChapterFailed(f"{path}: the chapter failed: {_short(err)}. Earlier results in {out} are "
-                                f"untouched{where}. Fix: see the failing cell there; check the parameters "
-                                f"{params or '(none given)'}.") from err
-        result = extract_headline(nbformat.read(partial, as_version=4))
-        if result is None:
-            where = _keep_partial(partial, failed)
-            raise ChapterFailed(f"{path} ran but glued no 'headline' dict{where}. "
-                                "Fix: call fireeval.book.report.headline(...) in the chapter.")
-        (work / "headline.json").write_text(json.dumps(result, indent=1) + "\n")
-        from fireeval.book.page import write_page
-
-        missing = write_page(partial, work / "page.html", source=str(path))
+            short = _short(err)
+            fix = "" if "Fix:" in short else (f" Fix: see the failing cell there; check the parameters "
+                                              f"{params or '(none given)'}.")
+            raise ChapterFailed(f"{path}: the chapter failed: {short}. Earlier results in {out} are "
+                                f"untouched{where}.{fix}") from err
         if missing:
             import sys
 
             print(f"warning: {path}: the prose names {len(missing)} value(s) the chapter did not glue "
                   f"({', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}); the page marks them",
                   file=sys.stderr)
-        os.replace(partial, target)
-        os.replace(work / "headline.json", headline)
-        os.replace(work / "page.html", out / f"{path.stem}.html")
-        failed.unlink(missing_ok=True)
+        with _signals_held():  # the three moves: all of them, or (KILL aside) none
+            os.replace(work / "page.html", targets["page"])
+            os.replace(work / "headline.json", targets["headline"])
+            os.replace(partial, targets["ipynb"])
+            failed.unlink(missing_ok=True)
         return result
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _data_line(folders) -> str:
+    if folders is None:
+        return ""
+    return f"Data read from {' and '.join(folders)}." if folders else "No data folder read."
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold back SIGINT, SIGTERM and SIGHUP around a few quick steps that must not be cut apart: a signal
+    that arrives meanwhile is recorded and handed to its own handler when the block ends. (Python runs
+    signal handlers in the main thread, whichever thread the signal reached, so this holds them all.)"""
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got = []
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        previous[signum] = signal.signal(signum, lambda number, frame: got.append(number))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        if got:
+            handler = previous[got[0]]
+            if callable(handler):
+                handler(got[0], None)
+            elif handler in (None, signal.SIG_DFL):
+                os.kill(os.getpid(), got[0])
 
 
 def refuse_data_directory(out: Path, data_dir=None) -> None:
@@ -428,6 +614,14 @@ def _keep_partial(partial: Path, failed: Path) -> str:
     import os
 
     if partial.exists():
+        try:  # without the runner's own last cell
+            import nbformat
+
+            nb = nbformat.read(partial, as_version=4)
+            data_folders_read(nb)
+            nbformat.write(nb, partial)
+        except Exception:  # noqa: BLE001 -- a notebook cut short: kept as it is
+            pass
         os.replace(partial, failed)
         return f"; the partial notebook is {failed}"
     return "; no partial notebook was written"

@@ -20,7 +20,7 @@ import html
 import re
 from pathlib import Path
 
-__all__ = ["write_page", "render_page", "glued_outputs", "run_summary", "claims_rows"]
+__all__ = ["write_page", "render_page", "glued_outputs", "run_summary", "claims_rows", "reader_warnings"]
 
 #: ``{glue:text}`key:fmt```, ``{glue}`key```, ``{glue:}`key```, ``{glue:md}`key```, ``{glue:any}`key```.
 _ROLE = re.compile(r"\{glue(?::(text|md|any|math|))?\}`([^`]+)`")
@@ -177,6 +177,8 @@ def _outputs_html(outputs, md) -> str:
             text = "".join(text) if isinstance(text, list) else text
             if output.get("name") == "stderr" and ("WARNING" in text and "Kernel" in text):
                 continue
+            if output.get("name") == "stderr":
+                text = reader_warnings(text)
             parts.append(f"<pre>{html.escape(text)}</pre>")
         elif kind == "error":
             parts.append(f'<pre class="error">{html.escape(output.get("ename", ""))}: '
@@ -188,15 +190,44 @@ def _outputs_html(outputs, md) -> str:
     return "".join(parts)
 
 
+_WARNING = re.compile(r"^(?P<where>\S.*?):(?P<line>\d+): (?P<kind>\w*Warning): (?P<text>.*)$")
+
+
+def reader_warnings(text: str) -> str:
+    """A kernel's stderr with each Python warning as the reader should see it, ``warning: message``: without
+    the kernel's temporary file (``/tmp/ipykernel_123/456.py:7: UserWarning: ...``), the module's path
+    and the source line that Python prints under it.
+
+    >>> reader_warnings("/tmp/ipykernel_9/12.py:3: UserWarning: extra_runs: x.run: 2 topics ignored.\\n"
+    ...                 "  warnings.warn(message)\\n")
+    'warning: extra_runs: x.run: 2 topics ignored.\\n'
+    """
+    lines = text.splitlines(keepends=True)
+    out, skip_source = [], False
+    for line in lines:
+        match = _WARNING.match(line.rstrip("\n"))
+        if match:
+            out.append(f"warning: {match['text']}\n")
+            skip_source = True
+            continue
+        if skip_source and line.startswith("  "):  # the source line Python shows under a warning
+            skip_source = False
+            continue
+        skip_source = False
+        out.append(line)
+    return "".join(out)
+
+
 def _markdown_renderer():
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": True}).enable("table").enable("strikethrough")
 
 
-def render_page(nb, title: str | None = None, source: str | None = None) -> tuple[str, list]:
+def render_page(nb, title: str | None = None, source: str | None = None, data: str = "") -> tuple[str, list]:
     """``(html, missing)``: the page of executed notebook ``nb`` and the glue keys the prose names but
-    the notebook did not glue (shown marked in the page)."""
+    the notebook did not glue (shown marked in the page). ``data`` is the page's data line (which
+    folder the run read)."""
     md = _markdown_renderer()
     glued = glued_outputs(nb)
     missing: list = []
@@ -221,6 +252,8 @@ def render_page(nb, title: str | None = None, source: str | None = None) -> tupl
         heading = next((c.source for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")), "")
         title = heading.lstrip()[2:].splitlines()[0].strip() if heading else "fireeval chapter"
     note = f'<p class="source">Executed chapter {html.escape(source)}; written by fireeval.</p>' if source else ""
+    if data:
+        note += f'<p class="source">{html.escape(data)}</p>'
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
@@ -228,14 +261,14 @@ def render_page(nb, title: str | None = None, source: str | None = None) -> tupl
     return page, sorted(set(missing))
 
 
-def write_page(nb, path, source: str | None = None) -> list:
+def write_page(nb, path, source: str | None = None, data: str = "") -> list:
     """Write the page of executed notebook ``nb`` (a node or a path to an .ipynb) to ``path``;
     return the glue keys the prose names that the notebook did not glue."""
     import nbformat
 
     if not hasattr(nb, "cells"):
         nb = nbformat.read(str(nb), as_version=4)
-    page, missing = render_page(nb, source=source)
+    page, missing = render_page(nb, source=source, data=data)
     Path(path).write_text(page, encoding="utf-8")
     return missing
 
@@ -274,7 +307,8 @@ def _short(value, width: int = 40) -> str:
 def run_summary(headline: dict, files: dict | None = None) -> str:
     """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table."""
     lines = [f"{what}: {where}" for what, where in (files or {}).items()]
-    scalars = {k: v for k, v in headline.items() if k != "claims" and isinstance(v, (str, int, float, bool))}
+    scalars = {k: v for k, v in headline.items()
+               if k not in ("claims", "data_folder") and isinstance(v, (str, int, float, bool))}
     if scalars:
         lines.append("  ".join(f"{k}={_short(v, 24)}" for k, v in list(scalars.items())[:8]))
     rows = claims_rows(headline)

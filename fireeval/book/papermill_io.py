@@ -26,8 +26,12 @@ Loaded by papermill itself through the ``papermill.io`` entry point of this pack
   refused value stops papermill: inside the ``papermill`` command with the same one
   line as ``fireeval run`` and exit status 2; from Python with
   :class:`fireeval.book.notebooks.ParameterError`. ``-y`` YAML values arrive typed
-  already and are validated the same way. Notebooks without ``Allowed:`` SPECs are
-  parameterised exactly as papermill does.
+  already and are validated the same way. Paths the reader gives (``data_dir``, ``qrels``,
+  ``extra_runs``, ``predictions``, ...: :data:`fireeval.book.notebooks.PATH_PARAMETERS`, in
+  strings, lists and dicts) and ``FIREEVAL_DATA`` are made absolute against papermill's
+  working directory before the kernel starts in the notebook's folder, and every file they
+  name is checked then. Notebooks without ``Allowed:`` SPECs are parameterised exactly as
+  papermill does.
 """
 from __future__ import annotations
 
@@ -167,10 +171,11 @@ class _CellNotebook:
 
 def _validate(parameters: dict, inspected) -> dict:
     """Strings given for list/dict parameters read as literals, then every value checked as ``fireeval run`` does."""
-    from fireeval.book.notebooks import ParameterError, coerce_parameters, parse_value
+    from fireeval.book.notebooks import (ParameterError, coerce_parameters, parse_value, resolve_data_environment,
+                                         resolve_paths)
 
     source, declared, specs = inspected
-    builtin = {k: v for k, v in parameters.items() if k.startswith("PAPERMILL_")}
+    builtin = {k: v for k, v in parameters.items() if k in _BUILTIN}
     given = {}
     for name, value in parameters.items():
         if name in builtin:
@@ -182,12 +187,20 @@ def _validate(parameters: dict, inspected) -> dict:
         given[name] = value
     try:
         checked = coerce_parameters(declared, given, source="notebook", specs=specs)
+        # papermill starts the kernel in the notebook's folder (or --cwd): paths the reader gave are made
+        # absolute here, against papermill's own working directory, and the files they name checked
+        checked = resolve_paths(checked)
+        resolve_data_environment(data_dir=checked.get("data_dir"))
     except ParameterError as err:
         if _in_papermill_command():
             print(f"papermill: {' '.join(str(err).split())}", file=sys.stderr)
             raise SystemExit(2) from None
         raise
     return {**checked, **builtin}
+
+
+#: The parameters papermill itself adds (``--inject-paths``); any other name is checked like the reader's.
+_BUILTIN = ("PAPERMILL_INPUT_PATH", "PAPERMILL_OUTPUT_PATH")
 
 
 def _in_papermill_command() -> bool:

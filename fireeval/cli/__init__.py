@@ -159,10 +159,26 @@ def error_message(err: BaseException, args=None) -> tuple[str, int]:
             "report the command (FIREEVAL_DEBUG=1 shows the traceback)."), 1
 
 
+_SIGNALLED = []  # the signals main() received while a command ran (Ctrl-C, TERM)
+
+
 def _terminate(signum, frame):
     # TERM behaves like Ctrl-C: `finally` blocks run (a chapter's temporary folder is cleaned up,
     # the previous results stay in place) and the exit status is 130.
+    _SIGNALLED.append(signum)
     raise KeyboardInterrupt
+
+
+def _interrupted(err: BaseException) -> bool:
+    """Whether ``err`` comes of an interruption: a Ctrl-C or TERM arrived while the command ran, even when
+    what it cut short turned it into another error (an import stopped half-way raises ImportError)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return bool(_SIGNALLED)
 
 
 def load_numpy_without_blas_threads() -> None:
@@ -220,7 +236,10 @@ def program() -> None:
 
         gc.disable()
     status = main(argv)
-    if argv and argv[0] in QUICK_EXIT:
+    if (argv and argv[0] in QUICK_EXIT) or status == 130:
+        # After an interruption, said in one line, nothing is left to do: the interpreter's clean-up could
+        # only add noise (a second Ctrl-C landing in it, asyncio's "Task exception was never retrieved"
+        # about the kernel that was stopped). The chapter's temporary folder is gone already.
         for stream in (sys.stdout, sys.stderr):
             try:
                 if stream is not None:  # (None when the caller closed it: `fireeval ... >&-`)
@@ -246,10 +265,12 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage error, already printed on one line (2)
         return done.code if isinstance(done.code, int) else 2
+    _SIGNALLED.clear()
     try:
         previous = signal.signal(signal.SIGTERM, _terminate)
+        previous_int = signal.signal(signal.SIGINT, _terminate)
     except ValueError:  # main() called from another thread: only the main thread may set handlers
-        previous = None
+        previous = previous_int = None
     if sys.stdout is None and sys.stderr is not None and args.command != "run":  # `>&-`: nowhere to print
         print(f"fireeval {args.command}: <stdout>: standard output is closed, so nothing could be printed. "
               "Fix: redirect it to a file or to /dev/null (> FILE) instead of closing it", file=sys.stderr)
@@ -268,12 +289,16 @@ def main(argv=None) -> int:
     except Exception as err:  # noqa: BLE001 -- the command line's promise: one line, never a traceback
         if os.environ.get("FIREEVAL_DEBUG"):
             raise
+        if _interrupted(err):
+            print(f"fireeval {args.command}: interrupted", file=sys.stderr)
+            return 130
         message, status = error_message(err, args)
         print(f"fireeval {args.command}: {message}", file=sys.stderr)
         return status
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGINT, previous_int if previous_int is not None else signal.default_int_handler)
     return 0
 
 

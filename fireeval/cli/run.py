@@ -8,18 +8,25 @@ __all__ = ["add"]
 
 def add(sub):
     p = sub.add_parser("run", help="execute a book notebook with parameters (papermill)",
-                       description="Execute NOTEBOOK (a path or a name such as pool_depth) and write "
-                                   "DIR/<name>.ipynb, DIR/<name>.headline.json and DIR/<name>.html (the executed "
-                                   "chapter as a page to read, every number filled in, charts drawn, offline); "
-                                   "print where they are and the claims table (id, label, found).")
-    p.add_argument("notebook")
+                       description="Execute NOTEBOOK (a chapter's name such as pool_depth, or the path of any "
+                                   "notebook, which runs as papermill would run it: only run notebooks you trust) "
+                                   "and write DIR/<name>.ipynb, DIR/<name>.headline.json and DIR/<name>.html (the "
+                                   "executed chapter as a page to read, every number filled in, charts drawn, "
+                                   "offline), all three or none; print where they are, the data folder read and "
+                                   "the claims table (id, label, found). Relative paths (--data-dir, --output, "
+                                   "files named in -p values, FIREEVAL_DATA) are read from the folder you run "
+                                   "the command in.")
+    p.add_argument("notebook", help="a chapter name (metrics, pool_depth, ...: the book's own chapters) or a "
+                                    "notebook path (.md or .ipynb; executed as it is)")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                   help="set a parameter; VALUE is read as a Python literal (1, 0.5, [1, 2], 'x') or else a string")
+                   help="set a parameter, once each; VALUE is read as a Python literal (1, 0.5, [1, 2], "
+                        "{'mine': 'p.csv'}) or else a string; files it names are checked before the chapter runs")
     p.add_argument("--output", "-o", default="fireeval-output", metavar="DIR",
                    help="folder for the executed notebook and headline (default: ./fireeval-output)")
     p.add_argument("--data-dir", metavar="DIR",
-                   help="folder holding the chapter's data (its data_dir parameter; default: FIREEVAL_DATA, "
-                        "then ../shared/data beside a checkout, else the synthetic stand-in)")
+                   help="folder holding the chapter's data (its data_dir parameter), the only place data "
+                        "are read from; default: FIREEVAL_DATA (likewise the only place), and only when "
+                        "neither is given ../shared/data beside a checkout, else the synthetic stand-in")
     p.add_argument("--quick", action="store_true",
                    help="start from the chapter's small test settings (its front matter's test_parameters; "
                         "seconds, e.g. in a class); -p still overrides them")
@@ -28,15 +35,24 @@ def add(sub):
 
     def run(args):
         import json
+        import logging
+        from collections import Counter
         from pathlib import Path
 
         from fireeval.book import notebooks
         from fireeval.book.notebooks import ParameterError, refuse_data_directory, execute, parse_value
         from fireeval.book.page import run_summary
 
+        # A kernel stopped by Ctrl-C can leave asyncio a "Task exception was never retrieved" to log at exit;
+        # the interruption is already said in one line.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         if not args.output.strip():  # `--output "$OUT"` with OUT unset: never a silent temporary folder
             raise ValueError('--output "": an empty folder name (an unset variable?). Fix: name the folder for '
                              "the results, e.g. --output results/")
+        twice = sorted(name for name, n in Counter(name for name, _ in args.parameter).items() if n > 1)
+        if twice:
+            raise ParameterError(f"-p {twice[0]}: the parameter is given {Counter(n for n, _ in args.parameter)[twice[0]]} "
+                                 f"times. Fix: give each parameter once")
         path = notebooks.find_notebook(args.notebook)
         nb = notebooks.load(path)
         params = {}
@@ -45,25 +61,27 @@ def add(sub):
         params.update({name: parse_value(value) for name, value in args.parameter})
         if args.data_dir is not None:
             if "data_dir" in dict(args.parameter):
-                raise ParameterError("the data folder is given twice. Fix: give --data-dir DIR or -p data_dir DIR, not both")
-            if not Path(args.data_dir).expanduser().is_dir():
-                raise ParameterError(f"--data-dir {args.data_dir}: no such folder. Fix: name the folder holding "
-                                     "the chapter's data (leave it out to use FIREEVAL_DATA or the synthetic stand-in)")
+                raise ParameterError("--data-dir: the data folder is given twice. Fix: give --data-dir DIR or "
+                                     "-p data_dir DIR, not both")
             params["data_dir"] = args.data_dir
         # the chapter and its parameters are checked (as execute() checks them) before the output folder
-        # is created and locked, so a refused command leaves nothing behind
+        # is created and locked, so a refused command leaves nothing behind; every path is made absolute
+        # here, against the folder the command was run from (the kernel runs in the chapter's folder)
         checked = notebooks.coerce_parameters(notebooks.declared_parameters(nb), dict(params), source=str(path),
                                               specs=notebooks.parameter_specs(nb))
-        out = Path(args.output)
+        checked = notebooks.resolve_paths(checked, option={"data_dir": "--data-dir"} if args.data_dir else None)
+        notebooks.resolve_data_environment(data_dir=checked.get("data_dir"))
+        out = Path(args.output).expanduser().absolute()
         refuse_data_directory(out, checked.get("data_dir"))
         with _output_lock(out), _kernel_stderr_aside():
-            result = execute(args.notebook, params, args.output, kernel_name=args.kernel, progress=True)
+            result = execute(path, checked, out, kernel_name=args.kernel, progress=True)
         if args.json:
             print(json.dumps(result, indent=1))
             return
         stem = path.stem
         print(run_summary(result, {"page": out / f"{stem}.html", "notebook": out / f"{stem}.ipynb",
-                               "headline": out / f"{stem}.headline.json"}))
+                               "headline": out / f"{stem}.headline.json",
+                               "data read from": result.get("data_folder") or "no data folder"}))
 
     p.set_defaults(func=run)
 

@@ -5,10 +5,11 @@ the data root, sha256, upstream URL at a pinned commit, licence). :func:`data_pa
 resolves a registry path in this order:
 
 1. ``root`` passed by the caller (a notebook's ``data_dir`` parameter), else the
-   directory in the ``FIREEVAL_DATA`` environment variable;
-2. ``../shared/data`` beside the project checkout, when it exists (another folder
-   with ``FIREEVAL_SHARED_DATA``; an empty one makes the book run as on a machine
-   without data);
+   directory in the ``FIREEVAL_DATA`` environment variable: a folder the reader named is
+   the **only** place searched (a file missing there is missing, never looked up elsewhere);
+2. only when nothing was named: ``../shared/data`` beside the project checkout, when it
+   exists (another folder with ``FIREEVAL_SHARED_DATA``; an empty one makes the book run
+   as on a machine without data);
 3. a download into the user cache (``pooch.os_cache("fireeval")``), only when
    ``download=True`` and the registry knows an upstream URL.
 
@@ -25,7 +26,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "has_data", "registry",
+__all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "named_root", "folders_read", "has_data",
+           "registry",
            "check_readable", "text_lines", "read_json", "read_jsonl", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
            "choose_source", "optional_data", "SOURCES", "DECIMAL", "decimal_number"]
 
@@ -216,15 +218,23 @@ def registry() -> dict:
         return {r["path"]: r for r in json.load(fh)["files"]}
 
 
-def _candidate_roots(root=None):
-    roots = []
+def named_root(root=None):
+    """``(folder, how)`` of the data folder the reader named -- ``root`` (a chapter's ``data_dir``), else
+    ``FIREEVAL_DATA`` -- or ``(None, None)`` when none was named. ``how`` says where the name came from."""
     if root:
-        roots.append(Path(root).expanduser())
-    elif os.environ.get("FIREEVAL_DATA"):
-        roots.append(Path(os.environ["FIREEVAL_DATA"]).expanduser())
-    if SHARED_DATA.is_dir():
-        roots.append(SHARED_DATA)
-    return roots
+        return Path(root).expanduser(), "data_dir"
+    if os.environ.get("FIREEVAL_DATA"):
+        return Path(os.environ["FIREEVAL_DATA"]).expanduser(), "FIREEVAL_DATA"
+    return None, None
+
+
+def _candidate_roots(root=None):
+    """The one folder data are read from: the named one (``root``, else ``FIREEVAL_DATA``) and nothing
+    else; only when none was named, the default ``../shared/data`` when it exists."""
+    named, _ = named_root(root)
+    if named is not None:
+        return [named]
+    return [SHARED_DATA] if SHARED_DATA.is_dir() else []
 
 
 @lru_cache(maxsize=4096)
@@ -247,6 +257,20 @@ def _verify(path: Path, expected: str) -> Path:
     return path
 
 
+_FOLDERS_READ: dict = {}  # {folder: None}, in the order first used
+
+
+def _read_from(base: Path, path: Path) -> Path:
+    _FOLDERS_READ.setdefault(str(Path(base).resolve()), None)
+    return path
+
+
+def folders_read() -> list:
+    """The data folders (resolved) that :func:`data_path` found files in, in this process, in order:
+    what ``fireeval run`` reports as the folder a chapter read."""
+    return list(_FOLDERS_READ)
+
+
 def data_path(name: str, root=None, download: bool = False) -> Path:
     """Verified local path of registry file ``name`` (e.g. ``"msrvtt/runs/clip4clip_msrvtt.npy"``).
 
@@ -262,16 +286,22 @@ def data_path(name: str, root=None, download: bool = False) -> Path:
         path = base / name
         searched.append(str(path))
         if path.is_file():
-            return _verify(path, record["sha256"])
+            return _read_from(base, _verify(path, record["sha256"]))
         plain = path.with_suffix("") if path.suffix == ".gz" else None
         if plain is not None and plain.is_file() and record.get("upstream_sha256"):
-            return _verify(plain, record["upstream_sha256"])
+            return _read_from(base, _verify(plain, record["upstream_sha256"]))
     if download and record.get("url"):
         return _download(name, record)
-    how = ("set FIREEVAL_DATA to a folder holding it, or pass download=True"
-           if record.get("url") else
-           f"this file has no public download ({record.get('note', 'derived or renamed upstream')}); "
-           "place it under FIREEVAL_DATA")
+    named, how_named = named_root(root)
+    if named is not None:  # the folder the reader named is the only place looked in
+        how = (f"place {name} in the folder you named ({how_named}={named}), or name the folder that holds it"
+               + ("" if record.get("url") else
+                  f" (this file has no public download: {record.get('note', 'derived or renamed upstream')})"))
+    else:
+        how = ("set FIREEVAL_DATA to a folder holding it, or pass download=True"
+               if record.get("url") else
+               f"this file has no public download ({record.get('note', 'derived or renamed upstream')}); "
+               "place it under FIREEVAL_DATA")
     raise DataUnavailable(f"{name} not found (looked in: {', '.join(searched) or 'no data root'}). Fix: {how}.")
 
 
@@ -303,7 +333,7 @@ def has_data(*names: str, root=None) -> bool:
 
 
 def data_root(root=None) -> Path | None:
-    """The first existing data root (user's, env's, or the shared folder), or None."""
+    """The folder data are read from (the named one, else the shared folder) when it exists, or None."""
     for base in _candidate_roots(root):
         if base.is_dir():
             return base
@@ -323,11 +353,13 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
 
     * ``"synthetic"``: the seeded stand-in, on request only -- refused when the reader also
       named data (``root`` or a reader input), which a synthetic run would ignore.
+    * A named folder (``root``, else ``FIREEVAL_DATA``) is the only place the files are looked
+      for; only when none was named is ``../shared/data`` tried.
     * ``"real"``: every file must be present and pass its checksum.
     * ``"auto"``: real when every file is present and verified; synthetic **only when
       none of them is found anywhere** and the reader named no data. A file that is
       present but fails its checksum, a set of files found only in part, or files
-      missing under a ``data_dir`` or reader input the reader gave are errors
+      missing under a ``data_dir`` (or ``FIREEVAL_DATA``) or reader input the reader gave are errors
       (:class:`DataError` / :class:`DataUnavailable`), one line naming the file and the fix.
 
     >>> choose_source("synthetic", [])
@@ -337,10 +369,11 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
         raise ValueError(f"data_source={data_source!r} is not one of {', '.join(SOURCES)}. "
                          "Fix: -p data_source auto (or real, synthetic).")
     named = {k: v for k, v in (reader_inputs or {}).items() if v not in (None, "", [], {}, ())}
-    asked = ([f"data_dir={str(root)!r}"] if root else []) + [f"{k}" for k in named]
+    folder, how = named_root(root)
+    asked = ([f"{how}={str(folder)!r}"] if folder is not None else []) + [f"{k}" for k in named]
     files = list(files)
     if data_source == "synthetic":
-        if asked:
+        if root or named:  # (FIREEVAL_DATA is ambient: asking for the stand-in on purpose overrides it)
             raise ValueError(f"data_source='synthetic' ignores the data you named ({', '.join(asked)}). "
                              "Fix: drop data_source synthetic to use them, or drop them to run on the stand-in.")
         return "synthetic"
@@ -367,8 +400,9 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
         raise DataUnavailable(f"{what} are present only in part ({count}; found e.g. {found[0]}): {detail} "
                               "Or run on the synthetic stand-in on purpose: -p data_source synthetic.")
     if asked:
+        drop = "unset FIREEVAL_DATA" if how == "FIREEVAL_DATA" and not named else "drop it"
         raise DataUnavailable(f"you named data ({', '.join(asked)}) but {what} are not there ({count}): {detail} "
-                              "Or drop it to run on the synthetic stand-in.")
+                              f"Or {drop} to run on the synthetic stand-in.")
     return "synthetic"
 
 

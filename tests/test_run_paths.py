@@ -1,0 +1,355 @@
+"""Issue 39: the data you name is the data you get, paths are read from where you stand, results appear
+together, and an interrupt at any moment leaves the previous results whole, in one line.
+
+The chapter here is a small one (seconds per run) with a parameter of every path kind: a folder
+(``data_dir``), a file (``qrels``), a list of files (``extra_runs``) and a dict of files (``predictions``).
+It lives in its own folder, and every run is started from another one with relative paths."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import require_data
+from fireeval import cli
+from fireeval.book import notebooks
+
+DATA_FILE = "trec8_adhoc/runs.tsv"  # a small registry file, copied into the reader's own data folder
+VENV_BIN = Path(sys.executable).parent
+
+CHAPTER = """---
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+# A small chapter
+
+The value is {glue:text}`value`.
+
+```{code-cell} ipython3
+:tags: [parameters]
+data_dir = None  # folder holding trec8_adhoc/. Allowed: str or None
+qrels = None  # a file of yours. Allowed: str or None
+extra_runs = []  # files of yours. Allowed: list of str or []
+predictions = {}  # name -> file of yours. Allowed: dict of str or {}
+value = 1  # the headline value. Allowed: int >= 0
+sleep = 0.0  # seconds to sleep before the headline. Allowed: float >= 0
+```
+
+```{code-cell} ipython3
+import time
+import warnings
+from pathlib import Path
+from fireeval.book import report
+from fireeval.datasets import choose_source
+source = choose_source("auto", [%r], root=data_dir, what="the TREC-8 run table")
+read = {"qrels": Path(qrels).read_text() if qrels else None,
+        "extra_runs": [Path(p).read_text() for p in extra_runs],
+        "predictions": {k: Path(p).read_text() for k, p in predictions.items()}}
+warnings.warn("a warning the reader should see without the kernel's file name")
+time.sleep(sleep)
+report.glue("value", value)
+report.headline({"value": value, "data_source": source, "read": read})
+```
+""" % DATA_FILE
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory):
+    """A chapter in ``chapter/``; the reader stands in ``me/`` with their files and their data folder ``dd``."""
+    require_data(DATA_FILE)
+    from fireeval.datasets import data_path
+
+    root = tmp_path_factory.mktemp("issue39")
+    (root / "chapter").mkdir()
+    (root / "chapter" / "small.md").write_text(CHAPTER)
+    me = root / "me"
+    (me / "dd" / "trec8_adhoc").mkdir(parents=True)
+    shutil.copyfile(data_path(DATA_FILE), me / "dd" / DATA_FILE)
+    (me / "empty").mkdir()
+    (me / "sub").mkdir()
+    (me / "my.qrels").write_text("qrels of mine\n")
+    (me / "r1.run").write_text("run of mine\n")
+    (me / "sub" / "p.csv").write_text("predictions of mine\n")
+    return root
+
+
+EXPECTED_READ = {"qrels": "qrels of mine\n", "extra_runs": ["run of mine\n"],
+                 "predictions": {"mine": "predictions of mine\n"}}
+RELATIVE = ["-p", "qrels", "my.qrels", "-p", "extra_runs", '["r1.run"]', "-p", "predictions", '{"mine": "sub/p.csv"}']
+
+
+def _run(place, monkeypatch, *args):
+    monkeypatch.chdir(place / "me")
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
+    return cli.main(["run", str(place / "chapter" / "small.md"), *args])
+
+
+# --------------------------------------------------------------------------- paths from where you stand
+def test_relative_paths_of_every_kind_are_read_from_the_callers_folder(place, monkeypatch, capsys):
+    me = place / "me"
+    assert _run(place, monkeypatch, "--data-dir", "dd", "--output", "out", *RELATIVE) == 0
+    printed = capsys.readouterr()
+    headline = json.loads((me / "out" / "small.headline.json").read_text())
+    assert headline["read"] == EXPECTED_READ and headline["data_source"] == "real"
+    assert headline["data_folder"] == str((me / "dd").resolve())  # the folder actually read, in the headline,
+    assert f"data read from: {(me / 'dd').resolve()}" in printed.out  # the summary
+    page = (me / "out" / "small.html").read_text()
+    assert f"Data read from {(me / 'dd').resolve()}." in page  # and the page's data line
+    # a warning shows as the reader's line, not as the kernel's temporary file and source line
+    assert "warning: a warning the reader should see" in page and "ipykernel" not in page
+    assert "warnings.warn(" not in page
+
+
+def test_a_relative_fireeval_data_is_read_from_the_callers_folder(place, monkeypatch, capsys):
+    me = place / "me"
+    monkeypatch.chdir(me)
+    monkeypatch.setenv("FIREEVAL_DATA", "dd")
+    assert cli.main(["run", str(place / "chapter" / "small.md"), "--output", "out-env"]) == 0
+    assert json.loads((me / "out-env" / "small.headline.json").read_text())["data_folder"] == str((me / "dd").resolve())
+    monkeypatch.setenv("FIREEVAL_DATA", "no-such-folder")  # refused before anything runs
+    assert cli.main(["run", str(place / "chapter" / "small.md"), "--output", "out-env2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("fireeval run: ") and "FIREEVAL_DATA=no-such-folder: no such folder" in err[-1]
+    assert err[-1].count("Fix:") == 1
+    assert not (me / "out-env2").exists()
+
+
+def test_papermill_reads_relative_paths_from_its_own_folder_too(place, monkeypatch):
+    """Through the papermill handler: Python (the kernel in the chapter's folder) and the command with -y."""
+    import papermill
+
+    me = place / "me"
+    monkeypatch.chdir(me)
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
+    chapter = place / "chapter" / "small.md"
+    papermill.execute_notebook(str(chapter), "pm.ipynb", cwd=str(chapter.parent), progress_bar=False,
+                               parameters={"data_dir": "dd", "qrels": "my.qrels", "extra_runs": ["r1.run"],
+                                           "predictions": {"mine": "sub/p.csv"}})
+    headline = notebooks.extract_headline(nbformat.read(me / "pm.ipynb", as_version=4))
+    assert headline["read"] == EXPECTED_READ and headline["data_source"] == "real"
+    done = subprocess.run([str(VENV_BIN / "papermill"), str(chapter), "pm-y.ipynb", "--no-progress-bar",
+                           "--cwd", str(chapter.parent),
+                           "-y", "{data_dir: dd, qrels: my.qrels, extra_runs: [r1.run], predictions: {mine: sub/p.csv}}"],
+                          capture_output=True, text=True, cwd=me, timeout=300)
+    assert done.returncode == 0, done.stderr
+    headline = notebooks.extract_headline(nbformat.read(me / "pm-y.ipynb", as_version=4))
+    assert headline["read"] == EXPECTED_READ and headline["data_source"] == "real"
+
+
+def test_papermill_refuses_missing_files_and_its_own_prefix_in_one_line(place):
+    chapter = place / "chapter" / "small.md"
+    base = [str(VENV_BIN / "papermill"), str(chapter), "x.ipynb", "--no-progress-bar"]
+    for args, message in ((["-p", "qrels", "nope.qrels"], "-p qrels nope.qrels: no such file"),
+                          (["-p", "PAPERMILL_x", "1"], "has no parameter PAPERMILL_x")):
+        bad = subprocess.run([*base, *args], capture_output=True, text=True, cwd=place / "me", timeout=300)
+        assert bad.returncode == 2, bad.stderr
+        last = bad.stderr.strip().splitlines()[-1]
+        assert last.startswith("papermill: ") and message in last and "Traceback" not in bad.stderr
+    assert not (place / "me" / "x.ipynb").exists()
+
+
+# --------------------------------------------------------------------------- the data you name
+def test_a_named_empty_data_folder_stops_the_chapter_naming_it(place, monkeypatch, capsys):
+    # issue 39: --data-dir EMPTY ran on ../shared/data and said data_source=real; now it stops in one line
+    me = place / "me"
+    assert _run(place, monkeypatch, "--data-dir", "empty", "--output", "out-empty") == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("fireeval run: ") and f"data_dir='{me / 'empty'}'" in last
+    assert str(me / "empty" / DATA_FILE) in last and "shared" not in last and last.count("Fix:") == 1
+    assert not (me / "out-empty" / "small.headline.json").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--data-dir", "nowhere"], "--data-dir nowhere: no such folder: {me}/nowhere (a relative path is read from {me}"),
+    (["-p", "data_dir", "my.qrels"], "-p data_dir my.qrels: is a file, not a folder"),
+    (["-p", "qrels", "nope.qrels"], "-p qrels nope.qrels: no such file: {me}/nope.qrels"),
+    (["-p", "extra_runs", '["r1.run", "nope.run"]'], "-p extra_runs nope.run: no such file: {me}/nope.run"),
+    (["-p", "predictions", '{"m": "sub"}'], "-p predictions (entry 'm') sub: is a folder, expected a file"),
+    (["-p", "value", "1", "-p", "value", "2"], "-p value: the parameter is given 2 times. Fix: give each parameter once"),
+    (["--data-dir", "dd", "-p", "data_dir", "dd"], "--data-dir: the data folder is given twice"),
+])
+def test_named_files_are_checked_before_anything_runs(place, monkeypatch, capsys, args, message):
+    # issue 37: a missing file was found only once the chapter ran, with a doubled "Fix:"
+    me = place / "me"
+    started = time.monotonic()
+    assert _run(place, monkeypatch, *args, "--output", "out-refused") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message.format(me=me) in err and err.count("Fix:") == 1, err
+    assert not (me / "out-refused").exists() and time.monotonic() - started < 30  # (no kernel: well under)
+
+
+def test_a_chapter_name_is_the_chapter_and_other_files_are_not_notebooks(place, monkeypatch, capsys):
+    monkeypatch.chdir(place / "me")
+    (place / "me" / "metrics").write_text("not a notebook\n")  # shadowed the chapter
+    assert notebooks.find_notebook("metrics") == notebooks.NOTEBOOK_DIR / "metrics.md"
+    for name in ("/etc/passwd", "../" * 20 + "etc/passwd", "my.qrels"):
+        assert cli.main(["run", name, "--output", "out-x"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not a notebook" in err and "Fix:" in err
+    assert cli.main(["run", "no_such_chapter", "--output", "out-x"]) == 2
+    assert "no such notebook. Fix: give a notebook path or one of: " in capsys.readouterr().err
+    assert not (place / "me" / "out-x").exists()
+
+
+def test_resolve_paths_by_kind(tmp_path, monkeypatch):
+    (tmp_path / "a.run").write_text("x")
+    got = notebooks.resolve_paths({"extra_runs": ["a.run"], "extra_runs_pooled": ["a.run", "mytag"],
+                                   "cache_dir": "cache", "predictions": {"p": "charades_sta/predictions/SCDM.json"},
+                                   "value": "a.run"}, cwd=tmp_path)
+    assert got == {"extra_runs": [str(tmp_path / "a.run")], "extra_runs_pooled": [str(tmp_path / "a.run"), "mytag"],
+                   "cache_dir": str(tmp_path / "cache"),  # made by the chapter
+                   "predictions": {"p": "charades_sta/predictions/SCDM.json"},  # a data-folder path, left to it
+                   "value": "a.run"}  # not a path parameter
+    assert notebooks.resolve_paths(got, cwd="/elsewhere") == got  # idempotent
+
+
+# --------------------------------------------------------------------------- together or not at all
+@pytest.fixture(scope="module")
+def previous(place, tmp_path_factory):
+    """Good results of a first run; every interruption below must leave them byte for byte."""
+    out = tmp_path_factory.mktemp("results")
+    done = subprocess.run([sys.executable, "-m", "fireeval", "run", str(place / "chapter" / "small.md"), "-p", "value",
+                           "3", "--output", str(out)], capture_output=True, text=True, cwd=place / "me", timeout=300)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _files(out):
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if not p.name.endswith(".failed.ipynb")}
+
+
+def _consistent(out, value):
+    headline = json.loads((out / "small.headline.json").read_text())
+    glued = notebooks.extract_headline(nbformat.read(out / "small.ipynb", as_version=4))
+    page = (out / "small.html").read_text()
+    return headline["value"] == glued["value"] == value and f"The value is {value}." in page
+
+
+@pytest.mark.parametrize("moment", [0.5, 2.0, "in the chapter's cell"])
+def test_an_interrupt_leaves_the_previous_results_whole_in_one_line(place, previous, moment):
+    before = _files(previous)
+    proc = subprocess.Popen([sys.executable, "-m", "fireeval", "run", str(place / "chapter" / "small.md"), "-p",
+                             "value", "4", "-p", "sleep", "60", "--output", str(previous)], cwd=place / "me",
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    if moment == "in the chapter's cell":
+        deadline = time.time() + 120
+        while time.time() < deadline and not list(previous.glob(".small.running-*/small.ipynb")):
+            time.sleep(0.1)
+        time.sleep(2)
+    else:
+        time.sleep(moment)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group, the kernel too
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "fireeval run: interrupted", err
+    assert "Traceback" not in err and "Task exception" not in err and "DeadKernelError" not in err, err
+    assert _files(previous) == before and _consistent(previous, 3)
+    assert not [p for p in previous.iterdir() if p.name.startswith(".")]
+    time.sleep(1)
+    assert not _kernels_in(place / "chapter")  # no kernel left running
+
+
+def _kernels_in(folder):
+    """Processes whose working directory is ``folder`` (a kernel runs in its chapter's folder)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")) == folder:
+                found.append(proc.name)
+        except OSError:
+            pass
+    return found
+
+
+def test_an_interrupt_between_the_moves_waits_until_all_three_are_there(place, previous, monkeypatch, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(previous, out)
+    real_replace, moved = os.replace, []
+
+    def replace_then_interrupt(src, dst, *args, **kwargs):
+        real_replace(src, dst, *args, **kwargs)
+        if Path(dst).parent == out and Path(dst).name.startswith("small."):
+            moved.append(Path(dst).name)
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after the first move (and after each one)
+
+    monkeypatch.setattr(os, "replace", replace_then_interrupt)
+    monkeypatch.chdir(place / "me")
+    assert cli.main(["run", str(place / "chapter" / "small.md"), "-p", "value", "5", "--output", str(out)]) == 130
+    assert sorted(moved) == ["small.headline.json", "small.html", "small.ipynb"]  # none was cut off
+    assert _consistent(out, 5)
+
+
+def test_an_interrupt_while_the_page_is_written_keeps_the_executed_notebook(place, previous, monkeypatch, tmp_path,
+                                                                          capsys):
+    from fireeval.book import page
+
+    out = tmp_path / "out"
+    shutil.copytree(previous, out)
+    before = _files(out)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(page, "write_page", interrupted)
+    monkeypatch.chdir(place / "me")
+    assert cli.main(["run", str(place / "chapter" / "small.md"), "-p", "value", "6", "--output", str(out)]) == 130
+    assert _files(out) == before and _consistent(out, 3)
+    kept = nbformat.read(out / "small.failed.ipynb", as_version=4)
+    assert notebooks.extract_headline(kept)["value"] == 6  # the whole executed notebook, not discarded
+    assert "small.failed.ipynb" in capsys.readouterr().err
+
+
+@pytest.mark.notebook
+def test_a_book_chapter_reads_the_readers_relative_files(tmp_path, monkeypatch, capsys):
+    """The metrics chapter (its --quick settings) from another folder: a relative --data-dir (a link to the
+    data), a relative qrels file and a list of relative run files, each read from where the reader stands."""
+    import gzip
+
+    from fireeval.datasets import data_path
+
+    require_data("trec8_adhoc/qrels.trec8.adhoc.txt.gz", "trec8_adhoc/runs/input.apl8p.gz")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
+    (tmp_path / "dd").symlink_to(data_path("trec8_adhoc/runs.tsv").parents[1])
+    shutil.copyfile(data_path("trec8_adhoc/qrels.trec8.adhoc.txt.gz"), tmp_path / "my.qrels.gz")
+    (tmp_path / "runs").mkdir()
+    lines = gzip.open(data_path("trec8_adhoc/runs/input.apl8p.gz"), "rt").read().splitlines()
+    (tmp_path / "runs" / "mine.run").write_text("".join(" ".join(l.split()[:5] + ["mine39"]) + "\n" for l in lines))
+    assert cli.main(["run", "metrics", "--quick", "--data-dir", "dd", "--output", "res", "-p", "qrels", "my.qrels.gz",
+                     "-p", "extra_runs", '["runs/mine.run"]']) == 0, capsys.readouterr().err
+    headline = json.loads((tmp_path / "res" / "metrics.headline.json").read_text())
+    assert headline["data_source"] == "real" and headline["n_runs"] == 12 + 1
+    assert headline["data_folder"] == str((tmp_path / "dd").resolve())
+    assert "data read from: " + str((tmp_path / "dd").resolve()) in capsys.readouterr().out
+
+
+def test_a_chapter_error_that_says_its_fix_gets_no_second_one(tmp_path, capsys):
+    # issue 37: "... Fix: check the path ... Fix: see the failing cell there"
+    nb = tmp_path / "fails.md"
+    nb.write_text(CHAPTER.split("```{code-cell} ipython3\nimport time")[0]
+                  + '```{code-cell} ipython3\nraise ValueError("x.txt: bad line. Fix: give a good file")\n```\n')
+    assert cli.main(["run", str(nb), "--output", str(tmp_path / "out")]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "ValueError: x.txt: bad line. Fix: give a good file" in last and last.count("Fix:") == 1, last
+
+
+def test_an_interrupt_that_an_import_turned_into_another_error_is_still_an_interrupt(monkeypatch, capsys):
+    # Ctrl-C half a second in can stop numpy's import, which then raises ImportError ("internal error", exit 1)
+    from fireeval.book import notebooks as nbmod
+
+    def cut_short(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ImportError("Importing the numpy C-extensions failed")
+
+    monkeypatch.setattr(nbmod, "find_notebook", cut_short)
+    assert cli.main(["run", "metrics", "--output", "never"]) == 130
+    assert capsys.readouterr().err == "fireeval run: interrupted\n"
+    monkeypatch.setattr(nbmod, "find_notebook", lambda *a: (_ for _ in ()).throw(ImportError("no module x")))
+    assert cli.main(["run", "metrics", "--output", "never"]) == 1  # a real import error stays one
