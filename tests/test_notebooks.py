@@ -93,15 +93,44 @@ CLAIMS_BOX = re.compile(r"\{glue(?::\w*)?\}`?\s*claims_table")
 SECTION = re.compile(r"^## ", re.M)
 
 
+ANSWER = re.compile(r"^## The answer here[ \t]*$", re.M)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_chapter_shows_paper_vs_here_box_at_the_top(path: Path):
-    """Convention 1: the computed claims table is pasted (glue) before the chapter's second section."""
+    """Convention 1: the computed claims table is pasted (glue) before the chapter's second section.
+
+    A chapter rewritten answer first (issue 33: it opens with '## The answer here') shows the
+    box near its end instead, as the first thing of its '## Claims and verdicts' section, the
+    section before '## Exercises'.
+    """
     text = path.read_text()
     box = CLAIMS_BOX.search(text)
     assert box, f"{path.name}: no glue paste of claims_table (the 'paper vs here' box)"
-    sections = [m.start() for m in SECTION.finditer(text)]
-    limit = sections[1] if len(sections) > 1 else len(text)
+    sections = [(m.start(), text[m.start():text.index("\n", m.start())].strip()) for m in SECTION.finditer(text)]
+    if ANSWER.search(text):
+        titles = [title for _, title in sections]
+        assert titles[0] == "## The answer here", f"{path.name}: the answer comes first, before {titles[0]!r}"
+        assert "## Claims and verdicts" in titles and "## Exercises" in titles, f"{path.name}: sections {titles}"
+        at = titles.index("## Claims and verdicts")
+        assert titles[at + 1] == "## Exercises", f"{path.name}: 'Claims and verdicts' comes right before the exercises"
+        start, end = sections[at][0], sections[at + 1][0]
+        assert start < box.start() < end and not text[start:box.start()].count("\n\n") > 1, (
+            f"{path.name}: the box opens the '## Claims and verdicts' section")
+        return
+    limit = sections[1][0] if len(sections) > 1 else len(text)
     assert box.start() < limit, f"{path.name}: the 'paper vs here' box must come before the second '## ' section"
+
+
+def test_answer_first_layout_rule_catches_a_box_at_the_top(tmp_path):
+    top = ("# T\n\n## The answer here\n\n```{glue:} claims_table\n```\n\n## Data\n\n## Claims and verdicts\n\n"
+           "Words.\n\n## Exercises\n")
+    (tmp_path / "x.md").write_text(top)
+    with pytest.raises(AssertionError, match="opens the '## Claims and verdicts' section"):
+        test_chapter_shows_paper_vs_here_box_at_the_top(tmp_path / "x.md")
+    (tmp_path / "y.md").write_text(top.replace("```{glue:} claims_table\n```\n\n", "").replace(
+        "## Claims and verdicts\n\n", "## Claims and verdicts\n\n```{glue:} claims_table\n```\n\n"))
+    test_chapter_shows_paper_vs_here_box_at_the_top(tmp_path / "y.md")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
