@@ -1,4 +1,5 @@
 """The metrics chapter's claim builder (fireeval.book.chapters.metrics): labels, families and what they say."""
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -7,6 +8,7 @@ import pytest
 
 from conftest import require_data
 from fireeval.book import report
+from fireeval.book.report import to_jsonable
 from fireeval.book.chapters.metrics import ORACLE_MEASURES, PYTREC_EVAL, metrics_claims
 from fireeval.datasets import trec8
 from fireeval.stats.claims import check_record
@@ -64,6 +66,13 @@ def test_without_pytrec_eval_the_basis_says_exactly_what_to_install():
     r = build(None)["metrics_oracle"]
     assert r["label"] == "not testable here"
     assert f"pip install {PYTREC_EVAL}" in r["basis"]
+
+
+def test_untestable_records_are_plain_json_for_the_headline():
+    # the classroom wheel has no pytrec_eval, and the synthetic stand-in no official file
+    records = metrics_claims("real: 3 TREC-8 runs", True, None, 0, printed=None, no_printed="-", no_official="-")
+    assert [r["label"] for r in records] == ["not testable here", "not testable here"]
+    json.dumps(to_jsonable(records))
 
 
 def test_the_install_hint_is_the_pin_of_the_test_extra():
