@@ -101,7 +101,7 @@ def _oracle(data, standing, gaps, n_cells, printed, no_printed) -> dict:
         ours += list(p["ours"])
     if not printed:
         rows.append(Alternative("trec_eval's own printed output", why=no_printed or "no printed output to compare with",
-                                kind="oracle"))
+                                kind="oracle", weight="equal", reason="trec_eval's own program (not computable here)"))
     evidence = (Evidence.compare(paper, ours, "trec_eval's own printed output (-q -m all_trec, versions "
                                  + " and ".join(printed) + ")", tolerance=ROUNDING,
                                  detail="; ".join(f"{v}: {p['differ']} of {p['lines']} lines printed otherwise"
