@@ -153,6 +153,17 @@ def test_chapter_shows_paper_vs_here_box_at_the_top(path: Path):
     assert box.start() < limit, f"{path.name}: the 'paper vs here' box must come before the second '## ' section"
 
 
+def test_answer_first_layout_rule_catches_a_box_at_the_top(tmp_path):
+    top = ("# T\n\n## The answer here\n\nWe find {glue:text}`x`.\n\n```{glue:} claims_table\n```\n\n## Data\n\n"
+           "## Claims and verdicts\n\nWords.\n\n## Exercises\n")
+    (tmp_path / "x.md").write_text(top)
+    with pytest.raises(AssertionError, match="the box is not in its section"):
+        test_chapter_opens_with_its_answer_and_ends_with_its_claims(tmp_path / "x.md")
+    (tmp_path / "y.md").write_text(top.replace("```{glue:} claims_table\n```\n\n", "").replace(
+        "## Claims and verdicts\n\n", "## Claims and verdicts\n\n```{glue:} claims_table\n```\n\n"))
+    test_chapter_opens_with_its_answer_and_ends_with_its_claims(tmp_path / "y.md")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_chapter_shows_its_analysis_code(path: Path):
     """Convention 3: boilerplate (imports, glue) is removed, the analysis steps show their code (folded or not).
