@@ -21,14 +21,16 @@ from fireeval.book.papers.westerveld import WESTERVELD, NO_TRECVID, DEPTH_QUOTE
 from fireeval.stats.claims import STABILITY_KINDS, Alternative, Claim, Estimate, Evidence, Power, Reading, Test, label
 
 __all__ = ['depth_claims', 'tau_readings', 'condition_labels', 'control_rate', 'sampling_claims',
-           'explanation_claim', 'holds_sentence', 'ALL_RUNS_REASON', 'EXACT_TAU_NAME']
+           'explanation_claim', 'holds_sentence', 'ALL_RUNS_REASON', 'EXACT_TAU_NAME', 'EXACT_TAU_REASON']
 
 #: Why ranking every run (unpooled ones too) is a secondary row of the depth claims.
 ALL_RUNS_REASON = ("TRECVID 2003 pooled every submission ('the top K results from each of the submissions'), so "
                    "the paper's setting has no unpooled run; ranking TREC-8's unpooled runs too asks how reusable "
                    "the pool is for runs that never built it, the pool_leave_out chapter's question")
-EXACT_TAU_NAME = ("exact realised τ-b on these topics (the paper prints realised τ on its own topics, not an "
-                  "estimate for a population of topics)")
+EXACT_TAU_NAME = "exact realised τ-b on these topics (as the paper prints τ)"
+#: Why the exact realised τ-b has equal standing with the bootstrap interval.
+EXACT_TAU_REASON = ("the paper prints τ as a realised value on its own topics, not as an estimate for a population "
+                    "of topics")
 _TEST = Test(">", 0.90)
 
 
@@ -59,7 +61,8 @@ def _rows(read: dict, every: dict | None, rng: int, conditions: bool = False) ->
 
     rows = [Alternative("percentile interval (same resamples)", **arg("percentile", read), kind="interval method"),
             Alternative(f"bootstrap seed {rng + 1}", **arg("seed", read), kind="seed"),
-            Alternative(EXACT_TAU_NAME, **arg("exact", read), kind="exact value", weight="equal")]
+            Alternative(EXACT_TAU_NAME, **arg("exact", read), kind="exact value", weight="equal",
+                        reason=EXACT_TAU_REASON)]
     if every is not None:
         rows.insert(0, Alternative("all runs ranked (unpooled runs included)", **arg("primary", every), kind="subset",
                                    weight="secondary", reason=ALL_RUNS_REASON))
@@ -183,14 +186,15 @@ def condition_labels(record: dict) -> dict:
                          None)
             if other is None or other["label"] == primary or other["label"] == "not testable here":
                 continue
+            name = row["name"].split(" (")[0]
             if row["kind"] in STABILITY_KINDS:
-                stable.append(f"{row['name']}: {other['label']}")
+                stable.append(f"{name}: {other['label']}")
             elif row.get("weight", "equal") == "equal":
-                equal.append(f"{row['name']}: {other['label']}")
+                equal.append(f"{name}: {other['label']}")
         if equal:
-            shown, why = "depends", "; ".join(equal)
+            shown, why = "depends", f"{primary} by the primary interval; " + "; ".join(equal)
         elif stable and primary in ("reproduced", "contradicted"):
-            shown, why = "inconclusive", f"{primary} by the primary interval, but " + "; ".join(stable)
+            shown, why = "inconclusive", f"{primary} by the primary interval; " + "; ".join(stable)
         else:
             shown, why = primary, ""
         out[c["condition"]] = {"label": shown, "primary": primary, "why": why}
@@ -451,7 +455,7 @@ def holds_sentence(record: dict | None) -> str:
     ...            {"condition": "a", "label": "reproduced"}, {"condition": "b", "label": "inconclusive"},
     ...            {"condition": "c", "label": "contradicted"}]}}]}
     >>> holds_sentence(rec)
-    'reproduced for a; inconclusive for b (reproduced by the primary interval, but pct: inconclusive); contradicted for c'
+    'reproduced for a; inconclusive for b (reproduced by the primary interval; pct: inconclusive); contradicted for c'
     >>> holds_sentence(None)
     'no measure besides MAP was tested'
     """
@@ -460,7 +464,10 @@ def holds_sentence(record: dict | None) -> str:
     per = record.get("per_condition") or condition_labels(record)
     parts = []
     for shown in ("reproduced", "depends", "inconclusive", "contradicted", "not testable here"):
-        names = [f"{c} ({v['why']})" if v["why"] else c for c, v in per.items() if v["label"] == shown]
-        if names:
-            parts.append(f"{shown} for {', '.join(names)}")
+        groups: dict = {}  # measures with the same label and the same reason, said once
+        for c, v in per.items():
+            if v["label"] == shown:
+                groups.setdefault(v["why"], []).append(c)
+        for why, names in groups.items():
+            parts.append(f"{shown} for {', '.join(names)}" + (f" ({why})" if why else ""))
     return "; ".join(parts)
