@@ -437,6 +437,8 @@ def test_sampling_claims_are_one_record_per_paper_statement_with_weighed_rows(co
                                                       "sampling design"}
         assert all(a["weight"] == "secondary" and a["reason"] for a in rows.values() if a["kind"] == "single sample")
         assert rows["sampling rate 10%"]["weight"] == "equal"  # heavier incompleteness: the papers' point
+        assert rows["bootstrap seed 1"]["kind"] == "seed"  # new topic resamples: a stability row
+        assert r.get("family") or "resamples (seed 1)" in rows["bootstrap seed 1"]["method"]
         assert rows["sampling rate 50%"]["weight"] == "secondary" and rows["sampling rate 50%"]["reason"]
     stratified = lambda cid: next(a for a in records[cid]["sensitivity"] if a["kind"] == "sampling design")  # noqa
     assert stratified("robust_bpref")["weight"] == "equal"  # Buckley & Voorhees' own design

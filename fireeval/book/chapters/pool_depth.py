@@ -18,6 +18,7 @@ import numpy as np
 
 from fireeval.book.chapters.trec_claims import is_synthetic, stand_in_label, tau_estimates, width_note, only_can_pass
 from fireeval.book.papers.westerveld import WESTERVELD, NO_TRECVID, DEPTH_QUOTE
+from fireeval.stats.reliability import bootstrap_agreement
 from fireeval.stats.claims import STABILITY_KINDS, Alternative, Claim, Estimate, Evidence, Power, Reading, Test, label
 
 __all__ = ['depth_claims', 'tau_readings', 'condition_labels', 'control_rate', 'sampling_claims',
@@ -285,6 +286,11 @@ def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat
 
     primary, pct = diff(m, rival, i, percentile=True)
     rows = [("percentile interval (same replicates)", "interval method", "equal", None, pct)]
+    # the same reading re-estimated with the next bootstrap seed: new topic resamples at the claim's rate
+    again = {x: bootstrap_agreement(exp.values[x][i], exp.reference[against or x], n, rng + 1) for x in (m, rival)}
+    rows.append((f"bootstrap seed {rng + 1}", "seed", "equal", None,
+                 _paired(again[m], again[rival], jk[m][i], jk[rival][i], primary.value,
+                         how.replace(f"{n} resamples", f"{n} resamples (seed {rng + 1})"), rng=rng + 1)))
     for s, seed in enumerate(exp.seeds):
         rows.append((f"sample seed {seed} alone", "single sample", "secondary", _SAMPLE_REASON, diff(m, rival, i, [s])))
     for j, r in enumerate(rates):
@@ -332,7 +338,8 @@ def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | N
     τ-b(rival) > 0 at sampling rate ``rate``, averaged over the seeds, with a BCa interval over topics and
     seeds (:func:`_paired`); Sakai's statement is one family claim, a condition per condensed-list measure.
     infAP's claim compares both measures with the full-judgement *AP* ranking, as its paraphrase says.
-    Sensitivity, each row weighed: the percentile interval of the same replicates; heavier sampling rates
+    Sensitivity, each row weighed: the percentile interval of the same replicates and a second bootstrap
+    seed (at most *inconclusive* if either disagrees); heavier sampling rates
     (equal) and milder ones (secondary); each sample alone, other rivals, other reference rankings
     (secondary); with ``stratified`` (relevant and non-relevant drawn separately, rate ``rate``), that design
     (equal where the statement's paper used it). Power: the rival at the ``control`` rate (default
