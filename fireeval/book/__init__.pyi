@@ -125,6 +125,8 @@ from .teaching import (
     lookup as lookup,
     same as same,
     reading_minutes as reading_minutes,
+    unfolded_words as unfolded_words,
+    visible_code_cells as visible_code_cells,
     RunClock as RunClock,
     SOLUTION_TOLERANCE as SOLUTION_TOLERANCE,
     WORDS_PER_MINUTE as WORDS_PER_MINUTE,
