@@ -148,8 +148,17 @@ def test_chapter_shows_paper_vs_here_box_at_the_top(path: Path):
     text = path.read_text()
     box = CLAIMS_BOX.search(text)
     assert box, f"{path.name}: no glue paste of claims_table (the 'paper vs here' box)"
-    sections = [m.start() for m in SECTION.finditer(text)]
-    limit = sections[1] if len(sections) > 1 else len(text)
+    sections = [(m.start(), text[m.start():text.index("\n", m.start())]) for m in SECTION.finditer(text)]
+    verdicts = [start for start, title in sections if title.strip() == "## Claims and verdicts"]
+    if verdicts:
+        after = [start for start, _ in sections if start > verdicts[0]]
+        end = after[0] if after else len(text)
+        assert verdicts[0] < box.start() < end, (
+            f"{path.name}: the claims box must be inside the '## Claims and verdicts' section")
+        assert [t for s, t in sections if s > verdicts[0]][:1] in ([], ["## Exercises"]), (
+            f"{path.name}: '## Claims and verdicts' comes near the end, right before '## Exercises'")
+        return
+    limit = sections[1][0] if len(sections) > 1 else len(text)
     assert box.start() < limit, f"{path.name}: the 'paper vs here' box must come before the second '## ' section"
 
 

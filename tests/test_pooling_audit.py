@@ -264,53 +264,94 @@ def test_depth_map_on_trec8_is_not_reproduced_when_its_realised_tau_is_below_the
     assert every["value"] == pytest.approx(0.855, abs=5e-4)
 
 
-def test_leave_out_and_manual_claims_pair_the_paper_with_the_finding(collection):
+def test_leave_out_is_one_claim_with_a_row_per_leave_out_and_its_here_row(collection):
     runs, qrels, table, pool = collection
     lo = pools.compare_leave_outs(pool, qrels, "map")
     per_topic = {("run", "pooled"): lo.run_out, ("group", "pooled"): lo.group_out,
-                 ("group", "all runs"): lo.original}  # nothing removed: τ = 1 under that reading
-    records = {r["id"]: r for r in pool_leave_out.leave_out_claims(lo.original, per_topic, 30, 0, "real: x")}
-    assert set(records) == {"leave_out_run", "leave_out_run.here", "leave_out_group", "leave_out_group.here"}
-    for unit in ("run", "group"):
-        paper, here = records[f"leave_out_{unit}"], records[f"leave_out_{unit}.here"]
-        assert paper["verdict"] == "not testable here" and paper["standing"] == "stand-in"
-        assert paper["paper"] == westerveld.WESTERVELD and "et al" not in paper["paper"]
-        assert here["conventions"] == paper["conventions"] and here["missing"] == []
-    assert records["leave_out_group.here"]["conventions"]["all runs"]["value"] == 1.0
+                 ("run", "all runs"): lo.original, ("group", "all runs"): lo.original}  # nothing removed: τ = 1
+    record = pool_leave_out.leave_out_claim(lo.original, per_topic, 30, 0, "real: x")
+    claims.check_record(record)
+    # One statement of the paper ("original MAPs and modified MAPs ... τ > 0.98"): one record, no twin
+    assert record["id"] == "leave_out" and not record["id"].endswith(".here")
+    assert record["verdict"] == "not testable here" and record["standing"] == "stand-in"
+    assert record["paper"] == westerveld.WESTERVELD and "et al" not in record["paper"]
+    family = record["family"]
+    assert [c["condition"] for c in family["conditions"]] == ["run left out", "group left out"]
+    assert family["need"] == "every condition" and "intersection-union" in family["multiplicity"]
     value = agreement.kendall_tau(lo.original.mean(-1), lo.group_out.mean(-1))
-    assert records["leave_out_group.here"]["conventions"]["pooled"]["value"] == pytest.approx(value)
-    assert "shows only that the test can pass" in records["leave_out_run.here"]["power"]["control"]
-    manual = pool_leave_out.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x")
-    assert [r["id"] for r in manual] == ["leave_out_manual", "leave_out_manual.here"]
-    assert manual[0]["verdict"] == "not testable here"
-    assert any(a["kind"] == "interval method" for a in manual[1]["sensitivity"])
+    assert family["conditions"][1]["value"] == pytest.approx(value)
+    # what TREC-8 (here: the collection) shows is the claim's here row, with the family's count
+    here = record["here"][0]
+    assert here["label"] == record["on_stand_in"]["label"] and here["found"] == family["summary"]
+    rows = {r["name"]: r for r in record["sensitivity"]}
+    nist = rows["all runs (NIST's definition of a unit's own documents)"]
+    assert nist["weight"] == "equal" and [c["value"] for c in nist["family"]["conditions"]] == [1.0, 1.0]
+    exact = rows["pooled, " + trec_claims.EXACT_TAU]
+    assert exact["weight"] == "equal" and "realised value" in exact["reason"] and exact["kind"] == "exact value"
+    assert {rows["pooled, percentile interval"]["kind"], rows["pooled, bootstrap seed 1"]["kind"]} == {
+        "interval method", "seed"}
+    assert "shows only that the test can pass" in record["power"]["control"]
+
+
+def test_leave_out_label_follows_its_equal_rows():
+    # Two units, 20 topics: run left out keeps the ranking exactly, group left out reverses two runs.
+    rng = np.random.default_rng(1)
+    original = np.linspace(0.1, 0.6, 12)[:, None] + rng.normal(0, 0.02, (12, 20))
+    swapped = original.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    same = {("run", "pooled"): original, ("group", "pooled"): original}
+    record = pool_leave_out.leave_out_claim(original, same, 30, 0, "real: x")
+    assert record["here"][0]["label"] == "reproduced" and record["flips"] == []
+    # NIST's definition (equal standing) gives a ranking that fails at the group: the claim depends
+    mixed = {**same, ("run", "all runs"): original, ("group", "all runs"): np.vstack([original[1:], original[:1]])}
+    record = pool_leave_out.leave_out_claim(original, mixed, 30, 0, "real: x")
+    assert record["here"][0]["label"] == "depends"
+    assert any(name.startswith("all runs") for name in record["flips"])
+    claims.check_record(record)
+
+
+def test_manual_claim_is_one_record_over_the_range_the_paper_leaves_open(collection):
+    runs, qrels, table, pool = collection
+    pooled = table["pooled"].to_numpy().astype(bool)
+    lo = pools.compare_leave_outs(pool, qrels, "map")
+    manual = pool_leave_out.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x", pooled=pooled)
+    claims.check_record(manual)
+    assert manual["id"] == "leave_out_manual" and manual["verdict"] == "not testable here"
+    assert manual["here"] and manual["here"][0]["label"] == manual["on_stand_in"]["label"]
+    assert any(a["kind"] == "interval method" for a in manual["sensitivity"])
     # 'very close' has no bound in the paper: a range of thresholds up to just under its printed 0.99
-    assert manual[0]["reading"]["source"] == "no guidance: range"
-    assert {r["test"] for r in manual[1]["sensitivity"] if r["kind"] == "threshold (range)"} == {
+    assert manual["reading"]["source"] == "no guidance: range"
+    assert {r["test"] for r in manual["sensitivity"] if r["kind"] == "threshold (range)"} == {
         "> 0.9", "> 0.95", "> 0.98", "> 0.985"}
+    subset = next(r for r in manual["sensitivity"] if r["kind"] == "subset")
+    assert subset["weight"] == "equal" and "every submission was pooled" in subset["reason"]
+    value = agreement.kendall_tau(lo.original[pooled].mean(-1), lo.group_out[pooled].mean(-1))
+    assert subset["value"] == pytest.approx(value)
 
 
-def test_leave_out_claims_rank_the_pooled_runs_alone_as_a_row_of_each_reading(collection):
+def test_leave_out_claim_ranks_the_pooled_runs_alone_as_a_row_of_each_reading(collection):
     runs, qrels, table, pool = collection
     pooled = table["pooled"].to_numpy().astype(bool)
     lo = pools.compare_leave_outs(pool, qrels, "map")
     per_topic = {("group", "pooled"): lo.group_out, ("group", "all runs"): lo.group_out}
-    here = {r["id"]: r for r in pool_leave_out.leave_out_claims(lo.original, per_topic, 30, 0, "real: x",
-                                                          pooled=pooled)}["leave_out_group.here"]
-    rows = {r["name"]: r for r in here["sensitivity"] if r["kind"] == "subset"}
-    assert len(rows) == 2
+    record = pool_leave_out.leave_out_claim(lo.original, per_topic, 30, 0, "real: x", pooled=pooled)
+    rows = {r["name"]: r for r in record["sensitivity"] if r["kind"] == "subset"}
+    assert len(rows) == 2 and all(r["weight"] == "equal" for r in rows.values())
     value = agreement.kendall_tau(lo.original[pooled].mean(-1), lo.group_out[pooled].mean(-1))
-    assert rows["pooled, pooled runs only ranked (the paper pooled every submission)"]["value"] == pytest.approx(value)
+    cell = rows["pooled, pooled runs only ranked"]["family"]["conditions"][0]
+    assert cell["condition"] == "group left out" and cell["value"] == pytest.approx(value)
 
 
 def test_warning_claim_needs_useful_precision():
     assert pool_leave_out.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
     assert pool_leave_out.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
-    # Against the base rate (a raised risk), the round 0.5 a sensitivity row
+    # Against the base rate (a raised risk); the round 0.5 a secondary row: its flip is shown, decides nothing
     record = pool_leave_out.warning_claim(20, 40, "real: x", base_rate=0.05)
     assert record["test"] == "> 0.05" and record["label"] == "reproduced"
     strict = next(r for r in record["sensitivity"] if r["kind"] == "threshold")
     assert strict["test"] == "> 0.5" and strict["label"] == "inconclusive" and "more likely than not" in strict["name"]
+    assert strict["weight"] == "secondary" and strict["flips"] and "book's own" in strict["reason"]
+    claims.check_record(record)
     assert pool_leave_out.warning_claim(1, 40, "real: x", base_rate=0.3)["label"] == "contradicted"
 
 
