@@ -173,6 +173,64 @@ def test_groups_and_ranking():
     assert groups == [[0], [0, 1], [1, 2], [2]]
 
 
+def test_letters_are_not_contiguous_ranges():
+    # issue 35: the best and the third do not differ, the second differs from both; contiguous ranges
+    # ("a", "b", "b"/"ab") cannot say it, a compact letter display can
+    p = np.array([[1, 0.01, 0.31], [0.01, 1, 0.01], [0.31, 0.01, 1]])
+    assert cmp.significance_groups([0.9, 0.8, 0.7], p) == [[0], [1], [0]]
+    x = np.random.default_rng(0).beta(2, 5, size=(3, 30)) + np.array([[0.4], [0.2], [0.0]])
+    c = cmp.compare(x, ["A", "B", "C"], n_permutations=2000, n_bootstrap=0, tukey=False)
+    assert [r["groups"] for r in c.ranking()] == ["a", "b", "c"] and c.significant().sum() == 3
+
+
+@st.composite
+def _significance_patterns(draw):
+    n = draw(st.integers(1, 12))
+    means = draw(arrays(np.float64, n, elements=st.floats(0, 1, allow_nan=False)))
+    upper = draw(arrays(np.float64, (n, n), elements=st.sampled_from([0.001, 0.04, 0.2, 0.9, np.nan])))
+    p = np.triu(upper, 1)
+    p = p + p.T
+    np.fill_diagonal(p, 1.0)
+    return means, p
+
+
+@settings(max_examples=300, deadline=None)
+@given(_significance_patterns())
+def test_compact_letter_display_properties(pattern):
+    means, p = pattern
+    n = len(means)
+    groups = cmp.significance_groups(means, p, 0.05)
+    differ = p < 0.05
+    letters = sorted({k for g in groups for k in g})
+    assert letters == list(range(len(letters)))  # numbered 0, 1, ... without gaps
+    for i in range(n):
+        assert groups[i], "every system has a letter"
+        for j in range(n):
+            if i != j:  # share a letter exactly when not significantly different (both properties)
+                assert bool(set(groups[i]) & set(groups[j])) == (not differ[i, j]), (i, j)
+    members = [frozenset(i for i in range(n) if k in groups[i]) for k in letters]
+    assert all(not (a < b) for a in members for b in members)  # no letter lies inside another (absorbed)
+    for k, m in enumerate(members):  # swept: no system's membership of a letter is redundant
+        for i in m:
+            elsewhere = set().union(*(o for q, o in enumerate(members) if q != k and i in o))
+            assert not (elsewhere and (m - {i}) <= elsewhere), (k, i)
+    rank = np.argsort(np.argsort(-means, kind="stable"), kind="stable")
+    firsts = [sorted(rank[list(m)]) for m in members]
+    assert firsts == sorted(firsts)  # ordered by mean: "a" holds the best system, "b" the best without "a" ...
+
+
+def test_letter_display_scales_to_many_systems():
+    # 129 systems in a banded pattern (like TREC-8): fast, and both properties hold
+    n = 129
+    means = np.linspace(1, 0, n)
+    gap = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    p = np.where(gap > 9, 0.001, 0.5)
+    groups = cmp.significance_groups(means, p)
+    share = np.array([[bool(set(a) & set(b)) for b in groups] for a in groups])
+    assert (share == (p >= 0.05)).all()
+    assert len({k for g in groups for k in g}) == n - 9
+
+
 def test_scores_from_similarity_matches_t2v_ranks():
     from fireeval.t2v.false_negatives import original_rank_under_ties
 

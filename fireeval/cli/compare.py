@@ -5,7 +5,8 @@ mean paired difference with a BCa interval, the paired randomisation (sign-flip)
 the paired t-test, the effect size d_z and p-values adjusted over all pairs (Holm; the
 randomised Tukey HSD), and the topic-set power figures (:mod:`fireeval.stats.significance`).
 Prints a ranx-style report: runs by mean, each marked with the runs it beats
-significantly; ``--format tsv`` and ``--format json`` for machines.
+significantly and its letters (a compact letter display: two runs differ significantly
+exactly when they share no letter); ``--format tsv`` and ``--format json`` for machines.
 """
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def add(sub):
                         "json: everything")
     p.add_argument("--pairs", action="store_true", help="text and tsv: print every pair's statistics")
     p.add_argument("--chart", default=None, metavar="FILE",
-                   help="also draw the ordering with its significance groups: FILE.svg (static drawing) or "
+                   help="also draw the ordering with its letters (compact letter display): FILE.svg (static drawing) or "
                         "FILE.json (Vega-Lite specification)")
     p.add_argument("-c", "--complete", action="store_true",
                    help="pair on every qrels topic, topics a run lacks scoring 0 (trec_eval -c)")
@@ -119,7 +120,7 @@ def write_chart(result, path) -> None:
     setup("svg")
     chart = ordering_chart(result, title=f"{result.measure}: which orderings survive?",
                            caption=f"{len(result.topics)} topics; grey bar: the runs not significantly different "
-                                   f"({result.adjust}, alpha {result.alpha:g}); label: significance groups.")
+                                   f"({result.adjust}, alpha {result.alpha:g}); label: letters, shared by runs not significantly different.")
     spec = chart.to_dict()
     if str(path).lower().endswith(".json"):
         Path(path).write_text(json.dumps(spec, indent=1), encoding="utf-8")
@@ -164,7 +165,7 @@ def report_text(result, difference: float | None = None, pairs: bool = False) ->
     """The ranx-style report: runs by mean, each with the ranks of the runs it beats significantly."""
     rows = result.ranking()
     width = max(len("run"), *(len(r["system"]) for r in rows))
-    gwidth = max(len("group"), *(len(r["groups"]) for r in rows))
+    gwidth = max(len("letters"), *(len(r["groups"]) for r in rows))
     if result.adjust == "tukey":
         how = f"{result.n_tukey} permutations"
     elif result.adjust in ("t", "t-holm"):
@@ -173,11 +174,11 @@ def report_text(result, difference: float | None = None, pairs: bool = False) ->
         how = "exact: all 2^T sign flips" if result.exact else f"{result.n_permutations} sign flips"
     lines = [f"{result.measure} on {len(result.topics)} topics, {len(rows)} runs, {len(result.pairs['i'])} pairs; "
              f"'beats' = {_ADJUST_TEXT[result.adjust]}, p < {result.alpha:g} ({how}, seed {result.seed})",
-             f"{'rank':>4}  {'run':<{width}}  {'mean':>7}  {'group':<{gwidth}}  beats (ranks)"]
+             f"{'rank':>4}  {'run':<{width}}  {'mean':>7}  {'letters':<{gwidth}}  beats (ranks)"]
     for r in rows:
         lines.append(f"{r['rank']:>4}  {r['system']:<{width}}  {r['mean']:7.4f}  {r['groups']:<{gwidth}}  "
                      f"{_ranges(r['beats_ranks']) or '-'}")
-    lines.append("group: runs sharing a group are not significantly different.")
+    lines.append("letters (compact letter display): two runs differ significantly exactly when they share no letter.")
     lines += [f"warning: {w}" for w in result.warnings()]
     power = result.set_power(difference)
     lines.append(f"power (paired t-test, alpha {result.alpha:g}, power {result.power:g}, per-topic sd of differences "

@@ -413,7 +413,8 @@ class Comparison:
 
     def ranking(self, adjust: str | None = None) -> list[dict]:
         """Systems by mean, best first: rank, name, mean, the systems (names) it beats significantly, and
-        its significance groups (:func:`significance_groups`)."""
+        its letters, a compact letter display (:func:`significance_groups`): ``groups`` as text, ``group_ids``
+        as numbers."""
         order = np.argsort(-self.means, kind="stable")
         sig = self.significant(adjust)
         groups = significance_groups(self.means, self.pvalue_matrix(adjust), self.alpha)
@@ -607,53 +608,140 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
 
 
 def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
-    """Significance groups in the "underline" style: systems sharing a group are not significantly different.
+    """Compact letter display (Piepho 2004): systems sharing a letter are not significantly different.
 
-    Systems are ordered by mean; from each system a group extends down the ordering as
-    long as every pair inside it has ``p >= alpha``; groups inside an earlier one are
-    dropped. Returns, per system (input order), the numbers (0, 1, ...) of the groups it
-    belongs to: always a contiguous range. :func:`group_label` writes them as letters.
+    Two systems differ significantly when their p-value is below ``alpha`` (a NaN p-value
+    is no significant difference, as in :meth:`Comparison.significant`). The letters are
+    built by Piepho's *insert-and-absorb* algorithm (Piepho 2004, *An algorithm for a
+    letter-based representation of all-pairwise comparisons*, J. Comput. Graph. Stat.
+    13(2); the algorithm of R's ``multcompView``):
+
+    1. start with one letter shared by every system;
+    2. for each significant pair (i, j), every letter holding both is split into two
+       copies, one without i and one without j (*insert*); a letter whose systems are all
+       in another letter is dropped (*absorb*);
+    3. *sweep*: a system is taken out of a letter when every pair it forms with the
+       letter's other systems also shares another letter; letters left empty or inside
+       another are dropped.
+
+    The result has both properties of a compact letter display: two systems share no
+    letter exactly when they differ significantly. Insert-and-absorb gives the maximal
+    sets of mutually not-different systems; the sweep removes redundant memberships,
+    not whole sets, so the letter count is the algorithm's, not a proven minimum (that
+    is NP-hard, Gramm et al. 2006). Letters are numbered in the order of the first
+    system (by mean, best first) that holds them, then of the next.
+
+    Returns, per system (input order), the sorted numbers (0, 1, ...) of its letters;
+    :func:`group_label` writes them as letters.
 
     Examples
     --------
     >>> p = np.array([[1, 0.5, 0.01], [0.5, 1, 0.2], [0.01, 0.2, 1]])
     >>> significance_groups([0.9, 0.8, 0.7], p)
     [[0], [0, 1], [1]]
+    >>> p = np.array([[1, 0.01, 0.3], [0.01, 1, 0.01], [0.3, 0.01, 1]])  # the first and third share "a"
+    >>> significance_groups([0.9, 0.8, 0.7], p)
+    [[0], [1], [0]]
     """
     means = np.asarray(means, dtype=float)
     p = np.asarray(pvalues, dtype=float)
+    n = len(means)
+    if p.shape != (n, n):
+        raise ValueError(f"pvalues must be a {n} x {n} matrix for {n} means, not {p.shape}")
+    differ = p < alpha  # NaN: not significant
+    differ = differ | differ.T
+    np.fill_diagonal(differ, False)
+    letters = _insert_absorb(n, np.argwhere(np.triu(differ, 1)))
+    letters = _sweep(letters)
     order = np.argsort(-means, kind="stable")
-    ps = p[np.ix_(order, order)]
-    n = len(order)
-    spans = []
-    for start in range(n):
-        end = start
-        while end + 1 < n and (ps[start:end + 2, end + 1] >= alpha).all():
-            end += 1
-        if not spans or end > spans[-1][1]:
-            spans.append((start, end))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    keyed = sorted(letters, key=lambda bits: sorted(int(rank[i]) for i in _members(bits)))
     groups = [[] for _ in range(n)]
-    for k, (start, end) in enumerate(spans):
-        for pos in range(start, end + 1):
-            groups[order[pos]].append(k)
+    for k, bits in enumerate(keyed):
+        for i in _members(bits):
+            groups[i].append(k)
     return groups
 
 
+def _members(bits: int) -> list[int]:
+    """The set bits of an int (the systems of a letter)."""
+    out, i = [], 0
+    while bits:
+        if bits & 1:
+            out.append(i)
+        bits >>= 1
+        i += 1
+    return out
+
+
+def _insert_absorb(n: int, pairs) -> list[int]:
+    """Piepho's insert-and-absorb: letters as bitsets (Python ints), maximal under inclusion."""
+    letters = [(1 << n) - 1] if n else []
+    for i, j in pairs:
+        both = (1 << int(i)) | (1 << int(j))
+        split = [c for c in letters if c & both == both]
+        if not split:
+            continue
+        keep = [c for c in letters if c & both != both]
+        new = []
+        for c in split:
+            for part in (c & ~(1 << int(i)), c & ~(1 << int(j))):
+                # absorb: drop a new letter inside a kept one or another new one (old letters were maximal
+                # among themselves and cannot lie inside a part of a letter they were not inside)
+                if part and not any(part | k == k for k in keep) and part not in new:
+                    new.append(part)
+        new = [c for c in new if not any(c != d and c | d == d for d in new)]
+        letters = keep + new
+    return letters
+
+
+def _sweep(letters: list[int]) -> list[int]:
+    """Piepho's sweeping: take a system out of a letter when every pair it forms with the letter's other
+    systems shares another letter too, and the system keeps a letter."""
+    letters = list(letters)
+    for k in range(len(letters)):
+        for i in _members(letters[k]):
+            bit = 1 << i
+            elsewhere = 0  # the systems sharing another letter with i
+            for m, c in enumerate(letters):
+                if m != k and c & bit:
+                    elsewhere |= c
+            others = letters[k] & ~bit
+            if elsewhere and others | elsewhere == elsewhere:
+                letters[k] = others
+    out = [c for c in letters if c]
+    # a letter left inside another (or equal to an earlier one) says nothing more
+    return [c for m, c in enumerate(out)
+            if not any(q != m and c | d == d and (c != d or q < m) for q, d in enumerate(out))]
+
+
 def group_label(groups: Sequence[int], n_groups: int) -> str:
-    """Letters for group numbers (numbers from 1 when there are more than 26 groups); a range of
-    three or more as ``first-last``.
+    """Letters for letter numbers (numbers from 1, comma-separated, when there are more than 26 letters);
+    a run of three or more consecutive letters as ``first-last``, and then the pieces comma-separated.
 
     Examples
     --------
-    >>> group_label([0], 3), group_label([0, 1], 3), group_label([2, 3, 4, 5], 8), group_label([27, 28, 29], 40)
-    ('a', 'ab', 'c-f', '28-30')
+    >>> group_label([0], 3), group_label([0, 1], 3), group_label([2, 3, 4, 5], 8), group_label([0, 2], 3)
+    ('a', 'ab', 'c-f', 'ac')
+    >>> group_label([0, 1, 2, 5], 8), group_label([27, 28, 29], 40), group_label([3, 7], 40)
+    ('a-c,f', '28-30', '4,8')
     """
-    name = (lambda k: chr(ord("a") + k)) if n_groups <= 26 else (lambda k: str(k + 1))
-    if not groups:
-        return ""
-    if len(groups) >= 3:
-        return f"{name(groups[0])}-{name(groups[-1])}"
-    return ("" if n_groups <= 26 else ",").join(name(k) for k in groups)
+    letters = n_groups <= 26
+    name = (lambda k: chr(ord("a") + k)) if letters else (lambda k: str(k + 1))
+    pieces, k, ks = [], 0, sorted(int(g) for g in groups)
+    while k < len(ks):
+        end = k
+        while end + 1 < len(ks) and ks[end + 1] == ks[end] + 1:
+            end += 1
+        if end - k >= 2:
+            pieces.append(f"{name(ks[k])}-{name(ks[end])}")
+            k = end + 1
+        else:
+            pieces.append(name(ks[k]))
+            k += 1
+    ranged = any("-" in piece for piece in pieces)
+    return ("," if ranged or not letters else "").join(pieces)
 
 
 # ---------------------------------------------------------------- power and topic-set size
