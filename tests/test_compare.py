@@ -404,3 +404,104 @@ def test_pair_power_and_strict_json(tmp_path, capsys):
     assert out["topics_needed"] == cmp.topics_needed(0.05, sd)
     text = json.dumps(c.to_json(), allow_nan=False)  # NaN (no intervals, no Tukey) written as null
     assert json.loads(text)["pairs"][0]["ci_low"] is None
+
+
+# ------------------------------------------------------------------ Monte-Carlo error (issue 35)
+def _p_over_seeds(x, n, seeds):
+    pi, pj = np.triu_indices(len(x), 1)
+    return np.array([cmp.randomisation_pvalues(x, pi, pj, cmp.sign_flips(x.shape[1], n, s)[0]) for s in seeds])
+
+
+def test_monte_carlo_se_matches_the_spread_over_seeds():
+    x = np.vstack([np.random.default_rng(2).normal(0.024, 0.1, 40), np.zeros(40)])
+    n = 2000
+    p = _p_over_seeds(x, n, range(400))[:, 0]
+    settled = _p_over_seeds(x, 400_000, [0])[0, 0]
+    assert 0.05 < settled < 0.3
+    se = float(cmp.monte_carlo_se([settled], n)[0])
+    assert p.std(ddof=1) == pytest.approx(se, rel=0.15)  # the two-sided formula sqrt(p (2 - p) / N)
+    assert p.std(ddof=1) > 1.2 * float(cmp.monte_carlo_se([settled], n, two_sided=False)[0])
+    assert abs(p.mean() - settled) < 3 * se / np.sqrt(len(p)) + 1 / n
+    assert cmp.compare(x[:, :10], n_permutations=5000, n_bootstrap=0).pairs["p_perm_se"][0] == 0.0  # exact
+
+
+@pytest.fixture
+def no_gc_collect(monkeypatch):
+    """statsmodels' multipletests runs gc.collect() on every call (~0.3 s in the test process)."""
+    import gc
+
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)
+
+
+def test_holm_monte_carlo_se_matches_the_spread_over_seeds(no_gc_collect):
+    x = np.random.default_rng(4).normal(0.3, 0.1, size=(4, 40)) + np.array([[0.0], [0.03], [0.06], [0.09]])
+    n = 2000
+    raw = _p_over_seeds(x, n, range(150))
+    adjusted = np.array([cmp.holm(p) for p in raw])
+    settled = _p_over_seeds(x, 400_000, [0])[0]
+    se = cmp.holm_monte_carlo_se(settled, cmp.monte_carlo_se(settled, n))
+    middle = (cmp.holm(settled) > 0.003) & (cmp.holm(settled) < 0.5)  # where the adjusted p-value moves
+    assert middle.sum() >= 3
+    assert np.allclose(adjusted.std(axis=0, ddof=1)[middle], se[middle], rtol=0.25)
+    c = cmp.compare(x, n_permutations=n, n_bootstrap=0, tukey=False)
+    assert np.allclose(c.pairs["p_perm_holm_se"],
+                       cmp.holm_monte_carlo_se(c.pairs["p_perm"], cmp.monte_carlo_se(c.pairs["p_perm"], n)))
+
+
+def _clear_pattern(n_systems=15, n_topics=50, seed=0):
+    rng = np.random.default_rng(seed)
+    steps = np.repeat(np.arange(5) * 0.12, 3)[:n_systems]  # five tiers of three equal systems
+    return np.clip(rng.normal(0.4, 0.08, size=(n_systems, n_topics)) + steps[:, None], 0, 1.5)
+
+
+def test_decisions_are_stable_across_seeds_at_the_default(no_gc_collect):
+    x = _clear_pattern()
+    first = cmp.compare(x, n_bootstrap=0, tukey=False)
+    assert first.n_permutations == 42_000 and "105 pairs" in first.permutation_note  # raised for Holm
+    decisions = first.significant()
+    assert 30 <= decisions.sum() <= 95
+    for seed in range(1, 16):
+        c = cmp.compare(x, seed=seed, n_bootstrap=0, tukey=False)
+        assert (c.significant() == decisions).all(), seed
+        assert not c.near_threshold().any()
+
+
+def _near_alpha_pair(alpha=0.05, t=16):
+    """Two systems whose exact two-sided randomisation p-value is within 0.001 of alpha."""
+    base = np.random.default_rng(6).normal(0, 0.1, t)
+    flips, exact_flips = cmp.sign_flips(t, 2 ** t)
+    assert exact_flips
+    exact = lambda c: cmp.randomisation_pvalues(np.vstack([base + c, np.zeros(t)]), [0], [1], flips, True)[0]
+    lo, hi = 0.0, 0.2
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if exact(mid) > alpha else (lo, mid)
+    x = np.vstack([base + hi, np.zeros(t)])
+    assert abs(exact(hi) - alpha) < 0.001
+    return x
+
+
+def test_a_decision_near_alpha_is_warned_and_the_default_is_raised(no_gc_collect):
+    from fireeval.cli.compare import report_text
+
+    x = _near_alpha_pair()
+    c = cmp.compare(x, ["A", "B"], n_permutations=2000, n_bootstrap=0, tukey=False)
+    assert c.near_threshold().tolist() == [True] and c.permutation_note == ""  # given: not raised
+    warning = [w for w in c.warnings() if "Monte-Carlo error" in w]
+    assert len(warning) == 1 and "A vs B" in warning[0] and "Fix:" in warning[0]
+    assert "1 of 1 decisions within the 99% band" in report_text(c)
+    auto = cmp.compare(x, ["A", "B"], n_bootstrap=0, tukey=False)
+    assert auto.n_permutations > cmp.DEFAULT_PERMUTATIONS and "Monte-Carlo error" in auto.permutation_note
+    assert auto.n_permutations <= cmp.auto_permutation_cap(16)
+    far = cmp.compare(_clear_pattern(3), n_bootstrap=0, tukey=False)
+    assert far.n_permutations == cmp.DEFAULT_PERMUTATIONS and far.permutation_note == ""
+
+
+def test_auto_permutations_and_its_cap():
+    assert cmp.auto_permutations(3, 50) == (10_000, "")
+    n, note = cmp.auto_permutations(8256, 50)  # 129 runs: even the cap cannot reach alpha under Holm
+    assert n == 10_000 and "not raised" in note
+    assert cmp.auto_permutations(500, 50)[0] == cmp.AUTO_PERMUTATIONS_CAP
+    assert cmp.auto_permutations(105, 50, adjust="tukey") == (10_000, "")
+    assert cmp.auto_permutation_cap(10_000) == cmp.AUTO_FLIP_BYTES // 10_000
+    assert cmp.compare(_clear_pattern(15), n_permutations=500, n_bootstrap=0, tukey=False).n_permutations == 500

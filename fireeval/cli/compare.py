@@ -33,9 +33,11 @@ def add(sub):
     p.add_argument("runs", nargs="+", metavar="run", help="two or more TREC run files, one run each")
     p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
                    help="one measure averaged over topics: map, P_10, ndcg_cut_10, recip_rank, correct@5, ...")
-    p.add_argument("--permutations", type=int, default=10_000, metavar="N",
+    p.add_argument("--permutations", type=int, default=None, metavar="N",
                    help="random sign flips of the randomisation test and permutations of the Tukey HSD test "
-                        "(default 10000; all 2^topics flips when that is no more)")
+                        "(all 2^topics flips when that is no more). Default: automatic, 10000 raised when Holm "
+                        "over many pairs needs it (smallest adjusted p 2 x pairs / (N + 1) at most alpha / 10) "
+                        "and once more when a decision is within the Monte-Carlo error of alpha, up to 100000")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of every resample (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (default 0.05)")
     p.add_argument("--adjust", choices=_ADJUST, default="holm",
@@ -66,7 +68,7 @@ def _check_args(args):
     if len(args.runs) < 2:
         raise ValueError(f"{args.runs[0]}: one run given; a comparison needs at least two. Fix: give two or more "
                          "run files")
-    if args.permutations < 1:
+    if args.permutations is not None and args.permutations < 1:
         raise ValueError(f"--permutations must be >= 1, not {args.permutations}. Fix: give a positive number "
                          "(10000 is usual)")
     if args.bootstrap < 0:
@@ -163,6 +165,8 @@ def _p(value) -> str:
 
 def report_text(result, difference: float | None = None, pairs: bool = False) -> str:
     """The ranx-style report: runs by mean, each with the ranks of the runs it beats significantly."""
+    from fireeval.stats.significance import MC_Z
+
     rows = result.ranking()
     width = max(len("run"), *(len(r["system"]) for r in rows))
     gwidth = max(len("letters"), *(len(r["groups"]) for r in rows))
@@ -173,8 +177,14 @@ def report_text(result, difference: float | None = None, pairs: bool = False) ->
     else:
         how = "exact: all 2^T sign flips" if result.exact else f"{result.n_permutations} sign flips"
     lines = [f"{result.measure} on {len(result.topics)} topics, {len(rows)} runs, {len(result.pairs['i'])} pairs; "
-             f"'beats' = {_ADJUST_TEXT[result.adjust]}, p < {result.alpha:g} ({how}, seed {result.seed})",
-             f"{'rank':>4}  {'run':<{width}}  {'mean':>7}  {'letters':<{gwidth}}  beats (ranks)"]
+             f"'beats' = {_ADJUST_TEXT[result.adjust]}, p < {result.alpha:g} ({how}, seed {result.seed})"]
+    if result.permutation_note:
+        lines.append(f"permutations: {result.permutation_note}")
+    if result.monte_carlo_se().any():
+        near = result.near_threshold()
+        lines.append(f"Monte-Carlo error: {int(near.sum())} of {len(near)} decisions within the 99% band of alpha "
+                     f"(p ± {MC_Z:.3g} standard errors of the resampling; --pairs shows each p-value's)")
+    lines.append(f"{'rank':>4}  {'run':<{width}}  {'mean':>7}  {'letters':<{gwidth}}  beats (ranks)")
     for r in rows:
         lines.append(f"{r['rank']:>4}  {r['system']:<{width}}  {r['mean']:7.4f}  {r['groups']:<{gwidth}}  "
                      f"{_ranges(r['beats_ranks']) or '-'}")
@@ -200,7 +210,7 @@ def _table(tsv: str) -> str:
 
 
 _PAIR_COLUMNS = ["a", "b", "diff", "ci_low", "ci_high", "ci_method", "effect", "t", "p_t", "p_t_holm", "p_perm",
-                 "p_perm_holm", "p_tukey", "min_detectable"]
+                 "p_perm_holm", "p_tukey", "min_detectable", "p_perm_se", "p_perm_holm_se", "p_tukey_se"]
 
 
 def _pairs_tsv(result, text: bool = False) -> str:

@@ -80,4 +80,12 @@ from .significance import (
     scores_from_trec as scores_from_trec,
     scores_from_moments as scores_from_moments,
     scores_from_similarity as scores_from_similarity,
+    monte_carlo_se as monte_carlo_se,
+    holm_monte_carlo_se as holm_monte_carlo_se,
+    auto_permutations as auto_permutations,
+    DEFAULT_PERMUTATIONS as DEFAULT_PERMUTATIONS,
+    AUTO_PERMUTATIONS_CAP as AUTO_PERMUTATIONS_CAP,
+    AUTO_FLIP_BYTES as AUTO_FLIP_BYTES,
+    MC_Z as MC_Z,
+    auto_permutation_cap as auto_permutation_cap,
 )

@@ -55,10 +55,22 @@ import numpy as np
 
 __all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisation_pvalues", "tukey_hsd_pvalues",
            "bca_intervals", "holm", "significance_groups", "group_label", "detectable_difference", "topics_needed",
-           "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity"]
+           "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity", "monte_carlo_se",
+           "holm_monte_carlo_se", "auto_permutations", "DEFAULT_PERMUTATIONS", "AUTO_PERMUTATIONS_CAP",
+           "AUTO_FLIP_BYTES", "MC_Z", "auto_permutation_cap"]
 
 _EPS = np.finfo(float).eps * 100  # scipy.stats.permutation_test's relative tolerance
 _BLOCK = 4_000_000  # floats of resamples (rows x topics) held at once: 32 MB
+
+#: Permutations when none are given: the base, raised when Holm or a decision near alpha needs more.
+DEFAULT_PERMUTATIONS = 10_000
+#: The automatic default never goes beyond this many permutations (nor beyond 256 MB of sign flips,
+#: ``AUTO_FLIP_BYTES``): about 0.5 s for 100 pairs of 50 topics. A number given by the user is not raised.
+AUTO_PERMUTATIONS_CAP = 100_000
+AUTO_FLIP_BYTES = 256 * 2 ** 20
+#: Two-sided 99% normal quantile: a decision is "within the Monte-Carlo error" when
+#: ``|p - alpha| < MC_Z * se``.
+MC_Z = 2.5758293035489004
 
 
 # ---------------------------------------------------------------- inputs
@@ -364,6 +376,96 @@ def holm(pvalues) -> np.ndarray:
     return multipletests(p, method="holm")[1]
 
 
+def monte_carlo_se(pvalues, n_resamples: int, two_sided: bool = True, exact: bool = False) -> np.ndarray:
+    """Monte-Carlo standard error of randomisation p-values estimated from ``n_resamples`` random resamples.
+
+    A one-sided p-value is a binomial proportion of the resamples: ``se = sqrt(p (1 - p) / N)``.
+    The two-sided randomisation p-value is twice a one-sided proportion ``p/2``, so
+    ``se = 2 sqrt(p/2 (1 - p/2) / N) = sqrt(p (2 - p) / N)``. Exact enumeration (all ``2^T``
+    sign flips) has no Monte-Carlo error (0). A 99% band is ``p ± MC_Z se``.
+
+    Examples
+    --------
+    >>> monte_carlo_se([0.05, 0.5], 10_000, two_sided=False).round(5).tolist()
+    [0.00218, 0.005]
+    >>> monte_carlo_se([0.05], 10_000).round(5).tolist(), monte_carlo_se([0.05], 16, exact=True).tolist()
+    ([0.00312], [0.0])
+    """
+    p = np.clip(np.asarray(pvalues, dtype=float), 0.0, 1.0)
+    if exact:
+        return np.zeros_like(p)
+    return np.sqrt(p * (2 - p) / n_resamples) if two_sided else np.sqrt(p * (1 - p) / n_resamples)
+
+
+def holm_monte_carlo_se(pvalues, se) -> np.ndarray:
+    """Monte-Carlo standard error of Holm-adjusted p-values, from the raw p-values' errors ``se``.
+
+    Holm's adjusted p-value of the k-th smallest is ``max_{l <= k} (m - l + 1) p_(l)``
+    (capped at 1): it is the p-value ``p_(l*)`` of the step ``l*`` attaining the maximum,
+    times ``m - l* + 1``, so its standard error is ``(m - l* + 1) se_(l*)`` (first order).
+
+    Examples
+    --------
+    >>> holm_monte_carlo_se([0.01, 0.04, 0.03], [0.001, 0.002, 0.002]).tolist()
+    [0.003, 0.004, 0.004]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    se = np.asarray(se, dtype=float)
+    m = p.size
+    if m == 0:
+        return se.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = (m - np.arange(m)) * p[order]
+    at = np.maximum.accumulate(np.where(scaled == np.maximum.accumulate(scaled), np.arange(m), 0))
+    out = np.empty(m)
+    out[order] = (m - at) * se[order][at]
+    return out
+
+
+def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: str = "holm") -> tuple[int, str]:
+    """The automatic number of permutations and why: ``(N, reason)``.
+
+    ``DEFAULT_PERMUTATIONS``, raised for Holm over many pairs until the smallest attainable
+    adjusted p-value ``2 m / (N + 1)`` is at most ``alpha / 10`` (``N >= 20 m / alpha``), within
+    the cap (:data:`AUTO_PERMUTATIONS_CAP`, and :data:`AUTO_FLIP_BYTES` of sign flips). When
+    even the cap cannot bring ``2 m / (N + 1)`` below ``alpha``, nothing is raised (no pair could
+    become significant; the report says so and suggests the randomised Tukey HSD).
+
+    Examples
+    --------
+    >>> auto_permutations(3, 50)[0], auto_permutations(105, 50)[0], auto_permutations(8256, 50)[0]
+    (10000, 42000, 10000)
+    """
+    n = DEFAULT_PERMUTATIONS
+    cap = auto_permutation_cap(n_topics)
+    if adjust != "holm" or n_pairs < 1:
+        return n, ""
+    need = math.ceil(20 * n_pairs / alpha)
+    if need <= n:
+        return n, ""
+    if 2 * n_pairs / (cap + 1) >= alpha:
+        return n, (f"not raised: even {cap} permutations (the automatic cap) leave the smallest Holm-adjusted "
+                   f"p-value over {n_pairs} pairs above alpha")
+    n = min(need, cap)
+    return n, (f"raised from {DEFAULT_PERMUTATIONS} so that the smallest Holm-adjusted p-value over {n_pairs} pairs, "
+               f"2 x {n_pairs} / (N + 1), is {2 * n_pairs / (n + 1):.2g}"
+               + (f" (capped at {cap})" if n == cap and need > cap else ""))
+
+
+def auto_permutation_cap(n_topics: int) -> int:
+    """The largest automatic number of permutations: :data:`AUTO_PERMUTATIONS_CAP`, and at most
+    :data:`AUTO_FLIP_BYTES` of int8 sign flips (``N x T`` bytes), never below the default."""
+    return max(DEFAULT_PERMUTATIONS, min(AUTO_PERMUTATIONS_CAP, AUTO_FLIP_BYTES // max(int(n_topics), 1)))
+
+
+def _permutations_to_settle(p, se, alpha, n, near) -> int:
+    """Permutations that would put every near decision ``MC_Z`` standard errors from alpha (se ~ 1/sqrt(N))."""
+    gap = np.abs(p[near] - alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = n * (MC_Z * se[near] / gap) ** 2
+    return int(min(np.nanmax(np.where(np.isfinite(need), need, np.inf)), 1e18)) + 1 if near.any() else n
+
+
 # ---------------------------------------------------------------- the comparison
 @dataclass
 class Comparison:
@@ -373,7 +475,10 @@ class Comparison:
     ``a - b``), ``ci_low``, ``ci_high``, ``ci_method``, ``effect`` (d_z), ``t``, ``p_t``,
     ``p_t_holm``, ``p_perm``, ``p_perm_holm``, ``p_tukey``, ``min_detectable`` (the
     smallest difference the paired t-test detects for this pair's ``s_d`` at this topic
-    count, α and power).
+    count, α and power), and the Monte-Carlo standard errors of the randomised p-values
+    ``p_perm_se``, ``p_perm_holm_se``, ``p_tukey_se`` (:func:`monte_carlo_se`,
+    :func:`holm_monte_carlo_se`; 0 for exact enumeration). ``permutation_note`` says how an
+    automatic number of permutations was chosen.
     """
 
     names: list
@@ -391,6 +496,7 @@ class Comparison:
     power: float
     notes: list = field(default_factory=list)
     n_tukey: int = 0  # permutations of the Tukey HSD test (0: not computed)
+    permutation_note: str = ""  # how the automatic number of permutations was chosen ("" when given)
 
     @property
     def means(self) -> np.ndarray:
@@ -448,6 +554,19 @@ class Comparison:
                 "min_detectable": float(detectable_difference(sd, len(self.topics), self.alpha, self.power)),
                 "topics_needed": topics_needed(target, sd, self.alpha, self.power) if sd > 0 and target > 0 else None}
 
+    def monte_carlo_se(self, adjust: str | None = None) -> np.ndarray:
+        """Per pair, the Monte-Carlo standard error of the p-value that decides (0 for the t-tests and exact
+        enumeration)."""
+        key = _SE_COLUMN.get(adjust or self.adjust)
+        return np.zeros(len(self.pairs["i"])) if key is None else np.nan_to_num(self.pairs[key])
+
+    def near_threshold(self, adjust: str | None = None) -> np.ndarray:
+        """Per pair, whether its decision (p < alpha or not) is within the Monte-Carlo error: ``|p - alpha| <
+        MC_Z se``, the 99% band, so another seed may well decide it the other way."""
+        p = self.pairs[_ADJUST_COLUMN[adjust or self.adjust]]
+        se = self.monte_carlo_se(adjust)
+        return (se > 0) & (np.abs(p - self.alpha) < MC_Z * se)
+
     def smallest_pvalue(self, adjust: str | None = None) -> float:
         """The smallest p-value the chosen test can give here (resampling resolution, after adjustment)."""
         adjust = adjust or self.adjust
@@ -479,6 +598,21 @@ class Comparison:
                            f"p-value over {n_pairs} pairs is {low:.3g} >= alpha {self.alpha:g}: no pair can be "
                            f"significant. Fix: use --adjust tukey (randomised Tukey HSD) or at least {need} "
                            "permutations")
+        near = self.near_threshold(adjust)
+        if near.any():
+            p = self.pairs[_ADJUST_COLUMN[adjust]]
+            se = self.monte_carlo_se(adjust)
+            n = self.n_tukey if adjust == "tukey" else self.n_permutations
+            shown = "; ".join(f"{self.pairs['a'][k]} vs {self.pairs['b'][k]} p {p[k]:.4f} ± {MC_Z * se[k]:.4f}"
+                              for k in np.flatnonzero(near)[:3])
+            need = _permutations_to_settle(p, se, self.alpha, n, near)
+            fix = (f"use --permutations {need}" if need <= 100 * n else
+                   "read them as undecided (a p-value this close to alpha needs more permutations than is "
+                   "practical)")
+            out.append(f"{int(near.sum())} of {len(near)} decisions are within the Monte-Carlo error of alpha "
+                       f"{self.alpha:g} ({adjust} p-value ± {MC_Z:.3g} standard errors, 99%, from {n} permutations): "
+                       f"{shown}{' ...' if near.sum() > 3 else ''}; another --seed may decide them the other way. "
+                       f"Fix: {fix}")
         return out
 
     def table(self):
@@ -500,6 +634,10 @@ class Comparison:
         pairs = [{k: plain(v[n]) for k, v in self.pairs.items()} for n in range(len(self.pairs["i"]))]
         return {"measure": self.measure, "n_topics": len(self.topics), "topics": list(self.topics),
                 "settings": {"permutations": self.n_permutations, "exact": self.exact, "tukey_permutations": self.n_tukey,
+                             "permutations_chosen": self.permutation_note or "given",
+                             "monte_carlo_error": "p_*_se: standard error of a randomised p-value from its number of "
+                                                  f"resamples; a decision is uncertain when |p - alpha| < {MC_Z:.4g} se "
+                                                  "(99%)",
                              "bootstrap": self.n_bootstrap,
                              "seed": self.seed, "alpha": self.alpha, "confidence": self.confidence,
                              "adjust": self.adjust, "power": self.power,
@@ -509,10 +647,11 @@ class Comparison:
 
 
 _ADJUST_COLUMN = {"holm": "p_perm_holm", "tukey": "p_tukey", "none": "p_perm", "t": "p_t", "t-holm": "p_t_holm"}
+_SE_COLUMN = {"holm": "p_perm_holm_se", "tukey": "p_tukey_se", "none": "p_perm_se"}
 
 
 def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | None = None, measure: str | None = None,
-            n_permutations: int = 10_000, seed: int = 0, alpha: float = 0.05, n_bootstrap: int = 2000,
+            n_permutations: int | None = None, seed: int = 0, alpha: float = 0.05, n_bootstrap: int = 2000,
             confidence: float = 0.95, adjust: str = "holm", power: float = 0.8, tukey: bool = True,
             flips: np.ndarray | None = None) -> Comparison:
     """Paired comparison of every pair of systems on the same topics (module docstring for the formulas).
@@ -526,9 +665,14 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
         System and topic labels (taken from a mapping, DataFrame or PerTopicScores).
     measure : str, optional
         The measure's name, for reports.
-    n_permutations : int
+    n_permutations : int, optional
         Sign flips of the randomisation test (all ``2^T`` when that is no more) and
-        label permutations of the Tukey HSD test.
+        label permutations of the Tukey HSD test. ``None`` (default): automatic --
+        :data:`DEFAULT_PERMUTATIONS`, raised for Holm over many pairs
+        (:func:`auto_permutations`) and, once, when a decision of ``adjust`` is within the
+        Monte-Carlo error of ``alpha`` (to the number that would put it ``MC_Z`` standard
+        errors away, at least double), never beyond :func:`auto_permutation_cap`; how it was
+        chosen is ``Comparison.permutation_note``. A given number is used as is.
     seed : int
         Seed of the flips, the permutations and the bootstrap indices.
     alpha : float
@@ -572,39 +716,83 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     values = np.ascontiguousarray(s.values, dtype=float)
     r, t = values.shape
     pi, pj = _pairs(r)
-    gen = np.random.default_rng(seed)  # one stream: the sign flips, then the Tukey HSD permutations
-    if flips is None:
-        flips, exact = sign_flips(t, n_permutations, gen)
-    else:
+    d = values[pi] - values[pj]
+    diff = d.mean(axis=1)
+    n_pairs = len(pi)
+    auto = n_permutations is None and flips is None
+    if flips is not None:
         flips = np.asarray(flips)
         if flips.ndim != 2 or flips.shape[1] != t or not np.isin(flips, (-1, 1)).all():
             raise ValueError(f"flips must be a (P, {t}) matrix of -1 and +1")
-        exact = False
-    p_perm = randomisation_pvalues(values, pi, pj, flips, exact)
-    d = values[pi] - values[pj]
-    diff = d.mean(axis=1)
+    if n_permutations is None:
+        n_permutations, note = auto_permutations(n_pairs, t, alpha, adjust) if auto else (DEFAULT_PERMUTATIONS, "")
+    else:
+        note = ""
+        if n_permutations < 1:
+            raise ValueError(f"the number of permutations must be >= 1, not {n_permutations}")
+    n_flips = n_tukey = int(n_permutations)
+    if auto and adjust == "tukey":
+        n_flips = DEFAULT_PERMUTATIONS  # the randomisation test does not decide: no more flips than the base
+    rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, flips)
+    if auto and adjust in _SE_COLUMN and (adjust != "tukey" or tukey):
+        # a decision within the Monte-Carlo error of alpha: once more with the permutations that would settle it
+        p, se = rand[adjust]
+        near = (se > 0) & (np.abs(p - alpha) < MC_Z * se)
+        n_now = n_tukey if adjust == "tukey" else rand["n_flips"]
+        cap = auto_permutation_cap(t)
+        if near.any() and n_now < cap:
+            more = min(cap, max(2 * n_now, _permutations_to_settle(p, se, alpha, n_now, near)))
+            if adjust == "tukey":
+                n_tukey = more
+            else:
+                n_flips = more
+            rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, None)
+            note = ((note + "; then " if note else "") +
+                    f"raised from {n_now} to {more}{' (the automatic cap)' if more == cap else ''} because "
+                    f"{int(near.sum())} decision(s) were within the Monte-Carlo error of alpha")
+    p_perm, p_perm_se = rand["none"]
+    p_perm_holm, p_perm_holm_se = rand["holm"]
+    p_tukey, p_tukey_se = rand["tukey"]
     sd = d.std(axis=1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = np.where(sd > 0, diff / sd, np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
         tt = ttest_rel(values[pi], values[pj], axis=1)
     t_stat, p_t = np.asarray(tt.statistic, dtype=float), np.asarray(tt.pvalue, dtype=float)
     p_t = np.where(np.isnan(p_t) & (sd == 0) & (diff == 0), 1.0, p_t)  # identical systems: nothing to reject
-    if tukey:
-        p_tukey = tukey_hsd_pvalues(values, np.abs(diff), n_permutations, gen)
-    else:
-        p_tukey = np.full(len(pi), np.nan)
     if n_bootstrap:
         low, high, how = bca_intervals(values, pi, pj, n_bootstrap, confidence, seed)
     else:
-        low, high, how = np.full(len(pi), np.nan), np.full(len(pi), np.nan), np.full(len(pi), "none")
+        low, high, how = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan), np.full(n_pairs, "none")
     es = detectable_difference(1.0, t, alpha, power)
     pairs = {"i": pi, "j": pj, "a": np.asarray(s.names, dtype=object)[pi].astype(str),
              "b": np.asarray(s.names, dtype=object)[pj].astype(str), "diff": diff, "ci_low": low, "ci_high": high,
              "ci_method": how, "effect": effect, "t": t_stat, "p_t": p_t, "p_t_holm": holm(np.nan_to_num(p_t, nan=1.0)),
-             "p_perm": p_perm, "p_perm_holm": holm(p_perm), "p_tukey": p_tukey, "min_detectable": es * sd}
-    return Comparison(list(s.names), list(s.topics), values, s.measure, pairs, int(flips.shape[0]), bool(exact),
+             "p_perm": p_perm, "p_perm_holm": p_perm_holm, "p_tukey": p_tukey, "min_detectable": es * sd,
+             "p_perm_se": p_perm_se, "p_perm_holm_se": p_perm_holm_se, "p_tukey_se": p_tukey_se}
+    return Comparison(list(s.names), list(s.topics), values, s.measure, pairs, rand["n_flips"], rand["exact"],
                       int(n_bootstrap), int(seed), float(alpha), float(confidence), adjust, float(power), list(s.notes),
-                      int(n_permutations) if tukey else 0)
+                      int(n_tukey) if tukey else 0, note)
+
+
+def _randomised(values, pi, pj, diff, n_flips: int, n_tukey: int, seed, flips) -> dict:
+    """The randomised p-values and their Monte-Carlo errors: ``{"none": (p, se), "holm": (p, se), "tukey":
+    (p, se), "n_flips": P, "exact": bool}``. One seeded stream: the sign flips, then the Tukey permutations."""
+    gen = np.random.default_rng(seed)
+    if flips is None:
+        flips, exact = sign_flips(values.shape[1], n_flips, gen)
+    else:
+        exact = False
+    n = int(flips.shape[0])
+    p_perm = randomisation_pvalues(values, pi, pj, flips, exact)
+    se = monte_carlo_se(p_perm, n, exact=exact)
+    out = {"none": (p_perm, se), "holm": (holm(p_perm), holm_monte_carlo_se(p_perm, se)), "n_flips": n,
+           "exact": bool(exact)}
+    if n_tukey:
+        p_tukey = tukey_hsd_pvalues(values, np.abs(diff), n_tukey, gen)
+        out["tukey"] = (p_tukey, monte_carlo_se(p_tukey, n_tukey, two_sided=False))
+    else:
+        out["tukey"] = (np.full(len(pi), np.nan), np.full(len(pi), np.nan))
+    return out
 
 
 def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
