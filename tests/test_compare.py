@@ -380,6 +380,7 @@ def test_too_few_permutations_for_holm_is_said(tmp_path):
     x = np.random.default_rng(0).beta(2, 5, size=(12, 30)) + np.linspace(0, 0.5, 12)[:, None]
     c = cmp.compare(x, n_permutations=100, n_bootstrap=0)
     assert c.smallest_pvalue() >= c.alpha and "no pair can be significant" in c.warnings()[0]
+    assert not c.near_threshold().any() and len(c.warnings()) == 1  # no seed can flip a decision here
     assert not c.significant().any() and c.significant("tukey").any()
 
 
@@ -505,3 +506,122 @@ def test_auto_permutations_and_its_cap():
     assert cmp.auto_permutations(105, 50, adjust="tukey") == (10_000, "")
     assert cmp.auto_permutation_cap(10_000) == cmp.AUTO_FLIP_BYTES // 10_000
     assert cmp.compare(_clear_pattern(15), n_permutations=500, n_bootstrap=0, tukey=False).n_permutations == 500
+
+
+# ------------------------------------------------------------------ compare --moments / --similarity (issue 35)
+def _moment_files(tmp_path, n=40, seed=0):
+    """A Charades-STA style ground truth and three prediction files: 'good' near the truth, 'noisy', 'random'."""
+    rng = np.random.default_rng(seed)
+    start = rng.uniform(0, 20, n)
+    end = start + rng.uniform(3, 10, n)
+    gt = tmp_path / "gt.txt"
+    gt.write_text("".join(f"V{q} {s:.2f} {e:.2f}##query {q}.\n" for q, (s, e) in enumerate(zip(start, end))))
+    paths = []
+    for name, jitter in (("good", 0.3), ("noisy", 3.0), ("random", None)):
+        entries = []
+        for q, (s, e) in enumerate(zip(start, end)):
+            if jitter is None:
+                a = rng.uniform(0, 25, 5)
+                moments = [[float(x), float(x + 4)] for x in a]
+            else:
+                moments = [[float(max(0, s + rng.normal(0, jitter))), float(e + rng.normal(0, jitter))]
+                           for _ in range(5)]
+                moments = [[a, max(b, a + 0.5)] for a, b in moments]
+            entries.append({"vid": f"V{q}", "query": f"query {q}.", "moments": moments, "ratings": [1] * 5})
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"entries": entries}))
+        paths.append(str(path))
+    return str(gt), paths
+
+
+def test_cli_compare_moments(tmp_path, capsys):
+    gt, preds = _moment_files(tmp_path)
+    assert main(["compare", "--moments", gt, *preds, "-m", "R@1,0.5", "--format", "json", "--permutations", "2000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["measure"] == "R@1,0.5" and data["n_topics"] == 40 and data["topics"][0] == "V0#0"
+    assert [s["system"] for s in data["systems"]] == ["good", "noisy", "random"]
+    assert set(data["systems"][0]["beats"]) == {"noisy", "random"}
+    # the per-query scores are evaluate-moments' own
+    assert main(["evaluate-moments", gt, preds[1], "-m", "R@1,0.5", "-q"]) == 0
+    per_query = {line.split("\t")[1]: float(line.split("\t")[2]) for line in capsys.readouterr().out.splitlines()}
+    noisy = next(s for s in data["systems"] if s["system"] == "noisy")
+    assert noisy["mean"] == pytest.approx(per_query["all"], abs=5e-5)
+    assert main(["compare", "--moments", gt, *preds, "-m", "AxIoU@5", "--permutations", "500", "--name", "A",
+                 "--name", "B", "--name", "C", "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert "AxIoU@5 on 40 topics, 3 runs" in out and "letters" in out and out.split("\n")[3].split()[1] == "A"
+
+
+def test_cli_compare_moments_missing_queries_warn(tmp_path, capsys):
+    gt, preds = _moment_files(tmp_path)
+    data = json.loads(open(preds[0]).read())
+    data["entries"] = data["entries"][:30]
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(data))
+    assert main(["compare", "--moments", gt, str(short), preds[1], "-m", "R@1,0.5", "--permutations", "200"]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "10 of 40 queries have no predictions and score 0" in err
+
+
+def _similarity_files(tmp_path, n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    (tmp_path / "q.txt").write_text("".join(f"v{i}\n" for i in range(n)))
+    (tmp_path / "v.txt").write_text("".join(f"v{i}\n" for i in range(n)))
+    paths = []
+    for name, signal in (("strong", 3.0), ("weak", 0.8), ("none", 0.0)):
+        sim = rng.normal(size=(n, n)) + signal * np.eye(n)
+        np.save(tmp_path / f"{name}.npy", sim)
+        paths.append(str(tmp_path / f"{name}.npy"))
+    return paths, str(tmp_path / "q.txt"), str(tmp_path / "v.txt")
+
+
+def test_cli_compare_similarity(tmp_path, capsys):
+    paths, q, v = _similarity_files(tmp_path)
+    assert main(["compare", "--similarity", *paths, "--queries", q, "--videos", v, "-m", "R@5", "--format", "json",
+                 "--permutations", "2000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    mats = {name: np.load(p) for name, p in zip(["strong", "weak", "none"], paths)}
+    expected = cmp.scores_from_similarity(mats, "R@5").values.mean(axis=1)
+    got = {s["system"]: s["mean"] for s in data["systems"]}
+    assert [got[k] for k in mats] == pytest.approx(expected.tolist())
+    assert data["topics"][:2] == ["v0", "v1"] and data["systems"][0]["system"] == "strong"
+    assert set(data["systems"][0]["beats"]) == {"weak", "none"}
+    # the same R@5 as evaluate-similarity
+    assert main(["evaluate-similarity", paths[1], "--queries", q, "--videos", v, "-k", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recall"]["weak"]["R@5"] == pytest.approx(got["weak"])
+    # ground truth from --gt: query v0's positive is video v1 (and so on round the list)
+    gt = tmp_path / "gt.tsv"
+    gt.write_text("".join(f"v{i}\tv{(i + 1) % 40}\n" for i in range(40)))
+    assert main(["compare", "--similarity", *paths, "--queries", q, "--videos", v, "--gt", str(gt), "-m", "RR",
+                 "--format", "tsv", "--permutations", "500"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "rank\trun\tmean\tgroups\tbeats" and len(rows) == 4
+    assert float(rows[1].split("\t")[2]) < 0.5  # the diagonal no longer counts
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@5"], "not a moment measure"),
+    (["--moments", "{gt}", "{p0}", "-m", "R@1,0.5"], "one run given"),
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@1,0.5", "-c"], "-c do(es) not apply to --moments"),
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@1,0.5", "--queries", "{q}"], "--queries do(es) not apply"),
+    (["--moments", "{gt}", "{p0}", "{other}", "-m", "R@1,0.5"], "none of its"),
+    (["--moments", "{gt}", "{p0}", "{missing}", "-m", "R@1,0.5"], "missing.json"),
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@1,0.5", "--name", "A"], "--name given 1 distinct"),
+    (["--similarity", "{s0}", "{s1}", "-m", "R@5"], "needs the row and column ids"),
+    (["--similarity", "{s0}", "{s1}", "--queries", "{q}", "--videos", "{v}", "-m", "nDCG"], "unknown similarity"),
+    (["--similarity", "{s0}", "{bad}", "--queries", "{q}", "--videos", "{v}", "-m", "R@5"], "does not match"),
+    (["--similarity", "{s0}", "{s1}", "--queries", "{q}", "--videos", "{v}", "-m", "R@5", "--strict"],
+     "--strict do(es) not apply"),
+    (["{s0}", "{s1}", "{s1}", "-m", "map", "--videos", "{v}"], "--videos do(es) not apply to TREC runs"),
+])
+def test_cli_compare_moments_similarity_errors(tmp_path, capsys, args, fragment):
+    gt, preds = _moment_files(tmp_path)
+    paths, q, v = _similarity_files(tmp_path)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"entries": [{"vid": "X", "query": "nothing.", "moments": [[0, 1]], "ratings": [1]}]}))
+    np.save(tmp_path / "bad.npy", np.zeros((40, 39)))
+    names = {"gt": gt, "p0": preds[0], "p1": preds[1], "q": q, "v": v, "s0": paths[0], "s1": paths[1],
+             "other": str(other), "missing": str(tmp_path / "missing.json"), "bad": str(tmp_path / "bad.npy")}
+    assert main(["compare", *[a.format(**names) for a in args]]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fireeval compare: ") and fragment in err and "Fix:" in err and "\n" not in err, err

@@ -88,4 +88,6 @@ from .significance import (
     AUTO_FLIP_BYTES as AUTO_FLIP_BYTES,
     MC_Z as MC_Z,
     auto_permutation_cap as auto_permutation_cap,
+    rank_measure as rank_measure,
+    smallest_pvalue as smallest_pvalue,
 )

@@ -57,7 +57,7 @@ __all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisati
            "bca_intervals", "holm", "significance_groups", "group_label", "detectable_difference", "topics_needed",
            "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity", "monte_carlo_se",
            "holm_monte_carlo_se", "auto_permutations", "DEFAULT_PERMUTATIONS", "AUTO_PERMUTATIONS_CAP",
-           "AUTO_FLIP_BYTES", "MC_Z", "auto_permutation_cap"]
+           "AUTO_FLIP_BYTES", "MC_Z", "auto_permutation_cap", "rank_measure", "smallest_pvalue"]
 
 _EPS = np.finfo(float).eps * 100  # scipy.stats.permutation_test's relative tolerance
 _BLOCK = 4_000_000  # floats of resamples (rows x topics) held at once: 32 MB
@@ -458,6 +458,29 @@ def auto_permutation_cap(n_topics: int) -> int:
     return max(DEFAULT_PERMUTATIONS, min(AUTO_PERMUTATIONS_CAP, AUTO_FLIP_BYTES // max(int(n_topics), 1)))
 
 
+def smallest_pvalue(adjust: str, n_pairs: int, n_permutations: int, exact: bool = False, n_tukey: int = 0) -> float:
+    """The smallest p-value a test can give (resampling resolution, after adjustment): ``2 / (N + 1)`` for the
+    randomisation test (``2 / 2^T`` exact), times the number of pairs under Holm (its first step), ``1 / (N + 1)``
+    for the randomised Tukey HSD, 0 for the t-tests.
+
+    Examples
+    --------
+    >>> smallest_pvalue("holm", 105, 9999), smallest_pvalue("none", 1, 16, exact=True)
+    (0.021, 0.125)
+    """
+    floor = 1.0 / n_permutations if exact else 1.0 / (n_permutations + 1)
+    if adjust in ("holm", "none"):
+        return min(1.0, 2 * floor * (n_pairs if adjust == "holm" else 1))
+    return 1.0 / (n_tukey + 1) if adjust == "tukey" else 0.0
+
+
+def _near_alpha(p, se, alpha, floor) -> np.ndarray:
+    """Decisions within the 99% Monte-Carlo band of alpha, unless no resampling could reach alpha at all."""
+    if floor >= alpha:
+        return np.zeros(len(p), dtype=bool)
+    return (se > 0) & (np.abs(p - alpha) < MC_Z * se)
+
+
 def _permutations_to_settle(p, se, alpha, n, near) -> int:
     """Permutations that would put every near decision ``MC_Z`` standard errors from alpha (se ~ 1/sqrt(N))."""
     gap = np.abs(p[near] - alpha)
@@ -562,18 +585,16 @@ class Comparison:
 
     def near_threshold(self, adjust: str | None = None) -> np.ndarray:
         """Per pair, whether its decision (p < alpha or not) is within the Monte-Carlo error: ``|p - alpha| <
-        MC_Z se``, the 99% band, so another seed may well decide it the other way."""
-        p = self.pairs[_ADJUST_COLUMN[adjust or self.adjust]]
-        se = self.monte_carlo_se(adjust)
-        return (se > 0) & (np.abs(p - self.alpha) < MC_Z * se)
+        MC_Z se``, the 99% band, so another seed may well decide it the other way. None is when the smallest
+        attainable p-value is not below alpha: then no seed makes any pair significant."""
+        adjust = adjust or self.adjust
+        return _near_alpha(self.pairs[_ADJUST_COLUMN[adjust]], self.monte_carlo_se(adjust), self.alpha,
+                           self.smallest_pvalue(adjust))
 
     def smallest_pvalue(self, adjust: str | None = None) -> float:
         """The smallest p-value the chosen test can give here (resampling resolution, after adjustment)."""
-        adjust = adjust or self.adjust
-        floor = 1.0 / self.n_permutations if self.exact else 1.0 / (self.n_permutations + 1)
-        if adjust in ("holm", "none"):
-            return min(1.0, 2 * floor * (len(self.pairs["i"]) if adjust == "holm" else 1))
-        return 1.0 / (self.n_tukey + 1) if adjust == "tukey" else 0.0
+        return smallest_pvalue(adjust or self.adjust, len(self.pairs["i"]), self.n_permutations, self.exact,
+                               self.n_tukey)
 
     def warnings(self, adjust: str | None = None) -> list[str]:
         """What limits the verdicts: e.g. too few permutations for Holm over this many pairs."""
@@ -737,8 +758,8 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     if auto and adjust in _SE_COLUMN and (adjust != "tukey" or tukey):
         # a decision within the Monte-Carlo error of alpha: once more with the permutations that would settle it
         p, se = rand[adjust]
-        near = (se > 0) & (np.abs(p - alpha) < MC_Z * se)
         n_now = n_tukey if adjust == "tukey" else rand["n_flips"]
+        near = _near_alpha(p, se, alpha, smallest_pvalue(adjust, n_pairs, rand["n_flips"], rand["exact"], n_tukey))
         cap = auto_permutation_cap(t)
         if near.any() and n_now < cap:
             more = min(cap, max(2 * n_now, _permutations_to_settle(p, se, alpha, n_now, near)))
@@ -1171,12 +1192,7 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
     >>> scores_from_similarity(s, "R@1").values.tolist()
     [[1.0, 1.0], [0.0, 1.0]]
     """
-    import re
-
-    low = measure.strip().lower()
-    match = re.fullmatch(r"(?:r|correct|c)@(\d+)", low)
-    if not match and low not in ("rr", "mrr"):
-        raise ValueError(f"unknown similarity measure {measure!r}. Fix: use R@K (e.g. R@1), correct@K or RR")
+    per_rank = rank_measure(measure)
     rows, n = [], None
     for name, sim in matrices.items():
         s = np.asarray(sim, dtype=float)
@@ -1189,6 +1205,27 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
         own = np.diagonal(s)[:, None]
         col = np.arange(n)[None, :]
         rank = 1 + (s > own).sum(axis=1) + ((s == own) & (col < np.arange(n)[:, None])).sum(axis=1)
-        rows.append((rank <= int(match[1])).astype(float) if match else 1.0 / rank)
+        rows.append(per_rank(rank))
     queries = [str(i + 1) for i in range(n)] if queries is None else [str(q) for q in queries]
     return PerTopicScores([str(k) for k in matrices], queries, np.array(rows), measure)
+
+
+def rank_measure(measure: str):
+    """The per-query score of a measure of the positive's rank: ``R@K`` (= ``correct@K``, ``C@K``: 1 when
+    rank <= K) or ``RR`` (= ``MRR``: 1 / rank), as a function of an array of ranks (1 = top).
+
+    Examples
+    --------
+    >>> rank_measure("R@5")(np.array([1, 5, 6])).tolist(), rank_measure("RR")(np.array([1, 4])).tolist()
+    ([1.0, 1.0, 0.0], [1.0, 0.25])
+    """
+    import re
+
+    low = measure.strip().lower()
+    match = re.fullmatch(r"(?:r|correct|c)@(\d+)", low)
+    if match and int(match[1]) >= 1:
+        k = int(match[1])
+        return lambda rank: (np.asarray(rank) <= k).astype(float)
+    if low in ("rr", "mrr"):
+        return lambda rank: 1.0 / np.asarray(rank, dtype=float)
+    raise ValueError(f"unknown similarity measure {measure!r}. Fix: use R@K (e.g. R@1), correct@K or RR")
