@@ -536,7 +536,8 @@ def _moment_files(tmp_path, n=40, seed=0):
 
 def test_cli_compare_moments(tmp_path, capsys):
     gt, preds = _moment_files(tmp_path)
-    assert main(["compare", "--moments", gt, *preds, "-m", "R@1,0.5", "--format", "json", "--permutations", "2000"]) == 0
+    assert main(["compare", "--moments", gt, *preds, "-m", "R@1,0.5", "--format", "json",
+                 "--permutations", "2000"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["measure"] == "R@1,0.5" and data["n_topics"] == 40 and data["topics"][0] == "V0#0"
     assert [s["system"] for s in data["systems"]] == ["good", "noisy", "random"]

@@ -76,8 +76,8 @@ def add(sub):
                         "json: everything")
     p.add_argument("--pairs", action="store_true", help="text and tsv: print every pair's statistics")
     p.add_argument("--chart", default=None, metavar="FILE",
-                   help="also draw the ordering with its letters (compact letter display): FILE.svg (static drawing) or "
-                        "FILE.json (Vega-Lite specification)")
+                   help="also draw the ordering with its letters (compact letter display): FILE.svg (static drawing) "
+                        "or FILE.json (Vega-Lite specification)")
     p.add_argument("-c", "--complete", action="store_true",
                    help="pair on every qrels topic, topics a run lacks scoring 0 (trec_eval -c)")
     p.add_argument("-l", "--level", type=int, default=None, metavar="LEVEL",
@@ -248,7 +248,8 @@ def write_chart(result, path) -> None:
     setup("svg")
     chart = ordering_chart(result, title=f"{result.measure}: which orderings survive?",
                            caption=f"{len(result.topics)} topics; grey bar: the runs not significantly different "
-                                   f"({result.adjust}, alpha {result.alpha:g}); label: letters, shared by runs not significantly different.")
+                                   f"({result.adjust}, alpha {result.alpha:g}); label: letters, shared by runs not "
+                                   "significantly different.")
     spec = chart.to_dict()
     if str(path).lower().endswith(".json"):
         Path(path).write_text(json.dumps(spec, indent=1), encoding="utf-8")

@@ -120,8 +120,8 @@ def read_ground_truth(gt_path) -> MomentTruth:
 
 def read_matched_predictions(pred_path, truth: MomentTruth, fmt: str = "auto", normalize: bool = False,
                              warn=None):
-    """One predictions file matched to the ground truth's queries (:func:`fireeval.datasets.moment_formats.read_predictions`):
-    an error when it matches no query, warnings (through ``warn``, default: printed to stderr) for queries
+    """One predictions file matched to the ground truth's queries
+    (:func:`fireeval.datasets.moment_formats.read_predictions`): an error when it matches no query, warnings (through ``warn``, default: printed to stderr) for queries
     without predictions and entries matching no query."""
     from fireeval.datasets import moment_formats
 

@@ -23,6 +23,13 @@ every pair ``(i, j)``, with per-topic differences ``d_t = X[i, t] - X[j, t]``:
   ``R`` scores of each topic are permuted among the systems, ``range_b = max_i m_bi -
   min_i m_bi`` over the permuted system means, and ``p_ij = (#{b: range_b ≥ |d̄_ij| -
   γ} + 1) / (P + 1)``. It controls the family-wise error over all pairs at once.
+* the Monte-Carlo standard error of every randomised p-value (:func:`monte_carlo_se`,
+  :func:`holm_monte_carlo_se`): a decision within ``MC_Z`` (2.58, 99%) standard errors of
+  alpha may change with the seed, and is warned about; the automatic number of
+  permutations (:func:`auto_permutations`) is raised for Holm over many pairs and for such
+  decisions, within :data:`AUTO_PERMUTATIONS_CAP`;
+* a compact letter display of the decisions (:func:`significance_groups`, Piepho's
+  insert-and-absorb): two systems differ significantly exactly when they share no letter.
 
 **Vectorised across pairs.** One matrix of ``P`` random sign flips ``S`` (P x T) is
 shared by all pairs; the null statistics of a block of pairs are one product
@@ -656,9 +663,9 @@ class Comparison:
         return {"measure": self.measure, "n_topics": len(self.topics), "topics": list(self.topics),
                 "settings": {"permutations": self.n_permutations, "exact": self.exact, "tukey_permutations": self.n_tukey,
                              "permutations_chosen": self.permutation_note or "given",
-                             "monte_carlo_error": "p_*_se: standard error of a randomised p-value from its number of "
-                                                  f"resamples; a decision is uncertain when |p - alpha| < {MC_Z:.4g} se "
-                                                  "(99%)",
+                             "monte_carlo_error": "p_*_se: standard error of a randomised p-value from its "
+                                                  "number of resamples; a decision is uncertain when |p - alpha| < "
+                                                  f"{MC_Z:.4g} se (99%)",
                              "bootstrap": self.n_bootstrap,
                              "seed": self.seed, "alpha": self.alpha, "confidence": self.confidence,
                              "adjust": self.adjust, "power": self.power,
