@@ -506,6 +506,11 @@ def test_auto_permutations_and_its_cap():
     assert cmp.auto_permutations(105, 50, adjust="tukey") == (10_000, "")
     assert cmp.auto_permutation_cap(10_000) == cmp.AUTO_FLIP_BYTES // 10_000
     assert cmp.compare(_clear_pattern(15), n_permutations=500, n_bootstrap=0, tukey=False).n_permutations == 500
+    auto = cmp.compare(_clear_pattern(15), n_bootstrap=0)  # only the deciding test gets more
+    assert (auto.n_permutations, auto.n_tukey) == (42_000, cmp.DEFAULT_PERMUTATIONS)
+    tukey = cmp.compare(_clear_pattern(15), n_bootstrap=0, adjust="tukey")
+    assert tukey.n_permutations == cmp.DEFAULT_PERMUTATIONS  # the flips do not decide here
+    assert tukey.n_tukey == cmp.DEFAULT_PERMUTATIONS or "Monte-Carlo error" in tukey.permutation_note
 
 
 # ------------------------------------------------------------------ compare --moments / --similarity (issue 35)
