@@ -176,7 +176,7 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
         here = [(h, r) for r in recs for h in (r.get("here") or [])]
         if here:
             sentences.append(f"On the stand-ins, {_counts(h['label'] for h, _ in here)}: " + _listing(
-                f"“{(r.get('short') or r['quote']).rstrip('.')}” is {h['label']} on {h['data']} ({h['found']})"
+                f"“{(r.get('short') or r['quote']).rstrip('.')}”: {h['label']} on {h['data']} ({h['found']})"
                 for h, r in here) + ".")
         # at most four sentences: the count, then what decides the reader's view first; the book's own
         # findings in two (they are the chapters' business, not the papers')

@@ -929,7 +929,8 @@ def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
     p = np.asarray(pvalues, dtype=float)
     n = len(means)
     if p.shape != (n, n):
-        raise ValueError(f"pvalues must be a {n} x {n} matrix for {n} means, not {p.shape}")
+        raise ValueError(f"pvalues must be a {n} x {n} matrix for {n} means, not {p.shape}. Fix: give one row and "
+                         "one column per mean, in the order of the means")
     differ = p < alpha  # NaN: not significant
     differ = differ | differ.T
     np.fill_diagonal(differ, False)
