@@ -102,6 +102,9 @@ def test_proxy_claims_are_one_record_each_with_the_proxys_result_as_their_here_r
         check_record(r)  # labels obey their equal-standing rows; every secondary row says why
         assert all(row["reason"] for row in r["sensitivity"] if row["weight"] == "secondary"), r["id"]
     assert by_id["fn_nonuniform"]["verdict"] == "not testable here"
+    import json
+    json.dumps([{k: v for k, v in r.items()} for r in records], default=float)  # the headline can hold every record
+    assert not [r["id"] for r in records if "_power" in r]
 
 
 def test_gain25_calibrations_are_equal_readings_and_the_sweep_is_secondary():
@@ -256,6 +259,7 @@ def test_wray_claims_whose_setting_differs_are_stand_ins_with_one_record_each():
     for r in records:
         check_record(r)
         assert all(row["reason"] for row in r["sensitivity"] if row["weight"] == "secondary"), r["id"]
+        assert "_power" not in r, r["id"]
     assert "TextBlob" in by_id["wray_syn_ge_pos"]["notes"]
     assert "README" in by_id["wray_syn_ge_pos"]["evidence"]["source"] and by_id["wray_syn_ge_pos"]["evidence"]["cells"] == 2
     assert "direction and base differ" in by_id["wray_gmr_gap"]["quantity"].lower()

@@ -26,7 +26,7 @@ from fireeval.t2v import false_negatives as fire
 __all__ = ["OTHER_ANNOTATORS", "FireEvidence", "annotator_agreement", "false_negative_claims", "table1_evidence",
            "budget_evidence", "table7_evidence", "length_neutral_verdicts", "implied_relevant_share",
            "budget_level_band", "boost_ratio_estimate", "shuffled_boost_ratio", "length_effect_control",
-           "named_models_claim"]
+           "named_models_claim", "without_power_object"]
 
 # Stand-in annotators the boost comparison is also evaluated under: name -> (proxy, aggregate, threshold).
 OTHER_ANNOTATORS = {"containment-max ≥ 0.75": ("containment", "max", 0.75),
@@ -558,8 +558,17 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
         untestable=None if table2 is not None else
         "FIRE's labels are Git LFS objects not present here; a proxy has no annotators").evaluate(
         None if table2 is None else Estimate(table2["krippendorff_alpha"], method="exact: all repeated labels")))
+    return [without_power_object(r) for r in records]
 
-    return records
+
+def without_power_object(record: dict) -> dict:
+    """``record`` without the :class:`Power` object that :meth:`Claim.evaluate` leaves in an untestable claim's
+    record (its ``_power`` key; the JSON ``power`` field is kept), so the record is JSON-serialisable.
+
+    >>> without_power_object({"id": "x", "_power": object(), "power": {}})
+    {'id': 'x', 'power': {}}
+    """
+    return {k: v for k, v in record.items() if k != "_power"}
 
 
 def named_models_claim(claim_id, paper, section, quote, quantity, *, paper_value, short, reading, evidence, missing,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fireeval.book.chapters.false_negatives import named_models_claim
+from fireeval.book.chapters.false_negatives import named_models_claim, without_power_object
 from fireeval.book.papers.wray import WRAY, WRAY_CODE, WRAY_HIGH_RATIOS, WRAY_TABLE3_RANDOM
 from fireeval.core import tied_scores
 from fireeval.stats import resampling
@@ -410,7 +410,7 @@ def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalen
         evidence=Evidence.none("the paper's MEE, MoEE and CE runs are not here"), missing="the named runs are not here",
         untestable="the paper's trained MEE, MoEE and CE runs are not available; only two other models' "
                    "text-to-video matrices are"))
-    return records, other_share
+    return [without_power_object(r) for r in records], other_share
 
 
 def _meteor_minus_bow_random(random_scores, relevance, rows, gain, n_resamples, seed) -> Estimate:
