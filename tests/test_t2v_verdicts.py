@@ -306,3 +306,11 @@ def test_wray_meteor_high_is_read_against_the_trained_runs():
     assert "does not reproduce the paper's (80.4)" in met["notes"]
     bow = next(r for r in met["sensitivity"] if "under BoW" in r["name"])
     assert bow["weight"] == "equal"
+
+
+def test_budget_weighs_another_model_equal_and_the_controls_secondary():
+    budget = {r["id"]: r for r in _toy_fire_records()}["fn_budget"]
+    rows = {r["kind"]: r for r in budget["sensitivity"]}
+    assert rows["model"]["weight"] == "equal"  # another C@1 level: the paper states the budget for annotation volume
+    assert rows["labels"]["weight"] == "secondary" and rows["statistic"]["weight"] == "secondary"
+    check_record(budget)
