@@ -359,3 +359,38 @@ def test_every_interval_stays_within_what_the_resamples_took(samples, jackknife,
     low, high, _ = bca_interval(value, samples, jackknife)
     seen = [*samples, *jackknife, value]
     assert min(seen) - 1e-12 <= low <= high <= max(seen) + 1e-12
+
+
+def test_depends_only_when_a_reading_reproduces_where_another_does_not():
+    # inconclusive by the interval, contradicted as the realised value: no reading supports the claim
+    rec = _fair().evaluate(Estimate(0.892, 0.83, 0.916, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("exact realised value", Estimate(0.892), kind="exact value")])
+    assert rec["label"] == "inconclusive" and rec["sensitivity"][0]["flips"]
+    assert not rec["sensitivity"][0]["changes_verdict"]
+    check_record(rec)
+    # contradicted by the interval, inconclusive by an equal reading: no firmer than inconclusive
+    rec = _fair().evaluate(Estimate(0.8, 0.7, 0.85, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("other", Estimate(0.8, 0.7, 0.95, "b"))])
+    assert rec["label"] == "inconclusive" and "contradicted by the primary interval" in rec["basis"]
+    # one reading reproduces it, the other cannot tell: depends
+    rec = _fair().evaluate(Estimate(0.921, 0.86, 0.944, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
+                           sensitivity=[Alternative("exact realised value", Estimate(0.921), kind="exact value")])
+    assert rec["label"] == "depends"
+
+
+def test_each_condition_of_a_family_obeys_its_own_rows():
+    conditions = {"P@10": Estimate(0.921, 0.86, 0.944, "b"), "nDCG@10": Estimate(0.95, 0.92, 0.97, "b"),
+                  "bpref": Estimate(0.85, 0.80, 0.95, "b")}
+    exact = {c: Estimate(e.value) for c, e in conditions.items()}
+    pct = {"P@10": Estimate(0.921, 0.9, 0.95, "p"), "nDCG@10": Estimate(0.95, 0.88, 0.97, "p"),
+           "bpref": Estimate(0.85, 0.8, 0.95, "p")}
+    rec = _fair().evaluate_family(conditions, multiplicity="none: intersection-union", sensitivity=[
+        Alternative("exact realised τ", conditions=exact, kind="exact value"),
+        Alternative("percentile interval", conditions=pct, kind="interval method")])
+    shown = {c["condition"]: c["label"] for c in rec["family"]["conditions"]}
+    assert shown == {"P@10": "depends", "nDCG@10": "inconclusive", "bpref": "inconclusive"}
+    assert rec["family"]["summary"] == "holds at 0 of 3; depends at P@10; unclear at nDCG@10, bpref"
+    assert rec["label"] == "depends"  # no condition fails; one holds under a reading of equal standing
+    html = report.ClaimsTable(summary_rows([rec]))._repr_html_()
+    assert "P@10: 0.921 [0.860, 0.944] <em>depends</em>" in html  # the box shows the same word per condition
+    check_record(rec)

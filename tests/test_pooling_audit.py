@@ -181,12 +181,17 @@ def test_a_measure_whose_percentile_row_flips_is_no_firmer_than_inconclusive():
     assert per["P@10"]["label"] == "inconclusive" and per["P@10"]["primary"] == "reproduced"
     assert per["bpref"]["label"] == "reproduced"
     assert pool_depth.holds_sentence({**record, "per_condition": per}).startswith("reproduced for bpref; inconclusive "
-                                                                                  "for P@10 (reproduced by the primary")
-    # an equal-standing row (the exact realised τ) that disagrees makes that measure 'depends'
+                                                                                  "for P@10 (reproduced by its interval")
+    # an equal-standing row (the exact realised τ) that reproduces where the interval cannot tell: 'depends'
+    record = claim.evaluate_family({"MAP": claims.Estimate(0.91, 0.88, 0.94, "b")}, multiplicity="none: test",
+                                   sensitivity=[claims.Alternative("exact", kind="exact value", weight="equal",
+                                                                   conditions={"MAP": claims.Estimate(0.91)})])
+    assert record["label"] == "depends" and pool_depth.condition_labels(record)["MAP"]["label"] == "depends"
+    # ... and one that fails where the interval cannot tell: no reading holds, so no firmer than 'inconclusive'
     record = claim.evaluate_family({"MAP": claims.Estimate(0.91, 0.88, 0.94, "b")}, multiplicity="none: test",
                                    sensitivity=[claims.Alternative("exact", kind="exact value", weight="equal",
                                                                    conditions={"MAP": claims.Estimate(0.892)})])
-    assert record["label"] == "depends" and pool_depth.condition_labels(record)["MAP"]["label"] == "depends"
+    assert record["label"] == "inconclusive" and pool_depth.condition_labels(record)["MAP"]["label"] == "inconclusive"
 
 
 def test_depth_control_is_the_deepest_depth_below_the_full_pool_with_an_interval(collection):
@@ -236,7 +241,7 @@ def test_depth_claims_rank_pooled_runs_only_as_primary(collection):
     assert every["value"] == pytest.approx(
         agreement.kendall_tau(sweep.values["map"][0].mean(-1), sweep.reference["map"].mean(-1)))
     # TRECVID 2003 pooled every submission: ranking unpooled runs too is secondary, and says why
-    assert every["weight"] == "secondary" and every["reason"] == pool_depth.ALL_RUNS_REASON
+    assert every["weight"] == "equal" and every["reason"] == pool_depth.ALL_RUNS_REASON
     assert rows["percentile interval (same resamples)"]["low"] == pytest.approx(
         min(np.quantile(boot, 0.025), primary["value"]))
     assert rows["bootstrap seed 3"]["kind"] == "seed"
@@ -259,7 +264,9 @@ def test_depth_map_on_trec8_is_not_reproduced_when_its_realised_tau_is_below_the
     assert exact["value"] == pytest.approx(0.892, abs=5e-4) and exact["label"] == "contradicted"
     assert "BCa unstable" in record["conventions"][""]["method"]  # replaced, and the method says so
     assert here["label"] != "reproduced"
-    assert here["label"] == ("depends" if exact["flips"] else "contradicted")
+    # inconclusive by the replacing interval, contradicted as the realised value: no reading reproduces it,
+    # and the two disagree on the word, so no firmer than inconclusive (depends needs a reading that holds)
+    assert here["label"] == ("inconclusive" if exact["flips"] else "contradicted")
     every = next(a for a in record["sensitivity"] if a["kind"] == "subset")
     assert every["value"] == pytest.approx(0.855, abs=5e-4)
 

@@ -44,10 +44,10 @@ def test_the_intro_says_per_paper_what_holds_from_the_claims_alone():
     assert list(sentences) == ["westerveld", "axiou", "book"]
     assert all(2 <= len(s) <= 4 for k, s in sentences.items() if k != "book")
     axiou = " ".join(sentences["axiou"])
-    assert "2 statements tested against the paper's own data: 1 reproduced, 1 inconclusive." in axiou
+    assert "2 statements tested on the paper's own data: 1 reproduced, 1 inconclusive." in axiou
     assert "Reproduced: “a claim a claim" in axiou and "(0.950 [0.920, 0.970])" in axiou
     west = " ".join(sentences["westerveld"])
-    assert "not testable here" in west and "On the stand-ins, 1 reproduced" in west
+    assert "none can be tested on the paper's own data" in west and "On the stand-ins, 1 reproduced" in west
     html = scoreboard.PaperSummary(_book())._repr_html_()
     assert 'id="paper-axiou"' in html and "AxIoU (Togashi et al. 2022)" in html
 

@@ -43,7 +43,8 @@ table{border-collapse:collapse;font-size:14px;margin:.5rem 0}td,th{border:1px so
 .admonition{border-left:4px solid #0072B2;background:#f3f8fc;padding:.4rem 1rem;margin:1rem 0}
 .admonition.warning,.admonition.caution,.admonition.danger,.admonition.error{border-color:#D55E00;background:#fdf4ee}
 .admonition-title{font-weight:600}.error{color:#b00}.fireeval-chart-live{display:none}
-svg{max-width:100%;height:auto}.source{color:#666;font-size:13px}
+svg{max-width:100%;height:auto}.source{color:#666;font-size:13px}.scroll{overflow-x:auto;max-width:100%}
+footer{margin-top:2rem;border-top:1px solid #eee}main{overflow-wrap:break-word}
 """
 
 
@@ -76,7 +77,8 @@ def _rich(bundle: dict, md) -> str:
         return "".join(v) if isinstance(v, list) else v
     for mime in bundle:
         if mime.endswith("text/html") or mime == "text/html":
-            return _SCRIPT.sub("", joined(bundle[mime]))
+            # a wide table scrolls in its own box, never the page (a phone reads the rest of it)
+            return f'<div class="scroll">{_SCRIPT.sub("", joined(bundle[mime]))}</div>'
     if "image/svg+xml" in bundle:
         return joined(bundle["image/svg+xml"])
     if "image/png" in bundle:
@@ -261,7 +263,7 @@ def render_page(nb, title: str | None = None, source: str | None = None, data: s
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
-            f"<body><main>{note}{''.join(body)}</main></body></html>\n")
+            f"<body><main>{''.join(body)}<footer>{note}</footer></main></body></html>\n")
     return page, sorted(set(missing))
 
 

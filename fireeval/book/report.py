@@ -223,10 +223,11 @@ def verdict_html(row) -> str:
         return f'<strong style="color:{LABEL_COLOURS[lab]}">{escape(lab)}</strong>'
 
     if row.get("here"):
-        why = row.get("basis", "").split(":", 1)[0] if row.get("basis") else ""
-        out = f"the paper's data: {word(row['label'])}<br><small>{escape(why)}</small>"
+        out = f"the paper's data: {word(row['label'])}<br><small>its data are not public here</small>"
         for h in row["here"]:
             out += f"<br>here ({escape(h['data'])}): {word(h['label'])}"
+            if h.get("label") != "reproduced" and h.get("basis"):
+                out += f"<br><small>{escape(h['basis'])}</small>"
         return out
     return word(row["label"]) + (f"<br><small>{escape(row['basis'])}</small>" if row.get("basis") else "")
 
@@ -265,7 +266,7 @@ class ClaimsTable:
 
         body = "".join(
             f"<tr id=\"claim-{escape(r['id'])}\"><td data-label=\"claim\">{escape(r.get('short') or r['claim'])}"
-            f"<br><small>{escape(r['claim'].rsplit(' (', 1)[-1].rstrip(')'))}; {escape(r['data'])}</small>"
+            f"<br><small>{escape(r.get('paper', ''))}, {escape(r.get('section', ''))}; {escape(r['data'])}</small>"
             f"{_fields_html(r)}</td>"
             f"<td data-label=\"paper's number\">{escape(r.get(PAPERS_NUMBER) or '—')}</td>"
             f"<td data-label=\"found here (95% interval)\">{found_html(r)}</td>"

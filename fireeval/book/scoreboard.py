@@ -132,7 +132,8 @@ def _said(record: Mapping) -> str:
 
     found = summary_rows([record])[0]["found here"].split(" (test")[0]
     short = (record.get("short") or record["quote"]).rstrip(".")
-    return f"“{short}” ({found})" if found and found != "—" else f"“{short}”"
+    # a number speaks for itself with its interval, or as a count of conditions; a bare value does not
+    return f"“{short}” ({found})" if "[" in found or "holds at" in found else f"“{short}”"
 
 
 def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
@@ -147,8 +148,12 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
     for key, items in by_paper(records).items():
         recs = [r for _, r in items]
         noun = "finding" if key == "book" else "statement"
-        sentences = [f"{len(recs)} {noun}{'s' if len(recs) != 1 else ''} tested"
-                     + ("" if key == "book" else " against the paper's own data") + f": {_counts(r['label'] for r in recs)}."]
+        plural = "s" if len(recs) != 1 else ""
+        if key != "book" and all(r["label"] == "not testable here" for r in recs):
+            sentences = [f"{len(recs)} {noun}{plural} tested; none can be tested on the paper's own data."]
+        else:
+            sentences = [f"{len(recs)} {noun}{plural} tested" + ("" if key == "book" else " on the paper's own data")
+                         + f": {_counts(r['label'] for r in recs)}."]
         for lab, verb in (("reproduced", "Reproduced"), ("contradicted", "Contradicted"),
                           ("depends", "Depends on the reading"), ("inconclusive", "Inconclusive")):
             hits = [_said(r) for r in recs if r["label"] == lab]

@@ -791,17 +791,22 @@ class Claim:
             rows.append(self._row(alt))
         # A row flips the claim when, put in the place of the reading it replaces, it changes the shown
         # label (reproduced, contradicted, inconclusive, depends).
+        # ``changes_verdict``: the row turns reproduced into not reproduced (or back): if of equal standing,
+        # the claim depends on the reading.
         labels = {n: label(c) for n, c in conventions.items()}
+        verdicts = {n: c["verdict"] for n, c in conventions.items()}
         shown = label({"verdict": overall, "basis": basis, "conventions": conventions})
 
-        def swapped(name, lab):  # the label with reading ``name`` replaced by a row labelled ``lab``
-            out = {*(w for n, w in labels.items() if n != name), lab}
+        def swapped(current, name, value):  # ``current`` with reading ``name`` replaced by a row's ``value``
+            out = {*(w for n, w in current.items() if n != name), value}
             return out.pop() if len(out) == 1 else "depends"
 
         for row in rows:
             targets = [row.pop("replaces")] if row.get("replaces") is not None else list(labels)
-            row["flips"] = row["verdict"] != "not testable here" and any(
-                swapped(n, row["label"]) != shown for n in targets)
+            computed = row["verdict"] != "not testable here"
+            row["flips"] = computed and any(swapped(labels, n, row["label"]) != shown for n in targets)
+            row["changes_verdict"] = computed and any(swapped(verdicts, n, row["verdict"]) != overall
+                                                      for n in targets)
         record["conventions"] = conventions
         return self._decide(record, overall, basis, rows, power)
 
@@ -841,10 +846,14 @@ class Claim:
         family = _family(conditions, self.test, need)
         family["multiplicity"] = multiplicity
         rows = [self._row(alt, need) for alt in sensitivity]
+        # each condition's label obeys that condition's rows, as a claim's label obeys its own
+        family = _family_by_rows(family, rows, need)
         shown = label({"verdict": family["verdict"], "basis": family["basis"]})
         for row in rows:
             row.pop("replaces", None)
-            row["flips"] = row["verdict"] != "not testable here" and row["label"] != shown
+            computed = row["verdict"] != "not testable here"
+            row["flips"] = computed and row["label"] != shown
+            row["changes_verdict"] = computed and row["verdict"] != family["verdict"]
         record["family"] = family
         record["conventions"] = {}
         return self._decide(record, family["verdict"], family["basis"], rows, power)
@@ -872,17 +881,19 @@ class Claim:
         decided = {"verdict": overall, "basis": basis, "conventions": record.get("conventions"),
                    "family": record.get("family")}
         primary_label = label(decided)
-        equal = [r for r in rows if r["flips"] and r["weight"] == "equal" and not r["stability"]]
-        stable = [r for r in rows if r["flips"] and r["stability"]]
+        # depends: a reading of equal standing reproduces where the primary does not (or the reverse);
+        # inconclusive: the seed, the interval method or an equal reading moves the label off a firm word
+        equal = [r for r in rows if r.get("changes_verdict") and r["weight"] == "equal" and not r["stability"]]
+        softer = [r for r in rows if r["flips"] and r["weight"] == "equal"]
         if overall in ("reproduced", "not reproduced") and equal:
             overall = "depends"
             basis = (f"an equal-standing reading flips it: primary: {primary_label}; "
                      + "; ".join(f"{r['name']}: {r['label']}" for r in equal))
-        elif primary_label in ("reproduced", "contradicted") and stable:
-            kinds = " or ".join(dict.fromkeys(r["kind"] for r in stable))
+        elif primary_label in ("reproduced", "contradicted") and softer:
+            kinds = " or ".join(dict.fromkeys(r["kind"] if r["stability"] else "an equal reading" for r in softer))
             overall, decided["capped"] = "not reproduced", True
-            basis = (f"inconclusive: {primary_label} by the primary interval, but it flips with the {kinds} ("
-                     + "; ".join(f"{r['name']}: {r['label']}" for r in stable) + "), so no firmer than inconclusive")
+            basis = (f"inconclusive: {primary_label} by the primary interval, but not with the {kinds} ("
+                     + "; ".join(f"{r['name']}: {r['label']}" for r in softer) + "), so no firmer than inconclusive")
         record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]])
         result = {"verdict": overall, "basis": basis, "capped": decided.get("capped", False)}
         result["label"] = label({**result, "conventions": record.get("conventions"), "family": record.get("family")})
@@ -974,6 +985,60 @@ def _family(conditions: Mapping[str, Estimate], test: Test, need="all") -> dict:
             "verdict": v[0], "basis": f"{v[1]} ({summary})", "summary": summary}
 
 
+def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
+    """Each condition's shown label under the rules a claim's label obeys, from the family rows' conditions:
+    an equal-standing row that turns the condition's verdict makes it *depends*; one that only moves its
+    label (or a seed or interval-method row that moves it) leaves it no firmer than *inconclusive*. The
+    family's verdict is then taken from the shown labels."""
+    for c in family["conditions"]:
+        primary = c["label"]
+        equal, softer = [], []
+        for row in rows:
+            if row.get("weight") != "equal" or not row.get("family"):
+                continue
+            other = next((x for x in row["family"]["conditions"] if x["condition"] == c["condition"]), None)
+            if other is None or other["verdict"] == "not testable here" or other["label"] == primary:
+                continue
+            name = f"{row['name']}: {other['label']}"
+            (equal if other["verdict"] != c["verdict"] and not row.get("stability") else softer).append(name)
+        c["primary_label"] = primary
+        if equal:
+            c["label"], c["why"] = "depends", f"{primary} by its interval; " + "; ".join(equal)
+        elif softer and primary in ("reproduced", "contradicted"):
+            c["label"], c["why"] = "inconclusive", f"{primary} by its interval; " + "; ".join(softer)
+        else:
+            c["why"] = ""
+    labels = [c["label"] for c in family["conditions"]]
+    m = len(labels)
+    hold = [c["condition"] for c in family["conditions"] if c["label"] == "reproduced"]
+    fail = [c["condition"] for c in family["conditions"] if c["label"] == "contradicted"]
+    depends = [c["condition"] for c in family["conditions"] if c["label"] == "depends"]
+    unclear = [c["condition"] for c in family["conditions"] if c["label"] == "inconclusive"]
+    if need == "all":
+        v = ("reproduced", "all hold") if len(hold) == m else \
+            ("not reproduced", "contradicted: fails at a condition") if fail else \
+            ("depends", "a condition depends on the reading") if depends else \
+            ("not reproduced", "inconclusive: no condition fails, not every condition holds")
+    elif need == "any":
+        v = ("reproduced", "holds at a condition") if hold else \
+            ("not reproduced", "contradicted: fails at every condition") if len(fail) == m else \
+            ("depends", "a condition depends on the reading") if depends else \
+            ("not reproduced", "inconclusive: no condition holds, not every condition fails")
+    else:
+        share = float(need)
+        v = ("reproduced", f"holds at {len(hold)} of {m} (needs {share:.0%})") if len(hold) >= share * m else \
+            ("not reproduced", "contradicted: too many conditions fail") if len(fail) > (1 - share) * m else \
+            ("depends", "the count depends on the reading") if len(hold) + len(depends) >= share * m else \
+            ("not reproduced", "inconclusive: the count of holding conditions is undecided")
+    summary = f"holds at {len(hold)} of {m}"
+    for what, names in (("fails at", fail), ("depends at", depends), ("unclear at", unclear)):
+        if names:
+            summary += f"; {what} " + ", ".join(names)
+    family.update(hold=len(hold), fail=fail, unclear=unclear, depends=depends, verdict=v[0],
+                  basis=f"{v[1]} ({summary})", summary=summary)
+    return family
+
+
 def _found(record: Mapping) -> str:
     """The number(s) found here, as one short string: each reading's value and interval, or a family's count."""
     if record.get("family"):
@@ -1004,14 +1069,14 @@ def check_record(record: Mapping, legacy_twins: bool = False) -> None:
     decided = (record.get("on_stand_in") or {}).get("label") or (record.get("without_power") or {}).get("label") \
         or record["label"]
     rows = record.get("sensitivity") or []
-    equal = [r["name"] for r in rows if r.get("flips") and r.get("weight", "equal") == "equal"
+    equal = [r["name"] for r in rows if r.get("changes_verdict", r.get("flips")) and r.get("weight", "equal") == "equal"
              and not r.get("stability", r.get("kind") in STABILITY_KINDS)]
     if equal and decided not in ("depends", "not testable here"):
         raise ValueError(f"claim {cid}: the equal-standing row(s) {', '.join(equal)} flip it, yet it is labelled "
                          f"{decided!r}. Fix: label it 'depends' (Claim.evaluate does), or say why each row is secondary")
-    stable = [r["name"] for r in rows if r.get("flips") and r.get("stability", r.get("kind") in STABILITY_KINDS)]
-    if stable and decided in ("reproduced", "contradicted"):
-        raise ValueError(f"claim {cid}: it flips with {', '.join(stable)}, yet it is labelled {decided!r}. Fix: no "
+    softer = [r["name"] for r in rows if r.get("flips") and r.get("weight", "equal") == "equal"]
+    if softer and decided in ("reproduced", "contradicted"):
+        raise ValueError(f"claim {cid}: it flips with {', '.join(softer)}, yet it is labelled {decided!r}. Fix: no "
                          "firmer than 'inconclusive' (Claim.evaluate caps it)")
     extremes = [n for n, c in (record.get("conventions") or {}).items() if c.get("extreme")]
     if extremes:
@@ -1071,6 +1136,7 @@ def summary_rows(records: Sequence[Mapping]) -> list[dict]:
                      "interval": "; ".join(m for m in methods if m),
                      "verdict": r["verdict"], "label": r.get("label", label(r)), "basis": basis, "data": r["data"],
                      "standing": r.get("standing"), "id": r["id"], "here": r.get("here") or [],
+                     "paper": r.get("paper", ""), "section": r.get("section", ""),
                      "evidence": r.get("evidence"), "reading": r.get("reading"), "power": r.get("power"),
                      "sensitivity": r.get("sensitivity", []), "flips": r.get("flips", []),
                      "family": r.get("family")})

@@ -7,8 +7,10 @@ How the sensitivity rows weigh (the chapter says the same):
 
 * the exact realised τ-b on these topics has **equal** standing with the bootstrap interval: the paper
   prints realised τ on its own topics, not an estimate for a population of topics;
-* ranking **all runs** (unpooled ones included) is **secondary**: every TRECVID 2003 submission built the
-  pool ("the top K results from each of the submissions"), so the paper's setting has no unpooled run;
+* ranking **all runs** (unpooled ones included) has **equal** standing: the paper re-evaluated all
+  submissions, and every one had built the pool ("the top K results from each of the submissions"), so
+  there the pooled runs and all runs were one set; on TREC-8 they split and the words fit both (the
+  pool_leave_out chapter weighs its pooled-runs rows the same way);
 * the percentile interval and a second bootstrap seed re-estimate the same reading (at most *inconclusive*
   when they flip).
 """
@@ -19,15 +21,15 @@ import numpy as np
 from fireeval.book.chapters.trec_claims import is_synthetic, stand_in_label, tau_estimates, width_note, only_can_pass
 from fireeval.book.papers.westerveld import WESTERVELD, NO_TRECVID, DEPTH_QUOTE
 from fireeval.stats.reliability import bootstrap_agreement
-from fireeval.stats.claims import STABILITY_KINDS, Alternative, Claim, Estimate, Evidence, Power, Reading, Test, label
+from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 
 __all__ = ['depth_claims', 'tau_readings', 'condition_labels', 'control_rate', 'sampling_claims',
            'explanation_claim', 'holds_sentence', 'ALL_RUNS_REASON', 'EXACT_TAU_NAME', 'EXACT_TAU_REASON']
 
-#: Why ranking every run (unpooled ones too) is a secondary row of the depth claims.
-ALL_RUNS_REASON = ("TRECVID 2003 pooled every submission ('the top K results from each of the submissions'), so "
-                   "the paper's setting has no unpooled run; ranking TREC-8's unpooled runs too asks how reusable "
-                   "the pool is for runs that never built it, the pool_leave_out chapter's question")
+#: Why ranking every run (unpooled ones too) has equal standing in the depth claims.
+ALL_RUNS_REASON = ("the paper re-evaluated all submissions, and every TRECVID 2003 submission built the pool ('the "
+                   "top K results from each of the submissions'): there the pooled runs and all runs were one set; "
+                   "on TREC-8 they split and the words fit both")
 EXACT_TAU_NAME = "exact realised τ-b on these topics (as the paper prints τ)"
 #: Why the exact realised τ-b has equal standing with the bootstrap interval.
 EXACT_TAU_REASON = ("the paper prints τ as a realised value on its own topics, not as an estimate for a population "
@@ -66,7 +68,7 @@ def _rows(read: dict, every: dict | None, rng: int, conditions: bool = False) ->
                         reason=EXACT_TAU_REASON)]
     if every is not None:
         rows.insert(0, Alternative("all runs ranked (unpooled runs included)", **arg("primary", every), kind="subset",
-                                   weight="secondary", reason=ALL_RUNS_REASON))
+                                   weight="equal", reason=ALL_RUNS_REASON))
     return rows
 
 
@@ -93,7 +95,7 @@ def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_re
     TREC-8 result is its ``here`` row. ``depth_measures`` is the book's own question -- does the paper's bound
     hold for each other measure? -- as one family claim, a condition per measure (each with its own interval),
     needing every measure. The ranking is of the pooled runs when ``pooled`` (a mask over ``sweep.runs``)
-    leaves some out; all runs are a secondary row (:data:`ALL_RUNS_REASON`). infAP is left out: with every
+    leaves some out; all runs are a row of equal standing (:data:`ALL_RUNS_REASON`). infAP is left out: with every
     pooled document judged it is AP up to ε (the chapter shows this once).
     """
     i = list(sweep.depths).index(k)
@@ -164,42 +166,16 @@ def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_re
 
 
 def condition_labels(record: dict) -> dict:
-    """Per condition of a family claim: the label its own sensitivity rows allow, by the book's rules.
+    """Per condition of a family claim: the label its own sensitivity rows allow (the mechanism's, so that the
+    box, the intro and this chapter's table say one word per measure), ``{condition: {"label", "primary", "why"}}``.
 
-    The family's label obeys its rows as families (:meth:`Claim.evaluate_family`); a reader asking about one
-    measure needs the same rules per condition: an equal-standing row that disagrees there makes it
-    *depends*; a flip with the seed or the interval method leaves it no firmer than *inconclusive*.
-    ``{condition: {"label", "primary", "why"}}``.
-
-    >>> rec = {"family": {"conditions": [{"condition": "a", "verdict": "reproduced", "basis": "all"},
-    ...                                   {"condition": "b", "verdict": "reproduced", "basis": "all"}]},
-    ...        "sensitivity": [{"name": "pct", "kind": "interval method", "weight": "equal", "family": {"conditions": [
-    ...            {"condition": "a", "label": "inconclusive"}, {"condition": "b", "label": "reproduced"}]}}]}
-    >>> {c: v["label"] for c, v in condition_labels(rec).items()}
-    {'a': 'inconclusive', 'b': 'reproduced'}
+    >>> rec = {"family": {"conditions": [{"condition": "a", "label": "inconclusive", "primary_label": "reproduced",
+    ...                                   "why": "reproduced by its interval; pct: inconclusive"}]}}
+    >>> condition_labels(rec)["a"]["label"]
+    'inconclusive'
     """
-    out = {}
-    for c in record["family"]["conditions"]:
-        primary = label(c)
-        equal, stable = [], []
-        for row in record.get("sensitivity") or []:
-            other = next((x for x in (row.get("family") or {}).get("conditions", []) if x["condition"] == c["condition"]),
-                         None)
-            if other is None or other["label"] == primary or other["label"] == "not testable here":
-                continue
-            name = row["name"].split(" (")[0]
-            if row["kind"] in STABILITY_KINDS:
-                stable.append(f"{name}: {other['label']}")
-            elif row.get("weight", "equal") == "equal":
-                equal.append(f"{name}: {other['label']}")
-        if equal:
-            shown, why = "depends", f"{primary} by the primary interval; " + "; ".join(equal)
-        elif stable and primary in ("reproduced", "contradicted"):
-            shown, why = "inconclusive", f"{primary} by the primary interval; " + "; ".join(stable)
-        else:
-            shown, why = primary, ""
-        out[c["condition"]] = {"label": shown, "primary": primary, "why": why}
-    return out
+    return {c["condition"]: {"label": c["label"], "primary": c.get("primary_label", c["label"]), "why": c.get("why", "")}
+            for c in record["family"]["conditions"]}
 
 
 # The measures' papers are not in this project's corpus: each statement is the book's paraphrase, named as such.
@@ -455,14 +431,13 @@ def explanation_claim(association: dict, k: int, data: str = "", measure: str = 
 def holds_sentence(record: dict | None) -> str:
     """What a family claim's conditions show, by label (:func:`condition_labels`), each with why it is not firmer.
 
-    >>> rec = {"family": {"conditions": [{"condition": "a", "verdict": "reproduced", "basis": "all"},
-    ...                                   {"condition": "b", "verdict": "reproduced", "basis": "all"},
-    ...                                   {"condition": "c", "verdict": "not reproduced", "basis": "contradicted: x"}]},
-    ...        "sensitivity": [{"name": "pct", "kind": "interval method", "weight": "equal", "family": {"conditions": [
-    ...            {"condition": "a", "label": "reproduced"}, {"condition": "b", "label": "inconclusive"},
-    ...            {"condition": "c", "label": "contradicted"}]}}]}
+    >>> rec = {"family": {"conditions": [
+    ...     {"condition": "a", "label": "reproduced"},
+    ...     {"condition": "b", "label": "inconclusive", "primary_label": "reproduced",
+    ...      "why": "reproduced by its interval; pct: inconclusive"},
+    ...     {"condition": "c", "label": "contradicted"}]}}
     >>> holds_sentence(rec)
-    'reproduced for a; inconclusive for b (reproduced by the primary interval; pct: inconclusive); contradicted for c'
+    'reproduced for a; inconclusive for b (reproduced by its interval; pct: inconclusive); contradicted for c'
     >>> holds_sentence(None)
     'no measure besides MAP was tested'
     """
