@@ -107,9 +107,9 @@ def _loso_conditions(pairs, measures, tau_point, tau_loso) -> dict:
 
 
 #: QVHighlights: the smallest difference between two checkpoints a reader of a moment-retrieval table would act on.
-QV_EFFECT = (0.01, "the book's stated smallest effect: one point (0.01) of a measure on its 0-1 scale, the step at "
-                   "which moment-retrieval papers, Moment-DETR's included, start calling one model better than another "
-                   "(their tables print one decimal in percent and treat sub-point gaps as ties)")
+QV_EFFECT = (0.01, "the book's stated smallest effect of interest: one point (0.01) of a measure on its 0-1 scale, the "
+                   "unit moment-retrieval tables report in; a smaller gap between two checkpoints is not one a reader "
+                   "of such a table would act on")
 
 
 def qv_power(per_query, measures, effect=QV_EFFECT) -> Power:
