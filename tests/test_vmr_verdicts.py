@@ -540,3 +540,13 @@ def test_noise_claims_have_a_constant_measure_control_and_per_sigma_rows(small):
     assert [c["condition"] for c in per_sigma] == ["σ = 1 s", "σ = 3 s"]
     np.testing.assert_allclose([c["value"] for c in per_sigma], gaps["ds"]["code"]["r05_above_axiou"]["by_sigma"])
     assert recs["noise.r03_not_above_axiou.ds"]["power"]["passes"] is True
+
+
+def test_leave_one_system_out_shares_rank_all_but_one_system():
+    measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
+    pq = np.random.default_rng(5).random((3, 4, 40))
+    got = stability.leave_one_system_out_shares(pq, measures, [10, 20], n_trials=6, seed=1)
+    assert set(got) >= {"ties excluded", ">=", ">"} and got[">="].shape == (4,)
+    tau = stability.subset_vs_full(pq[:, [0, 2, 3]], [10, 20], n_trials=6, seed=1)
+    want = stability.win_shares(np.nanmean(tau, axis=-1), stability.same_k_pairs(measures))[">="]
+    assert got[">="][1] == pytest.approx(float(want))
