@@ -16,7 +16,7 @@ computes the mean paired difference A − B with a BCa bootstrap interval at the
 level 1 − 0.05/m (Bonferroni over the board's m adjacent pairs that are not ties; the
 unadjusted 95% interval beside it), the two-sided paired randomisation test and the paired
 t-test with Holm's adjustment over the same pairs, the smallest difference a paired t-test
-detects with this many topics, and the power at the published step (:mod:`fireeval.stats.significance`);
+detects with this many topics, and the power at the stated effect (:mod:`fireeval.stats.significance`);
 :func:`condition_tests` the same difference and interval under each threat.
 :func:`pair_claims` states each "A beats B" as a claim of the book's own, with its five
 fair-verdict fields; a threat simulated with a stand-in becomes a separate claim with
