@@ -485,7 +485,8 @@ def ordering_support(table) -> dict:
     """What the data support of one published ordering (:func:`ordering_tests`): counts over its M pairs.
 
     ``pairs`` (M), ``hold`` / ``reversed`` / ``unclear`` (by the family-wise interval),
-    ``holm_hold`` (Holm-adjusted randomisation p < 0.05 with A above B), ``fallback`` (intervals
+    ``holm_hold`` (Holm-adjusted randomisation p < 0.05 with A above B), ``t_hold`` (paired t
+    intervals at the same level above 0), ``fallback`` (intervals
     whose BCa was replaced by the jackknife interval), ``supported`` (every pair holds),
     ``leader`` (the system significantly above the most others, by the interval) and
     ``leader_above`` (how many), ``above`` ({system: how many below it it is significantly above}); the
@@ -505,6 +506,7 @@ def ordering_support(table) -> dict:
     return {"pairs": len(free), "hold": words.count("holds"), "reversed": words.count("reversed"),
             "unclear": words.count("unclear"),
             "holm_hold": int(((free["p_holm"] < 0.05) & (free["diff"] > 0)).sum()),
+            "t_hold": int(sum(_verdict_word(e) == "holds" for e in free["t_interval"])),
             "fallback": int(sum("jackknife" in (e.method or "") for e in free["bca"])),
             "supported": "yes" if words and all(w == "holds" for w in words) else "no",
             "top": int(table.attrs.get("top", 0)), "systems": len(above),
@@ -1128,7 +1130,7 @@ def prose_values(analyses: dict) -> dict:
         out[f"{key}_diff"] = float(t["diff"].iloc[0]) if a and len(t) else float("nan")
         o = getattr(a, "ordering", None) if a else None
         sup = ordering_support(o) if o is not None else {}
-        for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "top", "systems", "fallback"):
+        for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "t_hold", "top", "systems", "fallback"):
             out[f"{key}_all_{name}"] = sup.get(name, "n/a")
         for name in ("leader", "leader_above", "holm_leader", "holm_leader_above"):
             out[f"{key}_all_{name}"] = sup.get(name, "n/a")
