@@ -189,11 +189,11 @@ CONTROL_KINDS = ("subset",)
 
 #: The stated effect of every step's power: the smallest difference a reader of a leaderboard would act on.
 STATED_EFFECT = 0.05
-STATED_EFFECT_SOURCE = (
-    "a 5% relative difference (difference / the better score): Voorhees & Buckley (2002) bin their swap rates by "
-    "it and take 5% as the smallest difference users notice, after Sparck Jones (1974); relative, so it transfers "
-    "between MAP and R@1 and between score levels (on TREC-8's top runs, MAP about 0.4-0.47, it is about the 0.02 "
-    "MAP Hauptmann & Lin give and Westerveld quotes, which is TRECVID's absolute figure)")
+#: Its source, as the claims cite it. Why this one: Voorhees & Buckley (2002) bin their swap rates by the relative
+#: difference (difference / the better score) and take 5% as the smallest difference users notice, after Sparck
+#: Jones (1974); being relative it transfers between MAP and R@1 and between score levels; on TREC-8's top runs (MAP
+#: about 0.4-0.47) it is about the absolute 0.02 MAP Hauptmann & Lin give for TRECVID and Westerveld quotes.
+STATED_EFFECT_SOURCE = "5% of the better score, the relative difference Voorhees & Buckley (2002) take as noticeable"
 
 
 def stated_effect(better: float, relative: float = STATED_EFFECT) -> float:
