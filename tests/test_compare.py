@@ -173,6 +173,64 @@ def test_groups_and_ranking():
     assert groups == [[0], [0, 1], [1, 2], [2]]
 
 
+def test_letters_are_not_contiguous_ranges():
+    # issue 35: the best and the third do not differ, the second differs from both; contiguous ranges
+    # ("a", "b", "b"/"ab") cannot say it, a compact letter display can
+    p = np.array([[1, 0.01, 0.31], [0.01, 1, 0.01], [0.31, 0.01, 1]])
+    assert cmp.significance_groups([0.9, 0.8, 0.7], p) == [[0], [1], [0]]
+    x = np.random.default_rng(0).beta(2, 5, size=(3, 30)) + np.array([[0.4], [0.2], [0.0]])
+    c = cmp.compare(x, ["A", "B", "C"], n_permutations=2000, n_bootstrap=0, tukey=False)
+    assert [r["groups"] for r in c.ranking()] == ["a", "b", "c"] and c.significant().sum() == 3
+
+
+@st.composite
+def _significance_patterns(draw):
+    n = draw(st.integers(1, 12))
+    means = draw(arrays(np.float64, n, elements=st.floats(0, 1, allow_nan=False)))
+    upper = draw(arrays(np.float64, (n, n), elements=st.sampled_from([0.001, 0.04, 0.2, 0.9, np.nan])))
+    p = np.triu(upper, 1)
+    p = p + p.T
+    np.fill_diagonal(p, 1.0)
+    return means, p
+
+
+@settings(max_examples=300, deadline=None)
+@given(_significance_patterns())
+def test_compact_letter_display_properties(pattern):
+    means, p = pattern
+    n = len(means)
+    groups = cmp.significance_groups(means, p, 0.05)
+    differ = p < 0.05
+    letters = sorted({k for g in groups for k in g})
+    assert letters == list(range(len(letters)))  # numbered 0, 1, ... without gaps
+    for i in range(n):
+        assert groups[i], "every system has a letter"
+        for j in range(n):
+            if i != j:  # share a letter exactly when not significantly different (both properties)
+                assert bool(set(groups[i]) & set(groups[j])) == (not differ[i, j]), (i, j)
+    members = [frozenset(i for i in range(n) if k in groups[i]) for k in letters]
+    assert all(not (a < b) for a in members for b in members)  # no letter lies inside another (absorbed)
+    for k, m in enumerate(members):  # swept: no system's membership of a letter is redundant
+        for i in m:
+            elsewhere = set().union(*(o for q, o in enumerate(members) if q != k and i in o))
+            assert not (elsewhere and (m - {i}) <= elsewhere), (k, i)
+    rank = np.argsort(np.argsort(-means, kind="stable"), kind="stable")
+    firsts = [sorted(rank[list(m)]) for m in members]
+    assert firsts == sorted(firsts)  # ordered by mean: "a" holds the best system, "b" the best without "a" ...
+
+
+def test_letter_display_scales_to_many_systems():
+    # 129 systems in a banded pattern (like TREC-8): fast, and both properties hold
+    n = 129
+    means = np.linspace(1, 0, n)
+    gap = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    p = np.where(gap > 9, 0.001, 0.5)
+    groups = cmp.significance_groups(means, p)
+    share = np.array([[bool(set(a) & set(b)) for b in groups] for a in groups])
+    assert (share == (p >= 0.05)).all()
+    assert len({k for g in groups for k in g}) == n - 9
+
+
 def test_scores_from_similarity_matches_t2v_ranks():
     from fireeval.t2v.false_negatives import original_rank_under_ties
 
@@ -324,6 +382,7 @@ def test_too_few_permutations_for_holm_is_said(tmp_path):
     x = np.random.default_rng(0).beta(2, 5, size=(12, 30)) + np.linspace(0, 0.5, 12)[:, None]
     c = cmp.compare(x, n_permutations=100, n_bootstrap=0)
     assert c.smallest_pvalue() >= c.alpha and "no pair can be significant" in c.warnings()[0]
+    assert not c.near_threshold().any() and len(c.warnings()) == 1  # no seed can flip a decision here
     assert not c.significant().any() and c.significant("tukey").any()
 
 
@@ -348,3 +407,253 @@ def test_pair_power_and_strict_json(tmp_path, capsys):
     assert out["topics_needed"] == cmp.topics_needed(0.05, sd)
     text = json.dumps(c.to_json(), allow_nan=False)  # NaN (no intervals, no Tukey) written as null
     assert json.loads(text)["pairs"][0]["ci_low"] is None
+
+
+# ------------------------------------------------------------------ Monte-Carlo error (issue 35)
+def _p_over_seeds(x, n, seeds):
+    pi, pj = np.triu_indices(len(x), 1)
+    return np.array([cmp.randomisation_pvalues(x, pi, pj, cmp.sign_flips(x.shape[1], n, s)[0]) for s in seeds])
+
+
+def test_monte_carlo_se_matches_the_spread_over_seeds():
+    x = np.vstack([np.random.default_rng(2).normal(0.024, 0.1, 40), np.zeros(40)])
+    n = 2000
+    p = _p_over_seeds(x, n, range(400))[:, 0]
+    settled = _p_over_seeds(x, 400_000, [0])[0, 0]
+    assert 0.05 < settled < 0.3
+    se = float(cmp.monte_carlo_se([settled], n)[0])
+    assert p.std(ddof=1) == pytest.approx(se, rel=0.15)  # the two-sided formula sqrt(p (2 - p) / N)
+    assert p.std(ddof=1) > 1.2 * float(cmp.monte_carlo_se([settled], n, two_sided=False)[0])
+    assert abs(p.mean() - settled) < 3 * se / np.sqrt(len(p)) + 1 / n
+    assert cmp.compare(x[:, :10], n_permutations=5000, n_bootstrap=0).pairs["p_perm_se"][0] == 0.0  # exact
+
+
+@pytest.fixture
+def no_gc_collect(monkeypatch):
+    """statsmodels' multipletests runs gc.collect() on every call (~0.3 s in the test process)."""
+    import gc
+
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)
+
+
+def test_holm_monte_carlo_se_matches_the_spread_over_seeds(no_gc_collect):
+    x = np.random.default_rng(4).normal(0.3, 0.1, size=(4, 40)) + np.array([[0.0], [0.03], [0.06], [0.09]])
+    n = 2000
+    raw = _p_over_seeds(x, n, range(150))
+    adjusted = np.array([cmp.holm(p) for p in raw])
+    settled = _p_over_seeds(x, 400_000, [0])[0]
+    se = cmp.holm_monte_carlo_se(settled, cmp.monte_carlo_se(settled, n))
+    middle = (cmp.holm(settled) > 0.003) & (cmp.holm(settled) < 0.5)  # where the adjusted p-value moves
+    assert middle.sum() >= 3
+    assert np.allclose(adjusted.std(axis=0, ddof=1)[middle], se[middle], rtol=0.25)
+    c = cmp.compare(x, n_permutations=n, n_bootstrap=0, tukey=False)
+    assert np.allclose(c.pairs["p_perm_holm_se"],
+                       cmp.holm_monte_carlo_se(c.pairs["p_perm"], cmp.monte_carlo_se(c.pairs["p_perm"], n)))
+
+
+def _clear_pattern(n_systems=15, n_topics=50, seed=0):
+    rng = np.random.default_rng(seed)
+    steps = np.repeat(np.arange(5) * 0.12, 3)[:n_systems]  # five tiers of three equal systems
+    return np.clip(rng.normal(0.4, 0.08, size=(n_systems, n_topics)) + steps[:, None], 0, 1.5)
+
+
+def test_decisions_are_stable_across_seeds_at_the_default(no_gc_collect):
+    x = _clear_pattern()
+    first = cmp.compare(x, n_bootstrap=0, tukey=False)
+    assert first.n_permutations == 42_000 and "105 pairs" in first.permutation_note  # raised for Holm
+    decisions = first.significant()
+    assert 30 <= decisions.sum() <= 95
+    for seed in range(1, 16):
+        c = cmp.compare(x, seed=seed, n_bootstrap=0, tukey=False)
+        assert (c.significant() == decisions).all(), seed
+        assert not c.near_threshold().any()
+
+
+def _near_alpha_pair(alpha=0.05, t=16):
+    """Two systems whose exact two-sided randomisation p-value is within 0.001 of alpha."""
+    base = np.random.default_rng(6).normal(0, 0.1, t)
+    flips, exact_flips = cmp.sign_flips(t, 2 ** t)
+    assert exact_flips
+    exact = lambda c: cmp.randomisation_pvalues(np.vstack([base + c, np.zeros(t)]), [0], [1], flips, True)[0]
+    lo, hi = 0.0, 0.2
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if exact(mid) > alpha else (lo, mid)
+    x = np.vstack([base + hi, np.zeros(t)])
+    assert abs(exact(hi) - alpha) < 0.001
+    return x
+
+
+def test_a_decision_near_alpha_is_warned_and_the_default_is_raised(no_gc_collect):
+    from fireeval.cli.compare import report_text
+
+    x = _near_alpha_pair()
+    c = cmp.compare(x, ["A", "B"], n_permutations=2000, n_bootstrap=0, tukey=False)
+    assert c.near_threshold().tolist() == [True] and c.permutation_note == ""  # given: not raised
+    warning = [w for w in c.warnings() if "Monte-Carlo error" in w]
+    assert len(warning) == 1 and "A vs B" in warning[0] and "Fix:" in warning[0]
+    assert "1 of 1 decisions within the 99% band" in report_text(c)
+    auto = cmp.compare(x, ["A", "B"], n_bootstrap=0, tukey=False)
+    assert auto.n_permutations > cmp.DEFAULT_PERMUTATIONS and "Monte-Carlo error" in auto.permutation_note
+    assert auto.n_permutations <= cmp.auto_permutation_cap(16)
+    far = cmp.compare(_clear_pattern(3), n_bootstrap=0, tukey=False)
+    assert far.n_permutations == cmp.DEFAULT_PERMUTATIONS and far.permutation_note == ""
+
+
+def test_auto_permutations_and_its_cap():
+    assert cmp.auto_permutations(3, 50) == (10_000, "")
+    n, note = cmp.auto_permutations(8256, 50)  # 129 runs: even the cap cannot reach alpha under Holm
+    assert n == 10_000 and "not raised" in note
+    assert cmp.auto_permutations(500, 50)[0] == cmp.AUTO_PERMUTATIONS_CAP
+    assert cmp.auto_permutations(105, 50, adjust="tukey") == (10_000, "")
+    assert cmp.auto_permutation_cap(10_000) == cmp.AUTO_FLIP_BYTES // 10_000
+    assert cmp.compare(_clear_pattern(15), n_permutations=500, n_bootstrap=0, tukey=False).n_permutations == 500
+    auto = cmp.compare(_clear_pattern(15), n_bootstrap=0)  # only the deciding test gets more
+    assert (auto.n_permutations, auto.n_tukey) == (42_000, cmp.DEFAULT_PERMUTATIONS)
+    tukey = cmp.compare(_clear_pattern(15), n_bootstrap=0, adjust="tukey")
+    assert tukey.n_permutations == cmp.DEFAULT_PERMUTATIONS  # the flips do not decide here
+    assert tukey.n_tukey == cmp.DEFAULT_PERMUTATIONS or "Monte-Carlo error" in tukey.permutation_note
+
+
+# ------------------------------------------------------------------ compare --moments / --similarity (issue 35)
+def _moment_files(tmp_path, n=40, seed=0):
+    """A Charades-STA style ground truth and three prediction files: 'good' near the truth, 'noisy', 'random'."""
+    rng = np.random.default_rng(seed)
+    start = rng.uniform(0, 20, n)
+    end = start + rng.uniform(3, 10, n)
+    gt = tmp_path / "gt.txt"
+    gt.write_text("".join(f"V{q} {s:.2f} {e:.2f}##query {q}.\n" for q, (s, e) in enumerate(zip(start, end))))
+    paths = []
+    for name, jitter in (("good", 0.3), ("noisy", 3.0), ("random", None)):
+        entries = []
+        for q, (s, e) in enumerate(zip(start, end)):
+            if jitter is None:
+                a = rng.uniform(0, 25, 5)
+                moments = [[float(x), float(x + 4)] for x in a]
+            else:
+                moments = [[float(max(0, s + rng.normal(0, jitter))), float(e + rng.normal(0, jitter))]
+                           for _ in range(5)]
+                moments = [[a, max(b, a + 0.5)] for a, b in moments]
+            entries.append({"vid": f"V{q}", "query": f"query {q}.", "moments": moments, "ratings": [1] * 5})
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"entries": entries}))
+        paths.append(str(path))
+    return str(gt), paths
+
+
+def test_cli_compare_moments(tmp_path, capsys):
+    gt, preds = _moment_files(tmp_path)
+    assert main(["compare", "--moments", gt, *preds, "-m", "R@1,0.5", "--format", "json",
+                 "--permutations", "2000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["measure"] == "R@1,0.5" and data["n_topics"] == 40 and data["topics"][0] == "V0#0"
+    assert [s["system"] for s in data["systems"]] == ["good", "noisy", "random"]
+    assert set(data["systems"][0]["beats"]) == {"noisy", "random"}
+    # the per-query scores are evaluate-moments' own
+    assert main(["evaluate-moments", gt, preds[1], "-m", "R@1,0.5", "-q"]) == 0
+    per_query = {line.split("\t")[1]: float(line.split("\t")[2]) for line in capsys.readouterr().out.splitlines()}
+    noisy = next(s for s in data["systems"] if s["system"] == "noisy")
+    assert noisy["mean"] == pytest.approx(per_query["all"], abs=5e-5)
+    assert main(["compare", "--moments", gt, *preds, "-m", "AxIoU@5", "--permutations", "500", "--name", "A",
+                 "--name", "B", "--name", "C", "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert "AxIoU@5 on 40 topics, 3 runs" in out and "letters" in out and out.split("\n")[3].split()[1] == "A"
+
+
+def test_cli_compare_moments_missing_queries_warn(tmp_path, capsys):
+    gt, preds = _moment_files(tmp_path)
+    data = json.loads(open(preds[0]).read())
+    data["entries"] = data["entries"][:30]
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(data))
+    assert main(["compare", "--moments", gt, str(short), preds[1], "-m", "R@1,0.5", "--permutations", "200"]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "10 of 40 queries have no predictions and score 0" in err
+
+
+def _similarity_files(tmp_path, n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    (tmp_path / "q.txt").write_text("".join(f"v{i}\n" for i in range(n)))
+    (tmp_path / "v.txt").write_text("".join(f"v{i}\n" for i in range(n)))
+    paths = []
+    for name, signal in (("strong", 3.0), ("weak", 0.8), ("none", 0.0)):
+        sim = rng.normal(size=(n, n)) + signal * np.eye(n)
+        np.save(tmp_path / f"{name}.npy", sim)
+        paths.append(str(tmp_path / f"{name}.npy"))
+    return paths, str(tmp_path / "q.txt"), str(tmp_path / "v.txt")
+
+
+def test_cli_compare_similarity(tmp_path, capsys):
+    paths, q, v = _similarity_files(tmp_path)
+    assert main(["compare", "--similarity", *paths, "--queries", q, "--videos", v, "-m", "R@5", "--format", "json",
+                 "--permutations", "2000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    mats = {name: np.load(p) for name, p in zip(["strong", "weak", "none"], paths)}
+    expected = cmp.scores_from_similarity(mats, "R@5").values.mean(axis=1)
+    got = {s["system"]: s["mean"] for s in data["systems"]}
+    assert [got[k] for k in mats] == pytest.approx(expected.tolist())
+    assert data["topics"][:2] == ["v0", "v1"] and data["systems"][0]["system"] == "strong"
+    assert set(data["systems"][0]["beats"]) == {"weak", "none"}
+    # the same R@5 as evaluate-similarity
+    assert main(["evaluate-similarity", paths[1], "--queries", q, "--videos", v, "-k", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recall"]["weak"]["R@5"] == pytest.approx(got["weak"])
+    # ground truth from --gt: query v0's positive is video v1 (and so on round the list)
+    gt = tmp_path / "gt.tsv"
+    gt.write_text("".join(f"v{i}\tv{(i + 1) % 40}\n" for i in range(40)))
+    assert main(["compare", "--similarity", *paths, "--queries", q, "--videos", v, "--gt", str(gt), "-m", "RR",
+                 "--format", "tsv", "--permutations", "500"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "rank\trun\tmean\tgroups\tbeats" and len(rows) == 4
+    assert float(rows[1].split("\t")[2]) < 0.5  # the diagonal no longer counts
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@5"], "not a moment measure"),
+    (["--moments", "{gt}", "{p0}", "-m", "R@1,0.5"], "one run given"),
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@1,0.5", "-c"], "-c do(es) not apply to --moments"),
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@1,0.5", "--queries", "{q}"], "--queries do(es) not apply"),
+    (["--moments", "{gt}", "{p0}", "{other}", "-m", "R@1,0.5"], "none of its"),
+    (["--moments", "{gt}", "{p0}", "{missing}", "-m", "R@1,0.5"], "missing.json"),
+    (["--moments", "{gt}", "{p0}", "{p1}", "-m", "R@1,0.5", "--name", "A"], "--name given 1 distinct"),
+    (["--similarity", "{s0}", "{s1}", "-m", "R@5"], "needs the row and column ids"),
+    (["--similarity", "{s0}", "{s1}", "--queries", "{q}", "--videos", "{v}", "-m", "nDCG"], "unknown similarity"),
+    (["--similarity", "{s0}", "{bad}", "--queries", "{q}", "--videos", "{v}", "-m", "R@5"], "does not match"),
+    (["--similarity", "{s0}", "{s1}", "--queries", "{q}", "--videos", "{v}", "-m", "R@5", "--strict"],
+     "--strict do(es) not apply"),
+    (["{s0}", "{s1}", "{s1}", "-m", "map", "--videos", "{v}"], "--videos do(es) not apply to TREC runs"),
+])
+def test_cli_compare_moments_similarity_errors(tmp_path, capsys, args, fragment):
+    gt, preds = _moment_files(tmp_path)
+    paths, q, v = _similarity_files(tmp_path)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"entries": [{"vid": "X", "query": "nothing.", "moments": [[0, 1]], "ratings": [1]}]}))
+    np.save(tmp_path / "bad.npy", np.zeros((40, 39)))
+    names = {"gt": gt, "p0": preds[0], "p1": preds[1], "q": q, "v": v, "s0": paths[0], "s1": paths[1],
+             "other": str(other), "missing": str(tmp_path / "missing.json"), "bad": str(tmp_path / "bad.npy")}
+    assert main(["compare", *[a.format(**names) for a in args]]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fireeval compare: ") and fragment in err and "Fix:" in err and "\n" not in err, err
+
+
+def test_trec8_top15_decisions_that_move_with_the_seed_are_flagged(no_gc_collect):
+    """Issue 35: on TREC-8's top 15 runs by MAP, seeds flipped 5 and 2 of 105 Holm decisions at 10,000
+    permutations. At the automatic default every decision that still moves is warned about, in both seeds."""
+    from fireeval.datasets import data_path, trec8
+    from tests.conftest import require_data
+
+    require_data(*trec8.FILES)
+    official = trec8.load_runs_table().set_index("run")["official_map"].astype(float)
+    best = official.sort_values(ascending=False, kind="stable").index[:15]  # the top 15 by NIST's MAP
+    runs = [str(data_path(f"trec8_adhoc/runs/input.{n}.gz")) for n in best]
+    x = cmp.scores_from_trec(str(data_path(trec8.QRELS)), runs, "map").values
+    assert np.allclose(np.sort(x.mean(axis=1)), np.sort(official[best].to_numpy()), atol=1e-4)
+    fixed = [cmp.compare(x, n_permutations=10_000, seed=s, n_bootstrap=0, tukey=False) for s in range(3)]
+    assert sum(int((c.significant() != fixed[0].significant()).sum()) for c in fixed[1:]) > 0  # the issue's finding
+    auto = [cmp.compare(x, seed=s, n_bootstrap=0, tukey=False) for s in range(4)]
+    assert auto[0].n_permutations > fixed[0].n_permutations
+    for c in auto[1:]:
+        moved = np.flatnonzero(c.significant()[c.pairs["i"], c.pairs["j"]] | c.significant()[c.pairs["j"], c.pairs["i"]]
+                               != (auto[0].significant()[c.pairs["i"], c.pairs["j"]]
+                                   | auto[0].significant()[c.pairs["j"], c.pairs["i"]]))
+        assert c.near_threshold()[moved].all() and auto[0].near_threshold()[moved].all()
+        assert len(moved) < 3

@@ -148,9 +148,29 @@ def test_chapter_shows_paper_vs_here_box_at_the_top(path: Path):
     text = path.read_text()
     box = CLAIMS_BOX.search(text)
     assert box, f"{path.name}: no glue paste of claims_table (the 'paper vs here' box)"
-    sections = [m.start() for m in SECTION.finditer(text)]
-    limit = sections[1] if len(sections) > 1 else len(text)
+    sections = [(m.start(), text[m.start():text.index("\n", m.start())]) for m in SECTION.finditer(text)]
+    verdicts = [start for start, title in sections if title.strip() == "## Claims and verdicts"]
+    if verdicts:
+        after = [start for start, _ in sections if start > verdicts[0]]
+        end = after[0] if after else len(text)
+        assert verdicts[0] < box.start() < end, (
+            f"{path.name}: the claims box must be inside the '## Claims and verdicts' section")
+        assert [t for s, t in sections if s > verdicts[0]][:1] in ([], ["## Exercises"]), (
+            f"{path.name}: '## Claims and verdicts' comes near the end, right before '## Exercises'")
+        return
+    limit = sections[1][0] if len(sections) > 1 else len(text)
     assert box.start() < limit, f"{path.name}: the 'paper vs here' box must come before the second '## ' section"
+
+
+def test_answer_first_layout_rule_catches_a_box_at_the_top(tmp_path):
+    top = ("# T\n\n## The answer here\n\nWe find {glue:text}`x`.\n\n```{glue:} claims_table\n```\n\n## Data\n\n"
+           "## Claims and verdicts\n\nWords.\n\n## Exercises\n")
+    (tmp_path / "x.md").write_text(top)
+    with pytest.raises(AssertionError, match="the box is not in its section"):
+        test_chapter_opens_with_its_answer_and_ends_with_its_claims(tmp_path / "x.md")
+    (tmp_path / "y.md").write_text(top.replace("```{glue:} claims_table\n```\n\n", "").replace(
+        "## Claims and verdicts\n\n", "## Claims and verdicts\n\n```{glue:} claims_table\n```\n\n"))
+    test_chapter_opens_with_its_answer_and_ends_with_its_claims(tmp_path / "y.md")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

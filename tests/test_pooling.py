@@ -329,22 +329,25 @@ def test_places_lost_and_gains():
     assert out.n_gain() == 1  # C rose
 
 
-def test_reer_claim_is_a_stand_in_and_its_finding_covers_topic_sampling():
+def test_reer_claim_is_one_stand_in_record_whose_here_row_covers_topic_sampling():
     from fireeval.book.chapters import pool_leave_out as verdicts
+    from fireeval.stats.claims import check_record
     # Point 0.03 contradicts "<= 0.02", but a bootstrap interval reaching 0.02 leaves it inconclusive.
     samples = np.column_stack([np.repeat([0.06, 0.07, 0.08], [5, 10, 5]), np.repeat([0.02, 0.03, 0.04], [5, 10, 5])])
-    paper, here = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8", samples=samples, boot_trials=200)
-    assert paper["standing"] == "stand-in" and paper["verdict"] == "not testable here"
-    assert "not the 0.02" in paper["notes"]  # what transfers is said
-    conv = here["conventions"]
-    assert here["id"] == "reer.here" and here["standing"] == "original"
+    record = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8", samples=samples, boot_trials=200)
+    check_record(record)
+    assert record["id"] == "reer" and record["standing"] == "stand-in" and record["verdict"] == "not testable here"
+    assert "not the 0.02" in record["notes"]  # what transfers is said
+    conv = record["conventions"]
     assert conv["cumulative"]["verdict"] == "not reproduced" and conv["cumulative"]["basis"].startswith("inconclusive")
     assert conv["per-bin"]["basis"].startswith("contradicted")
     assert "bootstrap over topics" in conv["cumulative"]["method"]
-    assert {a["kind"] for a in here["sensitivity"]} == {"interval method"}
-    bare = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8")[1]
+    assert {a["kind"] for a in record["sensitivity"]} == {"interval method"}
+    # the two rates are readings of equal standing: contradicted per bin, inconclusive cumulative -> inconclusive
+    assert record["here"][0]["label"] == "inconclusive"
+    bare = verdicts.reer_claim(0.07, 0.03, 25, 1000, "real: TREC-8")
     assert "not covered" in bare["conventions"]["cumulative"]["method"]
-    assert "25 TRECVID topics" not in paper["short"]  # the paper ties 0.02 to TRECVID 2003/04, not to 25 topics
+    assert "25 TRECVID topics" not in record["short"]  # the paper ties 0.02 to TRECVID 2003/04, not to 25 topics
 
 
 def test_reer_control_has_the_known_threshold_and_passes():
@@ -354,5 +357,5 @@ def test_reer_control_has_the_known_threshold_and_passes():
     bins = np.append(np.round(np.arange(0, 0.2 + 0.005, 0.01), 10), np.inf)
     control, what = verdicts.reer_control(scores, 20, 300, bins)
     assert "normal model" in what and control.value <= 0.02
-    _, here = verdicts.reer_claim(0.07, 0.03, 20, 300, "real: x", control=control, control_what=what)
-    assert here["power"]["passes"] is True
+    record = verdicts.reer_claim(0.07, 0.03, 20, 300, "real: x", control=control, control_what=what)
+    assert record["power"]["passes"] is True

@@ -139,35 +139,65 @@ def test_bootstrap_agreement_is_paired_by_seed(collection):
 
 
 # ---------------------------------------------------------------- claims
-def test_depth_claims_about_the_paper_are_stand_ins_and_the_findings_carry_the_verdict(collection):
+def test_depth_claims_are_one_record_per_statement_the_paper_s_with_its_here_row(collection):
     runs, qrels, _, pool = collection
-    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref", "infAP"])
+    sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map", "bpref", "P_10", "infAP"])
     records = {r["id"]: r for r in pool_depth.depth_claims(sweep, 15, "real: test runs", n_resamples=50)}
-    # infAP is AP here (every pooled document judged): shown once in the chapter, not as a claim
-    assert set(records) == {"depth_map", "depth_map.here", "depth_bpref"}
-    paper, here = records["depth_map"], records["depth_map.here"]
+    # infAP is AP here (every pooled document judged): shown once in the chapter, not as a claim; the other
+    # measures are ONE family claim of the book's, a condition per measure; no id ends in '.here'
+    assert set(records) == {"depth_map", "depth_measures"}
+    paper, family = records["depth_map"], records["depth_measures"]
     assert paper["quote"].startswith("Even a pool depth") and paper["paper"].startswith("Westerveld (")
     assert paper["standing"] == "stand-in" and paper["verdict"] == "not testable here"
-    assert paper["on_stand_in"]["verdict"] == "reproduced"  # at the full depth τ = 1
-    assert here["standing"] == "original" and here["verdict"] == "reproduced" and here["paper"] == "this book"
-    assert records["depth_bpref"]["verdict"] == "reproduced"
+    assert paper["here"][0]["label"] == "reproduced" and paper["here"][0]["data"] == "test runs"  # full depth: τ = 1
+    assert family["standing"] == "original" and family["paper"] == "this book" and family["label"] == "reproduced"
+    assert sorted(c["condition"] for c in family["family"]["conditions"]) == ["P_10", "bpref"]
+    assert family["family"]["summary"] == "holds at 2 of 2" and family["family"]["need"] == "every condition"
+    assert family["per_condition"] == {m: {"label": "reproduced", "primary": "reproduced", "why": ""}
+                                       for m in ("bpref", "P_10")}
     for r in records.values():
+        claims.check_record(r)
         assert r["missing"] == [] and r["power"]["passes"] is True
-        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed", "exact value"}
-        exact = next(a for a in r["sensitivity"] if a["kind"] == "exact value")
-        assert exact["value"] == r["conventions"][""]["value"] and exact["low"] is None
-        assert r["conventions"][""]["method"].startswith("95% ")
+        kinds = {a["kind"]: a for a in r["sensitivity"]}
+        assert set(kinds) >= {"interval method", "seed", "exact value"}
+        assert kinds["exact value"]["weight"] == "equal"  # the paper prints realised τ on its own topics
+    exact = next(a for a in paper["sensitivity"] if a["kind"] == "exact value")
+    assert exact["value"] == paper["conventions"][""]["value"] and exact["low"] is None
+    assert paper["conventions"][""]["method"].startswith("95% ")
+
+
+def test_a_measure_whose_percentile_row_flips_is_no_firmer_than_inconclusive():
+    # The issue: depth_P_10 showed 'reproduced' while its percentile-interval row flipped it.
+    claim = claims.Claim("fam", paper="this book", section="x", quote="q", quantity="τ-b", test=claims.Test(">", 0.9),
+                         data="real: x", standing="original", reading=claims.Reading("r", "q", "book's own question"),
+                         evidence=claims.Evidence.none("-"), power=claims.Power.no_control("-"))
+    firm, loose = claims.Estimate(0.95, 0.92, 0.97, "b"), claims.Estimate(0.95, 0.93, 0.98, "b")
+    record = claim.evaluate_family(
+        {"P@10": claims.Estimate(0.93, 0.905, 0.95, "b"), "bpref": firm}, multiplicity="none: test",
+        sensitivity=[claims.Alternative("percentile", kind="interval method", conditions={
+            "P@10": claims.Estimate(0.93, 0.89, 0.95, "p"), "bpref": loose})])
+    per = pool_depth.condition_labels(record)
+    assert record["label"] == "inconclusive"  # the family flips with the interval method: capped
+    assert per["P@10"]["label"] == "inconclusive" and per["P@10"]["primary"] == "reproduced"
+    assert per["bpref"]["label"] == "reproduced"
+    assert pool_depth.holds_sentence({**record, "per_condition": per}).startswith("reproduced for bpref; inconclusive "
+                                                                                  "for P@10 (reproduced by the primary")
+    # an equal-standing row (the exact realised τ) that disagrees makes that measure 'depends'
+    record = claim.evaluate_family({"MAP": claims.Estimate(0.91, 0.88, 0.94, "b")}, multiplicity="none: test",
+                                   sensitivity=[claims.Alternative("exact", kind="exact value", weight="equal",
+                                                                   conditions={"MAP": claims.Estimate(0.892)})])
+    assert record["label"] == "depends" and pool_depth.condition_labels(record)["MAP"]["label"] == "depends"
 
 
 def test_depth_control_is_the_deepest_depth_below_the_full_pool_with_an_interval(collection):
     runs, qrels, _, pool = collection
     sweep = pools.depth_sweep(pool, qrels, [1, 3, 10, 15], ["map"])
-    here = {r["id"]: r for r in pool_depth.depth_claims(sweep, 1, "real: x", n_resamples=40)}["depth_map.here"]
-    control = here["power"]
+    paper = {r["id"]: r for r in pool_depth.depth_claims(sweep, 1, "real: x", n_resamples=40)}["depth_map"]
+    control = paper["power"]
     assert control["control"].startswith("a depth-10 pool") and control["estimate"]["low"] is not None
     tau10 = agreement.kendall_tau(sweep.values["map"][2].mean(-1), sweep.reference["map"].mean(-1))
     assert control["estimate"]["value"] == pytest.approx(tau10)
-    c = here["conventions"][""]
+    c = paper["conventions"][""]
     assert f"{0.90 + c['value'] - c['low']:.3f}" in control["control"]  # how large τ must be to pass
 
 
@@ -181,10 +211,10 @@ def test_needed_value_makes_the_interval_just_pass():
 
 def test_stand_in_claims_are_never_contradicted(collection):
     runs, qrels, _, pool = collection
-    sweep = pools.depth_sweep(pool, qrels, [1, 15], ["map"])
+    sweep = pools.depth_sweep(pool, qrels, [1, 15], ["map", "bpref"])
     records = {r["id"]: r for r in pool_depth.depth_claims(sweep, 1, "real: test runs", n_resamples=30)}
     assert records["depth_map"]["verdict"] == "not testable here"
-    assert records["depth_map"]["on_stand_in"]["label"] == records["depth_map.here"]["label"]
+    assert records["depth_map"]["on_stand_in"]["label"] == records["depth_map"]["here"][0]["label"]
     synthetic = pool_depth.depth_claims(sweep, 1, "stand-in: synthetic, 15 runs", n_resamples=30)
     assert {r["verdict"] for r in synthetic} == {"not testable here"}  # a synthetic finding is a stand-in too
 
@@ -193,7 +223,7 @@ def test_depth_claims_rank_pooled_runs_only_as_primary(collection):
     runs, qrels, table, pool = collection
     pooled = table["pooled"].to_numpy()
     sweep = pools.depth_sweep(pool, qrels, [1, 3, 15], ["map"])
-    record = pool_depth.depth_claims(sweep, 1, "real: x", pooled=pooled, n_resamples=40, rng=2)[1]
+    (record,) = pool_depth.depth_claims(sweep, 1, "real: x", pooled=pooled, n_resamples=40, rng=2)
     primary = record["conventions"][""]
     means = sweep.values["map"][0][pooled].mean(-1), sweep.reference["map"][pooled].mean(-1)
     assert primary["value"] == pytest.approx(agreement.kendall_tau(*means))
@@ -202,59 +232,126 @@ def test_depth_claims_rank_pooled_runs_only_as_primary(collection):
     low, high, _ = claims.bca_interval(primary["value"], boot, jack)
     assert primary["low"] == pytest.approx(min(low, primary["value"]))
     rows = {a["name"]: a for a in record["sensitivity"]}
-    assert rows["all runs ranked (unpooled runs included)"]["value"] == pytest.approx(
+    every = rows["all runs ranked (unpooled runs included)"]
+    assert every["value"] == pytest.approx(
         agreement.kendall_tau(sweep.values["map"][0].mean(-1), sweep.reference["map"].mean(-1)))
-    assert rows["pooled runs only, percentile interval"]["low"] == pytest.approx(
+    # TRECVID 2003 pooled every submission: ranking unpooled runs too is secondary, and says why
+    assert every["weight"] == "secondary" and every["reason"] == pool_depth.ALL_RUNS_REASON
+    assert rows["percentile interval (same resamples)"]["low"] == pytest.approx(
         min(np.quantile(boot, 0.025), primary["value"]))
+    assert rows["bootstrap seed 3"]["kind"] == "seed"
 
 
-def test_leave_out_and_manual_claims_pair_the_paper_with_the_finding(collection):
+def test_depth_map_on_trec8_is_not_reproduced_when_its_realised_tau_is_below_the_bar():
+    # The issue: BCa with z0 = 1.53 put the upper end at the largest of 1,000 resamples, while the realised
+    # τ-b at depth 3 over the 71 pooled runs is 0.892 < 0.90. Now BCa is replaced, and the realised τ
+    # (equal standing) disagrees with any interval that clears 0.90.
+    require_data("trec8_adhoc/runs.tsv", "trec8_adhoc/qrels.trec8.adhoc.txt.gz")
+    from fireeval.book.inputs import trec_inputs
+
+    data = trec_inputs.pooled_inputs("pool_depth", "real", None, 0, 100, 0)
+    pooled = data.table["pooled"].to_numpy().astype(bool)
+    pool = pools.build_pool(data.runs, pooled=pooled, groups=data.table, depth=100)
+    sweep = pools.depth_sweep(pool, data.qrels, [3, 50, 100], ["map"])
+    (record,) = pool_depth.depth_claims(sweep, 3, data.label(), pooled=pooled, n_resamples=1000, rng=0)
+    here = record["here"][0]
+    exact = next(a for a in record["sensitivity"] if a["kind"] == "exact value")
+    assert exact["value"] == pytest.approx(0.892, abs=5e-4) and exact["label"] == "contradicted"
+    assert "BCa unstable" in record["conventions"][""]["method"]  # replaced, and the method says so
+    assert here["label"] != "reproduced"
+    assert here["label"] == ("depends" if exact["flips"] else "contradicted")
+    every = next(a for a in record["sensitivity"] if a["kind"] == "subset")
+    assert every["value"] == pytest.approx(0.855, abs=5e-4)
+
+
+def test_leave_out_is_one_claim_with_a_row_per_leave_out_and_its_here_row(collection):
     runs, qrels, table, pool = collection
     lo = pools.compare_leave_outs(pool, qrels, "map")
     per_topic = {("run", "pooled"): lo.run_out, ("group", "pooled"): lo.group_out,
-                 ("group", "all runs"): lo.original}  # nothing removed: τ = 1 under that reading
-    records = {r["id"]: r for r in pool_leave_out.leave_out_claims(lo.original, per_topic, 30, 0, "real: x")}
-    assert set(records) == {"leave_out_run", "leave_out_run.here", "leave_out_group", "leave_out_group.here"}
-    for unit in ("run", "group"):
-        paper, here = records[f"leave_out_{unit}"], records[f"leave_out_{unit}.here"]
-        assert paper["verdict"] == "not testable here" and paper["standing"] == "stand-in"
-        assert paper["paper"] == westerveld.WESTERVELD and "et al" not in paper["paper"]
-        assert here["conventions"] == paper["conventions"] and here["missing"] == []
-    assert records["leave_out_group.here"]["conventions"]["all runs"]["value"] == 1.0
+                 ("run", "all runs"): lo.original, ("group", "all runs"): lo.original}  # nothing removed: τ = 1
+    record = pool_leave_out.leave_out_claim(lo.original, per_topic, 30, 0, "real: x")
+    claims.check_record(record)
+    # One statement of the paper ("original MAPs and modified MAPs ... τ > 0.98"): one record, no twin
+    assert record["id"] == "leave_out" and not record["id"].endswith(".here")
+    assert record["verdict"] == "not testable here" and record["standing"] == "stand-in"
+    assert record["paper"] == westerveld.WESTERVELD and "et al" not in record["paper"]
+    family = record["family"]
+    assert [c["condition"] for c in family["conditions"]] == ["run left out", "group left out"]
+    assert family["need"] == "every condition" and "intersection-union" in family["multiplicity"]
     value = agreement.kendall_tau(lo.original.mean(-1), lo.group_out.mean(-1))
-    assert records["leave_out_group.here"]["conventions"]["pooled"]["value"] == pytest.approx(value)
-    assert "shows only that the test can pass" in records["leave_out_run.here"]["power"]["control"]
-    manual = pool_leave_out.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x")
-    assert [r["id"] for r in manual] == ["leave_out_manual", "leave_out_manual.here"]
-    assert manual[0]["verdict"] == "not testable here"
-    assert any(a["kind"] == "interval method" for a in manual[1]["sensitivity"])
+    assert family["conditions"][1]["value"] == pytest.approx(value)
+    # what TREC-8 (here: the collection) shows is the claim's here row, with the family's count
+    here = record["here"][0]
+    assert here["label"] == record["on_stand_in"]["label"] and here["found"] == family["summary"]
+    rows = {r["name"]: r for r in record["sensitivity"]}
+    nist = rows["all runs (NIST's definition of a unit's own documents)"]
+    assert nist["weight"] == "equal" and [c["value"] for c in nist["family"]["conditions"]] == [1.0, 1.0]
+    exact = rows["pooled, " + trec_claims.EXACT_TAU]
+    assert exact["weight"] == "equal" and "realised value" in exact["reason"] and exact["kind"] == "exact value"
+    assert {rows["pooled, percentile interval"]["kind"], rows["pooled, bootstrap seed 1"]["kind"]} == {
+        "interval method", "seed"}
+    assert "shows only that the test can pass" in record["power"]["control"]
+
+
+def test_leave_out_label_follows_its_equal_rows():
+    # Two units, 20 topics: run left out keeps the ranking exactly, group left out reverses two runs.
+    rng = np.random.default_rng(1)
+    original = np.linspace(0.1, 0.6, 12)[:, None] + rng.normal(0, 0.02, (12, 20))
+    swapped = original.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    same = {("run", "pooled"): original, ("group", "pooled"): original}
+    record = pool_leave_out.leave_out_claim(original, same, 30, 0, "real: x")
+    assert record["here"][0]["label"] == "reproduced" and record["flips"] == []
+    # NIST's definition (equal standing) gives a ranking that fails at the group: the claim depends
+    mixed = {**same, ("run", "all runs"): original, ("group", "all runs"): np.vstack([original[1:], original[:1]])}
+    record = pool_leave_out.leave_out_claim(original, mixed, 30, 0, "real: x")
+    assert record["here"][0]["label"] == "depends"
+    assert any(name.startswith("all runs") for name in record["flips"])
+    claims.check_record(record)
+
+
+def test_manual_claim_is_one_record_over_the_range_the_paper_leaves_open(collection):
+    runs, qrels, table, pool = collection
+    pooled = table["pooled"].to_numpy().astype(bool)
+    lo = pools.compare_leave_outs(pool, qrels, "map")
+    manual = pool_leave_out.manual_claim(lo.original, {"pooled": lo.group_out}, 30, 0, "real: x", pooled=pooled)
+    claims.check_record(manual)
+    assert manual["id"] == "leave_out_manual" and manual["verdict"] == "not testable here"
+    assert manual["here"] and manual["here"][0]["label"] == manual["on_stand_in"]["label"]
+    assert any(a["kind"] == "interval method" for a in manual["sensitivity"])
     # 'very close' has no bound in the paper: a range of thresholds up to just under its printed 0.99
-    assert manual[0]["reading"]["source"] == "no guidance: range"
-    assert {r["test"] for r in manual[1]["sensitivity"] if r["kind"] == "threshold (range)"} == {
+    assert manual["reading"]["source"] == "no guidance: range"
+    assert {r["test"] for r in manual["sensitivity"] if r["kind"] == "threshold (range)"} == {
         "> 0.9", "> 0.95", "> 0.98", "> 0.985"}
+    subset = next(r for r in manual["sensitivity"] if r["kind"] == "subset")
+    assert subset["weight"] == "equal" and "every submission was pooled" in subset["reason"]
+    value = agreement.kendall_tau(lo.original[pooled].mean(-1), lo.group_out[pooled].mean(-1))
+    assert subset["value"] == pytest.approx(value)
 
 
-def test_leave_out_claims_rank_the_pooled_runs_alone_as_a_row_of_each_reading(collection):
+def test_leave_out_claim_ranks_the_pooled_runs_alone_as_a_row_of_each_reading(collection):
     runs, qrels, table, pool = collection
     pooled = table["pooled"].to_numpy().astype(bool)
     lo = pools.compare_leave_outs(pool, qrels, "map")
     per_topic = {("group", "pooled"): lo.group_out, ("group", "all runs"): lo.group_out}
-    here = {r["id"]: r for r in pool_leave_out.leave_out_claims(lo.original, per_topic, 30, 0, "real: x",
-                                                          pooled=pooled)}["leave_out_group.here"]
-    rows = {r["name"]: r for r in here["sensitivity"] if r["kind"] == "subset"}
-    assert len(rows) == 2
+    record = pool_leave_out.leave_out_claim(lo.original, per_topic, 30, 0, "real: x", pooled=pooled)
+    rows = {r["name"]: r for r in record["sensitivity"] if r["kind"] == "subset"}
+    assert len(rows) == 2 and all(r["weight"] == "equal" for r in rows.values())
     value = agreement.kendall_tau(lo.original[pooled].mean(-1), lo.group_out[pooled].mean(-1))
-    assert rows["pooled, pooled runs only ranked (the paper pooled every submission)"]["value"] == pytest.approx(value)
+    cell = rows["pooled, pooled runs only ranked"]["family"]["conditions"][0]
+    assert cell["condition"] == "group left out" and cell["value"] == pytest.approx(value)
 
 
 def test_warning_claim_needs_useful_precision():
     assert pool_leave_out.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
     assert pool_leave_out.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
-    # Against the base rate (a raised risk), the round 0.5 a sensitivity row
+    # Against the base rate (a raised risk); the round 0.5 a secondary row: its flip is shown, decides nothing
     record = pool_leave_out.warning_claim(20, 40, "real: x", base_rate=0.05)
     assert record["test"] == "> 0.05" and record["label"] == "reproduced"
     strict = next(r for r in record["sensitivity"] if r["kind"] == "threshold")
     assert strict["test"] == "> 0.5" and strict["label"] == "inconclusive" and "more likely than not" in strict["name"]
+    assert strict["weight"] == "secondary" and strict["flips"] and "book's own" in strict["reason"]
+    claims.check_record(record)
     assert pool_leave_out.warning_claim(1, 40, "real: x", base_rate=0.3)["label"] == "contradicted"
 
 
@@ -274,6 +371,8 @@ def test_relevant_count_association_reads_both_ways(collection):
     assert set(record["conventions"]) == {""} and record["conventions"][""]["value"] == pytest.approx(a["rho"])
     split = next(r for r in record["sensitivity"] if r["kind"] == "statistic")
     assert split["value"] == pytest.approx(a["split"]) and f"{a['split_p']:.3f}" in split["name"]
+    assert split["weight"] == "secondary" and "coarser" in split["reason"]  # a diagnostic of the same idea
+    claims.check_record(record)
 
 
 def test_select_runs_keeps_the_runs_asked_for(collection):
@@ -359,26 +458,42 @@ def test_incomplete_scores_equal_trec_eval_with_minus_one_zero_and_graded_judgem
             np.testing.assert_allclose(ours[m][r], ref, atol=1e-12, err_msg=f"{name} {m}")
 
 
-def test_sampling_claims_name_their_source_and_carry_every_field(collection):
+def test_sampling_claims_are_one_record_per_paper_statement_with_weighed_rows(collection):
     runs, qrels, _, _ = collection
-    exp = sampling.sampled_judgements(runs, qrels, [0.2, 0.5, 1.0], [0, 1])
+    exp = sampling.sampled_judgements(runs, qrels, [0.1, 0.2, 0.5, 1.0], [0, 1])
     boot = {m: exp.bootstrap(m, 40, 0) for m in exp.values}
     jack = {m: exp.jackknife(m) for m in exp.values}
     strat = sampling.sampled_judgements(runs, qrels, [0.2], [0, 1], stratified=True)
     records = {r["id"]: r for r in pool_depth.sampling_claims(exp, boot, jack, 0.2, None, "real: x", stratified=strat)}
-    assert set(records) == {"robust_bpref", "robust_infAP", "robust_map_judged", "robust_ndcg_judged"}
+    # Sakai's one statement covers both condensed-list measures: one family claim, a condition per measure
+    assert set(records) == {"robust_bpref", "robust_infAP", "robust_condensed"}
+    assert [c["condition"] for c in records["robust_condensed"]["family"]["conditions"]] == ["map_judged",
+                                                                                          "ndcg_judged"]
     for r in records.values():
+        claims.check_record(r)
         assert r["quote"].startswith("(paraphrase of ") and r["paper"].startswith("this book (testing ")
         assert r["missing"] == [] and "with 50% of the judgements against" in r["power"]["control"]
-        assert {a["kind"] for a in r["sensitivity"]} >= {"interval method", "seed", "sampling rate", "sampling design"}
-        assert "redrawn with replacement" in r["conventions"][""]["method"]  # the seeds' spread is in the interval
+        rows = {a["name"]: a for a in r["sensitivity"]}
+        assert {a["kind"] for a in rows.values()} >= {"interval method", "single sample", "sampling rate",
+                                                      "sampling design"}
+        assert all(a["weight"] == "secondary" and a["reason"] for a in rows.values() if a["kind"] == "single sample")
+        assert rows["sampling rate 10%"]["weight"] == "equal"  # heavier incompleteness: the papers' point
+        assert rows["bootstrap seed 1"]["kind"] == "seed"  # new topic resamples: a stability row
+        assert r.get("family") or "resamples (seed 1)" in rows["bootstrap seed 1"]["method"]
+        assert rows["sampling rate 50%"]["weight"] == "secondary" and rows["sampling rate 50%"]["reason"]
+    stratified = lambda cid: next(a for a in records[cid]["sensitivity"] if a["kind"] == "sampling design")  # noqa
+    assert stratified("robust_bpref")["weight"] == "equal"  # Buckley & Voorhees' own design
+    assert stratified("robust_infAP")["weight"] == "secondary"  # infAP is built for a uniform sample
+    assert "redrawn with replacement" in records["robust_bpref"]["conventions"][""]["method"]
     assert records["robust_bpref"]["power"]["control"].startswith("map with 50% of the judgements against map with 20%")
     t = {m: exp.tau(m) for m in exp.values}
-    assert records["robust_bpref"]["conventions"][""]["value"] == pytest.approx((t["bpref"][0] - t["map"][0]).mean())
+    assert records["robust_bpref"]["conventions"][""]["value"] == pytest.approx((t["bpref"][1] - t["map"][1]).mean())
+    cond = {c["condition"]: c for c in records["robust_condensed"]["family"]["conditions"]}
+    assert cond["ndcg_judged"]["value"] == pytest.approx((t["ndcg_judged"][1] - t["bpref"][1]).mean())
     assert np.allclose(t["map"][-1], 1.0)  # rate 1: the full judgements
     # infAP: both measures against the full-judgement AP ranking, as the paraphrase says
     ta = {m: exp.tau(m, "map") for m in ("infAP", "bpref")}
-    assert records["robust_infAP"]["conventions"][""]["value"] == pytest.approx((ta["infAP"][0] - ta["bpref"][0]).mean())
+    assert records["robust_infAP"]["conventions"][""]["value"] == pytest.approx((ta["infAP"][1] - ta["bpref"][1]).mean())
     assert "full-judgement map ranking" in records["robust_infAP"]["quantity"]
 
 

@@ -3,7 +3,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fireeval.t2v import false_negatives as fire, t2v_claims as verdicts
+from fireeval.book.chapters import false_negatives as verdicts, semantic_similarity as sem
+from fireeval.book.papers import rodriguez as fire_paper
+from fireeval.stats.claims import check_record
+from fireeval.t2v import false_negatives as fire
 
 
 @given(st.floats(0.005, 0.05), st.integers(100, 5000))
@@ -32,7 +35,7 @@ def test_length_neutral_annotator_always_accepts_the_own_video_and_is_per_query(
 def test_count_difference_curve_minimum_is_the_worst_threshold():
     rng = np.random.default_rng(0)
     a, b = rng.random((40, 30)), rng.random((40, 30))
-    low, per = verdicts.count_difference_curve(a, b, [0.2, 0.5, 0.8], n_resamples=200)
+    low, per = sem.count_difference_curve(a, b, [0.2, 0.5, 0.8], n_resamples=200)
     assert low.value == min(e.value for e in per.values())
     assert low.low <= min(e.low for e in per.values()) + 1e-12
 
@@ -64,8 +67,8 @@ def _toy_fire(n=60, seed=0):
     return ev
 
 
-def test_proxy_claims_are_stand_ins_and_their_findings_are_the_books():
-    ev = _toy_fire()
+def _toy_fire_records(ev=None):
+    ev = ev or _toy_fire()
     n = ev.n
     words = np.random.default_rng(1).integers(3, 15, n)
     per_query = fire.per_query_array(ev.lists, ev.corrected, ["C@1", "C@5", "C@10", "AP@20"], ks=ev.ks, ap_depth=20)
@@ -73,26 +76,82 @@ def test_proxy_claims_are_stand_ins_and_their_findings_are_the_books():
                                               ap_depth=20)
     sp = fire.bootstrap_spearman(words, ev.corrected.sum(1), n_resamples=50)
     sim = np.random.default_rng(2).random(n)
-    records = verdicts.false_negative_claims(
+    return verdicts.false_negative_claims(
         ev, calibrated={"without originals": 0.8, "with originals": 0.85}, other_positives={}, length_spearman={"bow": sp},
         length_spearman_adj={}, length_neutral={"bow": sp}, length_confounded=False, per_query=per_query,
         per_query_original=per_query_original, n_mid=50, words=words, train_similarity={"code": sim, "text": sim},
-        train_corr={k: -0.3 for k in verdicts.FIRE_TABLE7}, table2=None, use_real=True, have_fire=False,
+        train_corr={k: -0.3 for k in fire_paper.FIRE_TABLE7}, table2=None, use_real=True, have_fire=False,
         labels_source="proxy:bow-max@0.8", proxy="bow", aggregate="max", proxies_compared=["bow"], train_note="x",
         names={"bow": "BoW"}, sweep_thresholds=[0.7, 0.9], overlap=0.3, pooled_share=0.118)
+
+
+def test_proxy_claims_are_one_record_each_with_the_proxys_result_as_their_here_row():
+    records = _toy_fire_records()
     by_id = {r["id"]: r for r in records}
+    assert not [r["id"] for r in records if "." in r["id"]]  # no twins (.here, .proxy): one record per statement
     for cid in ("fn_gain25", "fn_boost_mechanism", "fn_budget", "fn_short_more", "fn_train_overlap",
                 "fn_train_overlap_size"):
-        assert by_id[cid]["standing"] == "stand-in" and by_id[cid]["verdict"] == "not testable here", cid
-    for cid in ("fn_gain25.proxy", "fn_boost_mechanism.proxy", "fn_short_more.proxy", "fn_train_overlap.here"):
-        assert by_id[cid]["standing"] == "original" and by_id[cid]["paper"] == "this book", cid
+        r = by_id[cid]
+        assert r["standing"] == "stand-in" and r["verdict"] == "not testable here", cid
+        # the proxy's result is the record's here row (or, where its test has no power, the record says so)
+        assert (len(r["here"]) == 1 and r["here"][0]["label"] in ("reproduced", "contradicted", "inconclusive",
+                                                                   "depends")) or r.get("without_power"), cid
     for r in records:
         assert all(r[f] is not None for f in ("evidence", "reading", "standing", "power", "sensitivity")), r["id"]
         assert not r["missing"], r["id"]
+        check_record(r)  # labels obey their equal-standing rows; every secondary row says why
+        assert all(row["reason"] for row in r["sensitivity"] if row["weight"] == "secondary"), r["id"]
     assert by_id["fn_nonuniform"]["verdict"] == "not testable here"
-    # the recall-corrected convention is a sensitivity row, not a reading of equal standing
-    assert all("recall-corrected" not in name for name in by_id["fn_gain25"]["conventions"])
-    assert any("recall-corrected" in r["name"] for r in by_id["fn_gain25"]["sensitivity"])
+    import json
+    json.dumps([{k: v for k, v in r.items()} for r in records], default=float)  # the headline can hold every record
+    assert not [r["id"] for r in records if "_power" in r]
+
+
+def test_gain25_calibrations_are_equal_readings_and_the_sweep_is_secondary():
+    gain = {r["id"]: r for r in _toy_fire_records()}["fn_gain25"]
+    assert all("recall-corrected" not in name for name in gain["conventions"])
+    recall = [r for r in gain["sensitivity"] if "recall-corrected" in r["name"]]
+    sweep = [r for r in gain["sensitivity"] if r["kind"] == "proxy threshold"]
+    assert len(recall) == 2 and all(r["weight"] == "equal" for r in recall)
+    assert sweep and all(r["weight"] == "secondary" and r["reason"] for r in sweep)
+    # the box says which calibration gives what, and how much of the original pairs the proxy recognises
+    assert "Which calibration gives what" in gain["notes"] and "known-relevant original pairs" in gain["notes"]
+    # a recall-corrected row that flips the here row's verdict makes it depends
+    if any(r["flips"] for r in recall) and gain["here"]:
+        assert gain["here"][0]["label"] == "depends"
+
+
+def test_gain25_is_depends_when_only_the_recall_correction_reaches_25_points():
+    """Constructed: the proxy accepts few of the original pairs (recall about 0.3) and under 25 points of new C@1
+    hits at both calibrations (the pooled pairs it accepts are split over queries the run already hits): the
+    calibrated gain is below 0.25, the gain ÷ recall passes it: depends."""
+    n, rng = 400, np.random.default_rng(5)
+    runs = {"a": rng.random((n, n)) + 0.5 * np.eye(n), "b": rng.random((n, n)) + 0.4 * np.eye(n)}
+    lists = {m: fire.ranked_lists(s, depth=20) for m, s in runs.items()}
+    agreement = np.zeros((n, n))
+    draw = rng.random(n)  # the top-1 of "a" (not its own video) is relevant at T = 0.8 for 45 % of the queries,
+    top1 = lists["a"][:, 0]  # and at the sweep's lenient T = 0.7 for 50 % more (the positive control passes)
+    miss = top1 != np.arange(n)
+    agreement[np.arange(n)[miss], top1[miss]] = np.where(draw < 0.45, 1.0, np.where(draw < 0.95, 0.75, 0.0))[miss]
+    agreement[np.arange(n), np.arange(n)] = np.where(rng.random(n) < 0.3, 1.0, 0.0)  # recall about 0.3
+    ev = verdicts.FireEvidence(lists, runs, np.eye(n, dtype=bool), None, agreement, n=n, pool_depth=10,
+                               ks=[1, 5, 10], ap_depth=20, n_resamples=300, seed=0)
+    ev.corrected = ev.positives(agreement, 0.8)
+    gain = {r["id"]: r for r in _toy_fire_records(ev)}["fn_gain25"]
+    values = [c["value"] for c in gain["conventions"].values()]
+    assert all(v < 0.25 for v in values), values
+    assert gain["power"]["passes"] is True
+    assert gain["here"][0]["label"] == "depends", gain["here"][0]
+    flipping = [r for r in gain["sensitivity"] if r["flips"]]
+    assert flipping and all("recall-corrected" in r["name"] or r["weight"] == "secondary" for r in flipping)
+
+
+def test_boost_mechanism_says_it_tests_one_pair_and_weighs_the_absolute_bars_secondary():
+    mech = {r["id"]: r for r in _toy_fire_records()}["fn_boost_mechanism"]
+    assert "one pair" in mech["short"] and "no low-overlap" in mech["quantity"]
+    absolute = [r for r in mech["sensitivity"] if "absolute" in r["name"]]
+    assert absolute and all(r["weight"] == "secondary" for r in absolute)
+    assert any(r["kind"] == "tie rule" and r["weight"] == "equal" for r in mech["sensitivity"])
 
 
 @settings(max_examples=30, deadline=None)
@@ -134,7 +193,7 @@ def test_widest_gap_run_hits_the_upper_bound_and_misses_the_lower(n, seed):
     rng = np.random.default_rng(seed)
     eq = rng.random((n, n)) < 0.05
     np.fill_diagonal(eq, True)
-    ranks = se.gmr_bound_ranks(verdicts.widest_gap_scores(eq, seed), eq)
+    ranks = se.gmr_bound_ranks(sem.widest_gap_scores(eq, seed), eq)
     assert (ranks["upper"] == 0).all() and (ranks["reported"] == 0).all()
     has = eq.sum(1) > 1
     assert (ranks["lower"][has] >= n - eq.sum(1)[has] + 1).all()  # the worst equivalent sits at the bottom
@@ -153,7 +212,7 @@ def test_fire_claims_readings_controls_and_no_duplicate_rows():
         length_spearman_adj={}, length_neutral={"bow": sp}, length_confounded=False, per_query=per_query,
         per_query_original=per_query, n_mid=50, words=words,
         train_similarity={"char 5-grams (paper's text)": text, "char_wb 1–5-grams (FIRE's code)": code},
-        train_corr={k: -0.3 for k in verdicts.FIRE_TABLE7}, table2=None, use_real=True, have_fire=False,
+        train_corr={k: -0.3 for k in fire_paper.FIRE_TABLE7}, table2=None, use_real=True, have_fire=False,
         labels_source="proxy:bow-max@0.8", proxy="bow", aggregate="max", proxies_compared=["bow"], train_note="x",
         names={"bow": "BoW"}, sweep_thresholds=[0.7, 0.9], overlap=0.3, pooled_share=0.118)
     by_id = {r["id"]: r for r in records}
@@ -165,38 +224,75 @@ def test_fire_claims_readings_controls_and_no_duplicate_rows():
     sign = by_id["fn_train_overlap"]
     assert sign["reading"]["source"] == "paper's definition"
     assert any("assumed" in r["name"] and "char_wb" in r["name"] for r in sign["sensitivity"])
-    names = [r["name"] for r in by_id["fn_train_overlap_size.here"]["sensitivity"]]
+    names = [r["name"] for r in by_id["fn_train_overlap_size"]["sensitivity"]]
     assert not any(name.startswith("margin") for name in names) and len(names) == len(set(names))
-    assert "calibration" in by_id["fn_gain25"]["notes"] and "calibration" in by_id["fn_gain25.proxy"]["notes"]
+    assert "calibration" in by_id["fn_gain25"]["notes"]
     assert "paper's own cell" in by_id["fn_budget"]["evidence"]["detail"]
     agree = by_id["fn_agreement"]["reading"]
     assert agree["thresholds"] == [0.667, 0.8] and "0.8" in agree["rule"]
 
 
-def _toy_semantic(n=30, seed=0):
+def _toy_semantic(n=30, seed=0, top_n=None):
     rng = np.random.default_rng(seed)
     rel = {p: np.clip(rng.random((n, n)) * s + np.eye(n), 0, 1) for p, s in
            (("bow", 0.9), ("pos", 0.85), ("syn", 0.95), ("meteor", 0.99))}
     rel["meteor"] = 0.5 + 0.5 * rel["meteor"]
     runs = {"random": rng.random((n, n)), "m1": rng.random((n, n)) + 2 * np.eye(n), "m2": rng.random((n, n)) + np.eye(n)}
+    if top_n is not None:  # m1 keeps its top_n scores per row, one fill value below: not a full ranking
+        cut = -np.sort(-runs["m1"], axis=1)[:, top_n - 1:top_n]
+        runs["m1"] = np.where(runs["m1"] >= cut, runs["m1"], 0.0)
     eq = rel["syn"] > 0.8
-    return verdicts.semantic_claims(runs, rel, eq, np.arange(n), equivalence_threshold=0.8, data="real: toy",
-                                    names={"bow": "BoW", "pos": "PoS", "syn": "SYN", "meteor": "METEOR"}, seed=0,
-                                    n_resamples=200, caption_equivalent=eq, fig4_thresholds=[0.5, 0.8],
-                                    standing="original", random_ndcg={"bow": 30.0, "pos": 28.0, "syn": 12.0,
-                                                                      "meteor": 80.0})[0]
+    return sem.semantic_claims(runs, rel, eq, np.arange(n), equivalence_threshold=0.8, data="real: toy",
+                               names={"bow": "BoW", "pos": "PoS", "syn": "SYN", "meteor": "METEOR"}, seed=0,
+                               n_resamples=200, caption_equivalent=eq, fig4_thresholds=[0.5, 0.8],
+                               standing="original", random_ndcg={"bow": 30.0, "pos": 28.0, "syn": 12.0,
+                                                                 "meteor": 80.0})[0]
 
 
-def test_wray_claims_whose_setting_differs_are_stand_ins_with_the_books_findings():
-    by_id = {r["id"]: r for r in _toy_semantic()}
+def test_wray_claims_whose_setting_differs_are_stand_ins_with_one_record_each():
+    records = _toy_semantic()
+    by_id = {r["id"]: r for r in records}
+    assert not [r["id"] for r in records if r["id"].endswith(".here")]
     for cid in ("wray_more_than_one", "wray_syn_ge_pos", "wray_gmr_gap", "wray_meteor_random"):
         assert by_id[cid]["standing"] == "stand-in" and by_id[cid]["verdict"] == "not testable here", cid
-        assert by_id[cid + ".here"]["paper"] == "this book", cid
+        assert len(by_id[cid]["here"]) == 1 or by_id[cid].get("without_power"), cid
+    for r in records:
+        check_record(r)
+        assert all(row["reason"] for row in r["sensitivity"] if row["weight"] == "secondary"), r["id"]
+        assert "_power" not in r, r["id"]
     assert "TextBlob" in by_id["wray_syn_ge_pos"]["notes"]
     assert "README" in by_id["wray_syn_ge_pos"]["evidence"]["source"] and by_id["wray_syn_ge_pos"]["evidence"]["cells"] == 2
     assert "direction and base differ" in by_id["wray_gmr_gap"]["quantity"].lower()
     assert by_id["wray_gmr_gap"]["power"]["control"] and by_id["wray_gmr_gap"]["power"]["passes"] is not None
     assert "base and direction differ" in by_id["wray_more_than_one"]["quantity"].lower()
+
+
+def test_syn_ge_pos_is_a_family_over_the_thresholds_not_a_minimum():
+    syn = {r["id"]: r for r in _toy_semantic()}["wray_syn_ge_pos"]
+    assert syn["family"]["of"] == 2 and syn["family"]["need"] == "every condition"
+    assert "intersection-union" in syn["family"]["multiplicity"]
+
+
+def test_more_than_one_says_how_many_queries_carry_it():
+    more = {r["id"]: r for r in _toy_semantic()}["wray_more_than_one"]
+    assert "Carried by" in more["notes"] and "of 30 queries" in more["notes"] and "weak test" in more["notes"]
+    share = [r for r in more["sensitivity"] if r["kind"] == "statistic"]
+    assert share and all(r["weight"] == "secondary" for r in share)
+
+
+def test_gmr_gap_has_the_upper_minus_reported_row_of_equal_standing():
+    gap = {r["id"]: r for r in _toy_semantic()}["wray_gmr_gap"]
+    rows = [r for r in gap["sensitivity"] if "minus reported" in r["name"]]
+    assert len(rows) == 1 and rows[0]["weight"] == "equal" and rows[0]["value"] is not None
+    assert not any(r["kind"] == "tie rule" for r in gap["sensitivity"])  # full matrices: no tie rule moves it
+
+
+def test_a_run_that_is_not_a_full_ranking_gets_tie_rule_rows_of_equal_standing():
+    by_id = {r["id"]: r for r in _toy_semantic(top_n=5)}
+    ties = [r for r in by_id["wray_gmr_gap"]["sensitivity"] if r["kind"] == "tie rule"]
+    assert [r["name"].split(" for ")[0] for r in ties] == ["tie rule relevant first", "tie rule relevant last"]
+    assert all("m1" in r["name"] and r["weight"] == "equal" for r in ties)
+    assert sem.flagged_runs({"m1": np.where(np.eye(30) > 0, 1.0, 0.0)}) == ["m1"]
 
 
 def test_wray_meteor_high_is_read_against_the_trained_runs():
@@ -206,3 +302,15 @@ def test_wray_meteor_high_is_read_against_the_trained_runs():
     assert any("above the same random run under BoW" in n for n in names)
     assert any("0.957" in n for n in names)
     assert "Negative control" in met["notes"]
+    # the reason the stand-in's random row is not the paper's is in the box
+    assert "does not reproduce the paper's (80.4)" in met["notes"]
+    bow = next(r for r in met["sensitivity"] if "under BoW" in r["name"])
+    assert bow["weight"] == "equal"
+
+
+def test_budget_weighs_another_model_equal_and_the_controls_secondary():
+    budget = {r["id"]: r for r in _toy_fire_records()}["fn_budget"]
+    rows = {r["kind"]: r for r in budget["sensitivity"]}
+    assert rows["model"]["weight"] == "equal"  # another C@1 level: the paper states the budget for annotation volume
+    assert rows["labels"]["weight"] == "secondary" and rows["statistic"]["weight"] == "secondary"
+    check_record(budget)

@@ -91,6 +91,9 @@ from .report import (
     glue as glue,
     claims as claims,
     ClaimsTable as ClaimsTable,
+    found_html as found_html,
+    verdict_html as verdict_html,
+    CLAIMS_STYLE as CLAIMS_STYLE,
     to_jsonable as to_jsonable,
     HEADLINE_MIME as HEADLINE_MIME,
 )

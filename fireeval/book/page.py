@@ -134,9 +134,13 @@ def _markdown_cell(source: str, glued: dict, md, missing: list) -> str:
                 rendered = f'<figure>{_rich(bundle, md)}{f"<figcaption>{caption}</figcaption>" if caption else ""}</figure>'
         elif name in _ADMONITIONS:
             title = (arg if name in ("admonition", "dropdown") else name.capitalize()) or name.capitalize()
-            rendered = (f'<div class="admonition {name}"><p class="admonition-title">'
-                        f'{_substitute_roles(html.escape(title), glued, missing)}</p>'
-                        f'{_markdown_cell(inner, glued, md, missing)}</div>')
+            title = _substitute_roles(html.escape(title), glued, missing)
+            inside = _markdown_cell(inner, glued, md, missing)
+            # a dropdown stays folded on the page, as in the book
+            folded = name == "dropdown" or re.search(r"^:class:.*\bdropdown\b", body, re.M)
+            rendered = (f'<details class="admonition {name}"><summary class="admonition-title">{title}</summary>'
+                        f"{inside}</details>" if folded else
+                        f'<div class="admonition {name}"><p class="admonition-title">{title}</p>{inside}</div>')
         elif name in ("math",):
             rendered = f"<pre>{html.escape(inner)}</pre>"
         else:  # code-block, bibliography, toctree, ...: show the body as text

@@ -367,7 +367,7 @@ def knob(name: str, value, *, options=None, labels=None, min=None, max=None, ste
 
 
 def ordering_chart(comparison, adjust: str | None = None, *, title: str | None = None, caption: str | None = None):
-    """The ordering of a :class:`fireeval.stats.significance.Comparison` with its significance groups.
+    """The ordering of a :class:`fireeval.stats.significance.Comparison` with its letters (compact letter display).
 
     One row per system, best on top: its mean (a point), the span of means of the systems
     it is not significantly different from (a bar: its significance neighbourhood), its
@@ -417,5 +417,6 @@ def ordering_chart(comparison, adjust: str | None = None, *, title: str | None =
     chart = alt.layer(span, dots, labels)
     if title is not None:
         chart = titled(chart, title, caption or "Grey bar: the means of the systems not significantly different "
-                                                "from this one; label: its significance groups.")
+                                                "from this one; label: its letters (no letter in common: a "
+                                                "significant difference).")
     return chart

@@ -13,7 +13,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["headline", "glue", "claims", "ClaimsTable", "to_jsonable", "HEADLINE_MIME"]
+__all__ = ["headline", "glue", "claims", "ClaimsTable", "found_html", "verdict_html", "CLAIMS_STYLE", "to_jsonable",
+           "HEADLINE_MIME"]
 
 # Ends in "+json" so nbformat stores it as JSON even behind myst-nb's glue prefix.
 HEADLINE_MIME = "application/vnd.fireeval.headline+json"
@@ -214,7 +215,7 @@ CLAIMS_STYLE = """<style>
 </style>"""
 
 
-def _verdict_html(row) -> str:
+def verdict_html(row) -> str:
     """The verdict cell: the label in its colour, and for a stand-in what its data show (the 'here' rows)."""
     from html import escape
 
@@ -230,7 +231,7 @@ def _verdict_html(row) -> str:
     return word(row["label"]) + (f"<br><small>{escape(row['basis'])}</small>" if row.get("basis") else "")
 
 
-def _found_html(row) -> str:
+def found_html(row) -> str:
     """What was found here, with the interval method; a family's conditions are folded under its count."""
     from html import escape
 
@@ -267,8 +268,8 @@ class ClaimsTable:
             f"<br><small>{escape(r['claim'].rsplit(' (', 1)[-1].rstrip(')'))}; {escape(r['data'])}</small>"
             f"{_fields_html(r)}</td>"
             f"<td data-label=\"paper's number\">{escape(r.get(PAPERS_NUMBER) or '—')}</td>"
-            f"<td data-label=\"found here (95% interval)\">{_found_html(r)}</td>"
-            f"<td data-label=\"verdict\">{_verdict_html(r)}</td></tr>"
+            f"<td data-label=\"found here (95% interval)\">{found_html(r)}</td>"
+            f"<td data-label=\"verdict\">{verdict_html(r)}</td></tr>"
             for r in self.rows)
         return (f'{CLAIMS_STYLE}<div class="fireeval-claims"><table class="table">'
                 f"<caption>{escape(self.title)}: each verdict is computed from the number beside it</caption>"

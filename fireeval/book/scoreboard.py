@@ -176,7 +176,7 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
         here = [(h, r) for r in recs for h in (r.get("here") or [])]
         if here:
             sentences.append(f"On the stand-ins, {_counts(h['label'] for h, _ in here)}: " + _listing(
-                f"“{(r.get('short') or r['quote']).rstrip('.')}” is {h['label']} on {h['data']} ({h['found']})"
+                f"“{(r.get('short') or r['quote']).rstrip('.')}”: {h['label']} on {h['data']} ({h['found']})"
                 for h, r in here) + ".")
         # at most four sentences: the count, then what decides the reader's view first; the book's own
         # findings in two (they are the chapters' business, not the papers')
@@ -298,7 +298,7 @@ class ScoreboardTable:
         self.records, self.prefix = records, link_prefix
 
     def _repr_html_(self):
-        from fireeval.book.report import CLAIMS_STYLE, PAPERS_NUMBER, _found_html, _verdict_html
+        from fireeval.book.report import CLAIMS_STYLE, PAPERS_NUMBER, found_html, verdict_html
         from fireeval.stats.claims import summary_rows
 
         names = {p["key"]: p["name"] for p in PAPERS}
@@ -311,8 +311,8 @@ class ScoreboardTable:
                 body.append(f'<tr><td data-label="claim"><a href="{escape(href)}">{escape(row["short"])}</a>'
                             f"<br><small>{escape(r['section'])}</small></td>"
                             f'<td data-label="paper\'s number">{escape(row[PAPERS_NUMBER] or "—")}</td>'
-                            f'<td data-label="found here">{_found_html({**row, "interval": ""})}</td>'
-                            f'<td data-label="verdict">{_verdict_html(row)}</td></tr>')
+                            f'<td data-label="found here">{found_html({**row, "interval": ""})}</td>'
+                            f'<td data-label="verdict">{verdict_html(row)}</td></tr>')
             parts.append(f"<details><summary>{escape(names[key])}: {len(items)} claim{'s' if len(items) != 1 else ''}"
                          f" ({_counts(r['label'] for _, r in items)})</summary><table class=\"table\"><thead><tr>"
                          "<th>claim</th><th>paper's number</th><th>found here (95% interval)</th><th>verdict</th>"

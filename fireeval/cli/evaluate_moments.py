@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["add"]
+__all__ = ["add", "MomentTruth", "read_ground_truth", "read_matched_predictions"]
 
 
 def add(sub):
@@ -56,61 +56,19 @@ def add(sub):
 
     def _evaluate_moments(args):
         # numpy and the readers only: no pandas (start-up time; issue 13).
-        import numpy as np
-
         from fireeval.core import moments
-        from fireeval.datasets import check_readable, moment_formats
+        from fireeval.datasets import check_readable
 
         names = args.measure or moments.MEASURES
         for name in names:  # fail on a bad name before reading any file
             moments.measure_function(name)
         gt_path = check_readable(args.gt, "ground-truth file")
         pred_path = check_readable(args.pred, "predictions file", text=not str(args.pred).endswith(".pkl"))
-        if gt_path.suffix == ".jsonl":
-            from fireeval.datasets import qvhighlights
-
-            records = qvhighlights.read_ground_truth_records(gt_path)
-            empty = [r[0] for r in records if not r[4]]
-            if empty and len(empty) == len(records):
-                raise ValueError(f"{gt_path}: no query has a relevant window; nothing to score. Fix: give a "
-                                 "ground-truth file with relevant_windows.")
-            if empty:
-                print(f"warning: {gt_path}: {len(empty)} of {len(records)} queries have no relevant window and are "
-                      f"left out of the mean (qid {', '.join(map(str, empty[:5]))}{' ...' if len(empty) > 5 else ''})",
-                      file=sys.stderr)
-                records = [r for r in records if r[4]]
-            qids = [r[0] for r in records]
-            gt = qvhighlights.windows_array([r[4] for r in records])
-            info = {}
-            pred = moment_formats.read_predictions(pred_path, records, "qvhighlights", args.format,
-                                                   args.normalize_queries, info=info)
-            ids = [str(q) for q in qids]
-        else:
-            from fireeval.datasets import charades
-
-            rows = charades.read_sta_rows(gt_path)
-            gt = np.array([(r[2], r[3]) for r in rows])
-            info = {}
-            pred = moment_formats.read_predictions(pred_path, rows, "charades", args.format, args.normalize_queries,
-                                                   info=info)
-            ids = [f"{r[0]}#{i}" for i, r in enumerate(rows)] if args.per_query else None
-        n_queries = len(gt)
-        if info["missing_queries"] == n_queries:
-            raise ValueError(f"{pred_path}: none of its {info.get('entries', 0)} entries has moments for a query of "
-                             f"{gt_path} ({n_queries} queries). Fix: check that the two files describe the same "
-                             "queries (Charades: same video and description; QVHighlights: same qid)"
-                             + (f"; e.g. {info['unmatched'][0]} matches none" if info.get("unmatched") else "")
-                             + ("" if args.normalize_queries else
-                                "; --normalize-queries if only case, spaces or a final full stop differ") + ".")
-        if info["missing_queries"]:
-            print(f"warning: {pred_path}: {info['missing_queries']} of {n_queries} queries have no "
-                  "predictions and score 0", file=sys.stderr)
-        if info.get("unknown"):
-            shown = "; ".join(map(str, info.get("unmatched", [])[:3]))
-            print(f"warning: {pred_path}: {info['unknown']} entries match no ground-truth query (ignored)"
-                  + (f", e.g. {shown}" if shown else "")
-                  + ("" if args.normalize_queries else "; query text is matched exactly (--normalize-queries "
-                     "compares lower-cased texts without extra spaces or final full stop)"), file=sys.stderr)
+        truth = read_ground_truth(gt_path)
+        for warning in truth.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        gt, ids = truth.windows, truth.ids
+        pred = read_matched_predictions(pred_path, truth, args.format, args.normalize_queries)
         scores = moments.score_systems({"run": pred}, gt, names, strict=args.strict)[:, 0]
         lines = []
         for name, values in zip(names, scores):
@@ -120,3 +78,70 @@ def add(sub):
         sys.stdout.write("\n".join(lines) + "\n")
 
     p.set_defaults(func=evaluate_moments)
+
+
+class MomentTruth:
+    """Ground truth read for scoring: ``windows`` (queries x 2, or x G x 2), query ``ids``, the ``records``
+    the prediction readers match against, their ``kind`` ("qvhighlights" or "charades"), the ``path`` and
+    the ``warnings`` (queries left out)."""
+
+    def __init__(self, path, windows, ids, records, kind, warnings):
+        self.path, self.windows, self.ids, self.records, self.kind = path, windows, ids, records, kind
+        self.warnings = warnings
+
+
+def read_ground_truth(gt_path) -> MomentTruth:
+    """A Charades-STA style ``.txt`` or QVHighlights style ``.jsonl`` ground truth (queries without a relevant
+    window are left out, with a warning; none at all is an error)."""
+    import numpy as np
+
+    warnings = []
+    if str(gt_path).endswith(".jsonl"):
+        from fireeval.datasets import qvhighlights
+
+        records = qvhighlights.read_ground_truth_records(gt_path)
+        empty = [r[0] for r in records if not r[4]]
+        if empty and len(empty) == len(records):
+            raise ValueError(f"{gt_path}: no query has a relevant window; nothing to score. Fix: give a "
+                             "ground-truth file with relevant_windows.")
+        if empty:
+            warnings.append(f"{gt_path}: {len(empty)} of {len(records)} queries have no relevant window and are "
+                            f"left out of the mean (qid {', '.join(map(str, empty[:5]))}"
+                            f"{' ...' if len(empty) > 5 else ''})")
+            records = [r for r in records if r[4]]
+        return MomentTruth(gt_path, qvhighlights.windows_array([r[4] for r in records]), [str(r[0]) for r in records],
+                           records, "qvhighlights", warnings)
+    from fireeval.datasets import charades
+
+    rows = charades.read_sta_rows(gt_path)
+    return MomentTruth(gt_path, np.array([(r[2], r[3]) for r in rows]), [f"{r[0]}#{i}" for i, r in enumerate(rows)],
+                       rows, "charades", warnings)
+
+
+def read_matched_predictions(pred_path, truth: MomentTruth, fmt: str = "auto", normalize: bool = False,
+                             warn=None):
+    """One predictions file matched to the ground truth's queries
+    (:func:`fireeval.datasets.moment_formats.read_predictions`): an error when it matches no query, warnings (through ``warn``, default: printed to stderr) for queries
+    without predictions and entries matching no query."""
+    from fireeval.datasets import moment_formats
+
+    warn = warn or (lambda text: print(f"warning: {text}", file=sys.stderr))
+    info = {}
+    pred = moment_formats.read_predictions(pred_path, truth.records, truth.kind, fmt, normalize, info=info)
+    gt_path, n_queries = truth.path, len(truth.windows)
+    if info["missing_queries"] == n_queries:
+        raise ValueError(f"{pred_path}: none of its {info.get('entries', 0)} entries has moments for a query of "
+                         f"{gt_path} ({n_queries} queries). Fix: check that the two files describe the same "
+                         "queries (Charades: same video and description; QVHighlights: same qid)"
+                         + (f"; e.g. {info['unmatched'][0]} matches none" if info.get("unmatched") else "")
+                         + ("" if normalize else
+                            "; --normalize-queries if only case, spaces or a final full stop differ") + ".")
+    if info["missing_queries"]:
+        warn(f"{pred_path}: {info['missing_queries']} of {n_queries} queries have no predictions and score 0")
+    if info.get("unknown"):
+        shown = "; ".join(map(str, info.get("unmatched", [])[:3]))
+        warn(f"{pred_path}: {info['unknown']} entries match no ground-truth query (ignored)"
+             + (f", e.g. {shown}" if shown else "")
+             + ("" if normalize else "; query text is matched exactly (--normalize-queries "
+                "compares lower-cased texts without extra spaces or final full stop)"))
+    return pred

@@ -12,12 +12,16 @@ from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 
 __all__ = ["run_names", "load_runs", "load_qrels", "load_runs_table", "load_official_map", "load_gloo_official",
-           "FILES"]
+           "load_trec_eval_output", "TREC_EVAL_RUNS", "TREC_EVAL_VERSIONS", "FILES"]
 
 QRELS = "trec8_adhoc/qrels.trec8.adhoc.txt.gz"
 RUNS_TABLE = "trec8_adhoc/runs.tsv"
 OFFICIAL = "trec8_adhoc/reference/official-scores.map"
 GLOO = "trec8_adhoc/reference/gloo-official.tsv"
+#: The runs and trec_eval versions whose own output (``trec_eval -q -m all_trec``, official qrels) the data hold.
+TREC_EVAL_RUNS = ("uwmt8a0", "READWARE", "unc8al52", "UB99SW", "ok8amxc", "apl8n")
+TREC_EVAL_VERSIONS = ("9.0.7", "10.0")
+TREC_EVAL_OUTPUT = "trec8_adhoc/reference/trec_eval/v{version}.{run}.all_trec.q.txt.gz"
 
 
 def run_names() -> list[str]:
@@ -58,3 +62,20 @@ def load_official_map(root=None, download: bool = False) -> pd.Series:
 def load_gloo_official(root=None) -> pd.DataFrame:
     """NIST's own (unfinished) leave-one-group-out scores per run: a sanity bound, not a golden value."""
     return pd.read_csv(data_path(GLOO, root), sep="\t", dtype={"run": str}).set_index("run")
+
+
+def load_trec_eval_output(run: str, version: str = "9.0.7", root=None) -> pd.DataFrame:
+    """What NIST's trec_eval ``version`` printed for ``trec_eval -q -m all_trec`` on ``run`` (official qrels).
+
+    One row per printed line, in the printed order: ``measure``, ``topic`` (``"all"`` for the
+    summary) and ``printed``, the value exactly as printed (text: ``0.2143``, ``1000``,
+    ``'1-0--'`` for relstring, the tag for runid). ``run`` is one of :data:`TREC_EVAL_RUNS`,
+    ``version`` one of :data:`TREC_EVAL_VERSIONS`.
+    """
+    if run not in TREC_EVAL_RUNS or version not in TREC_EVAL_VERSIONS:
+        raise ValueError(f"no stored trec_eval output for run {run!r}, version {version!r}. Fix: a run of "
+                         f"{', '.join(TREC_EVAL_RUNS)} and a version of {', '.join(TREC_EVAL_VERSIONS)}")
+    frame = pd.read_csv(data_path(TREC_EVAL_OUTPUT.format(version=version, run=run), root), sep="\t", header=None,
+                        names=["measure", "topic", "printed"], dtype=str, keep_default_na=False, quoting=3)
+    frame["measure"] = frame["measure"].str.strip()
+    return frame

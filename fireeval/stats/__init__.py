@@ -7,7 +7,6 @@
   randomised Tukey HSD) and topic-set power; its :func:`~fireeval.stats.significance.compare`
   is ``fireeval.compare`` (and ``fireeval.stats.compare``).
 - ``claims``: claims and their computed verdicts (evidence, reading, standing, power, sensitivity).
-- ``conformance``: the foundations chapter's claims (fireeval against trec_eval and NIST's scores).
 
 Imports only :mod:`fireeval.core`.
 Names are re-exported lazily (listed in ``__init__.pyi``).

@@ -23,6 +23,13 @@ every pair ``(i, j)``, with per-topic differences ``d_t = X[i, t] - X[j, t]``:
   ``R`` scores of each topic are permuted among the systems, ``range_b = max_i m_bi -
   min_i m_bi`` over the permuted system means, and ``p_ij = (#{b: range_b ≥ |d̄_ij| -
   γ} + 1) / (P + 1)``. It controls the family-wise error over all pairs at once.
+* the Monte-Carlo standard error of every randomised p-value (:func:`monte_carlo_se`,
+  :func:`holm_monte_carlo_se`): a decision within ``MC_Z`` (2.58, 99%) standard errors of
+  alpha may change with the seed, and is warned about; the automatic number of
+  permutations (:func:`auto_permutations`) is raised for Holm over many pairs and for such
+  decisions, within :data:`AUTO_PERMUTATIONS_CAP`;
+* a compact letter display of the decisions (:func:`significance_groups`, Piepho's
+  insert-and-absorb): two systems differ significantly exactly when they share no letter.
 
 **Vectorised across pairs.** One matrix of ``P`` random sign flips ``S`` (P x T) is
 shared by all pairs; the null statistics of a block of pairs are one product
@@ -56,10 +63,23 @@ import numpy as np
 __all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisation_pvalues", "tukey_hsd_pvalues",
            "bca_intervals", "holm", "significance_groups", "group_label", "detectable_difference", "topics_needed",
            "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity",
-           "MAX_RESAMPLES", "check_resamples"]
+           "MAX_RESAMPLES", "check_resamples", "monte_carlo_se",
+           "holm_monte_carlo_se", "auto_permutations", "DEFAULT_PERMUTATIONS", "AUTO_PERMUTATIONS_CAP",
+           "AUTO_FLIP_BYTES", "MC_Z", "auto_permutation_cap", "rank_measure", "smallest_pvalue"]
 
 _EPS = np.finfo(float).eps * 100  # scipy.stats.permutation_test's relative tolerance
 _BLOCK = 4_000_000  # floats of resamples (rows x topics) held at once: 32 MB
+
+#: Permutations when none are given: the base, raised when Holm or a decision near alpha needs more.
+DEFAULT_PERMUTATIONS = 10_000
+#: The automatic default never goes beyond this many permutations (nor beyond 256 MB of sign flips,
+#: ``AUTO_FLIP_BYTES``): about 1 s of sign flips for 105 pairs of 50 topics on one core. A number given
+#: by the user is not raised.
+AUTO_PERMUTATIONS_CAP = 100_000
+AUTO_FLIP_BYTES = 256 * 2 ** 20
+#: Two-sided 99% normal quantile: a decision is "within the Monte-Carlo error" when
+#: ``|p - alpha| < MC_Z * se``.
+MC_Z = 2.5758293035489004
 
 
 # ---------------------------------------------------------------- inputs
@@ -158,6 +178,8 @@ def check_resamples(n_permutations, n_bootstrap, n_topics: int | None = None,
     ValueError: n_permutations=1000000000 is more than 1000000. Fix: give at most 1000000 (10000 is usual; Holm over many pairs needs more, the randomised Tukey HSD fewer)
     """
     for value, name, low in ((n_permutations, names[0], 1), (n_bootstrap, names[1], 0)):
+        if value is None and low:  # the automatic number of permutations (auto_permutations)
+            continue
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{name}={value!r} is not a whole number. Fix: give an int, e.g. "
                             f"{10_000 if low else 2000}")
@@ -172,7 +194,7 @@ def check_resamples(n_permutations, n_bootstrap, n_topics: int | None = None,
     if n_topics:
         for value, name, cells, what in ((n_permutations, names[0], _MAX_FLIP_CELLS, "sign flips"),
                                          (n_bootstrap, names[1], _MAX_BOOT_CELLS, "bootstrap indices")):
-            if value * n_topics > cells:
+            if value is not None and value * n_topics > cells:
                 raise ValueError(f"{name}={value} with {n_topics} topics needs a table of {value * n_topics:,} "
                                  f"{what}, more than the {cells:,} held at once. Fix: give at most "
                                  f"{cells // n_topics} for this many topics")
@@ -427,6 +449,119 @@ def holm(pvalues) -> np.ndarray:
     return multipletests(p, method="holm")[1]
 
 
+def monte_carlo_se(pvalues, n_resamples: int, two_sided: bool = True, exact: bool = False) -> np.ndarray:
+    """Monte-Carlo standard error of randomisation p-values estimated from ``n_resamples`` random resamples.
+
+    A one-sided p-value is a binomial proportion of the resamples: ``se = sqrt(p (1 - p) / N)``.
+    The two-sided randomisation p-value is twice a one-sided proportion ``p/2``, so
+    ``se = 2 sqrt(p/2 (1 - p/2) / N) = sqrt(p (2 - p) / N)``. Exact enumeration (all ``2^T``
+    sign flips) has no Monte-Carlo error (0). A 99% band is ``p ± MC_Z se``.
+
+    Examples
+    --------
+    >>> monte_carlo_se([0.05, 0.5], 10_000, two_sided=False).round(5).tolist()
+    [0.00218, 0.005]
+    >>> monte_carlo_se([0.05], 10_000).round(5).tolist(), monte_carlo_se([0.05], 16, exact=True).tolist()
+    ([0.00312], [0.0])
+    """
+    p = np.clip(np.asarray(pvalues, dtype=float), 0.0, 1.0)
+    if exact:
+        return np.zeros_like(p)
+    return np.sqrt(p * (2 - p) / n_resamples) if two_sided else np.sqrt(p * (1 - p) / n_resamples)
+
+
+def holm_monte_carlo_se(pvalues, se) -> np.ndarray:
+    """Monte-Carlo standard error of Holm-adjusted p-values, from the raw p-values' errors ``se``.
+
+    Holm's adjusted p-value of the k-th smallest is ``max_{l <= k} (m - l + 1) p_(l)``
+    (capped at 1): it is the p-value ``p_(l*)`` of the step ``l*`` attaining the maximum,
+    times ``m - l* + 1``, so its standard error is ``(m - l* + 1) se_(l*)`` (first order).
+
+    Examples
+    --------
+    >>> holm_monte_carlo_se([0.01, 0.04, 0.03], [0.001, 0.002, 0.002]).tolist()
+    [0.003, 0.004, 0.004]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    se = np.asarray(se, dtype=float)
+    m = p.size
+    if m == 0:
+        return se.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = (m - np.arange(m)) * p[order]
+    at = np.maximum.accumulate(np.where(scaled == np.maximum.accumulate(scaled), np.arange(m), 0))
+    out = np.empty(m)
+    out[order] = (m - at) * se[order][at]
+    return out
+
+
+def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: str = "holm") -> tuple[int, str]:
+    """The automatic number of permutations and why: ``(N, reason)``.
+
+    ``DEFAULT_PERMUTATIONS``, raised for Holm over many pairs until the smallest attainable
+    adjusted p-value ``2 m / (N + 1)`` is at most ``alpha / 10`` (``N >= 20 m / alpha``), within
+    the cap (:data:`AUTO_PERMUTATIONS_CAP`, and :data:`AUTO_FLIP_BYTES` of sign flips). When
+    even the cap cannot bring ``2 m / (N + 1)`` below ``alpha``, nothing is raised (no pair could
+    become significant; the report says so and suggests the randomised Tukey HSD).
+
+    Examples
+    --------
+    >>> auto_permutations(3, 50)[0], auto_permutations(105, 50)[0], auto_permutations(8256, 50)[0]
+    (10000, 42000, 10000)
+    """
+    n = DEFAULT_PERMUTATIONS
+    cap = auto_permutation_cap(n_topics)
+    if adjust != "holm" or n_pairs < 1:
+        return n, ""
+    need = math.ceil(20 * n_pairs / alpha)
+    if need <= n:
+        return n, ""
+    if 2 * n_pairs / (cap + 1) >= alpha:
+        return n, (f"not raised: even {cap} permutations (the automatic cap) leave the smallest Holm-adjusted "
+                   f"p-value over {n_pairs} pairs above alpha")
+    n = min(need, cap)
+    return n, (f"raised from {DEFAULT_PERMUTATIONS} so that the smallest Holm-adjusted p-value over {n_pairs} pairs, "
+               f"2 x {n_pairs} / (N + 1), is {2 * n_pairs / (n + 1):.2g}"
+               + (f" (capped at {cap})" if n == cap and need > cap else ""))
+
+
+def auto_permutation_cap(n_topics: int) -> int:
+    """The largest automatic number of permutations: :data:`AUTO_PERMUTATIONS_CAP`, and at most
+    :data:`AUTO_FLIP_BYTES` of int8 sign flips (``N x T`` bytes), never below the default."""
+    return max(DEFAULT_PERMUTATIONS, min(AUTO_PERMUTATIONS_CAP, AUTO_FLIP_BYTES // max(int(n_topics), 1)))
+
+
+def smallest_pvalue(adjust: str, n_pairs: int, n_permutations: int, exact: bool = False, n_tukey: int = 0) -> float:
+    """The smallest p-value a test can give (resampling resolution, after adjustment): ``2 / (N + 1)`` for the
+    randomisation test (``2 / 2^T`` exact), times the number of pairs under Holm (its first step), ``1 / (N + 1)``
+    for the randomised Tukey HSD, 0 for the t-tests.
+
+    Examples
+    --------
+    >>> smallest_pvalue("holm", 105, 9999), smallest_pvalue("none", 1, 16, exact=True)
+    (0.021, 0.125)
+    """
+    floor = 1.0 / n_permutations if exact else 1.0 / (n_permutations + 1)
+    if adjust in ("holm", "none"):
+        return min(1.0, 2 * floor * (n_pairs if adjust == "holm" else 1))
+    return 1.0 / (n_tukey + 1) if adjust == "tukey" else 0.0
+
+
+def _near_alpha(p, se, alpha, floor) -> np.ndarray:
+    """Decisions within the 99% Monte-Carlo band of alpha, unless no resampling could reach alpha at all."""
+    if floor >= alpha:
+        return np.zeros(len(p), dtype=bool)
+    return (se > 0) & (np.abs(p - alpha) < MC_Z * se)
+
+
+def _permutations_to_settle(p, se, alpha, n, near) -> int:
+    """Permutations that would put every near decision ``MC_Z`` standard errors from alpha (se ~ 1/sqrt(N))."""
+    gap = np.abs(p[near] - alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = n * (MC_Z * se[near] / gap) ** 2
+    return int(min(np.nanmax(np.where(np.isfinite(need), need, np.inf)), 1e18)) + 1 if near.any() else n
+
+
 # ---------------------------------------------------------------- the comparison
 @dataclass
 class Comparison:
@@ -436,7 +571,10 @@ class Comparison:
     ``a - b``), ``ci_low``, ``ci_high``, ``ci_method``, ``effect`` (d_z), ``t``, ``p_t``,
     ``p_t_holm``, ``p_perm``, ``p_perm_holm``, ``p_tukey``, ``min_detectable`` (the
     smallest difference the paired t-test detects for this pair's ``s_d`` at this topic
-    count, α and power).
+    count, α and power), and the Monte-Carlo standard errors of the randomised p-values
+    ``p_perm_se``, ``p_perm_holm_se``, ``p_tukey_se`` (:func:`monte_carlo_se`,
+    :func:`holm_monte_carlo_se`; 0 for exact enumeration). ``permutation_note`` says how an
+    automatic number of permutations was chosen.
     """
 
     names: list
@@ -454,6 +592,7 @@ class Comparison:
     power: float
     notes: list = field(default_factory=list)
     n_tukey: int = 0  # permutations of the Tukey HSD test (0: not computed)
+    permutation_note: str = ""  # how the automatic number of permutations was chosen ("" when given)
 
     @property
     def means(self) -> np.ndarray:
@@ -476,7 +615,8 @@ class Comparison:
 
     def ranking(self, adjust: str | None = None) -> list[dict]:
         """Systems by mean, best first: rank, name, mean, the systems (names) it beats significantly, and
-        its significance groups (:func:`significance_groups`)."""
+        its letters, a compact letter display (:func:`significance_groups`): ``groups`` as text, ``group_ids``
+        as numbers."""
         order = np.argsort(-self.means, kind="stable")
         sig = self.significant(adjust)
         groups = significance_groups(self.means, self.pvalue_matrix(adjust), self.alpha)
@@ -510,13 +650,24 @@ class Comparison:
                 "min_detectable": float(detectable_difference(sd, len(self.topics), self.alpha, self.power)),
                 "topics_needed": topics_needed(target, sd, self.alpha, self.power) if sd > 0 and target > 0 else None}
 
+    def monte_carlo_se(self, adjust: str | None = None) -> np.ndarray:
+        """Per pair, the Monte-Carlo standard error of the p-value that decides (0 for the t-tests and exact
+        enumeration)."""
+        key = _SE_COLUMN.get(adjust or self.adjust)
+        return np.zeros(len(self.pairs["i"])) if key is None else np.nan_to_num(self.pairs[key])
+
+    def near_threshold(self, adjust: str | None = None) -> np.ndarray:
+        """Per pair, whether its decision (p < alpha or not) is within the Monte-Carlo error: ``|p - alpha| <
+        MC_Z se``, the 99% band, so another seed may well decide it the other way. None is when the smallest
+        attainable p-value is not below alpha: then no seed makes any pair significant."""
+        adjust = adjust or self.adjust
+        return _near_alpha(self.pairs[_ADJUST_COLUMN[adjust]], self.monte_carlo_se(adjust), self.alpha,
+                           self.smallest_pvalue(adjust))
+
     def smallest_pvalue(self, adjust: str | None = None) -> float:
         """The smallest p-value the chosen test can give here (resampling resolution, after adjustment)."""
-        adjust = adjust or self.adjust
-        floor = 1.0 / self.n_permutations if self.exact else 1.0 / (self.n_permutations + 1)
-        if adjust in ("holm", "none"):
-            return min(1.0, 2 * floor * (len(self.pairs["i"]) if adjust == "holm" else 1))
-        return 1.0 / (self.n_tukey + 1) if adjust == "tukey" else 0.0
+        return smallest_pvalue(adjust or self.adjust, len(self.pairs["i"]), self.n_permutations, self.exact,
+                               self.n_tukey)
 
     def warnings(self, adjust: str | None = None) -> list[str]:
         """What limits the verdicts: e.g. too few permutations for Holm over this many pairs."""
@@ -541,6 +692,21 @@ class Comparison:
                            f"p-value over {n_pairs} pairs is {low:.3g} >= alpha {self.alpha:g}: no pair can be "
                            f"significant. Fix: use --adjust tukey (randomised Tukey HSD) or at least {need} "
                            "permutations")
+        near = self.near_threshold(adjust)
+        if near.any():
+            p = self.pairs[_ADJUST_COLUMN[adjust]]
+            se = self.monte_carlo_se(adjust)
+            n = self.n_tukey if adjust == "tukey" else self.n_permutations
+            shown = "; ".join(f"{self.pairs['a'][k]} vs {self.pairs['b'][k]} p {p[k]:.4f} ± {MC_Z * se[k]:.4f}"
+                              for k in np.flatnonzero(near)[:3])
+            need = _permutations_to_settle(p, se, self.alpha, n, near)
+            fix = (f"use --permutations {need}" if need <= 100 * n else
+                   "read them as undecided (a p-value this close to alpha needs more permutations than is "
+                   "practical)")
+            out.append(f"{int(near.sum())} of {len(near)} decisions are within the Monte-Carlo error of alpha "
+                       f"{self.alpha:g} ({adjust} p-value ± {MC_Z:.3g} standard errors, 99%, from {n} permutations): "
+                       f"{shown}{' ...' if near.sum() > 3 else ''}; another --seed may decide them the other way. "
+                       f"Fix: {fix}")
         return out
 
     def table(self):
@@ -562,6 +728,10 @@ class Comparison:
         pairs = [{k: plain(v[n]) for k, v in self.pairs.items()} for n in range(len(self.pairs["i"]))]
         return {"measure": self.measure, "n_topics": len(self.topics), "topics": list(self.topics),
                 "settings": {"permutations": self.n_permutations, "exact": self.exact, "tukey_permutations": self.n_tukey,
+                             "permutations_chosen": self.permutation_note or "given",
+                             "monte_carlo_error": "p_*_se: standard error of a randomised p-value from its "
+                                                  "number of resamples; a decision is uncertain when |p - alpha| < "
+                                                  f"{MC_Z:.4g} se (99%)",
                              "bootstrap": self.n_bootstrap,
                              "seed": self.seed, "alpha": self.alpha, "confidence": self.confidence,
                              "adjust": self.adjust, "power": self.power,
@@ -571,10 +741,11 @@ class Comparison:
 
 
 _ADJUST_COLUMN = {"holm": "p_perm_holm", "tukey": "p_tukey", "none": "p_perm", "t": "p_t", "t-holm": "p_t_holm"}
+_SE_COLUMN = {"holm": "p_perm_holm_se", "tukey": "p_tukey_se", "none": "p_perm_se"}
 
 
 def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | None = None, measure: str | None = None,
-            n_permutations: int = 10_000, seed: int = 0, alpha: float = 0.05, n_bootstrap: int = 2000,
+            n_permutations: int | None = None, seed: int = 0, alpha: float = 0.05, n_bootstrap: int = 2000,
             confidence: float = 0.95, adjust: str = "holm", power: float = 0.8, tukey: bool = True,
             flips: np.ndarray | None = None) -> Comparison:
     """Paired comparison of every pair of systems on the same topics (module docstring for the formulas).
@@ -588,9 +759,14 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
         System and topic labels (taken from a mapping, DataFrame or PerTopicScores).
     measure : str, optional
         The measure's name, for reports.
-    n_permutations : int
+    n_permutations : int, optional
         Sign flips of the randomisation test (all ``2^T`` when that is no more) and
-        label permutations of the Tukey HSD test.
+        label permutations of the Tukey HSD test. ``None`` (default): automatic --
+        :data:`DEFAULT_PERMUTATIONS`, raised for Holm over many pairs
+        (:func:`auto_permutations`) and, once, when a decision of ``adjust`` is within the
+        Monte-Carlo error of ``alpha`` (to the number that would put it ``MC_Z`` standard
+        errors away, at least double), never beyond :func:`auto_permutation_cap`; how it was
+        chosen is ``Comparison.permutation_note``. A given number is used as is.
     seed : int
         Seed of the flips, the permutations and the bootstrap indices.
     alpha : float
@@ -634,90 +810,221 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     values = np.ascontiguousarray(s.values, dtype=float)
     r, t = values.shape
     pi, pj = _pairs(r)
-    gen = np.random.default_rng(seed)  # one stream: the sign flips, then the Tukey HSD permutations
-    if flips is None:
-        flips, exact = sign_flips(t, n_permutations, gen)
-    else:
+    d = values[pi] - values[pj]
+    diff = d.mean(axis=1)
+    n_pairs = len(pi)
+    auto = n_permutations is None and flips is None
+    if flips is not None:
         flips = np.asarray(flips)
         if flips.ndim != 2 or flips.shape[1] != t or not np.isin(flips, (-1, 1)).all():
             raise ValueError(f"flips must be a (P, {t}) matrix of -1 and +1. Fix: give one row of signs per "
                              "resample and one column per topic, or leave flips out")
-        exact = False
-    p_perm = randomisation_pvalues(values, pi, pj, flips, exact)
-    d = values[pi] - values[pj]
-    diff = d.mean(axis=1)
+    if n_permutations is None:
+        n_permutations, note = auto_permutations(n_pairs, t, alpha, adjust) if auto else (DEFAULT_PERMUTATIONS, "")
+    else:
+        note = ""  # check_resamples has refused a number out of range
+    n_flips = n_tukey = int(n_permutations)
+    if auto:  # only the test that decides gets more than the base
+        n_flips = n_permutations if adjust != "tukey" else DEFAULT_PERMUTATIONS
+        n_tukey = n_permutations if adjust == "tukey" else DEFAULT_PERMUTATIONS
+    rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, flips)
+    if auto and adjust in _SE_COLUMN and (adjust != "tukey" or tukey):
+        # a decision within the Monte-Carlo error of alpha: once more with the permutations that would settle it
+        p, se = rand[adjust]
+        n_now = n_tukey if adjust == "tukey" else rand["n_flips"]
+        near = _near_alpha(p, se, alpha, smallest_pvalue(adjust, n_pairs, rand["n_flips"], rand["exact"], n_tukey))
+        cap = auto_permutation_cap(t)
+        if near.any() and n_now < cap:
+            more = min(cap, max(2 * n_now, _permutations_to_settle(p, se, alpha, n_now, near)))
+            if adjust == "tukey":
+                n_tukey = more
+            else:
+                n_flips = more
+            rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, None)
+            note = ((note + "; then " if note else "") +
+                    f"raised from {n_now} to {more}{' (the automatic cap)' if more == cap else ''} because "
+                    f"{int(near.sum())} decision(s) were within the Monte-Carlo error of alpha")
+    p_perm, p_perm_se = rand["none"]
+    p_perm_holm, p_perm_holm_se = rand["holm"]
+    p_tukey, p_tukey_se = rand["tukey"]
     sd = d.std(axis=1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = np.where(sd > 0, diff / sd, np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
         tt = ttest_rel(values[pi], values[pj], axis=1)
     t_stat, p_t = np.asarray(tt.statistic, dtype=float), np.asarray(tt.pvalue, dtype=float)
     p_t = np.where(np.isnan(p_t) & (sd == 0) & (diff == 0), 1.0, p_t)  # identical systems: nothing to reject
-    if tukey:
-        p_tukey = tukey_hsd_pvalues(values, np.abs(diff), n_permutations, gen)
-    else:
-        p_tukey = np.full(len(pi), np.nan)
     if n_bootstrap:
         low, high, how = bca_intervals(values, pi, pj, n_bootstrap, confidence, seed)
     else:
-        low, high, how = np.full(len(pi), np.nan), np.full(len(pi), np.nan), np.full(len(pi), "none")
+        low, high, how = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan), np.full(n_pairs, "none")
     es = detectable_difference(1.0, t, alpha, power)
     pairs = {"i": pi, "j": pj, "a": np.asarray(s.names, dtype=object)[pi].astype(str),
              "b": np.asarray(s.names, dtype=object)[pj].astype(str), "diff": diff, "ci_low": low, "ci_high": high,
              "ci_method": how, "effect": effect, "t": t_stat, "p_t": p_t, "p_t_holm": holm(np.nan_to_num(p_t, nan=1.0)),
-             "p_perm": p_perm, "p_perm_holm": holm(p_perm), "p_tukey": p_tukey, "min_detectable": es * sd}
-    return Comparison(list(s.names), list(s.topics), values, s.measure, pairs, int(flips.shape[0]), bool(exact),
+             "p_perm": p_perm, "p_perm_holm": p_perm_holm, "p_tukey": p_tukey, "min_detectable": es * sd,
+             "p_perm_se": p_perm_se, "p_perm_holm_se": p_perm_holm_se, "p_tukey_se": p_tukey_se}
+    return Comparison(list(s.names), list(s.topics), values, s.measure, pairs, rand["n_flips"], rand["exact"],
                       int(n_bootstrap), int(seed), float(alpha), float(confidence), adjust, float(power), list(s.notes),
-                      int(n_permutations) if tukey else 0)
+                      int(n_tukey) if tukey else 0, note)
+
+
+def _randomised(values, pi, pj, diff, n_flips: int, n_tukey: int, seed, flips) -> dict:
+    """The randomised p-values and their Monte-Carlo errors: ``{"none": (p, se), "holm": (p, se), "tukey":
+    (p, se), "n_flips": P, "exact": bool}``. One seeded stream: the sign flips, then the Tukey permutations."""
+    gen = np.random.default_rng(seed)
+    if flips is None:
+        flips, exact = sign_flips(values.shape[1], n_flips, gen)
+    else:
+        exact = False
+    n = int(flips.shape[0])
+    p_perm = randomisation_pvalues(values, pi, pj, flips, exact)
+    se = monte_carlo_se(p_perm, n, exact=exact)
+    out = {"none": (p_perm, se), "holm": (holm(p_perm), holm_monte_carlo_se(p_perm, se)), "n_flips": n,
+           "exact": bool(exact)}
+    if n_tukey:
+        p_tukey = tukey_hsd_pvalues(values, np.abs(diff), n_tukey, gen)
+        out["tukey"] = (p_tukey, monte_carlo_se(p_tukey, n_tukey, two_sided=False))
+    else:
+        out["tukey"] = (np.full(len(pi), np.nan), np.full(len(pi), np.nan))
+    return out
 
 
 def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
-    """Significance groups in the "underline" style: systems sharing a group are not significantly different.
+    """Compact letter display (Piepho 2004): systems sharing a letter are not significantly different.
 
-    Systems are ordered by mean; from each system a group extends down the ordering as
-    long as every pair inside it has ``p >= alpha``; groups inside an earlier one are
-    dropped. Returns, per system (input order), the numbers (0, 1, ...) of the groups it
-    belongs to: always a contiguous range. :func:`group_label` writes them as letters.
+    Two systems differ significantly when their p-value is below ``alpha`` (a NaN p-value
+    is no significant difference, as in :meth:`Comparison.significant`). The letters are
+    built by Piepho's *insert-and-absorb* algorithm (Piepho 2004, *An algorithm for a
+    letter-based representation of all-pairwise comparisons*, J. Comput. Graph. Stat.
+    13(2); the algorithm of R's ``multcompView``):
+
+    1. start with one letter shared by every system;
+    2. for each significant pair (i, j), every letter holding both is split into two
+       copies, one without i and one without j (*insert*); a letter whose systems are all
+       in another letter is dropped (*absorb*);
+    3. *sweep*: a system is taken out of a letter when every pair it forms with the
+       letter's other systems also shares another letter; letters left empty or inside
+       another are dropped.
+
+    The result has both properties of a compact letter display: two systems share no
+    letter exactly when they differ significantly. Insert-and-absorb gives the maximal
+    sets of mutually not-different systems; the sweep removes redundant memberships,
+    not whole sets, so the letter count is the algorithm's, not a proven minimum (that
+    is NP-hard, Gramm et al. 2006). Letters are numbered in the order of the first
+    system (by mean, best first) that holds them, then of the next.
+
+    Returns, per system (input order), the sorted numbers (0, 1, ...) of its letters;
+    :func:`group_label` writes them as letters.
 
     Examples
     --------
     >>> p = np.array([[1, 0.5, 0.01], [0.5, 1, 0.2], [0.01, 0.2, 1]])
     >>> significance_groups([0.9, 0.8, 0.7], p)
     [[0], [0, 1], [1]]
+    >>> p = np.array([[1, 0.01, 0.3], [0.01, 1, 0.01], [0.3, 0.01, 1]])  # the first and third share "a"
+    >>> significance_groups([0.9, 0.8, 0.7], p)
+    [[0], [1], [0]]
     """
     means = np.asarray(means, dtype=float)
     p = np.asarray(pvalues, dtype=float)
+    n = len(means)
+    if p.shape != (n, n):
+        raise ValueError(f"pvalues must be a {n} x {n} matrix for {n} means, not {p.shape}. Fix: give one row and "
+                         "one column per mean, in the order of the means")
+    differ = p < alpha  # NaN: not significant
+    differ = differ | differ.T
+    np.fill_diagonal(differ, False)
+    letters = _insert_absorb(n, np.argwhere(np.triu(differ, 1)))
+    letters = _sweep(letters)
     order = np.argsort(-means, kind="stable")
-    ps = p[np.ix_(order, order)]
-    n = len(order)
-    spans = []
-    for start in range(n):
-        end = start
-        while end + 1 < n and (ps[start:end + 2, end + 1] >= alpha).all():
-            end += 1
-        if not spans or end > spans[-1][1]:
-            spans.append((start, end))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    keyed = sorted(letters, key=lambda bits: sorted(int(rank[i]) for i in _members(bits)))
     groups = [[] for _ in range(n)]
-    for k, (start, end) in enumerate(spans):
-        for pos in range(start, end + 1):
-            groups[order[pos]].append(k)
+    for k, bits in enumerate(keyed):
+        for i in _members(bits):
+            groups[i].append(k)
     return groups
 
 
+def _members(bits: int) -> list[int]:
+    """The set bits of an int (the systems of a letter)."""
+    out, i = [], 0
+    while bits:
+        if bits & 1:
+            out.append(i)
+        bits >>= 1
+        i += 1
+    return out
+
+
+def _insert_absorb(n: int, pairs) -> list[int]:
+    """Piepho's insert-and-absorb: letters as bitsets (Python ints), maximal under inclusion."""
+    letters = [(1 << n) - 1] if n else []
+    for i, j in pairs:
+        both = (1 << int(i)) | (1 << int(j))
+        split = [c for c in letters if c & both == both]
+        if not split:
+            continue
+        keep = [c for c in letters if c & both != both]
+        new = []
+        for c in split:
+            for part in (c & ~(1 << int(i)), c & ~(1 << int(j))):
+                # absorb: drop a new letter inside a kept one or another new one (old letters were maximal
+                # among themselves and cannot lie inside a part of a letter they were not inside)
+                if part and not any(part | k == k for k in keep) and part not in new:
+                    new.append(part)
+        new = [c for c in new if not any(c != d and c | d == d for d in new)]
+        letters = keep + new
+    return letters
+
+
+def _sweep(letters: list[int]) -> list[int]:
+    """Piepho's sweeping: take a system out of a letter when every pair it forms with the letter's other
+    systems shares another letter too, and the system keeps a letter."""
+    letters = list(letters)
+    for k in range(len(letters)):
+        for i in _members(letters[k]):
+            bit = 1 << i
+            elsewhere = 0  # the systems sharing another letter with i
+            for m, c in enumerate(letters):
+                if m != k and c & bit:
+                    elsewhere |= c
+            others = letters[k] & ~bit
+            if elsewhere and others | elsewhere == elsewhere:
+                letters[k] = others
+    out = [c for c in letters if c]
+    # a letter left inside another (or equal to an earlier one) says nothing more
+    return [c for m, c in enumerate(out)
+            if not any(q != m and c | d == d and (c != d or q < m) for q, d in enumerate(out))]
+
+
 def group_label(groups: Sequence[int], n_groups: int) -> str:
-    """Letters for group numbers (numbers from 1 when there are more than 26 groups); a range of
-    three or more as ``first-last``.
+    """Letters for letter numbers (numbers from 1, comma-separated, when there are more than 26 letters);
+    a run of three or more consecutive letters as ``first-last``, and then the pieces comma-separated.
 
     Examples
     --------
-    >>> group_label([0], 3), group_label([0, 1], 3), group_label([2, 3, 4, 5], 8), group_label([27, 28, 29], 40)
-    ('a', 'ab', 'c-f', '28-30')
+    >>> group_label([0], 3), group_label([0, 1], 3), group_label([2, 3, 4, 5], 8), group_label([0, 2], 3)
+    ('a', 'ab', 'c-f', 'ac')
+    >>> group_label([0, 1, 2, 5], 8), group_label([27, 28, 29], 40), group_label([3, 7], 40)
+    ('a-c,f', '28-30', '4,8')
     """
-    name = (lambda k: chr(ord("a") + k)) if n_groups <= 26 else (lambda k: str(k + 1))
-    if not groups:
-        return ""
-    if len(groups) >= 3:
-        return f"{name(groups[0])}-{name(groups[-1])}"
-    return ("" if n_groups <= 26 else ",").join(name(k) for k in groups)
+    letters = n_groups <= 26
+    name = (lambda k: chr(ord("a") + k)) if letters else (lambda k: str(k + 1))
+    pieces, k, ks = [], 0, sorted(int(g) for g in groups)
+    while k < len(ks):
+        end = k
+        while end + 1 < len(ks) and ks[end + 1] == ks[end] + 1:
+            end += 1
+        if end - k >= 2:
+            pieces.append(f"{name(ks[k])}-{name(ks[end])}")
+            k = end + 1
+        else:
+            pieces.append(name(ks[k]))
+            k += 1
+    ranged = any("-" in piece for piece in pieces)
+    return ("," if ranged or not letters else "").join(pieces)
 
 
 # ---------------------------------------------------------------- power and topic-set size
@@ -960,12 +1267,7 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
     >>> scores_from_similarity(s, "R@1").values.tolist()
     [[1.0, 1.0], [0.0, 1.0]]
     """
-    import re
-
-    low = measure.strip().lower()
-    match = re.fullmatch(r"(?:r|correct|c)@(\d+)", low)
-    if not match and low not in ("rr", "mrr"):
-        raise ValueError(f"unknown similarity measure {measure!r}. Fix: use R@K (e.g. R@1), correct@K or RR")
+    per_rank = rank_measure(measure)
     rows, n = [], None
     from fireeval.core.ranking import real_numbers
 
@@ -982,6 +1284,27 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
         own = np.diagonal(s)[:, None]
         col = np.arange(n)[None, :]
         rank = 1 + (s > own).sum(axis=1) + ((s == own) & (col < np.arange(n)[:, None])).sum(axis=1)
-        rows.append((rank <= int(match[1])).astype(float) if match else 1.0 / rank)
+        rows.append(per_rank(rank))
     queries = [str(i + 1) for i in range(n)] if queries is None else [str(q) for q in queries]
     return PerTopicScores([str(k) for k in matrices], queries, np.array(rows), measure)
+
+
+def rank_measure(measure: str):
+    """The per-query score of a measure of the positive's rank: ``R@K`` (= ``correct@K``, ``C@K``: 1 when
+    rank <= K) or ``RR`` (= ``MRR``: 1 / rank), as a function of an array of ranks (1 = top).
+
+    Examples
+    --------
+    >>> rank_measure("R@5")(np.array([1, 5, 6])).tolist(), rank_measure("RR")(np.array([1, 4])).tolist()
+    ([1.0, 1.0, 0.0], [1.0, 0.25])
+    """
+    import re
+
+    low = measure.strip().lower()
+    match = re.fullmatch(r"(?:r|correct|c)@(\d+)", low)
+    if match and int(match[1]) >= 1:
+        k = int(match[1])
+        return lambda rank: (np.asarray(rank) <= k).astype(float)
+    if low in ("rr", "mrr"):
+        return lambda rank: 1.0 / np.asarray(rank, dtype=float)
+    raise ValueError(f"unknown similarity measure {measure!r}. Fix: use R@K (e.g. R@1), correct@K or RR")

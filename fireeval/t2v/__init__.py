@@ -6,7 +6,6 @@
 - ``nlp``: tokeniser, offline WordNet and tagger, METEOR.
 - ``caption_overlap``: train-test TF-IDF caption overlap (FIRE Table 7).
 - ``retrieval``: scoring a similarity matrix: R@K, median and mean rank, FIRE-style corrected scores.
-- ``t2v_claims``: the two chapters' claims (Rodriguez et al., Wray et al.) as evaluated records.
 
 Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
 Names are re-exported lazily (listed in ``__init__.pyi``).

@@ -11,7 +11,6 @@ from . import (
     retrieval as retrieval,
     semantic_evaluation as semantic_evaluation,
     similarity as similarity,
-    t2v_claims as t2v_claims,
 )
 from .caption_overlap import (
     train_test_similarity as train_test_similarity,
@@ -119,30 +118,4 @@ from .similarity import (
     video_item_sets as video_item_sets,
     video_similarity_matrix as video_similarity_matrix,
     query_relevance as query_relevance,
-)
-from .t2v_claims import (
-    RODRIGUEZ as RODRIGUEZ,
-    WRAY as WRAY,
-    FIRE_SHARE as FIRE_SHARE,
-    OTHER_ANNOTATORS as OTHER_ANNOTATORS,
-    FIRE_TABLE1 as FIRE_TABLE1,
-    FIRE_TABLE7 as FIRE_TABLE7,
-    WRAY_TABLE3_RANDOM as WRAY_TABLE3_RANDOM,
-    FireEvidence as FireEvidence,
-    annotator_agreement as annotator_agreement,
-    false_negative_claims as false_negative_claims,
-    mean_relevant_count as mean_relevant_count,
-    share_with_other as share_with_other,
-    semantic_claims as semantic_claims,
-    table1_evidence as table1_evidence,
-    budget_evidence as budget_evidence,
-    table7_evidence as table7_evidence,
-    length_neutral_verdicts as length_neutral_verdicts,
-    count_difference_curve as count_difference_curve,
-    implied_relevant_share as implied_relevant_share,
-    budget_level_band as budget_level_band,
-    boost_ratio_estimate as boost_ratio_estimate,
-    shuffled_boost_ratio as shuffled_boost_ratio,
-    length_effect_control as length_effect_control,
-    widest_gap_scores as widest_gap_scores,
 )

@@ -148,7 +148,8 @@ def _parse_measure(name: str) -> tuple[str, int | None]:
         return root, int(k)
     if not k and root in ("MdR", "MnR", "nDCG", "nDCG_exp"):
         return root, None
-    raise ValueError(f"unknown ranking measure {name!r}; give one of {', '.join(RANK_MEASURES)} (K an integer >= 1)")
+    raise ValueError(f"unknown ranking measure {name!r}. Fix: give one of {', '.join(RANK_MEASURES)} "
+                     "(K an integer >= 1)")
 
 
 def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
@@ -189,7 +190,8 @@ def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
             out[name] = fire_scores[f"AP@{k}"]
         elif root in ("MdR", "MnR"):
             if not relevant.any(axis=1).all():
-                raise ValueError("every query needs at least one relevant video to have a rank")
+                raise ValueError("every query needs at least one relevant video to have a rank. Fix: drop the "
+                                 "queries without a relevant video, or ask for R@K")
             out[name] = gains.argmax(axis=1) + 1
         else:
             from fireeval.t2v import semantic_evaluation as se

@@ -1,22 +1,80 @@
-"""The pool_depth chapter's claims: Westerveld's depth-3 statement, and the book's tests of bpref, infAP,
-AP′ and nDCG′ on random samples of the judgements, each as a computed verdict.
+"""The pool_depth chapter's claims, one record per statement: Westerveld's depth-3 statement (TRECVID 2003:
+not testable here; its TREC-8 result is the record's ``here`` row), the book's per-measure finding (one
+family claim, a condition per measure), the book's tests of bpref, infAP and the condensed-list measures on
+random samples of the judgements, and the book's explanation of the gap.
+
+How the sensitivity rows weigh (the chapter says the same):
+
+* the exact realised τ-b on these topics has **equal** standing with the bootstrap interval: the paper
+  prints realised τ on its own topics, not an estimate for a population of topics;
+* ranking **all runs** (unpooled ones included) is **secondary**: every TRECVID 2003 submission built the
+  pool ("the top K results from each of the submissions"), so the paper's setting has no unpooled run;
+* the percentile interval and a second bootstrap seed re-estimate the same reading (at most *inconclusive*
+  when they flip).
 """
 from __future__ import annotations
 
-
 import numpy as np
 
-from fireeval.book.chapters.trec_claims import is_synthetic, stand_in_label, finding_twin, tau_estimates, tau_rows, width_note, only_can_pass
+from fireeval.book.chapters.trec_claims import is_synthetic, stand_in_label, tau_estimates, width_note, only_can_pass
 from fireeval.book.papers.westerveld import WESTERVELD, NO_TRECVID, DEPTH_QUOTE
-from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
+from fireeval.stats.reliability import bootstrap_agreement
+from fireeval.stats.claims import STABILITY_KINDS, Alternative, Claim, Estimate, Evidence, Power, Reading, Test, label
 
-__all__ = ['depth_claims', 'control_rate', 'sampling_claims', 'explanation_claim', 'holds_sentence']
+__all__ = ['depth_claims', 'tau_readings', 'condition_labels', 'control_rate', 'sampling_claims',
+           'explanation_claim', 'holds_sentence', 'ALL_RUNS_REASON', 'EXACT_TAU_NAME', 'EXACT_TAU_REASON']
 
-def _depth_control(sweep, m, k, depth, pooled, n_resamples, rng, primary, test) -> Power:
+#: Why ranking every run (unpooled ones too) is a secondary row of the depth claims.
+ALL_RUNS_REASON = ("TRECVID 2003 pooled every submission ('the top K results from each of the submissions'), so "
+                   "the paper's setting has no unpooled run; ranking TREC-8's unpooled runs too asks how reusable "
+                   "the pool is for runs that never built it, the pool_leave_out chapter's question")
+EXACT_TAU_NAME = "exact realised τ-b on these topics (as the paper prints τ)"
+#: Why the exact realised τ-b has equal standing with the bootstrap interval.
+EXACT_TAU_REASON = ("the paper prints τ as a realised value on its own topics, not as an estimate for a population "
+                    "of topics")
+_TEST = Test(">", 0.90)
+
+
+def tau_readings(values, reference, n_resamples: int, rng: int = 0) -> dict:
+    """τ-b of the rankings by mean score, read four ways: ``primary`` (BCa, or the jackknife normal interval
+    where BCa is unstable, saying so), ``percentile`` (same replicates), ``seed`` (BCa with the next bootstrap
+    seed) and ``exact`` (the realised value, no interval).
+
+    >>> s = np.array([[.1, .2, .3, .2], [.4, .5, .6, .5], [.7, .8, .9, .8]])
+    >>> sorted(tau_readings(s, s, 20)), tau_readings(s, s, 20)["exact"].has_interval
+    (['exact', 'percentile', 'primary', 'seed'], False)
+    """
+    bca, pct = tau_estimates(values, reference, n_resamples, rng)
+    other, _ = tau_estimates(values, reference, n_resamples, rng + 1)
+    exact = Estimate(bca.value, method=f"exact: the realised τ-b on these {np.shape(values)[-1]} topics")
+    return {"primary": bca, "percentile": pct, "seed": other, "exact": exact}
+
+
+def _rows(read: dict, every: dict | None, rng: int, conditions: bool = False) -> list[Alternative]:
+    """The depth claims' sensitivity rows, each with its weight and the reason (see the module docstring).
+
+    ``read``/``every``: :func:`tau_readings` of the pooled runs / of all runs (None: no unpooled run), or, with
+    ``conditions``, ``{condition: readings}`` for a family claim."""
+    def arg(key, source):
+        if conditions:
+            return {"conditions": {c: r[key] for c, r in source.items()}}
+        return {"estimate": source[key]}
+
+    rows = [Alternative("percentile interval (same resamples)", **arg("percentile", read), kind="interval method"),
+            Alternative(f"bootstrap seed {rng + 1}", **arg("seed", read), kind="seed"),
+            Alternative(EXACT_TAU_NAME, **arg("exact", read), kind="exact value", weight="equal",
+                        reason=EXACT_TAU_REASON)]
+    if every is not None:
+        rows.insert(0, Alternative("all runs ranked (unpooled runs included)", **arg("primary", every), kind="subset",
+                                   weight="secondary", reason=ALL_RUNS_REASON))
+    return rows
+
+
+def _depth_control(sweep, m, k, depth, pooled, n_resamples, rng, primary) -> Power:
     """Rule, fixed before the data: the deepest re-scored depth below the full pool (and deeper than ``k``),
     ranked and bootstrapped as the claim is; without one, the τ = 1 control that shows only that it can pass."""
     deeper = [int(d) for d in sweep.depths if k < d < depth]
-    note = width_note(primary, test)
+    note = width_note(primary, _TEST)
     if not deeper:
         return only_can_pass(f"the full depth-{depth} pool re-scored the same way; {note}")
     d = max(deeper)
@@ -29,87 +87,155 @@ def _depth_control(sweep, m, k, depth, pooled, n_resamples, rng, primary, test) 
 
 def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_resamples: int = 1000, rng: int = 0,
                  measures=None, pool_depth: int | None = None) -> list[dict]:
-    """Westerveld's depth-``k`` claim (MAP, τ-b > 0.90) and the book's findings per measure.
+    """Westerveld's depth-``k`` statement (MAP, τ-b > 0.90) and the book's finding for the other measures.
 
-    The primary ranking is of the pooled runs only when ``pooled`` (a mask over
-    ``sweep.runs``) leaves some runs out: in TRECVID 2003 every submission was pooled
-    ("the top K results from each of the submissions"), so ranking all runs, some of
-    which never built the pool, is a sensitivity row. For MAP the records are the
-    paper's claim (a stand-in: "not testable here") and the book's finding on the data
-    (``depth_map.here``); for the other measures the paper says nothing, so only the
-    book's finding (``depth_<m>``) is made. infAP is left out: with every pooled
-    document judged it is AP up to ε (the chapter shows this once).
+    ``depth_map`` is the paper's statement: TRECVID 2003 is not here, so it is "not testable here" and its
+    TREC-8 result is its ``here`` row. ``depth_measures`` is the book's own question -- does the paper's bound
+    hold for each other measure? -- as one family claim, a condition per measure (each with its own interval),
+    needing every measure. The ranking is of the pooled runs when ``pooled`` (a mask over ``sweep.runs``)
+    leaves some out; all runs are a secondary row (:data:`ALL_RUNS_REASON`). infAP is left out: with every
+    pooled document judged it is AP up to ε (the chapter shows this once).
     """
     i = list(sweep.depths).index(k)
     depth = pool_depth or int(max(sweep.depths))
     pooled = None if pooled is None else np.asarray(pooled, dtype=bool)
     split = pooled is not None and 1 < pooled.sum() < len(pooled)
     measures = [m for m in dict.fromkeys(measures or sweep.values) if m != "infAP"]
-    out = []
+    who = f"the {int(pooled.sum())} pooled runs" if split else "all runs"
+    read, every, power = {}, {}, {}
     for m in measures:
         values, reference = sweep.values[m][i], sweep.reference[m]
         if split:
-            primary, rows = tau_rows(values[pooled], reference[pooled], n_resamples, rng, "pooled runs only, ")
-            every, _ = tau_estimates(values, reference, n_resamples, rng)
-            rows = [Alternative("all runs ranked (unpooled runs included)", every, kind="subset"), *rows]
-            who = f"the {int(pooled.sum())} pooled runs"
+            read[m] = tau_readings(values[pooled], reference[pooled], n_resamples, rng)
+            every[m] = tau_readings(values, reference, n_resamples, rng)
         else:
-            primary, rows = tau_rows(values, reference, n_resamples, rng)
-            who = "all runs"
-        quantity = f"Kendall τ-b between rankings of {who} by {label(m)}, depth-{k} pool vs full pool"
-        power = _depth_control(sweep, m, k, depth, pooled if split else None, n_resamples, rng, primary,
-                               Test(">", 0.90))
-        if m == "map":
-            claim = Claim("depth_map", paper=WESTERVELD, section="§4.1, Fig. 3", quote=DEPTH_QUOTE,
-                          quantity=quantity, test=Test(">", 0.90), data=stand_in_label(data), standing="stand-in",
-                          paper_value="τ > 0.90 (MAP, K = 3)", evidence=NO_TRECVID,
-                          reading=Reading("'high correlation' is the paper's own bound: τ > 0.90 at K = 3, "
-                                          "submissions ranked by MAP", DEPTH_QUOTE, "paper's definition",
-                                          "§4.1, Fig. 3"),
-                          short="A depth-3 pool ranks TRECVID 2003 runs by MAP at τ > 0.90.",
-                          notes="TREC-8 stands in for TRECVID 2003: the mechanism carries over, the depth at which "
-                                "τ passes 0.90 does not (collection size, runs, relevant per topic differ)")
-            out.append(claim.evaluate(primary, power=power, sensitivity=rows))
-            finding = finding_twin(claim, data, short=f"On TREC-8, a depth-{k} pool ranks runs by MAP at τ-b > 0.90.",
-                               quote=f"on TREC-8, a depth-{k} pool ranks the runs by MAP as the full pool does, "
-                                     "τ-b > 0.90 (Westerveld's test, applied here)")
-            out.append(finding.evaluate(primary, power=power, sensitivity=rows))
-            continue
-        claim = Claim(f"depth_{m}", paper="this book", section=f"after {WESTERVELD}, §4.1",
-                      quote=f"on TREC-8, a depth-{k} pool ranks the runs by {label(m)} as the full pool does, "
-                            "τ-b > 0.90 (the paper's MAP bound, applied to another measure)",
-                      quantity=quantity, test=Test(">", 0.90), data=data,
-                      standing="stand-in" if is_synthetic(data) else "original",
-                      reading=Reading(f"Westerveld's bound for MAP (τ > 0.90) applied to {label(m)}", DEPTH_QUOTE,
-                                      "book's own question", "§4.1"),
+            read[m] = tau_readings(values, reference, n_resamples, rng)
+        power[m] = _depth_control(sweep, m, k, depth, pooled if split else None, n_resamples, rng,
+                                  read[m]["primary"])
+    out = []
+    if "map" in read:
+        claim = Claim("depth_map", paper=WESTERVELD, section="§4.1, Fig. 3", quote=DEPTH_QUOTE,
+                      quantity=f"Kendall τ-b between rankings of {who} by {label('map')}, depth-{k} pool vs full pool",
+                      test=_TEST, data=stand_in_label(data), standing="stand-in",
+                      paper_value="τ > 0.90 (MAP, K = 3)", evidence=NO_TRECVID,
+                      reading=Reading("'high correlation' is the paper's own bound: τ > 0.90 at K = 3, "
+                                      "submissions ranked by MAP", DEPTH_QUOTE, "paper's definition", "§4.1, Fig. 3"),
+                      short="A depth-3 pool ranks TRECVID 2003 runs by MAP at τ > 0.90.",
+                      notes="TREC-8 stands in for TRECVID 2003: the mechanism carries over, the depth at which "
+                            "τ passes 0.90 does not (collection size, runs, relevant per topic differ)")
+        record = claim.evaluate(read["map"]["primary"], power=power["map"],
+                                sensitivity=_rows(read["map"], every.get("map"), rng))
+        for row in record["here"]:  # the data the book ran on, not the claim's "(for TRECVID 2003)" label
+            row["data"] = data.split(":", 1)[-1].strip() if ":" in data else data
+        out.append(record)
+    others = [m for m in measures if m != "map"]
+    if others:
+        names = {m: label(m) for m in others}
+        cond = {names[m]: read[m] for m in others}
+        claim = Claim("depth_measures", paper="this book", section=f"after {WESTERVELD}, §4.1",
+                      quote=f"on TREC-8, a depth-{k} pool ranks the runs by each of {', '.join(names.values())} as "
+                            "the full pool does, τ-b > 0.90 (the paper's MAP bound, applied to other measures)",
+                      quantity=f"per measure: Kendall τ-b between rankings of {who}, depth-{k} pool vs full pool",
+                      test=_TEST, data=data, standing="stand-in" if is_synthetic(data) else "original",
+                      reading=Reading("Westerveld's bound for MAP (τ > 0.90 at K = 3) applied to each other measure, "
+                                      "each measure a condition with its own interval; the statement needs every "
+                                      "measure", DEPTH_QUOTE, "book's own question", "§4.1"),
                       evidence=Evidence.none("the paper reports MAP only"),
-                      short=f"On TREC-8, a depth-{k} pool ranks runs by {label(m)} at τ-b > 0.90.")
-        out.append(claim.evaluate(primary, power=power, sensitivity=rows))
+                      short=f"On TREC-8, a depth-{k} pool ranks runs at τ-b > 0.90 by every other measure.")
+        weakest = min(others, key=lambda m: (power[m].estimate.low if power[m].estimate is not None
+                                             and power[m].estimate.low is not None else 1.0))
+        p = power[weakest]
+        fam_power = Power.positive_control(f"per measure, {p.control} -- shown for the measure whose control has the "
+                                           f"lowest interval ({names[weakest]}); it passes only if every measure's "
+                                           "control passes", p.estimate)
+        if not all(power[m].passes(_TEST) for m in others):
+            fam_power = Power.positive_control(
+                f"per measure, {p.control}; the control fails for "
+                + ", ".join(names[m] for m in others if not power[m].passes(_TEST)), p.estimate)
+        record = claim.evaluate_family(
+            {c: r["primary"] for c, r in cond.items()}, need="all", power=fam_power,
+            multiplicity="none needed for 'holds at every measure' (an intersection-union test: each measure's own "
+                         "95% interval keeps the error of the family's statement at 5%); a single 'fails at' is read "
+                         "at 95% for that measure, unadjusted",
+            sensitivity=_rows(cond, {names[m]: every[m] for m in others} if split else None, rng, conditions=True))
+        record["per_condition"] = condition_labels(record)
+        out.append(record)
     return out
 
 
-# The measures' papers are not in this project's corpus: each claim is the book's paraphrase, named as such.
-# (source, rival, paraphrase, other rivals, reference): ``reference`` is the full-judgement ranking both
-# sides are compared with (None: each measure against itself with every judgement).
+def condition_labels(record: dict) -> dict:
+    """Per condition of a family claim: the label its own sensitivity rows allow, by the book's rules.
+
+    The family's label obeys its rows as families (:meth:`Claim.evaluate_family`); a reader asking about one
+    measure needs the same rules per condition: an equal-standing row that disagrees there makes it
+    *depends*; a flip with the seed or the interval method leaves it no firmer than *inconclusive*.
+    ``{condition: {"label", "primary", "why"}}``.
+
+    >>> rec = {"family": {"conditions": [{"condition": "a", "verdict": "reproduced", "basis": "all"},
+    ...                                   {"condition": "b", "verdict": "reproduced", "basis": "all"}]},
+    ...        "sensitivity": [{"name": "pct", "kind": "interval method", "weight": "equal", "family": {"conditions": [
+    ...            {"condition": "a", "label": "inconclusive"}, {"condition": "b", "label": "reproduced"}]}}]}
+    >>> {c: v["label"] for c, v in condition_labels(rec).items()}
+    {'a': 'inconclusive', 'b': 'reproduced'}
+    """
+    out = {}
+    for c in record["family"]["conditions"]:
+        primary = label(c)
+        equal, stable = [], []
+        for row in record.get("sensitivity") or []:
+            other = next((x for x in (row.get("family") or {}).get("conditions", []) if x["condition"] == c["condition"]),
+                         None)
+            if other is None or other["label"] == primary or other["label"] == "not testable here":
+                continue
+            name = row["name"].split(" (")[0]
+            if row["kind"] in STABILITY_KINDS:
+                stable.append(f"{name}: {other['label']}")
+            elif row.get("weight", "equal") == "equal":
+                equal.append(f"{name}: {other['label']}")
+        if equal:
+            shown, why = "depends", f"{primary} by the primary interval; " + "; ".join(equal)
+        elif stable and primary in ("reproduced", "contradicted"):
+            shown, why = "inconclusive", f"{primary} by the primary interval; " + "; ".join(stable)
+        else:
+            shown, why = primary, ""
+        out[c["condition"]] = {"label": shown, "primary": primary, "why": why}
+    return out
+
+
+# The measures' papers are not in this project's corpus: each statement is the book's paraphrase, named as such.
+# One record per paper statement: Sakai's statement covers both condensed-list measures, so it is one family claim
+# with a condition per measure; Buckley & Voorhees' and Yilmaz & Aslam's are separate statements (other papers,
+# other rivals, and for infAP another reference ranking).
+# id: (source, {measure: rival}, paraphrase, other rivals, reference ranking (None: each measure against itself
+# with every judgement), weight of the stratified design)
 _ROBUST = {
-    "bpref": ("Buckley & Voorhees 2004", "map",
-              "bpref ranks systems more stably than MAP when judgements are incomplete", (), None),
-    "infAP": ("Yilmaz & Aslam 2006", "bpref",
-              "infAP, computed from a uniform random sample of the pool, ranks systems closer to full-judgement AP "
-              "than bpref does", ("map_judged", "map"), "map"),
-    "map_judged": ("Sakai 2007", "bpref",
-                   "condensed-list AP (AP′) is more robust to incomplete judgements than bpref", ("map",), None),
-    "ndcg_judged": ("Sakai 2007", "bpref",
-                    "condensed-list nDCG (nDCG′) is more robust to incomplete judgements than bpref", ("map",), None),
+    "robust_bpref": ("Buckley & Voorhees 2004", {"bpref": "map"},
+                     "bpref ranks systems more stably than MAP when judgements are incomplete", (), None, "equal"),
+    "robust_infAP": ("Yilmaz & Aslam 2006", {"infAP": "bpref"},
+                     "infAP, computed from a uniform random sample of the pool, ranks systems closer to "
+                     "full-judgement AP than bpref does", ("map_judged", "map"), "map", "secondary"),
+    "robust_condensed": ("Sakai 2007", {"map_judged": "bpref", "ndcg_judged": "bpref"},
+                         "condensed-list measures (AP′, nDCG′) are more robust to incomplete judgements than bpref",
+                         ("map",), None, "equal"),
 }
+_STRATIFIED_REASON = ("infAP is built for a uniform random sample of the pool (Yilmaz & Aslam's design, the primary "
+                      "reading); drawing relevant and non-relevant documents separately is another design")
+_SAMPLE_REASON = ("one random sample of the judgements alone, a diagnostic: the claim is the mean over every sample, "
+                  "and its interval already redraws the samples")
+_MILDER_REASON = ("milder incompleteness than the claim's rate, a dose-response diagnostic: the papers' point is heavy "
+                  "incompleteness, and as more judgements are kept both measures approach their full ranking")
+_RIVAL_REASON = "another comparison than the one the statement names"
+_REFERENCE_REASON = ("Yilmaz & Aslam compare infAP with the actual (full-judgement) AP; each measure against its own "
+                     "full ranking is another question")
 
 
-def _paired(a_boot, b_boot, a_jack, b_jack, value, how, seeds=None, rng=0) -> Estimate:
+def _paired(a_boot, b_boot, a_jack, b_jack, value, how, seeds=None, rng=0, percentile=False):
     """BCa estimate of a seed-averaged difference from paired replicates, (n_seeds, n_resamples).
 
     Each bootstrap replicate also redraws the sampling seeds with replacement (a two-stage
     bootstrap: topics, then samples), so the seed-to-seed spread is in the interval, not only
-    the topics'. ``seeds``: the seeds to use (one seed alone: topics only).
+    the topics'. ``seeds``: the seeds to use (one seed alone: topics only). With ``percentile``,
+    ``(BCa, percentile)`` from the same replicates.
     """
     sl = slice(None) if seeds is None else seeds
     diff = np.asarray(a_boot)[sl] - np.asarray(b_boot)[sl]
@@ -122,7 +248,10 @@ def _paired(a_boot, b_boot, a_jack, b_jack, value, how, seeds=None, rng=0) -> Es
     else:
         replicates = diff[0]
     jack = np.asarray(a_jack)[sl] - np.asarray(b_jack)[sl]
-    return Estimate.bca(value, replicates, jack.mean(0) if jack.ndim > 1 else jack, how)
+    bca = Estimate.bca(value, replicates, jack.mean(0) if jack.ndim > 1 else jack, how)
+    if percentile:
+        return bca, Estimate.from_samples(value, replicates, f"95% percentile bootstrap; {how}")
+    return bca
 
 
 def control_rate(rates, rate: float) -> float | None:
@@ -135,97 +264,149 @@ def control_rate(rates, rate: float) -> float | None:
     return above[0] if above else None
 
 
-def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | None = None, data: str = "",
-                    label=str, rng: int = 0, stratified=None) -> list[dict]:
-    """The book's tests of bpref, infAP, AP′ and nDCG′ on random samples of the judgements.
-
-    ``exp``: :class:`fireeval.pooling.sampling.SampledJudgements`; ``boot[m]`` (n_rates,
-    n_seeds, n_resamples) from ``exp.bootstrap(m, n, rng)`` with one ``rng`` for all
-    measures (paired); ``jack[m]`` (n_rates, n_seeds, n_topics) from ``exp.jackknife(m)``.
-    Each claim: τ-b(measure) − τ-b(rival) > 0 at sampling rate ``rate``, averaged over the
-    seeds, with a BCa interval over topics and seeds (:func:`_paired`). infAP's claim compares
-    both measures with the full-judgement *AP* ranking, as its paraphrase says. Sensitivity:
-    the percentile interval, each seed alone, every other rate, (infAP) other rivals and each
-    measure against its own full ranking, and, with ``stratified`` (the same experiment with
-    relevant and non-relevant judgements drawn separately, rate ``rate``), that design.
-    Power: the rival at the ``control`` rate (default :func:`control_rate`, the next rate
-    above ``rate``, a rule fixed in advance) against the rival at ``rate`` must pass the test.
-    """
+def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat_weight, rate, control, label,
+                   rng, n, how):
+    """One measure's primary estimate, its sensitivity rows ``(name, kind, weight, reason, estimate)`` and its
+    positive control, for the statement ``m`` beats ``rival``."""
     rates = [float(r) for r in exp.rates]
     i = rates.index(float(rate))
+    if against is None:
+        tau = {x: exp.tau(x) for x in (m, rival, *others) if x in exp.values}
+        bt, jk = boot, jack
+    else:  # both sides against one full-judgement ranking (fresh replicates, paired by ``rng``)
+        tau = {x: exp.tau(x, against) for x in (m, rival, *others) if x in exp.values}
+        bt = {x: exp.bootstrap(x, n, rng, against) for x in tau}
+        jk = {x: exp.jackknife(x, against) for x in tau}
+
+    def diff(a, b, j, seeds=None, percentile=False):
+        sl = slice(None) if seeds is None else seeds
+        v = float((tau[a][j, sl] - tau[b][j, sl]).mean())
+        return _paired(bt[a][j], bt[b][j], jk[a][j], jk[b][j], v, how if seeds is None else
+                       f"{n} resamples, seed {exp.seeds[seeds[0]]}", seeds, rng, percentile)
+
+    primary, pct = diff(m, rival, i, percentile=True)
+    rows = [("percentile interval (same replicates)", "interval method", "equal", None, pct)]
+    # the same reading re-estimated with the next bootstrap seed: new topic resamples at the claim's rate
+    again = {x: bootstrap_agreement(exp.values[x][i], exp.reference[against or x], n, rng + 1) for x in (m, rival)}
+    rows.append((f"bootstrap seed {rng + 1}", "seed", "equal", None,
+                 _paired(again[m], again[rival], jk[m][i], jk[rival][i], primary.value,
+                         how.replace(f"{n} resamples", f"{n} resamples (seed {rng + 1})"), rng=rng + 1)))
+    for s, seed in enumerate(exp.seeds):
+        rows.append((f"sample seed {seed} alone", "single sample", "secondary", _SAMPLE_REASON, diff(m, rival, i, [s])))
+    for j, r in enumerate(rates):
+        if j != i and r < 1:
+            heavier = r < rates[i]
+            rows.append((f"sampling rate {r:.0%}", "sampling rate", "equal" if heavier else "secondary",
+                         None if heavier else _MILDER_REASON, diff(m, rival, j)))
+    for o in others:
+        if o in tau:
+            rows.append((f"against {label(o)} instead of {label(rival)}", "rival measure", "secondary", _RIVAL_REASON,
+                         diff(m, o, i)))
+    if against is not None:
+        v = float((exp.tau(m)[i] - exp.tau(rival)[i]).mean())
+        rows.append((f"each measure against its own full-judgement ranking (not {label(against)}'s)",
+                     "reference ranking", "secondary", _REFERENCE_REASON,
+                     _paired(boot[m][i], boot[rival][i], jack[m][i], jack[rival][i], v, how, rng=rng)))
+    if stratified is not None and m in stratified.values and rival in stratified.values:
+        si = [float(r) for r in stratified.rates].index(float(rate))
+        ta, tb = stratified.tau(m, against)[si], stratified.tau(rival, against)[si]
+        rows.append(("stratified sampling (relevant and non-relevant drawn separately, as Buckley & Voorhees did)",
+                     "sampling design", strat_weight, None if strat_weight == "equal" else _STRATIFIED_REASON,
+                     _paired(stratified.bootstrap(m, n, rng, against)[si],
+                             stratified.bootstrap(rival, n, rng, against)[si], stratified.jackknife(m, against)[si],
+                             stratified.jackknife(rival, against)[si], float((ta - tb).mean()), how, rng=rng)))
+    if control is not None and control in rates:
+        c = rates.index(control)
+        power = Power.positive_control(
+            f"{label(rival)} with {control:.0%} of the judgements against {label(rival)} with {rate:.0%} (more "
+            "judgements rank closer to the full ranking), measured the same way; the control's rate is the "
+            "next sampling rate above the claim's, a rule fixed before any τ was seen",
+            _paired(bt[rival][c], bt[rival][i], jk[rival][c], jk[rival][i],
+                    float((tau[rival][c] - tau[rival][i]).mean()), how, rng=rng))
+    else:
+        power = Power.no_control("no sampling rate above the claim's to compare with")
+    return primary, rows, power
+
+
+def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | None = None, data: str = "",
+                    label=str, rng: int = 0, stratified=None) -> list[dict]:
+    """The book's tests of bpref, infAP and the condensed-list measures on random samples of the judgements.
+
+    ``exp``: :class:`fireeval.pooling.sampling.SampledJudgements`; ``boot[m]`` (n_rates, n_seeds, n_resamples)
+    from ``exp.bootstrap(m, n, rng)`` with one ``rng`` for all measures (paired); ``jack[m]`` (n_rates, n_seeds,
+    n_topics) from ``exp.jackknife(m)``. One record per paper statement (:data:`_ROBUST`): τ-b(measure) −
+    τ-b(rival) > 0 at sampling rate ``rate``, averaged over the seeds, with a BCa interval over topics and
+    seeds (:func:`_paired`); Sakai's statement is one family claim, a condition per condensed-list measure.
+    infAP's claim compares both measures with the full-judgement *AP* ranking, as its paraphrase says.
+    Sensitivity, each row weighed: the percentile interval of the same replicates and a second bootstrap
+    seed (at most *inconclusive* if either disagrees); heavier sampling rates
+    (equal) and milder ones (secondary); each sample alone, other rivals, other reference rankings
+    (secondary); with ``stratified`` (relevant and non-relevant drawn separately, rate ``rate``), that design
+    (equal where the statement's paper used it). Power: the rival at the ``control`` rate (default
+    :func:`control_rate`, the next rate above ``rate``, a rule fixed in advance) against the rival at
+    ``rate`` must pass the test.
+    """
+    rates = [float(r) for r in exp.rates]
     n = boot[next(iter(boot))].shape[-1]
     control = control_rate(rates, rate) if control is None else float(control)
     how = f"{n} resamples of the {len(exp.topics)} topics, τ averaged over {len(exp.seeds)} seeds"
     out = []
-    for m, (source, rival, paraphrase, others, against) in _ROBUST.items():
-        if m not in exp.values or rival not in exp.values:
+    for cid, (source, members, paraphrase, others, against, strat_weight) in _ROBUST.items():
+        members = {m: r for m, r in members.items() if m in exp.values and r in exp.values}
+        if not members:
             continue
-        if against is None:
-            tau = {x: exp.tau(x) for x in (m, rival, *others) if x in exp.values}
-            bt, jk = boot, jack
-        else:  # both sides against one full-judgement ranking (fresh replicates, paired by ``rng``)
-            tau = {x: exp.tau(x, against) for x in (m, rival, *others) if x in exp.values}
-            bt = {x: exp.bootstrap(x, n, rng, against) for x in tau}
-            jk = {x: exp.jackknife(x, against) for x in tau}
-
-        def diff(a, b, j, seeds=None):
-            sl = slice(None) if seeds is None else seeds
-            v = float((tau[a][j, sl] - tau[b][j, sl]).mean())
-            return _paired(bt[a][j], bt[b][j], jk[a][j], jk[b][j], v, how if seeds is None else
-                           f"{n} resamples, seed {exp.seeds[seeds[0]]}", seeds, rng)
-
-        primary = diff(m, rival, i)
-        rows = [Alternative("percentile interval (topics only)", Estimate.from_samples(
-            primary.value, (bt[m][i] - bt[rival][i]).mean(0), f"95% percentile bootstrap; {how}"),
-            kind="interval method")]
-        for s, seed in enumerate(exp.seeds):
-            rows.append(Alternative(f"sample seed {seed} alone", diff(m, rival, i, [s]), kind="seed"))
-        for j, r in enumerate(rates):
-            if j != i and r < 1:
-                rows.append(Alternative(f"sampling rate {r:.0%}", diff(m, rival, j), kind="sampling rate"))
-        for o in others:
-            if o in tau:
-                rows.append(Alternative(f"against {label(o)} instead of {label(rival)}", diff(m, o, i),
-                                        kind="rival measure"))
-        if against is not None:
-            v = float((exp.tau(m)[i] - exp.tau(rival)[i]).mean())
-            rows.append(Alternative(f"each measure against its own full-judgement ranking (not {label(against)}'s)",
-                                    _paired(boot[m][i], boot[rival][i], jack[m][i], jack[rival][i], v, how, rng=rng),
-                                    kind="reference ranking"))
-        if stratified is not None and m in stratified.values and rival in stratified.values:
-            si = [float(r) for r in stratified.rates].index(float(rate))
-            ta, tb = stratified.tau(m, against)[si], stratified.tau(rival, against)[si]
-            rows.append(Alternative(
-                "stratified sampling (relevant and non-relevant drawn separately, as Buckley & Voorhees did)",
-                _paired(stratified.bootstrap(m, n, rng, against)[si], stratified.bootstrap(rival, n, rng, against)[si],
-                        stratified.jackknife(m, against)[si], stratified.jackknife(rival, against)[si],
-                        float((ta - tb).mean()), how, rng=rng), kind="sampling design"))
-        if control is not None and control in rates:
-            c = rates.index(control)
-            power = Power.positive_control(
-                f"{label(rival)} with {control:.0%} of the judgements against {label(rival)} with {rate:.0%} (more "
-                "judgements rank closer to the full ranking), measured the same way; the control's rate is the "
-                "next sampling rate above the claim's, a rule fixed before any τ was seen",
-                _paired(bt[rival][c], bt[rival][i], jk[rival][c], jk[rival][i],
-                        float((tau[rival][c] - tau[rival][i]).mean()), how, rng=rng))
-        else:
-            power = Power.no_control("no sampling rate above the claim's to compare with")
+        got = {m: _robust_member(exp, boot, jack, m, r, others, against, stratified, strat_weight, rate, control,
+                                 label, rng, n, how) for m, r in members.items()}
+        rival = next(iter(members.values()))
+        names = " and ".join(label(m) for m in members)
         ref = f"the full-judgement {label(against)} ranking" if against else "its own full-judgement ranking"
-        claim = Claim(f"robust_{m}", paper=f"this book (testing {source})", section="random samples of the judgements",
+        claim = Claim(cid, paper=f"this book (testing {source})", section="random samples of the judgements",
                       quote=f"(paraphrase of {source}) {paraphrase}",
-                      quantity=f"τ-b({label(m)}) − τ-b({label(rival)}), each against {ref}, "
-                               f"{rate:.0%} of each topic's judgements sampled at random",
+                      quantity=("per measure: " if len(members) > 1 else "")
+                      + f"τ-b({names}) − τ-b({label(rival)}), each against {ref}, "
+                        f"{rate:.0%} of each topic's judgements sampled at random",
                       test=Test(">", 0.0), data=data, standing="stand-in" if is_synthetic(data) else "original",
                       reading=Reading(f"'{'closer' if against else 'more robust'}' read as a higher Kendall τ-b "
                                       f"against {ref} when {rate:.0%} of the judgements are kept, averaged over "
-                                      "sampling seeds (the seeds' spread in the interval)",
+                                      "sampling seeds (the seeds' spread in the interval)"
+                                      + ("; the statement covers every condensed-list measure tested here, each a "
+                                         "condition" if len(members) > 1 else ""),
                                       f"(paraphrase of {source}) {paraphrase}", "book's own question",
                                       f"{source} (not in this book's corpus: paraphrased)"),
                       evidence=Evidence.none(f"{source} is paraphrased (not in this book's corpus); its printed "
                                              "numbers are not compared"),
-                      short=f"Book's test of {source}: {label(m)} beats {label(rival)} on sampled judgements.",
+                      short=f"Book's test of {source}: {names} beat{'s' if len(members) == 1 else ''} "
+                            f"{label(rival)} on sampled judgements.",
                       notes="all runs ranked; unsampled judgements are -1 in the qrels (trec_eval's convention)")
-        out.append(claim.evaluate(primary, power=power, sensitivity=rows))
+        if len(members) == 1:
+            (m,) = members
+            primary, rows, power = got[m]
+            out.append(claim.evaluate(primary, power=power, sensitivity=[
+                Alternative(name, est, kind=kind, weight=w, reason=why) for name, kind, w, why, est in rows]))
+            continue
+        cond = {label(m): got[m][0] for m in members}
+        names_rows = [r[:4] for r in got[next(iter(members))][1]]
+        family_rows = []
+        for k, (name, kind, w, why) in enumerate(names_rows):
+            per = {label(m): got[m][1][k][4] for m in members if k < len(got[m][1]) and got[m][1][k][0] == name}
+            if len(per) == len(members):
+                family_rows.append(Alternative(name, kind=kind, weight=w, reason=why, conditions=per))
+        powers = {m: got[m][2] for m in members}
+        worst = min(members, key=lambda m: (powers[m].estimate.low if powers[m].estimate is not None
+                                            and powers[m].estimate.low is not None else 1.0))
+        p = powers[worst]
+        fam_power = p if p.estimate is None else Power.positive_control(
+            f"per measure, {p.control} -- shown for the measure whose control has the lowest interval "
+            f"({label(worst)}); it passes only if every measure's control passes"
+            if all(q.passes(claim.test) for q in powers.values()) else
+            f"per measure, {p.control}; the control fails for "
+            + ", ".join(label(m) for m, q in powers.items() if not q.passes(claim.test)), p.estimate)
+        record = claim.evaluate_family(
+            cond, need="all", power=fam_power, sensitivity=family_rows,
+            multiplicity="none needed for 'holds for every condensed-list measure' (an intersection-union test: "
+                         "each measure's own 95% interval keeps the error of the statement at 5%)")
+        record["per_condition"] = condition_labels(record)
+        out.append(record)
     return out
 
 
@@ -235,8 +416,8 @@ def explanation_claim(association: dict, k: int, data: str = "", measure: str = 
 
     The primary reading is the per-topic Spearman ρ between relevant count and single-topic
     τ-b (it uses every topic's count); the median split τ-b(many) − τ-b(few) throws away all
-    but which side of the median a topic is on -- the weaker test of the same idea -- so it is
-    a sensitivity row, with its one-sided permutation p. ``runs``: which runs are ranked.
+    but which side of the median a topic is on -- a coarser diagnostic of the same idea -- so it is
+    a secondary row, with its one-sided permutation p. ``runs``: which runs are ranked.
     """
     a = association
     who = f", {runs}" if runs else ""
@@ -247,7 +428,7 @@ def explanation_claim(association: dict, k: int, data: str = "", measure: str = 
                   test=Test("<", 0.0), data=data, standing="stand-in" if is_synthetic(data) else "original",
                   reading=Reading("'more disturbed with many relevant documents' read as a negative association "
                                   "topic by topic (Spearman ρ over every topic's count); the median split, which "
-                                  "keeps only the side of the median, is the weaker test and a sensitivity row",
+                                  "keeps only the side of the median, is a coarser diagnostic and a secondary row",
                                   "a shallow pool disturbs the ranking more on topics with many relevant documents",
                                   "book's own question", "this chapter"),
                   evidence=Evidence.none("the book's own explanation; the paper gives no per-topic relevant counts"),
@@ -259,43 +440,41 @@ def explanation_claim(association: dict, k: int, data: str = "", measure: str = 
                             f"{len(a['rho_boot'])} resamples of the topics (pairs)")
     split = Estimate.bca(a["split"], a["split_boot"], a["split_jack"],
                          f"{len(a['split_boot'])} resamples of each half; one-sided permutation p = {a['split_p']:.3f}")
+    coarse = ("keeps only which side of the median a topic's count is on: a coarser, less powerful diagnostic of the "
+              "same idea than the correlation over every topic's count")
     rows = [Alternative(f"median split τ-b(many) − τ-b(few) (permutation p = {a['split_p']:.3f})", split,
-                        kind="statistic"),
+                        kind="statistic", weight="secondary", reason=coarse),
             Alternative("percentile interval", Estimate.from_samples(
                 a["rho"], a["rho_boot"], "95% percentile bootstrap"), kind="interval method"),
             Alternative("median split, percentile interval", Estimate.from_samples(
-                a["split"], a["split_boot"], "95% percentile bootstrap"), kind="interval method")]
+                a["split"], a["split_boot"], "95% percentile bootstrap"), kind="statistic", weight="secondary",
+                reason=coarse)]
     return claim.evaluate(spearman, sensitivity=rows)
 
 
-def holds_sentence(records, measures, label=str, prefix: str = "depth_") -> str:
-    """For which measures a per-measure finding holds: reproduced ones, then those whose verdict
-    depends on the reading, each with the readings under which it holds.
+def holds_sentence(record: dict | None) -> str:
+    """What a family claim's conditions show, by label (:func:`condition_labels`), each with why it is not firmer.
 
-    >>> recs = [{"id": "depth_a", "verdict": "reproduced", "conventions": {}},
-    ...         {"id": "depth_b", "verdict": "depends", "conventions": {
-    ...             "all runs": {"verdict": "not reproduced"}, "pooled only": {"verdict": "reproduced"}}},
-    ...         {"id": "depth_c", "verdict": "not reproduced", "conventions": {}}]
-    >>> holds_sentence(recs, ["a", "b", "c"])
-    'a; depending on the convention, b (reproduced with pooled only; not reproduced with all runs)'
-    >>> holds_sentence([{"id": "depth_a.here", "verdict": "reproduced", "conventions": {}}], ["a"])
-    'a'
+    >>> rec = {"family": {"conditions": [{"condition": "a", "verdict": "reproduced", "basis": "all"},
+    ...                                   {"condition": "b", "verdict": "reproduced", "basis": "all"},
+    ...                                   {"condition": "c", "verdict": "not reproduced", "basis": "contradicted: x"}]},
+    ...        "sensitivity": [{"name": "pct", "kind": "interval method", "weight": "equal", "family": {"conditions": [
+    ...            {"condition": "a", "label": "reproduced"}, {"condition": "b", "label": "inconclusive"},
+    ...            {"condition": "c", "label": "contradicted"}]}}]}
+    >>> holds_sentence(rec)
+    'reproduced for a; inconclusive for b (reproduced by the primary interval; pct: inconclusive); contradicted for c'
+    >>> holds_sentence(None)
+    'no measure besides MAP was tested'
     """
-    by_id = {r["id"]: r for r in records}
-    held, depends = [], []
-    for m in measures:
-        r = by_id.get(f"{prefix}{m}.here", by_id.get(prefix + m))
-        if r is None:
-            continue
-        if r["verdict"] == "reproduced":
-            held.append(label(m))
-        elif r["verdict"] == "depends":
-            convs = r["conventions"]
-            yes = [c for c, v in convs.items() if v["verdict"] == "reproduced"]
-            no = [f"{v['verdict']} with {c}" for c, v in convs.items() if v["verdict"] != "reproduced"]
-            depends.append(f"{label(m)} (reproduced with {', '.join(yes) or 'no convention'}; {'; '.join(no)})")
-    out = ", ".join(held) if held else "no measure under every convention"
-    if depends:
-        out += "; depending on the convention, " + ", ".join(depends)
-    return out
-
+    if record is None:
+        return "no measure besides MAP was tested"
+    per = record.get("per_condition") or condition_labels(record)
+    parts = []
+    for shown in ("reproduced", "depends", "inconclusive", "contradicted", "not testable here"):
+        groups: dict = {}  # measures with the same label and the same reason, said once
+        for c, v in per.items():
+            if v["label"] == shown:
+                groups.setdefault(v["why"], []).append(c)
+        for why, names in groups.items():
+            parts.append(f"{shown} for {', '.join(names)}" + (f" ({why})" if why else ""))
+    return "; ".join(parts)

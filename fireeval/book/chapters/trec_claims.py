@@ -18,7 +18,7 @@ from fireeval.stats.reliability import bootstrap_agreement, jackknife_agreement
 
 from fireeval.book.papers.westerveld import FOR_TRECVID
 
-__all__ = ['is_synthetic', 'stand_in_label', 'finding_twin', 'tau_estimates', 'EXACT_TAU', 'tau_rows', 'needed_value', 'width_note', 'only_can_pass']
+__all__ = ['is_synthetic', 'stand_in_label', 'finding_twin', 'tau_estimates', 'EXACT_TAU', 'tau_rows', 'needed_value', 'width_note', 'only_can_pass', 'tau_family_rows']
 
 def is_synthetic(data: str) -> bool:
     return "synthetic" in data.split(",")[0]
@@ -100,3 +100,29 @@ def only_can_pass(what: str) -> Power:
                                   "test can pass, not that it can detect a τ just above the threshold",
                                   Estimate(1.0, method="exact: the original ranking, by construction"))
 
+
+
+def tau_family_rows(per_condition, n_resamples: int, rng: int = 0, prefix: str = "", exact_weight: str = "equal",
+                    exact_reason: str | None = None) -> tuple[dict, list]:
+    """One reading of a claim over several conditions (families, for :meth:`Claim.evaluate_family`).
+
+    ``per_condition``: ``{condition: (per_topic, reference)}``, each (n_systems, n_topics). Returns the
+    conditions' primary (BCa) estimates and :func:`tau_rows`' sensitivity rows regrouped as families
+    (``Alternative(conditions=...)``): the percentile interval, another seed and the exact realised τ
+    of every condition; the exact row's ``exact_weight``/``exact_reason`` are the caller's to decide.
+
+    >>> s = np.array([[.1, .2, .3, .2], [.4, .5, .6, .5], [.7, .8, .9, .8]])
+    >>> conditions, rows = tau_family_rows({"a": (s, s), "b": (s, s)}, 20)
+    >>> sorted(conditions), [r.kind for r in rows], sorted(rows[2].conditions)
+    (['a', 'b'], ['interval method', 'seed', 'exact value'], ['a', 'b'])
+    """
+    conditions, regrouped = {}, None
+    for name, (per_topic, reference) in per_condition.items():
+        conditions[name], rows = tau_rows(per_topic, reference, n_resamples, rng, prefix)
+        regrouped = regrouped or [(row, {}) for row in rows]
+        for (_, by_condition), row in zip(regrouped, rows):
+            by_condition[name] = row.estimate
+    out = [replace(row, estimate=None, conditions=by_condition) for row, by_condition in regrouped or []]
+    if out:
+        out[-1] = replace(out[-1], weight=exact_weight, reason=exact_reason)
+    return conditions, out

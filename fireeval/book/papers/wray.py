@@ -1,0 +1,26 @@
+"""Wray et al., *On Semantic Similarity in Video Retrieval* (CVPR 2021): the printed numbers the book tests, as data.
+
+For the semantic_similarity chapter's claim builder
+(:mod:`fireeval.book.chapters.semantic_similarity`). The paper's trained models (MEE, MoEE,
+CE, JPoSE) and its relevance matrices are not in the data here.
+"""
+from __future__ import annotations
+
+__all__ = ["WRAY", "WRAY_CODE", "WRAY_TABLE3", "WRAY_TABLE3_RANDOM", "WRAY_TABLE3_METEOR", "WRAY_HIGH_RATIOS"]
+
+WRAY = "Wray et al. 2021"
+WRAY_CODE = "mwray/Semantic-Video-Retrieval"
+#: Wray et al.'s Table 3 (supplementary), MSR-VTT: instance GMR and nDCG (%) per proxy for its runs, as printed.
+WRAY_TABLE3 = {
+    "Random (paper)": {"GMR": 0.2, "bow": 34.0, "pos": 30.0, "syn": 11.6, "meteor": 80.4},
+    "MEE (paper)": {"GMR": 15.7, "bow": 51.6, "pos": 48.5, "syn": 33.5, "meteor": 83.3},
+    "MoEE (paper)": {"GMR": 22.7, "bow": 53.9, "pos": 50.8, "syn": 36.8, "meteor": 83.9},
+    "CE (paper)": {"GMR": 22.4, "bow": 54.0, "pos": 50.9, "syn": 36.7, "meteor": 84.0},
+}
+#: Wray et al.'s Table 3 (supplementary), MSR-VTT, Random row: nDCG (%) per proxy, as printed.
+WRAY_TABLE3_RANDOM = {p: v for p, v in WRAY_TABLE3["Random (paper)"].items() if p != "GMR"}
+#: Table 3, METEOR nDCG (%): the Random row and the best trained row, per dataset §5.3 names, as printed.
+WRAY_TABLE3_METEOR = {"MSR-VTT": {"random": 80.4, "best trained": 84.0},
+                      "YouCook2": {"random": 66.2, "best trained": 73.3}}
+#: Random ÷ best trained METEOR nDCG: what the paper calls 'high' for a random run (§5.3).
+WRAY_HIGH_RATIOS = {d: v["random"] / v["best trained"] for d, v in WRAY_TABLE3_METEOR.items()}
