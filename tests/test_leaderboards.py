@@ -408,3 +408,17 @@ def test_every_pair_of_an_ordering_is_tested_with_holm_over_all_pairs():
     assert lb.ordering_tests(board(x[:2]), 500, 200) is None  # two systems: the one step is the ordering
     spec = lb.ordering_chart({"toy": a}).to_dict()
     assert "Which pairs of each published ordering" in str(spec)
+
+
+def test_every_pair_holm_has_enough_flips_and_its_monte_carlo_error():
+    from fireeval.stats.significance import auto_permutations, holm_monte_carlo_se, monte_carlo_se
+
+    rng = np.random.default_rng(9)
+    x = np.sort(rng.random((12, 50)), axis=0)[::-1] + np.linspace(0.2, 0, 12)[:, None]
+    pairs = lb.ordering_tests(board(x), n_permutations=1000, n_bootstrap=200, top=12)
+    m = len(pairs)
+    assert m == 66 and pairs.attrs["permutations"] == auto_permutations(66, 50)[0] > 1000
+    assert pairs.attrs["raised"]
+    se = holm_monte_carlo_se(pairs["p_perm"], monte_carlo_se(pairs["p_perm"], pairs.attrs["permutations"]))
+    assert np.allclose(pairs["holm_se"], se)
+    assert (pairs["near"] == ((pairs["p_holm"] - 0.05).abs() < 2.5758293035489004 * se)).all()

@@ -430,10 +430,14 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
     BCa falls back to the jackknife interval where the tails are unstable), the percentile and
     paired t intervals at the same level, and the two-sided paired randomisation test (shared
     sign flips) with Holm's adjustment over the M pairs. Ties (the same score on every topic, or
-    the same published number) are kept with ``tie`` saying why and no test. ``None`` for a board
+    the same published number) are kept with ``tie`` saying why and no test. The sign flips are
+    ``n_permutations``, raised to what Holm over M pairs needs
+    (:func:`fireeval.stats.significance.auto_permutations`); ``holm_se`` is each Holm p-value's
+    Monte-Carlo error and ``near`` marks a decision within its 99% band of 0.05. ``None`` for a board
     of fewer than three systems (its one pair is its adjacent step). Columns: ``i``, ``j``, ``a``,
     ``b``, ``adjacent``, ``tie``, ``diff``, ``bca``, ``percentile``, ``t_interval``, ``ci_low``,
-    ``ci_high``, ``p_perm``, ``p_holm``, ``M``, ``level``; ``attrs``: ``top``, ``systems``.
+    ``ci_high``, ``p_perm``, ``p_holm``, ``holm_se``, ``near``, ``M``, ``level``; ``attrs``: ``top``,
+    ``systems``, ``permutations``, ``exact``, ``raised`` (why the flips were raised, else "").
 
     >>> x = np.array([[0.9, 0.8, 0.95, 0.7], [0.5, 0.6, 0.4, 0.5], [0.1, 0.2, 0.15, 0.1]])
     >>> b = Board("toy", "Toy", "s", "queries", ["A", "B", "C"], x, np.full(3, np.nan), 1.0, "-", 0.01, "real: toy",
@@ -444,7 +448,8 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
     """
     import pandas as pd
 
-    from fireeval.stats.significance import holm, randomisation_pvalues, sign_flips
+    from fireeval.stats.significance import (MC_Z, auto_permutations, holm, holm_monte_carlo_se, monte_carlo_se,
+                                             randomisation_pvalues, sign_flips)
 
     n = min(int(top), len(board.names))
     if n < 3:
@@ -465,19 +470,25 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
     m = int(free.sum())
     level = family_level(m, alpha)
     pi, pj = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-    flips, exact = sign_flips(t, n_permutations, np.random.default_rng(seed))
+    # Holm over M pairs needs enough flips to reach its smallest thresholds (fireeval compare's automatic rule)
+    wanted, why = auto_permutations(m, t, alpha)
+    flips, exact = sign_flips(t, max(int(n_permutations), wanted), np.random.default_rng(seed))
     p = randomisation_pvalues(x, pi, pj, flips, exact)
-    adj = np.full(len(pairs), np.nan)
+    adj, se = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     if free.any():
         adj[free] = holm(p[free])
+        se[free] = holm_monte_carlo_se(p[free], monte_carlo_se(p[free], flips.shape[0], exact=exact))
     est = _intervals(x[pi] - x[pj], n_bootstrap, seed, board.unit, level)
     rows = [{"i": i, "j": j, "a": board.names[i], "b": board.names[j], "adjacent": j == i + 1, "tie": tie,
              "diff": float((x[i] - x[j]).mean()), "bca": e[0], "percentile": e[1], "t_interval": e[2],
              "ci_low": e[0].low, "ci_high": e[0].high, "p_perm": float(p[k]) if not tie else np.nan,
-             "p_holm": float(adj[k]), "M": m, "level": level}
+             "p_holm": float(adj[k]), "holm_se": float(se[k]),
+             "near": bool(np.isfinite(se[k]) and se[k] > 0 and abs(adj[k] - alpha) < MC_Z * se[k]),
+             "M": m, "level": level}
             for k, ((i, j), tie, e) in enumerate(zip(pairs, ties, est))]
     table = pd.DataFrame(rows)
-    table.attrs.update(top=n, systems=list(board.names[:n]), permutations=int(flips.shape[0]), exact=bool(exact))
+    table.attrs.update(top=n, systems=list(board.names[:n]), permutations=int(flips.shape[0]), exact=bool(exact),
+                       raised=why if int(flips.shape[0]) > int(n_permutations) else "")
     return table
 
 
@@ -485,7 +496,8 @@ def ordering_support(table) -> dict:
     """What the data support of one published ordering (:func:`ordering_tests`): counts over its M pairs.
 
     ``pairs`` (M), ``hold`` / ``reversed`` / ``unclear`` (by the family-wise interval),
-    ``holm_hold`` (Holm-adjusted randomisation p < 0.05 with A above B), ``t_hold`` (paired t
+    ``holm_hold`` (Holm-adjusted randomisation p < 0.05 with A above B), ``holm_near`` (Holm decisions
+    within their Monte-Carlo error of 0.05), ``permutations`` (sign flips used), ``t_hold`` (paired t
     intervals at the same level above 0), ``fallback`` (intervals
     whose BCa was replaced by the jackknife interval), ``supported`` (every pair holds),
     ``leader`` (the system significantly above the most others, by the interval) and
@@ -507,6 +519,7 @@ def ordering_support(table) -> dict:
             "unclear": words.count("unclear"),
             "holm_hold": int(((free["p_holm"] < 0.05) & (free["diff"] > 0)).sum()),
             "t_hold": int(sum(_verdict_word(e) == "holds" for e in free["t_interval"])),
+            "holm_near": int(free["near"].sum()), "permutations": int(table.attrs.get("permutations", 0)),
             "fallback": int(sum("jackknife" in (e.method or "") for e in free["bca"])),
             "supported": "yes" if words and all(w == "holds" for w in words) else "no",
             "top": int(table.attrs.get("top", 0)), "systems": len(above),
@@ -703,9 +716,9 @@ def ordering_claim(board: Board, table) -> dict | None:
         fmt=".4f", short=f"{board.title}: the {board.measure} ordering of the {top} holds for every pair")
     sup = ordering_support(table)
     claim.notes = (f"paired randomisation test ({table.attrs['permutations']} sign flips), Holm over the {m} pairs: "
-                   f"{sup['holm_hold']} of {m} pairs significant at 0.05 with A above B ({sup['holm_leader']} above "
-                   f"{sup['holm_leader_above']} others); by the family-wise interval {sup['leader']} is above "
-                   f"{sup['leader_above']} others")
+                   f"{sup['holm_hold']} of {m} pairs significant at 0.05 with A above B, {sup['holm_leader']} above "
+                   f"{sup['holm_leader_above']} others; {sup['holm_near']} decision(s) within the Monte-Carlo error "
+                   f"of 0.05. By the family-wise interval {sup['leader']} is above {sup['leader_above']} others")
     sd = np.array([float((board.values[r['i']] - board.values[r['j']]).std(ddof=1)) for _, r in free.iterrows()])
     delta = float(np.median(detectable_difference(sd, t, 0.05 / m))) if t > 1 else float("nan")
     better = np.median([max(board.values[r['i']].mean(), board.values[r['j']].mean()) for _, r in free.iterrows()])
@@ -1130,7 +1143,8 @@ def prose_values(analyses: dict) -> dict:
         out[f"{key}_diff"] = float(t["diff"].iloc[0]) if a and len(t) else float("nan")
         o = getattr(a, "ordering", None) if a else None
         sup = ordering_support(o) if o is not None else {}
-        for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "t_hold", "top", "systems", "fallback"):
+        for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "t_hold", "holm_near", "permutations", "top",
+                     "systems", "fallback"):
             out[f"{key}_all_{name}"] = sup.get(name, "n/a")
         for name in ("leader", "leader_above", "holm_leader", "holm_leader_above"):
             out[f"{key}_all_{name}"] = sup.get(name, "n/a")
