@@ -985,6 +985,10 @@ def _family(conditions: Mapping[str, Estimate], test: Test, need="all") -> dict:
             "verdict": v[0], "basis": f"{v[1]} ({summary})", "summary": summary}
 
 
+#: How many conditions a family's summary names per outcome before "and N more".
+_NAMED = 6
+
+
 def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
     """Each condition's shown label under the rules a claim's label obeys, from the family rows' conditions:
     an equal-standing row that turns the condition's verdict makes it *depends*; one that only moves its
@@ -1032,8 +1036,9 @@ def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
             ("not reproduced", "inconclusive: the count of holding conditions is undecided")
     summary = f"holds at {len(hold)} of {m}"
     for what, names in (("fails at", fail), ("depends at", depends), ("unclear at", unclear)):
-        if names:
-            summary += f"; {what} " + ", ".join(names)
+        if names:  # a long family names a few; every condition is in the fold under the count
+            summary += f"; {what} " + ", ".join(names[:_NAMED]) + (f" and {len(names) - _NAMED} more"
+                                                                      if len(names) > _NAMED else "")
     family.update(hold=len(hold), fail=fail, unclear=unclear, depends=depends, verdict=v[0],
                   basis=f"{v[1]} ({summary})", summary=summary)
     return family
