@@ -466,7 +466,7 @@ def check_scoreboard(build: Path, intro: str = "book/intro.html") -> list[str]:
     if not page.is_file():
         return [f"{intro}: page missing from the build"]
     text = page.read_text()
-    if 'class="fireeval-scoreboard"' not in text:
+    if not re.search(r'class="[^"]*\bfireeval-scoreboard\b', text):
         return [f"{intro}: no scoreboard table"]
     problems, seen = [], set()
     for href in re.findall(r'href="\.\./notebooks/([^"#]+)\.html#(claim-[^"]+)"', text):
