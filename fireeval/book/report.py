@@ -222,14 +222,17 @@ def verdict_html(row) -> str:
     def word(lab):
         return f'<strong style="color:{LABEL_COLOURS[lab]}">{escape(lab)}</strong>'
 
+    def why(text):  # the reason folds under the word: the box stays short, the reason one click away
+        return f"<details><summary><small>why</small></summary><small>{escape(text)}</small></details>" if text else ""
+
     if row.get("here"):
         out = f"the paper's data: {word(row['label'])}<br><small>its data are not public here</small>"
         for h in row["here"]:
             out += f"<br>here ({escape(h['data'])}): {word(h['label'])}"
-            if h.get("label") != "reproduced" and h.get("basis"):
-                out += f"<br><small>{escape(h['basis'])}</small>"
+            if h.get("label") != "reproduced":
+                out += why(h.get("basis"))
         return out
-    return word(row["label"]) + (f"<br><small>{escape(row['basis'])}</small>" if row.get("basis") else "")
+    return word(row["label"]) + why(row.get("basis"))
 
 
 def found_html(row) -> str:
