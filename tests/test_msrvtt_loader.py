@@ -45,7 +45,10 @@ def test_missing_root_names_the_fix(tmp_path, monkeypatch):
     import fireeval.datasets as ds
 
     monkeypatch.setattr(ds, "SHARED_DATA", tmp_path / "nowhere")
-    with pytest.raises(DataUnavailable, match="FIREEVAL_DATA"):
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
+    with pytest.raises(DataUnavailable, match="FIREEVAL_DATA"):  # nothing named: say how to name a folder
+        msrvtt.load_queries()
+    with pytest.raises(DataUnavailable, match="in the folder you named"):  # a named folder is the only one read
         msrvtt.load_queries(root=tmp_path)
 
 

@@ -158,7 +158,7 @@ def _blocks(text: str):
             yield "other", body
 
 
-def unfolded_words(source: str | Path) -> int:
+def unfolded_words(source: str | Path, code: bool = True) -> int:
     r"""Words a reader sees in a MyST chapter without opening a fold: the prose, the admonitions that are
     not dropdowns, and the visible code cells' lines (QuantEcon counts a lecture's code too); removed
     cells, folded inputs, dropdown solutions and hints are left out. A role such as
@@ -173,7 +173,7 @@ def unfolded_words(source: str | Path) -> int:
     8
     """
     text = _FRONT.sub("", Path(source).read_text(encoding="utf-8"))
-    shown = [" ".join(body) for kind, body in _blocks(text) if kind in ("code", "directive")]
+    shown = [" ".join(body) for kind, body in _blocks(text) if kind == "directive" or (code and kind == "code")]
     prose = _FENCE.sub(" ", text)
     return len(re.findall(r"\S+", prose + " " + " ".join(shown)))
 
@@ -185,9 +185,10 @@ def visible_code_cells(source: str | Path) -> list[int]:
 
 
 def reading_minutes(source: str | Path, words_per_minute: int = WORDS_PER_MINUTE) -> int:
-    """Minutes to read what a reader sees of a MyST chapter without opening a fold
-    (:func:`unfolded_words`), rounded up to 5 (at least 5)."""
-    return max(5, 5 * math.ceil(unfolded_words(source) / words_per_minute / 5))
+    """Minutes to read the prose a reader sees of a MyST chapter without opening a fold
+    (:func:`unfolded_words` without the code cells: code is run and skimmed, not read at prose speed),
+    rounded up to 5 (at least 5)."""
+    return max(5, 5 * math.ceil(unfolded_words(source, code=False) / words_per_minute / 5))
 
 
 class RunClock:

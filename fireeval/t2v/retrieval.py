@@ -172,7 +172,8 @@ def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
     s = np.asarray(similarity, dtype=float)
     rel = np.asarray(relevance, dtype=float)
     if s.ndim != 2 or s.shape != rel.shape:
-        raise ValueError(f"similarity {s.shape} and relevance {rel.shape} must be (queries, videos) of one shape")
+        raise ValueError(f"similarity {s.shape} and relevance {rel.shape} must be (queries, videos) of one shape. "
+                         "Fix: give both with one row per query and one column per video")
     order = tied_scores.order_under_tie_rule(s, rel, rule)
     relevant = rel > 0
     gains = np.take_along_axis(relevant, order, axis=1)

@@ -251,7 +251,7 @@ def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000
     from fireeval.stats import resampling
 
     if base not in ("lower", "reported"):
-        raise ValueError(f"base={base!r}: use 'lower' or 'reported'")
+        raise ValueError(f"base={base!r} is not a GMR base. Fix: use 'lower' or 'reported'")
     ranks = gmr_bound_ranks(scores, equivalent, tie_rule)
     hits = np.stack([ranks[b] < k for b in ("upper", base) for k in ks]).astype(float)  # (2 * len(ks), Q)
     means = resampling.bootstrap_means(hits, n_resamples=n_resamples, rng=seed).reshape(2, len(ks), -1)
