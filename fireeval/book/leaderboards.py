@@ -1056,8 +1056,11 @@ def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
         qframe = msrvtt.load_queries(data_dir)
         queries = qframe["sentence"].tolist()
         captions = msrvtt.load_video_captions_1ka(data_dir)
-        full = {m: msrvtt.load_similarity(m, data_dir) for m in ("clip4clip", "InternVideo2")}
-        diag = {m: msrvtt.load_similarity(m, data_dir, diagonal_only_ok=True) for m in sorted(msrvtt.DIAGONAL_ONLY)}
+        # InternVideo2's top-128 cut is the "tie rule" threat of this board (and the semantic chapter's report);
+        # GRAM and VAST enter by their diagonal; no second warning on stderr here
+        full = {m: msrvtt.load_similarity(m, data_dir, check_ties=False) for m in ("clip4clip", "InternVideo2")}
+        diag = {m: msrvtt.load_similarity(m, data_dir, diagonal_only_ok=True, check_ties=False)
+                for m in sorted(msrvtt.DIAGONAL_ONLY)}
         published = dict(MSRVTT_PUBLISHED)
         data = "real: MSR-VTT 1k-A, 1000 queries, the four runs' similarity matrices"
         source = "R@1 (%) listed with the runs (shared data README; source repository mohammad2012191/ViC)"
