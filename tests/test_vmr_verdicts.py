@@ -224,7 +224,8 @@ def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_e
     gaps = {part: g for part in verdicts.ORDERING_QUOTES}
     recs = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
     assert recs["noise.r03_not_above_axiou.ds"]["verdict"] == "reproduced"
-    assert recs["noise.r07_above_axiou.ds"]["verdict"] == "not reproduced"
+    # one σ against it: not reproduced by the every-σ reading; a sensitivity row of equal standing may make it depend
+    assert recs["noise.r07_above_axiou.ds"]["verdict"] in ("not reproduced", "depends")
     assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
     # Two σ of four against it is no majority: the verdict flips.
     assert noise.majority_gap([-0.002, -0.001, 0.013, 0.013]) < 0
@@ -264,7 +265,9 @@ def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small)
     assert r03["reading"]["source"] == "no guidance: range" and r03["test"] == "<= 1"
     assert {row["kind"] for row in r03["sensitivity"]} == {"threshold (range)", "interval method"}
     # a ratio and an extreme over σ: BCa (grouped jackknife over the queries), the percentile interval a row
-    assert all(r["conventions"][""]["method"].startswith("95% BCa") for r in recs)
+    # BCa, or where it is unstable (|z0| > 1, an end at the outermost replicates) its stated replacement
+    assert all(r["conventions"][""]["method"].startswith(("95% BCa", "95% jackknife normal interval (BCa unstable"))
+               for r in recs)
     assert all(g["min_jack"].shape == (20,) for g in study["gaps"].values())
 
 

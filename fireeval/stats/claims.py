@@ -73,6 +73,8 @@ VERDICTS = ("reproduced", "not reproduced", "depends", "not testable here")
 WEIGHTS = ("equal", "secondary")
 #: Sensitivity rows that re-estimate the same reading: a flip there caps the label at *inconclusive*.
 STABILITY_KINDS = ("seed", "interval method")
+#: The rows of a range of thresholds the paper leaves open: the range decides (depends if it flips inside).
+_RANGE_KIND = "threshold (range)"
 #: The words a reader sees: "not reproduced" is shown as what it is, contradicted or inconclusive.
 LABELS = ("reproduced", "contradicted", "inconclusive", "depends", "not testable here")
 STANDINGS = ("original", "stand-in")
@@ -780,7 +782,7 @@ class Claim:
                 at[t] = _overall(per)[0]
                 for n, e in estimates.items():
                     rows.append(self._row(Alternative(f"threshold {t:g}" + (f", {n}" if n else ""), e,
-                                                      "threshold (range)", test, replaces=n)))
+                                                      _RANGE_KIND, test, replaces=n)))
             if len(set(at.values())) > 1:
                 overall = "depends"
                 basis = "flips inside the range the paper leaves open: " + "; ".join(
@@ -883,8 +885,10 @@ class Claim:
         primary_label = label(decided)
         # depends: a reading of equal standing reproduces where the primary does not (or the reverse);
         # inconclusive: the seed, the interval method or an equal reading moves the label off a firm word
-        equal = [r for r in rows if r.get("changes_verdict") and r["weight"] == "equal" and not r["stability"]]
-        softer = [r for r in rows if r["flips"] and r["weight"] == "equal"]
+        # rows of the range the paper leaves open are decided above, by the range itself
+        weighed = [r for r in rows if r["kind"] != _RANGE_KIND]
+        equal = [r for r in weighed if r.get("changes_verdict") and r["weight"] == "equal" and not r["stability"]]
+        softer = [r for r in weighed if r["flips"] and r["weight"] == "equal"]
         if overall in ("reproduced", "not reproduced") and equal:
             overall = "depends"
             basis = (f"an equal-standing reading flips it: primary: {primary_label}; "
@@ -1073,7 +1077,7 @@ def check_record(record: Mapping, legacy_twins: bool = False) -> None:
                          "result is the paper claim's 'here' row (Claim.evaluate puts it there)")
     decided = (record.get("on_stand_in") or {}).get("label") or (record.get("without_power") or {}).get("label") \
         or record["label"]
-    rows = record.get("sensitivity") or []
+    rows = [r for r in record.get("sensitivity") or [] if r.get("kind") != _RANGE_KIND]  # decided by the range
     equal = [r["name"] for r in rows if r.get("changes_verdict", r.get("flips")) and r.get("weight", "equal") == "equal"
              and not r.get("stability", r.get("kind") in STABILITY_KINDS)]
     if equal and decided not in ("depends", "not testable here"):
