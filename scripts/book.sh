@@ -11,7 +11,8 @@ t_setup=$(now)
 # fireeval package and the data registry, so a change there clears the cache.
 mkdir -p _build
 code_hash=$(find fireeval -name "*.py" -print0 | sort -z | xargs -0 cat data/registry.json pyproject.toml | sha256sum | cut -d' ' -f1)
-if [ -d _build/.jupyter_cache ] && [ "$(cat _build/.fireeval-code-hash 2>/dev/null)" != "$code_hash" ]; then
+# BOOK_KEEP_CACHE=1 keeps it (a quick local look at one changed chapter; never in CI).
+if [ -z "${BOOK_KEEP_CACHE:-}" ] && [ -d _build/.jupyter_cache ] && [ "$(cat _build/.fireeval-code-hash 2>/dev/null)" != "$code_hash" ]; then
   echo "book: fireeval changed since the last build; re-executing every notebook"
   rm -rf _build/.jupyter_cache
 fi

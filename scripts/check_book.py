@@ -1,6 +1,9 @@
 """Open the built book in headless Chromium, offline, and fail on anything a reader would see broken.
 
-    python scripts/check_book.py _build/html
+    python scripts/check_book.py _build/html [PAGE ...]
+
+PAGE (e.g. ``notebooks/pool_depth.html``) limits the browser checks to those pages, for a quick
+look at one chapter; without it every page is checked, with the scoreboard and glossary links.
 
 Every page is served from 127.0.0.1 and loaded in Debian's chromium (playwright); a
 request that leaves the machine is blocked and fails the check. On every page:
@@ -537,7 +540,13 @@ def main(argv):
     if not (build / "index.html").is_file():
         print(f"check_book: {build} has no index.html; build the book first (bash scripts/book.sh)")
         return 2
-    problems = check(build) + check_scoreboard(build) + check_glossary_links(build)
+    only = argv[2:]
+    missing = [p for p in only if not (build / p).is_file()]
+    if missing:
+        print(f"check_book: {build / missing[0]} is not in the build. Fix: name a page as notebooks/CHAPTER.html")
+        return 2
+    problems = (check(build, pages=only) if only
+                else check(build) + check_scoreboard(build) + check_glossary_links(build))
     for p in problems:
         print("FAIL", p)
     print(f"check_book: {len(problems)} problem(s)")
