@@ -140,6 +140,12 @@ def main(argv=None) -> int:
     serial = sum(timings[n] for n in done)
     print(f"execute_book: {len(done)} executed in {wall:.1f} s wall over {args.workers} process(es) "
           f"(sum of per-notebook times {serial:.1f} s)")
+    if todo_all:  # this execution as a whole, for benchmarks/bench_book.py (a run with nothing to do keeps the last)
+        (times_file.parent / ".fireeval-execution-run.json").write_text(json.dumps(
+            {"wall": wall, "workers": args.workers, "cores": os.cpu_count(), "executed": done, "failed": failed,
+             "sum": serial, "from_empty_cache": len(todo_all) == len(notebooks) and not args.only,
+             "load": os.getloadavg(), "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+            indent=1) + "\n")
     if failed:
         print(f"execute_book: {len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1

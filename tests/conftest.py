@@ -1,13 +1,28 @@
+import fcntl
+import gc
+import hashlib
+import json
 import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from fireeval.datasets import SHARED_DATA, has_data
 
-# Reproducible property tests in CI ("ci", the default): the same examples every run,
-# so a failure is never a coin flip. HYPOTHESIS_PROFILE=dev explores new examples.
-settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+# Property tests in CI ("ci", the default) are reproducible: the same examples every run, so a failure is
+# never a coin flip. A test without its own count draws CI_EXAMPLES examples; each example must finish within
+# CI_DEADLINE_MS (generous: the machine is shared, and the deadline is there to catch an example that is
+# pathologically slow, not a busy core). Tests that set max_examples (or deadline) state it beside the test;
+# what each costs is printed by the test command's --durations=15. HYPOTHESIS_PROFILE=dev explores new
+# examples, more of them and without a deadline.
+CI_EXAMPLES = 50
+CI_DEADLINE_MS = 5000
+settings.register_profile("ci", derandomize=True, max_examples=CI_EXAMPLES, deadline=CI_DEADLINE_MS, print_blob=True)
 settings.register_profile("dev", deadline=None, max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
@@ -17,3 +32,107 @@ def require_data(*names):
     if not has_data(*names):
         pytest.skip(f"real data absent: {names[0]}{' ...' if len(names) > 1 else ''} not under FIREEVAL_DATA "
                     f"or {SHARED_DATA}")
+
+
+# --------------------------------------------------------------------------- garbage collection
+# statsmodels' multipletests (fireeval.stats.significance.holm) runs gc.collect() on every call, and a full
+# collection walks every object of the process: ~0.2 s in a test process that has imported numpy, scipy,
+# pandas and the tests (test_swapping_negates_difference_and_keeps_p spent 16 s of its 17 s there). Between
+# tests the objects that survived are collected once and then frozen (gc.freeze: kept out of later
+# collections), so a collection inside a test only walks what that test made. Nothing uncollected is frozen.
+def pytest_runtest_setup(item):
+    gc.collect()
+    gc.freeze()
+
+
+# --------------------------------------------------------------------------- chapters, executed once
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class ChapterRun:
+    """One ``fireeval run`` of a chapter: the command, its exit status and output, and the folder it wrote.
+
+    Shared by every test that reads the same chapter with the same arguments: read it, never write into
+    ``out`` (copy a file first, as test_notebooks does before re-executing the notebook)."""
+    argv: tuple
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    out: Path
+    chapter: str
+
+    @property
+    def headline(self) -> dict:
+        return json.loads((self.out / f"{self.chapter}.headline.json").read_text())
+
+    @property
+    def notebook(self) -> Path:
+        return self.out / f"{self.chapter}.ipynb"
+
+    def failure(self) -> str:
+        return f"fireeval {' '.join(self.argv)} exited {self.returncode}:\n{self.stdout[-3000:]}\n{self.stderr[-5000:]}"
+
+
+def chapter_arguments(chapter: str, parameters: dict) -> list:
+    """``run CHAPTER -p NAME VALUE ...`` (values as Python literals, the form ``fireeval run`` reads)."""
+    return ["run", chapter, *[x for name, value in parameters.items() for x in ("-p", name, repr(value))]]
+
+
+def chapter_test_parameters(chapter: str) -> dict:
+    from fireeval.book.notebooks import NOTEBOOK_DIR, load
+
+    return dict(load(NOTEBOOK_DIR / f"{chapter}.md").metadata.get("fireeval", {}).get("test_parameters", {}))
+
+
+class ChapterRuns:
+    """``fireeval run`` a chapter once per set of arguments for the whole test session, across xdist workers.
+
+    Runs go into a cache folder beside the workers' own temporary folders (under the session's pytest
+    base folder, fresh every session), one folder per command keyed by its arguments; an ``flock`` on the
+    folder's lock file makes a second worker asking for the same run wait for the first and then read
+    its result instead of executing the chapter again. A failed run is shared too (each test that needs
+    it reports it)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self._done: dict[str, ChapterRun] = {}
+
+    def run(self, args: list) -> ChapterRun:
+        """``python -m fireeval ARGS --output DIR`` (``args``: ``run CHAPTER ...`` without ``--output``)."""
+        args = [str(a) for a in args]
+        assert args[0] == "run" and "--output" not in args and "-o" not in args, args
+        key = hashlib.sha256(json.dumps(args).encode()).hexdigest()[:16]
+        if key in self._done:
+            return self._done[key]
+        chapter = Path(args[1]).stem
+        folder = self.root / f"{chapter}-{key}"
+        folder.mkdir(exist_ok=True)
+        record = folder / "run.json"
+        with open(folder / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker running it: wait, then read its record
+            if not record.is_file():
+                argv = [*args, "--output", str(folder / "out")]
+                started = time.perf_counter()
+                proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=folder,
+                                      capture_output=True, text=True, timeout=1200)
+                record.write_text(json.dumps({"argv": argv, "returncode": proc.returncode, "stdout": proc.stdout,
+                                              "stderr": proc.stderr, "seconds": time.perf_counter() - started}))
+        got = json.loads(record.read_text())
+        done = ChapterRun(tuple(got["argv"]), got["returncode"], got["stdout"], got["stderr"], got["seconds"],
+                          folder / "out", chapter)
+        self._done[key] = done
+        return done
+
+    def with_test_parameters(self, chapter: str) -> ChapterRun:
+        """The chapter as ``fireeval run CHAPTER`` with its front matter's test parameters."""
+        return self.run(chapter_arguments(chapter, chapter_test_parameters(chapter)))
+
+
+@pytest.fixture(scope="session")
+def chapter_runs(tmp_path_factory) -> ChapterRuns:
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # xdist: the session's folder
+    return ChapterRuns(shared / "chapter-runs")

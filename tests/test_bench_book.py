@@ -1,0 +1,47 @@
+"""benchmarks/bench_book.py: the recorded times of the book and the test command, each against its target."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_book.py"
+
+
+def _bench(build: Path) -> list[str]:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--build", str(build)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def _row(lines, what):
+    return next(line for line in lines if line.strip().startswith(what))
+
+
+def test_recorded_times_are_marked_met_or_missed(tmp_path):
+    (tmp_path / ".fireeval-execution-run.json").write_text(json.dumps(
+        {"wall": 149.0, "workers": 2, "cores": 2, "executed": ["a", "b"], "failed": [], "sum": 270.0,
+         "from_empty_cache": True, "load": [0.4, 0.5, 0.6], "finished": "2026-11-28T03:00:00Z"}))
+    (tmp_path / ".fireeval-execution-times.json").write_text(json.dumps(
+        {"notebooks/pool_depth.md": 61.0, "notebooks/metrics.md": 60.0}))
+    (tmp_path / ".fireeval-test-times.json").write_text(json.dumps(
+        {"setup": 20, "pytest": 181, "book": 150, "page_check": 9, "total": 360, "workers": 2, "cores": 2,
+         "load_start": "3.50 2.00 1.00", "load_end": "1.0 1.0 1.0", "finished": "2026-11-28T03:10:00Z"}))
+    lines = _bench(tmp_path)
+    assert _row(lines, "whole book").split("target <= 150 s: ")[1].startswith("met")
+    assert "load 0.4 on 2 cores (quiet)" in _row(lines, "whole book")
+    assert _row(lines, "chapter pool_depth").endswith("target <= 60 s: missed")
+    assert _row(lines, "chapter metrics").endswith("target <= 60 s: met")  # within the target is met
+    assert "missed" in _row(lines, "pytest -n 2") and "181.0 s" in _row(lines, "pytest -n 2")
+    assert "busy" in _row(lines, "pytest -n 2")  # load 3.5 on 2 cores
+    assert _row(lines, "test command incl. set-up").split("target <= 360 s: ")[1].startswith("met")
+
+
+def test_a_partial_or_absent_record_is_not_a_verdict(tmp_path):
+    lines = _bench(tmp_path)
+    assert "not measured" in _row(lines, "whole book") and "not measured" in _row(lines, "pytest -n 2")
+    (tmp_path / ".fireeval-execution-run.json").write_text(json.dumps(
+        {"wall": 40.0, "workers": 1, "cores": 2, "executed": ["notebooks/metrics.md"], "failed": [], "sum": 40.0,
+         "from_empty_cache": False, "load": [0.1, 0.1, 0.1]}))
+    row = _row(_bench(tmp_path), "whole book")
+    assert "not measured" in row and "not the whole book" in row and "1 workers, not 2" in row
