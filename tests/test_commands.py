@@ -128,64 +128,6 @@ def prepared(argv: list[str], test_parameters: dict[str, dict]) -> list[str]:
     return [PLACEHOLDERS[a][0] if a in PLACEHOLDERS else a for a in args]
 
 
-def _collect():
-    test_parameters = _chapter_test_parameters()
-    runs, seen = [], {}
-    for path in DOCUMENTS:
-        for line, command in shown_commands(path):
-            where = f"{path.relative_to(ROOT)}:{line}"
-            try:
-                argv = shlex.split(command, comments=True)
-            except ValueError as err:
-                runs.append(pytest.param(where, command, None, id=where,
-                                         marks=pytest.mark.xfail(reason=f"unparseable: {err}", strict=True)))
-                continue
-            if any(command.startswith(prefix) for prefix in EXCLUDED):
-                continue
-            args = prepared(argv, test_parameters) if argv and argv[0] in FIREEVAL else None
-            key = json.dumps(args) if args is not None else command
-            if key in seen:
-                continue
-            seen[key] = where
-            marks = [pytest.mark.notebook] if args and args[0] == "run" else []
-            runs.append(pytest.param(where, command, args, id=where, marks=marks))
-    return runs
-
-
-@pytest.mark.parametrize("where, command, args", _collect())
-def test_shown_command_runs(where, command, args, tmp_path, tmp_path_factory):
-    assert args is not None, (f"{where}: `{command}` is neither a fireeval command nor excluded with a reason in "
-                              f"tests/test_commands.py EXCLUDED: test it or exclude it")
-    for name, content in PLACEHOLDERS.values():
-        if isinstance(content, bytes):
-            (tmp_path / name).write_bytes(content)
-        else:
-            (tmp_path / name).write_text(content)
-    argv = [a.replace("{out}", str(tmp_path / "out")) for a in args]
-    proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=1200)
-    assert proc.returncode == 0, (f"{where}: `{command}` failed (ran as fireeval {shlex.join(argv)}):\n"
-                                  f"{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
-    if argv[0] == "run":
-        chapter = Path(argv[1]).stem
-        assert (tmp_path / "out" / f"{chapter}.headline.json").is_file()
-        exercise = exercise_at(where)
-        if exercise:  # an exercise: its worked solution must state what this run printed
-            run = json.loads((tmp_path / "out" / f"{chapter}.headline.json").read_text())
-            check_solution(*exercise, base_headline(chapter, tmp_path_factory.getbasetemp()), run)
-
-
-def test_collects_the_commands_of_every_document():
-    """The collector sees the README's fireeval commands and joins continuation lines."""
-    readme = [c for _, c in shown_commands(ROOT / "README.md")]
-    assert any(c.startswith(".venv/bin/fireeval run ") for c in readme), readme
-    sample = ROOT / "README.md"
-    assert all("\\" not in c for c in readme), sample
-    argv = shlex.split("fireeval run pool_depth -p measure bpref --output exercises/")
-    args = prepared(argv, {"pool_depth": {"max_runs": 20, "measure": "map"}})
-    assert args == ["run", "pool_depth", "-p", "measure", "bpref", "-p", "max_runs", "20", "--output", "{out}"]
-
-
 EXERCISES = re.compile(r"^## Exercises[ \t]*$", re.M)
 EXERCISE = re.compile(r"^### Exercise (?P<number>\d+) \((?P<kind>run|predict|by hand|code)\): \S.*$", re.M)
 THINKING = {"predict", "by hand", "code"}
@@ -220,20 +162,105 @@ def exercise_at(where: str) -> tuple[str, int] | None:
     return None
 
 
-_BASE_RUNS: dict[str, dict] = {}
+def command_id(document: str, command: str, exercise: tuple[str, int] | None) -> str:
+    """A test id that names the command, not its line, so that editing the prose around it keeps the id:
+    ``notebooks/metrics.md:exercise-2``, ``README.md:run-metrics-quick`` (options without their dashes,
+    ``--output`` and comments left out)."""
+    if exercise:
+        return f"{document}:exercise-{exercise[1]}"
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    if words and words[0] in FIREEVAL:
+        words = words[1:]
+    kept = [w for i, w in enumerate(words) if w not in ("--output", "-o") and words[i - 1:i] not in (["--output"], ["-o"])]
+    slug = "-".join(filter(None, (re.sub(r"[^A-Za-z0-9_.=@,-]+", "_", w.lstrip("-")).strip("_") for w in kept)))
+    return f"{document}:{slug[:70]}"
 
 
-def base_headline(chapter: str, tmp_root: Path) -> dict:
-    """The chapter's headline under its test parameters (run once per test process)."""
-    if chapter not in _BASE_RUNS:
-        args = prepared(["fireeval", "run", chapter], _chapter_test_parameters())
-        out = tmp_root / f"base-{chapter}"
-        argv = [a.replace("{out}", str(out)) for a in args]
-        proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=tmp_root, capture_output=True,
-                              text=True, timeout=1200)
-        assert proc.returncode == 0, f"{chapter} with its test parameters failed:\n{proc.stderr[-3000:]}"
-        _BASE_RUNS[chapter] = json.loads((out / f"{chapter}.headline.json").read_text())
-    return _BASE_RUNS[chapter]
+def _collect():
+    test_parameters = _chapter_test_parameters()
+    runs, seen, ids = [], {}, set()
+    for path in DOCUMENTS:
+        for line, command in shown_commands(path):
+            where = f"{path.relative_to(ROOT)}:{line}"
+            exercise = exercise_at(where)
+            name = command_id(str(path.relative_to(ROOT)), command, exercise)
+            name, k = (base := name), 1
+            while name in ids:  # a second command of one exercise: -1, -2 ...
+                name, k = f"{base}-{k}", k + 1
+            try:
+                argv = shlex.split(command, comments=True)
+            except ValueError as err:
+                ids.add(name)
+                runs.append(pytest.param(where, command, None, None, id=name,
+                                         marks=pytest.mark.xfail(reason=f"unparseable: {err}", strict=True)))
+                continue
+            if any(command.startswith(prefix) for prefix in EXCLUDED):
+                continue
+            args = prepared(argv, test_parameters) if argv and argv[0] in FIREEVAL else None
+            key = json.dumps(args) if args is not None else command
+            if key in seen:
+                continue
+            seen[key] = where
+            ids.add(name)
+            marks = [pytest.mark.notebook] if args and args[0] == "run" else []
+            runs.append(pytest.param(where, command, args, exercise, id=name, marks=marks))
+    return runs
+
+
+@pytest.mark.parametrize("where, command, args, exercise", _collect())
+def test_shown_command_runs(where, command, args, exercise, tmp_path, chapter_runs):
+    assert args is not None, (f"{where}: `{command}` is neither a fireeval command nor excluded with a reason in "
+                              f"tests/test_commands.py EXCLUDED: test it or exclude it")
+    if args[0] == "run":  # a chapter: executed once per set of arguments, shared with every test reading it
+        assert args[-2:] == ["--output", "{out}"], args
+        run = chapter_runs.run(args[:-2])
+        assert run.returncode == 0, f"{where}: `{command}` failed (ran as {run.failure()})"
+        chapter = run.chapter
+        assert (run.out / f"{chapter}.headline.json").is_file()
+        if exercise:  # an exercise: its worked solution must state what this run printed
+            check_solution(*exercise, base_headline(chapter, chapter_runs), run.headline)
+        return
+    for name, content in PLACEHOLDERS.values():
+        if isinstance(content, bytes):
+            (tmp_path / name).write_bytes(content)
+        else:
+            (tmp_path / name).write_text(content)
+    argv = [a.replace("{out}", str(tmp_path / "out")) for a in args]
+    proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=1200)
+    assert proc.returncode == 0, (f"{where}: `{command}` failed (ran as fireeval {shlex.join(argv)}):\n"
+                                  f"{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+
+
+def test_collects_the_commands_of_every_document():
+    """The collector sees the README's fireeval commands and joins continuation lines."""
+    readme = [c for _, c in shown_commands(ROOT / "README.md")]
+    assert any(c.startswith(".venv/bin/fireeval run ") for c in readme), readme
+    sample = ROOT / "README.md"
+    assert all("\\" not in c for c in readme), sample
+    argv = shlex.split("fireeval run pool_depth -p measure bpref --output exercises/")
+    args = prepared(argv, {"pool_depth": {"max_runs": 20, "measure": "map"}})
+    assert args == ["run", "pool_depth", "-p", "measure", "bpref", "-p", "max_runs", "20", "--output", "{out}"]
+
+
+def test_command_ids_name_the_command_not_its_line():
+    """Issue 38: ids were ``file:line`` and changed whenever prose above a command was edited."""
+    assert command_id("README.md", ".venv/bin/fireeval run metrics --quick --output results/   # seconds", None) \
+        == "README.md:run-metrics-quick"
+    assert command_id("notebooks/x.md", "fireeval run x -p k 1", ("x", 2)) == "notebooks/x.md:exercise-2"
+    ids = [p.id for p in _collect()]
+    assert len(ids) == len(set(ids)) and not [i for i in ids if re.search(r":\d+$", i)], ids
+
+
+def base_headline(chapter: str, chapter_runs) -> dict:
+    """The chapter's headline under its test parameters (executed once per session: the ``chapter_runs``
+    fixture of tests/conftest.py, shared with tests/test_notebooks.py)."""
+    base = chapter_runs.with_test_parameters(chapter)
+    assert base.returncode == 0, f"{chapter} with its test parameters failed ({base.failure()})"
+    return base.headline
 
 
 def check_solution(chapter: str, number: int, base: dict, run: dict) -> None:

@@ -1,8 +1,9 @@
 """Execute every book notebook with its small test parameters, check its headline, and re-execute it with nbval.
 
 Each notebook declares ``fireeval.test_parameters`` and ``fireeval.headline_keys`` in
-its front matter; execution goes through :func:`fireeval.book.notebooks.execute`, the code
-behind ``fireeval run``. The executed notebook is then re-executed by ``pytest --nbval``
+its front matter; it is executed once per test session as ``fireeval run CHAPTER -p ...`` with
+those parameters (the ``chapter_runs`` fixture of ``tests/conftest.py``, whose run
+tests/test_commands.py's exercise checks read too). The executed notebook is then re-executed by ``pytest --nbval``
 (strict, not ``--nbval-lax``), which compares every output of every cell with the first
 execution: a chapter is reproducible from its seed. Outputs that legitimately vary
 (wall-clock timings, pandas' random table ids) are sanitised by ``tests/nbval_sanitize.cfg``;
@@ -10,6 +11,7 @@ execution: a chapter is reproducible from its seed. Outputs that legitimately va
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,19 +37,21 @@ def nbval(notebook: Path, timeout: int = 900) -> subprocess.CompletedProcess:
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_glues_headline_and_reproduces(path: Path, tmp_path):
+def test_notebook_runs_glues_headline_and_reproduces(path: Path, tmp_path, chapter_runs):
     meta = load(path).metadata.get("fireeval", {})
-    result = execute(path, meta.get("test_parameters", {}), tmp_path, timeout=900)
+    run = chapter_runs.with_test_parameters(path.stem)  # executed once per session, shared with test_commands
+    assert run.returncode == 0, f"{path.name} with its test parameters failed ({run.failure()})"
+    result = run.headline
     missing = ({"claims"} | set(meta.get("headline_keys", []))) - set(result)
     assert not missing, f"{path.name}: headline lacks {sorted(missing)}"
     assert_fair_verdict_fields(path.name, result["claims"])
-    assert (tmp_path / f"{path.stem}.headline.json").is_file()
-    executed = tmp_path / f"{path.stem}.ipynb"
-    assert executed.is_file()
-    run = nbval(executed)
-    assert run.returncode == 0, (f"{path.name}: a second execution (pytest --nbval) differs from the first or fails; "
-                                 f"make the output reproducible from the seed, or sanitise a legitimately varying "
-                                 f"output in {SANITIZE.name}:\n{run.stdout[-8000:]}\n{run.stderr[-2000:]}")
+    assert run.notebook.is_file() and (run.out / f"{path.stem}.html").is_file()
+    executed = tmp_path / f"{path.stem}.ipynb"  # a copy: nbval runs its kernel beside it, the shared run stays as it is
+    shutil.copyfile(run.notebook, executed)
+    again = nbval(executed)
+    assert again.returncode == 0, (f"{path.name}: a second execution (pytest --nbval) differs from the first or "
+                                   f"fails; make the output reproducible from the seed, or sanitise a legitimately "
+                                   f"varying output in {SANITIZE.name}:\n{again.stdout[-8000:]}\n{again.stderr[-2000:]}")
 
 
 def assert_fair_verdict_fields(name: str, claims: list) -> None:
