@@ -176,8 +176,8 @@ def test_pool_properties(data):
         previous = got
     # Unique contributions: a document is some run's alone iff exactly one run has it in its top 4.
     docs = pool.documents()
-    holders = {d: {name for name in frames if d in set(trec_order(frames[name]).query("rank <= 4")["docno"])}
-               for d in docs["docno"]}
+    top4 = {name: set(trec_order(f).query("rank <= 4")["docno"]) for name, f in frames.items()}  # once per run
+    holders = {d: {name for name in frames if d in top4[name]} for d in docs["docno"]}
     for d, sole in zip(docs["docno"], docs["sole_run"]):
         if len(holders[d]) == 1:
             assert sole == next(iter(holders[d]))
