@@ -45,3 +45,17 @@ def test_a_partial_or_absent_record_is_not_a_verdict(tmp_path):
          "from_empty_cache": False, "load": [0.1, 0.1, 0.1]}))
     row = _row(_bench(tmp_path), "whole book")
     assert "not measured" in row and "not the whole book" in row and "1 workers, not 2" in row
+
+
+def test_execute_times_a_chapter_now_against_the_chapter_target(tmp_path):
+    from test_run_atomic import NB
+
+    nb = tmp_path / "tiny.md"
+    nb.write_text(NB)
+    done = subprocess.run([sys.executable, str(SCRIPT), "--build", str(tmp_path), "--execute", str(nb)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    row = _row(done.stdout.splitlines(), f"chapter {nb} (now, one thread)")
+    seconds = float(row.split("target")[0].split()[-2])
+    assert 0 < seconds and row.split("target <= 60 s: ")[1].startswith("met" if seconds <= 60 else "missed")
+    assert "s cpu" in row and "MB" in row and "load" in row
