@@ -3,7 +3,7 @@ even when two xdist workers ask for it at the same moment; other arguments run a
 with the command that failed."""
 from concurrent.futures import ThreadPoolExecutor
 
-from conftest import ChapterRuns, chapter_arguments
+from conftest import ChapterRuns
 from test_run_atomic import NB as TINY
 
 # test_run_atomic's one-parameter notebook, with a cell that logs each execution in the notebook's folder
@@ -14,6 +14,11 @@ with open("executions.txt", "a") as log:
     log.write(f"{value} {os.getpid()}\\n")
 ```
 """
+
+
+def chapter_arguments(chapter: str, parameters: dict) -> list:
+    """``run CHAPTER -p NAME VALUE ...`` (values as Python literals, the form ``fireeval run`` reads)."""
+    return ["run", chapter, *[x for name, value in parameters.items() for x in ("-p", name, repr(value))]]
 
 
 def test_one_execution_per_set_of_arguments_across_workers(tmp_path):

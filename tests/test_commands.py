@@ -5,13 +5,17 @@ notebooks/*.md (the chapters' exercises among them) and runs it:
 
 * ``fireeval ...`` / ``.venv/bin/fireeval ...`` runs through this Python (``-m fireeval``).
   For ``fireeval run CHAPTER`` the chapter's front-matter ``test_parameters`` are added as
-  ``-p`` overrides unless the command sets that parameter itself, and ``--output`` goes
-  to a temporary folder. Placeholder file names (``QRELS RUN``, ``GT PRED``,
+  ``-p`` overrides unless the command sets that parameter itself or says ``--quick`` (which
+  starts from them), and ``--output`` goes to a temporary folder. Placeholder file names (``QRELS RUN``, ``GT PRED``,
   ``qrels.txt myrun.txt``) become small valid files written by the test.
 * Commands in ``EXCLUDED`` are not run, each for the reason given there.
 * Any other command fails the test: test it here or exclude it with a reason.
 
-Identical commands (after the overrides) run once. A chapter's exercises are also held
+Identical commands (after the overrides) run once: a chapter run is executed once per test
+session and set of arguments, in whichever xdist worker asks first, and shared with
+tests/test_notebooks.py (the ``chapter_runs`` fixture of tests/conftest.py), whose run of a
+chapter with its test parameters is ``fireeval run CHAPTER --quick``, the README's command.
+A chapter's exercises are also held
 to the book's convention (:func:`test_chapter_ends_with_exercises`), and an exercise's
 command is checked against its worked solution: the chapter, run with its test
 parameters, records in its headline (``exercise_solutions``, see
@@ -122,8 +126,9 @@ def prepared(argv: list[str], test_parameters: dict[str, dict]) -> list[str]:
             out.append(args[i])
             i += 1
         chapter = Path(out[0]).stem if out else ""
-        extra = [x for name, value in test_parameters.get(chapter, {}).items() if name not in given
-                 for x in ("-p", name, repr(value))]
+        extra = [] if "--quick" in out else [  # --quick: the chapter's test parameters already
+            x for name, value in test_parameters.get(chapter, {}).items() if name not in given
+            for x in ("-p", name, repr(value))]
         args = ["run", *out, *extra, "--output", "{out}"]
     return [PLACEHOLDERS[a][0] if a in PLACEHOLDERS else a for a in args]
 
@@ -174,7 +179,8 @@ def command_id(document: str, command: str, exercise: tuple[str, int] | None) ->
         words = command.split()
     if words and words[0] in FIREEVAL:
         words = words[1:]
-    kept = [w for i, w in enumerate(words) if w not in ("--output", "-o") and words[i - 1:i] not in (["--output"], ["-o"])]
+    output = ("--output", "-o")
+    kept = [w for i, w in enumerate(words) if w not in output and not (i and words[i - 1] in output)]
     slug = "-".join(filter(None, (re.sub(r"[^A-Za-z0-9_.=@,-]+", "_", w.lstrip("-")).strip("_") for w in kept)))
     return f"{document}:{slug[:70]}"
 
@@ -244,6 +250,8 @@ def test_collects_the_commands_of_every_document():
     argv = shlex.split("fireeval run pool_depth -p measure bpref --output exercises/")
     args = prepared(argv, {"pool_depth": {"max_runs": 20, "measure": "map"}})
     assert args == ["run", "pool_depth", "-p", "measure", "bpref", "-p", "max_runs", "20", "--output", "{out}"]
+    quick = prepared(shlex.split("fireeval run pool_depth --quick -p seed 2 -o x/"), {"pool_depth": {"max_runs": 20}})
+    assert quick == ["run", "pool_depth", "--quick", "-p", "seed", "2", "--output", "{out}"]
 
 
 def test_command_ids_name_the_command_not_its_line():

@@ -51,7 +51,8 @@ def test_notebook_runs_glues_headline_and_reproduces(path: Path, tmp_path, chapt
     again = nbval(executed)
     assert again.returncode == 0, (f"{path.name}: a second execution (pytest --nbval) differs from the first or "
                                    f"fails; make the output reproducible from the seed, or sanitise a legitimately "
-                                   f"varying output in {SANITIZE.name}:\n{again.stdout[-8000:]}\n{again.stderr[-2000:]}")
+                                   f"varying output in {SANITIZE.name}:\n{again.stdout[-8000:]}\n"
+                                   f"{again.stderr[-2000:]}")
 
 
 def assert_fair_verdict_fields(name: str, claims: list) -> None:
