@@ -48,9 +48,6 @@ def pytest_runtest_setup(item):
 
 
 # --------------------------------------------------------------------------- chapters, executed once
-ROOT = Path(__file__).resolve().parents[1]
-
-
 @dataclass(frozen=True)
 class ChapterRun:
     """One ``fireeval run`` of a chapter: the command, its exit status and output, and the folder it wrote.
@@ -74,7 +71,8 @@ class ChapterRun:
         return self.out / f"{self.chapter}.ipynb"
 
     def failure(self) -> str:
-        return f"fireeval {' '.join(self.argv)} exited {self.returncode}:\n{self.stdout[-3000:]}\n{self.stderr[-5000:]}"
+        return (f"fireeval {' '.join(self.argv)} exited {self.returncode}:\n{self.stdout[-3000:]}\n"
+                f"{self.stderr[-5000:]}")
 
 
 class ChapterRuns:
