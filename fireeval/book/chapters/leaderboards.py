@@ -295,34 +295,34 @@ def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 20
     ``ci_low``, ``ci_high`` (of ``bca``), ``p_perm``, ``p_perm_holm``, ``p_t``, ``p_t_holm``,
     ``sd``, ``step`` (the published gap, else ``diff``), ``effect`` (the stated effect,
     :func:`stated_effect` of the better published score, else of ours), ``min_detectable`` (δ at α/m),
-    ``power_effect`` (the a-priori power at ``effect``), ``n_topics``, ``permutations``, ``exact``.
+    ``power_effect`` (the a-priori power at ``effect``), ``n_topics``, ``permutations``, ``exact``,
+    ``p_perm_holm_se`` (the Holm p-value's Monte-Carlo error) and ``near`` (a Holm decision within its
+    99% band of α). The p-values, their errors and δ are :func:`fireeval.stats.significance.compare`'s.
     """
-    import warnings
-
     import pandas as pd
-    from scipy.stats import ttest_rel
 
-    from fireeval.stats.significance import detectable_difference, holm, randomisation_pvalues, sign_flips
+    from fireeval.stats.significance import MC_Z, holm, holm_monte_carlo_se
 
     x = np.ascontiguousarray(board.values, dtype=float)
     t = x.shape[1]
-    pi = np.arange(len(board.names) - 1)
-    pj = pi + 1
+    if len(board.names) < 2:
+        return pd.DataFrame()
     ties = pair_ties(board)
     m = sum(not w for w in ties)
     level = family_level(m, alpha)
-    flips, exact = sign_flips(t, n_permutations, np.random.default_rng(seed))
-    p = randomisation_pvalues(x, pi, pj, flips, exact)
-    d = x[pi] - x[pj]
+    # fireeval.compare's paired tests (its sign flips, randomisation and t-test p-values, Monte-Carlo errors and
+    # smallest detectable differences at α/m); the family -- and so Holm -- is the adjacent pairs that are not ties
+    c = _compare(x, board.names, n_permutations, seed, alpha / max(m, 1), power)
+    at = _pair_index(c)
+    k_adj = np.array([at[(k, k + 1)] for k in range(len(board.names) - 1)], dtype=int)
+    p, p_t = c.pairs["p_perm"][k_adj], c.pairs["p_t"][k_adj]
+    p_t = np.where(np.isnan(p_t), 1.0, p_t)  # tied systems: nothing to reject
+    d = x[:-1] - x[1:]
     sd = d.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # tied systems: scipy warns of precision loss
-        p_t = np.asarray(ttest_rel(x[pi], x[pj], axis=1).pvalue, dtype=float)
-    p_t = np.where(np.isnan(p_t), 1.0, p_t)
     est = _intervals(d, n_bootstrap, seed, board.unit, level)
     est95 = _intervals(d, n_bootstrap, seed, board.unit, 0.95)
     rows = []
-    for k in range(len(pi)):
+    for k in range(len(k_adj)):
         bca, pct, t_int = est[k]
         gap = (board.published[k] - board.published[k + 1]) / board.scale
         step = float(gap) if np.isfinite(gap) else float(d[k].mean())
@@ -334,8 +334,9 @@ def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 20
                      "level": level, "bca": bca, "bca95": est95[k][0], "percentile": pct, "t_interval": t_int,
                      "ci_low": bca.low, "ci_high": bca.high, "p_perm": float(p[k]), "p_t": float(p_t[k]),
                      "sd": float(sd[k]), "step": step, "effect": effect,
+                     "min_detectable": float(c.pairs["min_detectable"][k_adj[k]]),
                      "power_effect": step_power(effect, float(sd[k]), t, alpha / max(m, 1)),
-                     "n_topics": t, "permutations": int(flips.shape[0]), "exact": bool(exact)})
+                     "n_topics": t, "permutations": int(c.n_permutations), "exact": bool(c.exact)})
     table = pd.DataFrame(rows)
     if len(table):
         free = ~table["tie"].astype(bool).to_numpy()
@@ -344,8 +345,31 @@ def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 20
             if free.any():
                 adj[free] = holm(table.loc[free, col].to_numpy())
             table[f"{col}_holm"] = adj
-        table["min_detectable"] = detectable_difference(table["sd"].to_numpy(), t, alpha / max(m, 1), power)
+        se = np.full(len(table), np.nan)
+        if free.any():
+            se[free] = holm_monte_carlo_se(table.loc[free, "p_perm"].to_numpy(), c.pairs["p_perm_se"][k_adj][free])
+        table["p_perm_holm_se"] = se
+        table["near"] = (se > 0) & (np.abs(table["p_perm_holm"].to_numpy() - alpha) < MC_Z * se)
     return table
+
+
+def _compare(values, names, n_permutations: int, seed: int, alpha: float, power: float = 0.8):
+    """:func:`fireeval.stats.significance.compare` of every pair of ``values`` (systems x topics), without its
+    intervals (the claims use :func:`_intervals`, whose BCa falls back to the jackknife interval where unstable)
+    and without the Tukey HSD test; ``alpha`` and ``power`` set its ``min_detectable``."""
+    import warnings
+
+    from fireeval.stats.significance import compare
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # tied systems: scipy's t-test warns of precision loss
+        return compare(np.asarray(values, dtype=float), [str(n) for n in names], n_permutations=int(n_permutations),
+                       seed=seed, alpha=alpha, power=power, n_bootstrap=0, tukey=False)
+
+
+def _pair_index(comparison) -> dict:
+    """``{(i, j): k}``: the row of each pair of systems in a :class:`~fireeval.stats.significance.Comparison`."""
+    return {(int(i), int(j)): k for k, (i, j) in enumerate(zip(comparison.pairs["i"], comparison.pairs["j"]))}
 
 
 def _t_interval(d, level: float = 0.95):
@@ -428,10 +452,10 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
     each is tested: the mean paired difference A − B with its BCa interval at the family-wise
     level 1 − α/M (Bonferroni over the M pairs that are not ties; :func:`_intervals`, whose
     BCa falls back to the jackknife interval where the tails are unstable), the percentile and
-    paired t intervals at the same level, and the two-sided paired randomisation test (shared
-    sign flips) with Holm's adjustment over the M pairs. Ties (the same score on every topic, or
-    the same published number) are kept with ``tie`` saying why and no test. The sign flips are
-    ``n_permutations``, raised to what Holm over M pairs needs
+    paired t intervals at the same level, and the two-sided paired randomisation test of
+    :func:`fireeval.stats.significance.compare` (shared sign flips) with Holm's adjustment over the
+    M pairs. Ties (the same score on every topic, or the same published number) are kept with
+    ``tie`` saying why and no test. The sign flips are ``n_permutations``, raised to what Holm over M pairs needs
     (:func:`fireeval.stats.significance.auto_permutations`); ``holm_se`` is each Holm p-value's
     Monte-Carlo error and ``near`` marks a decision within its 99% band of 0.05. ``None`` for a board
     of fewer than three systems (its one pair is its adjacent step). Columns: ``i``, ``j``, ``a``,
@@ -448,15 +472,14 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
     """
     import pandas as pd
 
-    from fireeval.stats.significance import (MC_Z, auto_permutations, holm, holm_monte_carlo_se, monte_carlo_se,
-                                             randomisation_pvalues, sign_flips)
+    from fireeval.stats.significance import MC_Z, auto_permutations, holm, holm_monte_carlo_se
 
     n = min(int(top), len(board.names))
     if n < 3:
         return None
     x = np.ascontiguousarray(board.values[:n], dtype=float)
     t = x.shape[1]
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]  # fireeval.compare's order of the pairs
     ties = []
     for i, j in pairs:
         pa, pb = board.published[i], board.published[j]
@@ -472,12 +495,14 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
     pi, pj = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
     # Holm over M pairs needs enough flips to reach its smallest thresholds (fireeval compare's automatic rule)
     wanted, why = auto_permutations(m, t, alpha)
-    flips, exact = sign_flips(t, max(int(n_permutations), wanted), np.random.default_rng(seed))
-    p = randomisation_pvalues(x, pi, pj, flips, exact)
+    c = _compare(x, board.names[:n], max(int(n_permutations), wanted), seed, alpha)
+    at = _pair_index(c)
+    k_pairs = np.array([at[pair] for pair in pairs], dtype=int)
+    p, p_se = c.pairs["p_perm"][k_pairs], c.pairs["p_perm_se"][k_pairs]
     adj, se = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
-    if free.any():
+    if free.any():  # Holm over the pairs that are not ties (compare's own Holm when none is)
         adj[free] = holm(p[free])
-        se[free] = holm_monte_carlo_se(p[free], monte_carlo_se(p[free], flips.shape[0], exact=exact))
+        se[free] = holm_monte_carlo_se(p[free], p_se[free])
     est = _intervals(x[pi] - x[pj], n_bootstrap, seed, board.unit, level)
     rows = [{"i": i, "j": j, "a": board.names[i], "b": board.names[j], "adjacent": j == i + 1, "tie": tie,
              "diff": float((x[i] - x[j]).mean()), "bca": e[0], "percentile": e[1], "t_interval": e[2],
@@ -487,8 +512,8 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
              "M": m, "level": level}
             for k, ((i, j), tie, e) in enumerate(zip(pairs, ties, est))]
     table = pd.DataFrame(rows)
-    table.attrs.update(top=n, systems=list(board.names[:n]), permutations=int(flips.shape[0]), exact=bool(exact),
-                       raised=why if int(flips.shape[0]) > int(n_permutations) else "")
+    table.attrs.update(top=n, systems=list(board.names[:n]), permutations=int(c.n_permutations), exact=bool(c.exact),
+                       raised=why if int(c.n_permutations) > int(n_permutations) else "")
     return table
 
 
@@ -619,8 +644,11 @@ def pair_claims(board: Board, tests, conditions) -> list[dict]:
         claim = _claim(board, k, k + 1, f"{board.title}, adjacent pair {k + 1} of {n}", m,
                        untestable=row["tie"] or None)
         evidence = _evidence(board, k, k + 1, [row["mean_a"], row["mean_b"]])
+        mc = row.get("p_perm_holm_se", np.nan)
+        near = ", within 2.58 errors of 0.05: another seed may decide it the other way" if row.get("near") else ""
+        mc = f" ± {mc:.2g} (Monte-Carlo error{near})" if np.isfinite(mc) and mc > 0 else ""
         holm = "" if row["tie"] else (f", Holm over the {m} adjacent pairs that are not ties p = "
-                                      f"{row['p_perm_holm']:.4g}; paired t-test Holm p = {row['p_t_holm']:.4g}")
+                                      f"{row['p_perm_holm']:.4g}{mc}; paired t-test Holm p = {row['p_t_holm']:.4g}")
         claim.notes = (f"paired randomisation test ({row['permutations']} sign flips{', exact' if row['exact'] else ''}"
                        f"): p = {row['p_perm']:.4g}{holm}" + "".join(f"; {x}" for x in row.get("notes", []) or []))
         lv = _level_text(level)
@@ -755,12 +783,14 @@ def _verdict_word(est, test_op=">") -> str:
 
 
 def survival_table(board: Board, tests, conditions):
-    """One row per adjacent pair: the published numbers, the difference with its family-wise BCa interval,
-    Holm's p, the smallest detectable difference and the power at the step, and per threat whether the
-    ordering holds under every condition
-    of that threat ("holds"), is reversed under some ("reversed"), or not ("unclear: k of n hold"); "—"
-    where the threat cannot be computed for the pair, "tie" for two systems equal on every topic. A
-    stand-in threat computable on no adjacent pair adds a row for each pair it is computed on."""
+    """One row per adjacent pair, narrow enough for the text column: the published numbers (when there are
+    any), the difference with its family-wise BCa interval, Holm's p, the smallest detectable difference δ
+    at α/m beside the stated effect, the verdict under query sampling, and per threat whether the ordering
+    holds under every condition of that threat ("holds k/k"), is reversed under some ("reversed k/n"), or
+    not ("unclear k/n": k of n hold); "—" where the threat cannot be computed for the pair, "tie" for two
+    systems equal on every topic. A stand-in threat computable on no adjacent pair adds a row for each pair
+    it is computed on. ``attrs["threats"]``: the threat and control columns (the chapter shows them as a
+    second table)."""
     import pandas as pd
 
     from fireeval.stats.claims import format_estimate
@@ -771,44 +801,48 @@ def survival_table(board: Board, tests, conditions):
             known = [w for w in words if w != "—"]
             label = kind + (" (stand-in)" if (group["standing"] == "stand-in").any() else
                             " (control)" if kind in CONTROL_KINDS else "")
+            columns.setdefault(label, None)
             if not known:
                 row[label] = "—"
             elif "reversed" in known:
-                row[label] = f"reversed ({known.count('reversed')} of {len(known)})"
+                row[label] = f"reversed {known.count('reversed')}/{len(known)}"
             elif all(w == "holds" for w in known):
-                row[label] = f"holds ({len(known)} of {len(known)})"
+                row[label] = f"holds {len(known)}/{len(known)}"
             else:
-                row[label] = f"unclear ({known.count('holds')} of {len(known)} hold)"
+                row[label] = f"unclear {known.count('holds')}/{len(known)}"
         return row
 
-    rows = []
+    rows, columns = [], {}
     flips = getattr(tests, "attrs", {}).get("slot_flips", {})
+    published = bool(np.isfinite(board.published).any())
     for _, r in tests.iterrows():
         k = int(r["pair"]) - 1
         tie = bool(r["tie"])
-        lv = _level_text(r["level"])
-        row = {"pair": f"{r['a']} > {r['b']}", f"{board.measure} A": r["mean_a"], f"{board.measure} B": r["mean_b"],
-               "published A / B": f"{_published(board, k)} / {_published(board, k + 1)}",
-               f"A − B [{lv} BCa]": format_estimate(r["bca"], ".4f"), "p (Holm)": r["p_perm_holm"],
-               f"smallest detectable (α/{r['m']})": r["min_detectable"],
-               f"stated effect ({STATED_EFFECT:.0%})": r["effect"],
-               "query sampling": ("tie (published)" if "published" in r["tie"] else "tie") if tie
-               else _verdict_word(r["bca"])}
+        row = {"pair": f"{r['a']} > {r['b']}"}
+        if published:
+            row["published"] = f"{_published(board, k)} / {_published(board, k + 1)}"
+        row.update({"A − B [BCa]": format_estimate(r["bca"], ".4f"), "p (Holm)": r["p_perm_holm"],
+                    "δ": r["min_detectable"], f"{STATED_EFFECT:.0%} effect": r["effect"],
+                    "query sampling": ("tie (published)" if "published" in r["tie"] else "tie") if tie
+                    else _verdict_word(r["bca"])})
         if flips:
             f = flips.get(k + 1)
-            row["one rating per query at random: not clear"] = "" if f is None else f"{f[0]} of {f[1]} draws"
+            columns.setdefault("random rating: unclear", None)
+            row["random rating: unclear"] = "" if f is None else f"{f[0]}/{f[1]}"
         mine = conditions[conditions["pair"] == k + 1]
         rows.append(row if tie else threats(row, mine))
     extra = conditions[~conditions["adjacent"].astype(bool)] if len(conditions) else conditions
     for (i, j), mine in extra.groupby(["i", "j"], sort=False):
-        row = {"pair": f"{board.names[i]} > {board.names[j]} (not adjacent)",
-               f"{board.measure} A": board.values[i].mean(), f"{board.measure} B": board.values[j].mean(),
-               "published A / B": f"{_published(board, i)} / {_published(board, j)}"}
+        row = {"pair": f"{board.names[i]} > {board.names[j]} (not adjacent)"}
+        if published:
+            row["published"] = f"{_published(board, i)} / {_published(board, j)}"
         rows.append(threats(row, mine))
     if not rows:
         return pd.DataFrame()
     frame = pd.DataFrame(rows).set_index("pair").astype(object)
-    return frame.where(frame.notna(), "")
+    frame = frame.where(frame.notna(), "")
+    frame.attrs["threats"] = [c for c in columns if c in frame.columns]
+    return frame
 
 
 def survival_chart(board: Board, tests, conditions):
@@ -887,8 +921,8 @@ def ordering_chart(analyses: dict):
         b_order = list(dict.fromkeys(d.sort_values("j")["B"]))
         size = 15 if len(b_order) > 8 else 24
         charts.append(alt.Chart(d).mark_rect(stroke="white").encode(
-            x=alt.X("B:N", sort=b_order, title=None, axis=alt.Axis(labelAngle=-45, labelLimit=110)),
-            y=alt.Y("A:N", sort=a_order, title=None, axis=alt.Axis(labelLimit=130)),
+            x=alt.X("B:N", sort=b_order, title=None, axis=alt.Axis(labelAngle=-45, labelLimit=0)),
+            y=alt.Y("A:N", sort=a_order, title=None, axis=alt.Axis(labelLimit=0)),
             color=colour, tooltip=["A", "B", "verdict", alt.Tooltip("diff:Q", format=".4f"),
                                    alt.Tooltip("low:Q", format=".4f"), alt.Tooltip("high:Q", format=".4f"),
                                    alt.Tooltip("p (Holm):Q", format=".3g")]).properties(
