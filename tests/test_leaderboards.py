@@ -422,3 +422,36 @@ def test_every_pair_holm_has_enough_flips_and_its_monte_carlo_error():
     se = holm_monte_carlo_se(pairs["p_perm"], monte_carlo_se(pairs["p_perm"], pairs.attrs["permutations"]))
     assert np.allclose(pairs["holm_se"], se)
     assert (pairs["near"] == ((pairs["p_holm"] - 0.05).abs() < 2.5758293035489004 * se)).all()
+
+
+def test_pair_and_ordering_tests_are_fireeval_compares_with_the_family_as_holms():
+    # issue 36: one copy of each statistic -- the p-values, their Monte-Carlo errors and δ are compare's; only the
+    # family Holm runs over (the adjacent steps; every pair but published ties) is the chapter's
+    from fireeval.stats.significance import compare, holm, holm_monte_carlo_se
+
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.random((5, 40)), axis=0)[::-1] + np.linspace(0.1, 0, 5)[:, None]
+    t = lb.pair_tests(board(x), n_permutations=3000, n_bootstrap=200, seed=4)
+    c = compare(x, [f"S{i}" for i in range(5)], n_permutations=3000, seed=4, alpha=0.05 / 4, n_bootstrap=0,
+                tukey=False)
+    adjacent = [k for k, (i, j) in enumerate(zip(c.pairs["i"], c.pairs["j"])) if j == i + 1]
+    assert np.allclose(t["p_perm"], c.pairs["p_perm"][adjacent]) and np.allclose(t["p_t"], c.pairs["p_t"][adjacent])
+    assert np.allclose(t["min_detectable"], c.pairs["min_detectable"][adjacent])
+    assert np.allclose(t["p_perm_holm"], holm(t["p_perm"]))  # Holm over the 4 steps, not compare's 10 pairs
+    assert np.allclose(t["p_perm_holm_se"], holm_monte_carlo_se(t["p_perm"], c.pairs["p_perm_se"][adjacent]))
+    o = lb.ordering_tests(board(x), n_permutations=3000, n_bootstrap=200, seed=4)
+    c_all = compare(x, [f"S{i}" for i in range(5)], n_permutations=o.attrs["permutations"], seed=4, n_bootstrap=0,
+                    tukey=False)
+    assert np.allclose(o["p_holm"], c_all.pairs["p_perm_holm"])  # no ties: the family is compare's
+    assert np.allclose(o["holm_se"], c_all.pairs["p_perm_holm_se"])
+    # the one bootstrap of the library (fireeval.stats.resampling), no copy of its own
+    from fireeval.stats.resampling import bootstrap_means
+
+    assert not hasattr(lb, "bootstrap_means")
+    assert np.allclose(lb._boot(x[:2] - x[1:3], 300, 7), bootstrap_means(x[:2] - x[1:3], n_resamples=300, rng=7).T)
+
+
+def test_the_old_leaderboards_module_is_gone():
+    import importlib.util
+
+    assert importlib.util.find_spec("fireeval.book.leaderboards") is None
