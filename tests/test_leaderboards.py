@@ -455,3 +455,17 @@ def test_the_old_leaderboards_module_is_gone():
     import importlib.util
 
     assert importlib.util.find_spec("fireeval.book.leaderboards") is None
+
+
+def test_prose_counts_the_ordering_claims_pairs_as_its_box_does():
+    # the answer's "k of M pairs" is the ordering claim's own count (a pair holds when its BCa, percentile and t
+    # intervals agree), never a second count that the box contradicts
+    rng = np.random.default_rng(5)
+    base = rng.random(60)
+    x = np.stack([base + 0.3 - 0.05 * k + rng.normal(0, 0.1, 60) for k in range(6)])
+    a = lb.analyse(board(x), n_permutations=2000, n_bootstrap=500, seed=1)
+    v = lb.prose_values({"trec8": a})
+    rec = next(r for r in a.records if r["id"].endswith(".ordering"))
+    assert v["trec8_all_claim_hold"] == rec["family"]["hold"] and v["trec8_all_claim_label"] == rec["label"]
+    held = [c for c in rec["family"]["conditions"] if c["label"] == "reproduced"]
+    assert len(held) == v["trec8_all_claim_hold"] <= v["trec8_all_hold"]

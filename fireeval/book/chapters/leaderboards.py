@@ -1183,6 +1183,11 @@ def prose_values(analyses: dict) -> dict:
         for name in ("leader", "leader_above", "holm_leader", "holm_leader_above"):
             out[f"{key}_all_{name}"] = sup.get(name, "n/a")
         out[f"{key}_all_supported"] = sup.get("supported", "n/a")
+        # the ordering claim's own count and label: a pair holds there only when its BCa, percentile and paired t
+        # intervals agree (Claim.evaluate_family weighs each pair's interval-method rows)
+        rec = next((r for r in (a.records if a else []) if r["id"].endswith(".ordering")), None)
+        out[f"{key}_all_claim_hold"] = rec["family"]["hold"] if rec and rec.get("family") else "n/a"
+        out[f"{key}_all_claim_label"] = rec["label"] if rec else "n/a"
     tr = analyses.get("trec8")
     out["trec8_runs_total"] = tr.board.facts.get("runs", "n/a") if tr else "n/a"
     out["trec8_pooled_runs"] = tr.board.facts.get("pooled", "n/a") if tr else "n/a"
