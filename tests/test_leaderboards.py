@@ -1,4 +1,4 @@
-"""The closing chapter's input function and claim builders (fireeval.book.leaderboards)."""
+"""The closing chapter's input function and claim builders (fireeval.book.chapters.leaderboards)."""
 import gzip
 
 import numpy as np
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from conftest import require_data
-from fireeval.book import leaderboards as lb
+from fireeval.book.chapters import leaderboards as lb
 from fireeval.stats.claims import FIELDS
 
 
@@ -22,6 +22,11 @@ def board(values, names=None, data="real: toy", conditions=(), published=None, k
 
 def analyse(b, **kw):
     return lb.analyse(b, n_permutations=kw.get("n_permutations", 2000), n_bootstrap=kw.get("n_bootstrap", 500))
+
+
+def steps(a):
+    """The step claims of an analysis (its every-pair ordering claim left out)."""
+    return [r for r in a.records if not r["id"].endswith(".ordering")]
 
 
 def test_bca_interval_is_scipys_for_the_same_resamples():
@@ -54,8 +59,11 @@ def test_clear_order_is_reproduced_reversed_is_contradicted_tie_is_not_testable(
     noise = rng.normal(0, 0.05, (3, 200))
     x = np.stack([base + 0.3, base + 0.3, base + 0.1 + noise[0], base + 0.2 + noise[1]])  # S0 = S1, S1 > S2 < S3
     a = analyse(board(x))
-    labels = [r["label"] for r in a.records]
+    labels = [r["label"] for r in steps(a)]
     assert labels == ["not testable here", "reproduced", "contradicted"]
+    whole = a.records[-1]  # every pair: S1 > S2 holds, S2 > S3 reversed, the tie S0 = S1 is no pair
+    assert whole["id"] == "lb.toy.ordering" and whole["label"] == "contradicted"
+    assert whole["family"]["of"] == 5 and "S2 > S3" in whole["family"]["fail"]
     for r in a.records:
         assert all(r.get(f) is not None for f in FIELDS), r["id"]
         assert r["paper"] == "this book"
@@ -73,7 +81,7 @@ def test_synthetic_board_claims_are_stand_ins():
     assert a.records[0]["on_stand_in"]["label"] == "reproduced"
 
 
-def test_threat_rows_flip_and_stand_in_threat_is_its_own_claim_with_a_book_finding():
+def test_threat_rows_flip_and_stand_in_threat_is_one_claim_with_its_here_row():
     rng = np.random.default_rng(2)
     base = rng.random(300)
     x = np.stack([base + 0.2, base, base - 0.1])
@@ -85,18 +93,22 @@ def test_threat_rows_flip_and_stand_in_threat_is_its_own_claim_with_a_book_findi
                   lb.Condition("proxy t=0.6", "false negatives", proxy - np.array([[0.0], [0.0], [0.0]]), "stand-in")]
     a = analyse(board(x, conditions=conditions))
     first = a.records[0]
-    # a rater's labels are a reading of equal standing (no weight says otherwise): reversing the pair, it makes the
-    # ordering depend on whose labels are read
-    assert first["label"] == "depends" and "rater 1" in first["flips"]
+    # a threat is a reading of equal standing: its flip makes the step depend on it (issue 33's rule)
+    assert "rater 1" in first["flips"] and first["label"] == "depends"
+    assert next(s for s in first["sensitivity"] if s["name"] == "rater 1")["weight"] == "equal"
     second = next(r for r in a.records if r["id"].endswith("S1.over.S2"))
     assert any(s["name"] == "proxy t=0.4" and s["value"] is None for s in second["sensitivity"])  # why, no value
     stand = [r for r in a.records if r["id"].endswith(".false_negatives")]
     assert len(stand) == 1 and stand[0]["standing"] == "stand-in" and stand[0]["verdict"] == "not testable here"
     assert stand[0]["data"] == "stand-in: proxy labels for toy"
-    finding = [r for r in a.records if r["id"].endswith(".false_negatives.here")]
-    assert len(finding) == 1 and finding[0]["standing"] == "original" and finding[0]["label"] == "reproduced"
-    assert finding[0]["data"].startswith("real: ") and "stand-in" not in finding[0]["data"]
-    assert [s["name"] for s in stand[0]["sensitivity"]] == ["proxy t=0.6"]
+    # one record per statement: what the proxy shows is the stand-in claim's here row, no '.here' twin
+    assert not [r for r in a.records if r["id"].endswith(".here")]
+    assert stand[0]["here"][0]["label"] == "reproduced" and stand[0]["here"][0]["data"] == "proxy labels for toy"
+    sweep = stand[0]["sensitivity"]
+    assert [s["name"] for s in sweep] == ["proxy t=0.6"] and sweep[0]["weight"] == "secondary" and sweep[0]["reason"]
+    from fireeval.stats.claims import check_record
+    for r in a.records:
+        check_record(r)
 
 
 def test_stand_in_threat_computable_on_no_adjacent_pair_is_tested_on_the_pairs_where_it_is():
@@ -122,32 +134,44 @@ def test_verdict_follows_the_bca_interval(seed, shift):
     a = lb.analyse(board(x), n_permutations=200, n_bootstrap=200, seed=seed)
     row, rec = a.tests.iloc[0], a.records[0]
     expected = "reproduced" if row["ci_low"] > 0 else "contradicted" if row["ci_high"] < 0 else "inconclusive"
-    no_power = abs(row["step"]) < lb.FAR_BELOW * row["min_detectable"]
+    # no power: an unclear interval, and a smallest detectable difference above the stated effect
+    no_power = expected == "inconclusive" and row["min_detectable"] > row["effect"]
     assert rec["label"] == ("not testable here" if no_power else expected)
     if no_power:
         assert rec["basis"].startswith("no power") and rec["without_power"]["label"] == expected
     assert row["ci_low"] <= row["diff"] <= row["ci_high"]
 
 
-def test_power_is_at_the_published_step_and_can_fail():
-    from statsmodels.stats.power import TTestPower
-
+def test_no_power_comes_from_a_stated_effect_never_from_the_observed_step():
     from fireeval.stats.claims import Test
     from fireeval.stats.significance import detectable_difference
 
     d = np.random.default_rng(0).normal(0.01, 0.1, 80)
-    sd = d.std(ddof=1)
-    delta = float(detectable_difference(sd, 80, 0.01))
-    big = lb.pair_power(d, 1.2 * delta, alpha=0.01)  # a step above δ: the control passes
-    assert big.passes(Test(">", 0)) is True and "δ =" in big.control
-    ref = TTestPower().power(effect_size=1.2 * delta / sd, nobs=80, alpha=0.01, alternative="two-sided")
-    assert big.estimate.value == pytest.approx(ref) and big.estimate.value >= 0.8
-    low = lb.pair_power(d, 0.7 * delta, alpha=0.01)  # below δ, not far below: no control, the verdict stands
-    assert low.passes(Test(">", 0)) is None and "low power" in low.why_none
-    tiny = lb.pair_power(d, 0.4 * delta, alpha=0.01)  # far below δ: no power
-    assert tiny.passes(Test(">", 0)) is False and "no power for a step this size" in tiny.impossible
-    assert lb.pair_power(np.array([1.0, -1.0, 1.0]), 0.33).impossible  # δ beyond the measure's range
-    assert lb.pair_power(np.zeros(5), 0.0).why_none
+    delta = float(detectable_difference(d.std(ddof=1), 80, 0.01))
+    weak = lb.pair_power(d, 0.5 * delta, alpha=0.01)  # the stated effect is below δ: no power
+    assert weak.passes(Test(">", 0)) is False
+    assert weak.effect == pytest.approx(0.5 * delta) and weak.detectable == pytest.approx(delta)
+    assert "Voorhees & Buckley" in weak.effect_source
+    assert lb.pair_power(d, 1.5 * delta, alpha=0.01).passes(Test(">", 0)) is True
+    # the observed mean difference does not enter: the same spread shifted far away gives the same record
+    shifted = lb.pair_power(d + 0.3, 0.5 * delta, alpha=0.01)
+    assert (shifted.effect, shifted.detectable) == (weak.effect, weak.detectable)
+    # a step the interval resolves passed a test that could pass: no "no power" for it, δ and the effect stated
+    resolved = lb.pair_power(d, 0.5 * delta, alpha=0.01, resolved=True)
+    assert resolved.passes(Test(">", 0)) is None and f"{delta:.4f}" in resolved.why_none
+    assert lb.pair_power(np.zeros(5), 0.01).why_none  # no spread: nothing to calibrate against
+    # in a claim: the stated effect is 5% of the better score, δ shown beside it in the record
+    rng = np.random.default_rng(1)
+    base = rng.random(30)
+    x = np.stack([base + 0.02 + rng.normal(0, 0.2, 30), base])
+    b = board(x, published=[0.42, 0.40])
+    t = lb.pair_tests(b, 500, 300)
+    assert t.loc[0, "effect"] == pytest.approx(0.05 * 0.42)
+    rec = lb.analyse(b, n_permutations=500, n_bootstrap=300).records[0]
+    if t.loc[0, "ci_low"] <= 0 <= t.loc[0, "ci_high"]:
+        assert rec["label"] == "not testable here" and rec["basis"].startswith("no power")
+        assert rec["power"]["effect"] == pytest.approx(0.021)
+        assert rec["power"]["detectable"] == pytest.approx(t.loc[0, "min_detectable"])
 
 
 def test_inputs_synthetic_every_board():
@@ -264,6 +288,8 @@ def test_primary_interval_is_family_wise_and_the_unadjusted_one_is_a_sensitivity
     rec = lb.analyse(board(x), n_permutations=200, n_bootstrap=999).records[0]
     assert "Holm over the 3 adjacent pairs" in rec["notes"]
     assert [s["kind"] for s in rec["sensitivity"]] == ["multiplicity", "interval method", "interval method"]
+    assert [s["weight"] for s in rec["sensitivity"]] == ["secondary", "equal", "equal"]
+    assert rec["sensitivity"][0]["reason"]
     assert "1 − 0.05/3 = 98.33%" in rec["reading"]["rule"]
 
 
@@ -327,3 +353,119 @@ def test_a_reader_run_below_the_tested_top_extends_the_pairs_down_to_it(tmp_path
     b = lb._trec8(False, None, 0, [str(path)], 2)
     assert b.names[-1] == "weak" and len(b.names) > 3
     assert any("reach down" in n for n in b.notes)
+
+
+def test_controls_are_shown_never_counted_as_threats():
+    # issue 35: the subset control (original labels on the re-annotated queries) is no threat
+    rng = np.random.default_rng(11)
+    base = rng.random(400)
+    x = np.stack([base + 0.15, base])
+    rater = x + rng.normal(0, 0.01, x.shape)  # a threat under which the step holds
+    subset = np.stack([base[:40] + 0.15 + rng.normal(0, 0.6, 40), base[:40]])  # few queries: unclear
+    subset = np.concatenate([subset, np.full((2, 360), np.nan)], axis=1)[:, :40]
+    conditions = [lb.Condition("re-annotations", "label noise", rater),
+                  lb.Condition("original labels, re-annotated queries only", "subset", subset)]
+    a = analyse(board(x, conditions=conditions))
+    words = a.conditions.set_index("kind")["ci_low"]
+    assert words["label noise"] > 0 and not words["subset"] > 0  # the control is unclear, the threat holds
+    o = lb.overview({"toy": a})
+    assert (o["hold"], o["hold_all"], o["unclear_by_threat"]) == (1, 1, 0)
+    s = lb.summary(a)
+    assert "subset" not in s["threats"] and s["controls"]["subset"]["unclear"] == 1
+    rec = a.records[0]
+    row = next(r for r in rec["sensitivity"] if r["kind"] == "subset")
+    assert row["weight"] == "secondary" and "control" in row["reason"] and row["flips"]
+    assert rec["label"] == "reproduced"  # a control's flip is shown, it decides nothing
+    table = lb.survival_table(a.board, a.tests, a.conditions)
+    assert "subset (control)" in table.columns and "label noise" in table.columns
+
+
+def test_every_pair_of_an_ordering_is_tested_with_holm_over_all_pairs():
+    # issue 35: pairs further apart do not follow from the adjacent steps when those are unclear
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(5)
+    base = rng.random(60)
+    x = np.stack([base + 0.3 - 0.025 * k + rng.normal(0, 0.1, 60) for k in range(6)])  # small steps, a long way
+    a = lb.analyse(board(x), n_permutations=4000, n_bootstrap=1000, seed=1)
+    pairs = a.ordering
+    assert len(pairs) == 15 and set(zip(pairs["i"], pairs["j"])) == {(i, j) for i in range(6) for j in range(i + 1, 6)}
+    assert (pairs["M"] == 15).all() and pairs["level"].iloc[0] == pytest.approx(1 - 0.05 / 15)
+    assert np.allclose(pairs["p_holm"], multipletests(pairs["p_perm"], method="holm")[1])
+    for _, r in pairs.iterrows():  # the randomisation p of every pair, scipy's on its own differences
+        assert np.isfinite(r["p_perm"]) and r["diff"] == pytest.approx((x[r["i"]] - x[r["j"]]).mean())
+    steps_hold = [w for w in a.tests["ci_low"] > 0]
+    far = pairs[(pairs["i"] == 0) & (pairs["j"] == 5)].iloc[0]
+    assert not any(steps_hold) and far["ci_low"] > 0  # no step holds, the ends of the ordering do
+    whole = a.records[-1]
+    assert whole["id"] == "lb.toy.ordering" and whole["family"]["of"] == 15
+    assert whole["family"]["hold"] == int((pairs["ci_low"] > 0).sum()) and whole["label"] == "inconclusive"
+    support = lb.ordering_support(pairs)
+    assert support["above"]["S0"] >= 1 and support["supported"] == "no"
+    # the top of a long list: every pair of its first `top` systems
+    top = lb.ordering_tests(board(x), 500, 200, top=4)
+    assert len(top) == 6 and top.attrs["systems"] == ["S0", "S1", "S2", "S3"]
+    assert lb.ordering_tests(board(x[:2]), 500, 200) is None  # two systems: the one step is the ordering
+    spec = lb.ordering_chart({"toy": a}).to_dict()
+    assert "Which pairs of each published ordering" in str(spec)
+
+
+def test_every_pair_holm_has_enough_flips_and_its_monte_carlo_error():
+    from fireeval.stats.significance import auto_permutations, holm_monte_carlo_se, monte_carlo_se
+
+    rng = np.random.default_rng(9)
+    x = np.sort(rng.random((12, 50)), axis=0)[::-1] + np.linspace(0.2, 0, 12)[:, None]
+    pairs = lb.ordering_tests(board(x), n_permutations=1000, n_bootstrap=200, top=12)
+    m = len(pairs)
+    assert m == 66 and pairs.attrs["permutations"] == auto_permutations(66, 50)[0] > 1000
+    assert pairs.attrs["raised"]
+    se = holm_monte_carlo_se(pairs["p_perm"], monte_carlo_se(pairs["p_perm"], pairs.attrs["permutations"]))
+    assert np.allclose(pairs["holm_se"], se)
+    assert (pairs["near"] == ((pairs["p_holm"] - 0.05).abs() < 2.5758293035489004 * se)).all()
+
+
+def test_pair_and_ordering_tests_are_fireeval_compares_with_the_family_as_holms():
+    # issue 36: one copy of each statistic -- the p-values, their Monte-Carlo errors and δ are compare's; only the
+    # family Holm runs over (the adjacent steps; every pair but published ties) is the chapter's
+    from fireeval.stats.significance import compare, holm, holm_monte_carlo_se
+
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.random((5, 40)), axis=0)[::-1] + np.linspace(0.1, 0, 5)[:, None]
+    t = lb.pair_tests(board(x), n_permutations=3000, n_bootstrap=200, seed=4)
+    c = compare(x, [f"S{i}" for i in range(5)], n_permutations=3000, seed=4, alpha=0.05 / 4, n_bootstrap=0,
+                tukey=False)
+    adjacent = [k for k, (i, j) in enumerate(zip(c.pairs["i"], c.pairs["j"])) if j == i + 1]
+    assert np.allclose(t["p_perm"], c.pairs["p_perm"][adjacent]) and np.allclose(t["p_t"], c.pairs["p_t"][adjacent])
+    assert np.allclose(t["min_detectable"], c.pairs["min_detectable"][adjacent])
+    assert np.allclose(t["p_perm_holm"], holm(t["p_perm"]))  # Holm over the 4 steps, not compare's 10 pairs
+    assert np.allclose(t["p_perm_holm_se"], holm_monte_carlo_se(t["p_perm"], c.pairs["p_perm_se"][adjacent]))
+    o = lb.ordering_tests(board(x), n_permutations=3000, n_bootstrap=200, seed=4)
+    c_all = compare(x, [f"S{i}" for i in range(5)], n_permutations=o.attrs["permutations"], seed=4, n_bootstrap=0,
+                    tukey=False)
+    assert np.allclose(o["p_holm"], c_all.pairs["p_perm_holm"])  # no ties: the family is compare's
+    assert np.allclose(o["holm_se"], c_all.pairs["p_perm_holm_se"])
+    # the one bootstrap of the library (fireeval.stats.resampling), no copy of its own
+    from fireeval.stats.resampling import bootstrap_means
+
+    assert not hasattr(lb, "bootstrap_means")
+    assert np.allclose(lb._boot(x[:2] - x[1:3], 300, 7), bootstrap_means(x[:2] - x[1:3], n_resamples=300, rng=7).T)
+
+
+def test_the_old_leaderboards_module_is_gone():
+    import importlib.util
+
+    assert importlib.util.find_spec("fireeval.book.leaderboards") is None
+
+
+def test_prose_counts_the_ordering_claims_pairs_as_its_box_does():
+    # the answer's "k of M pairs" is the ordering claim's own count (a pair holds when its BCa, percentile and t
+    # intervals agree), never a second count that the box contradicts
+    rng = np.random.default_rng(5)
+    base = rng.random(60)
+    x = np.stack([base + 0.3 - 0.05 * k + rng.normal(0, 0.1, 60) for k in range(6)])
+    a = lb.analyse(board(x), n_permutations=2000, n_bootstrap=500, seed=1)
+    v = lb.prose_values({"trec8": a})
+    rec = next(r for r in a.records if r["id"].endswith(".ordering"))
+    assert v["trec8_all_claim_hold"] == rec["family"]["hold"] and v["trec8_all_claim_label"] == rec["label"]
+    held = [c for c in rec["family"]["conditions"] if c["label"] == "reproduced"]
+    assert len(held) == v["trec8_all_claim_hold"] <= v["trec8_all_hold"]

@@ -4,7 +4,6 @@
 - ``report``: ``headline`` and ``glue`` for the chapters' computed numbers.
 - ``plotting``: the altair theme and offline rendering.
 - ``scoreboard``: the introduction's verdict chart and compact claims table, read from the executed chapters.
-- ``leaderboards``: the closing chapter's inputs, adjacent-pair tests, threats, claims, table and chart.
 - ``exercises``: checkers a student runs on a measure they wrote (``check_bpref``, ``check_kendall_tau``, ...).
 - ``teaching``: worked solutions computed by the chapter and checked against the exercise runs; reading and running times.
 - ``page``: an executed chapter as one offline HTML page; ``headline_diff``: two headlines compared.
