@@ -22,12 +22,47 @@ __all__ = ["evaluate", "iter_run_scores"]
 _OUTPUTS = ("frame", "dict")
 _TEXT_KINDS = ("runid", "relstring")  # printed by ``fireeval evaluate``; the API returns numbers
 _QRELS_FORMS = ("a TREC qrels file (str or Path), a dict {topic: {docno: grade}}, a DataFrame with columns "
-                "query_id, doc_id, relevance (or query, docno, relevance), a fireeval Qrels or QrelsIndex")
+                "query_id, doc_id, relevance (or PyTerrier's qid, docno, label, or query, docno, relevance), "
+                "ir_measures' Qrel tuples (an iterable), a fireeval Qrels or QrelsIndex")
 _RUN_FORMS = ("a TREC run file (str or Path), a list of run files or a folder of them, a dict "
-              "{topic: {docno: score}}, a DataFrame with columns query_id, doc_id, score (or query, docno, score "
-              "or rank), a fireeval RunTable or RunSet, or for many runs a dict {run name: run}")
+              "{topic: {docno: score}}, a DataFrame with columns query_id, doc_id, score (or PyTerrier's qid, docno, "
+              "score, or query, docno, score or rank), ir_measures' ScoredDoc tuples (an iterable), a fireeval "
+              "RunTable or RunSet, or for many runs a dict {run name: run}")
 _MEASURE_FORMS = ("one measure name or a list of names, e.g. 'map', ['AP', 'P@10', 'ndcg_cut.10', 'C@1'], "
-                  "'official' or 'all_trec'")
+                  "'official' or 'all_trec', or ir_measures' measure objects (ir_measures.nDCG@10)")
+#: one line beside the values of ranx's names: the conventions fireeval keeps and how to get ranx's
+RANX_NOTE = ("{names}: ranx's names, scored with trec_eval's conventions: tied scores ordered by docno, descending, "
+             "and read as {precision}s (ranx: doubles, tied documents in its sort's order); to get ranx's values "
+             "give tied documents distinct scores{double}")
+
+
+def _ir_measures_name(obj):
+    """The name of an ir_measures measure object (``ir_measures.nDCG@10`` -> ``"nDCG@10"``), else None."""
+    module = type(obj).__module__ or ""
+    return str(obj) if module.split(".")[0] == "ir_measures" and hasattr(obj, "NAME") else None
+
+
+def _records(obj, what: str, value: str):
+    """ir_measures' namedtuples (``Qrel``, ``ScoredDoc``: any iterable of them) as ``{topic: {docno: value}}``;
+    other forms are given back as they are (a one-shot iterator as a list)."""
+    if isinstance(obj, (str, bytes, dict, os.PathLike, list, tuple)) or _is_frame(obj) or not hasattr(obj, "__iter__"):
+        items = obj
+    else:
+        items = list(obj)  # a generator or ir_measures' lazy iterables: read once
+    if not isinstance(items, (list, tuple)) or not items or not hasattr(items[0], "_fields"):
+        return items
+    fields = ("query_id", "doc_id", value)
+    out = {}
+    for row in items:
+        if not all(hasattr(row, f) for f in fields):
+            raise TypeError(f"{what}: a tuple with fields {', '.join(getattr(row, '_fields', ()))}. Fix: give "
+                            f"ir_measures' namedtuples with fields {', '.join(fields)}")
+        judged = out.setdefault(str(row.query_id), {})
+        if str(row.doc_id) in judged:
+            raise ValueError(f"{what}: document {row.doc_id} is listed twice for topic {row.query_id}. Fix: keep one "
+                             f"{value} per (topic, document)")
+        judged[str(row.doc_id)] = getattr(row, value)
+    return out
 
 
 # ---------------------------------------------------------------- type checks that never import pandas
@@ -95,7 +130,7 @@ def _parse_measure_names(measures, version: str, text: bool = False) -> list:
     """The measures (``Measure`` objects, in the order given, each name once), or a one-line error."""
     from fireeval.core.evaluation import Measure, parse_measures
 
-    if isinstance(measures, (str, Measure)):
+    if isinstance(measures, (str, Measure)) or _ir_measures_name(measures):
         measures = [measures]  # one name is one measure, never its letters
     elif not isinstance(measures, (list, tuple)):
         raise TypeError(f"measures: a {type(measures).__name__} is not a measure name. Fix: pass {_MEASURE_FORMS}")
@@ -103,6 +138,7 @@ def _parse_measure_names(measures, version: str, text: bool = False) -> list:
         raise ValueError(f"no measure given. Fix: pass {_MEASURE_FORMS}")
     parsed, seen = [], set()
     for name in measures:
+        name = _ir_measures_name(name) or name
         if isinstance(name, Measure):
             if not text and name.kind in _TEXT_KINDS:
                 raise ValueError(f"measure {name.name!r} is text, not a number (fireeval evaluate prints it). Fix: "
@@ -131,10 +167,11 @@ def _parse_measure_names(measures, version: str, text: bool = False) -> list:
 def _qrels_columns(frame, what):
     """(topic, docno, value) column names of an ir_measures or trec DataFrame, or None."""
     columns = set(map(str, frame.columns))
-    for topic, doc in (("query_id", "doc_id"), ("query", "docno")):
+    for topic, doc in (("query_id", "doc_id"), ("qid", "docno"), ("query", "docno")):  # (PyTerrier's query: text)
         if {topic, doc} <= columns:
             return topic, doc
-    raise ValueError(f"{what}: a DataFrame needs columns query_id, doc_id (ir_measures) or query, docno (trec); "
+    raise ValueError(f"{what}: a DataFrame needs columns query_id, doc_id (ir_measures), qid, docno (PyTerrier) or "
+                     "query, docno (trec); "
                      f"it has {', '.join(map(str, frame.columns))}. Fix: rename its columns")
 
 
@@ -208,14 +245,15 @@ def _qrels_arrays(qrels):
         return np.asarray(topics, dtype=str), np.asarray(docs, dtype=str), _grades(np.asarray(grades), "qrels")
     topic, doc = _qrels_columns(qrels, "qrels")
     columns = set(map(str, qrels.columns))
-    if "relevance" not in columns:
+    grade = "relevance" if "relevance" in columns or "label" not in columns else "label"  # (label: PyTerrier's)
+    if grade not in columns:
         hint = (" This looks like a run (it has a score column). Fix: qrels come first, evaluate(qrels, run, "
                 "measures)" if "score" in columns else " Fix: name the grade column relevance")
         raise ValueError(f"qrels: the DataFrame has no relevance column.{hint}")
     if not len(qrels):
         raise ValueError("qrels: the DataFrame is empty. Fix: give at least one judgement")
     return (qrels[topic].astype(str).to_numpy(dtype=str), qrels[doc].astype(str).to_numpy(dtype=str),
-            _grades(qrels["relevance"].to_numpy(), "qrels"))
+            _grades(qrels[grade].to_numpy(), "qrels"))
 
 
 def _check_qrels(qrels, sniff: bool = True):
@@ -337,7 +375,7 @@ def _run_from_frame(frame, name: str, precision):
         scores = -_real_column(frame["rank"].to_numpy(), what, "rank")  # the best rank first
     else:
         hint = (" This looks like qrels (it has a relevance column). Fix: qrels come first, evaluate(qrels, run, "
-                "measures)" if "relevance" in columns else " Fix: add a score (or rank) column")
+                "measures)" if columns & {"relevance", "label"} else " Fix: add a score (or rank) column")
         raise ValueError(f"{what}: the DataFrame has no score or rank column.{hint}")
     try:
         scores = _as_numbers(scores, what, "score", "give scores between -1.8e308 and 1.8e308")
@@ -511,6 +549,7 @@ def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None,
     >>> [(name, s.summary()) for name, _, s in iter_run_scores({"1": {"a": 1}}, {"1": {"a": 0.5}}, "map")]
     [('run', {'map': 1.0})]
     """
+    qrels, run = _records(qrels, "qrels", "relevance"), _records(run, "run", "score")
     options, version = _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels)
     precision = score_precision or ("double" if version == "10.0" else "float")
     if precision not in ("float", "double"):
@@ -741,6 +780,7 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     {'a': {'map': 0.6666666666666666}}
     """
     # ---- validate every argument before reading or scoring anything
+    qrels, run = _records(qrels, "qrels", "relevance"), _records(run, "run", "score")
     options, version = _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels)
     level = options["relevance_level"]
     per_topic = _check_flag("per_topic", per_topic)
@@ -765,6 +805,13 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         # -M 0, nothing retrieved, too)
         results = _stream_results(_qrels_index(qrels, level), runs, parsed, options, version, precision, jobs)
     names = [m.name for m in parsed]
+    ranx = [m.name for m in parsed if m.owner == "ranx"]
+    if ranx:
+        import warnings
+
+        warnings.warn(RANX_NOTE.format(names=", ".join(ranx), precision=precision,
+                                       double=", and trec_eval_version='10.0' for doubles" if precision == "float"
+                                       else ""), stacklevel=2)
     if output == "dict":
         return _as_dict(results, per_topic)
     return _as_frame(results, per_topic, names)

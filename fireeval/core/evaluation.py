@@ -177,7 +177,7 @@ def score_run_set(runs: "RunSet", qrels: "Qrels", measures=DEFAULT_MEASURES, com
         # 0-filled gains cannot tell unjudged from judged non-relevant
         grades = np.where(np.arange(grades.shape[-1]) < n_ret[..., None], grades, np.nan)
     n_rel = qrels.n_relevant(topics, level)
-    needs = set().union(*(m.family.needs for m in parsed))
+    needs = set().union(*(m.needs for m in parsed))
     ideal = qrels.ideal_gains(topics) if "ideal" in needs else None
     n_nonrel = qrels.n_nonrelevant(topics, level) if "nonrel" in needs else None
     ctx = Context(grades, n_rel, ideal, level, n_nonrel, n_ret)

@@ -24,15 +24,21 @@ The name grammar (one for all; case-insensitive)
     ``set_F.beta``, ``rbp.p=0.95``, ``relstring.N``.
 ``NAME@K``
     ir_measures' form (``P@10``, ``R@10``, ``nDCG@10``, ``AP@20``, ``Success@5``,
-    ``Judged@10``) and the video-retrieval ``C@K`` / ``correct@K`` (trec_eval's
-    ``success_K``, printed as written).
+    ``Judged@10``, ``RR@10``, ``ERR@10``, ``IPrec@0.5``), ranx's (``map@100``, ``mrr@10``,
+    ``hit_rate@10``, ``precision@10``, ``recall@100``, ``f1@10``, ``ndcg@10``,
+    ``ndcg_burges@10``, ``dcg@10``: case as ranx writes them) and the video-retrieval
+    ``C@K`` / ``correct@K`` (trec_eval's ``success_K``, printed as written).
+``NAME(option=V,...)`` / ``NAME(option=V,...)@K``
+    ir_measures' options (``P(rel=2)@10``, ``RR(rel=2)``, ``AP(rel=2)``, ``RBP(rel=1,p=0.8)@10``):
+    the options a family declares (:attr:`Family.options`), each name printed as written.
 ``R@K,θ`` / ``AxIoU@K``
     the moment measures (IoU of temporal windows, not grades).
 ``all_trec`` / ``official`` / ``set``
     trec_eval's nicknames, per trec_eval version.
 
 Measures are named as trec_eval names them (``P@10`` -> ``P_10``) unless printed as
-asked (``printing=True``, the command's output).
+asked (``printing=True``, the command's output: ``nDCG``, ``MAP`` and ``Bpref`` print as
+written). A name with options has no trec_eval name and always keeps the one written.
 
 Examples
 --------
@@ -45,6 +51,7 @@ Examples
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import re
@@ -87,7 +94,10 @@ for _f in sorted(REGISTRY.values(), key=lambda f: f.root != f.kind):  # the fami
 _EXACT = {}   # lower-case name -> (family, is trec_eval's own name)
 _AT = {}      # lower-case NAME of NAME@K -> family
 _DOTTED = {}  # lower-case root of ROOT, ROOT_V, ROOT.V -> family (generic parameter grammar)
+_RANX = {}    # ranx's NAME of NAME@K, case as ranx writes it -> family
 for _f in REGISTRY.values():
+    for _n in _f.ranx_names:
+        _RANX[_n] = _f
     if _f.parse is not None:
         continue
     if _f.param is None:
@@ -128,7 +138,8 @@ def names() -> list:
             v = f.param.text(f.param.defaults[0])
             if f.trec_forms:
                 out += [f"{f.root}_{v}", f"{f.root}.{v}"]
-            out += [f"{n}@{v}" for n in f.ir_names + f.aliases]
+            if not any(option.required for option in f.options):  # (RBP@10 needs rel=: its examples)
+                out += [f"{n}@{v}" for n in f.ir_names + f.aliases + f.ranx_names]
         elif f.parse is None:
             out += list(f.ir_names + f.aliases)
         out += list(f.examples)
@@ -203,10 +214,12 @@ def _parse_one(text, low, printing):
             found = f.parse(text, low, printing)
             if found is not None:
                 return found
+    options = _OPTION_FORM.fullmatch(text)
+    if options:
+        return _with_options(text, *options.groups())
     if low in _EXACT:
-        f, own = _EXACT[low]
-        label = text if printing and not own and low != f.root.lower() else None
-        return f.measures(label=label)
+        f = _EXACT[low][0]
+        return f.measures(label=text if printing and text != f.root else None)
     for root_low, f in sorted(_DOTTED.items(), key=lambda kv: -len(kv[0])):
         if low == root_low:
             return f.measures()
@@ -217,11 +230,48 @@ def _parse_one(text, low, printing):
                 # trec_eval sorts a list of cut-offs (P.10,5 prints P_5 then P_10) and prints each once
                 values = sorted({f.param.parse(p, text) for p in parts if p != ""})
                 return f.measures(values) if values else _unknown(text)
-    match = re.fullmatch(r"(.+)@(\w+)", low)
-    if match and match[1] in _AT:
-        f = _AT[match[1]]
+    match = _AT_FORM.fullmatch(text)
+    if match and match[1] in _RANX:  # ranx's names: its conventions are said beside the value
+        f = _RANX[match[1]]
+        return [dataclasses.replace(m, owner="ranx")
+                for m in f.measures([f.param.parse(match[2], text)], label=text if printing else None)]
+    if match and match[1].lower() in _AT:
+        f = _AT[match[1].lower()]
+        required = [p for p in f.options if p.required]
+        if required:
+            raise ValueError(f"-m {text}: {match[1]} needs {required[0].name}= ({required[0].doc}). Fix: e.g. "
+                             f"{match[1]}({required[0].name}=1)@{match[2]}")
         return f.measures([f.param.parse(match[2], text)], label=text if printing else None)
     return _unknown(text)
+
+
+_AT_FORM = re.compile(r"(.+)@([\w.]+)")
+_OPTION_FORM = re.compile(r"([^()@]+)\(([^()]*)\)(?:@([^@()]+))?")
+
+
+def _with_options(text, name, given, cut):
+    """The measure of ir_measures' ``NAME(option=V,...)[@K]``, named as written."""
+    f = (_AT if cut is not None else {n: fam for n, (fam, _) in _EXACT.items()}).get(name.lower())
+    if f is None or not f.options:
+        takes = sorted({n for fam in REGISTRY.values() if fam.options for n in fam.ir_names})
+        raise ValueError(f"-m {text}: {name}{'@K' if cut is not None else ''} takes no options here. Fix: write "
+                         f"it without (...), or use one of {', '.join(takes)} with its options (e.g. P(rel=2)@10)")
+    accepted = {p.name: p for p in f.options}
+    values = {}
+    for part in filter(None, (p.strip() for p in given.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key.strip() not in accepted or key.strip() in values:
+            raise ValueError(f"-m {text}: option {part!r} is not one {name} takes (once each). Fix: give "
+                             f"{', '.join(f'{p}=V' for p in accepted)}")
+        values[key.strip()] = accepted[key.strip()].parse(value.strip(), text)
+    missing = [p.name for p in f.options if p.required and p.name not in values]
+    if missing:
+        need = accepted[missing[0]]
+        raise ValueError(f"-m {text}: {name} needs {need.name}= ({need.doc}). Fix: e.g. "
+                         f"{name}({need.name}=1){'@' + cut if cut else ''}")
+    rel = values.pop("rel", None)
+    found = f.measures(None if cut is None else [f.param.parse(cut, text)], label=text)
+    return [dataclasses.replace(m, rel=rel, options=tuple(sorted(values.items()))) for m in found]
 
 
 def get(name: str) -> Family:
