@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fireeval.core.validation import ANY, Check, STR, validate_params
+
 __all__ = ["evaluate", "iter_run_scores"]
 
 _OUTPUTS = ("frame", "dict")
@@ -126,9 +128,15 @@ def _check_int(name, value, low, allow_none=False):
     return int(value)
 
 
+def _check_output(name, value):
+    if not isinstance(value, str) or value not in _OUTPUTS:
+        raise ValueError(f"output must be 'frame' (a tidy DataFrame) or 'dict', not {value!r}. Fix: pass "
+                         "output='frame' or output='dict'")
+
+
 def _parse_measure_names(measures, version: str, text: bool = False) -> list:
     """The measures (``Measure`` objects, in the order given, each name once), or a one-line error."""
-    from fireeval.core.evaluation import Measure, parse_measures
+    from fireeval.core.evaluation import Measure
 
     if isinstance(measures, (str, Measure)) or _ir_measures_name(measures):
         measures = [measures]  # one name is one measure, never its letters
@@ -138,29 +146,33 @@ def _parse_measure_names(measures, version: str, text: bool = False) -> list:
         raise ValueError(f"no measure given. Fix: pass {_MEASURE_FORMS}")
     parsed, seen = [], set()
     for name in measures:
-        name = _ir_measures_name(name) or name
-        if isinstance(name, Measure):
-            if not text and name.kind in _TEXT_KINDS:
-                raise ValueError(f"measure {name.name!r} is text, not a number (fireeval evaluate prints it). Fix: "
-                                 "leave it out; a run's name is the 'run' of every result")
-            found = [name]
-        elif isinstance(name, str):
-            try:
-                found = parse_measures(name, version, printing=True)
-            except ValueError as err:  # said as the CLI says it: "-m NAME: ... --trec-eval 10.0"
-                message = str(err).removeprefix(f"-m {name}: ").replace("--trec-eval 10.0", "trec_eval_version='10.0'")
-                raise ValueError(f"measure {name!r}: {message}") from None
-            if not text and any(m.kind in _TEXT_KINDS for m in found) and len(found) == 1:
-                raise ValueError(f"measure {name!r} is text, not a number (fireeval evaluate prints it). Fix: "
-                                 "leave it out; a run's name is the 'run' of every result")
-            found = [m for m in found if text or m.kind not in _TEXT_KINDS]  # nicknames: the numbers only
-        else:
-            raise TypeError(f"measure {name!r} is a {type(name).__name__}. Fix: pass {_MEASURE_FORMS}")
-        for m in found:
+        for m in _measures_of(_ir_measures_name(name) or name, version, text):
             if m.name not in seen:  # asked twice (P.10 and P_10): once
                 seen.add(m.name)
                 parsed.append(m)
     return parsed
+
+
+def _measures_of(name, version: str, text: bool) -> list:
+    """The measures one item of ``measures`` stands for (a name, a nickname or a ``Measure``)."""
+    from fireeval.core.evaluation import Measure, parse_measures
+
+    if isinstance(name, Measure):
+        if not text and name.kind in _TEXT_KINDS:
+            raise ValueError(f"measure {name.name!r} is text, not a number (fireeval evaluate prints it). Fix: "
+                             "leave it out; a run's name is the 'run' of every result")
+        return [name]
+    if not isinstance(name, str):
+        raise TypeError(f"measure {name!r} is a {type(name).__name__}. Fix: pass {_MEASURE_FORMS}")
+    try:
+        found = parse_measures(name, version, printing=True)
+    except ValueError as err:  # said as the CLI says it: "-m NAME: ... --trec-eval 10.0"
+        message = str(err).removeprefix(f"-m {name}: ").replace("--trec-eval 10.0", "trec_eval_version='10.0'")
+        raise ValueError(f"measure {name!r}: {message}") from None
+    if not text and any(m.kind in _TEXT_KINDS for m in found) and len(found) == 1:
+        raise ValueError(f"measure {name!r} is text, not a number (fireeval evaluate prints it). Fix: "
+                         "leave it out; a run's name is the 'run' of every result")
+    return [m for m in found if text or m.kind not in _TEXT_KINDS]  # nicknames: the numbers only
 
 
 # ---------------------------------------------------------------- qrels
@@ -414,6 +426,24 @@ def _is_run_dict(obj) -> bool:
     return isinstance(first, dict) and all(not isinstance(v, dict) for v in first.values())
 
 
+def _named_runs(run: dict) -> list:
+    """``[(name, run)]`` of a dict: one run ``{topic: {docno: score}}`` (named "run") or ``{name: run}``."""
+    if not run:
+        raise ValueError(f"run: the dict is empty. Fix: pass {_RUN_FORMS}")
+    if _is_run_dict(run):
+        return [("run", run)]
+    out = []
+    for name, one in run.items():
+        if isinstance(one, (dict, str, os.PathLike)) or _is_frame(one) or \
+                _instance(one, "fireeval.core.trec", "RunTable"):
+            if isinstance(one, dict) and not _is_run_dict(one):
+                raise TypeError(f"run {name!r}: expected {{topic: {{docno: score}}}}. Fix: pass {_RUN_FORMS}")
+            out.append((str(name), one))
+        else:
+            raise TypeError(f"run {name!r} is a {type(one).__name__}. Fix: pass {_RUN_FORMS}")
+    return out
+
+
 def _check_runs(run):
     """The runs as ``[(name or None, source)]``, without reading anything; a one-line error otherwise.
     File paths are kept as given (``fireeval evaluate`` prints them)."""
@@ -434,20 +464,7 @@ def _check_runs(run):
                             "in-memory runs pass a dict {run name: run}")
         return [(None, p) for p in run]
     if isinstance(run, dict):
-        if not run:
-            raise ValueError(f"run: the dict is empty. Fix: pass {_RUN_FORMS}")
-        if _is_run_dict(run):
-            return [("run", run)]
-        out = []
-        for name, one in run.items():
-            if isinstance(one, (dict, str, os.PathLike)) or _is_frame(one) or \
-                    _instance(one, "fireeval.core.trec", "RunTable"):
-                if isinstance(one, dict) and not _is_run_dict(one):
-                    raise TypeError(f"run {name!r}: expected {{topic: {{docno: score}}}}. Fix: pass {_RUN_FORMS}")
-                out.append((str(name), one))
-            else:
-                raise TypeError(f"run {name!r} is a {type(one).__name__}. Fix: pass {_RUN_FORMS}")
-        return out
+        return _named_runs(run)
     if _is_frame(run) or _instance(run, "fireeval.core.trec", "RunTable"):
         return [(None, run)]
     if _instance(run, "fireeval.core.runset", "RunSet"):
@@ -524,6 +541,7 @@ def _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_ve
             "relevance_level": level, "max_retrieved": max_retrieved}, version
 
 
+@validate_params(qrels=ANY, run=ANY, measures=ANY, relevance_level=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), complete=Check(_check_flag), judged_only=Check(_check_flag), max_retrieved=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), trec_eval_version=STR, score_precision=[STR, None], jobs=Check(lambda name, value: _check_jobs(value)))
 def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None, complete: bool = False,
                     judged_only: bool = False, max_retrieved: int | None = None, trec_eval_version: str = "9.0.7",
                     score_precision: str | None = None, jobs: int | None = 1):
@@ -663,6 +681,7 @@ def _as_frame(results, per_topic, names):
                          "topic": np.concatenate(topics), "value": np.concatenate(values)})
 
 
+@validate_params(qrels=ANY, run=ANY, measures=ANY, per_topic=Check(_check_flag), relevance_level=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), complete=Check(_check_flag), judged_only=Check(_check_flag), max_retrieved=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), trec_eval_version=STR, output=Check(_check_output), jobs=Check(lambda name, value: _check_jobs(value)))
 def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: int | None = None,
              complete: bool = False, judged_only: bool = False, max_retrieved: int | None = None,
              trec_eval_version: str = "9.0.7", output: str = "frame", jobs: int | None = 1):
@@ -784,9 +803,6 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     options, version = _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels)
     level = options["relevance_level"]
     per_topic = _check_flag("per_topic", per_topic)
-    if output not in _OUTPUTS:
-        raise ValueError(f"output must be 'frame' (a tidy DataFrame) or 'dict', not {output!r}. Fix: pass "
-                         "output='frame' or output='dict'")
     parsed = _parse_measure_names(measures, version)
     jobs = _check_jobs(jobs)
     if not parsed:

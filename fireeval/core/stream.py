@@ -20,6 +20,8 @@ from fireeval.core.measures.text import relstrings
 from fireeval.core.trec import (RunTable, as_bytes_array, bytes_hash, fixed_bytes, intern_rows, raise_bad_qrels,
                                 read_qrels_columns, topic_codes)
 
+from fireeval.core.validation import ANY, BOOL, Int, Options, STR, validate_params
+
 __all__ = ["QrelsIndex", "score_run", "RunScores"]
 
 _BLOCK = 4_000_000  # grade cells per block of topics (~32 MB of float64)
@@ -285,6 +287,7 @@ class RunScores:
         return out
 
 
+@validate_params(run=ANY, qrels=ANY, measures=ANY, complete=BOOL, judged_only=BOOL, relevance_level=[Int(0), None], max_retrieved=[Int(), None], rounding=[Options('trec_eval9', 'nearest'), None], version=STR)
 def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = False, judged_only: bool = False,
               relevance_level: int | None = None, max_retrieved: int | None = None,
               rounding: str | None = None, version: str = "9.0.7") -> RunScores:

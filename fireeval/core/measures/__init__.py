@@ -62,6 +62,8 @@ import numpy as np
 from fireeval.core.measures import base
 from fireeval.core.measures.base import GM_EPSILON, HELP, Context, Family, Measure, Param, family_of, summarise
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, Instance, Int, STR, validate_params
+
 __all__ = ["REGISTRY", "Family", "Param", "Measure", "Context", "get", "family_of", "names", "parse", "score",
            "nickname", "NICKNAMES", "TREC_EVAL_VERSIONS", "check_version", "trec_eval_order", "summarise",
            "GM_EPSILON", "parse_strict", "TREC_EVAL_ROOTS"]
@@ -112,6 +114,7 @@ for _f in REGISTRY.values():
             _AT[_n.lower()] = _f
 
 
+@validate_params(version=ANY)
 def check_version(version: str) -> str:
     """``version`` if it is one of :data:`TREC_EVAL_VERSIONS`, else a ValueError saying which are.
 
@@ -124,6 +127,7 @@ def check_version(version: str) -> str:
     return version
 
 
+@validate_params()
 def names() -> list:
     """Every name the parser accepts, one example per form (``P``, ``P_5``, ``P.5``, ``P@5``...).
 
@@ -146,6 +150,7 @@ def names() -> list:
     return list(dict.fromkeys(out))
 
 
+@validate_params(name=STR, version=STR, printing=BOOL)
 def nickname(name: str, version: str = "9.0.7", printing: bool = False) -> list:
     """The family roots a trec_eval nickname stands for, in trec_eval's print order.
 
@@ -167,6 +172,7 @@ def _unknown(name):
     raise ValueError(f"-m {name}: unknown measure. {HELP}.{hint}")
 
 
+@validate_params(name=ANY, version=STR, printing=BOOL)
 def parse(name: str, version: str = "9.0.7", *, printing: bool = False) -> list:
     """All measures a name stands for, in the grammar of the package docstring.
 
@@ -220,6 +226,15 @@ def _parse_one(text, low, printing):
     if low in _EXACT:
         f = _EXACT[low][0]
         return f.measures(label=text if printing and text != f.root else None)
+    found = _parse_dotted(text, low)
+    if found is not None:
+        return found
+    match = _AT_FORM.fullmatch(text)
+    return _parse_at(text, match[1], match[2], printing) if match else _unknown(text)
+
+
+def _parse_dotted(text, low):
+    """trec_eval's ``ROOT``, ``ROOT_V`` and ``ROOT.V1,V2`` of a family with a parameter; None for other names."""
     for root_low, f in sorted(_DOTTED.items(), key=lambda kv: -len(kv[0])):
         if low == root_low:
             return f.measures()
@@ -230,23 +245,45 @@ def _parse_one(text, low, printing):
                 # trec_eval sorts a list of cut-offs (P.10,5 prints P_5 then P_10) and prints each once
                 values = sorted({f.param.parse(p, text) for p in parts if p != ""})
                 return f.measures(values) if values else _unknown(text)
-    match = _AT_FORM.fullmatch(text)
-    if match and match[1] in _RANX:  # ranx's names: its conventions are said beside the value
-        f = _RANX[match[1]]
+    return None
+
+
+def _parse_at(text, name, cut, printing):
+    """``NAME@K``: ranx's names (case as ranx writes them; its conventions are said beside the value), then
+    ir_measures' and fireeval's (any case)."""
+    if name in _RANX:
+        f = _RANX[name]
         return [dataclasses.replace(m, owner="ranx")
-                for m in f.measures([f.param.parse(match[2], text)], label=text if printing else None)]
-    if match and match[1].lower() in _AT:
-        f = _AT[match[1].lower()]
-        required = [p for p in f.options if p.required]
-        if required:
-            raise ValueError(f"-m {text}: {match[1]} needs {required[0].name}= ({required[0].doc}). Fix: e.g. "
-                             f"{match[1]}({required[0].name}=1)@{match[2]}")
-        return f.measures([f.param.parse(match[2], text)], label=text if printing else None)
-    return _unknown(text)
+                for m in f.measures([f.param.parse(cut, text)], label=text if printing else None)]
+    f = _AT.get(name.lower())
+    if f is None:
+        return _unknown(text)
+    required = [p for p in f.options if p.required]
+    if required:
+        raise ValueError(f"-m {text}: {name} needs {required[0].name}= ({required[0].doc}). Fix: e.g. "
+                         f"{name}({required[0].name}=1)@{cut}")
+    return f.measures([f.param.parse(cut, text)], label=text if printing else None)
 
 
 _AT_FORM = re.compile(r"(.+)@([\w.]+)")
 _OPTION_FORM = re.compile(r"([^()@]+)\(([^()]*)\)(?:@([^@()]+))?")
+
+
+def _option_values(text, name, given, options, cut) -> dict:
+    """``{option: value}`` of ``NAME(option=V,...)``: each one the family takes, given once, required ones given."""
+    accepted = {p.name: p for p in options}
+    values = {}
+    for part in filter(None, (p.strip() for p in given.split(","))):
+        key, eq, value = (x.strip() for x in part.partition("="))
+        if not eq or key not in accepted or key in values:
+            raise ValueError(f"-m {text}: option {part!r} is not one {name} takes (once each). Fix: give "
+                             f"{', '.join(f'{p}=V' for p in accepted)}")
+        values[key] = accepted[key].parse(value, text)
+    missing = [p for p in options if p.required and p.name not in values]
+    if missing:
+        raise ValueError(f"-m {text}: {name} needs {missing[0].name}= ({missing[0].doc}). Fix: e.g. "
+                         f"{name}({missing[0].name}=1){'@' + cut if cut else ''}")
+    return values
 
 
 def _with_options(text, name, given, cut):
@@ -256,24 +293,13 @@ def _with_options(text, name, given, cut):
         takes = sorted({n for fam in REGISTRY.values() if fam.options for n in fam.ir_names})
         raise ValueError(f"-m {text}: {name}{'@K' if cut is not None else ''} takes no options here. Fix: write "
                          f"it without (...), or use one of {', '.join(takes)} with its options (e.g. P(rel=2)@10)")
-    accepted = {p.name: p for p in f.options}
-    values = {}
-    for part in filter(None, (p.strip() for p in given.split(","))):
-        key, eq, value = part.partition("=")
-        if not eq or key.strip() not in accepted or key.strip() in values:
-            raise ValueError(f"-m {text}: option {part!r} is not one {name} takes (once each). Fix: give "
-                             f"{', '.join(f'{p}=V' for p in accepted)}")
-        values[key.strip()] = accepted[key.strip()].parse(value.strip(), text)
-    missing = [p.name for p in f.options if p.required and p.name not in values]
-    if missing:
-        need = accepted[missing[0]]
-        raise ValueError(f"-m {text}: {name} needs {need.name}= ({need.doc}). Fix: e.g. "
-                         f"{name}({need.name}=1){'@' + cut if cut else ''}")
+    values = _option_values(text, name, given, f.options, cut)
     rel = values.pop("rel", None)
     found = f.measures(None if cut is None else [f.param.parse(cut, text)], label=text)
     return [dataclasses.replace(m, rel=rel, options=tuple(sorted(values.items()))) for m in found]
 
 
+@validate_params(name=ANY)
 def get(name: str) -> Family:
     """The family of a measure name (any form of the grammar; one measure or one family).
 
@@ -290,6 +316,7 @@ def get(name: str) -> Family:
     return next(iter(families.values()))
 
 
+@validate_params(measures=Instance(list, tuple))
 def trec_eval_order(measures) -> list:
     """``measures`` in the order trec_eval prints them; names trec_eval does not know (ir_measures
     names, ``correct@K``, ``Judged@K``) follow, in the order given (a stable sort).
@@ -305,6 +332,7 @@ def trec_eval_order(measures) -> list:
     return sorted(measures, key=key)
 
 
+@validate_params(name=STR, grades=ARRAY, n_relevant=[ARRAY, None], level=Int(), n_nonrelevant=[ARRAY, None], ideal=[ARRAY, None], n_retrieved=[ARRAY, None])
 def score(name: str, grades, n_relevant=None, *, level: int = 1, n_nonrelevant=None, ideal=None,
           n_retrieved=None) -> np.ndarray:
     """One measure on ranked grades, for examples and exercises (the engines batch many measures).
@@ -344,6 +372,7 @@ def _atof(text: str) -> float:
     return float(found[1]) if found else 0.0
 
 
+@validate_params(arguments=Instance(list, tuple), version=STR)
 def parse_strict(arguments, version: str = "9.0.7") -> list:
     """The measures trec_eval computes for its ``-m`` arguments, in its print order (``fireeval evaluate --strict``).
 
@@ -371,36 +400,44 @@ def parse_strict(arguments, version: str = "9.0.7") -> list:
                              f"-m {name}, or give the parameters, e.g. -m P.10")
         if dot:
             given.setdefault(name, (argument, params))  # trec_eval uses the first parameters given for a name
-        if name in NICKNAMES:
-            marked.update(nickname(name, version, printing=True))
-        elif name in known:
-            marked.add(name)
-        else:
-            close = [root for root in known if root.lower() == name.lower().split("_")[0].split("@")[0]]
-            hint = f" (trec_eval's name: {close[0]})" if close else ""
-            raise ValueError(f"-m {argument}: trec_eval {version} has no measure {name!r}{hint}; --strict takes "
-                             "trec_eval's own names and nicknames (official, set, all_trec), case and all. Fix: "
-                             "write it as trec_eval does (P.10, not P_10 or P@10), or leave out --strict")
+        marked.update(_strict_roots(argument, name, known, version))
     out = []
     for root in sorted(marked, key=lambda r: REGISTRY[r].print_rank):
         family = REGISTRY[root]
         argument, params = given.get(root, (root, None))
         if params is None or root in ("runid",) or (family.param is None and family.parse is None):
             out += parse(root, version, printing=True)  # (a parameter for a measure that takes none is ignored)
-            continue
-        if family.param is not None and family.parse is None:
-            if family.param.type is int:
-                values = sorted(_atol(p) for p in params.split(","))
-                if values[0] <= 0:
-                    raise ValueError(f"-m {argument}: a cut-off of {values[0]} (trec_eval reads the parameters as C's "
-                                     "atol does and refuses cut-offs of 0 or less). Fix: give cut-offs of 1 or more")
-            else:
-                values = sorted(_atof(p) for p in params.split(","))
-            if len(set(values)) < len(values):
-                raise ValueError(f"-m {argument}: a cut-off given twice (trec_eval stops: duplicate cutoffs "
-                                 "detected). Fix: give each cut-off once")
-            out += family.measures([family.param.parse(repr(v) if isinstance(v, float) else str(v), argument)
-                                    for v in values])
+        elif family.param is not None and family.parse is None:
+            out += _strict_cutoffs(family, argument, params)
         else:
             out += parse(f"{root}.{params}", version, printing=True)
     return out
+
+
+def _strict_roots(argument, name, known, version) -> list:
+    """The roots one ``--strict`` argument marks: a nickname's or the measure's own; else a one-line error."""
+    if name in NICKNAMES:
+        return nickname(name, version, printing=True)
+    if name in known:
+        return [name]
+    close = [root for root in known if root.lower() == name.lower().split("_")[0].split("@")[0]]
+    hint = f" (trec_eval's name: {close[0]})" if close else ""
+    raise ValueError(f"-m {argument}: trec_eval {version} has no measure {name!r}{hint}; --strict takes "
+                     "trec_eval's own names and nicknames (official, set, all_trec), case and all. Fix: "
+                     "write it as trec_eval does (P.10, not P_10 or P@10), or leave out --strict")
+
+
+def _strict_cutoffs(family, argument, params) -> list:
+    """The measures of ``ROOT.V1,V2`` as trec_eval reads them: C's atol/atof, sorted, none twice, cut-offs >= 1."""
+    if family.param.type is int:
+        values = sorted(_atol(p) for p in params.split(","))
+        if values[0] <= 0:
+            raise ValueError(f"-m {argument}: a cut-off of {values[0]} (trec_eval reads the parameters as C's "
+                             "atol does and refuses cut-offs of 0 or less). Fix: give cut-offs of 1 or more")
+    else:
+        values = sorted(_atof(p) for p in params.split(","))
+    if len(set(values)) < len(values):
+        raise ValueError(f"-m {argument}: a cut-off given twice (trec_eval stops: duplicate cutoffs "
+                         "detected). Fix: give each cut-off once")
+    return family.measures([family.param.parse(repr(v) if isinstance(v, float) else str(v), argument)
+                            for v in values])

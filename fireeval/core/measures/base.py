@@ -15,6 +15,8 @@ import numpy as np
 
 from fireeval.core import ranking
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, Int, NUMBER, Options, STR, validate_params
+
 __all__ = ["Family", "Param", "Measure", "Context", "summarise", "n_retrieved_of", "GM_EPSILON", "SUMMARIES", "NEEDS",
            "MAX_CUTOFF", "HELP", "int_param", "float_param", "pad", "family_of", "REGISTERED",
            "REGISTERED_KINDS", "REL"]
@@ -36,6 +38,7 @@ _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 _FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+@validate_params(text=STR, name=STR, low=Int(), high=Int())
 def int_param(text: str, name: str, low: int = 1, high: int = MAX_CUTOFF) -> int:
     """A cut-off written in a measure name, as C's ``atol`` reads it, within ``low..high``.
 
@@ -51,6 +54,7 @@ def int_param(text: str, name: str, low: int = 1, high: int = MAX_CUTOFF) -> int
     return value
 
 
+@validate_params(text=STR, name=STR, low=NUMBER, high=NUMBER, signed=BOOL)
 def float_param(text: str, name: str, low: float = 0.0, high: float = float("inf"), signed: bool = False) -> float:
     """A real parameter written in a measure name, as C's ``atof`` reads it, within ``[low, high]``.
 
@@ -268,6 +272,7 @@ REGISTERED: dict = {}
 REGISTERED_KINDS: dict = {}
 
 
+@validate_params(measure=ANY)
 def family_of(measure: Measure) -> Family:
     """The registered family of a parsed :class:`Measure`."""
     if measure.kind in ("ndcg", "ndcg_exp") and measure.k is not None and not isinstance(measure.k, tuple):
@@ -279,6 +284,7 @@ def family_of(measure: Measure) -> Family:
                          "fireeval.core.measures.parse") from None
 
 
+@validate_params(gains=ARRAY)
 def n_retrieved_of(gains) -> np.ndarray:
     """Without a count, a list's length is up to its last non-NaN entry (zeros count)."""
     gains = np.asarray(gains, dtype=float)
@@ -388,6 +394,7 @@ class Context:
 REL = Param("rel", int, None, low=1, doc="the least grade that counts as relevant (ir_measures' rel)")
 
 
+@validate_params(a=ARRAY, width=Int(0))
 def pad(a, width):
     """``a`` zero-padded on its last axis to ``width``."""
     if a.shape[-1] >= width:
@@ -395,6 +402,7 @@ def pad(a, width):
     return np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],))], axis=-1)
 
 
+@validate_params(values=ARRAY, how=Options(*SUMMARIES))
 def summarise(values, how: str = "mean") -> np.ndarray:
     """Summarise (n_runs, n_topics) values over topics as trec_eval does (``how`` in :data:`SUMMARIES`).
 
