@@ -217,3 +217,18 @@ def test_qrels_tuples_with_wrong_fields_are_refused():
     Row = namedtuple("Row", "topic doc grade")
     with pytest.raises(TypeError, match="Fix: give ir_measures' namedtuples with fields query_id, doc_id, relevance"):
         fireeval.evaluate([Row("q", "a", 1)], {"q": {"a": 1.0}}, "map")
+
+
+def test_the_command_says_the_ranx_note_on_stderr(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
+    done = subprocess.run([sys.executable, "-m", "fireeval", "evaluate", str(tmp_path / "q"), str(tmp_path / "r"),
+                           "-m", "ndcg@10", "-m", "P(rel=1)@10", "-m", "ERR@10"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # each printed under the name written (measures trec_eval lacks follow in the order given)
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["ndcg@10", "P(rel=1)@10", "ERR@10"]
+    (note,) = [line for line in done.stderr.splitlines() if "ranx" in line]
+    assert note.startswith("warning: ndcg@10: ranx's names") and "--trec-eval 10.0" in note

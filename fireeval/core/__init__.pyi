@@ -20,6 +20,7 @@ from . import (
 from .api import (
     evaluate as evaluate,
     iter_run_scores as iter_run_scores,
+    ranx_note as ranx_note,
 )
 from .evaluation import (
     Measure as Measure,

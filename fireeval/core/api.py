@@ -19,7 +19,7 @@ import numpy as np
 
 from fireeval.core.validation import ANY, Check, STR, validate_params
 
-__all__ = ["evaluate", "iter_run_scores"]
+__all__ = ["evaluate", "iter_run_scores", "ranx_note"]
 
 _OUTPUTS = ("frame", "dict")
 _TEXT_KINDS = ("runid", "relstring")  # printed by ``fireeval evaluate``; the API returns numbers
@@ -33,9 +33,25 @@ _RUN_FORMS = ("a TREC run file (str or Path), a list of run files or a folder of
 _MEASURE_FORMS = ("one measure name or a list of names, e.g. 'map', ['AP', 'P@10', 'ndcg_cut.10', 'C@1'], "
                   "'official' or 'all_trec', or ir_measures' measure objects (ir_measures.nDCG@10)")
 #: one line beside the values of ranx's names: the conventions fireeval keeps and how to get ranx's
-RANX_NOTE = ("{names}: ranx's names, scored with trec_eval's conventions: tied scores ordered by docno, descending, "
-             "and read as {precision}s (ranx: doubles, tied documents in its sort's order); to get ranx's values "
-             "give tied documents distinct scores{double}")
+_RANX_NOTE = ("{names}: ranx's names, scored with trec_eval's conventions: tied scores ordered by docno, descending, "
+              "and read as {precision}s (ranx: doubles, tied documents in its sort's order); to get ranx's values "
+              "give tied documents distinct scores{double}")
+
+
+@validate_params(measures=ANY, precision=STR, double=STR)
+def ranx_note(measures, precision: str, double: str = "trec_eval_version='10.0'") -> str | None:
+    """The one line said beside the values of ranx's names (``ndcg@10``): the conventions fireeval keeps where
+    ranx's differ and how to get ranx's; None when no measure was asked by a ranx name.
+
+    >>> from fireeval.core.measures import parse
+    >>> ranx_note(parse("ndcg@10", printing=True), "double")[:40]
+    "ndcg@10: ranx's names, scored with trec_"
+    """
+    names = [m.name for m in measures if m.owner == "ranx"]
+    if not names:
+        return None
+    return _RANX_NOTE.format(names=", ".join(names), precision=precision,
+                             double=f", and {double} for doubles" if precision == "float" else "")
 
 
 def _ir_measures_name(obj):
@@ -821,13 +837,11 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         # -M 0, nothing retrieved, too)
         results = _stream_results(_qrels_index(qrels, level), runs, parsed, options, version, precision, jobs)
     names = [m.name for m in parsed]
-    ranx = [m.name for m in parsed if m.owner == "ranx"]
-    if ranx:
+    note = ranx_note(parsed, precision)
+    if note:
         import warnings
 
-        warnings.warn(RANX_NOTE.format(names=", ".join(ranx), precision=precision,
-                                       double=", and trec_eval_version='10.0' for doubles" if precision == "float"
-                                       else ""), stacklevel=2)
+        warnings.warn(note, stacklevel=2)
     if output == "dict":
         return _as_dict(results, per_topic)
     return _as_frame(results, per_topic, names)
