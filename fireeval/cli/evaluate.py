@@ -111,6 +111,11 @@ def add(sub):
                         seen_names.add(m.name)
                         measures.append(m)
             measures = trec_eval_order(measures)  # as trec_eval prints them, whatever the order of -m
+            from fireeval.core.api import ranx_note
+
+            note = ranx_note(measures, precision, double="--trec-eval 10.0")
+            if note:
+                print(f"warning: {note}", file=sys.stderr)
         # utility's d counts the non-relevant documents not retrieved from the collection size (-N)
         measures = [dataclasses.replace(m, k=m.k[:4] + (args.collection_size,)) if m.kind == "utility" else m
                     for m in measures]

@@ -15,10 +15,12 @@ from . import (
     stream as stream,
     tied_scores as tied_scores,
     trec as trec,
+    validation as validation,
 )
 from .api import (
     evaluate as evaluate,
     iter_run_scores as iter_run_scores,
+    ranx_note as ranx_note,
 )
 from .evaluation import (
     Measure as Measure,
@@ -120,4 +122,21 @@ from .trec import (
     write_run as write_run,
     write_qrels as write_qrels,
     trec_order as trec_order,
+)
+from .validation import (
+    validate_params as validate_params,
+    Int as Int,
+    Real as Real,
+    Options as Options,
+    Instance as Instance,
+    Array as Array,
+    Check as Check,
+    ANY as ANY,
+    BOOL as BOOL,
+    STR as STR,
+    SEED as SEED,
+    NUMBER as NUMBER,
+    ARRAY as ARRAY,
+    PROBABILITIES as PROBABILITIES,
+    ParamError as ParamError,
 )

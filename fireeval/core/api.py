@@ -17,17 +17,70 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["evaluate", "iter_run_scores"]
+from fireeval.core.validation import ANY, Check, STR, validate_params
+
+__all__ = ["evaluate", "iter_run_scores", "ranx_note"]
 
 _OUTPUTS = ("frame", "dict")
 _TEXT_KINDS = ("runid", "relstring")  # printed by ``fireeval evaluate``; the API returns numbers
 _QRELS_FORMS = ("a TREC qrels file (str or Path), a dict {topic: {docno: grade}}, a DataFrame with columns "
-                "query_id, doc_id, relevance (or query, docno, relevance), a fireeval Qrels or QrelsIndex")
+                "query_id, doc_id, relevance (or PyTerrier's qid, docno, label, or query, docno, relevance), "
+                "ir_measures' Qrel tuples (an iterable), a fireeval Qrels or QrelsIndex")
 _RUN_FORMS = ("a TREC run file (str or Path), a list of run files or a folder of them, a dict "
-              "{topic: {docno: score}}, a DataFrame with columns query_id, doc_id, score (or query, docno, score "
-              "or rank), a fireeval RunTable or RunSet, or for many runs a dict {run name: run}")
+              "{topic: {docno: score}}, a DataFrame with columns query_id, doc_id, score (or PyTerrier's qid, docno, "
+              "score, or query, docno, score or rank), ir_measures' ScoredDoc tuples (an iterable), a fireeval "
+              "RunTable or RunSet, or for many runs a dict {run name: run}")
 _MEASURE_FORMS = ("one measure name or a list of names, e.g. 'map', ['AP', 'P@10', 'ndcg_cut.10', 'C@1'], "
-                  "'official' or 'all_trec'")
+                  "'official' or 'all_trec', or ir_measures' measure objects (ir_measures.nDCG@10)")
+#: one line beside the values of ranx's names: the conventions fireeval keeps and how to get ranx's
+_RANX_NOTE = ("{names}: ranx's names, scored with trec_eval's conventions: tied scores ordered by docno, descending, "
+              "and read as {precision}s (ranx: doubles, tied documents in its sort's order); to get ranx's values "
+              "give tied documents distinct scores{double}")
+
+
+@validate_params(measures=ANY, precision=STR, double=STR)
+def ranx_note(measures, precision: str, double: str = "trec_eval_version='10.0'") -> str | None:
+    """The one line said beside the values of ranx's names (``ndcg@10``): the conventions fireeval keeps where
+    ranx's differ and how to get ranx's; None when no measure was asked by a ranx name.
+
+    >>> from fireeval.core.measures import parse
+    >>> ranx_note(parse("ndcg@10", printing=True), "double")[:40]
+    "ndcg@10: ranx's names, scored with trec_"
+    """
+    names = [m.name for m in measures if m.owner == "ranx"]
+    if not names:
+        return None
+    return _RANX_NOTE.format(names=", ".join(names), precision=precision,
+                             double=f", and {double} for doubles" if precision == "float" else "")
+
+
+def _ir_measures_name(obj):
+    """The name of an ir_measures measure object (``ir_measures.nDCG@10`` -> ``"nDCG@10"``), else None."""
+    module = type(obj).__module__ or ""
+    return str(obj) if module.split(".")[0] == "ir_measures" and hasattr(obj, "NAME") else None
+
+
+def _records(obj, what: str, value: str):
+    """ir_measures' namedtuples (``Qrel``, ``ScoredDoc``: any iterable of them) as ``{topic: {docno: value}}``;
+    other forms are given back as they are (a one-shot iterator as a list)."""
+    if isinstance(obj, (str, bytes, dict, os.PathLike, list, tuple)) or _is_frame(obj) or not hasattr(obj, "__iter__"):
+        items = obj
+    else:
+        items = list(obj)  # a generator or ir_measures' lazy iterables: read once
+    if not isinstance(items, (list, tuple)) or not items or not hasattr(items[0], "_fields"):
+        return items
+    fields = ("query_id", "doc_id", value)
+    out = {}
+    for row in items:
+        if not all(hasattr(row, f) for f in fields):
+            raise TypeError(f"{what}: a tuple with fields {', '.join(getattr(row, '_fields', ()))}. Fix: give "
+                            f"ir_measures' namedtuples with fields {', '.join(fields)}")
+        judged = out.setdefault(str(row.query_id), {})
+        if str(row.doc_id) in judged:
+            raise ValueError(f"{what}: document {row.doc_id} is listed twice for topic {row.query_id}. Fix: keep one "
+                             f"{value} per (topic, document)")
+        judged[str(row.doc_id)] = getattr(row, value)
+    return out
 
 
 # ---------------------------------------------------------------- type checks that never import pandas
@@ -91,11 +144,17 @@ def _check_int(name, value, low, allow_none=False):
     return int(value)
 
 
+def _check_output(name, value):
+    if not isinstance(value, str) or value not in _OUTPUTS:
+        raise ValueError(f"output must be 'frame' (a tidy DataFrame) or 'dict', not {value!r}. Fix: pass "
+                         "output='frame' or output='dict'")
+
+
 def _parse_measure_names(measures, version: str, text: bool = False) -> list:
     """The measures (``Measure`` objects, in the order given, each name once), or a one-line error."""
-    from fireeval.core.evaluation import Measure, parse_measures
+    from fireeval.core.evaluation import Measure
 
-    if isinstance(measures, (str, Measure)):
+    if isinstance(measures, (str, Measure)) or _ir_measures_name(measures):
         measures = [measures]  # one name is one measure, never its letters
     elif not isinstance(measures, (list, tuple)):
         raise TypeError(f"measures: a {type(measures).__name__} is not a measure name. Fix: pass {_MEASURE_FORMS}")
@@ -103,38 +162,44 @@ def _parse_measure_names(measures, version: str, text: bool = False) -> list:
         raise ValueError(f"no measure given. Fix: pass {_MEASURE_FORMS}")
     parsed, seen = [], set()
     for name in measures:
-        if isinstance(name, Measure):
-            if not text and name.kind in _TEXT_KINDS:
-                raise ValueError(f"measure {name.name!r} is text, not a number (fireeval evaluate prints it). Fix: "
-                                 "leave it out; a run's name is the 'run' of every result")
-            found = [name]
-        elif isinstance(name, str):
-            try:
-                found = parse_measures(name, version, printing=True)
-            except ValueError as err:  # said as the CLI says it: "-m NAME: ... --trec-eval 10.0"
-                message = str(err).removeprefix(f"-m {name}: ").replace("--trec-eval 10.0", "trec_eval_version='10.0'")
-                raise ValueError(f"measure {name!r}: {message}") from None
-            if not text and any(m.kind in _TEXT_KINDS for m in found) and len(found) == 1:
-                raise ValueError(f"measure {name!r} is text, not a number (fireeval evaluate prints it). Fix: "
-                                 "leave it out; a run's name is the 'run' of every result")
-            found = [m for m in found if text or m.kind not in _TEXT_KINDS]  # nicknames: the numbers only
-        else:
-            raise TypeError(f"measure {name!r} is a {type(name).__name__}. Fix: pass {_MEASURE_FORMS}")
-        for m in found:
+        for m in _measures_of(_ir_measures_name(name) or name, version, text):
             if m.name not in seen:  # asked twice (P.10 and P_10): once
                 seen.add(m.name)
                 parsed.append(m)
     return parsed
 
 
+def _measures_of(name, version: str, text: bool) -> list:
+    """The measures one item of ``measures`` stands for (a name, a nickname or a ``Measure``)."""
+    from fireeval.core.evaluation import Measure, parse_measures
+
+    if isinstance(name, Measure):
+        if not text and name.kind in _TEXT_KINDS:
+            raise ValueError(f"measure {name.name!r} is text, not a number (fireeval evaluate prints it). Fix: "
+                             "leave it out; a run's name is the 'run' of every result")
+        return [name]
+    if not isinstance(name, str):
+        raise TypeError(f"measure {name!r} is a {type(name).__name__}. Fix: pass {_MEASURE_FORMS}")
+    try:
+        found = parse_measures(name, version, printing=True)
+    except ValueError as err:  # said as the CLI says it: "-m NAME: ... --trec-eval 10.0"
+        message = str(err).removeprefix(f"-m {name}: ").replace("--trec-eval 10.0", "trec_eval_version='10.0'")
+        raise ValueError(f"measure {name!r}: {message}") from None
+    if not text and any(m.kind in _TEXT_KINDS for m in found) and len(found) == 1:
+        raise ValueError(f"measure {name!r} is text, not a number (fireeval evaluate prints it). Fix: "
+                         "leave it out; a run's name is the 'run' of every result")
+    return [m for m in found if text or m.kind not in _TEXT_KINDS]  # nicknames: the numbers only
+
+
 # ---------------------------------------------------------------- qrels
 def _qrels_columns(frame, what):
     """(topic, docno, value) column names of an ir_measures or trec DataFrame, or None."""
     columns = set(map(str, frame.columns))
-    for topic, doc in (("query_id", "doc_id"), ("query", "docno")):
+    for topic, doc in (("query_id", "doc_id"), ("qid", "docno"), ("query", "docno")):  # (PyTerrier's query: text)
         if {topic, doc} <= columns:
             return topic, doc
-    raise ValueError(f"{what}: a DataFrame needs columns query_id, doc_id (ir_measures) or query, docno (trec); "
+    raise ValueError(f"{what}: a DataFrame needs columns query_id, doc_id (ir_measures), qid, docno (PyTerrier) or "
+                     "query, docno (trec); "
                      f"it has {', '.join(map(str, frame.columns))}. Fix: rename its columns")
 
 
@@ -208,14 +273,15 @@ def _qrels_arrays(qrels):
         return np.asarray(topics, dtype=str), np.asarray(docs, dtype=str), _grades(np.asarray(grades), "qrels")
     topic, doc = _qrels_columns(qrels, "qrels")
     columns = set(map(str, qrels.columns))
-    if "relevance" not in columns:
+    grade = "relevance" if "relevance" in columns or "label" not in columns else "label"  # (label: PyTerrier's)
+    if grade not in columns:
         hint = (" This looks like a run (it has a score column). Fix: qrels come first, evaluate(qrels, run, "
                 "measures)" if "score" in columns else " Fix: name the grade column relevance")
         raise ValueError(f"qrels: the DataFrame has no relevance column.{hint}")
     if not len(qrels):
         raise ValueError("qrels: the DataFrame is empty. Fix: give at least one judgement")
     return (qrels[topic].astype(str).to_numpy(dtype=str), qrels[doc].astype(str).to_numpy(dtype=str),
-            _grades(qrels["relevance"].to_numpy(), "qrels"))
+            _grades(qrels[grade].to_numpy(), "qrels"))
 
 
 def _check_qrels(qrels, sniff: bool = True):
@@ -337,7 +403,7 @@ def _run_from_frame(frame, name: str, precision):
         scores = -_real_column(frame["rank"].to_numpy(), what, "rank")  # the best rank first
     else:
         hint = (" This looks like qrels (it has a relevance column). Fix: qrels come first, evaluate(qrels, run, "
-                "measures)" if "relevance" in columns else " Fix: add a score (or rank) column")
+                "measures)" if columns & {"relevance", "label"} else " Fix: add a score (or rank) column")
         raise ValueError(f"{what}: the DataFrame has no score or rank column.{hint}")
     try:
         scores = _as_numbers(scores, what, "score", "give scores between -1.8e308 and 1.8e308")
@@ -376,6 +442,24 @@ def _is_run_dict(obj) -> bool:
     return isinstance(first, dict) and all(not isinstance(v, dict) for v in first.values())
 
 
+def _named_runs(run: dict) -> list:
+    """``[(name, run)]`` of a dict: one run ``{topic: {docno: score}}`` (named "run") or ``{name: run}``."""
+    if not run:
+        raise ValueError(f"run: the dict is empty. Fix: pass {_RUN_FORMS}")
+    if _is_run_dict(run):
+        return [("run", run)]
+    out = []
+    for name, one in run.items():
+        if isinstance(one, (dict, str, os.PathLike)) or _is_frame(one) or \
+                _instance(one, "fireeval.core.trec", "RunTable"):
+            if isinstance(one, dict) and not _is_run_dict(one):
+                raise TypeError(f"run {name!r}: expected {{topic: {{docno: score}}}}. Fix: pass {_RUN_FORMS}")
+            out.append((str(name), one))
+        else:
+            raise TypeError(f"run {name!r} is a {type(one).__name__}. Fix: pass {_RUN_FORMS}")
+    return out
+
+
 def _check_runs(run):
     """The runs as ``[(name or None, source)]``, without reading anything; a one-line error otherwise.
     File paths are kept as given (``fireeval evaluate`` prints them)."""
@@ -396,20 +480,7 @@ def _check_runs(run):
                             "in-memory runs pass a dict {run name: run}")
         return [(None, p) for p in run]
     if isinstance(run, dict):
-        if not run:
-            raise ValueError(f"run: the dict is empty. Fix: pass {_RUN_FORMS}")
-        if _is_run_dict(run):
-            return [("run", run)]
-        out = []
-        for name, one in run.items():
-            if isinstance(one, (dict, str, os.PathLike)) or _is_frame(one) or \
-                    _instance(one, "fireeval.core.trec", "RunTable"):
-                if isinstance(one, dict) and not _is_run_dict(one):
-                    raise TypeError(f"run {name!r}: expected {{topic: {{docno: score}}}}. Fix: pass {_RUN_FORMS}")
-                out.append((str(name), one))
-            else:
-                raise TypeError(f"run {name!r} is a {type(one).__name__}. Fix: pass {_RUN_FORMS}")
-        return out
+        return _named_runs(run)
     if _is_frame(run) or _instance(run, "fireeval.core.trec", "RunTable"):
         return [(None, run)]
     if _instance(run, "fireeval.core.runset", "RunSet"):
@@ -486,6 +557,7 @@ def _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_ve
             "relevance_level": level, "max_retrieved": max_retrieved}, version
 
 
+@validate_params(qrels=ANY, run=ANY, measures=ANY, relevance_level=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), complete=Check(_check_flag), judged_only=Check(_check_flag), max_retrieved=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), trec_eval_version=STR, score_precision=[STR, None], jobs=Check(lambda name, value: _check_jobs(value)))
 def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None, complete: bool = False,
                     judged_only: bool = False, max_retrieved: int | None = None, trec_eval_version: str = "9.0.7",
                     score_precision: str | None = None, jobs: int | None = 1):
@@ -511,6 +583,7 @@ def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None,
     >>> [(name, s.summary()) for name, _, s in iter_run_scores({"1": {"a": 1}}, {"1": {"a": 0.5}}, "map")]
     [('run', {'map': 1.0})]
     """
+    qrels, run = _records(qrels, "qrels", "relevance"), _records(run, "run", "score")
     options, version = _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels)
     precision = score_precision or ("double" if version == "10.0" else "float")
     if precision not in ("float", "double"):
@@ -624,6 +697,7 @@ def _as_frame(results, per_topic, names):
                          "topic": np.concatenate(topics), "value": np.concatenate(values)})
 
 
+@validate_params(qrels=ANY, run=ANY, measures=ANY, per_topic=Check(_check_flag), relevance_level=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), complete=Check(_check_flag), judged_only=Check(_check_flag), max_retrieved=Check(lambda name, value: _check_int(name, value, 0, allow_none=True)), trec_eval_version=STR, output=Check(_check_output), jobs=Check(lambda name, value: _check_jobs(value)))
 def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: int | None = None,
              complete: bool = False, judged_only: bool = False, max_retrieved: int | None = None,
              trec_eval_version: str = "9.0.7", output: str = "frame", jobs: int | None = 1):
@@ -741,12 +815,10 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
     {'a': {'map': 0.6666666666666666}}
     """
     # ---- validate every argument before reading or scoring anything
+    qrels, run = _records(qrels, "qrels", "relevance"), _records(run, "run", "score")
     options, version = _options(relevance_level, complete, judged_only, max_retrieved, trec_eval_version, qrels)
     level = options["relevance_level"]
     per_topic = _check_flag("per_topic", per_topic)
-    if output not in _OUTPUTS:
-        raise ValueError(f"output must be 'frame' (a tidy DataFrame) or 'dict', not {output!r}. Fix: pass "
-                         "output='frame' or output='dict'")
     parsed = _parse_measure_names(measures, version)
     jobs = _check_jobs(jobs)
     if not parsed:
@@ -765,6 +837,11 @@ def evaluate(qrels, run, measures, *, per_topic: bool = False, relevance_level: 
         # -M 0, nothing retrieved, too)
         results = _stream_results(_qrels_index(qrels, level), runs, parsed, options, version, precision, jobs)
     names = [m.name for m in parsed]
+    note = ranx_note(parsed, precision)
+    if note:
+        import warnings
+
+        warnings.warn(note, stacklevel=2)
     if output == "dict":
         return _as_dict(results, per_topic)
     return _as_frame(results, per_topic, names)

@@ -45,6 +45,8 @@ from fireeval.core.measures.text import relstrings
 # RunSet and Qrels (pandas) are imported inside score_run_set(): the streaming command
 # (fireeval.core.stream) uses the measures without them.
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, Int, STR, validate_params
+
 __all__ = ["Measure", "parse_measure", "parse_measures", "score_run_set", "Scores", "DEFAULT_MEASURES",
            "TREC_CUTOFFS", "ALL_TREC", "OFFICIAL", "GM_EPSILON", "TREC_EVAL_VERSIONS", "check_trec_eval_version",
            "relstrings", "trec_eval_order", "summarise"]
@@ -60,6 +62,7 @@ check_trec_eval_version = registry.check_version
 trec_eval_order = registry.trec_eval_order
 
 
+@validate_params(name=STR, version=STR, printing=BOOL)
 def parse_measures(name: str, version: str = "9.0.7", *, printing: bool = False) -> list:
     """All measures a name stands for: :func:`fireeval.core.measures.parse` (one grammar for all).
 
@@ -73,6 +76,7 @@ def parse_measures(name: str, version: str = "9.0.7", *, printing: bool = False)
     return registry.parse(name, version, printing=printing)
 
 
+@validate_params(name=STR)
 def parse_measure(name: str) -> Measure:
     """Parse one measure name (trec_eval or ir_measures style, case-insensitive).
 
@@ -126,6 +130,7 @@ class Scores:
         return pd.concat(parts, ignore_index=True)
 
 
+@validate_params(runs=ANY, qrels=ANY, measures=ANY, complete=BOOL, gains=[ARRAY, None], judged_only=BOOL, relevance_level=[Int(0), None], max_retrieved=[Int(), None])
 def score_run_set(runs: "RunSet", qrels: "Qrels", measures=DEFAULT_MEASURES, complete: bool = False,
                   gains: np.ndarray | None = None, *, judged_only: bool = False, relevance_level: int | None = None,
                   max_retrieved: int | None = None) -> Scores:
@@ -177,7 +182,7 @@ def score_run_set(runs: "RunSet", qrels: "Qrels", measures=DEFAULT_MEASURES, com
         # 0-filled gains cannot tell unjudged from judged non-relevant
         grades = np.where(np.arange(grades.shape[-1]) < n_ret[..., None], grades, np.nan)
     n_rel = qrels.n_relevant(topics, level)
-    needs = set().union(*(m.family.needs for m in parsed))
+    needs = set().union(*(m.needs for m in parsed))
     ideal = qrels.ideal_gains(topics) if "ideal" in needs else None
     n_nonrel = qrels.n_nonrelevant(topics, level) if "nonrel" in needs else None
     ctx = Context(grades, n_rel, ideal, level, n_nonrel, n_ret)

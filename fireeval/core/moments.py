@@ -31,12 +31,15 @@ import re
 
 import numpy as np
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, Instance, Int, Real, SEED, STR, validate_params
+
 __all__ = ["check_moments", "temporal_iou", "max_temporal_iou", "recall_at_k_iou", "axiou_at_k", "ap_at_k_iou", "dcg_at_k_iou",
            "MEASURES", "measure_names", "measure_function", "score_all", "score_systems", "mean_table",
            "all_tied_ratio", "noisy_iou_bias_variance",
            "simulate_noisy_iou", "noisy_iou_table", "expected_swaps", "stability_frame", "stability_findings"]
 
 
+@validate_params(moments=ANY, source=STR)
 def check_moments(moments, source: str = "moments") -> np.ndarray:
     """``moments`` as a float array (..., 2) of [start, end] seconds, or a ValueError naming ``source``.
 
@@ -79,6 +82,7 @@ def check_moments(moments, source: str = "moments") -> np.ndarray:
     return arr
 
 
+@validate_params(pred=ARRAY, gt=ARRAY)
 def temporal_iou(pred, gt) -> np.ndarray:
     """Temporal IoU between each predicted moment and its query's ground truth.
 
@@ -101,6 +105,7 @@ def temporal_iou(pred, gt) -> np.ndarray:
         return np.divide(inter, union, out=np.zeros(inter.shape), where=union > 0)
 
 
+@validate_params(pred=ARRAY, gt_windows=ARRAY)
 def max_temporal_iou(pred, gt_windows) -> np.ndarray:
     """IoU of each predicted moment with the best-matching of several ground-truth windows.
 
@@ -121,6 +126,7 @@ def max_temporal_iou(pred, gt_windows) -> np.ndarray:
     return per_window.max(axis=1)
 
 
+@validate_params(iou=ARRAY, k=Int(1), theta=Real(0, 1, closed='right'), strict=BOOL)
 def recall_at_k_iou(iou, k: int, theta: float, strict: bool = False) -> np.ndarray:
     """R@K,θ per query: 1 if any of the top K moments has IoU >= θ (> θ with ``strict``).
 
@@ -135,6 +141,7 @@ def recall_at_k_iou(iou, k: int, theta: float, strict: bool = False) -> np.ndarr
     return hit.any(axis=-1).astype(float)
 
 
+@validate_params(iou=ARRAY, k=Int(1), lower_bound=Real(0, 1, closed='left'))
 def axiou_at_k(iou, k: int, lower_bound: float = 0.0) -> np.ndarray:
     """AxIoU@K per query: the mean over k = 1..K of the best IoU within the top k.
 
@@ -160,6 +167,7 @@ def axiou_at_k(iou, k: int, lower_bound: float = 0.0) -> np.ndarray:
     return (np.cumsum(best, axis=-1)[..., -1] + tail) / k
 
 
+@validate_params(iou=ARRAY, k=Int(1), theta=Real(0, 1, closed='right'))
 def ap_at_k_iou(iou, k: int, theta: float) -> np.ndarray:
     """AP@K,θ: average precision of the top K with "relevant" = IoU >= θ, normalised by the hits.
 
@@ -173,6 +181,7 @@ def ap_at_k_iou(iou, k: int, theta: float) -> np.ndarray:
     return np.divide((prec * hits).sum(axis=-1), n, out=np.zeros_like(n), where=n > 0)
 
 
+@validate_params(iou=ARRAY, k=Int(1))
 def dcg_at_k_iou(iou, k: int) -> np.ndarray:
     """DCG@K with the IoU itself as the gain: sum_i IoU_i / log2(i + 1). Violates INV-k."""
     top = np.asarray(iou, dtype=float)[..., :_check_k(k)]
@@ -183,6 +192,7 @@ KS = (1, 5, 10)
 THETAS = (0.3, 0.5, 0.7)
 
 
+@validate_params(ks=ARRAY, thetas=ARRAY)
 def measure_names(ks=KS, thetas=THETAS) -> list[str]:
     """The paper's 12 measures in a fixed order: R@K,θ for every K and θ, then AxIoU@K."""
     return [f"R@{k},{t}" for k in ks for t in thetas] + [f"AxIoU@{k}" for k in ks]
@@ -191,6 +201,7 @@ def measure_names(ks=KS, thetas=THETAS) -> list[str]:
 MEASURES = measure_names()
 
 
+@validate_params(iou=ARRAY, ks=ARRAY, thetas=ARRAY, strict=BOOL)
 def score_all(iou, ks=KS, thetas=THETAS, strict: bool = False) -> dict:
     """Per-query scores of every measure: ``{name: array (..., n_queries)}`` from one IoU matrix.
 
@@ -276,6 +287,7 @@ def _parse_name(name: str):
     return {"moment_recall": "R", "moment_ap": "AP", "axiou": "AxIoU", "moment_dcg": "DCG"}[m.kind], k, theta
 
 
+@validate_params(name=STR, strict=BOOL)
 def measure_function(name: str, strict: bool = False):
     """The per-query function ``iou (..., K) -> (...)`` of a measure named like ``R@5,0.7``.
 
@@ -295,6 +307,7 @@ def measure_function(name: str, strict: bool = False):
     return lambda iou: dcg_at_k_iou(iou, k)
 
 
+@validate_params(predictions=Instance(dict), gt=ANY, measures=ANY, strict=BOOL)
 def score_systems(predictions: dict, gt, measures=None, strict: bool = False) -> np.ndarray:
     """Per-query scores of several systems: array (measures, systems, queries).
 
@@ -320,6 +333,7 @@ def score_systems(predictions: dict, gt, measures=None, strict: bool = False) ->
     return out
 
 
+@validate_params(per_query=ARRAY, systems=ANY, measures=ANY)
 def mean_table(per_query, systems, measures=None):
     """Mean over queries as a DataFrame (systems x measures) from (measures, systems, queries)."""
     import pandas as pd
@@ -328,6 +342,7 @@ def mean_table(per_query, systems, measures=None):
     return pd.DataFrame(np.asarray(per_query).mean(axis=-1).T, index=list(systems), columns=measures)
 
 
+@validate_params(per_query=ARRAY)
 def all_tied_ratio(per_query) -> np.ndarray:
     """Share of queries on which every system gets exactly the same score (AxIoU paper App. B).
 
@@ -341,6 +356,7 @@ def all_tied_ratio(per_query) -> np.ndarray:
     return (s == s[..., :1, :]).all(axis=-2).mean(axis=-1)
 
 
+@validate_params(x=ARRAY, theta=Real(0, 1, closed='right'), sigma=Real(0, None), strict=BOOL)
 def noisy_iou_bias_variance(x, theta: float, sigma: float, strict: bool = False) -> dict:
     """Analytic bias, variance and MSE of AxIoU@1 and R@1,θ when the observed IoU is noisy.
 
@@ -367,6 +383,7 @@ def noisy_iou_bias_variance(x, theta: float, sigma: float, strict: bool = False)
             "R": {"bias": bias_r, "variance": var_r, "mse": bias_r ** 2 + var_r}}
 
 
+@validate_params(x=ARRAY, theta=Real(0, 1, closed='right'), sigma=Real(0, None), n=Int(1), rng=SEED, clip=BOOL, strict=BOOL)
 def simulate_noisy_iou(x, theta: float, sigma: float, n: int = 10_000, rng=0, clip: bool = False,
                        strict: bool = False) -> dict:
     """Monte Carlo counterpart of :func:`noisy_iou_bias_variance`: same keys, (len(x),) arrays.
@@ -388,6 +405,7 @@ def simulate_noisy_iou(x, theta: float, sigma: float, n: int = 10_000, rng=0, cl
     return out
 
 
+@validate_params(x=ARRAY, theta=Real(0, 1, closed='right'), sigmas=ARRAY, n=Int(1), rng=SEED, strict=BOOL)
 def noisy_iou_table(x, theta: float, sigmas, n: int = 10_000, rng=0, strict: bool = False):
     """App. C analytic and simulated bias, variance and MSE in one long table.
 
@@ -417,6 +435,7 @@ def noisy_iou_table(x, theta: float, sigmas, n: int = 10_000, rng=0, strict: boo
     return pd.DataFrame(rows), max_gap
 
 
+@validate_params(per_query=ARRAY, n=Int(1))
 def expected_swaps(per_query, n: int) -> np.ndarray:
     """Expected number of system pairs two disjoint n-query halves order differently, per measure.
 
@@ -444,6 +463,7 @@ def _family(measure: str) -> str:
     return "AxIoU@K" if measure.startswith("AxIoU") else "R@K,θ"
 
 
+@validate_params(stability=Instance(dict), sizes=ARRAY, measures=ANY)
 def stability_frame(stability: dict, sizes, measures=None):
     """Long table of a subset-stability result, one row per (measure, subset size).
 
@@ -473,6 +493,7 @@ def _at_sizes(sizes, mask) -> str:
     return "at every n" if len(hit) == len(sizes) else "at no n" if not hit else "at n = " + ", ".join(hit)
 
 
+@validate_params(stability=Instance(dict), sizes=ARRAY, per_query=ARRAY, ks=ARRAY, thetas=ARRAY)
 def stability_findings(stability: dict, sizes, per_query, ks=KS, thetas=THETAS) -> dict:
     """The subset-stability findings of the AxIoU paper's Fig. 6, as values for the prose.
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fireeval.core.validation import ANY, ARRAY, Check, Int, NUMBER, STR, validate_params
+
 __all__ = [
     "real_numbers",
     "correct_at_k",
@@ -49,6 +51,7 @@ __all__ = [
 ]
 
 
+@validate_params(gains=ARRAY, level=NUMBER)
 def binary(gains, level=1):
     """Relevant (grade >= ``level``) as booleans; NaN (unjudged) is not relevant.
 
@@ -70,6 +73,7 @@ def _cutoff(k, allow_none: bool = False):
     return int(k)
 
 
+@validate_params(num=ARRAY, den=ARRAY)
 def safe_divide(num, den):
     """``num / den`` where ``den > 0``, else 0 (trec_eval's convention for empty denominators).
 
@@ -80,6 +84,7 @@ def safe_divide(num, den):
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
+@validate_params(gains=ARRAY, k=Check(lambda name, value: _cutoff(value)), level=NUMBER)
 def correct_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     """Correct@K: 1 if any relevant document is in the top K, else 0.
 
@@ -95,6 +100,7 @@ def correct_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     return binary(gains, level)[..., :_cutoff(k)].any(axis=-1).astype(float)
 
 
+@validate_params(gains=ARRAY, k=Check(lambda name, value: _cutoff(value)), level=NUMBER)
 def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     """P@K: relevant documents in the top K divided by K (trec_eval ``P_K``).
 
@@ -108,6 +114,7 @@ def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     return binary(gains, level)[..., :_cutoff(k)].sum(axis=-1) / k
 
 
+@validate_params(gains=ARRAY, n_relevant=ARRAY, k=Check(lambda name, value: _cutoff(value)), level=NUMBER)
 def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
     """Textbook Recall@K: relevant documents in the top K / all relevant for the query.
 
@@ -122,6 +129,7 @@ def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
     return safe_divide(binary(gains, level)[..., :_cutoff(k)].sum(axis=-1), n_relevant)
 
 
+@validate_params(gains=ARRAY, n_relevant=ARRAY, level=NUMBER)
 def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     """Average precision with trec_eval semantics (``map`` averages it over queries).
 
@@ -142,6 +150,7 @@ def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     return average_precision_of_cells(row, pos + 1.0, len(flat), n_rel).reshape(shape)
 
 
+@validate_params(row=ARRAY, rank=ARRAY, n_rows=Int(0), n_relevant=ARRAY, hit=[ARRAY, None], starts=[ARRAY, None])
 def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None, starts=None) -> np.ndarray:
     """AP of ``n_rows`` ranked lists given only their relevant retrieved cells.
 
@@ -173,6 +182,7 @@ def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None, sta
     return np.divide(total, n_relevant, out=np.zeros(total.shape), where=n_relevant > 0)
 
 
+@validate_params(row=ARRAY)
 def row_starts(row) -> np.ndarray:
     """Index of the first cell of each run of equal values in ``row`` (cells grouped by row).
 
@@ -183,6 +193,7 @@ def row_starts(row) -> np.ndarray:
     return np.r_[0, np.flatnonzero(np.diff(row)) + 1] if len(row) else np.zeros(0, np.int64)
 
 
+@validate_params(terms=ARRAY)
 def sum_in_order(terms) -> np.ndarray:
     """Sum over the last axis adding left to right, as trec_eval's loops do: numpy's pairwise sum
     groups the additions otherwise and can end one ulp away, which at a 5th-decimal half prints the
@@ -193,6 +204,7 @@ def sum_in_order(terms) -> np.ndarray:
     return np.cumsum(terms, axis=-1)[..., -1]
 
 
+@validate_params(gains=ARRAY, level=NUMBER)
 def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
     """Reciprocal rank of the first relevant document, 0 if none is retrieved.
 
@@ -208,6 +220,7 @@ def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
     return np.where(hits.any(axis=-1), 1.0 / (first + 1), 0.0)
 
 
+@validate_params(grades=ARRAY, gain=STR)
 def gain_values(grades, gain="linear"):
     """The gain of each grade: the grade (``linear``) or 2^grade - 1 (``exponential``); 0 for
     negative grades and unjudged (NaN) documents.
@@ -224,6 +237,7 @@ def gain_values(grades, gain="linear"):
     raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}. Fix: give one of the two")
 
 
+@validate_params(gains=ARRAY, k=Check(lambda name, value: _cutoff(value, allow_none=True)), gain=STR)
 def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
     """Discounted cumulative gain of the top K (all ranks when K is None).
 
@@ -241,6 +255,7 @@ def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
     return (gain_values(grades, gain) * discounts).sum(axis=-1)
 
 
+@validate_params(gains=ARRAY, ideal_gains=ARRAY, k=Check(lambda name, value: _cutoff(value, allow_none=True)), gain=STR)
 def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
     """Normalised DCG: DCG of the ranking over DCG of the ideal ranking, both cut at K.
 
@@ -256,12 +271,14 @@ def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.n
     return safe_divide(dcg(gains, k, gain), dcg(ideal_gains, k, gain))
 
 
+@validate_params(grades=ARRAY, level=NUMBER)
 def nonrelevant_judged(grades, level):
     """Judged non-relevant: 0 <= grade < ``level`` (a negative grade is pooled but not judged)."""
     grades = np.asarray(grades, dtype=float)
     return (grades >= 0) & (grades < level)
 
 
+@validate_params(grades=ARRAY, n_relevant=ARRAY, n_nonrelevant=ARRAY, level=NUMBER)
 def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
     """Binary preference (Buckley & Voorhees 2004), trec_eval's ``bpref``.
 
@@ -291,6 +308,7 @@ def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
 INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
 
 
+@validate_params(grades=ARRAY, n_relevant=ARRAY, level=NUMBER)
 def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
     """Inferred AP (Yilmaz & Aslam 2006), trec_eval's ``infAP``.
 
@@ -323,6 +341,7 @@ def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
     return safe_divide(sum_in_order(np.where(rel, estimate, 0.0)), n_relevant)
 
 
+@validate_params(grades=ARRAY, n_retrieved=ARRAY, k=Check(lambda name, value: _cutoff(value)))
 def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
     """Judged@K: share of the top K retrieved documents that are in the qrels at all.
 
@@ -339,6 +358,7 @@ def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
     return safe_divide(judged, np.minimum(np.asarray(n_retrieved), k))
 
 
+@validate_params(topic=ARRAY, grades=ARRAY, n_topics=Int(0), depth=[Int(0), None])
 def ideal_gains(topic, grades, n_topics: int, depth: int | None = None) -> np.ndarray:
     """Each topic's positive grades sorted descending, zero-padded: (n_topics, width).
 
@@ -361,6 +381,7 @@ def ideal_gains(topic, grades, n_topics: int, depth: int | None = None) -> np.nd
     return ideal[:, :depth] if depth else ideal
 
 
+@validate_params(grades=ARRAY, n_retrieved=[ARRAY, None])
 def condense(grades, n_retrieved=None):
     """The condensed list (Sakai 2007; trec_eval ``-J``): unjudged documents removed.
 
@@ -379,6 +400,7 @@ def condense(grades, n_retrieved=None):
     return out, keep.sum(axis=-1)
 
 
+@validate_params(values=ANY, what=STR, dtype=ANY, ragged=[STR, None])
 def real_numbers(values, what: str = "scores", dtype=float, ragged: str | None = None) -> np.ndarray:
     """``values`` (an array, a column, or nested lists) as an array of ``dtype``, refusing what is not a real number.
 

@@ -20,6 +20,8 @@ from fireeval.core.measures.text import relstrings
 from fireeval.core.trec import (RunTable, as_bytes_array, bytes_hash, fixed_bytes, intern_rows, raise_bad_qrels,
                                 read_qrels_columns, topic_codes)
 
+from fireeval.core.validation import ANY, BOOL, Int, Options, STR, validate_params
+
 __all__ = ["QrelsIndex", "score_run", "RunScores"]
 
 _BLOCK = 4_000_000  # grade cells per block of topics (~32 MB of float64)
@@ -285,6 +287,7 @@ class RunScores:
         return out
 
 
+@validate_params(run=ANY, qrels=ANY, measures=ANY, complete=BOOL, judged_only=BOOL, relevance_level=[Int(0), None], max_retrieved=[Int(), None], rounding=[Options('trec_eval9', 'nearest'), None], version=STR)
 def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = False, judged_only: bool = False,
               relevance_level: int | None = None, max_retrieved: int | None = None,
               rounding: str | None = None, version: str = "9.0.7") -> RunScores:
@@ -321,54 +324,75 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     check_version(version)
     if rounding is None:
         rounding = "nearest" if version == "10.0" else "trec_eval9"
-    if isinstance(measures, (str, Measure)):  # one name, not its letters
-        measures = [measures]
-    parsed = []
-    for m in measures:
-        parsed.extend([m] if isinstance(m, Measure) else parse(m, version, printing=True))
+    parsed = _parsed(measures, version)
     level = qrels.relevance_level if relevance_level is None else int(relevance_level)
     if max_retrieved is not None and max_retrieved < 0:
         raise ValueError(f"max_retrieved must be >= 0, not {max_retrieved}")
     topic_pos, row_grade = qrels.lookup(run)
     ignored = [str(t) for t, p in zip(run.topics, topic_pos) if p < 0]
-    if complete:
-        eval_pos = np.arange(len(qrels.topics))
-    else:
-        eval_pos = np.sort(topic_pos[topic_pos >= 0])
+    eval_pos, run_row, missing = _evaluation_rows(topic_pos, len(qrels.topics), complete)
     n_eval = len(eval_pos)
-    # run topic j -> eval row (or -1)
-    row_of_qtopic = np.full(len(qrels.topics), -1, dtype=np.int64)
-    row_of_qtopic[eval_pos] = np.arange(n_eval)
-    run_row = np.where(topic_pos >= 0, row_of_qtopic[np.maximum(topic_pos, 0)], -1)
-    missing = np.ones(n_eval, dtype=bool)
-    missing[run_row[run_row >= 0]] = False
     sizes = np.diff(run.starts)
-    if max_retrieved is not None:
-        sizes_cut = np.minimum(sizes, max_retrieved)
-    else:
-        sizes_cut = sizes
-    n_ret = np.zeros(n_eval, dtype=np.int64)
-    n_ret[run_row[run_row >= 0]] = sizes_cut[run_row >= 0]
-    if version == "10.0":
-        # 10.0 evaluates a topic the run lacks (-c) on a stand-in ranking: one document, unjudged (-M 0: none)
-        n_ret[missing] = 1 if max_retrieved is None else min(1, max_retrieved)
-    depth = max(int(sizes_cut[run_row >= 0].max()) if (run_row >= 0).any() else 0, 1)
+    n_ret, depth = _retrieved(sizes, run_row, missing, max_retrieved, version)
     rank = np.arange(len(row_grade), dtype=np.int64) - np.repeat(run.starts[:-1], sizes)
     rank = rank.astype(np.int32)
     row_eval = np.repeat(run_row.astype(np.int32), sizes)
     keep = (row_eval >= 0) & (rank < (depth if max_retrieved is None else min(depth, max_retrieved)))
     n_rel_all, n_non_all = qrels.counts(level)
-    n_rel, n_non = n_rel_all[eval_pos], n_non_all[eval_pos]
-    ideal_all = qrels.ideal[eval_pos]
     values = {m.name: (np.empty(n_eval, dtype=object) if m.kind in ("relstring", "runid") else np.zeros(n_eval))
               for m in parsed}
-    block = max(1, _BLOCK // depth)
     # run and qrels topics are both in string order, so rows are already grouped by evaluation row
     if keep.all():
-        r_eval, r_rank, r_grade = row_eval, rank, row_grade
+        cells = (row_eval, rank, row_grade)
     else:
-        r_eval, r_rank, r_grade = row_eval[keep], rank[keep], row_grade[keep]
+        cells = (row_eval[keep], rank[keep], row_grade[keep])
     del keep
+    counts = (n_rel_all[eval_pos], n_non_all[eval_pos], qrels.ideal[eval_pos], n_ret)
+    _score_blocks(values, parsed, cells, counts, depth, (level, rounding, judged_only), run.tag)
+    if missing.any():
+        _reset_missing(values, parsed, missing, version)
+    # trec_eval -c sums, over every qrels topic, the judgements with a grade above 0 (whatever -l says)
+    overrides = {m.name: run.tag if m.kind == "runid" else float((qrels.grades > 0).sum())
+                 for m in parsed if m.kind == "runid" or (m.kind == "num_rel" and complete)}
+    printed = ~missing if version == "9.0.7" else np.ones(n_eval, dtype=bool)
+    return RunScores(run.tag, qrels.topics[eval_pos], values, {m.name: m.aggregate for m in parsed}, ignored,
+                     missing, printed, overrides)
+
+
+def _parsed(measures, version: str) -> list:
+    """The measures of ``score_run``'s argument: names parsed (printed as written), ``Measure`` kept."""
+    if isinstance(measures, (str, Measure)):  # one name, not its letters
+        measures = [measures]
+    parsed = []
+    for m in measures:
+        parsed.extend([m] if isinstance(m, Measure) else parse(m, version, printing=True))
+    return parsed
+
+
+def _evaluation_rows(topic_pos, n_qrels_topics: int, complete: bool):
+    """``(eval_pos, run_row, missing)``: the qrels topics evaluated (those of the run, or all with ``complete``),
+    each run topic's evaluation row (-1: not evaluated), and the evaluated topics the run lacks."""
+    if complete:
+        eval_pos = np.arange(n_qrels_topics)
+    else:
+        eval_pos = np.sort(topic_pos[topic_pos >= 0])
+    n_eval = len(eval_pos)
+    row_of_qtopic = np.full(n_qrels_topics, -1, dtype=np.int64)
+    row_of_qtopic[eval_pos] = np.arange(n_eval)
+    run_row = np.where(topic_pos >= 0, row_of_qtopic[np.maximum(topic_pos, 0)], -1)
+    missing = np.ones(n_eval, dtype=bool)
+    missing[run_row[run_row >= 0]] = False
+    return eval_pos, run_row, missing
+
+
+def _score_blocks(values: dict, parsed: list, cells, counts, depth: int, options, tag) -> None:
+    """Fill ``values`` block by block of evaluation rows: each block's ranked grades (NaN-padded to ``depth``)
+    scored by every measure on one shared :class:`Context`."""
+    r_eval, r_rank, r_grade = cells
+    n_rel, n_non, ideal_all, n_ret = counts
+    level, rounding, judged_only = options
+    n_eval = len(n_ret)
+    block = max(1, _BLOCK // depth)
     bounds = np.searchsorted(r_eval, np.arange(0, n_eval + block, block))
     for b, lo in enumerate(range(0, n_eval, block)):
         hi = min(lo + block, n_eval)
@@ -380,34 +404,33 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
             grades, ret = ranking.condense(grades)
         ctx = Context(grades, n_rel[lo:hi], ideal_all[lo:hi], level, n_non[lo:hi], ret, rounding)
         for m in parsed:
-            if m.kind == "relstring":
-                values[m.name][lo:hi] = relstrings(grades, ret, m.k)
-            elif m.kind == "runid":
-                values[m.name][lo:hi] = run.tag
-            else:
-                values[m.name][lo:hi] = m.compute(ctx)
-    if missing.any():
-        for m in parsed:
-            if version == "10.0":
-                # what 10.0 resets after scoring its stand-in ranking
-                if m.kind in ("num_ret", "utility", "unj", "rbp_resid"):
-                    values[m.name][missing] = 0.0
-                elif m.kind == "relstring":
-                    values[m.name][missing] = ""
-            elif m.kind == "relstring":
-                values[m.name][missing] = ""
-            elif m.kind != "runid":
-                values[m.name][missing] = 0.0  # 9.0.7 never scores the topic: 0 in every average
-    overrides = {}
+            values[m.name][lo:hi] = (relstrings(grades, ret, m.k) if m.kind == "relstring" else
+                                     tag if m.kind == "runid" else m.compute(ctx))
+
+
+def _retrieved(sizes, run_row, missing, max_retrieved, version: str):
+    """``(n_ret, depth)``: documents retrieved per evaluated topic (cut at ``max_retrieved``) and the longest
+    list scored (at least 1)."""
+    sizes_cut = sizes if max_retrieved is None else np.minimum(sizes, max_retrieved)
+    n_ret = np.zeros(len(missing), dtype=np.int64)
+    n_ret[run_row[run_row >= 0]] = sizes_cut[run_row >= 0]
+    if version == "10.0":
+        # 10.0 evaluates a topic the run lacks (-c) on a stand-in ranking: one document, unjudged (-M 0: none)
+        n_ret[missing] = 1 if max_retrieved is None else min(1, max_retrieved)
+    return n_ret, max(int(sizes_cut[run_row >= 0].max()) if (run_row >= 0).any() else 0, 1)
+
+
+def _reset_missing(values: dict, parsed: list, missing, version: str) -> None:
+    """The values of the evaluated topics the run lacks: 9.0.7 never scores them (0 in every average, empty
+    relstring); 10.0 scores a stand-in ranking, then resets num_ret, utility, unj, rbp_resid and relstring."""
     for m in parsed:
-        if m.kind == "runid":
-            overrides[m.name] = run.tag
-        elif m.kind == "num_rel" and complete:
-            # trec_eval -c sums, over every qrels topic, the judgements with a grade above 0 (whatever -l says)
-            overrides[m.name] = float((qrels.grades > 0).sum())
-    printed = ~missing if version == "9.0.7" else np.ones(n_eval, dtype=bool)
-    return RunScores(run.tag, qrels.topics[eval_pos], values, {m.name: m.aggregate for m in parsed}, ignored,
-                     missing, printed, overrides)
+        if m.kind == "relstring":
+            values[m.name][missing] = ""
+        elif version == "10.0":
+            if m.kind in ("num_ret", "utility", "unj", "rbp_resid"):
+                values[m.name][missing] = 0.0
+        elif m.kind != "runid":
+            values[m.name][missing] = 0.0
 
 
 def warn_ignored(scores: RunScores, source: str) -> None:

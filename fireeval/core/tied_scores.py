@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fireeval.core.validation import ANY, Int, Real, STR, validate_params
+
 __all__ = ["TIE_RULES", "TieReport", "TiedFillWarning", "tied_fill", "order_under_tie_rule", "warn_if_tied"]
 
 #: The tie rules, best case first: relevant items first among equal scores (optimistic),
@@ -151,6 +153,7 @@ def _row_modes(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ranked[first[runs]], lengths[runs]
 
 
+@validate_params(scores=ANY, relevant=ANY, row_share=Real(0, 1), min_tied=Int(1), matrix_share=Real(0, 1))
 def tied_fill(scores, relevant=None, *, row_share: float = 0.05, min_tied: int = 3,
               matrix_share: float = 0.10) -> TieReport:
     """Find the tied fill block of each row of ``scores`` (queries x items) and where ``relevant`` items fall.
@@ -214,6 +217,7 @@ def tied_fill(scores, relevant=None, *, row_share: float = 0.05, min_tied: int =
     return TieReport(fill, n_fill, has_block, depth, ranked, in_fill, n_items, matrix_share)
 
 
+@validate_params(scores=ANY, name=STR, relevant=ANY, where=ANY)
 def warn_if_tied(scores, name: str, relevant=None, where: str | None = None, **rule) -> TieReport:
     """:func:`tied_fill`, and one :class:`TiedFillWarning` line naming ``name`` when the matrix is flagged.
 
@@ -228,6 +232,7 @@ def warn_if_tied(scores, name: str, relevant=None, where: str | None = None, **r
     return report
 
 
+@validate_params(scores=ANY, relevance=ANY, rule=STR)
 def order_under_tie_rule(scores, relevance, rule: str = "stable") -> np.ndarray:
     """Item indices of each row ranked by score descending, ties broken by ``rule`` (one of :data:`TIE_RULES`).
 

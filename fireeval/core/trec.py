@@ -23,12 +23,17 @@ never sees a traceback from a parser.
 from __future__ import annotations
 
 import io
+import os
 import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from fireeval.core.validation import ANY, BOOL, Instance, Int, STR, validate_params
+
+PATH = Instance(str, os.PathLike, fix="pass a file's path (str or Path)")
 
 __all__ = [
     "TrecFormatError",
@@ -438,6 +443,7 @@ def to_arrow(values: np.ndarray):
     return pa.Array.from_buffers(pa.type_for_alias(kind), len(values), [None, pa.py_buffer(values)])
 
 
+@validate_params(array=ANY, width=[Int(0), None])
 def fixed_bytes(array, width: int | None = None):
     """A pyarrow string array as fixed-width bytes: ``(rows, lengths)``.
 
@@ -493,6 +499,7 @@ def _fixed_rows(texts: np.ndarray, width: int | None = None):
     return out, lengths
 
 
+@validate_params(values=ANY)
 def as_bytes_array(values) -> np.ndarray:
     """Texts as a numpy bytes (``S``, UTF-8) array: a bytes array as it is, a pyarrow string array through its
     buffers, anything else (strings, numbers) through ``str``."""
@@ -505,6 +512,7 @@ def as_bytes_array(values) -> np.ndarray:
     return np.array(encoded, dtype="S") if encoded else np.zeros(0, dtype="S1")
 
 
+@validate_params(rows=ANY)
 def intern_rows(rows: np.ndarray):
     """``(codes, firsts, hashes)`` of fixed-width byte rows: equal rows share a code, ``rows[firsts]`` are
     the distinct rows (code ``i`` is ``rows[firsts[i]]``), ``hashes`` their :func:`bytes_hash`. One sort of
@@ -740,6 +748,7 @@ def _grouped_order(topic, doc, compared, layout):
     return duplicate, rows[np.arange(rows.shape[1]) < sizes[by_topic, None]]
 
 
+@validate_params(query=ANY)
 def topic_codes(query: np.ndarray):
     """``(code per row, names)`` of a bytes array of topic ids: names sorted as strings (trec_eval's order).
     Only the first row of each run of equal ids is looked at (a run lists a topic's rows together)."""
@@ -794,6 +803,7 @@ def _run_columns(path):
     return topic_rank[query], names[by_name], doc, dictionary, hashes, score, tag
 
 
+@validate_params(path=PATH, score_precision=STR)
 def read_run_table(path, score_precision: str = "float") -> RunTable:
     """Read, validate and order a run file without pandas (the fast path of ``fireeval evaluate``).
 
@@ -884,6 +894,7 @@ def _has_duplicate_docnos(topic, docnos) -> bool:
     return bool(((topic[pair[1:]] == topic[pair[:-1]]) & (docnos[pair[1:]] == docnos[pair[:-1]])).any())
 
 
+@validate_params(path=PATH, ordered=BOOL, check_duplicates=BOOL, score_precision=STR)
 def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score_precision: str = "float"):
     """Read a TREC run file into a DataFrame with columns query, docno, score, tag.
 
@@ -925,6 +936,7 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score
     return table.to_pandas(types_mapper=None).astype({"query": object, "docno": object, "tag": object})
 
 
+@validate_params(path=PATH, check_duplicates=BOOL)
 def read_qrels_table(path, check_duplicates: bool = True):
     """``(query, docno, relevance)``: pyarrow string arrays and an int64 array, validated.
 
@@ -963,6 +975,7 @@ def read_qrels_table(path, check_duplicates: bool = True):
     return query, docno, relevance
 
 
+@validate_params(path=PATH, check_duplicates=BOOL)
 def read_qrels_columns(path, check_duplicates: bool = True):
     """``(query, docno, relevance)``: numpy bytes (UTF-8) arrays and an int64 array, validated as
     :func:`read_qrels_table`; numpy alone for a file up to ``_LEAN_BYTES`` (the reader of ``fireeval
@@ -1012,6 +1025,7 @@ def raise_bad_qrels(path):
     _raise_first_bad_line(path, 4, _QRELS_CHECKS, "4-column qrels")
 
 
+@validate_params(path=PATH)
 def read_qrels(path):
     """Read a TREC qrels file into a DataFrame with columns query, docno, relevance (int).
 
@@ -1025,6 +1039,7 @@ def read_qrels(path):
                          "docno": np.asarray(docno.to_pylist(), dtype=object), "relevance": relevance})
 
 
+@validate_params(frame=ANY, by=ANY, score_precision=STR)
 def trec_order(frame, by=("query",), score_precision: str = "float"):
     """Sort rows as trec_eval does and number them.
 
@@ -1080,6 +1095,7 @@ def _check_fields(frame, columns, what):
                              "would split the line into other columns. Fix: remove or replace the whitespace")
 
 
+@validate_params(frame=ANY, path=PATH, tag=[STR, None])
 def write_run(frame, path, tag: str | None = None) -> None:
     """Write a run (columns query, docno, score[, tag]) in trec_eval order, 6 columns.
 
@@ -1120,6 +1136,7 @@ def write_run(frame, path, tag: str | None = None) -> None:
     _write(out, path)
 
 
+@validate_params(frame=ANY, path=PATH)
 def write_qrels(frame, path) -> None:
     """Write qrels (columns query, docno, relevance) as 4-column TREC qrels.
 
@@ -1163,6 +1180,7 @@ def _write(frame, path):
         fh.write(text)
 
 
+@validate_params(paths=ANY, read=Instance(object), ahead=Int(0))
 def read_ahead(paths, read, ahead: int = 2):
     """Yield ``(path, read(path))`` in order, reading the next files in a thread meanwhile.
 
@@ -1188,6 +1206,7 @@ def read_ahead(paths, read, ahead: int = 2):
             yield path, run
 
 
+@validate_params()
 def default_jobs() -> int:
     """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``)."""
     import os
@@ -1302,6 +1321,7 @@ def _messages(buffer: bytearray):
     return out
 
 
+@validate_params(func=ANY, items=ANY, jobs=Int())
 def map_in_workers(func, items, jobs: int):
     """Yield ``func(item)`` for each item, in order, computed by ``jobs`` processes (this one and forked
     workers).

@@ -107,6 +107,25 @@ def read_labels(path, expected_sha256: str | None = None) -> pd.DataFrame:
     return parse_labels(data, source=str(path))
 
 
+def _checked_entry(entry: dict, agree: bool, where: str) -> tuple[list, tuple]:
+    """``(annotator labels, models)`` of one FIRE entry, its fields checked (one line naming the entry)."""
+    missing = [f for f in _REQUIRED + (("label",) if agree else ()) if f not in entry]
+    if missing:
+        raise ValueError(f"{where} lacks {missing}; every entry needs {list(_REQUIRED)}"
+                         f"{' and label' if agree else ''}")
+    labels = list(entry["annotator_labels"])
+    if len(labels) != len(entry["annotator_ids"]) or not labels:
+        raise ValueError(f"{where}: {len(labels)} annotator_labels for {len(entry['annotator_ids'])} "
+                         "annotator_ids; they must pair up one to one")
+    bad = [x for x in labels + ([entry["label"]] if agree else []) if x not in LABELS]
+    if bad:
+        raise ValueError(f"{where}: label {bad[0]!r} is not one of {LABELS}")
+    models = tuple(entry["models"])
+    if any(m not in FIRE_MODELS for m in models):
+        raise ValueError(f"{where}: models {list(models)} must be among {list(FIRE_MODELS)}")
+    return labels, models
+
+
 def parse_labels(data: dict, source: str = "<FIRE dict>") -> pd.DataFrame:
     """:func:`read_labels` on an already parsed FIRE dict (``source`` names it in errors)."""
     path = source
@@ -119,21 +138,7 @@ def parse_labels(data: dict, source: str = "<FIRE dict>") -> pd.DataFrame:
     rows = []
     for key, agree in (("annotations", True), ("disagreements", False)):
         for i, entry in enumerate(data[key]):
-            where = f"{path}: {key}[{i}]"
-            missing = [f for f in _REQUIRED + (("label",) if agree else ()) if f not in entry]
-            if missing:
-                raise ValueError(f"{where} lacks {missing}; every entry needs {list(_REQUIRED)}"
-                                 f"{' and label' if agree else ''}")
-            labels = list(entry["annotator_labels"])
-            if len(labels) != len(entry["annotator_ids"]) or not labels:
-                raise ValueError(f"{where}: {len(labels)} annotator_labels for {len(entry['annotator_ids'])} "
-                                 "annotator_ids; they must pair up one to one")
-            bad = [x for x in labels + ([entry["label"]] if agree else []) if x not in LABELS]
-            if bad:
-                raise ValueError(f"{where}: label {bad[0]!r} is not one of {LABELS}")
-            models = tuple(entry["models"])
-            if any(m not in FIRE_MODELS for m in models):
-                raise ValueError(f"{where}: models {list(models)} must be among {list(FIRE_MODELS)}")
+            labels, models = _checked_entry(entry, agree, f"{path}: {key}[{i}]")
             rows.append({"query": entry["query"], "video_id": str(entry["video_id"]),
                          "label": entry["label"] if agree else None, "agreement": agree,
                          "n_labels": len(labels), "n_relevant_labels": sum(x == "relevant" for x in labels),

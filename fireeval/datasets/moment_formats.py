@@ -143,49 +143,58 @@ def read_entries(path, fmt: str = "auto"):
     """
     fmt = detect_format(path, fmt)
     path = check_readable(path, "predictions file", text=fmt != "pkl")
-    if fmt in ("csv", "tsv"):
-        rows = []
-        for lineno, rec in _table_rows(path, "," if fmt == "csv" else "\t"):
-            where = f"{path}:{lineno}"
-            if "qid" in rec and rec["qid"] != "":
-                qid = rec["qid"]
-                key = ("qid", int(qid) if qid.lstrip("-").isdigit() else qid)
-            elif "vid" in rec and "query" in rec:
-                key = (rec["vid"], rec["query"])
-            else:
-                raise ValueError(f"{where}: a row needs vid and query (or qid). Fix: {ACCEPTED}.")
-            score = rec.get("score")
-            rows.append((key, _number(rec.get("start"), where, "start"), _number(rec.get("end"), where, "end"),
-                         _number(score, where, "score") if score not in (None, "") else None))
-        return fmt, _group(rows)
-    if fmt == "2dtan":
-        rows = []
-        for lineno, line in text_lines(path, "predictions file"):
-            where = f"{path}:{lineno}"
-            head, sep, query = line.partition("##")
-            parts = head.split()
-            if not sep or len(parts) not in (3, 4):
-                raise ValueError(f"{where}: expected 'VIDEO START END[ SCORE]##QUERY'. Fix: {ACCEPTED}.")
-            if "##" in query:  # 'VIDEO START END##QUERY##SCORE' is not a layout we read: say so
-                raise ValueError(f"{where}: more than one '##'. Fix: put the score before '##' ({ACCEPTED}).")
-            score = _number(parts[3], where, "score") if len(parts) == 4 else None
-            rows.append(((parts[0], query), _number(parts[1], where, "start"), _number(parts[2], where, "end"), score))
-        return fmt, _group(rows)
-    if fmt == "momentdetr":
-        from fireeval.datasets import read_jsonl
-
-        entries = []
-        for lineno, rec in read_jsonl(path, "Moment-DETR predictions file"):
-            where = f"{path}:{lineno}"
-            if "pred_relevant_windows" not in rec:
-                raise ValueError(f"{where}: no 'pred_relevant_windows'. Fix: {ACCEPTED}.")
-            windows = rec["pred_relevant_windows"] or []
-            arr = _windows(windows, where) if windows else np.empty((0, 2))
-            ratings = arr[:, 2].tolist() if arr.shape[1] >= 3 else None
-            key = ((rec["vid"], rec["query"]) if "vid" in rec and "query" in rec else None)
-            entries.append((key, rec.get("qid"), arr[:, :2].tolist(), ratings, where))
-        return fmt, entries
+    reader = {"csv": _csv_entries, "tsv": _csv_entries, "2dtan": _tan_entries, "momentdetr": _momentdetr_entries}
+    if fmt in reader:
+        return fmt, reader[fmt](path, fmt)
     return fmt, None  # json / pkl: the Charades-STA reader parses them
+
+
+def _csv_entries(path, fmt):
+    rows = []
+    for lineno, rec in _table_rows(path, "," if fmt == "csv" else "\t"):
+        where = f"{path}:{lineno}"
+        if "qid" in rec and rec["qid"] != "":
+            qid = rec["qid"]
+            key = ("qid", int(qid) if qid.lstrip("-").isdigit() else qid)
+        elif "vid" in rec and "query" in rec:
+            key = (rec["vid"], rec["query"])
+        else:
+            raise ValueError(f"{where}: a row needs vid and query (or qid). Fix: {ACCEPTED}.")
+        score = rec.get("score")
+        rows.append((key, _number(rec.get("start"), where, "start"), _number(rec.get("end"), where, "end"),
+                     _number(score, where, "score") if score not in (None, "") else None))
+    return _group(rows)
+
+
+def _tan_entries(path, fmt):
+    rows = []
+    for lineno, line in text_lines(path, "predictions file"):
+        where = f"{path}:{lineno}"
+        head, sep, query = line.partition("##")
+        parts = head.split()
+        if not sep or len(parts) not in (3, 4):
+            raise ValueError(f"{where}: expected 'VIDEO START END[ SCORE]##QUERY'. Fix: {ACCEPTED}.")
+        if "##" in query:  # 'VIDEO START END##QUERY##SCORE' is not a layout we read: say so
+            raise ValueError(f"{where}: more than one '##'. Fix: put the score before '##' ({ACCEPTED}).")
+        score = _number(parts[3], where, "score") if len(parts) == 4 else None
+        rows.append(((parts[0], query), _number(parts[1], where, "start"), _number(parts[2], where, "end"), score))
+    return _group(rows)
+
+
+def _momentdetr_entries(path, fmt):
+    from fireeval.datasets import read_jsonl
+
+    entries = []
+    for lineno, rec in read_jsonl(path, "Moment-DETR predictions file"):
+        where = f"{path}:{lineno}"
+        if "pred_relevant_windows" not in rec:
+            raise ValueError(f"{where}: no 'pred_relevant_windows'. Fix: {ACCEPTED}.")
+        windows = rec["pred_relevant_windows"] or []
+        arr = _windows(windows, where) if windows else np.empty((0, 2))
+        ratings = arr[:, 2].tolist() if arr.shape[1] >= 3 else None
+        key = ((rec["vid"], rec["query"]) if "vid" in rec and "query" in rec else None)
+        entries.append((key, rec.get("qid"), arr[:, :2].tolist(), ratings, where))
+    return entries
 
 
 def _windows(windows, where: str) -> np.ndarray:
@@ -221,6 +230,31 @@ def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool 
         raise ValueError(f"gt_kind must be 'charades' or 'qvhighlights', not {gt_kind!r}. Fix: give one of the two")
     fmt, entries = read_entries(path, fmt)
     info = {} if info is None else info
+    qids, norm, gt_rows = _ground_truth_keys(gt, gt_kind, normalize)
+    index = {key: i for i, key in enumerate(gt_rows)}
+    if fmt in ("json", "pkl"):
+        return _read_json_or_pickle(path, gt, gt_kind, fmt, normalize, k, info, (norm, gt_rows, index))
+    if fmt == "momentdetr":
+        by_qid = gt_kind == "qvhighlights" and all(e[1] is not None for e in entries)
+        if by_qid and not normalize:
+            from fireeval.datasets import qvhighlights
+
+            pred = qvhighlights.read_predictions_file(path, qids, k, info=info)
+            qid_set = set(qids)
+            info.update(format=fmt, normalized=False,
+                        unmatched=[("qid", e[1]) for e in entries if e[1] not in qid_set][:10])
+            return pred
+        flat = _momentdetr_rows(entries, by_qid, qids, gt_rows, norm)
+    else:
+        flat = _keyed_rows(path, entries, qids, gt_rows, norm)
+    pred, quirks = charades.align_predictions([(kk[0], kk[1], m, r) for kk, m, r in flat], gt_rows, k, name=str(path))
+    info.update(quirks, format=fmt, unmatched=_unmatched([kk for kk, _, _ in flat], index), normalized=normalize)
+    return pred
+
+
+def _ground_truth_keys(gt, gt_kind: str, normalize: bool):
+    """``(qids or None, the query normaliser, [(video, query)] per ground-truth row)``; with ``normalize``, two
+    rows that become equal are refused."""
     if gt_kind == "charades":
         keys = [(r[0], r[1]) for r in gt]
         qids = None
@@ -236,58 +270,60 @@ def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool 
                 raise ValueError(f"--normalize-queries makes ground-truth queries {seen[key] + 1} and {i + 1} equal "
                                  f"({keys[seen[key]]!r}, {keys[i]!r}). Fix: match query texts exactly (drop the option).")
             seen[key] = i
-    index = {key: i for i, key in enumerate(gt_rows)}
-    if fmt in ("json", "pkl"):
-        if gt_kind == "charades" and not normalize:
-            try:
-                pred, quirks = charades.read_predictions_file(path, gt, k)
-            except ValueError as err:
-                if fmt == "json" and "Extra data" in str(err):  # JSON lines saved as .json: Moment-DETR's layout
-                    return read_predictions(path, gt, gt_kind, "momentdetr", normalize, k, info)
-                if any(word in str(err) for word in ("not valid JSON", "'entries'", " lacks ", "pickle layout")):
-                    raise ValueError(f"{' '.join(str(err).split())} ({ACCEPTED})") from None
-                raise
-            raw = _raw_json_keys(path, fmt) if quirks.get("unknown") else []
-        else:
-            raw_entries = _json_entries(path, fmt)
-            raw = [(v, norm(q)) for v, q, _, _ in raw_entries]
-            pred, quirks = charades.align_predictions([(v, norm(q), m, r) for v, q, m, r in raw_entries], gt_rows, k, name=str(path))
-        info.update(quirks, format=fmt, unmatched=_unmatched(raw, index), normalized=normalize)
-        return pred
-    if fmt == "momentdetr":
-        by_qid = gt_kind == "qvhighlights" and all(e[1] is not None for e in entries)
-        if by_qid and not normalize:
-            from fireeval.datasets import qvhighlights
+    return qids, norm, gt_rows
 
-            pred = qvhighlights.read_predictions_file(path, qids, k, info=info)
-            qid_set = set(qids)
-            info.update(format=fmt, normalized=False,
-                        unmatched=[("qid", e[1]) for e in entries if e[1] not in qid_set][:10])
-            return pred
-        if by_qid:  # normalisation does not apply to qids: match them as they are
-            pos = {q: i for i, q in enumerate(qids)}
-            flat = [(gt_rows[pos[e[1]]] if e[1] in pos else ("qid", e[1]), e[2], e[3]) for e in entries]
-        else:
-            if any(e[0] is None for e in entries):
-                bad = next(e for e in entries if e[0] is None)
-                raise ValueError(f"{bad[4]}: no 'vid' and 'query' to match Charades-STA queries by. Fix: add them "
-                                 "to each line (Moment-DETR's own files have both).")
-            flat = [((e[0][0], norm(e[0][1])), e[2], e[3]) for e in entries]
+
+def _read_json_or_pickle(path, gt, gt_kind, fmt, normalize, k, info, aligned):
+    """:func:`read_predictions` of a .json or .pkl file (JSON lines saved as .json are read as Moment-DETR's)."""
+    from fireeval.datasets import charades
+
+    norm, gt_rows, index = aligned
+    if gt_kind == "charades" and not normalize:
+        try:
+            pred, quirks = charades.read_predictions_file(path, gt, k)
+        except ValueError as err:
+            if fmt == "json" and "Extra data" in str(err):  # JSON lines saved as .json: Moment-DETR's layout
+                return read_predictions(path, gt, gt_kind, "momentdetr", normalize, k, info)
+            if any(word in str(err) for word in ("not valid JSON", "'entries'", " lacks ", "pickle layout")):
+                raise ValueError(f"{' '.join(str(err).split())} ({ACCEPTED})") from None
+            raise
+        raw = _raw_json_keys(path, fmt) if quirks.get("unknown") else []
     else:
-        flat = []
-        for key, moments, ratings in entries:
-            if key[0] == "qid":
-                if qids is None:
-                    raise ValueError(f"{path}: rows are keyed by qid, which Charades-STA does not have. Fix: give "
-                                     "vid and query columns.")
-                pos = {q: i for i, q in enumerate(qids)}
-                key = gt_rows[pos[key[1]]] if key[1] in pos else key
-            else:
-                key = (key[0], norm(key[1]))
-            flat.append((key, moments, ratings))
-    pred, quirks = charades.align_predictions([(kk[0], kk[1], m, r) for kk, m, r in flat], gt_rows, k, name=str(path))
-    info.update(quirks, format=fmt, unmatched=_unmatched([kk for kk, _, _ in flat], index), normalized=normalize)
+        raw_entries = _json_entries(path, fmt)
+        raw = [(v, norm(q)) for v, q, _, _ in raw_entries]
+        pred, quirks = charades.align_predictions([(v, norm(q), m, r) for v, q, m, r in raw_entries], gt_rows, k,
+                                                  name=str(path))
+    info.update(quirks, format=fmt, unmatched=_unmatched(raw, index), normalized=normalize)
     return pred
+
+
+def _momentdetr_rows(entries, by_qid, qids, gt_rows, norm):
+    """``[((video, query), moments, ratings)]`` of Moment-DETR lines, matched by qid (as they are) or by vid and
+    query."""
+    if by_qid:  # normalisation does not apply to qids: match them as they are
+        pos = {q: i for i, q in enumerate(qids)}
+        return [(gt_rows[pos[e[1]]] if e[1] in pos else ("qid", e[1]), e[2], e[3]) for e in entries]
+    if any(e[0] is None for e in entries):
+        bad = next(e for e in entries if e[0] is None)
+        raise ValueError(f"{bad[4]}: no 'vid' and 'query' to match Charades-STA queries by. Fix: add them "
+                         "to each line (Moment-DETR's own files have both).")
+    return [((e[0][0], norm(e[0][1])), e[2], e[3]) for e in entries]
+
+
+def _keyed_rows(path, entries, qids, gt_rows, norm):
+    """``[((video, query), moments, ratings)]`` of a table's rows, keyed by qid or by vid and query."""
+    flat = []
+    for key, moments, ratings in entries:
+        if key[0] == "qid":
+            if qids is None:
+                raise ValueError(f"{path}: rows are keyed by qid, which Charades-STA does not have. Fix: give "
+                                 "vid and query columns.")
+            pos = {q: i for i, q in enumerate(qids)}
+            key = gt_rows[pos[key[1]]] if key[1] in pos else key
+        else:
+            key = (key[0], norm(key[1]))
+        flat.append((key, moments, ratings))
+    return flat
 
 
 def _json_entries(path, fmt):

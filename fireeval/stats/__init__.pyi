@@ -59,6 +59,7 @@ from .reliability import (
 )
 from .resampling import (
     bootstrap_indices as bootstrap_indices,
+    bootstrap_counts as bootstrap_counts,
     bootstrap_means as bootstrap_means,
     bootstrap_deviation_quantile as bootstrap_deviation_quantile,
     disjoint_halves as disjoint_halves,

@@ -4,10 +4,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, Int, Real, validate_params
+
 __all__ = ["kendall_tau", "kendall_tau_batch", "kendall_tau_many", "tau_ap", "tau_ap_batch", "kendall_tau_matrix",
            "topk_overlap", "rank_biased_overlap"]
 
 
+@validate_params(scores_a=ARRAY, scores_b=ARRAY)
 def kendall_tau(scores_a, scores_b) -> float:
     """Kendall's tau-b between two scorings of the same systems (ties counted).
 
@@ -24,6 +27,7 @@ def kendall_tau(scores_a, scores_b) -> float:
     return float(stats.kendalltau(np.asarray(scores_a), np.asarray(scores_b), variant="b").statistic)
 
 
+@validate_params(a=ARRAY, b=ARRAY, atol=Real(0, None), chunk=Int(1))
 def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
     """Kendall's tau-b between ``a[..., :]`` and ``b[..., :]`` along the last axis (systems), vectorised.
 
@@ -56,6 +60,7 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
     return out.reshape(shape)
 
 
+@validate_params(a=ARRAY, b=ARRAY, chunk=Int(1))
 def kendall_tau_many(a, b, chunk: int = 64) -> np.ndarray:
     """Kendall's tau-b row by row, like :func:`kendall_tau_batch` (exact ties, no ``atol``), faster.
 
@@ -84,6 +89,7 @@ def kendall_tau_many(a, b, chunk: int = 64) -> np.ndarray:
     return out.reshape(shape)
 
 
+@validate_params(estimate=ARRAY, truth=ARRAY)
 def tau_ap(estimate, truth) -> float:
     """AP correlation τ_AP (Yilmaz, Aslam & Robertson 2008) of a ranking of systems against the true one.
 
@@ -102,6 +108,7 @@ def tau_ap(estimate, truth) -> float:
     return float(tau_ap_batch(estimate, truth))
 
 
+@validate_params(estimate=ARRAY, truth=ARRAY, chunk=Int(1))
 def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
     """τ_AP (:func:`tau_ap`) along the last axis, vectorised over leading axes (e.g. bootstrap resamples).
 
@@ -128,6 +135,7 @@ def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
     return out.reshape(shape)
 
 
+@validate_params(scores=ARRAY)
 def kendall_tau_matrix(scores) -> np.ndarray:
     """Pairwise tau-b between the rows of ``scores`` (measures x systems)."""
     scores = np.asarray(scores)
@@ -139,6 +147,7 @@ def kendall_tau_matrix(scores) -> np.ndarray:
     return out
 
 
+@validate_params(list_a=ANY, list_b=ANY, k=Int(1))
 def topk_overlap(list_a, list_b, k: int = 10) -> np.ndarray:
     """Share of the top K that two ranked lists have in common, |A_K ∩ B_K| / K.
 
@@ -154,6 +163,7 @@ def topk_overlap(list_a, list_b, k: int = 10) -> np.ndarray:
     return common / k
 
 
+@validate_params(list_a=ANY, list_b=ANY, p=Real(0, 1, closed='neither'), k=[Int(1), None], extrapolated=BOOL)
 def rank_biased_overlap(list_a, list_b, p: float = 0.9, k: int | None = None,
                         extrapolated: bool = False) -> np.ndarray:
     """Rank-biased overlap (Webber, Moffat & Zobel 2010) of two ranked lists.

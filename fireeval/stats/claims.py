@@ -65,6 +65,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, NUMBER, Real, STR, validate_params
+
 __all__ = ["WEIGHTS", "STABILITY_KINDS", "check_record", "merge_twins", "VERDICTS", "LABELS", "STANDINGS", "READING_SOURCES", "FIELDS", "Estimate", "Test", "Evidence", "Reading",
            "Power", "Alternative", "Claim", "verdict", "label", "format_estimate", "summary_rows", "bca_interval"]
 
@@ -232,6 +234,7 @@ class Test:
         return f"{self.op} {self.threshold:g}"
 
 
+@validate_params(estimate=ANY, test=ANY)
 def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
     """``(verdict, basis)`` for one estimate: ``reproduced`` or ``not reproduced`` and why.
 
@@ -260,6 +263,7 @@ def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
     return "not reproduced", "inconclusive: the interval straddles the threshold"
 
 
+@validate_params(estimate=ANY, fmt=STR)
 def format_estimate(estimate: Estimate | Mapping, fmt: str = ".3f") -> str:
     """``0.907 [0.881, 0.929]``; an exact value prints alone.
 
@@ -275,6 +279,7 @@ def format_estimate(estimate: Estimate | Mapping, fmt: str = ".3f") -> str:
     return text
 
 
+@validate_params(value=NUMBER, samples=ARRAY, jackknife=ARRAY, level=Real(0, 1, closed='neither'))
 def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple[float, float, str]:
     """``(low, high, how)``: the BCa interval from bootstrap replicates and jackknife values.
 
@@ -308,7 +313,7 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     >>> -1.0 <= low <= high <= 1.0
     True
     """
-    from scipy.special import ndtr, ndtri
+    from scipy.special import ndtri
 
     b = np.asarray(samples, dtype=float).ravel()
     b = b[np.isfinite(b)]
@@ -319,42 +324,54 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
         return float("nan"), float("nan"), "no finite bootstrap replicate"
     share = (np.count_nonzero(b < value) + np.count_nonzero(b <= value)) / (2 * b.size)
     z0 = ndtri(share)
-    spread = float(np.sqrt((jack.size - 1) / jack.size * np.sum((jack - jack.mean()) ** 2))) if jack.size > 1 else 0.0
-    why = None
-    if np.isfinite(z0) and jack.size > 1:
-        u = jack.mean() - jack
-        den = np.sum(u ** 2)
-        a = np.sum(u ** 3) / (6 * den ** 1.5) if den > 0 else 0.0
-        ends = []
-        for z in (ndtri(alpha), -ndtri(alpha)):
-            num = z0 + z
-            ends.append(ndtr(z0 + num / (1 - a * num)))
-        if all(np.isfinite(ends)):
-            low, high = (float(x) for x in np.quantile(b, ends))
-            tol = 1e-9 * max(1.0, abs(value))  # an end within rounding of the estimate touches it
-            # An end beyond the outermost replicates' levels rests on one or two replicates.
-            edge = 1.0 / b.size
-            at_extreme = [f"the {'lower' if i == 0 else 'upper'} end at the replicates' {q:.3f} quantile "
-                          f"(the {'smallest' if i == 0 else 'largest'} of {b.size} replicates decide it)"
-                          for i, q in enumerate(ends) if (q <= edge if i == 0 else q >= 1 - edge)]
-            inside = low < value - tol and value + tol < high or low == value == high
-            if inside and abs(z0) <= 1 and not at_extreme:
-                return low, high, f"BCa bootstrap (z0 = {z0:.2f})"
-            # BCa has broken down: most replicates on one side of the estimate (|z0| > 1), the corrected
-            # levels at the edge of the distribution, or an interval that excludes or touches its estimate.
-            reasons = ([f"|z0| = {abs(z0):.2f} > 1"] if abs(z0) > 1 else []) + at_extreme
-            if not inside:
-                reasons.append(f"its ends at the replicates' {ends[0]:.3f} and {ends[1]:.3f} quantiles "
-                               f"{'touch' if value in (low, high) else 'exclude'} the estimate")
-            why = f"BCa unstable (z0 = {z0:.2f}): " + "; ".join(reasons)
-        else:
-            why = "BCa undefined: the acceleration is degenerate"
-    else:
+    if not np.isfinite(z0) or jack.size <= 1:
         why = ("BCa undefined: every replicate lies on one side of the estimate" if not np.isfinite(z0)
                else "BCa undefined: too few jackknife values")
-    # Clipped to the values the resamples took: BCa and percentile intervals are quantiles of the
-    # replicates and never leave them, and neither should their stand-in (a tau of two systems
-    # must not get the interval [-3, -1]).
+        return _bca_stand_in(value, b, jack, alpha, why)
+    found = _bca_ends(value, b, jack, z0, alpha)
+    return found if len(found) == 3 else _bca_stand_in(value, b, jack, alpha, found[0])
+
+
+def _bca_ends(value: float, b: np.ndarray, jack: np.ndarray, z0: float, alpha: float) -> tuple:
+    """``(low, high, how)`` of a stable BCa interval, else ``(why,)``: why BCa is undefined or unstable."""
+    from scipy.special import ndtr, ndtri
+
+    u = jack.mean() - jack
+    den = np.sum(u ** 2)
+    a = np.sum(u ** 3) / (6 * den ** 1.5) if den > 0 else 0.0
+    ends = []
+    for z in (ndtri(alpha), -ndtri(alpha)):
+        num = z0 + z
+        ends.append(ndtr(z0 + num / (1 - a * num)))
+    if not all(np.isfinite(ends)):
+        return ("BCa undefined: the acceleration is degenerate",)
+    low, high = (float(x) for x in np.quantile(b, ends))
+    tol = 1e-9 * max(1.0, abs(value))  # an end within rounding of the estimate touches it
+    # An end beyond the outermost replicates' levels rests on one or two replicates.
+    edge = 1.0 / b.size
+    at_extreme = [f"the {'lower' if i == 0 else 'upper'} end at the replicates' {q:.3f} quantile "
+                  f"(the {'smallest' if i == 0 else 'largest'} of {b.size} replicates decide it)"
+                  for i, q in enumerate(ends) if (q <= edge if i == 0 else q >= 1 - edge)]
+    inside = low < value - tol and value + tol < high or low == value == high
+    if inside and abs(z0) <= 1 and not at_extreme:
+        return low, high, f"BCa bootstrap (z0 = {z0:.2f})"
+    # BCa has broken down: most replicates on one side of the estimate (|z0| > 1), the corrected
+    # levels at the edge of the distribution, or an interval that excludes or touches its estimate.
+    reasons = ([f"|z0| = {abs(z0):.2f} > 1"] if abs(z0) > 1 else []) + at_extreme
+    if not inside:
+        reasons.append(f"its ends at the replicates' {ends[0]:.3f} and {ends[1]:.3f} quantiles "
+                       f"{'touch' if value in (low, high) else 'exclude'} the estimate")
+    return (f"BCa unstable (z0 = {z0:.2f}): " + "; ".join(reasons),)
+
+
+def _bca_stand_in(value: float, b: np.ndarray, jack: np.ndarray, alpha: float, why: str) -> tuple[float, float, str]:
+    """The jackknife normal interval (the basic bootstrap one when the jackknife has no spread), said with
+    ``why``, clipped to the values the resamples took: BCa and percentile intervals are quantiles of the
+    replicates and never leave them, and neither should their stand-in (a tau of two systems must not get
+    the interval [-3, -1])."""
+    from scipy.special import ndtri
+
+    spread = float(np.sqrt((jack.size - 1) / jack.size * np.sum((jack - jack.mean()) ** 2))) if jack.size > 1 else 0.0
     seen = np.concatenate([b, jack, [value]])
     floor, ceiling = float(seen.min()), float(seen.max())
     if spread > 0:
@@ -369,6 +386,7 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     return clip(low), clip(high), how
 
 
+@validate_params(record=ANY)
 def label(record: Mapping) -> str:
     """The word a reader sees for a record's verdict (:data:`LABELS`).
 
@@ -657,6 +675,59 @@ def _overall(conventions: Mapping[str, dict]) -> tuple[str, str]:
     return verdicts.pop(), basis
 
 
+def _weigh_rows(record: dict, overall: str, basis: str, rows: list) -> tuple[str, str, bool]:
+    """The verdict and basis once the sensitivity rows are weighed, and whether the label was capped.
+
+    depends: a reading of equal standing reproduces where the primary does not (or the reverse);
+    inconclusive: the seed, the interval method or an equal reading moves the label off a firm word.
+    Rows of the range the paper leaves open are decided before, by the range itself."""
+    primary_label = label({"verdict": overall, "basis": basis, "conventions": record.get("conventions"),
+                           "family": record.get("family")})
+    weighed = [r for r in rows if r["kind"] != _RANGE_KIND]
+    equal = [r for r in weighed if r.get("changes_verdict") and r["weight"] == "equal" and not r["stability"]]
+    softer = [r for r in weighed if r["flips"] and r["weight"] == "equal"]
+    if overall in ("reproduced", "not reproduced") and equal:
+        return "depends", (f"an equal-standing reading flips it: primary: {primary_label}; "
+                           + "; ".join(f"{r['name']}: {r['label']}" for r in equal)), False
+    if primary_label in ("reproduced", "contradicted") and softer:
+        kinds = " or ".join(dict.fromkeys(r["kind"] if r["stability"] else "an equal reading" for r in softer))
+        return "not reproduced", (f"inconclusive: {primary_label} by the primary interval, but not with the {kinds} ("
+                                  + "; ".join(f"{r['name']}: {r['label']}" for r in softer)
+                                  + "), so no firmer than inconclusive"), True
+    return overall, basis, False
+
+
+def _why_no_power(power: "Power") -> str:
+    """Why a test without power cannot decide: impossible, an effect below what it detects, or a failed control."""
+    if power.impossible:
+        return power.impossible
+    if power.effect is not None:
+        return (f"the smallest difference this test detects ({power.detectable:.4g}) is larger than the "
+                f"stated effect ({power.effect:.4g}, {power.effect_source})")
+    return f"the positive control ({power.control}) does not pass the test either"
+
+
+def _swapped(current: Mapping, name: str, value: str) -> str:
+    """``current`` (reading -> label or verdict) with reading ``name`` replaced by a row's ``value``: the one
+    value left, or "depends"."""
+    out = {*(w for n, w in current.items() if n != name), value}
+    return out.pop() if len(out) == 1 else "depends"
+
+
+def _mark_flips(rows: list, conventions: dict, overall: str, basis: str) -> None:
+    """Mark each row: ``flips`` when, put in the place of the reading it replaces, it changes the shown label
+    (reproduced, contradicted, inconclusive, depends); ``changes_verdict`` when it turns reproduced into not
+    reproduced (or back): if of equal standing, the claim depends on the reading."""
+    labels = {n: label(c) for n, c in conventions.items()}
+    verdicts = {n: c["verdict"] for n, c in conventions.items()}
+    shown = label({"verdict": overall, "basis": basis, "conventions": conventions})
+    for row in rows:
+        targets = [row.pop("replaces")] if row.get("replaces") is not None else list(labels)
+        computed = row["verdict"] != "not testable here"
+        row["flips"] = computed and any(_swapped(labels, n, row["label"]) != shown for n in targets)
+        row["changes_verdict"] = computed and any(_swapped(verdicts, n, row["verdict"]) != overall for n in targets)
+
+
 @dataclass
 class Claim:
     """One atomic, testable statement of a paper (or of the book's own).
@@ -753,9 +824,31 @@ class Claim:
         """
         record, power = self._record(evidence, power)
         if self.untestable:
-            record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
-            record["label"] = label(record)
-            return record
+            return self._untestable(record)
+        estimates = self._estimates(estimates)
+        conventions = {}
+        for name, est in estimates.items():
+            v, basis = verdict(est, self.test)
+            conventions[name] = {**est.to_json(), "verdict": v, "basis": basis}
+        overall, basis = _overall(conventions)
+        # Where the paper gives no threshold, the verdict is computed over the stated range.
+        rows, overall, basis = self._threshold_rows(estimates, overall, basis)
+        for alt in sensitivity:
+            if alt.replaces is not None and alt.replaces not in conventions:
+                raise ValueError(f"claim {self.id}: alternative {alt.name!r} replaces unknown reading {alt.replaces!r}")
+            rows.append(self._row(alt))
+        _mark_flips(rows, conventions, overall, basis)
+        record["conventions"] = conventions
+        return self._decide(record, overall, basis, rows, power)
+
+    def _untestable(self, record: dict) -> dict:
+        """``record`` of a claim that cannot be tested here, with the reason as its basis."""
+        record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
+        record["label"] = label(record)
+        return record
+
+    def _estimates(self, estimates) -> dict:
+        """``{reading: Estimate}`` of :meth:`evaluate`'s argument, checked (a test given, no extreme)."""
         if self.test is None:
             raise ValueError(f"claim {self.id}: give a test, or say why it is untestable")
         if isinstance(estimates, Estimate):
@@ -767,50 +860,26 @@ class Claim:
                 raise ValueError(f"claim {self.id}: reading {name or 'primary'!r} is an extreme ({est.extreme}); a "
                                  "bootstrapped minimum or maximum is biased and never decides a label. Fix: test each "
                                  "condition with Claim.evaluate_family")
-        conventions = {}
-        for name, est in estimates.items():
-            v, basis = verdict(est, self.test)
-            conventions[name] = {**est.to_json(), "verdict": v, "basis": basis}
-        overall, basis = _overall(conventions)
+        return estimates
+
+    def _threshold_rows(self, estimates: dict, overall: str, basis: str) -> tuple[list, str, str]:
+        """The rows of a threshold range the paper leaves open, and the verdict over that range."""
         rows = []
-        # Where the paper gives no threshold, the verdict is computed over the stated range.
-        if self.reading is not None and self.reading.thresholds:
-            at = {}
-            for t in self.reading.thresholds:
-                test = Test(self.test.op, t)
-                per = {n: dict(zip(("verdict", "basis"), verdict(e, test))) for n, e in estimates.items()}
-                at[t] = _overall(per)[0]
-                for n, e in estimates.items():
-                    rows.append(self._row(Alternative(f"threshold {t:g}" + (f", {n}" if n else ""), e,
-                                                      _RANGE_KIND, test, replaces=n)))
-            if len(set(at.values())) > 1:
-                overall = "depends"
-                basis = "flips inside the range the paper leaves open: " + "; ".join(
-                    f"{self.test.op} {t:g}: {v}" for t, v in at.items())
-        for alt in sensitivity:
-            if alt.replaces is not None and alt.replaces not in conventions:
-                raise ValueError(f"claim {self.id}: alternative {alt.name!r} replaces unknown reading {alt.replaces!r}")
-            rows.append(self._row(alt))
-        # A row flips the claim when, put in the place of the reading it replaces, it changes the shown
-        # label (reproduced, contradicted, inconclusive, depends).
-        # ``changes_verdict``: the row turns reproduced into not reproduced (or back): if of equal standing,
-        # the claim depends on the reading.
-        labels = {n: label(c) for n, c in conventions.items()}
-        verdicts = {n: c["verdict"] for n, c in conventions.items()}
-        shown = label({"verdict": overall, "basis": basis, "conventions": conventions})
-
-        def swapped(current, name, value):  # ``current`` with reading ``name`` replaced by a row's ``value``
-            out = {*(w for n, w in current.items() if n != name), value}
-            return out.pop() if len(out) == 1 else "depends"
-
-        for row in rows:
-            targets = [row.pop("replaces")] if row.get("replaces") is not None else list(labels)
-            computed = row["verdict"] != "not testable here"
-            row["flips"] = computed and any(swapped(labels, n, row["label"]) != shown for n in targets)
-            row["changes_verdict"] = computed and any(swapped(verdicts, n, row["verdict"]) != overall
-                                                      for n in targets)
-        record["conventions"] = conventions
-        return self._decide(record, overall, basis, rows, power)
+        if self.reading is None or not self.reading.thresholds:
+            return rows, overall, basis
+        at = {}
+        for t in self.reading.thresholds:
+            test = Test(self.test.op, t)
+            per = {n: dict(zip(("verdict", "basis"), verdict(e, test))) for n, e in estimates.items()}
+            at[t] = _overall(per)[0]
+            for n, e in estimates.items():
+                rows.append(self._row(Alternative(f"threshold {t:g}" + (f", {n}" if n else ""), e,
+                                                  _RANGE_KIND, test, replaces=n)))
+        if len(set(at.values())) > 1:
+            overall = "depends"
+            basis = "flips inside the range the paper leaves open: " + "; ".join(
+                f"{self.test.op} {t:g}: {v}" for t, v in at.items())
+        return rows, overall, basis
 
     def evaluate_family(self, conditions: Mapping[str, Estimate], *, multiplicity: str, need="all",
                         evidence: Evidence | None = None, power: Power | None = None,
@@ -842,9 +911,7 @@ class Claim:
             raise ValueError(f"claim {self.id}: a family needs at least one condition")
         record, power = self._record(evidence, power)
         if self.untestable:
-            record.update(verdict="not testable here", basis=self.untestable, why=self.untestable, conventions={})
-            record["label"] = label(record)
-            return record
+            return self._untestable(record)
         family = _family(conditions, self.test, need)
         family["multiplicity"] = multiplicity
         rows = [self._row(alt, need) for alt in sensitivity]
@@ -880,38 +947,14 @@ class Claim:
 
     def _decide(self, record: dict, overall: str, basis: str, rows: list[dict], power: Power | None) -> dict:
         """Apply the weights of the sensitivity rows, then power and standing, to the primary verdict."""
-        decided = {"verdict": overall, "basis": basis, "conventions": record.get("conventions"),
-                   "family": record.get("family")}
-        primary_label = label(decided)
-        # depends: a reading of equal standing reproduces where the primary does not (or the reverse);
-        # inconclusive: the seed, the interval method or an equal reading moves the label off a firm word
-        # rows of the range the paper leaves open are decided above, by the range itself
-        weighed = [r for r in rows if r["kind"] != _RANGE_KIND]
-        equal = [r for r in weighed if r.get("changes_verdict") and r["weight"] == "equal" and not r["stability"]]
-        softer = [r for r in weighed if r["flips"] and r["weight"] == "equal"]
-        if overall in ("reproduced", "not reproduced") and equal:
-            overall = "depends"
-            basis = (f"an equal-standing reading flips it: primary: {primary_label}; "
-                     + "; ".join(f"{r['name']}: {r['label']}" for r in equal))
-        elif primary_label in ("reproduced", "contradicted") and softer:
-            kinds = " or ".join(dict.fromkeys(r["kind"] if r["stability"] else "an equal reading" for r in softer))
-            overall, decided["capped"] = "not reproduced", True
-            basis = (f"inconclusive: {primary_label} by the primary interval, but not with the {kinds} ("
-                     + "; ".join(f"{r['name']}: {r['label']}" for r in softer) + "), so no firmer than inconclusive")
+        overall, basis, capped = _weigh_rows(record, overall, basis, rows)
         record.update(sensitivity=rows, flips=[r["name"] for r in rows if r["flips"]])
-        result = {"verdict": overall, "basis": basis, "capped": decided.get("capped", False)}
+        result = {"verdict": overall, "basis": basis, "capped": capped}
         result["label"] = label({**result, "conventions": record.get("conventions"), "family": record.get("family")})
         record["capped"] = result["capped"]
         if power is not None and power.passes(self.test) is False:
             record["without_power"] = result
-            if power.impossible:
-                why = power.impossible
-            elif power.effect is not None:
-                why = (f"the smallest difference this test detects ({power.detectable:.4g}) is larger than the "
-                       f"stated effect ({power.effect:.4g}, {power.effect_source})")
-            else:
-                why = f"the positive control ({power.control}) does not pass the test either"
-            overall, basis = "not testable here", f"no power: {why}"
+            overall, basis = "not testable here", f"no power: {_why_no_power(power)}"
         if self.standing == "stand-in" and overall != "not testable here":
             record["on_stand_in"] = result
             on = self.data.split(":", 1)[-1].strip()
@@ -999,45 +1042,12 @@ def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
     label (or a seed or interval-method row that moves it) leaves it no firmer than *inconclusive*. The
     family's verdict is then taken from the shown labels."""
     for c in family["conditions"]:
-        primary = c["label"]
-        equal, softer = [], []
-        for row in rows:
-            if row.get("weight") != "equal" or not row.get("family"):
-                continue
-            other = next((x for x in row["family"]["conditions"] if x["condition"] == c["condition"]), None)
-            if other is None or other["verdict"] == "not testable here" or other["label"] == primary:
-                continue
-            name = f"{row['name']}: {other['label']}"
-            (equal if other["verdict"] != c["verdict"] and not row.get("stability") else softer).append(name)
-        c["primary_label"] = primary
-        if equal:
-            c["label"], c["why"] = "depends", f"{primary} by its interval; " + "; ".join(equal)
-        elif softer and primary in ("reproduced", "contradicted"):
-            c["label"], c["why"] = "inconclusive", f"{primary} by its interval; " + "; ".join(softer)
-        else:
-            c["why"] = ""
-    labels = [c["label"] for c in family["conditions"]]
-    m = len(labels)
-    hold = [c["condition"] for c in family["conditions"] if c["label"] == "reproduced"]
-    fail = [c["condition"] for c in family["conditions"] if c["label"] == "contradicted"]
-    depends = [c["condition"] for c in family["conditions"] if c["label"] == "depends"]
-    unclear = [c["condition"] for c in family["conditions"] if c["label"] == "inconclusive"]
-    if need == "all":
-        v = ("reproduced", "all hold") if len(hold) == m else \
-            ("not reproduced", "contradicted: fails at a condition") if fail else \
-            ("depends", "a condition depends on the reading") if depends else \
-            ("not reproduced", "inconclusive: no condition fails, not every condition holds")
-    elif need == "any":
-        v = ("reproduced", "holds at a condition") if hold else \
-            ("not reproduced", "contradicted: fails at every condition") if len(fail) == m else \
-            ("depends", "a condition depends on the reading") if depends else \
-            ("not reproduced", "inconclusive: no condition holds, not every condition fails")
-    else:
-        share = float(need)
-        v = ("reproduced", f"holds at {len(hold)} of {m} (needs {share:.0%})") if len(hold) >= share * m else \
-            ("not reproduced", "contradicted: too many conditions fail") if len(fail) > (1 - share) * m else \
-            ("depends", "the count depends on the reading") if len(hold) + len(depends) >= share * m else \
-            ("not reproduced", "inconclusive: the count of holding conditions is undecided")
+        _label_condition(c, rows)
+    by_label = {shown: [c["condition"] for c in family["conditions"] if c["label"] == shown]
+                for shown in ("reproduced", "contradicted", "depends", "inconclusive")}
+    hold, fail, depends, unclear = (by_label[k] for k in ("reproduced", "contradicted", "depends", "inconclusive"))
+    m = len(family["conditions"])
+    v = _family_verdict(need, len(hold), len(fail), len(depends), m)
     summary = f"holds at {len(hold)} of {m}"
     for what, names in (("fails at", fail), ("depends at", depends), ("unclear at", unclear)):
         if names:  # a long family names a few; every condition is in the fold under the count
@@ -1046,6 +1056,47 @@ def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
     family.update(hold=len(hold), fail=fail, unclear=unclear, depends=depends, verdict=v[0],
                   basis=f"{v[1]} ({summary})", summary=summary)
     return family
+
+
+def _label_condition(c: dict, rows: list[dict]) -> None:
+    """One condition's shown label (and why) under the family rows of equal standing."""
+    primary = c["label"]
+    equal, softer = [], []
+    for row in rows:
+        if row.get("weight") != "equal" or not row.get("family"):
+            continue
+        other = next((x for x in row["family"]["conditions"] if x["condition"] == c["condition"]), None)
+        if other is None or other["verdict"] == "not testable here" or other["label"] == primary:
+            continue
+        name = f"{row['name']}: {other['label']}"
+        (equal if other["verdict"] != c["verdict"] and not row.get("stability") else softer).append(name)
+    c["primary_label"] = primary
+    if equal:
+        c["label"], c["why"] = "depends", f"{primary} by its interval; " + "; ".join(equal)
+    elif softer and primary in ("reproduced", "contradicted"):
+        c["label"], c["why"] = "inconclusive", f"{primary} by its interval; " + "; ".join(softer)
+    else:
+        c["why"] = ""
+
+
+def _family_verdict(need, hold: int, fail: int, depends: int, m: int) -> tuple[str, str]:
+    """``(verdict, why)`` of a family of ``m`` conditions from the counts that hold, fail and depend, as the
+    statement needs: ``"all"``, ``"any"`` or a share in (0, 1]."""
+    if need == "all":
+        return ("reproduced", "all hold") if hold == m else \
+            ("not reproduced", "contradicted: fails at a condition") if fail else \
+            ("depends", "a condition depends on the reading") if depends else \
+            ("not reproduced", "inconclusive: no condition fails, not every condition holds")
+    if need == "any":
+        return ("reproduced", "holds at a condition") if hold else \
+            ("not reproduced", "contradicted: fails at every condition") if fail == m else \
+            ("depends", "a condition depends on the reading") if depends else \
+            ("not reproduced", "inconclusive: no condition holds, not every condition fails")
+    share = float(need)
+    return ("reproduced", f"holds at {hold} of {m} (needs {share:.0%})") if hold >= share * m else \
+        ("not reproduced", "contradicted: too many conditions fail") if fail > (1 - share) * m else \
+        ("depends", "the count depends on the reading") if hold + depends >= share * m else \
+        ("not reproduced", "inconclusive: the count of holding conditions is undecided")
 
 
 def _found(record: Mapping) -> str:
@@ -1058,6 +1109,7 @@ def _found(record: Mapping) -> str:
                      for name, c in conventions.items()) or "—"
 
 
+@validate_params(record=ANY, legacy_twins=BOOL)
 def check_record(record: Mapping, legacy_twins: bool = False) -> None:
     """Refuse a record whose label breaks the book's rules (raises ValueError naming the claim and the rule).
 
@@ -1077,7 +1129,16 @@ def check_record(record: Mapping, legacy_twins: bool = False) -> None:
                          "result is the paper claim's 'here' row (Claim.evaluate puts it there)")
     decided = (record.get("on_stand_in") or {}).get("label") or (record.get("without_power") or {}).get("label") \
         or record["label"]
-    rows = [r for r in record.get("sensitivity") or [] if r.get("kind") != _RANGE_KIND]  # decided by the range
+    _check_rows(cid, record, decided)
+    extremes = [n for n, c in (record.get("conventions") or {}).items() if c.get("extreme")]
+    if extremes:
+        raise ValueError(f"claim {cid}: decided by an extreme over conditions ({', '.join(extremes) or 'primary'}). "
+                         "Fix: test each condition (Claim.evaluate_family)")
+
+
+def _check_rows(cid: str, record: Mapping, decided: str) -> None:
+    """The sensitivity rows' rules of :func:`check_record` (rows of a threshold range are decided by the range)."""
+    rows = [r for r in record.get("sensitivity") or [] if r.get("kind") != _RANGE_KIND]
     equal = [r["name"] for r in rows if r.get("changes_verdict", r.get("flips")) and r.get("weight", "equal") == "equal"
              and not r.get("stability", r.get("kind") in STABILITY_KINDS)]
     if equal and decided not in ("depends", "not testable here"):
@@ -1087,12 +1148,9 @@ def check_record(record: Mapping, legacy_twins: bool = False) -> None:
     if softer and decided in ("reproduced", "contradicted"):
         raise ValueError(f"claim {cid}: it flips with {', '.join(softer)}, yet it is labelled {decided!r}. Fix: no "
                          "firmer than 'inconclusive' (Claim.evaluate caps it)")
-    extremes = [n for n, c in (record.get("conventions") or {}).items() if c.get("extreme")]
-    if extremes:
-        raise ValueError(f"claim {cid}: decided by an extreme over conditions ({', '.join(extremes) or 'primary'}). "
-                         "Fix: test each condition (Claim.evaluate_family)")
 
 
+@validate_params(records=ANY)
 def merge_twins(records: Sequence[Mapping]) -> list[dict]:
     """Fold each legacy ``<id>.here`` twin into its paper claim as that claim's ``here`` row.
 
@@ -1120,6 +1178,7 @@ def merge_twins(records: Sequence[Mapping]) -> list[dict]:
     return out
 
 
+@validate_params(records=ANY)
 def summary_rows(records: Sequence[Mapping]) -> list[dict]:
     """One row per claim for a chapter's box: claim | found here | verdict (label and basis) | data | fields.
 

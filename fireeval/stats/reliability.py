@@ -19,13 +19,16 @@ import numpy as np
 import pandas as pd
 
 from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_many, tau_ap_batch
-from fireeval.stats.resampling import bootstrap_indices, disjoint_halves
+from fireeval.stats.resampling import bootstrap_counts, disjoint_halves
+
+from fireeval.core.validation import ANY, Array, ARRAY, BOOL, Int, Real, SEED, STR, validate_params
 
 __all__ = ["bootstrap_tau", "bootstrap_agreement", "jackknife_agreement", "band_crossing", "relative_swap_rates", "subset_stability",
            "swap_rates", "difference_for_error_rate",
            "normal_swap_difference", "WarningThreshold", "warning_threshold"]
 
 
+@validate_params(per_topic=ANY, reference=ANY, n_resamples=Int(1), rng=SEED, q=Array(0, 1))
 def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025, 0.975)):
     """Bootstrap-over-topics band for τ between system rankings.
 
@@ -38,9 +41,7 @@ def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025
     scores = np.asarray(per_topic, dtype=float)
     ref = np.asarray(reference, dtype=float)
     n_topics = scores.shape[-1]
-    idx = bootstrap_indices(n_topics, n_topics, n_resamples, rng)
-    counts = np.zeros((n_resamples, n_topics))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
+    counts = bootstrap_counts(n_topics, n_topics, n_resamples, rng)
     means = scores @ counts.T / n_topics  # (..., n_systems, n_resamples)
     ref_means = ref @ counts.T / n_topics  # (n_systems, n_resamples)
     tau = kendall_tau_batch(np.swapaxes(means, -1, -2), ref_means.T)  # (..., n_resamples)
@@ -48,6 +49,7 @@ def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025
     return low, high
 
 
+@validate_params(per_topic=ANY, reference=ANY, n_resamples=Int(1), rng=SEED, statistic=STR, topics=ANY)
 def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, statistic: str = "tau_b",
                         topics=None) -> np.ndarray:
     """Bootstrap-over-topics samples of the agreement between system rankings: (..., n_resamples).
@@ -70,9 +72,7 @@ def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, st
     if topics is not None:
         scores, ref = scores[..., topics], ref[..., topics]
     n_topics = scores.shape[-1]
-    idx = bootstrap_indices(n_topics, n_topics, n_resamples, rng)
-    counts = np.zeros((n_resamples, n_topics))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
+    counts = bootstrap_counts(n_topics, n_topics, n_resamples, rng)
     means = np.swapaxes(scores @ counts.T / n_topics, -1, -2)  # (..., n_resamples, n_systems)
     ref_means = (ref @ counts.T / n_topics).T  # (n_resamples, n_systems)
     if statistic == "tau_b":
@@ -82,6 +82,7 @@ def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, st
     raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
 
 
+@validate_params(per_topic=ANY, reference=ANY, statistic=STR, topics=ANY)
 def jackknife_agreement(per_topic, reference, statistic: str = "tau_b", topics=None) -> np.ndarray:
     """Leave-one-topic-out values of the agreement between system rankings: (..., n_topics).
 
@@ -109,6 +110,7 @@ def jackknife_agreement(per_topic, reference, statistic: str = "tau_b", topics=N
     raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
 
 
+@validate_params(depths=ARRAY, low=ARRAY, high=ARRAY, level=Real(0, 1, closed='neither'))
 def band_crossing(depths, low, high, level: float = 0.90) -> dict:
     """Where a τ band (per depth) crosses ``level``: the range of depths the threshold is reached in.
 
@@ -132,6 +134,7 @@ def band_crossing(depths, low, high, level: float = 0.90) -> dict:
             "first_certain": int(depths[start]) if start < len(depths) else None}
 
 
+@validate_params(per_topic=ANY, size=Int(1), n_trials=Int(1), bins=ANY, rng=SEED)
 def relative_swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0) -> pd.DataFrame:
     """Swap rate (REER) by the *relative* score difference on the first topic set.
 
@@ -154,6 +157,7 @@ def relative_swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, r
     return _swap_table(per_topic, size, n_trials, bins, rng, relative)
 
 
+@validate_params(per_topic=ANY, size=Int(1), n_trials=Int(1), bins=ANY, rng=SEED, names=ANY)
 def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, names=None) -> pd.DataFrame:
     """Swap rate (REER) between two disjoint topic sets, by the score difference on the first.
 
@@ -204,6 +208,7 @@ def _swap_table(per_topic, size, n_trials, bins, rng, difference) -> pd.DataFram
     return pd.DataFrame({"low": bins[:-1], "high": bins[1:], "n_pairs": pairs, "n_swaps": swaps, "swap_rate": rate})
 
 
+@validate_params(table=ANY, target=Real(0, 1, closed='neither'), min_pairs=Int(1), cumulative=BOOL)
 def difference_for_error_rate(table: pd.DataFrame, target: float = 0.05, min_pairs: int = 1,
                               cumulative: bool = False) -> float:
     """Smallest difference from which every bin's swap rate stays below ``target``.
@@ -269,6 +274,7 @@ def bootstrap_reer_difference(per_topic, size: int, n_resamples: int = 100, n_tr
     return out
 
 
+@validate_params(per_topic=ANY, size=Int(1), target=Real(0, 1, closed='neither'))
 def normal_swap_difference(per_topic, size: int, target: float = 0.05) -> dict:
     """The score difference a normal model predicts for a swap rate of ``target``.
 
@@ -314,6 +320,7 @@ def normal_swap_difference(per_topic, size: int, target: float = 0.05) -> dict:
     return {"sd_pair_difference": s, "difference": float(norm.ppf(1 - target) * np.sqrt(2.0 / size) * s)}
 
 
+@validate_params(per_query=ARRAY, sizes=ARRAY, n_trials=Int(1), rng=SEED, chunk=Int(1))
 def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int = 500) -> dict:
     """Stability of system rankings on two disjoint random query subsets (AxIoU paper Fig. 6).
 
@@ -395,6 +402,7 @@ class WarningThreshold:
                 f"lost less than {bound} of its score (at most {worst:.1%})")
 
 
+@validate_params(share=ARRAY, loss=ARRAY, grid=ANY, max_loss=Real(0, None), k=Int(1))
 def warning_threshold(share, loss, grid=None, max_loss: float = 0.02, k: int = 100) -> WarningThreshold:
     """The judged share above which every run's loss stayed below ``max_loss``.
 

@@ -8,15 +8,34 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["bootstrap_indices", "bootstrap_means", "bootstrap_deviation_quantile", "disjoint_halves"]
+from fireeval.core.validation import ARRAY, Int, Real, SEED, validate_params
+
+__all__ = ["bootstrap_indices", "bootstrap_counts", "bootstrap_means", "bootstrap_deviation_quantile", "disjoint_halves"]
 
 
+@validate_params(n_items=Int(1), size=Int(1), n_resamples=Int(1), rng=SEED)
 def bootstrap_indices(n_items: int, size: int, n_resamples: int, rng) -> np.ndarray:
     """Indices of ``n_resamples`` samples of ``size`` items drawn with replacement: (n_resamples, size)."""
     rng = np.random.default_rng(rng)
     return rng.integers(0, n_items, size=(n_resamples, size), dtype=np.int32 if n_items < 2**31 else np.int64)
 
 
+@validate_params(n_items=Int(1), size=Int(1), n_resamples=Int(1), rng=SEED)
+def bootstrap_counts(n_items: int, size: int, n_resamples: int, rng) -> np.ndarray:
+    """How often each item is drawn in each of ``n_resamples`` samples of ``size`` with replacement:
+    (n_resamples, n_items) floats, so that ``scores @ counts.T / size`` are the resample means (the one
+    place the resamples of this package are counted; one ``bincount`` over (resample, item) cells,
+    ~10x faster than ``np.add.at``).
+
+    >>> bootstrap_counts(3, 3, 2, 0).sum(axis=1).tolist()
+    [3.0, 3.0]
+    """
+    idx = bootstrap_indices(n_items, size, n_resamples, rng)
+    cells = (np.arange(n_resamples)[:, None] * n_items + idx).ravel()
+    return np.bincount(cells, minlength=n_resamples * n_items).reshape(n_resamples, n_items).astype(float)
+
+
+@validate_params(per_query=ARRAY, size=[Int(1), None], n_resamples=Int(1), rng=SEED, chunk=Int(1))
 def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_000, rng=0,
                     chunk: int = 1000) -> np.ndarray:
     """Mean score of each bootstrap resample: shape (..., n_resamples).
@@ -32,15 +51,12 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
     out = np.empty(scores.shape[:-1] + (n_resamples,))
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
-        idx = bootstrap_indices(n, size, stop - start, rng)
-        # Summing counts per query avoids materialising (..., chunk, size) samples; one bincount
-        # over (resample, query) cells counts them (np.add.at is ~10x slower).
-        k = stop - start
-        counts = np.bincount((np.arange(k)[:, None] * n + idx).ravel(), minlength=k * n).reshape(k, n)
-        out[..., start:stop] = scores @ counts.T.astype(float) / size
+        # Summing counts per query avoids materialising (..., chunk, size) samples.
+        out[..., start:stop] = scores @ bootstrap_counts(n, size, stop - start, rng).T / size
     return out
 
 
+@validate_params(per_query=ARRAY, sizes=ARRAY, q=Real(0, 1), n_resamples=Int(1), rng=SEED)
 def bootstrap_deviation_quantile(per_query, sizes, q: float = 0.95, n_resamples: int = 10_000,
                                  rng=0) -> np.ndarray:
     """FIRE's annotation-budget statistic: the q-quantile of |resample mean - full mean|.
@@ -56,6 +72,7 @@ def bootstrap_deviation_quantile(per_query, sizes, q: float = 0.95, n_resamples:
     return np.stack(out, axis=-1)
 
 
+@validate_params(n_items=Int(1), size=Int(1), n_trials=Int(1), rng=SEED)
 def disjoint_halves(n_items: int, size: int, n_trials: int, rng=0) -> tuple[np.ndarray, np.ndarray]:
     """Two disjoint random subsets of ``size`` items per trial: two (n_trials, size) index arrays.
 

@@ -60,6 +60,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, Check, Instance, Int, PROBABILITIES, Real, SEED, STR, validate_params
+
 __all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisation_pvalues", "tukey_hsd_pvalues",
            "bca_intervals", "holm", "significance_groups", "group_label", "detectable_difference", "topics_needed",
            "topic_set_size", "scores_from_trec", "scores_from_moments", "scores_from_similarity",
@@ -98,6 +100,27 @@ class PerTopicScores:
     notes: list = field(default_factory=list)
 
 
+def _mapping_values(scores: Mapping) -> np.ndarray:
+    """The systems x topics matrix of ``{system: per-topic scores}``, every system on as many topics."""
+    from fireeval.core.ranking import real_numbers
+
+    rows = [real_numbers(v, f"scores of {name!r}") for name, v in scores.items()]
+    if len({r.shape for r in rows}) > 1:
+        raise ValueError(f"scores: the systems have {sorted({len(r) for r in rows})} topics each. Fix: give "
+                         "every system one score per topic, on the same topics in the same order")
+    return np.asarray(rows, dtype=float)
+
+
+def _frame_values(scores) -> np.ndarray:
+    """The systems x topics matrix of a DataFrame (rows systems, columns topics), each column checked."""
+    from fireeval.core.ranking import real_numbers
+
+    if not len(scores.columns):
+        return np.empty((len(scores), 0))
+    return np.column_stack([real_numbers(scores.iloc[:, k], f"scores, topic {c!r}")
+                            for k, c in enumerate(scores.columns)])
+
+
 def _as_scores(scores, names, topics, measure) -> PerTopicScores:
     from fireeval.core.ranking import real_numbers
 
@@ -105,17 +128,11 @@ def _as_scores(scores, names, topics, measure) -> PerTopicScores:
         return scores
     if isinstance(scores, Mapping):
         names = list(scores) if names is None else list(names)
-        rows = [real_numbers(v, f"scores of {name!r}") for name, v in scores.items()]
-        if len({r.shape for r in rows}) > 1:
-            raise ValueError(f"scores: the systems have {sorted({len(r) for r in rows})} topics each. Fix: give "
-                             "every system one score per topic, on the same topics in the same order")
-        values = np.asarray(rows, dtype=float)
+        values = _mapping_values(scores)
     elif hasattr(scores, "index") and hasattr(scores, "columns"):  # a DataFrame: rows systems, columns topics
         names = [str(n) for n in scores.index] if names is None else list(names)
         topics = [str(t) for t in scores.columns] if topics is None else topics
-        values = np.column_stack([real_numbers(scores.iloc[:, k], f"scores, topic {c!r}")
-                                  for k, c in enumerate(scores.columns)]) \
-            if len(scores.columns) else np.empty((len(scores), 0))
+        values = _frame_values(scores)
     else:
         values = real_numbers(scores, "scores")
     if values.ndim != 2:
@@ -164,6 +181,7 @@ _MAX_FLIP_CELLS = 1 << 28  # int8 sign flips held at once: 256 MiB
 _MAX_BOOT_CELLS = 1 << 25  # int64 bootstrap indices held at once: 256 MiB
 
 
+@validate_params(n_permutations=ANY, n_bootstrap=ANY, n_topics=[Int(0), None], names=Instance(tuple, list))
 def check_resamples(n_permutations, n_bootstrap, n_topics: int | None = None,
                     names=("n_permutations", "n_bootstrap")) -> None:
     """Refuse resample counts that are not whole numbers in range, before anything is allocated.
@@ -200,6 +218,7 @@ def check_resamples(n_permutations, n_bootstrap, n_topics: int | None = None,
                                  f"{cells // n_topics} for this many topics")
 
 
+@validate_params(n_topics=Int(1), n_permutations=Int(1), rng=SEED)
 def sign_flips(n_topics: int, n_permutations: int = 10_000, rng=0) -> tuple[np.ndarray, bool]:
     """``(flips, exact)``: a (P, T) int8 matrix of ±1 shared by every pair.
 
@@ -237,6 +256,7 @@ def _pairs(r: int):
     return i.astype(np.int64), j.astype(np.int64)
 
 
+@validate_params(values=ARRAY, pair_i=ARRAY, pair_j=ARRAY, flips=ARRAY, exact=BOOL, chunk=Int(1))
 def randomisation_pvalues(values, pair_i, pair_j, flips, exact: bool = False, chunk: int = 512) -> np.ndarray:
     """Two-sided paired randomisation p-values of every pair, from shared sign flips.
 
@@ -287,6 +307,7 @@ def randomisation_pvalues(values, pair_i, pair_j, flips, exact: bool = False, ch
     return np.clip(2 * np.minimum(p_g, p_l), 0.0, 1.0)
 
 
+@validate_params(values=ARRAY, abs_differences=ARRAY, n_permutations=Int(1), rng=SEED, chunk=Int(1))
 def tukey_hsd_pvalues(values, abs_differences, n_permutations: int = 10_000, rng=0, chunk: int = 200) -> np.ndarray:
     """Randomised Tukey HSD p-values (Carterette 2012; Sakai 2014) of the given ``|d̄|``.
 
@@ -330,6 +351,7 @@ def tukey_hsd_pvalues(values, abs_differences, n_permutations: int = 10_000, rng
     return (count + 1) / (n_permutations + 1)
 
 
+@validate_params(values=ARRAY, pair_i=ARRAY, pair_j=ARRAY, n_resamples=Int(1), confidence=ANY, rng=SEED, chunk=Int(1))
 def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: float = 0.95, rng=0,
                   chunk: int = 256):
     """BCa bootstrap intervals of every pair's mean difference: ``(low, high, method)``.
@@ -430,6 +452,7 @@ def _quantile_sorted(sorted_cols, q):
     return lo + (hi - lo) * (pos - below)
 
 
+@validate_params(pvalues=PROBABILITIES)
 def holm(pvalues) -> np.ndarray:
     """Holm's step-down adjusted p-values (statsmodels ``multipletests(method='holm')``).
 
@@ -449,6 +472,7 @@ def holm(pvalues) -> np.ndarray:
     return multipletests(p, method="holm")[1]
 
 
+@validate_params(pvalues=ARRAY, n_resamples=Int(1), two_sided=BOOL, exact=BOOL)
 def monte_carlo_se(pvalues, n_resamples: int, two_sided: bool = True, exact: bool = False) -> np.ndarray:
     """Monte-Carlo standard error of randomisation p-values estimated from ``n_resamples`` random resamples.
 
@@ -470,6 +494,7 @@ def monte_carlo_se(pvalues, n_resamples: int, two_sided: bool = True, exact: boo
     return np.sqrt(p * (2 - p) / n_resamples) if two_sided else np.sqrt(p * (1 - p) / n_resamples)
 
 
+@validate_params(pvalues=ARRAY, se=ARRAY)
 def holm_monte_carlo_se(pvalues, se) -> np.ndarray:
     """Monte-Carlo standard error of Holm-adjusted p-values, from the raw p-values' errors ``se``.
 
@@ -495,6 +520,7 @@ def holm_monte_carlo_se(pvalues, se) -> np.ndarray:
     return out
 
 
+@validate_params(n_pairs=Int(0), n_topics=Int(0), alpha=Real(0, 1, closed='neither'), adjust=STR)
 def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: str = "holm") -> tuple[int, str]:
     """The automatic number of permutations and why: ``(N, reason)``.
 
@@ -525,12 +551,14 @@ def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: 
                + (f" (capped at {cap})" if n == cap and need > cap else ""))
 
 
+@validate_params(n_topics=Int(0))
 def auto_permutation_cap(n_topics: int) -> int:
     """The largest automatic number of permutations: :data:`AUTO_PERMUTATIONS_CAP`, and at most
     :data:`AUTO_FLIP_BYTES` of int8 sign flips (``N x T`` bytes), never below the default."""
     return max(DEFAULT_PERMUTATIONS, min(AUTO_PERMUTATIONS_CAP, AUTO_FLIP_BYTES // max(int(n_topics), 1)))
 
 
+@validate_params(adjust=STR, n_pairs=Int(0), n_permutations=Int(1), exact=BOOL, n_tukey=Int(0))
 def smallest_pvalue(adjust: str, n_pairs: int, n_permutations: int, exact: bool = False, n_tukey: int = 0) -> float:
     """The smallest p-value a test can give (resampling resolution, after adjustment): ``2 / (N + 1)`` for the
     randomisation test (``2 / 2^T`` exact), times the number of pairs under Holm (its first step), ``1 / (N + 1)``
@@ -744,6 +772,10 @@ _ADJUST_COLUMN = {"holm": "p_perm_holm", "tukey": "p_tukey", "none": "p_perm", "
 _SE_COLUMN = {"holm": "p_perm_holm_se", "tukey": "p_tukey_se", "none": "p_perm_se"}
 
 
+_LEVEL = Check(lambda name, value: _check_level(name, value))  # alpha, power, confidence: in (0, 1)
+
+
+@validate_params(scores=ANY, names=ANY, topics=ANY, measure=[STR, None], n_permutations=ANY, seed=Int(0), alpha=_LEVEL, n_bootstrap=ANY, confidence=_LEVEL, adjust=Check(lambda name, value: _check_adjust(name, value)), power=_LEVEL, tukey=BOOL, flips=ANY)
 def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | None = None, measure: str | None = None,
             n_permutations: int | None = None, seed: int = 0, alpha: float = 0.05, n_bootstrap: int = 2000,
             confidence: float = 0.95, adjust: str = "holm", power: float = 0.8, tukey: bool = True,
@@ -799,13 +831,6 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
 
     s = _as_scores(scores, names, topics, measure)
     _check(s)
-    if adjust not in _ADJUST_COLUMN:
-        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_COLUMN)}, not {adjust!r}. Fix: give one of "
-                         "these (holm is the default)")
-    for value, name, example in ((alpha, "alpha", "0.05"), (power, "power", "0.8"), (confidence, "confidence", "0.95")):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not 0 < value < 1:
-            raise ValueError(f"{name} must be a number in (0, 1), not {value!r}. Fix: give e.g. {example}")
     check_resamples(n_permutations, n_bootstrap, s.values.shape[1])
     values = np.ascontiguousarray(s.values, dtype=float)
     r, t = values.shape
@@ -813,37 +838,9 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     d = values[pi] - values[pj]
     diff = d.mean(axis=1)
     n_pairs = len(pi)
-    auto = n_permutations is None and flips is None
     if flips is not None:
-        flips = np.asarray(flips)
-        if flips.ndim != 2 or flips.shape[1] != t or not np.isin(flips, (-1, 1)).all():
-            raise ValueError(f"flips must be a (P, {t}) matrix of -1 and +1. Fix: give one row of signs per "
-                             "resample and one column per topic, or leave flips out")
-    if n_permutations is None:
-        n_permutations, note = auto_permutations(n_pairs, t, alpha, adjust) if auto else (DEFAULT_PERMUTATIONS, "")
-    else:
-        note = ""  # check_resamples has refused a number out of range
-    n_flips = n_tukey = int(n_permutations)
-    if auto:  # only the test that decides gets more than the base
-        n_flips = n_permutations if adjust != "tukey" else DEFAULT_PERMUTATIONS
-        n_tukey = n_permutations if adjust == "tukey" else DEFAULT_PERMUTATIONS
-    rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, flips)
-    if auto and adjust in _SE_COLUMN and (adjust != "tukey" or tukey):
-        # a decision within the Monte-Carlo error of alpha: once more with the permutations that would settle it
-        p, se = rand[adjust]
-        n_now = n_tukey if adjust == "tukey" else rand["n_flips"]
-        near = _near_alpha(p, se, alpha, smallest_pvalue(adjust, n_pairs, rand["n_flips"], rand["exact"], n_tukey))
-        cap = auto_permutation_cap(t)
-        if near.any() and n_now < cap:
-            more = min(cap, max(2 * n_now, _permutations_to_settle(p, se, alpha, n_now, near)))
-            if adjust == "tukey":
-                n_tukey = more
-            else:
-                n_flips = more
-            rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, None)
-            note = ((note + "; then " if note else "") +
-                    f"raised from {n_now} to {more}{' (the automatic cap)' if more == cap else ''} because "
-                    f"{int(near.sum())} decision(s) were within the Monte-Carlo error of alpha")
+        flips = _check_flips(flips, t)
+    rand, n_tukey, note = _permutation_tests(values, (pi, pj, diff), n_permutations, flips, alpha, adjust, tukey, seed)
     p_perm, p_perm_se = rand["none"]
     p_perm_holm, p_perm_holm_se = rand["holm"]
     p_tukey, p_tukey_se = rand["tukey"]
@@ -868,6 +865,64 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
                       int(n_tukey) if tukey else 0, note)
 
 
+def _check_level(name, value):
+    """``alpha``, ``power`` and ``confidence`` of :func:`compare`: a number in (0, 1)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0 < value < 1:
+        example = {"alpha": "0.05", "power": "0.8", "confidence": "0.95"}[name]
+        raise ValueError(f"{name} must be a number in (0, 1), not {value!r}. Fix: give e.g. {example}")
+
+
+def _check_adjust(name, adjust):
+    if adjust not in _ADJUST_COLUMN:
+        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_COLUMN)}, not {adjust!r}. Fix: give one of "
+                         "these (holm is the default)")
+
+
+def _check_flips(flips, t: int) -> np.ndarray:
+    flips = np.asarray(flips)
+    if flips.ndim != 2 or flips.shape[1] != t or not np.isin(flips, (-1, 1)).all():
+        raise ValueError(f"flips must be a (P, {t}) matrix of -1 and +1. Fix: give one row of signs per "
+                         "resample and one column per topic, or leave flips out")
+    return flips
+
+
+def _permutation_tests(values, pairs, n_permutations, flips, alpha, adjust, tukey, seed) -> tuple[dict, int, str]:
+    """:func:`_randomised` with :func:`compare`'s numbers of permutations: ``(results, Tukey permutations, note)``.
+
+    Automatic (``n_permutations`` and ``flips`` None): only the test that decides gets more than the base, and a
+    decision within the Monte-Carlo error of alpha is tested once more with the permutations that would settle it."""
+    pi, pj, diff = pairs
+    t, n_pairs = values.shape[1], len(pi)
+    auto = n_permutations is None and flips is None
+    if n_permutations is None:
+        n_permutations, note = auto_permutations(n_pairs, t, alpha, adjust) if auto else (DEFAULT_PERMUTATIONS, "")
+    else:
+        note = ""  # check_resamples has refused a number out of range
+    n_flips = n_tukey = int(n_permutations)
+    if auto:  # only the test that decides gets more than the base
+        n_flips = n_permutations if adjust != "tukey" else DEFAULT_PERMUTATIONS
+        n_tukey = n_permutations if adjust == "tukey" else DEFAULT_PERMUTATIONS
+    rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, flips)
+    if not (auto and adjust in _SE_COLUMN and (adjust != "tukey" or tukey)):
+        return rand, n_tukey, note
+    p, se = rand[adjust]
+    n_now = n_tukey if adjust == "tukey" else rand["n_flips"]
+    near = _near_alpha(p, se, alpha, smallest_pvalue(adjust, n_pairs, rand["n_flips"], rand["exact"], n_tukey))
+    cap = auto_permutation_cap(t)
+    if near.any() and n_now < cap:
+        more = min(cap, max(2 * n_now, _permutations_to_settle(p, se, alpha, n_now, near)))
+        if adjust == "tukey":
+            n_tukey = more
+        else:
+            n_flips = more
+        rand = _randomised(values, pi, pj, diff, n_flips, n_tukey if tukey else 0, seed, None)
+        note = ((note + "; then " if note else "") +
+                f"raised from {n_now} to {more}{' (the automatic cap)' if more == cap else ''} because "
+                f"{int(near.sum())} decision(s) were within the Monte-Carlo error of alpha")
+    return rand, n_tukey, note
+
+
 def _randomised(values, pi, pj, diff, n_flips: int, n_tukey: int, seed, flips) -> dict:
     """The randomised p-values and their Monte-Carlo errors: ``{"none": (p, se), "holm": (p, se), "tukey":
     (p, se), "n_flips": P, "exact": bool}``. One seeded stream: the sign flips, then the Tukey permutations."""
@@ -889,6 +944,7 @@ def _randomised(values, pi, pj, diff, n_flips: int, n_tukey: int, seed, flips) -
     return out
 
 
+@validate_params(means=ARRAY, pvalues=ARRAY, alpha=Real(0, 1, closed='neither'))
 def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
     """Compact letter display (Piepho 2004): systems sharing a letter are not significantly different.
 
@@ -999,6 +1055,7 @@ def _sweep(letters: list[int]) -> list[int]:
             if not any(q != m and c | d == d and (c != d or q < m) for q, d in enumerate(out))]
 
 
+@validate_params(groups=ANY, n_groups=Int(0))
 def group_label(groups: Sequence[int], n_groups: int) -> str:
     """Letters for letter numbers (numbers from 1, comma-separated, when there are more than 26 letters);
     a run of three or more consecutive letters as ``first-last``, and then the pieces comma-separated.
@@ -1028,6 +1085,7 @@ def group_label(groups: Sequence[int], n_groups: int) -> str:
 
 
 # ---------------------------------------------------------------- power and topic-set size
+@validate_params(sd=ARRAY, n_topics=Int(1), alpha=Real(0, 1, closed='neither'), power=Real(0, 1, closed='neither'))
 def detectable_difference(sd, n_topics: int, alpha: float = 0.05, power: float = 0.8):
     """Smallest mean difference a two-sided paired t-test detects with ``n_topics`` topics.
 
@@ -1054,6 +1112,7 @@ def detectable_difference(sd, n_topics: int, alpha: float = 0.05, power: float =
     return float(np.ravel(e)[0]) * np.asarray(sd, dtype=float)
 
 
+@validate_params(difference=Real(0, None, closed='neither'), sd=Real(0, None), alpha=Real(0, 1, closed='neither'), power=Real(0, 1, closed='neither'))
 def topics_needed(difference: float, sd: float, alpha: float = 0.05, power: float = 0.8) -> int:
     """Topics a two-sided paired t-test needs to detect a mean difference ``difference`` (ceiling).
 
@@ -1081,6 +1140,7 @@ def _residual_variance(values) -> float:
     return float((resid ** 2).sum() / ((r - 1) * (t - 1)))
 
 
+@validate_params(values=ARRAY, difference=[Real(0, None, closed='neither'), None], alpha=Real(0, 1, closed='neither'), power=Real(0, 1, closed='neither'))
 def topic_set_size(values, difference: float | None = None, alpha: float = 0.05, power: float = 0.8) -> dict:
     """Sakai's topic-set-size design for a whole set of systems, from the observed per-topic variance.
 
@@ -1138,6 +1198,7 @@ def topic_set_size(values, difference: float | None = None, alpha: float = 0.05,
 
 
 # ---------------------------------------------------------------- per-topic scores from the book's data
+@validate_params(qrels=ANY, runs=ANY, measure=STR, complete=BOOL, relevance_level=[Int(0), None], judged_only=BOOL, score_precision=STR)
 def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = False, relevance_level: int | None = None,
                      judged_only: bool = False, score_precision: str = "float") -> PerTopicScores:
     """Per-topic scores of TREC run files by one measure, as ``fireeval evaluate -q`` computes them.
@@ -1214,6 +1275,7 @@ def _topic_key(topic: str):
     return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
 
 
+@validate_params(predictions=ANY, gt=ANY, measure=STR, queries=ANY, strict=BOOL)
 def scores_from_moments(predictions: Mapping, gt, measure: str = "R@1,0.5", *, queries: Sequence | None = None,
                         strict: bool = False) -> PerTopicScores:
     """Per-query scores of moment-retrieval systems by one measure (:func:`fireeval.core.moments.score_systems`).
@@ -1245,6 +1307,7 @@ def scores_from_moments(predictions: Mapping, gt, measure: str = "R@1,0.5", *, q
     return PerTopicScores([str(n) for n in predictions], queries, values, measure)
 
 
+@validate_params(matrices=ANY, measure=STR, queries=ANY)
 def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: Sequence | None = None) -> PerTopicScores:
     """Per-query scores of text-to-video models from square similarity matrices (query i's positive is video i).
 
@@ -1289,6 +1352,7 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
     return PerTopicScores([str(k) for k in matrices], queries, np.array(rows), measure)
 
 
+@validate_params(measure=STR)
 def rank_measure(measure: str):
     """The per-query score of a measure of the positive's rank: ``R@K`` (= ``correct@K``, ``C@K``: 1 when
     rank <= K) or ``RR`` (= ``MRR``: 1 / rank), as a function of an array of ranks (1 = top).

@@ -38,6 +38,7 @@ import re
 import shutil
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -415,48 +416,88 @@ def _wordnet_pos(word: str) -> frozenset:
 
 def _repair(words, tags, ego):
     """Caption-specific corrections of the Brill tagger's frequent errors (documented in pos_tag)."""
-    n = len(words)
     for i, w in enumerate(words):
-        prev_w = words[i - 1] if i else None
-        prev_t = tags[i - 1] if i else None
-        nxt = words[i + 1] if i + 1 < n else None
-        if w in _BE:
-            if tags[i] == "VERB":
-                tags[i] = "AUX"
-            continue
-        if w in _AUX_CANDIDATES and tags[i] == "VERB":
-            follow = next((t for t in tags[i + 1:] if t not in ("ADV", "X")), None)
-            if follow == "VERB":
-                tags[i] = "AUX"
-            continue
-        if w in _PRON_WORDS:
-            tags[i] = "X"
-            continue
-        if w in _FUNCTION or w in _PRONOUNS:
-            continue
-        # R1: imperative ("open fridge", "mix the ingredients"): a first word that WordNet allows
-        # as a verb is the verb in egocentric narrations, or before a determiner.
-        if (i == 0 and tags[i] != "VERB" and (ego or nxt in _DETERMINERS) and "v" in _wordnet_pos(w)):
-            tags[i] = "VERB"
-        # R4: "to cook" is a verb; "singing and dancing": an -ing word coordinated with a verb is one.
-        elif tags[i] != "VERB" and "v" in _wordnet_pos(w) and (
-                prev_w == "to" or (w.endswith("ing") and prev_w == "and" and i >= 2 and tags[i - 2] == "VERB")):
-            tags[i] = "VERB"
-        # R2: "<subject> <word> <determiner/preposition>" -- "a woman slices an onion" -- or a
-        # third-person "-s" form between a subject noun and an object ("a man slices bread").
-        elif (tags[i] in ("NOUN", "ADJ") and (prev_t == "NOUN" or prev_w in _PRONOUNS) and nxt is not None
-              and "v" in _wordnet_pos(w)
-              and (nxt in _FUNCTION or (w.endswith("s") and not prev_w.endswith("s") and nxt not in _BE))):
-            tags[i] = "VERB"
-        # R5: an -ing word right after a form of "be" is the progressive verb ("is cooking food").
-        elif tags[i] != "VERB" and w.endswith("ing") and prev_w in _BE and "v" in _wordnet_pos(w):
-            tags[i] = "VERB"
-        # R3: after a determiner or a preposition (not "to") a word is not a verb ("watch a play",
-        # "turn on tap").
-        elif (tags[i] == "VERB" and prev_w is not None and prev_w in _FUNCTION and prev_w != "to"
-              and not w.endswith("ing") and "n" in _wordnet_pos(w)):
-            tags[i] = "NOUN"
+        if not _function_word(i, w, tags):
+            tags[i] = _content_tag(i, words, tags, ego)
     return tags
+
+
+def _function_word(i, w, tags) -> bool:
+    """Tag a form of *be*, *do*/*have*, a pronoun or a function word (in place); False for a content word."""
+    if w in _BE:
+        if tags[i] == "VERB":
+            tags[i] = "AUX"
+        return True
+    if w in _AUX_CANDIDATES and tags[i] == "VERB":
+        follow = next((t for t in tags[i + 1:] if t not in ("ADV", "X")), None)
+        if follow == "VERB":
+            tags[i] = "AUX"
+        return True
+    if w in _PRON_WORDS:
+        tags[i] = "X"
+        return True
+    return w in _FUNCTION or w in _PRONOUNS
+
+
+def _content_tag(i, words, tags, ego) -> str:
+    """The tag of content word ``i`` after rules R1-R5 (pos_tag's docstring), the first that applies."""
+    at = _Word(words[i], tags[i], words[i - 1] if i else None, tags[i - 1] if i else None,
+               words[i + 1] if i + 1 < len(words) else None, i, tags[i - 2] if i >= 2 else None, ego)
+    for rule, tag in _RULES:
+        if rule(at):
+            return tag
+    return at.tag
+
+
+@dataclass(frozen=True)
+class _Word:
+    """A content word with its neighbours, as the repair rules read it."""
+
+    w: str
+    tag: str
+    prev_w: str | None
+    prev_t: str | None
+    nxt: str | None
+    i: int
+    tag_before_prev: str | None
+    ego: bool
+
+
+def _imperative(a: _Word) -> bool:
+    """R1: imperative ("open fridge", "mix the ingredients"): a first word that WordNet allows as a verb is the
+    verb in egocentric narrations, or before a determiner."""
+    return a.i == 0 and a.tag != "VERB" and (a.ego or a.nxt in _DETERMINERS) and "v" in _wordnet_pos(a.w)
+
+
+def _after_to_or_coordinated(a: _Word) -> bool:
+    """R4: "to cook" is a verb; "singing and dancing": an -ing word coordinated with a verb is one."""
+    coordinated = a.w.endswith("ing") and a.prev_w == "and" and a.tag_before_prev == "VERB"
+    return a.tag != "VERB" and "v" in _wordnet_pos(a.w) and (a.prev_w == "to" or coordinated)
+
+
+def _between_subject_and_object(a: _Word) -> bool:
+    """R2: "<subject> <word> <determiner/preposition>" -- "a woman slices an onion" -- or a third-person "-s"
+    form between a subject noun and an object ("a man slices bread")."""
+    if a.tag not in ("NOUN", "ADJ") or not (a.prev_t == "NOUN" or a.prev_w in _PRONOUNS) or a.nxt is None:
+        return False
+    third_person = a.w.endswith("s") and not a.prev_w.endswith("s") and a.nxt not in _BE
+    return "v" in _wordnet_pos(a.w) and (a.nxt in _FUNCTION or third_person)
+
+
+def _progressive(a: _Word) -> bool:
+    """R5: an -ing word right after a form of "be" is the progressive verb ("is cooking food")."""
+    return a.tag != "VERB" and a.w.endswith("ing") and a.prev_w in _BE and "v" in _wordnet_pos(a.w)
+
+
+def _after_function_word(a: _Word) -> bool:
+    """R3: after a determiner or a preposition (not "to") a word is not a verb ("watch a play", "turn on tap")."""
+    return (a.tag == "VERB" and a.prev_w is not None and a.prev_w in _FUNCTION and a.prev_w != "to"
+            and not a.w.endswith("ing") and "n" in _wordnet_pos(a.w))
+
+
+#: the repair rules in the order they are tried, with the tag each gives
+_RULES = ((_imperative, "VERB"), (_after_to_or_coordinated, "VERB"), (_between_subject_and_object, "VERB"),
+          (_progressive, "VERB"), (_after_function_word, "NOUN"))
 
 
 def pos_tag(caption: str, ego: bool = False) -> list:

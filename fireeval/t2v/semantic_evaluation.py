@@ -338,6 +338,17 @@ def rowwise_pearson(a, b) -> np.ndarray:
         return np.where(den > 0, sab / den, np.nan)
 
 
+def _pairwise_correlation(mats: dict, names: list, out: dict) -> dict:
+    """:func:`proxy_correlation` of matrices of several shapes: pair by pair, on the rows both have."""
+    for i, a in enumerate(names):
+        for b in names[i:]:
+            ma, mb = mats[a], mats[b]
+            rows = ~(np.isnan(ma).any(axis=1) | np.isnan(mb).any(axis=1))
+            r = float(np.nanmean(rowwise_pearson(ma[rows], mb[rows]))) if rows.any() else float("nan")
+            out[a][b] = out[b][a] = r
+    return out
+
+
 def proxy_correlation(relevance: dict) -> dict:
     """Mean per-query Pearson r between every two relevance matrices of the same shape.
 
@@ -355,13 +366,7 @@ def proxy_correlation(relevance: dict) -> dict:
     clean = {a: ~np.isnan(m).any(axis=1) for a, m in mats.items()}
     shapes = {m.shape for m in mats.values()}
     if len(shapes) != 1 or mats[names[0]].ndim != 2:
-        for i, a in enumerate(names):
-            for b in names[i:]:
-                ma, mb = mats[a], mats[b]
-                rows = ~(np.isnan(ma).any(axis=1) | np.isnan(mb).any(axis=1))
-                r = float(np.nanmean(rowwise_pearson(ma[rows], mb[rows]))) if rows.any() else float("nan")
-                out[a][b] = out[b][a] = r
-        return out
+        return _pairwise_correlation(mats, names, out)
     n, m = shapes.pop()
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i:]]
     step = max(1, min(n, (1 << 19) // max(m, 1)))

@@ -402,12 +402,9 @@ def trial_counts(n_items: int, n_boot: int = 1000, seed=0) -> np.ndarray:
     >>> trial_counts(5, 3, seed=0).sum(axis=1).tolist()
     [5.0, 5.0, 5.0]
     """
-    from fireeval.stats.resampling import bootstrap_indices
+    from fireeval.stats.resampling import bootstrap_counts
 
-    idx = bootstrap_indices(n_items, n_items, n_boot, seed)
-    counts = np.zeros((n_boot, n_items))
-    np.add.at(counts, (np.arange(n_boot)[:, None], idx), 1.0)
-    return counts
+    return bootstrap_counts(n_items, n_items, n_boot, seed)
 
 
 def bootstrap_noise_error(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0) -> np.ndarray:

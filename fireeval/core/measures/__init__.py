@@ -24,15 +24,21 @@ The name grammar (one for all; case-insensitive)
     ``set_F.beta``, ``rbp.p=0.95``, ``relstring.N``.
 ``NAME@K``
     ir_measures' form (``P@10``, ``R@10``, ``nDCG@10``, ``AP@20``, ``Success@5``,
-    ``Judged@10``) and the video-retrieval ``C@K`` / ``correct@K`` (trec_eval's
-    ``success_K``, printed as written).
+    ``Judged@10``, ``RR@10``, ``ERR@10``, ``IPrec@0.5``), ranx's (``map@100``, ``mrr@10``,
+    ``hit_rate@10``, ``precision@10``, ``recall@100``, ``f1@10``, ``ndcg@10``,
+    ``ndcg_burges@10``, ``dcg@10``: case as ranx writes them) and the video-retrieval
+    ``C@K`` / ``correct@K`` (trec_eval's ``success_K``, printed as written).
+``NAME(option=V,...)`` / ``NAME(option=V,...)@K``
+    ir_measures' options (``P(rel=2)@10``, ``RR(rel=2)``, ``AP(rel=2)``, ``RBP(rel=1,p=0.8)@10``):
+    the options a family declares (:attr:`Family.options`), each name printed as written.
 ``R@K,θ`` / ``AxIoU@K``
     the moment measures (IoU of temporal windows, not grades).
 ``all_trec`` / ``official`` / ``set``
     trec_eval's nicknames, per trec_eval version.
 
 Measures are named as trec_eval names them (``P@10`` -> ``P_10``) unless printed as
-asked (``printing=True``, the command's output).
+asked (``printing=True``, the command's output: ``nDCG``, ``MAP`` and ``Bpref`` print as
+written). A name with options has no trec_eval name and always keeps the one written.
 
 Examples
 --------
@@ -45,6 +51,7 @@ Examples
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import re
@@ -54,6 +61,8 @@ import numpy as np
 
 from fireeval.core.measures import base
 from fireeval.core.measures.base import GM_EPSILON, HELP, Context, Family, Measure, Param, family_of, summarise
+
+from fireeval.core.validation import ANY, ARRAY, BOOL, Instance, Int, STR, validate_params
 
 __all__ = ["REGISTRY", "Family", "Param", "Measure", "Context", "get", "family_of", "names", "parse", "score",
            "nickname", "NICKNAMES", "TREC_EVAL_VERSIONS", "check_version", "trec_eval_order", "summarise",
@@ -87,7 +96,10 @@ for _f in sorted(REGISTRY.values(), key=lambda f: f.root != f.kind):  # the fami
 _EXACT = {}   # lower-case name -> (family, is trec_eval's own name)
 _AT = {}      # lower-case NAME of NAME@K -> family
 _DOTTED = {}  # lower-case root of ROOT, ROOT_V, ROOT.V -> family (generic parameter grammar)
+_RANX = {}    # ranx's NAME of NAME@K, case as ranx writes it -> family
 for _f in REGISTRY.values():
+    for _n in _f.ranx_names:
+        _RANX[_n] = _f
     if _f.parse is not None:
         continue
     if _f.param is None:
@@ -102,6 +114,7 @@ for _f in REGISTRY.values():
             _AT[_n.lower()] = _f
 
 
+@validate_params(version=ANY)
 def check_version(version: str) -> str:
     """``version`` if it is one of :data:`TREC_EVAL_VERSIONS`, else a ValueError saying which are.
 
@@ -114,6 +127,7 @@ def check_version(version: str) -> str:
     return version
 
 
+@validate_params()
 def names() -> list:
     """Every name the parser accepts, one example per form (``P``, ``P_5``, ``P.5``, ``P@5``...).
 
@@ -128,13 +142,15 @@ def names() -> list:
             v = f.param.text(f.param.defaults[0])
             if f.trec_forms:
                 out += [f"{f.root}_{v}", f"{f.root}.{v}"]
-            out += [f"{n}@{v}" for n in f.ir_names + f.aliases]
+            if not any(option.required for option in f.options):  # (RBP@10 needs rel=: its examples)
+                out += [f"{n}@{v}" for n in f.ir_names + f.aliases + f.ranx_names]
         elif f.parse is None:
             out += list(f.ir_names + f.aliases)
         out += list(f.examples)
     return list(dict.fromkeys(out))
 
 
+@validate_params(name=STR, version=STR, printing=BOOL)
 def nickname(name: str, version: str = "9.0.7", printing: bool = False) -> list:
     """The family roots a trec_eval nickname stands for, in trec_eval's print order.
 
@@ -156,6 +172,7 @@ def _unknown(name):
     raise ValueError(f"-m {name}: unknown measure. {HELP}.{hint}")
 
 
+@validate_params(name=ANY, version=STR, printing=BOOL)
 def parse(name: str, version: str = "9.0.7", *, printing: bool = False) -> list:
     """All measures a name stands for, in the grammar of the package docstring.
 
@@ -203,10 +220,21 @@ def _parse_one(text, low, printing):
             found = f.parse(text, low, printing)
             if found is not None:
                 return found
+    options = _OPTION_FORM.fullmatch(text)
+    if options:
+        return _with_options(text, *options.groups())
     if low in _EXACT:
-        f, own = _EXACT[low]
-        label = text if printing and not own and low != f.root.lower() else None
-        return f.measures(label=label)
+        f = _EXACT[low][0]
+        return f.measures(label=text if printing and text != f.root else None)
+    found = _parse_dotted(text, low)
+    if found is not None:
+        return found
+    match = _AT_FORM.fullmatch(text)
+    return _parse_at(text, match[1], match[2], printing) if match else _unknown(text)
+
+
+def _parse_dotted(text, low):
+    """trec_eval's ``ROOT``, ``ROOT_V`` and ``ROOT.V1,V2`` of a family with a parameter; None for other names."""
     for root_low, f in sorted(_DOTTED.items(), key=lambda kv: -len(kv[0])):
         if low == root_low:
             return f.measures()
@@ -217,13 +245,61 @@ def _parse_one(text, low, printing):
                 # trec_eval sorts a list of cut-offs (P.10,5 prints P_5 then P_10) and prints each once
                 values = sorted({f.param.parse(p, text) for p in parts if p != ""})
                 return f.measures(values) if values else _unknown(text)
-    match = re.fullmatch(r"(.+)@(\w+)", low)
-    if match and match[1] in _AT:
-        f = _AT[match[1]]
-        return f.measures([f.param.parse(match[2], text)], label=text if printing else None)
-    return _unknown(text)
+    return None
 
 
+def _parse_at(text, name, cut, printing):
+    """``NAME@K``: ranx's names (case as ranx writes them; its conventions are said beside the value), then
+    ir_measures' and fireeval's (any case)."""
+    if name in _RANX:
+        f = _RANX[name]
+        return [dataclasses.replace(m, owner="ranx")
+                for m in f.measures([f.param.parse(cut, text)], label=text if printing else None)]
+    f = _AT.get(name.lower())
+    if f is None:
+        return _unknown(text)
+    required = [p for p in f.options if p.required]
+    if required:
+        raise ValueError(f"-m {text}: {name} needs {required[0].name}= ({required[0].doc}). Fix: e.g. "
+                         f"{name}({required[0].name}=1)@{cut}")
+    return f.measures([f.param.parse(cut, text)], label=text if printing else None)
+
+
+_AT_FORM = re.compile(r"(.+)@([\w.]+)")
+_OPTION_FORM = re.compile(r"([^()@]+)\(([^()]*)\)(?:@([^@()]+))?")
+
+
+def _option_values(text, name, given, options, cut) -> dict:
+    """``{option: value}`` of ``NAME(option=V,...)``: each one the family takes, given once, required ones given."""
+    accepted = {p.name: p for p in options}
+    values = {}
+    for part in filter(None, (p.strip() for p in given.split(","))):
+        key, eq, value = (x.strip() for x in part.partition("="))
+        if not eq or key not in accepted or key in values:
+            raise ValueError(f"-m {text}: option {part!r} is not one {name} takes (once each). Fix: give "
+                             f"{', '.join(f'{p}=V' for p in accepted)}")
+        values[key] = accepted[key].parse(value, text)
+    missing = [p for p in options if p.required and p.name not in values]
+    if missing:
+        raise ValueError(f"-m {text}: {name} needs {missing[0].name}= ({missing[0].doc}). Fix: e.g. "
+                         f"{name}({missing[0].name}=1){'@' + cut if cut else ''}")
+    return values
+
+
+def _with_options(text, name, given, cut):
+    """The measure of ir_measures' ``NAME(option=V,...)[@K]``, named as written."""
+    f = (_AT if cut is not None else {n: fam for n, (fam, _) in _EXACT.items()}).get(name.lower())
+    if f is None or not f.options:
+        takes = sorted({n for fam in REGISTRY.values() if fam.options for n in fam.ir_names})
+        raise ValueError(f"-m {text}: {name}{'@K' if cut is not None else ''} takes no options here. Fix: write "
+                         f"it without (...), or use one of {', '.join(takes)} with its options (e.g. P(rel=2)@10)")
+    values = _option_values(text, name, given, f.options, cut)
+    rel = values.pop("rel", None)
+    found = f.measures(None if cut is None else [f.param.parse(cut, text)], label=text)
+    return [dataclasses.replace(m, rel=rel, options=tuple(sorted(values.items()))) for m in found]
+
+
+@validate_params(name=ANY)
 def get(name: str) -> Family:
     """The family of a measure name (any form of the grammar; one measure or one family).
 
@@ -240,6 +316,7 @@ def get(name: str) -> Family:
     return next(iter(families.values()))
 
 
+@validate_params(measures=Instance(list, tuple))
 def trec_eval_order(measures) -> list:
     """``measures`` in the order trec_eval prints them; names trec_eval does not know (ir_measures
     names, ``correct@K``, ``Judged@K``) follow, in the order given (a stable sort).
@@ -255,6 +332,7 @@ def trec_eval_order(measures) -> list:
     return sorted(measures, key=key)
 
 
+@validate_params(name=STR, grades=ARRAY, n_relevant=[ARRAY, None], level=Int(), n_nonrelevant=[ARRAY, None], ideal=[ARRAY, None], n_retrieved=[ARRAY, None])
 def score(name: str, grades, n_relevant=None, *, level: int = 1, n_nonrelevant=None, ideal=None,
           n_retrieved=None) -> np.ndarray:
     """One measure on ranked grades, for examples and exercises (the engines batch many measures).
@@ -294,6 +372,7 @@ def _atof(text: str) -> float:
     return float(found[1]) if found else 0.0
 
 
+@validate_params(arguments=Instance(list, tuple), version=STR)
 def parse_strict(arguments, version: str = "9.0.7") -> list:
     """The measures trec_eval computes for its ``-m`` arguments, in its print order (``fireeval evaluate --strict``).
 
@@ -321,36 +400,44 @@ def parse_strict(arguments, version: str = "9.0.7") -> list:
                              f"-m {name}, or give the parameters, e.g. -m P.10")
         if dot:
             given.setdefault(name, (argument, params))  # trec_eval uses the first parameters given for a name
-        if name in NICKNAMES:
-            marked.update(nickname(name, version, printing=True))
-        elif name in known:
-            marked.add(name)
-        else:
-            close = [root for root in known if root.lower() == name.lower().split("_")[0].split("@")[0]]
-            hint = f" (trec_eval's name: {close[0]})" if close else ""
-            raise ValueError(f"-m {argument}: trec_eval {version} has no measure {name!r}{hint}; --strict takes "
-                             "trec_eval's own names and nicknames (official, set, all_trec), case and all. Fix: "
-                             "write it as trec_eval does (P.10, not P_10 or P@10), or leave out --strict")
+        marked.update(_strict_roots(argument, name, known, version))
     out = []
     for root in sorted(marked, key=lambda r: REGISTRY[r].print_rank):
         family = REGISTRY[root]
         argument, params = given.get(root, (root, None))
         if params is None or root in ("runid",) or (family.param is None and family.parse is None):
             out += parse(root, version, printing=True)  # (a parameter for a measure that takes none is ignored)
-            continue
-        if family.param is not None and family.parse is None:
-            if family.param.type is int:
-                values = sorted(_atol(p) for p in params.split(","))
-                if values[0] <= 0:
-                    raise ValueError(f"-m {argument}: a cut-off of {values[0]} (trec_eval reads the parameters as C's "
-                                     "atol does and refuses cut-offs of 0 or less). Fix: give cut-offs of 1 or more")
-            else:
-                values = sorted(_atof(p) for p in params.split(","))
-            if len(set(values)) < len(values):
-                raise ValueError(f"-m {argument}: a cut-off given twice (trec_eval stops: duplicate cutoffs "
-                                 "detected). Fix: give each cut-off once")
-            out += family.measures([family.param.parse(repr(v) if isinstance(v, float) else str(v), argument)
-                                    for v in values])
+        elif family.param is not None and family.parse is None:
+            out += _strict_cutoffs(family, argument, params)
         else:
             out += parse(f"{root}.{params}", version, printing=True)
     return out
+
+
+def _strict_roots(argument, name, known, version) -> list:
+    """The roots one ``--strict`` argument marks: a nickname's or the measure's own; else a one-line error."""
+    if name in NICKNAMES:
+        return nickname(name, version, printing=True)
+    if name in known:
+        return [name]
+    close = [root for root in known if root.lower() == name.lower().split("_")[0].split("@")[0]]
+    hint = f" (trec_eval's name: {close[0]})" if close else ""
+    raise ValueError(f"-m {argument}: trec_eval {version} has no measure {name!r}{hint}; --strict takes "
+                     "trec_eval's own names and nicknames (official, set, all_trec), case and all. Fix: "
+                     "write it as trec_eval does (P.10, not P_10 or P@10), or leave out --strict")
+
+
+def _strict_cutoffs(family, argument, params) -> list:
+    """The measures of ``ROOT.V1,V2`` as trec_eval reads them: C's atol/atof, sorted, none twice, cut-offs >= 1."""
+    if family.param.type is int:
+        values = sorted(_atol(p) for p in params.split(","))
+        if values[0] <= 0:
+            raise ValueError(f"-m {argument}: a cut-off of {values[0]} (trec_eval reads the parameters as C's "
+                             "atol does and refuses cut-offs of 0 or less). Fix: give cut-offs of 1 or more")
+    else:
+        values = sorted(_atof(p) for p in params.split(","))
+    if len(set(values)) < len(values):
+        raise ValueError(f"-m {argument}: a cut-off given twice (trec_eval stops: duplicate cutoffs "
+                         "detected). Fix: give each cut-off once")
+    return family.measures([family.param.parse(repr(v) if isinstance(v, float) else str(v), argument)
+                            for v in values])

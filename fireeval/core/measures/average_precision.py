@@ -8,7 +8,7 @@ trec_eval's Yet Another Average Precision (Robertson), in no nickname.
 import numpy as np
 
 from fireeval.core import ranking
-from fireeval.core.measures.base import Family, Param
+from fireeval.core.measures.base import REL, Family, Param
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -58,11 +58,11 @@ def yaap(ctx, k=None):
 
 
 FAMILIES = (
-    Family("map", "map", average_precision, ir_names=("AP",), nicknames=frozenset({"all_trec", "official"}),
+    Family("map", "map", average_precision, ir_names=("AP",), options=(REL,), nicknames=frozenset({"all_trec", "official"}),
            print_rank=5),
     Family("gm_map", "gm_map", average_precision, summary="gm", nicknames=frozenset({"all_trec", "official"}),
            print_rank=6),
-    Family("map_cut", "map_cut", average_precision_cut, ir_names=("AP",),
+    Family("map_cut", "map_cut", average_precision_cut, ir_names=("AP",), options=(REL,), ranx_names=("map",),
            param=Param("K", int, TREC_CUTOFFS, doc="cut-off"), nicknames=frozenset({"all_trec"}), print_rank=27),
     Family("yaap", "yaap", yaap, print_rank=35.5),  # after num_nonrel_judged_ret, before rbp (measures.c)
 )

@@ -15,9 +15,11 @@ import numpy as np
 
 from fireeval.core import ranking
 
+from fireeval.core.validation import ANY, ARRAY, BOOL, Int, NUMBER, Options, STR, validate_params
+
 __all__ = ["Family", "Param", "Measure", "Context", "summarise", "n_retrieved_of", "GM_EPSILON", "SUMMARIES", "NEEDS",
            "MAX_CUTOFF", "HELP", "int_param", "float_param", "pad", "family_of", "REGISTERED",
-           "REGISTERED_KINDS"]
+           "REGISTERED_KINDS", "REL"]
 
 #: trec_eval's MIN_GEO_MEAN: a topic scoring 0 counts as 1e-5 in the gm_* summaries.
 GM_EPSILON = 0.00001
@@ -36,6 +38,7 @@ _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 _FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+@validate_params(text=STR, name=STR, low=Int(), high=Int())
 def int_param(text: str, name: str, low: int = 1, high: int = MAX_CUTOFF) -> int:
     """A cut-off written in a measure name, as C's ``atol`` reads it, within ``low..high``.
 
@@ -51,6 +54,7 @@ def int_param(text: str, name: str, low: int = 1, high: int = MAX_CUTOFF) -> int
     return value
 
 
+@validate_params(text=STR, name=STR, low=NUMBER, high=NUMBER, signed=BOOL)
 def float_param(text: str, name: str, low: float = 0.0, high: float = float("inf"), signed: bool = False) -> float:
     """A real parameter written in a measure name, as C's ``atof`` reads it, within ``[low, high]``.
 
@@ -81,6 +85,8 @@ class Param:
     low: float = 1
     high: float = MAX_CUTOFF
     doc: str = ""
+    #: an option of the ``NAME(option=V)`` form that must be given (``rel`` of ir_measures' ``RBP``)
+    required: bool = False
 
     def parse(self, text: str, measure: str):
         """One value of the parameter as written in ``measure``."""
@@ -135,6 +141,12 @@ class Family:
         does not cover (``utility.1,-1,0,0``, ``rbp.p=0.95``, ``R@1,0.5``); None: not its name.
     trec_forms : bool
         Whether ``root``, ``root_V`` and ``root.V`` are accepted (False: only ``NAME@K``).
+    options : tuple of Param
+        ir_measures' options of the ``NAME(option=V)@K`` form it takes: ``rel`` (:data:`REL`, the least grade
+        that counts as relevant, for this measure alone) or a keyword of ``compute`` (``p`` of ``RBP``).
+    ranx_names : tuple of str
+        ranx's names (``map`` of ``map@100``), case as ranx writes them; a measure so named says which of
+        fireeval's conventions differ from ranx's (:attr:`Measure.owner`).
     examples : tuple of str
         Names of the family for :func:`fireeval.core.measures.names` beyond the generic forms.
     """
@@ -153,6 +165,8 @@ class Family:
     gains_based: bool = True
     parse: Callable | None = None
     trec_forms: bool = True
+    options: tuple = ()
+    ranx_names: tuple = ()
     examples: tuple = ()
 
     def __post_init__(self):
@@ -189,6 +203,12 @@ class Measure:
     label: str | None = field(default=None, compare=False)
     #: the parameter as written (``set_F.0.5`` -> ``"0.5"``): trec_eval prints it after the name
     param_text: str | None = None
+    #: the least grade that counts as relevant for this measure alone (ir_measures' ``rel``); None: the run's level
+    rel: int | None = None
+    #: the other options of ``NAME(option=V)`` as sorted ``(name, value)`` pairs, keywords of the computation
+    options: tuple = ()
+    #: the tool whose name was used, when its conventions differ from trec_eval's (``"ranx"``)
+    owner: str | None = field(default=None, compare=False)
 
     @property
     def family(self) -> Family:
@@ -202,14 +222,20 @@ class Measure:
         family = self.family
         if family.param is None or family.parse is not None:
             return f"{family.root}_{self.param_text}" if self.param_text else family.root
-        if family.root == "Judged":
-            return f"Judged@{self.k}"
+        if not family.trec_forms:  # (Judged@10, ERR@10, RR@10, dcg@10: no trec_eval name)
+            return f"{(family.ir_names + family.ranx_names)[0]}@{family.param.text(self.k)}"
         return f"{family.root}_{family.param.text(self.k)}"
 
     @property
     def aggregate(self) -> str:
         """How the measure is summarised over topics (:data:`SUMMARIES`)."""
         return self.family.summary
+
+    @property
+    def needs(self) -> frozenset:
+        """What the computation reads; a measure with its own ``rel`` also reads the ideal gains (its R)."""
+        needs = self.family.needs
+        return needs | {"ideal"} if self.rel is not None else needs
 
     @property
     def needs_judged(self) -> bool:
@@ -235,7 +261,9 @@ class Measure:
                              "fireeval.core.moments.score_systems")
         if "nonrel" in family.needs and ctx.n_nonrel is None:
             raise ValueError(f"{self.name} needs the number of judged non-relevant documents per topic")
-        return family.compute(ctx, self.k)
+        if self.rel is not None:
+            ctx = ctx.at_level(self.rel)
+        return family.compute(ctx, self.k, **dict(self.options))
 
 
 #: root -> Family, filled once by :mod:`fireeval.core.measures` when it finds the family modules.
@@ -244,6 +272,7 @@ REGISTERED: dict = {}
 REGISTERED_KINDS: dict = {}
 
 
+@validate_params(measure=ANY)
 def family_of(measure: Measure) -> Family:
     """The registered family of a parsed :class:`Measure`."""
     if measure.kind in ("ndcg", "ndcg_exp") and measure.k is not None and not isinstance(measure.k, tuple):
@@ -255,6 +284,7 @@ def family_of(measure: Measure) -> Family:
                          "fireeval.core.measures.parse") from None
 
 
+@validate_params(gains=ARRAY)
 def n_retrieved_of(gains) -> np.ndarray:
     """Without a count, a list's length is up to its last non-NaN entry (zeros count)."""
     gains = np.asarray(gains, dtype=float)
@@ -322,6 +352,19 @@ class Context:
         cut = np.broadcast_to(cut, self.rel.shape[:-1])
         return np.take_along_axis(csum, cut[..., None], axis=-1)[..., 0]
 
+    def at_level(self, level: int) -> "Context":
+        """The same lists judged at another relevance level (R counted from the ideal gains).
+
+        >>> ctx = Context.of_lists([[2, 1, 0]])
+        >>> int(ctx.at_level(2).n_rel[0]), int(ctx.at_level(2).n_nonrel[0])
+        (1, 2)
+        """
+        if level == self.level:
+            return self
+        n_rel = (self.need_ideal() >= level).sum(axis=-1)
+        n_nonrel = None if self.n_nonrel is None else self.n_nonrel + self.n_rel - n_rel  # judged stays judged
+        return Context(self.grades, n_rel, self.ideal, level, n_nonrel, self.n_ret, self.rounding)
+
     def need_ideal(self):
         if self.ideal is None:
             raise ValueError("this measure needs the ideal gains (Qrels.ideal_gains)")
@@ -347,6 +390,11 @@ class Context:
                    np.asarray(n_retrieved))
 
 
+#: ir_measures' ``rel`` option (``P(rel=2)@10``): the least grade that counts as relevant for one measure.
+REL = Param("rel", int, None, low=1, doc="the least grade that counts as relevant (ir_measures' rel)")
+
+
+@validate_params(a=ARRAY, width=Int(0))
 def pad(a, width):
     """``a`` zero-padded on its last axis to ``width``."""
     if a.shape[-1] >= width:
@@ -354,6 +402,7 @@ def pad(a, width):
     return np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],))], axis=-1)
 
 
+@validate_params(values=ARRAY, how=Options(*SUMMARIES))
 def summarise(values, how: str = "mean") -> np.ndarray:
     """Summarise (n_runs, n_topics) values over topics as trec_eval does (``how`` in :data:`SUMMARIES`).
 

@@ -108,7 +108,7 @@ def ndcg_with_gains(ctx, pairs):
 def parse_ndcg(text, low, printing=False):
     """``ndcg`` / ``nDCG`` and trec_eval's ``ndcg.GRADE=GAIN,...`` (gain values); None for other names."""
     if low == "ndcg":
-        return [Measure("ndcg")]
+        return [Measure("ndcg", label=text if printing and text != "ndcg" else None)]
     if not low.startswith("ndcg."):
         return None
     given = text.split(".", 1)[1]
@@ -144,6 +144,18 @@ def dcg(ctx, k=None):
     [1.5]
     """
     return ranking.dcg(ctx.grades)
+
+
+def dcg_cut(ctx, k):
+    """DCG of the top K (ranx's ``dcg@K``, Järvelin and Kekäläinen's linear gains).
+
+    .. math:: DCG@K = \\sum_{j \\le K} g_j / \\log_2(j + 1)
+
+    >>> from fireeval.core.measures import score
+    >>> score("dcg@2", [[1, 0, 1]]).tolist()
+    [1.0]
+    """
+    return ranking.dcg(ctx.grades[..., :k])
 
 
 def ideal_dcg(ctx, k=None):
@@ -224,12 +236,13 @@ CUT = Param("K", int, TREC_CUTOFFS, doc="cut-off")
 FAMILIES = (
     Family("ndcg", "ndcg", ndcg, ir_names=("nDCG",), needs=IDEAL, nicknames=frozenset({"all_trec"}), print_rank=23,
            parse=parse_ndcg, examples=("ndcg", "nDCG", "ndcg.1=0,2=1,3=5")),
-    Family("ndcg_cut", "ndcg", ndcg, ir_names=("nDCG",), param=CUT, needs=IDEAL, nicknames=frozenset({"all_trec"}),
+    Family("ndcg_cut", "ndcg", ndcg, ir_names=("nDCG",), ranx_names=("ndcg",), param=CUT, needs=IDEAL, nicknames=frozenset({"all_trec"}),
            print_rank=26),
     Family("ndcg_exp", "ndcg_exp", ndcg_exponential, needs=IDEAL, print_rank=26),
-    Family("ndcg_exp_cut", "ndcg_exp", ndcg_exponential, ir_names=("ndcg_exp",), param=CUT, needs=IDEAL,
+    Family("ndcg_exp_cut", "ndcg_exp", ndcg_exponential, ir_names=("ndcg_exp",), ranx_names=("ndcg_burges",), param=CUT, needs=IDEAL,
            print_rank=26),
     Family("dcg", "dcg", dcg, print_rank=21),
+    Family("dcg_cut", "dcg_cut", dcg_cut, ranx_names=("dcg",), param=CUT, trec_forms=False, gains_based=False),
     Family("ideal_dcg", "ideal_dcg", ideal_dcg, needs=IDEAL, print_rank=22),
     Family("ndcg_rel", "ndcg_rel", ndcg_rel, needs=IDEAL, nicknames=frozenset({"all_trec"}), print_rank=24),
     Family("Rndcg", "Rndcg", rndcg, needs=frozenset({"grades", "ideal", "retrieved"}), nicknames=frozenset({"all_trec"}),

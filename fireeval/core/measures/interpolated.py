@@ -5,7 +5,7 @@ trec_eval 9.x; 10.0 rounds XR to nearest (``Context.rounding == "nearest"``).
 """
 import numpy as np
 
-from fireeval.core.measures.base import Family, Measure, Param, float_param
+from fireeval.core.measures.base import REL, Family, Measure, Param, float_param
 
 RECALL_LEVELS = tuple(round(0.1 * i, 2) for i in range(11))
 
@@ -137,7 +137,7 @@ def parse_eleven_point(text, low, printing=False):
 
 
 FAMILIES = (
-    Family("iprec_at_recall", "iprec_at_recall", iprec_at_recall,
+    Family("iprec_at_recall", "iprec_at_recall", iprec_at_recall, ir_names=("IPrec",), options=(REL,),
            param=Param("X", float, RECALL_LEVELS, low=0.0, high=1e6, doc="recall level"),
            needs=frozenset({"grades", "retrieved"}), nicknames=frozenset({"all_trec", "official"}), print_rank=10),
     Family("11pt_avg", "11pt_avg", eleven_point_average, needs=frozenset({"grades", "retrieved"}),

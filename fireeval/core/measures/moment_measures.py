@@ -75,11 +75,11 @@ def _theta(text, name):
     return theta
 
 
-def _parser(pattern, kind, with_theta):
+def _parser(pattern, kind, with_theta, case_sensitive=False):
     regex = re.compile(pattern)
 
     def parse(text, low, printing=False):
-        match = regex.fullmatch(low)
+        match = regex.fullmatch(text if case_sensitive else low)
         if not match:
             return None
         k = int_param(match[1], text)
@@ -99,5 +99,5 @@ FAMILIES = (
     Family("AP@K,θ", "moment_ap", ap_iou, needs=MOMENTS, gains_based=False,
            parse=_parser(r"ap@([0-9]+),([0-9.]+)", "moment_ap", True), examples=("AP@10,0.5",)),
     Family("DCG@K", "moment_dcg", dcg_iou, needs=MOMENTS, gains_based=False,
-           parse=_parser(r"dcg@([0-9]+)", "moment_dcg", False), examples=("DCG@10",)),
+           parse=_parser(r"DCG@([0-9]+)", "moment_dcg", False, case_sensitive=True), examples=("DCG@10",)),
 )

@@ -5,7 +5,7 @@ trec_eval divides P@K by K even when fewer than K documents were retrieved.
 import numpy as np
 
 from fireeval.core import ranking
-from fireeval.core.measures.base import Family, Param
+from fireeval.core.measures.base import REL, Family, Param
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
@@ -62,10 +62,10 @@ def r_precision_multiple(ctx, k):
 
 FAMILIES = (
     Family("P", "P", precision, ir_names=("P",), param=Param("K", int, TREC_CUTOFFS, doc="cut-off"),
-           nicknames=frozenset({"all_trec", "official"}), print_rank=11),
+           options=(REL,), ranx_names=("precision",), nicknames=frozenset({"all_trec", "official"}), print_rank=11),
     Family("relative_P", "relative_P", relative_precision, param=Param("K", int, TREC_CUTOFFS, doc="cut-off"),
            nicknames=frozenset({"all_trec"}), print_rank=28),
-    Family("Rprec", "Rprec", r_precision, ir_names=("Rprec", "R-Prec"), nicknames=frozenset({"all_trec", "official"}),
+    Family("Rprec", "Rprec", r_precision, ir_names=("Rprec", "R-Prec"), options=(REL,), nicknames=frozenset({"all_trec", "official"}),
            print_rank=7),
     Family("Rprec_mult", "Rprec_mult", r_precision_multiple,
            param=Param("X", float, R_MULTIPLES, low=0.0, high=1e6, doc="multiple of R"),

@@ -1,8 +1,10 @@
 """trec_eval 10.0's rank-biased measures: ``rbp.p=P``, ``rbp_resid.p=P`` (Moffat & Zobel 2008) and
 ``unj_K`` (unjudged documents in the top K). Not in 9.0.7."""
+import dataclasses
+
 import numpy as np
 
-from fireeval.core.measures.base import Family, Measure, Param, float_param, pad
+from fireeval.core.measures.base import REL, Family, Measure, Param, float_param, pad
 
 V10 = frozenset({"grades", "judged", "retrieved"})
 
@@ -63,6 +65,18 @@ def unjudged(ctx, k):
     return missing.sum(axis=-1) / float(k)
 
 
+def rbp_binary(ctx, k, p=0.8):
+    """ir_measures' ``RBP(rel=R,p=P)@K``: rank-biased precision of the top K with binary relevance (grade >= R).
+
+    .. math:: \\mathrm{RBP@K} = (1 - p) \\sum_{j \\le K} \\mathrm{rel}_j\\, p^{j-1}
+
+    >>> from fireeval.core.measures import score
+    >>> score("RBP(rel=1,p=0.5)@2", [[1, 0, 1]]).tolist()   # 0.5 * 1
+    [0.5]
+    """
+    return (1.0 - p) * (ctx.rel[..., :k] * _powers(p, ctx.depth)[:ctx.depth][:k]).sum(axis=-1)
+
+
 def _parse_persistence(root):
     def parse(text, low, printing=False):
         head, dot, _ = low.partition(".")
@@ -85,6 +99,12 @@ FAMILIES = (
            since="10.0", parse=_parse_persistence("rbp"), examples=("rbp", "rbp.p=0.95")),
     Family("rbp_resid", "rbp_resid", rbp_residual, needs=V10, nicknames=ALL10, print_rank=37, since="10.0",
            parse=_parse_persistence("rbp_resid"), examples=("rbp_resid", "rbp_resid.p=0.8")),
+    Family("RBP", "ir_rbp", rbp_binary, ir_names=("RBP",), param=Param("K", int, (10,), doc="cut-off"),
+           options=(dataclasses.replace(REL, required=True, doc="binary relevance from this grade on; ir_measures' "
+                                        "RBP without rel takes its provider's graded gains, which fireeval does not "
+                                        "reproduce"),
+                    Param("p", float, 0.8, low=0.0, high=1.0, doc="persistence")),
+           trec_forms=False, gains_based=False, examples=("RBP(rel=1)@10",)),
     Family("unj", "unj", unjudged, param=Param("K", int, (5, 10, 20), doc="cut-off"), needs=V10, nicknames=ALL10,
            print_rank=38, since="10.0"),
 )

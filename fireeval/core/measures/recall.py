@@ -1,6 +1,6 @@
 """Recall at a cut-off: trec_eval ``recall_K``, ir_measures ``R@K`` (textbook recall, not the video R@K)."""
 from fireeval.core import ranking
-from fireeval.core.measures.base import Family, Param
+from fireeval.core.measures.base import REL, Family, Param
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -19,5 +19,6 @@ def recall(ctx, k):
 
 FAMILIES = (
     Family("recall", "recall", recall, ir_names=("R",), param=Param("K", int, TREC_CUTOFFS, doc="cut-off"),
+           options=(REL,), ranx_names=("recall",),
            nicknames=frozenset({"all_trec"}), print_rank=13),
 )

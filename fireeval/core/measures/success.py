@@ -7,7 +7,7 @@ import dataclasses
 import re
 
 from fireeval.core import ranking
-from fireeval.core.measures.base import Family, Param, int_param
+from fireeval.core.measures.base import REL, Family, Param, int_param
 
 
 def success(ctx, k):
@@ -33,9 +33,10 @@ def parse_correct(text, low, printing=False):
 
 
 SUCCESS = Family("success", "success", success, ir_names=("Success",), param=Param("K", int, (1, 5, 10), doc="cut-off"),
+                 options=(REL,), ranx_names=("hit_rate",),
                  nicknames=frozenset({"all_trec"}), print_rank=29)
 FAMILIES = (
     SUCCESS,
-    dataclasses.replace(SUCCESS, root="correct", ir_names=(), nicknames=frozenset(), print_rank=None,
+    dataclasses.replace(SUCCESS, root="correct", ir_names=(), ranx_names=(), nicknames=frozenset(), print_rank=None,
                         parse=parse_correct, examples=("C@1", "correct@5", "C_10")),
 )

@@ -1,0 +1,234 @@
+"""Declared parameter checks for the public functions of ``core`` and ``stats`` (scikit-learn's
+``validate_params`` style): one decorator, a few constraint types, one-line errors with a ``Fix:``.
+
+A function declares each of its parameters once, next to its signature::
+
+    @validate_params(pvalues=PROBABILITIES, n_resamples=Int(1), rng=SEED)
+    def f(pvalues, n_resamples=1000, rng=0): ...
+
+A call that breaks a declaration fails before any work, in one line naming the function, the
+parameter, the value and the fix (a :class:`ParamError`, both ``ValueError`` and ``TypeError``).
+The declaration is kept as ``f.__fireeval_params__`` (``tests/test_validation.py`` checks that
+every public function of ``core`` and ``stats`` declares every parameter).
+
+>>> @validate_params(n=Int(1), p=Real(0, 1, closed="neither"))
+... def g(n, p=0.5):
+...     return n * p
+>>> g(2)
+1.0
+>>> g(0)
+Traceback (most recent call last):
+...
+fireeval.core.validation.ParamError: g: n=0 is outside [1, ∞). Fix: give an integer of at least 1
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+
+import numpy as np
+
+__all__ = ["validate_params", "Int", "Real", "Options", "Instance", "Array", "Check", "ANY", "BOOL", "STR", "SEED",
+           "NUMBER", "ARRAY", "PROBABILITIES", "ParamError"]
+
+
+class ParamError(ValueError, TypeError):
+    """A value its declaration refuses: both a ``ValueError`` and a ``TypeError`` (as scikit-learn's
+    ``InvalidParameterError``), so either ``except`` catches it."""
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Constraint:
+    fix = "see the function's Parameters"
+
+    def problem(self, value):  # pragma: no cover - every constraint overrides it
+        """None when ``value`` is allowed, else ``(exception type, what is wrong)``."""
+        raise NotImplementedError
+
+
+class Int(_Constraint):
+    """A whole number (not a bool) in ``[low, high]`` (None: unbounded)."""
+
+    def __init__(self, low=None, high=None):
+        self.low, self.high = low, high
+        bounds = [f"at least {low}"] * (low is not None) + [f"at most {high}"] * (high is not None)
+        self.fix = "give an integer" + (" of " + " and ".join(bounds) if bounds else "")
+
+    def problem(self, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            return ParamError, f"is a {type(value).__name__}, not an integer"
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            low = "(-∞" if self.low is None else f"[{self.low}"
+            high = "∞)" if self.high is None else f"{self.high}]"
+            return ParamError, f"is outside {low}, {high}"
+        return None
+
+
+class Real(_Constraint):
+    """A finite real number (ints too, not bools) between ``low`` and ``high``; ``closed`` says which ends
+    belong: ``both``, ``left``, ``right`` or ``neither``."""
+
+    def __init__(self, low=None, high=None, closed="both"):
+        self.low, self.high, self.closed = low, high, closed
+        left = "(" if low is None or closed in ("right", "neither") else "["
+        right = ")" if high is None or closed in ("left", "neither") else "]"
+        self.range = f"{left}{'-∞' if low is None else low}, {'∞' if high is None else high}{right}"
+        self.fix = f"give a finite number in {self.range}"
+
+    def problem(self, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            return ParamError, f"is a {type(value).__name__}, not a number"
+        if not np.isfinite(value):
+            return ParamError, "is not finite"
+        low_ok = self.low is None or (value >= self.low if self.closed in ("both", "left") else value > self.low)
+        high_ok = self.high is None or (value <= self.high if self.closed in ("both", "right") else value < self.high)
+        return None if low_ok and high_ok else (ParamError, f"is outside {self.range}")
+
+
+class Options(_Constraint):
+    """One of the values given."""
+
+    def __init__(self, *values):
+        self.values = values
+        self.fix = "use one of " + ", ".join(map(repr, values))
+
+    def problem(self, value):
+        try:
+            return None if value in self.values else (ParamError, "is not one of the accepted values")
+        except TypeError:  # an unhashable or incomparable value
+            return ParamError, "is not one of the accepted values"
+
+
+class Instance(_Constraint):
+    """An instance of one of the types given (``Instance(str, os.PathLike)``)."""
+
+    def __init__(self, *types, fix=None):
+        self.types = types
+        self.fix = fix or "pass a " + " or ".join(t.__name__ for t in types)
+
+    def problem(self, value):
+        return None if isinstance(value, self.types) else (ParamError, f"is a {type(value).__name__}")
+
+
+class Array(_Constraint):
+    """Numbers in an array-like (list, tuple, ndarray, pandas object); with ``low``/``high`` every value
+    must lie in ``[low, high]`` (NaN refused then). Only an ndarray's type is looked at without a range
+    (the arrays of the scoring engine are not copied to be checked)."""
+
+    def __init__(self, low=None, high=None):
+        self.low, self.high = low, high
+        self.fix = ("give numbers" if low is None and high is None else
+                    f"give numbers from {low} to {high}") + " as a list or array"
+
+    def problem(self, value):
+        if isinstance(value, (str, bytes, dict, set)) or value is None or not (
+                isinstance(value, (list, tuple, np.ndarray, numbers.Number)) or hasattr(value, "__array__")):
+            return ParamError, f"is a {type(value).__name__}, not an array of numbers"
+        if self.low is None and self.high is None:
+            if isinstance(value, np.ndarray) and value.dtype.kind not in "biuf":
+                return ParamError, f"holds {value.dtype} values, not numbers"
+            return None
+        try:
+            array = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return ParamError, "holds values that are not numbers"
+        inside = (array >= self.low) & (array <= self.high)  # (NaN is outside)
+        if not inside.all():
+            return ParamError, f"holds {float(array[~inside].flat[0])!r}, outside [{self.low}, {self.high}]"
+        return None
+
+
+class Check(_Constraint):
+    """A module's own checker, ``func(name, value)``, that raises its one-line error (kept where its message is
+    part of the API, e.g. ``ranking``'s cut-offs and ``evaluate``'s options)."""
+
+    def __init__(self, func, fix="see the message"):
+        self.func, self.fix = func, fix
+
+    def problem(self, value):
+        raise NotImplementedError  # (called through _check with the parameter's name)
+
+
+class _Any(_Constraint):
+    def problem(self, value):
+        return None
+
+
+class _Seed(_Constraint):
+    fix = "pass an integer seed >= 0, a numpy Generator, or None"
+
+    def problem(self, value):
+        if value is None or isinstance(value, np.random.Generator):
+            return None
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            return ParamError, f"is a {type(value).__name__}, not a seed"
+        return None if value >= 0 else (ParamError, "is a negative seed")
+
+
+#: anything (an object the function checks itself, or passes on)
+ANY = _Any()
+BOOL = Instance(bool, np.bool_, fix="pass True or False")
+STR = Instance(str, fix="pass a str")
+#: a real number (NaN and infinities too)
+NUMBER = Instance(numbers.Real, fix="pass a number")
+#: ``rng``: an integer seed, a numpy Generator or None
+SEED = _Seed()
+#: numbers as a list or array
+ARRAY = Array()
+#: p-values: numbers in [0, 1]
+PROBABILITIES = Array(0, 1)
+
+
+def _alternatives(spec):
+    return tuple(spec) if isinstance(spec, (list, tuple)) else (spec,)
+
+
+def _check(where, name, value, spec):
+    alternatives = _alternatives(spec)
+    if value is None and None in alternatives:
+        return
+    if len(alternatives) == 1 and isinstance(alternatives[0], Check):
+        alternatives[0].func(name, value)
+        return
+    found = [c.problem(value) for c in alternatives if c is not None]
+    if not found or any(p is None for p in found):
+        return
+    kind, what = found[0]
+    fixes = [c.fix for c in alternatives if c is not None] + ["None"] * (None in alternatives)
+    raise kind(f"{where}: {name}={_show(value)} {what}. Fix: {' or '.join(fixes)}")
+
+
+def validate_params(**spec):
+    """Declare the allowed values of a function's parameters; checked at each call, before the body runs.
+
+    Each keyword is a parameter name, its value a constraint (``Int``, ``Real``, ``Options``,
+    ``Instance``, ``Array``, ``ANY``, ``BOOL``, ``STR``, ``SEED``, ``ARRAY``, ``PROBABILITIES``) or a
+    list of alternatives, ``None`` among them when None is allowed. A name the function lacks is an
+    error when the module is imported.
+    """
+    def decorate(func):
+        signature = inspect.signature(func)
+        unknown = set(spec) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"validate_params({func.__qualname__}): no parameter {sorted(unknown)}")
+        where = func.__qualname__
+
+        @functools.wraps(func)
+        def checked(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as err:
+                raise TypeError(f"{where}: {err}. Fix: call it as {where}{signature}") from None
+            for name, value in bound.arguments.items():
+                if name in spec:
+                    _check(where, name, value, spec[name])
+            return func(*args, **kwargs)
+
+        checked.__fireeval_params__ = dict(spec)
+        return checked
+    return decorate
