@@ -396,7 +396,7 @@ def noisy_iou_table(x, theta: float, sigmas, n: int = 10_000, rng=0, strict: boo
     ``x``. Returns ``(table, max_gap)``: ``table`` has one row per (σ, measure,
     statistic, true IoU) with columns ``σ, measure, statistic, true IoU, analytic,
     simulated`` (measures ``AxIoU@1`` and ``R@1,θ``; statistics bias, variance, mse),
-    and ``max_gap`` is the largest |analytic − simulated| over all rows.
+    and ``max_gap`` is the largest ``|analytic − simulated|`` over all rows.
 
     >>> t, gap = noisy_iou_table([0.5], theta=0.5, sigmas=[0.1], n=2000)
     >>> len(t), sorted(set(t["measure"])), gap < 0.05
@@ -421,7 +421,7 @@ def expected_swaps(per_query, n: int) -> np.ndarray:
     """Expected number of system pairs two disjoint n-query halves order differently, per measure.
 
     Normal approximation: a pair (a, b) swaps with probability 2Φ(z)Φ(−z), where
-    z = √n · |mean_q (s_a − s_b)| / SD_q(s_a − s_b) (population SD; z = ∞, i.e. no
+    ``z = √n · |mean_q (s_a − s_b)| / SD_q(s_a − s_b)`` (population SD; z = ∞, i.e. no
     swap, when the difference is constant). ``per_query``: (measures, systems,
     queries); returns (measures,), the sum over all pairs of systems.
 

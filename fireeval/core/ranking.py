@@ -300,7 +300,7 @@ def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
     .. math:: E[P@i] = \\frac{1}{i} + \\frac{i-1}{i}\\cdot\\frac{|d_{<i}|}{i-1}\\cdot
               \\frac{r_{<i} + \\epsilon}{r_{<i} + n_{<i} + 2\\epsilon}
 
-    with |d<i| the documents above i that are in the pool (judged, or pooled but not
+    with ``|d<i|`` the documents above i that are in the pool (judged, or pooled but not
     judged: a negative grade in the qrels), r and n the judged relevant and
     non-relevant ones above i, and epsilon = 1e-5 (trec_eval's). infAP is the sum over
     retrieved relevant documents divided by R. With complete judgements it equals AP.

@@ -140,7 +140,7 @@ def kendall_tau_matrix(scores) -> np.ndarray:
 
 
 def topk_overlap(list_a, list_b, k: int = 10) -> np.ndarray:
-    """Share of the top K that two ranked lists have in common, |A_K ∩ B_K| / K.
+    """Share of the top K that two ranked lists have in common, ``|A_K ∩ B_K| / K``.
 
     ``list_a`` and ``list_b`` are integer item ids of shape ``(..., depth)`` in rank
     order (FIRE Table 3 uses K = 10). Vectorised over leading axes; -1 marks no item.

@@ -127,7 +127,7 @@ class Estimate:
 
     @property
     def unstable(self) -> str | None:
-        """Why the interval method first tried broke down (BCa with |z0| > 1, an end at the extreme
+        """Why the interval method first tried broke down (BCa with ``|z0| > 1``, an end at the extreme
         replicates), when the interval shown replaces it; None for a stable interval."""
         start = self.method.find("BCa unstable")
         if start < 0:
@@ -292,7 +292,7 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     jackknife values (as BCa and percentile intervals are by construction), so a bounded
     statistic keeps its bounds.
 
-    BCa is also treated as unstable, and replaced the same way, when |ẑ₀| > 1 (most replicates on
+    BCa is also treated as unstable, and replaced the same way, when ``|ẑ₀| > 1`` (most replicates on
     one side: the corrected levels move far into one tail) or when an end falls at the outermost
     replicates (level ≤ 1/B or ≥ 1 − 1/B: one replicate decides it); ``how`` names each reason.
 

@@ -165,7 +165,7 @@ def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, nam
         Topics per set; needs ``2 * size <= n_topics``.
     n_trials : int
         Random splits; every split compares every pair of systems.
-    bins : array of bin edges for |difference|, default 0, 0.01, ..., 0.20 and beyond.
+    bins : array of bin edges for ``|difference|``, default 0, 0.01, ..., 0.20 and beyond.
     rng : seed or Generator.
 
     Returns

@@ -43,7 +43,7 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
 
 def bootstrap_deviation_quantile(per_query, sizes, q: float = 0.95, n_resamples: int = 10_000,
                                  rng=0) -> np.ndarray:
-    """FIRE's annotation-budget statistic: the q-quantile of |resample mean - full mean|.
+    """FIRE's annotation-budget statistic: the q-quantile of ``|resample mean - full mean|``.
 
     For each N in ``sizes``: draw ``n_resamples`` samples of N queries with
     replacement, score each by its mean, and return the ``q`` quantile of the absolute

@@ -974,7 +974,7 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
                                 level: float = 0.95) -> tuple[float, float, float]:
     """FIRE's budget statistic for one score vector, with its Monte-Carlo interval.
 
-    The ``q`` quantile of |mean of a resample of ``size`` queries − full mean| over
+    The ``q`` quantile of the absolute deviation (mean of a resample of ``size`` queries − full mean) over
     ``n_resamples`` resamples (:func:`fireeval.stats.resampling.bootstrap_deviation_quantile`),
     and a distribution-free ``level`` interval for that quantile from the order
     statistics of the resamples (binomial ranks), so a finite number of resamples is

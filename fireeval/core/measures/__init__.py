@@ -14,7 +14,7 @@ streaming engine (:func:`fireeval.core.stream.score_run`), the pooled-judgement 
 measures.
 
 The name grammar (one for all; case-insensitive)
------------------------------------------------
+------------------------------------------------
 ``ROOT``
     a family without parameter (``map``, ``ndcg``, ``bpref``, ``AP``, ``RR``, ``AP'``), or
     one with parameters at trec_eval's defaults (``P`` -> P_5 ... P_1000).
