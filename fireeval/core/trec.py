@@ -903,11 +903,24 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score
         trec_eval 10.0 (scores became doubles in its 2023 sources). Returned scores are
         the parsed doubles either way.
 
+    Returns
+    -------
+    pandas.DataFrame
+        Columns query, docno, score, tag (and rank when ``ordered``).
+
     Raises
     ------
     TrecFormatError
         Empty file, wrong column count, non-numeric score, or a document listed twice
         for one topic -- with the file, line and fix.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("1 Q0 a 1 0.5 t\\n1 Q0 b 2 0.9 t\\n")
+    >>> read_run(path)[["docno", "rank"]].values.tolist()
+    [['b', 1], ['a', 2]]
     """
     import pandas as pd
 
@@ -1095,6 +1108,11 @@ def write_run(frame, path, tag: str | None = None) -> None:
     Raises ValueError for what could not be read back: a query, docno or tag that is
     empty or holds whitespace, a score that is not a finite number.
 
+    Returns
+    -------
+    None
+        The file is written (replaced when it exists).
+
     Examples
     --------
     >>> import pandas as pd, tempfile, os
@@ -1130,6 +1148,11 @@ def write_qrels(frame, path) -> None:
         rather than truncated to 0).
     path : path-like
         Output file (gzip when it ends in ``.gz``).
+
+    Returns
+    -------
+    None
+        The file is written (replaced when it exists).
 
     Examples
     --------

@@ -216,6 +216,13 @@ def sign_flips(n_topics: int, n_permutations: int = 10_000, rng=0) -> tuple[np.n
     rng : int or numpy.random.Generator
         Seed or generator.
 
+    Returns
+    -------
+    flips : numpy.ndarray (P, T) of int8
+        One sign pattern per row.
+    exact : bool
+        True when the rows enumerate all ``2^T`` patterns.
+
     Examples
     --------
     >>> flips, exact = sign_flips(3, 100)
@@ -254,6 +261,11 @@ def randomisation_pvalues(values, pair_i, pair_j, flips, exact: bool = False, ch
         True when ``flips`` enumerates all ``2^T`` patterns (no ``+1`` correction).
     chunk : int
         Pairs per block.
+
+    Returns
+    -------
+    numpy.ndarray (n_pairs,)
+        The two-sided p-value of each pair.
 
     Examples
     --------
@@ -303,6 +315,11 @@ def tukey_hsd_pvalues(values, abs_differences, n_permutations: int = 10_000, rng
     rng : int or numpy.random.Generator
     chunk : int
         Resamples drawn at a time (memory ``chunk x T x R``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The p-value of each ``|d̄|``, in the order given.
 
     Examples
     --------
@@ -363,6 +380,13 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
         Seed of ``numpy.random.default_rng`` for the resample indices.
     chunk : int
         Pairs per block (memory ``B x chunk``).
+
+    Returns
+    -------
+    low, high : numpy.ndarray (n_pairs,)
+        The interval's ends for each pair.
+    method : numpy.ndarray (n_pairs,) of str
+        ``"BCa"``, ``"percentile"`` or ``"constant"`` (see above).
 
     Examples
     --------
@@ -785,6 +809,14 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     flips : array (P, T) of ±1, optional
         Use these sign flips instead of drawing them (e.g. to reproduce another tool's resamples).
 
+    Returns
+    -------
+    Comparison
+        One row per pair of systems in ``Comparison.pairs`` (mean difference, BCa interval,
+        randomisation, Tukey HSD and t-test p-values, adjusted as ``adjust`` says, ``significant``),
+        the systems' means, :meth:`Comparison.ranking` (who beats whom), the letters of a
+        compact letter display and the topic-set power figures.
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)
@@ -1041,6 +1073,11 @@ def detectable_difference(sd, n_topics: int, alpha: float = 0.05, power: float =
     n_topics : int
     alpha, power : float
 
+    Returns
+    -------
+    float or numpy.ndarray
+        ``δ_min`` for each ``sd``.
+
     Examples
     --------
     >>> round(float(detectable_difference(0.1, 50)), 4)
@@ -1102,6 +1139,13 @@ def topic_set_size(values, difference: float | None = None, alpha: float = 0.05,
         minimum detectable figures.
     alpha, power : float
 
+    Returns
+    -------
+    dict
+        The inputs and the design's figures (keys as in the example): ``sd_diff``,
+        ``min_detectable_t``, ``min_detectable_range_anova`` and, with ``difference``,
+        ``topics_needed_t`` and ``topics_needed_anova``.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -1156,6 +1200,11 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
         topics (``map``, ``P_10``, ``ndcg_cut_10``, ``correct@5`` ...).
     complete, relevance_level, judged_only, score_precision
         As ``fireeval evaluate`` ``-c``, ``-l``, ``-J``, ``--score-precision``.
+
+    Returns
+    -------
+    PerTopicScores
+        Systems (one per run) x paired topics, with notes on dropped topics.
 
     Examples
     --------
@@ -1231,6 +1280,11 @@ def scores_from_moments(predictions: Mapping, gt, measure: str = "R@1,0.5", *, q
     strict : bool
         IoU > θ instead of >= θ.
 
+    Returns
+    -------
+    PerTopicScores
+        Systems x queries.
+
     Examples
     --------
     >>> gt = np.array([[0.0, 10.0], [5.0, 15.0]])
@@ -1260,6 +1314,11 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
     measure : str
         ``R@K``, ``correct@K``, ``C@K`` or ``RR``/``MRR``.
     queries : sequence, optional
+
+    Returns
+    -------
+    PerTopicScores
+        Models x queries.
 
     Examples
     --------

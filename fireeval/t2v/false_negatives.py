@@ -166,7 +166,7 @@ def gains_of(lists, positives) -> np.ndarray:
 
 def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth: int = 20,
                      ap: str = "fire") -> dict[str, np.ndarray]:
-    """Per-query C@K for each K and AP@``ap_depth``: ``{name: array (..., n_queries)}``.
+    """Per-query C@K for each K and AP@K at K = ``ap_depth``: ``{name: array (..., n_queries)}``.
 
     ``ap="fire"`` (FIRE's code): mean precision at the positives retrieved in the top
     ``ap_depth``; ``ap="trec"``: divided by all positives of the query instead.

@@ -344,11 +344,11 @@ def compare_with_simulation(predictions, gt, raters, sigma: float, n_trials: int
     queries; ``gt``: their original annotation (n_queries, 2); ``raters``: (n_raters,
     n_queries, 2). Runs :func:`real_rater_experiment` and :func:`noise_experiment` at
     ``sigma`` (same seed), and simulates ``agreement_trials`` sets of raters at
-    ``sigma`` (``rng=seed``) for their agreement. Returns ``{real`` (the real-rater
+    ``sigma`` (``rng=seed``) for their agreement. Returns a dict: ``real`` (the real-rater
     dict), ``simulated_error`` (n_measures,), ``tau`` (Kendall τ-b between the real
     median-rater and simulated errors per measure), ``ratio`` (mean over measures of
     real / simulated error, simulated floored at 1e-12), ``sim_pairwise`` and
-    ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean IoU with ``gt``)``}``.
+    ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean IoU with ``gt``).
     """
     from fireeval.stats.agreement import kendall_tau
 
