@@ -742,7 +742,26 @@ def _grouped_order(topic, doc, compared, layout):
 
 def topic_codes(query: np.ndarray):
     """``(code per row, names)`` of a bytes array of topic ids: names sorted as strings (trec_eval's order).
-    Only the first row of each run of equal ids is looked at (a run lists a topic's rows together)."""
+    Only the first row of each run of equal ids is looked at (a run lists a topic's rows together).
+
+    Parameters
+    ----------
+    query : numpy.ndarray of bytes
+        The topic id of each row, a topic's rows together.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int
+        Each row's topic, an index into ``names``.
+    names : numpy.ndarray
+        The distinct topics, sorted as strings.
+
+    Examples
+    --------
+    >>> codes, names = topic_codes(np.array([b"2", b"2", b"10"]))
+    >>> codes.tolist(), names.tolist()
+    ([1, 1, 0], ['10', '2'])
+    """
     heads = np.r_[0, np.flatnonzero(query[1:] != query[:-1]) + 1]
     head_ids = query[heads].tolist()
     names = sorted(set(head_ids))  # bytes order: code point order of the UTF-8 texts
@@ -1030,6 +1049,24 @@ def read_qrels(path):
 
     Extra columns after the fourth (as in TREC-8's annotated qrels) are rejected:
     keep the first four columns for trec_eval-style qrels.
+
+    Parameters
+    ----------
+    path : path-like
+        A 4-column TREC qrels file, plain or gzip.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns query, docno, relevance (int).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("1 0 a 1\\n1 0 b 0\\n")
+    >>> read_qrels(path).values.tolist()
+    [['1', 'a', 1], ['1', 'b', 0]]
     """
     import pandas as pd
 
@@ -1212,7 +1249,18 @@ def read_ahead(paths, read, ahead: int = 2):
 
 
 def default_jobs() -> int:
-    """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``)."""
+    """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``).
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> default_jobs() >= 1
+    True
+    """
     import os
 
     try:

@@ -105,6 +105,18 @@ for _f in REGISTRY.values():
 def check_version(version: str) -> str:
     """``version`` if it is one of :data:`TREC_EVAL_VERSIONS`, else a ValueError saying which are.
 
+    Parameters
+    ----------
+    version : str
+        A trec_eval release.
+
+    Returns
+    -------
+    str
+        ``version``.
+
+    Examples
+    --------
     >>> check_version("10.0")
     '10.0'
     """
@@ -244,6 +256,18 @@ def trec_eval_order(measures) -> list:
     """``measures`` in the order trec_eval prints them; names trec_eval does not know (ir_measures
     names, ``correct@K``, ``Judged@K``) follow, in the order given (a stable sort).
 
+    Parameters
+    ----------
+    measures : list of Measure
+        Parsed measures.
+
+    Returns
+    -------
+    list of Measure
+        In trec_eval's print order.
+
+    Examples
+    --------
     >>> [m.name for m in trec_eval_order(parse("P_10") + parse("correct@5") + parse("map"))]
     ['map', 'P_10', 'correct@5']
     """
