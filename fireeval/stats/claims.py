@@ -237,6 +237,22 @@ def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
 
     The predicate is monotone in the quantity, so the interval's two ends decide it.
 
+    Parameters
+    ----------
+    estimate : Estimate
+        The measured quantity.
+    test : Test
+        The claim's predicate.
+
+    Returns
+    -------
+    verdict : str
+        ``reproduced`` or ``not reproduced``.
+    basis : str
+        Why.
+
+    Examples
+    --------
     >>> verdict(Estimate(0.95, 0.91, 0.97, "b"), Test(">", 0.9))
     ('reproduced', 'the whole interval satisfies the test')
     >>> verdict(Estimate(0.80, 0.75, 0.85, "b"), Test(">", 0.9))
@@ -263,6 +279,20 @@ def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
 def format_estimate(estimate: Estimate | Mapping, fmt: str = ".3f") -> str:
     """``0.907 [0.881, 0.929]``; an exact value prints alone.
 
+    Parameters
+    ----------
+    estimate : Estimate or mapping
+        The value and interval.
+    fmt : str
+        Format of the numbers.
+
+    Returns
+    -------
+    str
+        The value and its interval.
+
+    Examples
+    --------
     >>> format_estimate(Estimate(0.9071, 0.881, 0.9289, "b"))
     '0.907 [0.881, 0.929]'
     """
@@ -296,6 +326,26 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     one side: the corrected levels move far into one tail) or when an end falls at the outermost
     replicates (level ≤ 1/B or ≥ 1 − 1/B: one replicate decides it); ``how`` names each reason.
 
+    Parameters
+    ----------
+    value : float
+        The estimate.
+    samples : array_like
+        Bootstrap replicates.
+    jackknife : array_like
+        Leave-one-out values.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    low, high : float
+        The interval.
+    how : str
+        The method used and why.
+
+    Examples
+    --------
     >>> bca_interval(0.5, np.linspace(0.3, 0.7, 101), [0.45, 0.5, 0.55])[2]
     'BCa bootstrap (z0 = 0.00)'
     >>> bca_interval(0.5, [0.3, 0.4, 0.5, 0.6, 0.7], [0.45, 0.5, 0.55])[2][:68]
@@ -376,6 +426,18 @@ def label(record: Mapping) -> str:
     lies on the other side of the threshold) or ``inconclusive`` (the interval
     straddles it: the data here cannot tell).
 
+    Parameters
+    ----------
+    record : mapping
+        A claim's record (``verdict``, ``basis``).
+
+    Returns
+    -------
+    str
+        One of :data:`LABELS`.
+
+    Examples
+    --------
     >>> label({"verdict": "not reproduced", "basis": "contradicted: the whole interval fails the test"})
     'contradicted'
     >>> label({"verdict": "not reproduced", "basis": "inconclusive: the interval straddles the threshold"})
@@ -1066,6 +1128,20 @@ def check_record(record: Mapping, legacy_twins: bool = False) -> None:
     * a flip with the seed or the interval method leaves it no firmer than *inconclusive*;
     * an extreme over conditions never decides it.
 
+    Parameters
+    ----------
+    record : mapping
+        A claim's record.
+    legacy_twins : bool
+        Allow the old ``.here`` twin claims.
+
+    Returns
+    -------
+    None
+        Raises ValueError instead.
+
+    Examples
+    --------
     >>> check_record({"id": "x.here", "label": "reproduced", "sensitivity": [], "conventions": {}})
     Traceback (most recent call last):
     ...

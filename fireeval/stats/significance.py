@@ -172,6 +172,22 @@ def check_resamples(n_permutations, n_bootstrap, n_topics: int | None = None,
     :data:`MAX_RESAMPLES`]; with ``n_topics``, their resample tables (resamples x topics)
     must also fit in 256 MiB each. ``names`` are the names shown (the CLI's options).
 
+    Parameters
+    ----------
+    n_permutations, n_bootstrap : int
+        The counts.
+    n_topics : int, optional
+        Topics T, for the size of the tables.
+    names : tuple of str
+        The names shown in messages.
+
+    Returns
+    -------
+    None
+        Raises ValueError instead.
+
+    Examples
+    --------
     >>> check_resamples(10**9, 2000)
     Traceback (most recent call last):
     ...
@@ -460,6 +476,16 @@ def holm(pvalues) -> np.ndarray:
     ``p_(k) -> max_{l <= k} min(1, (m - l + 1) p_(l))`` over the sorted p-values. (statsmodels
     runs ``gc.collect()`` in every Holm call: ~0.1 s in a large process.)
 
+    Parameters
+    ----------
+    pvalues : array_like
+        Raw p-values.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, in the input order.
+
     Examples
     --------
     >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
@@ -481,6 +507,22 @@ def monte_carlo_se(pvalues, n_resamples: int, two_sided: bool = True, exact: boo
     ``se = 2 sqrt(p/2 (1 - p/2) / N) = sqrt(p (2 - p) / N)``. Exact enumeration (all ``2^T``
     sign flips) has no Monte-Carlo error (0). A 99% band is ``p ± MC_Z se``.
 
+    Parameters
+    ----------
+    pvalues : array_like
+        Randomisation p-values.
+    n_resamples : int
+        Resamples they were estimated from.
+    two_sided : bool
+        Two-sided p-values.
+    exact : bool
+        Exact enumeration (standard error 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        One standard error per p-value.
+
     Examples
     --------
     >>> monte_carlo_se([0.05, 0.5], 10_000, two_sided=False).round(5).tolist()
@@ -500,6 +542,18 @@ def holm_monte_carlo_se(pvalues, se) -> np.ndarray:
     Holm's adjusted p-value of the k-th smallest is ``max_{l <= k} (m - l + 1) p_(l)``
     (capped at 1): it is the p-value ``p_(l*)`` of the step ``l*`` attaining the maximum,
     times ``m - l* + 1``, so its standard error is ``(m - l* + 1) se_(l*)`` (first order).
+
+    Parameters
+    ----------
+    pvalues : array_like
+        Raw p-values.
+    se : array_like
+        Their Monte-Carlo standard errors.
+
+    Returns
+    -------
+    numpy.ndarray
+        The standard error of each adjusted p-value.
 
     Examples
     --------
@@ -528,6 +582,24 @@ def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: 
     even the cap cannot bring ``2 m / (N + 1)`` below ``alpha``, nothing is raised (no pair could
     become significant; the report says so and suggests the randomised Tukey HSD).
 
+    Parameters
+    ----------
+    n_pairs : int
+        Pairs of systems m.
+    n_topics : int
+        Topics T.
+    alpha : float
+        Significance level.
+    adjust : str
+        As :func:`compare`'s.
+
+    Returns
+    -------
+    n : int
+        Permutations N.
+    reason : str
+        Why that number.
+
     Examples
     --------
     >>> auto_permutations(3, 50)[0], auto_permutations(105, 50)[0], auto_permutations(8256, 50)[0]
@@ -551,7 +623,23 @@ def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: 
 
 def auto_permutation_cap(n_topics: int) -> int:
     """The largest automatic number of permutations: :data:`AUTO_PERMUTATIONS_CAP`, and at most
-    :data:`AUTO_FLIP_BYTES` of int8 sign flips (``N x T`` bytes), never below the default."""
+    :data:`AUTO_FLIP_BYTES` of int8 sign flips (``N x T`` bytes), never below the default.
+
+    Parameters
+    ----------
+    n_topics : int
+        Topics T.
+
+    Returns
+    -------
+    int
+        The cap.
+
+    Examples
+    --------
+    >>> auto_permutation_cap(50) >= DEFAULT_PERMUTATIONS
+    True
+    """
     return max(DEFAULT_PERMUTATIONS, min(AUTO_PERMUTATIONS_CAP, AUTO_FLIP_BYTES // max(int(n_topics), 1)))
 
 
@@ -559,6 +647,24 @@ def smallest_pvalue(adjust: str, n_pairs: int, n_permutations: int, exact: bool 
     """The smallest p-value a test can give (resampling resolution, after adjustment): ``2 / (N + 1)`` for the
     randomisation test (``2 / 2^T`` exact), times the number of pairs under Holm (its first step), ``1 / (N + 1)``
     for the randomised Tukey HSD, 0 for the t-tests.
+
+    Parameters
+    ----------
+    adjust : str
+        As :func:`compare`'s.
+    n_pairs : int
+        Pairs of systems.
+    n_permutations : int
+        Resamples N.
+    exact : bool
+        Exact enumeration of the sign flips.
+    n_tukey : int
+        Resamples of the Tukey HSD test.
+
+    Returns
+    -------
+    float
+        The smallest attainable p-value.
 
     Examples
     --------
@@ -948,6 +1054,20 @@ def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
     Returns, per system (input order), the sorted numbers (0, 1, ...) of its letters;
     :func:`group_label` writes them as letters.
 
+    Parameters
+    ----------
+    means : array_like (n_systems,)
+        Mean scores (the display lists the best first).
+    pvalues : array_like (n_systems, n_systems)
+        Pairwise p-values.
+    alpha : float
+        Significance level.
+
+    Returns
+    -------
+    list of list of int
+        The letter numbers of each system.
+
     Examples
     --------
     >>> p = np.array([[1, 0.5, 0.01], [0.5, 1, 0.2], [0.01, 0.2, 1]])
@@ -1035,6 +1155,18 @@ def group_label(groups: Sequence[int], n_groups: int) -> str:
     """Letters for letter numbers (numbers from 1, comma-separated, when there are more than 26 letters);
     a run of three or more consecutive letters as ``first-last``, and then the pieces comma-separated.
 
+    Parameters
+    ----------
+    groups : sequence of int
+        Letter numbers, from 0.
+    n_groups : int
+        Letters in the display.
+
+    Returns
+    -------
+    str
+        The label.
+
     Examples
     --------
     >>> group_label([0], 3), group_label([0, 1], 3), group_label([2, 3, 4, 5], 8), group_label([0, 2], 3)
@@ -1095,6 +1227,20 @@ def topics_needed(difference: float, sd: float, alpha: float = 0.05, power: floa
     """Topics a two-sided paired t-test needs to detect a mean difference ``difference`` (ceiling).
 
     Solves statsmodels ``TTestPower().solve_power(effect_size=difference/sd, alpha, power)``.
+
+    Parameters
+    ----------
+    difference : float
+        Mean difference to detect.
+    sd : float
+        SD of the per-topic differences.
+    alpha, power : float
+        Significance level and power.
+
+    Returns
+    -------
+    int
+        Topics needed.
 
     Examples
     --------
@@ -1351,6 +1497,16 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
 def rank_measure(measure: str):
     """The per-query score of a measure of the positive's rank: ``R@K`` (= ``correct@K``, ``C@K``: 1 when
     rank <= K) or ``RR`` (= ``MRR``: 1 / rank), as a function of an array of ranks (1 = top).
+
+    Parameters
+    ----------
+    measure : str
+        ``R@K``, ``correct@K``, ``C@K``, ``RR`` or ``MRR``.
+
+    Returns
+    -------
+    callable
+        ``ranks -> per-query scores``.
 
     Examples
     --------
