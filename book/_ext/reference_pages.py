@@ -53,7 +53,9 @@ def members(folder: str) -> dict[str, list[str]]:
                 if not (inspect.isfunction(obj) or inspect.isclass(obj)) or id(obj) in placed:
                     continue
                 home = getattr(obj, "__module__", None)
-                if (pass_ == "home" and home == module_name) or (pass_ == "export" and home not in listed):
+                # re-exports of another folder's names are documented there (``t2v`` re-exports core's Judgements)
+                ours = str(home).startswith(f"fireeval.{folder}.") or home == f"fireeval.{folder}"
+                if (pass_ == "home" and home == module_name) or (pass_ == "export" and home not in listed and ours):
                     out[module_name].append(n)
                     placed.add(id(obj))
     return out
@@ -111,6 +113,11 @@ def family_names() -> dict[str, list[str]]:
     return grouped
 
 
+def _release(version: str) -> tuple:
+    """``"10.0"`` -> ``(10, 0)``: releases compared as numbers, not text."""
+    return tuple(int(part) for part in version.split("."))
+
+
 def _literal(names) -> str:
     return ", ".join(f"``{n}``" for n in dict.fromkeys(names)) or "—"
 
@@ -124,7 +131,8 @@ def rows() -> list[dict]:
     for root, family in measures.REGISTRY.items():
         param = family.param
         in_trec_eval = root in measures.TREC_EVAL_ROOTS
-        versions = [v for v in measures.TREC_EVAL_VERSIONS if v >= family.since] if in_trec_eval else []
+        versions = [v for v in measures.TREC_EVAL_VERSIONS if _release(v) >= _release(family.since)] \
+            if in_trec_eval else []
         owner = ("trec_eval" if in_trec_eval else "fireeval") + (
             "; ir_measures' name " + _literal(n for n in family.ir_names) if family.ir_names else "")
         out.append({
