@@ -810,6 +810,22 @@ def stability_findings(stability: dict, sizes, per_query, ks=KS, thetas=THETAS) 
     * ``stab_top5``: the five most stable measures at the smallest n;
     * ``stab_swap_rho``: Spearman ρ between fewest :func:`expected_swaps` and mean τ
       at the smallest n; ``stab_r07_least``: whether R@K,0.7 is the least stable at every K.
+
+    Parameters
+    ----------
+    stability : dict
+        :func:`fireeval.stats.reliability.subset_stability`'s result.
+    sizes : sequence of int
+        Its subset sizes.
+    per_query : array_like (measures, systems, queries)
+        The scores it was computed on.
+    ks, thetas : sequences
+        The measures' cut-offs and thresholds (:func:`measure_names`).
+
+    Returns
+    -------
+    dict
+        The findings, keyed by the notebook's glue names (see above).
     """
     import pandas as pd
     from scipy import stats

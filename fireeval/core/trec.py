@@ -59,6 +59,20 @@ class TrecFormatError(ValueError):
 
     Attributes ``path`` and ``line`` (1-based, or None for whole-file problems)
     locate the problem; the message says how to fix it.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    line : int or None
+        The line, from 1.
+    problem, fix : str
+        What is wrong and what to do.
+
+    Examples
+    --------
+    >>> str(TrecFormatError("run.txt", 3, "expected 6 columns, found 5", "write 6 columns"))
+    'run.txt:3: expected 6 columns, found 5. Fix: write 6 columns'
     """
 
     def __init__(self, path, line, problem, fix):
@@ -445,6 +459,27 @@ def fixed_bytes(array, width: int | None = None):
     string, rounded up to a multiple of 8; longer strings are cut and keep their true
     ``lengths``). No Python string is made: documents are matched against the qrels
     on these bytes.
+
+    Parameters
+    ----------
+    array : pyarrow.StringArray
+        The strings.
+    width : int, optional
+        Bytes per row (default: the longest, rounded up to 8).
+
+    Returns
+    -------
+    rows : numpy.ndarray of uint8 (n, width)
+        Zero-padded bytes.
+    lengths : numpy.ndarray of int
+        Each string's length in bytes.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> rows, lengths = fixed_bytes(pa.array(["ab", "c"]))
+    >>> rows.shape, lengths.tolist()
+    ((2, 8), [2, 1])
     """
     if isinstance(array, np.ndarray):
         return _fixed_rows(array, width)
@@ -495,7 +530,23 @@ def _fixed_rows(texts: np.ndarray, width: int | None = None):
 
 def as_bytes_array(values) -> np.ndarray:
     """Texts as a numpy bytes (``S``, UTF-8) array: a bytes array as it is, a pyarrow string array through its
-    buffers, anything else (strings, numbers) through ``str``."""
+    buffers, anything else (strings, numbers) through ``str``.
+
+    Parameters
+    ----------
+    values : array_like or pyarrow.StringArray
+        Texts (or numbers, written with ``str``).
+
+    Returns
+    -------
+    numpy.ndarray of bytes (``S``)
+        UTF-8 encoded.
+
+    Examples
+    --------
+    >>> as_bytes_array(["a", 1]).tolist()
+    [b'a', b'1']
+    """
     if isinstance(values, np.ndarray) and values.dtype.kind == "S":
         return values
     if hasattr(values, "buffers") or hasattr(values, "combine_chunks"):  # pyarrow (chunked) string array
@@ -508,7 +559,29 @@ def as_bytes_array(values) -> np.ndarray:
 def intern_rows(rows: np.ndarray):
     """``(codes, firsts, hashes)`` of fixed-width byte rows: equal rows share a code, ``rows[firsts]`` are
     the distinct rows (code ``i`` is ``rows[firsts[i]]``), ``hashes`` their :func:`bytes_hash`. One sort of
-    64-bit hashes, the bytes confirmed; an exact sort of the bytes only when two distinct rows share a hash."""
+    64-bit hashes, the bytes confirmed; an exact sort of the bytes only when two distinct rows share a hash.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray of uint8 (n, width)
+        Fixed-width byte rows (:func:`fixed_bytes`).
+
+    Returns
+    -------
+    codes : numpy.ndarray of int (n,)
+        Each row's code.
+    firsts : numpy.ndarray of int
+        The first row of each code.
+    hashes : numpy.ndarray of uint64
+        The distinct rows' hashes.
+
+    Examples
+    --------
+    >>> rows = np.array([[1, 2] + [0] * 6, [3, 4] + [0] * 6, [1, 2] + [0] * 6], dtype=np.uint8)
+    >>> codes, firsts, _ = intern_rows(rows)
+    >>> bool(codes[0] == codes[2] != codes[1]), sorted(firsts.tolist())
+    (True, [0, 1])
+    """
     n = len(rows)
     if not n:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint64)
@@ -819,6 +892,27 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     Raises :class:`TrecFormatError` naming the file, line and fix for a line with too
     few or too many fields, a score that is not a finite number, or a document listed
     twice for one topic.
+
+    Parameters
+    ----------
+    path : path-like
+        A six-column TREC run file, plain or gzip.
+    score_precision : {"float", "double"}
+        How scores are compared when ordering (as :func:`read_run`).
+
+    Returns
+    -------
+    RunTable
+        The run in trec_eval order.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("1 Q0 a 1 0.5 t\\n1 Q0 b 2 0.9 t\\n")
+    >>> table = read_run_table(path)
+    >>> table.tag, table.score.tolist()
+    ('t', [0.9, 0.5])
     """
     dtype = _check_precision(score_precision)
     topic, names, doc, dictionary, hashes, score, tag = _run_columns(path)
@@ -963,6 +1057,29 @@ def read_qrels_table(path, check_duplicates: bool = True):
     A line with too few or too many fields, a relevance that is not an integer ("1.0"
     passes, as trec_eval's atol reads it), or a document judged twice for one topic
     raises :class:`TrecFormatError` with the file, line and fix.
+
+    Parameters
+    ----------
+    path : path-like
+        A 4-column TREC qrels file, plain or gzip.
+    check_duplicates : bool
+        Reject a document judged twice for one topic.
+
+    Returns
+    -------
+    query, docno : pyarrow.StringArray
+        Each judgement's topic and document.
+    relevance : numpy.ndarray of int64
+        Each judgement's grade.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("1 0 a 1\\n1 0 b 0\\n")
+    >>> query, docno, relevance = read_qrels_table(path)
+    >>> docno.to_pylist(), relevance.tolist()
+    (['a', 'b'], [1, 0])
     """
     import pyarrow as pa
 
@@ -998,7 +1115,31 @@ def read_qrels_table(path, check_duplicates: bool = True):
 def read_qrels_columns(path, check_duplicates: bool = True):
     """``(query, docno, relevance)``: numpy bytes (UTF-8) arrays and an int64 array, validated as
     :func:`read_qrels_table`; numpy alone for a file up to ``_LEAN_BYTES`` (the reader of ``fireeval
-    evaluate``), pyarrow's reader for larger files."""
+    evaluate``), pyarrow's reader for larger files.
+
+    Parameters
+    ----------
+    path : path-like
+        A 4-column TREC qrels file, plain or gzip.
+    check_duplicates : bool
+        Reject a document judged twice for one topic.
+
+    Returns
+    -------
+    query, docno : numpy.ndarray of bytes
+        Each judgement's topic and document (UTF-8).
+    relevance : numpy.ndarray of int64
+        Each judgement's grade.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("1 0 a 1\\n1 0 b 0\\n")
+    >>> query, docno, relevance = read_qrels_columns(path)
+    >>> docno.tolist(), relevance.tolist()
+    ([b'a', b'b'], [1, 0])
+    """
     raw = _read_bytes(path)
     if not raw or raw.isspace():
         raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
@@ -1088,6 +1229,27 @@ def trec_order(frame, by=("query",), score_precision: str = "float"):
     float32 precision are a tie, broken by docno. trec_eval 10.0 reads them as
     ``double``; ``score_precision="double"`` reproduces that. (The two differ on one
     TREC-8 run, uwmt8a0, by up to ~4e-6 in AP on some topics.)
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns query, docno, score (and those of ``by``).
+    by : tuple of str
+        The groups ranked separately.
+    score_precision : {"float", "double"}
+        How scores are compared.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows in trec_eval order, with ``rank``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"query": ["1", "1"], "docno": ["a", "b"], "score": [0.5, 0.5]})
+    >>> trec_order(frame)[["docno", "rank"]].values.tolist()   # a tie: docno descending
+    [['b', 1], ['a', 2]]
     """
     import pandas as pd
 
@@ -1230,6 +1392,22 @@ def read_ahead(paths, read, ahead: int = 2):
     second core; at most ``ahead`` files wait in memory. An error surfaces in order.
     Used by ``fireeval evaluate`` and ``fireeval compare`` over many runs.
 
+    Parameters
+    ----------
+    paths : iterable
+        The files, in order.
+    read : callable
+        ``read(path)``.
+    ahead : int
+        Files read ahead at most.
+
+    Yields
+    ------
+    tuple
+        ``(path, read(path))``.
+
+    Examples
+    --------
     >>> list(read_ahead(["a", "b", "c"], str.upper))
     [('a', 'A'), ('b', 'B'), ('c', 'C')]
     """
@@ -1387,6 +1565,25 @@ def map_in_workers(func, items, jobs: int):
     so the results waiting in memory stay bounded. A worker that dies without reporting (killed, out of
     memory) stops the map at its item with a message naming it. One job, one item, or no
     ``os.fork`` (Windows): plain ``map`` in this process.
+
+    Parameters
+    ----------
+    func : callable
+        Called on each item (in a worker process).
+    items : sequence
+        The items.
+    jobs : int
+        Processes, this one included.
+
+    Yields
+    ------
+    object
+        ``func(item)`` for each item, in order.
+
+    Examples
+    --------
+    >>> list(map_in_workers(abs, [-1, 2, -3], jobs=1))
+    [1, 2, 3]
 
     >>> list(map_in_workers(len, ["a", "bb", "ccc"], 2))
     [1, 2, 3]

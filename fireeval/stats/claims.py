@@ -94,6 +94,23 @@ class Estimate:
     ``low``/``high`` are both None for a quantity with no sampling uncertainty (then
     ``method`` says why, e.g. "exact: all 129 runs, no sampling"). The interval must
     contain ``value``.
+
+    Parameters
+    ----------
+    value : float
+        The estimate.
+    low, high : float or None
+        The interval's ends.
+    method : str
+        How the interval was made (or why there is none).
+    extreme : str or None
+        Which end, if any, lies at the extreme of the replicates.
+
+    Examples
+    --------
+    >>> e = Estimate(0.91, 0.88, 0.93, "BCa bootstrap over topics")
+    >>> e.value, e.low, e.high
+    (0.91, 0.88, 0.93)
     """
 
     value: float
@@ -208,6 +225,17 @@ class Estimate:
 class Test:
     """The predicate a claim makes about its quantity: ``quantity <op> threshold``.
 
+    Parameters
+    ----------
+    op : str
+        ``>``, ``>=``, ``<``, ``<=``.
+    threshold : float
+        The threshold.
+    from_cell : str, optional
+        Where the threshold comes from (a notebook cell).
+
+    Examples
+    --------
     >>> Test(">", 0.9).holds(0.95), Test("<=", 0).holds(0.1)
     (True, False)
     """

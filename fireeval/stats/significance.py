@@ -89,6 +89,25 @@ class PerTopicScores:
 
     ``notes`` holds what was tolerated while building them (topics dropped, ...), for a
     caller to show as warnings.
+
+    Parameters
+    ----------
+    names : list of str
+        The systems.
+    topics : list
+        The topics.
+    values : numpy.ndarray (systems, topics)
+        The scores.
+    measure : str
+        The measure's name.
+    notes : list of str
+        What was tolerated.
+
+    Examples
+    --------
+    >>> s = PerTopicScores(["A", "B"], ["t1", "t2"], np.array([[0.5, 0.6], [0.4, 0.4]]), "map")
+    >>> s.values.mean(axis=1).tolist()
+    [0.55, 0.4]
     """
 
     names: list
