@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+from pathlib import Path
 
 from docutils.parsers.rst import Directive
 
@@ -203,6 +204,7 @@ class ApiDirective(Directive):
     has_content = False
 
     def run(self):
+        self.state.document.settings.env.note_dependency(__file__)  # autodoc notes the modules themselves
         return parse_rst(self, render_api(self.arguments[0]), f"fireeval.{self.arguments[0]}")
 
 
@@ -212,6 +214,12 @@ class MeasuresDirective(Directive):
     has_content = False
 
     def run(self):
+        # re-read the page when a measure file (or this generator) changes, not only its own text
+        from fireeval.core import measures
+
+        env = self.state.document.settings.env
+        for path in sorted(Path(measures.__file__).parent.glob("*.py")) + [Path(__file__)]:
+            env.note_dependency(str(path))
         return parse_rst(self, render_measures(), "fireeval.core.measures.REGISTRY")
 
 
