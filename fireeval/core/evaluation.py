@@ -119,6 +119,23 @@ class Scores:
     ``aggregates`` maps each measure name to how trec_eval summarises it over topics
     (``mean``, ``sum``, ``gm`` or ``count``); ``n_topics`` is the number to average over
     (all qrels topics with ``complete``).
+
+    Parameters
+    ----------
+    runs : list of str
+        The runs (rows).
+    topics : numpy.ndarray
+        The evaluation topics (columns).
+    values : dict
+        ``{measure: array (n_runs, n_topics)}``.
+    aggregates : dict
+        ``{measure: summary}``.
+
+    Examples
+    --------
+    >>> s = Scores(["r"], np.array(["1", "2"]), {"map": np.array([[0.5, 1.0]])}, {"map": "mean"})
+    >>> float(s.values["map"].mean())
+    0.75
     """
 
     runs: list
