@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idempotent set-up on Debian with Python 3.11: system packages, .venv, pinned project.
+# Idempotent set-up on Debian with Python 3.11: system packages, .venv, the project at the locked versions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,13 +22,14 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
   "$PYTHON" -m venv .venv
 fi
-# Reinstall only when the pins changed.
+# Reinstall only when the ranges or the lock changed. The lock (requirements-lock.txt: the exact
+# versions the book is built and tested with) is given as constraints, so pip installs those.
 stamp=.venv/.fireeval-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml requirements-lock.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing Python packages into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[book,test]"
+  .venv/bin/python -m pip install -q -c requirements-lock.txt -e ".[book,test]"
   echo "$want" > "$stamp"
 fi
 # Byte-compile the project (the editable install leaves it as source; with PYTHONDONTWRITEBYTECODE set,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Every test: unit, property and notebook tests, then the book build and the offline
-# browser check of its pages (charts present, no console errors).
-# Prints the 15 slowest tests and the time of each phase, and records the phases (with the machine's
-# load) in _build/.fireeval-test-times.json for benchmarks/bench_book.py.
+# Every test: unit, property and notebook tests, the library's unit tests at the lower bounds of
+# its dependency ranges (a second venv, scripts/test_lower_bounds.sh: ~70 s of CPU once .venv-lower
+# exists), then the book build and the offline browser check of its pages (charts present, no
+# console errors). Prints the 15 slowest tests and the time of each phase, and records the phases
+# (with the machine's load) in _build/.fireeval-test-times.json for benchmarks/bench_book.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -13,6 +14,9 @@ setup=$((SECONDS - start))
 # deadline); chapters are executed once per parameter set and shared between the tests and the two workers.
 HYPOTHESIS_PROFILE=ci .venv/bin/python -m pytest -n 2 -p no:cacheprovider --durations=15 --doctest-modules fireeval tests
 tests=$((SECONDS - start - setup))
+t_lower=$SECONDS
+bash scripts/test_lower_bounds.sh
+lower=$((SECONDS - t_lower))
 t_book=$SECONDS
 bash scripts/book.sh
 book=$((SECONDS - t_book))
@@ -21,7 +25,7 @@ t_check=$SECONDS
 check=$((SECONDS - t_check))
 total=$((SECONDS - start))
 mkdir -p _build
-printf '{"setup": %d, "pytest": %d, "book": %d, "page_check": %d, "total": %d, "workers": 2, "cores": %d, "load_start": "%s", "load_end": "%s", "finished": "%s"}\n' \
-  "$setup" "$tests" "$book" "$check" "$total" "$(nproc)" "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+printf '{"setup": %d, "pytest": %d, "book": %d, "lower_bounds": %d, "page_check": %d, "total": %d, "workers": 2, "cores": %d, "load_start": "%s", "load_end": "%s", "finished": "%s"}\n' \
+  "$setup" "$tests" "$book" "$lower" "$check" "$total" "$(nproc)" "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" \
   "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > _build/.fireeval-test-times.json
-echo "test: set-up ${setup} s, pytest ${tests} s, book ${book} s, page check ${check} s, total ${total} s"
+echo "test: set-up ${setup} s, pytest ${tests} s, lower bounds ${lower} s, book ${book} s, page check ${check} s, total ${total} s"

@@ -132,7 +132,7 @@ def test_a_downloaded_notebook_begins_with_how_to_install_it(path):
     first = twice.cells[0]
     assert first.cell_type == "markdown" and INSTALL_TAG in first.metadata["tags"]
     assert [c.source for c in twice.cells[1:]] == [c.source for c in nb.cells], "one install cell, sources untouched"
-    assert f"fireeval run {path.stem} --quick" in first.source and "pip install fireeval-" in first.source
+    assert f"fireeval run {path.stem} --quick" in first.source and "pip install 'fireeval-" in first.source and "[book]'" in first.source
     holding = "nlp/" if path.stem == "semantic_similarity" else "/"
     assert "the folder holding" in first.source and holding in first.source, first.source
     assert ("wordnet-base" in first.source) == ("wordnet" in path.read_text().lower())

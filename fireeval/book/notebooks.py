@@ -652,7 +652,7 @@ def install_note(nb, chapter: str) -> str:
     ...     'data_dir = None  # folder holding trec8_adhoc/ (default: FIREEVAL_DATA). Allowed: str or None',
     ...     metadata={"tags": ["parameters"]})])
     >>> text = install_note(nb, "pool_depth")
-    >>> "pip install fireeval-" in text and "fireeval run pool_depth --quick" in text and "trec8_adhoc/" in text
+    >>> "pip install 'fireeval-" in text and "[book]" in text and "fireeval run pool_depth --quick" in text and "trec8_adhoc/" in text
     True
     """
     import re
@@ -670,18 +670,19 @@ def install_note(nb, chapter: str) -> str:
                "`sudo apt-get install wordnet-base wordnet-sense-index`." if "wordnet" in source.lower() else "")
     oracle = (f"\n\nThis chapter checks fireeval against trec_eval's own C code through `pytrec_eval`, which the "
               f"wheel does not install (without it that claim is \"not testable here\"): install the wheel with "
-              f"its `oracle` extra, `pip install 'fireeval-{__version__}-py3-none-any.whl[oracle]'` (or `pip "
+              f"its `oracle` extra, `pip install 'fireeval-{__version__}-py3-none-any.whl[book,oracle]'` (or `pip "
               f"install pytrec_eval-terrier==0.5.11`)." if "pytrec_eval" in source else "")
     return f"""**Running this notebook outside the book.** It needs Python 3.11 or 3.12 and the `fireeval` \
-package {__version__} with its pinned dependencies (numpy, pandas, altair, papermill, ...). In an empty folder:
+package {__version__} with its `book` extra (altair, papermill, ... beside the library's numpy, pandas, ...). \
+In an empty folder:
 
 ```bash
 python3 -m venv .venv && . .venv/bin/activate
-pip install fireeval-{__version__}-py3-none-any.whl   # built from the repository with: python -m build
-pip install jupyterlab                                # only to open the notebook itself
+pip install 'fireeval-{__version__}-py3-none-any.whl[book]'   # built from the repository with: python -m build
+pip install jupyterlab                                        # only to open the notebook itself
 ```
 
-Without the wheel, `pip install .` from a checkout of the repository does the same. Then either open \
+Without the wheel, `pip install '.[book]'` from a checkout of the repository does the same. Then either open \
 this notebook with that environment's kernel, or re-run the chapter with your own parameters, which \
 checks them first and writes the executed notebook and its headline numbers:
 

@@ -28,6 +28,11 @@ _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a direct
         errno.EROFS: "choose a writable --output folder"}
 
 
+#: Modules of the ``book`` extra (``pip install 'fireeval[book]'``): the chapters (``fireeval run``) and the
+#: charts need them; ``import fireeval`` and every other command work without.
+BOOK_EXTRA_MODULES = frozenset({"altair", "vl_convert", "papermill", "jupytext", "myst_nb", "nbformat", "ipykernel",
+                                "jupyter_client", "jupyter_cache", "jupyter_book", "markdown_it", "yaml", "pygments"})
+
 #: Subcommand -> its module in this folder, in the order ``fireeval --help`` lists them.
 COMMANDS = {"run": "run", "evaluate": "evaluate", "evaluate-moments": "evaluate_moments", "audit": "audit",
             "evaluate-similarity": "evaluate_similarity", "compare": "compare", "diff": "diff"}
@@ -144,6 +149,9 @@ def error_message(err: BaseException, args=None) -> tuple[str, int]:
                 "Fix: re-download it, or check it with `gzip -t FILE`."), 2
     if isinstance(err, pickle.UnpicklingError):  # UnsafePickleError included
         return _in_form(text, args, "give a plain-data pickle or the JSON form"), 2
+    if isinstance(err, ModuleNotFoundError) and (err.name or "").split(".")[0] in BOOK_EXTRA_MODULES:
+        return (f"{files or '<arguments>'}: needs the book extra ({err.name} is not installed). "
+                "Fix: pip install 'fireeval[book]'"), 2
     if isinstance(err, MemoryError):
         return f"{files or '<arguments>'}: out of memory ({text}). Fix: check that the files are what you meant.", 2
     if isinstance(err, RecursionError):

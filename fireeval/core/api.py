@@ -578,6 +578,22 @@ def iter_run_scores(qrels, run, measures, *, relevance_level: int | None = None,
     in the same order, and an error surfaces at its run as with one job. Without
     ``os.fork`` (Windows) runs are scored in this process.
 
+    Parameters
+    ----------
+    qrels, run, measures
+        As :func:`evaluate`'s (``run`` may also be several files or a mapping of runs).
+    relevance_level, complete, judged_only, max_retrieved, trec_eval_version
+        trec_eval's ``-l``, ``-c``, ``-J``, ``-M`` and the version to reproduce.
+    score_precision : {"float", "double"}, optional
+        How scores are compared (default: the version's).
+    jobs : int or None
+        Processes scoring runs at once (see above).
+
+    Yields
+    ------
+    tuple
+        ``(run name, source, RunScores)`` for each run, in the order given.
+
     Examples
     --------
     >>> [(name, s.summary()) for name, _, s in iter_run_scores({"1": {"a": 1}}, {"1": {"a": 0.5}}, "map")]

@@ -66,6 +66,20 @@ trec_eval_order = registry.trec_eval_order
 def parse_measures(name: str, version: str = "9.0.7", *, printing: bool = False) -> list:
     """All measures a name stands for: :func:`fireeval.core.measures.parse` (one grammar for all).
 
+    Parameters
+    ----------
+    name : str
+        A measure name, family or nickname in the registry's grammar.
+    version : {"9.0.7", "10.0"}
+        The trec_eval release whose measures and nicknames apply.
+    printing : bool
+        Name the measures as written (``P@10``) rather than as trec_eval does (``P_10``).
+
+    Returns
+    -------
+    list of Measure
+        In trec_eval's order for a family (``P`` -> P_5 ... P_1000).
+
     Examples
     --------
     >>> [m.name for m in parse_measures("P.5,10")]
@@ -80,6 +94,18 @@ def parse_measures(name: str, version: str = "9.0.7", *, printing: bool = False)
 def parse_measure(name: str) -> Measure:
     """Parse one measure name (trec_eval or ir_measures style, case-insensitive).
 
+    Returns
+    -------
+    Measure
+        The measure (its ``name`` as trec_eval prints it).
+
+    Parameters
+    ----------
+    name : str
+        A name that stands for exactly one measure.
+
+    Examples
+    --------
     >>> parse_measure("P@10").name, parse_measure("nDCG@10").name, parse_measure("C@5").name
     ('P_10', 'ndcg_cut_10', 'C@5')
     """
@@ -97,6 +123,23 @@ class Scores:
     ``aggregates`` maps each measure name to how trec_eval summarises it over topics
     (``mean``, ``sum``, ``gm`` or ``count``); ``n_topics`` is the number to average over
     (all qrels topics with ``complete``).
+
+    Parameters
+    ----------
+    runs : list of str
+        The runs (rows).
+    topics : numpy.ndarray
+        The evaluation topics (columns).
+    values : dict
+        ``{measure: array (n_runs, n_topics)}``.
+    aggregates : dict
+        ``{measure: summary}``.
+
+    Examples
+    --------
+    >>> s = Scores(["r"], np.array(["1", "2"]), {"map": np.array([[0.5, 1.0]])}, {"map": "mean"})
+    >>> float(s.values["map"].mean())
+    0.75
     """
 
     runs: list
@@ -157,6 +200,21 @@ def score_run_set(runs: "RunSet", qrels: "Qrels", measures=DEFAULT_MEASURES, com
         trec_eval ``-M``: keep each topic's top ``max_retrieved`` documents.
     gains : array, optional
         Precomputed :meth:`RunSet.grades` (or ``gains``) over the evaluation topics.
+
+    Returns
+    -------
+    Scores
+        ``values[measure]`` of shape (n_runs, n_topics) and how each is summarised.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.core.runset import RunSet
+    >>> qrels = Qrels.from_pairs(["1", "1"], ["a", "b"], [1, 0])
+    >>> runs = RunSet.from_frames({"r": pd.DataFrame({"query": ["1", "1"], "docno": ["a", "b"], "score": [0.2, 0.9]})})
+    >>> score_run_set(runs, qrels, ["recip_rank"]).values["recip_rank"].tolist()
+    [[0.5]]
     """
     from fireeval.core.runset import evaluation_topics
 

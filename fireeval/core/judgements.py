@@ -26,6 +26,19 @@ class Qrels:
 
     ``relevance_level`` is the smallest grade that counts as relevant for binary
     measures (trec_eval's ``-l``, default 1). Unjudged documents are non-relevant.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns query, docno, relevance.
+    relevance_level : int
+        The smallest relevant grade.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_pairs(["1", "1", "2"], ["a", "b", "c"], [2, 0, 1])
+    >>> qrels.topics.tolist(), qrels.n_relevant(qrels.topics).tolist()
+    (['1', '2'], [1, 1])
     """
 
     frame: pd.DataFrame

@@ -48,6 +48,20 @@ def check_moments(moments, source: str = "moments") -> np.ndarray:
     NaN is this module's padding for "no moment", so a NaN in a file would be scored
     as a missing moment instead of being reported.
 
+    Parameters
+    ----------
+    moments : array_like (..., 2)
+        [start, end] seconds.
+    source : str
+        Where they come from, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray of float (..., 2)
+        The moments.
+
+    Examples
+    --------
     >>> check_moments([[0, 1.5], [2, 2]]).tolist()
     [[0.0, 1.5], [2.0, 2.0]]
     >>> check_moments([[3, 1]], "p.json entry 4")
@@ -90,6 +104,20 @@ def temporal_iou(pred, gt) -> np.ndarray:
 
     ``pred``: (..., K, 2); ``gt``: (..., 2). Returns (..., K); NaN moments give 0.
 
+    Parameters
+    ----------
+    pred : array_like (..., K, 2)
+        Predicted [start, end] moments (NaN: none).
+    gt : array_like (..., 2)
+        The query's ground-truth moment.
+
+    Returns
+    -------
+    numpy.ndarray (..., K)
+        The IoU of each prediction.
+
+    Examples
+    --------
     >>> temporal_iou([[[0, 2], [1, 3], [5, 6]]], [[0, 2]])
     array([[1.        , 0.33333333, 0.        ]])
     """
@@ -114,6 +142,20 @@ def max_temporal_iou(pred, gt_windows) -> np.ndarray:
     ``pred``: (Q, K, 2); ``gt_windows``: (Q, G, 2), NaN rows padding queries with fewer
     than G windows. Returns (Q, K). With G = 1 this equals :func:`temporal_iou`.
 
+    Parameters
+    ----------
+    pred : array_like (Q, K, 2)
+        Predicted moments.
+    gt_windows : array_like (Q, G, 2)
+        Ground-truth windows, NaN rows as padding.
+
+    Returns
+    -------
+    numpy.ndarray (Q, K)
+        The best IoU of each prediction.
+
+    Examples
+    --------
     >>> max_temporal_iou([[[0, 2], [5, 6]]], [[[0, 1], [5, 6]]])
     array([[0.5, 1. ]])
     """
@@ -132,6 +174,24 @@ def recall_at_k_iou(iou, k: int, theta: float, strict: bool = False) -> np.ndarr
 
     .. math:: R@K,\\theta = \\mathbb{1}\\left[\\max_{i \\le K} \\mathrm{IoU}_i \\ge \\theta\\right]
 
+    Parameters
+    ----------
+    iou : array_like (..., K)
+        IoU of each ranked moment with the ground truth (0 for a missing moment).
+    k : int
+        The cut-off K.
+    theta : float
+        The IoU threshold θ.
+    strict : bool
+        IoU > θ instead of >= θ.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query.
+
+    Examples
+    --------
     >>> recall_at_k_iou([[0.2, 0.5], [0.7, 0.1]], k=1, theta=0.5)
     array([0., 1.])
     """
@@ -151,6 +211,22 @@ def axiou_at_k(iou, k: int, lower_bound: float = 0.0) -> np.ndarray:
     ``lower_bound`` (lb) is the reference code's option; 0 is the paper's measure.
     Lists shorter than K still divide by K (missing moments have IoU 0).
 
+    Parameters
+    ----------
+    iou : array_like (..., K)
+        IoU of each ranked moment with the ground truth (0 for a missing moment).
+    k : int
+        The cut-off K.
+    lower_bound : float
+        lb above (0: the paper's measure).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query.
+
+    Examples
+    --------
     >>> axiou_at_k([[0.2, 0.5, 0.1]], k=3)   # (0.2 + 0.5 + 0.5) / 3
     array([0.4])
     """
@@ -174,6 +250,25 @@ def ap_at_k_iou(iou, k: int, theta: float) -> np.ndarray:
     One ground-truth moment can be matched by several predictions, so the usual
     normaliser is the number of hits in the top K (0 when none). Used only to show
     that AP violates INV-k.
+
+    Parameters
+    ----------
+    iou : array_like (..., K)
+        IoU of each ranked moment with the ground truth (0 for a missing moment).
+    k : int
+        The cut-off K.
+    theta : float
+        The IoU threshold θ.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query.
+
+    Examples
+    --------
+    >>> ap_at_k_iou([[0.6, 0.1, 0.7]], k=3, theta=0.5)   # hits at ranks 1 and 3: (1 + 2/3) / 2
+    array([0.83333333])
     """
     hits = (np.asarray(iou, dtype=float)[..., :_check_k(k)] >= _check_theta(theta)).astype(float)
     prec = np.cumsum(hits, axis=-1) / np.arange(1, hits.shape[-1] + 1)
@@ -183,7 +278,25 @@ def ap_at_k_iou(iou, k: int, theta: float) -> np.ndarray:
 
 @validate_params(iou=ARRAY, k=Int(1))
 def dcg_at_k_iou(iou, k: int) -> np.ndarray:
-    """DCG@K with the IoU itself as the gain: sum_i IoU_i / log2(i + 1). Violates INV-k."""
+    """DCG@K with the IoU itself as the gain: sum_i IoU_i / log2(i + 1). Violates INV-k.
+
+    Parameters
+    ----------
+    iou : array_like (..., K)
+        IoU of each ranked moment with the ground truth (0 for a missing moment).
+    k : int
+        The cut-off K.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query.
+
+    Examples
+    --------
+    >>> dcg_at_k_iou([[1.0, 0.0, 0.5]], k=3)   # 1/log2(2) + 0.5/log2(4)
+    array([1.25])
+    """
     top = np.asarray(iou, dtype=float)[..., :_check_k(k)]
     return (top / np.log2(np.arange(2, top.shape[-1] + 2))).sum(axis=-1)
 
@@ -194,7 +307,25 @@ THETAS = (0.3, 0.5, 0.7)
 
 @validate_params(ks=ARRAY, thetas=ARRAY)
 def measure_names(ks=KS, thetas=THETAS) -> list[str]:
-    """The paper's 12 measures in a fixed order: R@K,θ for every K and θ, then AxIoU@K."""
+    """The paper's 12 measures in a fixed order: R@K,θ for every K and θ, then AxIoU@K.
+
+    Parameters
+    ----------
+    ks : sequence of int
+        The cut-offs K.
+    thetas : sequence of float
+        The IoU thresholds θ.
+
+    Returns
+    -------
+    list of str
+        ``R@K,θ`` for every K and θ, then ``AxIoU@K`` for every K.
+
+    Examples
+    --------
+    >>> measure_names(ks=(1, 5), thetas=(0.5,))
+    ['R@1,0.5', 'R@5,0.5', 'AxIoU@1', 'AxIoU@5']
+    """
     return [f"R@{k},{t}" for k in ks for t in thetas] + [f"AxIoU@{k}" for k in ks]
 
 
@@ -210,6 +341,24 @@ def score_all(iou, ks=KS, thetas=THETAS, strict: bool = False) -> dict:
     over K. Lists narrower than K keep their best IoU for the missing ranks, as
     :func:`recall_at_k_iou` and :func:`axiou_at_k` do.
 
+    Parameters
+    ----------
+    iou : array_like (..., K)
+        IoU of each ranked moment with the ground truth (0 for a missing moment).
+    ks : sequence of int
+        The cut-offs K.
+    thetas : sequence of float
+        The IoU thresholds θ.
+    strict : bool
+        IoU > θ instead of >= θ.
+
+    Returns
+    -------
+    dict
+        ``{name: array (..., n_queries)}`` for every R@K,θ and AxIoU@K.
+
+    Examples
+    --------
     >>> s = score_all([[0.2, 0.5, 0.1]], ks=(1, 3), thetas=(0.5,))
     >>> s["R@1,0.5"], s["R@3,0.5"], s["AxIoU@3"]
     (array([0.]), array([1.]), array([0.4]))
@@ -294,6 +443,20 @@ def measure_function(name: str, strict: bool = False):
     Accepts ``R@K,θ``, ``AP@K,θ``, ``AxIoU@K`` and ``DCG@K`` (the registry's moment families,
     :mod:`fireeval.core.measures.moment_measures`).
 
+    Parameters
+    ----------
+    name : str
+        ``R@K,θ``, ``AP@K,θ``, ``AxIoU@K`` or ``DCG@K``.
+    strict : bool
+        IoU > θ instead of >= θ (R@K,θ and AP@K,θ).
+
+    Returns
+    -------
+    callable
+        ``iou (..., K) -> (...)``.
+
+    Examples
+    --------
     >>> measure_function("R@1,0.5")([[0.5, 0.9]])
     array([1.])
     """
@@ -314,6 +477,28 @@ def score_systems(predictions: dict, gt, measures=None, strict: bool = False) ->
     ``predictions`` is ``{system: (Q, K, 2)}``; ``gt`` is (Q, 2) or (Q, G, 2) (several
     windows, see :func:`max_temporal_iou`); ``measures`` defaults to the 12 of
     :data:`MEASURES`. IoU is computed once per system.
+
+    Parameters
+    ----------
+    predictions : dict
+        ``{system: array (Q, K, 2)}`` of ranked [start, end] moments, NaN-padded.
+    gt : array_like (Q, 2) or (Q, G, 2)
+        The ground-truth window(s) of each query.
+    measures : sequence of str, optional
+        Names such as ``R@5,0.7`` or ``AxIoU@10`` (default: :data:`MEASURES`).
+    strict : bool
+        IoU > θ instead of >= θ.
+
+    Returns
+    -------
+    numpy.ndarray (measures, systems, queries)
+        Per-query scores.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 10.0]])
+    >>> score_systems({"A": np.array([[[0.0, 9.0]]])}, gt, ["R@1,0.5", "AxIoU@1"]).tolist()
+    [[[1.0]], [[0.9]]]
     """
     measures = list(measures or MEASURES)
     fns = [measure_function(m, strict) for m in measures]
@@ -335,7 +520,28 @@ def score_systems(predictions: dict, gt, measures=None, strict: bool = False) ->
 
 @validate_params(per_query=ARRAY, systems=ANY, measures=ANY)
 def mean_table(per_query, systems, measures=None):
-    """Mean over queries as a DataFrame (systems x measures) from (measures, systems, queries)."""
+    """Mean over queries as a DataFrame (systems x measures) from (measures, systems, queries).
+
+    Parameters
+    ----------
+    per_query : array_like (measures, systems, queries)
+        As :func:`score_systems` returns it.
+    systems : sequence of str
+        The systems' names.
+    measures : sequence of str, optional
+        The measures' names (default: :func:`measure_names`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Systems x measures.
+
+    Examples
+    --------
+    >>> mean_table(np.array([[[1.0, 0.0]]]), ["A"], ["R@1,0.5"])
+       R@1,0.5
+    A      0.5
+    """
     import pandas as pd
 
     measures = list(measures or MEASURES)
@@ -349,6 +555,18 @@ def all_tied_ratio(per_query) -> np.ndarray:
     ``per_query`` is (..., systems, queries); returns (...). Such queries cannot
     separate the systems, whatever their weight.
 
+    Parameters
+    ----------
+    per_query : array_like (..., systems, queries)
+        Per-query scores.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        The share of queries on which all systems tie.
+
+    Examples
+    --------
     >>> float(all_tied_ratio([[1, 0, 1], [1, 1, 1]]))
     0.6666666666666666
     """
@@ -367,6 +585,24 @@ def noisy_iou_bias_variance(x, theta: float, sigma: float, strict: bool = False)
     variance ``p(1 − p)``. MSE = bias² + variance. (The noise is not clipped to [0, 1];
     see :func:`simulate_noisy_iou` for the clipped variant.)
 
+    Parameters
+    ----------
+    x : array_like
+        True top-1 IoUs.
+    theta : float
+        The threshold of R@1,θ.
+    sigma : float
+        SD of the noise.
+    strict : bool
+        R@1,θ as IoU > θ.
+
+    Returns
+    -------
+    dict
+        ``{"AxIoU": {...}, "R": {...}}``, each with ``bias``, ``variance`` and ``mse`` arrays.
+
+    Examples
+    --------
     >>> r = noisy_iou_bias_variance([0.5], theta=0.5, sigma=0.1)
     >>> float(r["R"]["bias"][0]), float(r["R"]["variance"][0])
     (-0.5, 0.25)
@@ -390,6 +626,34 @@ def simulate_noisy_iou(x, theta: float, sigma: float, n: int = 10_000, rng=0, cl
 
     ``clip=True`` clips the observed IoU to [0, 1], as a real IoU is, which biases
     AxIoU@1 near 0 and 1.
+
+    Parameters
+    ----------
+    x : array_like
+        True IoUs.
+    theta : float
+        The threshold of R@1,θ.
+    sigma : float
+        SD of the noise on the observed IoU.
+    n : int
+        Draws per true IoU.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+    clip : bool
+        Clip the observed IoU to [0, 1].
+    strict : bool
+        R@1,θ as IoU > θ.
+
+    Returns
+    -------
+    dict
+        ``{"AxIoU": {...}, "R": {...}}``, each with ``bias``, ``variance`` and ``mse`` arrays (len(x),).
+
+    Examples
+    --------
+    >>> r = simulate_noisy_iou([0.5], theta=0.5, sigma=0.1, n=4000)
+    >>> round(float(r["R"]["variance"][0]), 1)
+    0.2
     """
     x = np.asarray(x, dtype=float)
     rng = np.random.default_rng(rng)
@@ -414,8 +678,32 @@ def noisy_iou_table(x, theta: float, sigmas, n: int = 10_000, rng=0, strict: boo
     ``x``. Returns ``(table, max_gap)``: ``table`` has one row per (σ, measure,
     statistic, true IoU) with columns ``σ, measure, statistic, true IoU, analytic,
     simulated`` (measures ``AxIoU@1`` and ``R@1,θ``; statistics bias, variance, mse),
-    and ``max_gap`` is the largest |analytic − simulated| over all rows.
+    and ``max_gap`` is the largest ``|analytic − simulated|`` over all rows.
 
+    Parameters
+    ----------
+    x : array_like
+        True IoUs.
+    theta : float
+        The threshold of R@1,θ.
+    sigmas : sequence of float
+        Noise SDs.
+    n : int
+        Draws per true IoU.
+    rng : int
+        Seed, the same for every σ.
+    strict : bool
+        R@1,θ as IoU > θ.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per (σ, measure, statistic, true IoU).
+    max_gap : float
+        The largest analytic-simulated gap.
+
+    Examples
+    --------
     >>> t, gap = noisy_iou_table([0.5], theta=0.5, sigmas=[0.1], n=2000)
     >>> len(t), sorted(set(t["measure"])), gap < 0.05
     (6, ['AxIoU@1', 'R@1,0.5'], True)
@@ -440,10 +728,24 @@ def expected_swaps(per_query, n: int) -> np.ndarray:
     """Expected number of system pairs two disjoint n-query halves order differently, per measure.
 
     Normal approximation: a pair (a, b) swaps with probability 2Φ(z)Φ(−z), where
-    z = √n · |mean_q (s_a − s_b)| / SD_q(s_a − s_b) (population SD; z = ∞, i.e. no
+    ``z = √n · |mean_q (s_a − s_b)| / SD_q(s_a − s_b)`` (population SD; z = ∞, i.e. no
     swap, when the difference is constant). ``per_query``: (measures, systems,
     queries); returns (measures,), the sum over all pairs of systems.
 
+    Parameters
+    ----------
+    per_query : array_like (measures, systems, queries)
+        Per-query scores.
+    n : int
+        Queries in each half.
+
+    Returns
+    -------
+    numpy.ndarray (measures,)
+        Expected swapped pairs, summed over all pairs of systems.
+
+    Examples
+    --------
     >>> expected_swaps([[[1, 0, 1, 0], [0, 1, 0, 1]]], n=10).tolist()  # mean difference 0: a coin flip
     [0.5]
     >>> expected_swaps([[[1, 0, 1, 0], [1, 0, 1, 0]]], n=10).tolist()  # identical systems never swap
@@ -472,6 +774,22 @@ def stability_frame(stability: dict, sizes, measures=None):
     variance of τ, family`` ("AxIoU@K" or "R@K,θ"), ``K`` (label "K = k") and
     ``measure (at this K)`` (the name with its cut-off replaced by K, e.g. "R@K,0.5").
 
+    Parameters
+    ----------
+    stability : dict
+        ``mean`` and ``var`` of τ-b, each (measures, sizes).
+    sizes : sequence of int
+        The subset sizes.
+    measures : sequence of str, optional
+        The measures' names (default: :func:`measure_names`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (measure, subset size).
+
+    Examples
+    --------
     >>> f = stability_frame({"mean": np.array([[0.9], [0.8]]), "var": np.zeros((2, 1))}, [50], ["R@5,0.5", "AxIoU@5"])
     >>> f[["measure (at this K)", "K", "mean τ"]].values.tolist()
     [['R@K,0.5', 'K = 5', 0.9], ['AxIoU@K', 'K = 5', 0.8]]
@@ -513,6 +831,22 @@ def stability_findings(stability: dict, sizes, per_query, ks=KS, thetas=THETAS) 
     * ``stab_top5``: the five most stable measures at the smallest n;
     * ``stab_swap_rho``: Spearman ρ between fewest :func:`expected_swaps` and mean τ
       at the smallest n; ``stab_r07_least``: whether R@K,0.7 is the least stable at every K.
+
+    Parameters
+    ----------
+    stability : dict
+        :func:`fireeval.stats.reliability.subset_stability`'s result.
+    sizes : sequence of int
+        Its subset sizes.
+    per_query : array_like (measures, systems, queries)
+        The scores it was computed on.
+    ks, thetas : sequences
+        The measures' cut-offs and thresholds (:func:`measure_names`).
+
+    Returns
+    -------
+    dict
+        The findings, keyed by the notebook's glue names (see above).
     """
     import pandas as pd
     from scipy import stats

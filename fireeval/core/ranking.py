@@ -55,6 +55,20 @@ __all__ = [
 def binary(gains, level=1):
     """Relevant (grade >= ``level``) as booleans; NaN (unjudged) is not relevant.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Same shape as ``gains``.
+
+    Examples
+    --------
     >>> binary([[2, 0, np.nan]]).tolist()
     [[True, False, False]]
     """
@@ -77,6 +91,18 @@ def _cutoff(k, allow_none: bool = False):
 def safe_divide(num, den):
     """``num / den`` where ``den > 0``, else 0 (trec_eval's convention for empty denominators).
 
+    Parameters
+    ----------
+    num, den : array_like
+        Numerator and denominator (broadcast).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``num / den``, 0 where ``den <= 0``.
+
+    Examples
+    --------
     >>> safe_divide([1.0, 1.0], [2, 0]).tolist()
     [0.5, 0.0]
     """
@@ -94,6 +120,22 @@ def correct_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     papers (FIRE calls it Correct@K to keep it apart from textbook recall).
     ir_measures: ``Success@K``.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    k : int
+        The cut-off K.
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> correct_at_k([[0, 1, 0], [0, 0, 0]], k=2)
     array([1., 0.])
     """
@@ -108,6 +150,22 @@ def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
 
     A list shorter than K still divides by K, as trec_eval does. ir_measures: ``P@K``.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    k : int
+        The cut-off K.
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> precision_at_k([[1, 0, 1, 0]], k=4)
     array([0.5])
     """
@@ -123,6 +181,24 @@ def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
     0 when the query has no relevant document. trec_eval: ``recall_K``; ir_measures: ``R@K``.
     Not to be confused with the video-retrieval "R@K", which is :func:`correct_at_k`.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    n_relevant : array_like (...)
+        R, the relevant documents of each query in the qrels.
+    k : int
+        The cut-off K.
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> recall_at_k([[1, 0, 1, 0]], n_relevant=[4], k=2)
     array([0.25])
     """
@@ -139,6 +215,22 @@ def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     ``n_relevant``). 0 when the query has no relevant document. ir_measures: ``AP``.
     Computed from the relevant cells alone by :func:`average_precision_of_cells`.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    n_relevant : array_like (...)
+        R, the relevant documents of each query in the qrels.
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> average_precision([[1, 0, 1]], n_relevant=[3])   # (1/1 + 2/3) / 3
     array([0.55555556])
     """
@@ -162,6 +254,26 @@ def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None, sta
     trec_eval adds them. ``starts`` (the first cell of each row present, as
     :func:`row_starts` gives) saves recomputing it when the same cells are scored many times.
 
+    Parameters
+    ----------
+    row, rank : numpy.ndarray of int
+        The relevant retrieved cells: their list and 1-based rank, grouped by row in rank order.
+    n_rows : int
+        The number of lists.
+    n_relevant : array_like (n_rows,)
+        R of each list.
+    hit : numpy.ndarray of bool, optional
+        Keeps a subset of the cells.
+    starts : numpy.ndarray, optional
+        :func:`row_starts` of ``row``, when already known.
+
+    Returns
+    -------
+    numpy.ndarray (n_rows,)
+        AP of each list.
+
+    Examples
+    --------
     >>> average_precision_of_cells(np.array([0, 0]), np.array([1.0, 3.0]), 1, [3])   # (1/1 + 2/3) / 3
     array([0.55555556])
     """
@@ -186,6 +298,18 @@ def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None, sta
 def row_starts(row) -> np.ndarray:
     """Index of the first cell of each run of equal values in ``row`` (cells grouped by row).
 
+    Parameters
+    ----------
+    row : numpy.ndarray of int
+        Each cell's row, cells grouped by row.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The index of each group's first cell.
+
+    Examples
+    --------
     >>> row_starts(np.array([0, 0, 2, 2, 2, 5])).tolist()
     [0, 2, 5]
     """
@@ -197,7 +321,23 @@ def row_starts(row) -> np.ndarray:
 def sum_in_order(terms) -> np.ndarray:
     """Sum over the last axis adding left to right, as trec_eval's loops do: numpy's pairwise sum
     groups the additions otherwise and can end one ulp away, which at a 5th-decimal half prints the
-    other 4th digit."""
+    other 4th digit.
+
+    Parameters
+    ----------
+    terms : array_like (..., n)
+        The terms, in the order trec_eval adds them.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        The sums.
+
+    Examples
+    --------
+    >>> float(sum_in_order([[0.1, 0.2, 0.3]])[0]) == (0.1 + 0.2) + 0.3
+    True
+    """
     terms = np.asarray(terms, dtype=float)
     if not terms.shape[-1]:
         return terms.sum(axis=-1)
@@ -212,6 +352,20 @@ def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
 
     trec_eval: ``recip_rank``; ir_measures: ``RR``.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> reciprocal_rank([[0, 0, 1], [0, 0, 0]])
     array([0.33333333, 0.        ])
     """
@@ -225,6 +379,20 @@ def gain_values(grades, gain="linear"):
     """The gain of each grade: the grade (``linear``) or 2^grade - 1 (``exponential``); 0 for
     negative grades and unjudged (NaN) documents.
 
+    Parameters
+    ----------
+    grades : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    gain : {"linear", "exponential"}
+        The grade itself, or 2^grade - 1.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Same shape as ``grades``.
+
+    Examples
+    --------
     >>> gain_values([[2, -1, np.nan]]).tolist()
     [[2.0, 0.0, 0.0]]
     """
@@ -247,6 +415,22 @@ def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
     or ``gain="exponential"``: g(r) = 2^r - 1 (Burges et al.; Wray et al.'s paper text).
     The two agree on binary relevance.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    k : int or None
+        The cut-off K; None: every rank.
+    gain : {"linear", "exponential"}
+        g(r) = r or 2^r - 1.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> dcg([[1, 0, 1]])     # 1/log2(2) + 1/log2(4)
     array([1.5])
     """
@@ -265,6 +449,24 @@ def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.n
     with ``k`` it is ``ndcg_cut_k``. 0 when the ideal DCG is 0. ir_measures:
     ``nDCG`` / ``nDCG@k``.
 
+    Parameters
+    ----------
+    gains : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    ideal_gains : array_like (..., n)
+        Each query's judged grades sorted descending (:func:`ideal_gains`).
+    k : int or None
+        The cut-off K; None: every rank.
+    gain : {"linear", "exponential"}
+        g(r) = r or 2^r - 1.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> ndcg([[0, 1]], ideal_gains=[[1]])   # (1/log2 3) / 1
     array([0.63092975])
     """
@@ -273,7 +475,25 @@ def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.n
 
 @validate_params(grades=ARRAY, level=NUMBER)
 def nonrelevant_judged(grades, level):
-    """Judged non-relevant: 0 <= grade < ``level`` (a negative grade is pooled but not judged)."""
+    """Judged non-relevant: 0 <= grade < ``level`` (a negative grade is pooled but not judged).
+
+    Parameters
+    ----------
+    grades : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Same shape as ``grades``.
+
+    Examples
+    --------
+    >>> nonrelevant_judged(np.array([[2, 0, -1, np.nan]]), 1).tolist()
+    [[False, True, False, False]]
+    """
     grades = np.asarray(grades, dtype=float)
     return (grades >= 0) & (grades < level)
 
@@ -291,6 +511,24 @@ def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
     relevant document with no judged non-relevant one above it scores 1. ir_measures:
     ``Bpref``.
 
+    Parameters
+    ----------
+    grades : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    n_relevant : array_like (...)
+        R, the relevant documents of each query in the qrels.
+    n_nonrelevant : array_like (...)
+        N, the judged non-relevant documents of each query.
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> bpref([[1, np.nan, 0, 1]], n_relevant=[2], n_nonrelevant=[3])   # (1 + (1 - 1/2)) / 2
     array([0.75])
     """
@@ -318,13 +556,29 @@ def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
     .. math:: E[P@i] = \\frac{1}{i} + \\frac{i-1}{i}\\cdot\\frac{|d_{<i}|}{i-1}\\cdot
               \\frac{r_{<i} + \\epsilon}{r_{<i} + n_{<i} + 2\\epsilon}
 
-    with |d<i| the documents above i that are in the pool (judged, or pooled but not
+    with ``|d<i|`` the documents above i that are in the pool (judged, or pooled but not
     judged: a negative grade in the qrels), r and n the judged relevant and
     non-relevant ones above i, and epsilon = 1e-5 (trec_eval's). infAP is the sum over
     retrieved relevant documents divided by R. With complete judgements it equals AP.
     Documents absent from the qrels (``NaN``) are outside the pool and contribute
     nothing but their rank. ir_measures: ``infAP``.
 
+    Parameters
+    ----------
+    grades : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    n_relevant : array_like (...)
+        R, the relevant documents of each query in the qrels.
+    level : int
+        The smallest grade that counts as relevant (trec_eval's ``-l``).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> inferred_ap([[1, 0, 1]], n_relevant=[2])   # complete judgements: AP = (1 + 2/3) / 2
     array([0.83333333])
     """
@@ -350,6 +604,22 @@ def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
     Judged with any grade, 0 included. Divides by the list length when it is shorter
     than K, as ir_measures does; 0 for an empty list. ir_measures: ``Judged@K``.
 
+    Parameters
+    ----------
+    grades : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    n_retrieved : array_like (...)
+        The length of each list.
+    k : int
+        The cut-off K.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        One value per query (the leading axes of ``gains``).
+
+    Examples
+    --------
     >>> judged_at_k([[1, np.nan, 0, np.nan]], n_retrieved=[4], k=2)
     array([0.5])
     """
@@ -365,6 +635,24 @@ def ideal_gains(topic, grades, n_topics: int, depth: int | None = None) -> np.nd
     ``topic`` is each judgement's topic index (-1: not wanted), ``grades`` its grade.
     nDCG's ideal ranking; ``depth`` pads (or cuts) the width.
 
+    Parameters
+    ----------
+    topic : numpy.ndarray of int
+        Each judgement's topic index (-1: not wanted).
+    grades : numpy.ndarray
+        Each judgement's grade.
+    n_topics : int
+        Rows of the result.
+    depth : int, optional
+        Width of the result (default: the most positive grades of a topic).
+
+    Returns
+    -------
+    numpy.ndarray (n_topics, width)
+        Positive grades sorted descending, zero-padded.
+
+    Examples
+    --------
     >>> ideal_gains(np.array([0, 0, 1, 0]), np.array([1, 3, 2, 0]), 3).tolist()
     [[3.0, 1.0], [2.0, 0.0], [0.0, 0.0]]
     """
@@ -389,6 +677,22 @@ def condense(grades, n_retrieved=None):
     their original order and ``NaN`` after them. Every measure computed on the result is
     its judged-only variant (condensed-list AP, nDCG, P@k ...).
 
+    Parameters
+    ----------
+    grades : array_like (..., depth)
+        Grades in rank order (NaN: unjudged), over any leading axes (runs, topics).
+    n_retrieved : array_like (...), optional
+        The length of each list (default: the depth).
+
+    Returns
+    -------
+    grades : numpy.ndarray
+        The judged documents moved up, NaN after them.
+    n_retrieved : numpy.ndarray
+        The judged documents of each list.
+
+    Examples
+    --------
     >>> g, n = condense([[np.nan, 1, np.nan, 0]])
     >>> g, n
     (array([[ 1.,  0., nan, nan]]), array([2]))
@@ -410,6 +714,24 @@ def real_numbers(values, what: str = "scores", dtype=float, ragged: str | None =
     floats (Python's and numpy's) pass. Nested lists of different lengths raise
     ``ragged`` (the caller's one-line message, with its Fix) or a generic one.
 
+    Parameters
+    ----------
+    values : array_like
+        An array, a column, or nested lists.
+    what : str
+        What the values are, for the error message.
+    dtype : numpy dtype
+        The result's dtype.
+    ragged : str, optional
+        The message for nested lists of different lengths.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``values`` as ``dtype``.
+
+    Examples
+    --------
     >>> real_numbers([[1, 2.5]]).tolist()
     [[1.0, 2.5]]
     >>> real_numbers([1 + 2j, 0.5], "scores of run A")

@@ -25,7 +25,9 @@ __all__ = ["RunSet"]
 class RunSet:
     """Ranked runs over a common topic list.
 
-    Attributes
+    Build with :meth:`from_frames` or :meth:`read`; the fields are:
+
+    Parameters
     ----------
     names : list of str
         Run names (row order of ``docs``).
@@ -35,6 +37,13 @@ class RunSet:
         Document vocabulary; ``docs`` holds positions in it.
     docs : ndarray of int, shape (n_runs, n_topics, depth)
         Document code at each rank, -1 for no document.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = RunSet.from_frames({"r": pd.DataFrame({"query": ["1", "1"], "docno": ["a", "b"], "score": [0.2, 0.9]})})
+    >>> runs.names, runs.topics.tolist(), runs.docs.shape
+    (['r'], ['1'], (1, 1, 2))
     """
 
     names: list

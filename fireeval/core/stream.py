@@ -312,6 +312,11 @@ def score_run(run: RunTable, qrels: QrelsIndex, measures, *, complete: bool = Fa
     rounding : str, optional
         Overrides the cut-off rounding (``"nearest"`` or ``"trec_eval9"``).
 
+    Returns
+    -------
+    RunScores
+        ``values[measure]`` per evaluation topic, the run's tag and the ignored and missing topics.
+
     Examples
     --------
     >>> from fireeval.core.trec import RunTable

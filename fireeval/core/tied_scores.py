@@ -223,6 +223,33 @@ def warn_if_tied(scores, name: str, relevant=None, where: str | None = None, **r
 
     ``where`` (a file) is the warning's location, printed before the message; each
     message is shown once per process. ``rule`` goes to :func:`tied_fill`.
+
+    Parameters
+    ----------
+    scores : array_like (queries, items)
+        A similarity matrix.
+    name : str
+        What the matrix is, for the warning.
+    relevant : array_like of bool, optional
+        Relevant items (as :func:`tied_fill`).
+    where : str, optional
+        A file, printed before the message.
+    **rule
+        :func:`tied_fill`'s thresholds.
+
+    Returns
+    -------
+    TieReport
+        :func:`tied_fill`'s report.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     report = warn_if_tied(np.array([[0.9, 0.5, 0.5, 0.5, 0.5]] * 4), "demo")
+    >>> bool(report.has_block.all())
+    True
     """
     report = tied_fill(scores, relevant, **rule)
     if report.flagged:
@@ -242,6 +269,22 @@ def order_under_tie_rule(scores, relevance, rule: str = "stable") -> np.ndarray:
     score and relevance, item order. ``relevance`` (same shape; bool or graded) may be
     ``None`` for ``"stable"``.
 
+    Parameters
+    ----------
+    scores : array_like (rows, items)
+        Scores, higher first.
+    relevance : array_like (rows, items) or None
+        Grades or booleans (None only for ``"stable"``).
+    rule : str
+        One of :data:`TIE_RULES`.
+
+    Returns
+    -------
+    numpy.ndarray of int (rows, items)
+        Item indices in rank order.
+
+    Examples
+    --------
     >>> s = [[0.5, 0.0, 0.0, 0.0]]; rel = [[0, 1, 0, 2]]
     >>> [order_under_tie_rule(s, rel, r).tolist() for r in TIE_RULES]
     [[[0, 3, 1, 2]], [[0, 1, 2, 3]], [[0, 2, 1, 3]]]

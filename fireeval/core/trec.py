@@ -64,6 +64,20 @@ class TrecFormatError(ValueError):
 
     Attributes ``path`` and ``line`` (1-based, or None for whole-file problems)
     locate the problem; the message says how to fix it.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    line : int or None
+        The line, from 1.
+    problem, fix : str
+        What is wrong and what to do.
+
+    Examples
+    --------
+    >>> str(TrecFormatError("run.txt", 3, "expected 6 columns, found 5", "write 6 columns"))
+    'run.txt:3: expected 6 columns, found 5. Fix: write 6 columns'
     """
 
     def __init__(self, path, line, problem, fix):
@@ -451,6 +465,27 @@ def fixed_bytes(array, width: int | None = None):
     string, rounded up to a multiple of 8; longer strings are cut and keep their true
     ``lengths``). No Python string is made: documents are matched against the qrels
     on these bytes.
+
+    Parameters
+    ----------
+    array : pyarrow.StringArray
+        The strings.
+    width : int, optional
+        Bytes per row (default: the longest, rounded up to 8).
+
+    Returns
+    -------
+    rows : numpy.ndarray of uint8 (n, width)
+        Zero-padded bytes.
+    lengths : numpy.ndarray of int
+        Each string's length in bytes.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> rows, lengths = fixed_bytes(pa.array(["ab", "c"]))
+    >>> rows.shape, lengths.tolist()
+    ((2, 8), [2, 1])
     """
     if isinstance(array, np.ndarray):
         return _fixed_rows(array, width)
@@ -502,7 +537,23 @@ def _fixed_rows(texts: np.ndarray, width: int | None = None):
 @validate_params(values=ANY)
 def as_bytes_array(values) -> np.ndarray:
     """Texts as a numpy bytes (``S``, UTF-8) array: a bytes array as it is, a pyarrow string array through its
-    buffers, anything else (strings, numbers) through ``str``."""
+    buffers, anything else (strings, numbers) through ``str``.
+
+    Parameters
+    ----------
+    values : array_like or pyarrow.StringArray
+        Texts (or numbers, written with ``str``).
+
+    Returns
+    -------
+    numpy.ndarray of bytes (``S``)
+        UTF-8 encoded.
+
+    Examples
+    --------
+    >>> as_bytes_array(["a", 1]).tolist()
+    [b'a', b'1']
+    """
     if isinstance(values, np.ndarray) and values.dtype.kind == "S":
         return values
     if hasattr(values, "buffers") or hasattr(values, "combine_chunks"):  # pyarrow (chunked) string array
@@ -516,7 +567,29 @@ def as_bytes_array(values) -> np.ndarray:
 def intern_rows(rows: np.ndarray):
     """``(codes, firsts, hashes)`` of fixed-width byte rows: equal rows share a code, ``rows[firsts]`` are
     the distinct rows (code ``i`` is ``rows[firsts[i]]``), ``hashes`` their :func:`bytes_hash`. One sort of
-    64-bit hashes, the bytes confirmed; an exact sort of the bytes only when two distinct rows share a hash."""
+    64-bit hashes, the bytes confirmed; an exact sort of the bytes only when two distinct rows share a hash.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray of uint8 (n, width)
+        Fixed-width byte rows (:func:`fixed_bytes`).
+
+    Returns
+    -------
+    codes : numpy.ndarray of int (n,)
+        Each row's code.
+    firsts : numpy.ndarray of int
+        The first row of each code.
+    hashes : numpy.ndarray of uint64
+        The distinct rows' hashes.
+
+    Examples
+    --------
+    >>> rows = np.array([[1, 2] + [0] * 6, [3, 4] + [0] * 6, [1, 2] + [0] * 6], dtype=np.uint8)
+    >>> codes, firsts, _ = intern_rows(rows)
+    >>> bool(codes[0] == codes[2] != codes[1]), sorted(firsts.tolist())
+    (True, [0, 1])
+    """
     n = len(rows)
     if not n:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint64)
@@ -751,7 +824,26 @@ def _grouped_order(topic, doc, compared, layout):
 @validate_params(query=ANY)
 def topic_codes(query: np.ndarray):
     """``(code per row, names)`` of a bytes array of topic ids: names sorted as strings (trec_eval's order).
-    Only the first row of each run of equal ids is looked at (a run lists a topic's rows together)."""
+    Only the first row of each run of equal ids is looked at (a run lists a topic's rows together).
+
+    Parameters
+    ----------
+    query : numpy.ndarray of bytes
+        The topic id of each row, a topic's rows together.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int
+        Each row's topic, an index into ``names``.
+    names : numpy.ndarray
+        The distinct topics, sorted as strings.
+
+    Examples
+    --------
+    >>> codes, names = topic_codes(np.array([b"2", b"2", b"10"]))
+    >>> codes.tolist(), names.tolist()
+    ([1, 1, 0], ['10', '2'])
+    """
     heads = np.r_[0, np.flatnonzero(query[1:] != query[:-1]) + 1]
     head_ids = query[heads].tolist()
     names = sorted(set(head_ids))  # bytes order: code point order of the UTF-8 texts
@@ -810,6 +902,27 @@ def read_run_table(path, score_precision: str = "float") -> RunTable:
     Raises :class:`TrecFormatError` naming the file, line and fix for a line with too
     few or too many fields, a score that is not a finite number, or a document listed
     twice for one topic.
+
+    Parameters
+    ----------
+    path : path-like
+        A six-column TREC run file, plain or gzip.
+    score_precision : {"float", "double"}
+        How scores are compared when ordering (as :func:`read_run`).
+
+    Returns
+    -------
+    RunTable
+        The run in trec_eval order.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("1 Q0 a 1 0.5 t\\n1 Q0 b 2 0.9 t\\n")
+    >>> table = read_run_table(path)
+    >>> table.tag, table.score.tolist()
+    ('t', [0.9, 0.5])
     """
     dtype = _check_precision(score_precision)
     topic, names, doc, dictionary, hashes, score, tag = _run_columns(path)
@@ -914,11 +1027,24 @@ def read_run(path, *, ordered: bool = True, check_duplicates: bool = True, score
         trec_eval 10.0 (scores became doubles in its 2023 sources). Returned scores are
         the parsed doubles either way.
 
+    Returns
+    -------
+    pandas.DataFrame
+        Columns query, docno, score, tag (and rank when ``ordered``).
+
     Raises
     ------
     TrecFormatError
         Empty file, wrong column count, non-numeric score, or a document listed twice
         for one topic -- with the file, line and fix.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("1 Q0 a 1 0.5 t\\n1 Q0 b 2 0.9 t\\n")
+    >>> read_run(path)[["docno", "rank"]].values.tolist()
+    [['b', 1], ['a', 2]]
     """
     import pandas as pd
 
@@ -943,6 +1069,29 @@ def read_qrels_table(path, check_duplicates: bool = True):
     A line with too few or too many fields, a relevance that is not an integer ("1.0"
     passes, as trec_eval's atol reads it), or a document judged twice for one topic
     raises :class:`TrecFormatError` with the file, line and fix.
+
+    Parameters
+    ----------
+    path : path-like
+        A 4-column TREC qrels file, plain or gzip.
+    check_duplicates : bool
+        Reject a document judged twice for one topic.
+
+    Returns
+    -------
+    query, docno : pyarrow.StringArray
+        Each judgement's topic and document.
+    relevance : numpy.ndarray of int64
+        Each judgement's grade.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("1 0 a 1\\n1 0 b 0\\n")
+    >>> query, docno, relevance = read_qrels_table(path)
+    >>> docno.to_pylist(), relevance.tolist()
+    (['a', 'b'], [1, 0])
     """
     import pyarrow as pa
 
@@ -979,7 +1128,31 @@ def read_qrels_table(path, check_duplicates: bool = True):
 def read_qrels_columns(path, check_duplicates: bool = True):
     """``(query, docno, relevance)``: numpy bytes (UTF-8) arrays and an int64 array, validated as
     :func:`read_qrels_table`; numpy alone for a file up to ``_LEAN_BYTES`` (the reader of ``fireeval
-    evaluate``), pyarrow's reader for larger files."""
+    evaluate``), pyarrow's reader for larger files.
+
+    Parameters
+    ----------
+    path : path-like
+        A 4-column TREC qrels file, plain or gzip.
+    check_duplicates : bool
+        Reject a document judged twice for one topic.
+
+    Returns
+    -------
+    query, docno : numpy.ndarray of bytes
+        Each judgement's topic and document (UTF-8).
+    relevance : numpy.ndarray of int64
+        Each judgement's grade.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("1 0 a 1\\n1 0 b 0\\n")
+    >>> query, docno, relevance = read_qrels_columns(path)
+    >>> docno.tolist(), relevance.tolist()
+    ([b'a', b'b'], [1, 0])
+    """
     raw = _read_bytes(path)
     if not raw or raw.isspace():
         raise TrecFormatError(path, None, "the file is empty", "check that the file was written completely")
@@ -1031,6 +1204,24 @@ def read_qrels(path):
 
     Extra columns after the fourth (as in TREC-8's annotated qrels) are rejected:
     keep the first four columns for trec_eval-style qrels.
+
+    Parameters
+    ----------
+    path : path-like
+        A 4-column TREC qrels file, plain or gzip.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns query, docno, relevance (int).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("1 0 a 1\\n1 0 b 0\\n")
+    >>> read_qrels(path).values.tolist()
+    [['1', 'a', 1], ['1', 'b', 0]]
     """
     import pandas as pd
 
@@ -1053,6 +1244,27 @@ def trec_order(frame, by=("query",), score_precision: str = "float"):
     float32 precision are a tie, broken by docno. trec_eval 10.0 reads them as
     ``double``; ``score_precision="double"`` reproduces that. (The two differ on one
     TREC-8 run, uwmt8a0, by up to ~4e-6 in AP on some topics.)
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns query, docno, score (and those of ``by``).
+    by : tuple of str
+        The groups ranked separately.
+    score_precision : {"float", "double"}
+        How scores are compared.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows in trec_eval order, with ``rank``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"query": ["1", "1"], "docno": ["a", "b"], "score": [0.5, 0.5]})
+    >>> trec_order(frame)[["docno", "rank"]].values.tolist()   # a tie: docno descending
+    [['b', 1], ['a', 2]]
     """
     import pandas as pd
 
@@ -1111,6 +1323,11 @@ def write_run(frame, path, tag: str | None = None) -> None:
     Raises ValueError for what could not be read back: a query, docno or tag that is
     empty or holds whitespace, a score that is not a finite number.
 
+    Returns
+    -------
+    None
+        The file is written (replaced when it exists).
+
     Examples
     --------
     >>> import pandas as pd, tempfile, os
@@ -1147,6 +1364,11 @@ def write_qrels(frame, path) -> None:
         rather than truncated to 0).
     path : path-like
         Output file (gzip when it ends in ``.gz``).
+
+    Returns
+    -------
+    None
+        The file is written (replaced when it exists).
 
     Examples
     --------
@@ -1188,6 +1410,22 @@ def read_ahead(paths, read, ahead: int = 2):
     second core; at most ``ahead`` files wait in memory. An error surfaces in order.
     Used by ``fireeval evaluate`` and ``fireeval compare`` over many runs.
 
+    Parameters
+    ----------
+    paths : iterable
+        The files, in order.
+    read : callable
+        ``read(path)``.
+    ahead : int
+        Files read ahead at most.
+
+    Yields
+    ------
+    tuple
+        ``(path, read(path))``.
+
+    Examples
+    --------
     >>> list(read_ahead(["a", "b", "c"], str.upper))
     [('a', 'A'), ('b', 'B'), ('c', 'C')]
     """
@@ -1208,7 +1446,18 @@ def read_ahead(paths, read, ahead: int = 2):
 
 @validate_params()
 def default_jobs() -> int:
-    """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``)."""
+    """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``).
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> default_jobs() >= 1
+    True
+    """
     import os
 
     try:
@@ -1336,6 +1585,25 @@ def map_in_workers(func, items, jobs: int):
     so the results waiting in memory stay bounded. A worker that dies without reporting (killed, out of
     memory) stops the map at its item with a message naming it. One job, one item, or no
     ``os.fork`` (Windows): plain ``map`` in this process.
+
+    Parameters
+    ----------
+    func : callable
+        Called on each item (in a worker process).
+    items : sequence
+        The items.
+    jobs : int
+        Processes, this one included.
+
+    Yields
+    ------
+    object
+        ``func(item)`` for each item, in order.
+
+    Examples
+    --------
+    >>> list(map_in_workers(abs, [-1, 2, -3], jobs=1))
+    [1, 2, 3]
 
     >>> list(map_in_workers(len, ["a", "bb", "ccc"], 2))
     [1, 2, 3]

@@ -7,7 +7,8 @@ family in :mod:`fireeval.core.measures` (the one copy ``evaluate`` and ``fireeva
 evaluate`` use, checked against trec_eval through pytrec_eval), on a view of the
 judged cells; names are read by the registry (``AP'``, ``map'``, ``nDCG'`` ...):
 
-``bpref`` (Buckley & Voorhees 2004, trec_eval's ``bpref``): :func:`fireeval.core.ranking.bpref`.
+``bpref`` (Buckley & Voorhees 2004, trec_eval's ``bpref``)
+    :func:`fireeval.core.ranking.bpref`.
 ``infAP`` (Yilmaz & Aslam 2006, trec_eval's ``infAP``): :func:`fireeval.core.ranking.inferred_ap`.
     A negative grade is trec_eval's "pooled but not sampled" (counted in the pool, not
     judged); with every pooled document judged infAP equals AP up to ε = 1e-5.

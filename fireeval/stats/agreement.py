@@ -21,6 +21,18 @@ def kendall_tau(scores_a, scores_b) -> float:
     are compared by score, so ranking by score in either direction is the same as long
     as both use the same direction. NaN when either scoring is constant.
 
+    Parameters
+    ----------
+    scores_a, scores_b : array_like (n_systems,)
+        Two scorings of the same systems.
+
+    Returns
+    -------
+    float
+        τ-b in [-1, 1].
+
+    Examples
+    --------
     >>> kendall_tau([0.1, 0.2, 0.3], [0.1, 0.3, 0.2])
     0.333...
     """
@@ -41,6 +53,22 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
     count as ties, e.g. two systems whose subset means differ only by floating-point
     summation order. O(n_systems²) memory per row, ``chunk`` rows at a time.
 
+    Parameters
+    ----------
+    a, b : array_like (..., n_systems)
+        Scorings, broadcast against each other.
+    atol : float
+        Scores closer than this count as tied.
+    chunk : int
+        Rows at a time.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        τ-b of each row.
+
+    Examples
+    --------
     >>> kendall_tau_batch([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
     array([ 0.333, -0.333])
     """
@@ -68,6 +96,20 @@ def kendall_tau_many(a, b, chunk: int = 64) -> np.ndarray:
     of float sign differences: about 4x faster for thousands of rows of ~100 systems
     (bootstrap bands). τ-b = (C - D) / sqrt(U_a U_b), with U_x the pairs not tied in x.
 
+    Parameters
+    ----------
+    a, b : array_like (..., n_systems)
+        Scorings, broadcast against each other.
+    chunk : int
+        Rows at a time.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        τ-b of each row.
+
+    Examples
+    --------
     >>> kendall_tau_many([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
     array([ 0.333, -0.333])
     """
@@ -100,6 +142,20 @@ def tau_ap(estimate, truth) -> float:
     is asymmetric and weighs a swap near the top more than one near the bottom:
     1 for the same order, -1 for the reverse. A pair tied in either scoring counts half.
 
+    Parameters
+    ----------
+    estimate : array_like (n_systems,)
+        The scores that order the systems.
+    truth : array_like (n_systems,)
+        The true scores.
+
+    Returns
+    -------
+    float
+        τ_AP in [-1, 1].
+
+    Examples
+    --------
     >>> tau_ap([0.3, 0.2, 0.1], [0.3, 0.2, 0.1]), tau_ap([0.3, 0.2, 0.1], [0.2, 0.3, 0.1])
     (1.0, 0.0)
     >>> tau_ap([0.3, 0.2, 0.1], [0.3, 0.1, 0.2])   # the same single swap, lower down: smaller penalty
@@ -112,6 +168,22 @@ def tau_ap(estimate, truth) -> float:
 def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
     """τ_AP (:func:`tau_ap`) along the last axis, vectorised over leading axes (e.g. bootstrap resamples).
 
+    Parameters
+    ----------
+    estimate : array_like (..., n_systems)
+        The scores that order the systems, per row.
+    truth : array_like (n_systems,)
+        The true scores.
+    chunk : int
+        Rows at a time.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        τ_AP of each row.
+
+    Examples
+    --------
     >>> tau_ap_batch([[0.3, 0.2, 0.1], [0.1, 0.2, 0.3]], [0.3, 0.2, 0.1])
     array([ 1., -1.])
     """
@@ -137,7 +209,23 @@ def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
 
 @validate_params(scores=ARRAY)
 def kendall_tau_matrix(scores) -> np.ndarray:
-    """Pairwise tau-b between the rows of ``scores`` (measures x systems)."""
+    """Pairwise tau-b between the rows of ``scores`` (measures x systems).
+
+    Parameters
+    ----------
+    scores : array_like (measures, systems)
+        One scoring of the systems per row.
+
+    Returns
+    -------
+    numpy.ndarray (measures, measures)
+        Symmetric, 1 on the diagonal.
+
+    Examples
+    --------
+    >>> kendall_tau_matrix([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]]).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
     scores = np.asarray(scores)
     n = len(scores)
     out = np.eye(n)
@@ -149,11 +237,25 @@ def kendall_tau_matrix(scores) -> np.ndarray:
 
 @validate_params(list_a=ANY, list_b=ANY, k=Int(1))
 def topk_overlap(list_a, list_b, k: int = 10) -> np.ndarray:
-    """Share of the top K that two ranked lists have in common, |A_K ∩ B_K| / K.
+    """Share of the top K that two ranked lists have in common, ``|A_K ∩ B_K| / K``.
 
     ``list_a`` and ``list_b`` are integer item ids of shape ``(..., depth)`` in rank
     order (FIRE Table 3 uses K = 10). Vectorised over leading axes; -1 marks no item.
 
+    Parameters
+    ----------
+    list_a, list_b : array_like of int (..., depth)
+        Item ids in rank order (-1: no item).
+    k : int
+        The depth K.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        The shared share of the top K.
+
+    Examples
+    --------
     >>> topk_overlap([[1, 2, 3]], [[3, 4, 1]], k=3)
     array([0.66666667])
     """
@@ -176,6 +278,24 @@ def rank_biased_overlap(list_a, list_b, p: float = 0.9, k: int | None = None,
     Lists are integer ids of shape ``(..., depth)``, -1 for no item; ``k`` defaults to
     the depth. FIRE Table 3 reports RBO over the top 10 with p = 0.9 (the customary value).
 
+    Parameters
+    ----------
+    list_a, list_b : array_like of int (..., depth)
+        Item ids in rank order.
+    p : float
+        Persistence in (0, 1).
+    k : int, optional
+        The depth K (default: the lists' depth).
+    extrapolated : bool
+        RBO_EXT instead of the truncated sum.
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        RBO of each pair of lists.
+
+    Examples
+    --------
     >>> float(rank_biased_overlap([[1, 2]], [[1, 2]], p=0.5, extrapolated=True)[0])
     1.0
     """

@@ -96,6 +96,23 @@ class Estimate:
     ``low``/``high`` are both None for a quantity with no sampling uncertainty (then
     ``method`` says why, e.g. "exact: all 129 runs, no sampling"). The interval must
     contain ``value``.
+
+    Parameters
+    ----------
+    value : float
+        The estimate.
+    low, high : float or None
+        The interval's ends.
+    method : str
+        How the interval was made (or why there is none).
+    extreme : str or None
+        Which end, if any, lies at the extreme of the replicates.
+
+    Examples
+    --------
+    >>> e = Estimate(0.91, 0.88, 0.93, "BCa bootstrap over topics")
+    >>> e.value, e.low, e.high
+    (0.91, 0.88, 0.93)
     """
 
     value: float
@@ -129,7 +146,7 @@ class Estimate:
 
     @property
     def unstable(self) -> str | None:
-        """Why the interval method first tried broke down (BCa with |z0| > 1, an end at the extreme
+        """Why the interval method first tried broke down (BCa with ``|z0| > 1``, an end at the extreme
         replicates), when the interval shown replaces it; None for a stable interval."""
         start = self.method.find("BCa unstable")
         if start < 0:
@@ -210,6 +227,17 @@ class Estimate:
 class Test:
     """The predicate a claim makes about its quantity: ``quantity <op> threshold``.
 
+    Parameters
+    ----------
+    op : str
+        ``>``, ``>=``, ``<``, ``<=``.
+    threshold : float
+        The threshold.
+    from_cell : str, optional
+        Where the threshold comes from (a notebook cell).
+
+    Examples
+    --------
     >>> Test(">", 0.9).holds(0.95), Test("<=", 0).holds(0.1)
     (True, False)
     """
@@ -240,6 +268,22 @@ def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
 
     The predicate is monotone in the quantity, so the interval's two ends decide it.
 
+    Parameters
+    ----------
+    estimate : Estimate
+        The measured quantity.
+    test : Test
+        The claim's predicate.
+
+    Returns
+    -------
+    verdict : str
+        ``reproduced`` or ``not reproduced``.
+    basis : str
+        Why.
+
+    Examples
+    --------
     >>> verdict(Estimate(0.95, 0.91, 0.97, "b"), Test(">", 0.9))
     ('reproduced', 'the whole interval satisfies the test')
     >>> verdict(Estimate(0.80, 0.75, 0.85, "b"), Test(">", 0.9))
@@ -267,6 +311,20 @@ def verdict(estimate: Estimate, test: Test) -> tuple[str, str]:
 def format_estimate(estimate: Estimate | Mapping, fmt: str = ".3f") -> str:
     """``0.907 [0.881, 0.929]``; an exact value prints alone.
 
+    Parameters
+    ----------
+    estimate : Estimate or mapping
+        The value and interval.
+    fmt : str
+        Format of the numbers.
+
+    Returns
+    -------
+    str
+        The value and its interval.
+
+    Examples
+    --------
     >>> format_estimate(Estimate(0.9071, 0.881, 0.9289, "b"))
     '0.907 [0.881, 0.929]'
     """
@@ -297,10 +355,30 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     jackknife values (as BCa and percentile intervals are by construction), so a bounded
     statistic keeps its bounds.
 
-    BCa is also treated as unstable, and replaced the same way, when |ẑ₀| > 1 (most replicates on
+    BCa is also treated as unstable, and replaced the same way, when ``|ẑ₀| > 1`` (most replicates on
     one side: the corrected levels move far into one tail) or when an end falls at the outermost
     replicates (level ≤ 1/B or ≥ 1 − 1/B: one replicate decides it); ``how`` names each reason.
 
+    Parameters
+    ----------
+    value : float
+        The estimate.
+    samples : array_like
+        Bootstrap replicates.
+    jackknife : array_like
+        Leave-one-out values.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    low, high : float
+        The interval.
+    how : str
+        The method used and why.
+
+    Examples
+    --------
     >>> bca_interval(0.5, np.linspace(0.3, 0.7, 101), [0.45, 0.5, 0.55])[2]
     'BCa bootstrap (z0 = 0.00)'
     >>> bca_interval(0.5, [0.3, 0.4, 0.5, 0.6, 0.7], [0.45, 0.5, 0.55])[2][:68]
@@ -394,6 +472,18 @@ def label(record: Mapping) -> str:
     lies on the other side of the threshold) or ``inconclusive`` (the interval
     straddles it: the data here cannot tell).
 
+    Parameters
+    ----------
+    record : mapping
+        A claim's record (``verdict``, ``basis``).
+
+    Returns
+    -------
+    str
+        One of :data:`LABELS`.
+
+    Examples
+    --------
     >>> label({"verdict": "not reproduced", "basis": "contradicted: the whole interval fails the test"})
     'contradicted'
     >>> label({"verdict": "not reproduced", "basis": "inconclusive: the interval straddles the threshold"})
@@ -1118,6 +1208,20 @@ def check_record(record: Mapping, legacy_twins: bool = False) -> None:
     * a flip with the seed or the interval method leaves it no firmer than *inconclusive*;
     * an extreme over conditions never decides it.
 
+    Parameters
+    ----------
+    record : mapping
+        A claim's record.
+    legacy_twins : bool
+        Allow the old ``.here`` twin claims.
+
+    Returns
+    -------
+    None
+        Raises ValueError instead.
+
+    Examples
+    --------
     >>> check_record({"id": "x.here", "label": "reproduced", "sensitivity": [], "conventions": {}})
     Traceback (most recent call last):
     ...

@@ -37,6 +37,30 @@ def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025
     replacement, shared by every row and the reference (paired); the systems are
     ranked by their mean over the resample, and τ-b is taken against the reference
     ranking on the same resample. Returns ``(low, high)`` quantiles, shape (...).
+
+    Parameters
+    ----------
+    per_topic : array_like (..., n_systems, n_topics)
+        Per-topic scores.
+    reference : array_like (n_systems, n_topics)
+        The reference scores.
+    n_resamples : int
+        Resamples.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+    q : tuple of float
+        The band's quantiles.
+
+    Returns
+    -------
+    low, high : numpy.ndarray (...)
+        The band's ends per row (the quantiles ``q``).
+
+    Examples
+    --------
+    >>> x = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]])
+    >>> [float(end) for end in bootstrap_tau(x, x, n_resamples=20)]
+    [1.0, 1.0]
     """
     scores = np.asarray(per_topic, dtype=float)
     ref = np.asarray(reference, dtype=float)
@@ -62,6 +86,32 @@ def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, st
     being the ranking under test and ``reference`` the truth). ``topics`` (indices)
     restricts the resampling to those topics. The same seed draws the same resamples
     for any scores with the same number of topics.
+
+    Parameters
+    ----------
+    per_topic : array_like (..., n_systems, n_topics)
+        Per-topic scores.
+    reference : array_like (n_systems, n_topics)
+        The reference scores.
+    n_resamples : int
+        Resamples.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+    statistic : str
+        ``tau_b`` or ``tau_ap``.
+    topics : array_like, optional
+        The topic labels (checked against the reference's).
+
+    Returns
+    -------
+    numpy.ndarray (..., n_resamples)
+        The agreement in each resample.
+
+    Examples
+    --------
+    >>> x = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]])
+    >>> bootstrap_agreement(x, x, n_resamples=3).tolist()
+    [1.0, 1.0, 1.0]
 
     >>> scores = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]])
     >>> bootstrap_agreement(scores, scores, 5, rng=0).tolist()
@@ -91,6 +141,18 @@ def jackknife_agreement(per_topic, reference, statistic: str = "tau_b", topics=N
     systems by their mean over every topic but topic ``i``, in ``per_topic`` and in
     ``reference``, and compares the two rankings.
 
+    Parameters
+    ----------
+    per_topic, reference, statistic, topics
+        As :func:`bootstrap_agreement`'s.
+
+    Returns
+    -------
+    numpy.ndarray (..., n_topics)
+        The agreement without each topic.
+
+    Examples
+    --------
     >>> scores = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]])
     >>> jackknife_agreement(scores, scores).tolist()
     [1.0, 1.0, 1.0]
@@ -120,6 +182,22 @@ def band_crossing(depths, low, high, level: float = 0.90) -> dict:
     the band straddles ``level``: the data cannot say at which depth τ passes it. None
     when no depth qualifies.
 
+    Parameters
+    ----------
+    depths : array_like
+        The depths, ascending.
+    low, high : array_like
+        The band's ends per depth.
+    level : float
+        The threshold.
+
+    Returns
+    -------
+    dict
+        ``first_possible`` and ``first_certain`` (see above).
+
+    Examples
+    --------
     >>> band_crossing([1, 2, 3, 4], low=[.80, .85, .91, .92], high=[.88, .93, .97, .98])
     {'first_possible': 2, 'first_certain': 3}
     >>> band_crossing([1, 2], low=[.8, .8], high=[.85, .95])
@@ -143,6 +221,26 @@ def relative_swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, r
     of the better score, the way Voorhees & Buckley (2002) state their thresholds
     ("a 5 % difference"). Default bins: 0, 2.5 %, 5 %, ..., 50 % and beyond.
 
+    Parameters
+    ----------
+    per_topic : array_like (n_systems, n_topics)
+        Per-topic scores.
+    size : int
+        Topics per set.
+    n_trials : int
+        Pairs of disjoint topic sets.
+    bins : array_like, optional
+        Edges of the relative differences.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bin, as :func:`swap_rates`.
+
+    Examples
+    --------
     >>> scores = np.array([[0.5, 0.4, 0.6, 0.5], [0.1, 0.2, 0.1, 0.3]])
     >>> relative_swap_rates(scores, size=2, n_trials=10, bins=[0, 1.01])["swap_rate"].tolist()
     [0.0]
@@ -169,7 +267,7 @@ def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, nam
         Topics per set; needs ``2 * size <= n_topics``.
     n_trials : int
         Random splits; every split compares every pair of systems.
-    bins : array of bin edges for |difference|, default 0, 0.01, ..., 0.20 and beyond.
+    bins : array of bin edges for ``|difference|``, default 0, 0.01, ..., 0.20 and beyond.
     rng : seed or Generator.
 
     Returns
@@ -179,6 +277,8 @@ def swap_rates(per_topic, size: int, n_trials: int = 1000, bins=None, rng=0, nam
     where a swap means the sign of the mean difference on set B is opposite to set A
     (ties on either set are not swaps, as in Voorhees & Buckley 2002).
 
+    Examples
+    --------
     >>> scores = np.array([[0.5, 0.4, 0.6, 0.5], [0.1, 0.2, 0.1, 0.3]])
     >>> swap_rates(scores, size=2, n_trials=10, bins=[0, 1])["swap_rate"].tolist()
     [0.0]
@@ -223,6 +323,24 @@ def difference_for_error_rate(table: pd.DataFrame, target: float = 0.05, min_pai
     ``sum(n_swaps[b:]) / sum(n_pairs[b:])`` -- a lower rate, since it averages in the
     larger, safer differences, and so a smaller threshold.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`swap_rates`' output.
+    target : float
+        The swap rate to stay below.
+    min_pairs : int
+        Bins with fewer comparisons are ignored.
+    cumulative : bool
+        See above.
+
+    Returns
+    -------
+    float
+        The difference (NaN when none).
+
+    Examples
+    --------
     >>> t = pd.DataFrame({"low": [0, .01, .02, .03], "high": [.01, .02, .03, .04],
     ...                   "n_pairs": [9, 9, 9, 9], "n_swaps": [3, 1, 0, 0], "swap_rate": [3/9, 1/9, 0, 0]})
     >>> difference_for_error_rate(t)   # bin .01-.02 swaps 1/9 >= 0.05
@@ -304,6 +422,8 @@ def normal_swap_difference(per_topic, size: int, target: float = 0.05) -> dict:
     -------
     dict with ``sd_pair_difference`` (the median ``s``) and ``difference`` (``d*``).
 
+    Examples
+    --------
     >>> scores = np.array([[0.3, 0.5, 0.1, 0.3], [0.2, 0.2, 0.2, 0.2]])   # differences .1 .3 -.1 .1
     >>> out = normal_swap_difference(scores, size=25)
     >>> round(out["sd_pair_difference"], 4), round(out["difference"], 4)
@@ -332,6 +452,30 @@ def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int =
     re-scored. Returns ``{"tau": (measures, sizes, trials), "mean": (measures, sizes),
     "var": (measures, sizes)}``; trials where a subset ties all systems give NaN and are
     left out of mean and variance.
+
+    Parameters
+    ----------
+    per_query : array_like (measures, systems, queries)
+        Per-query scores.
+    sizes : sequence of int
+        Subset sizes n.
+    n_trials : int
+        Pairs of disjoint subsets per size.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+    chunk : int
+        Trials at a time.
+
+    Returns
+    -------
+    dict
+        ``mean`` and ``var`` of τ-b, each (measures, sizes).
+
+    Examples
+    --------
+    >>> x = np.array([[[0.1] * 6, [0.5] * 6, [0.9] * 6]])
+    >>> subset_stability(x, [2], n_trials=10)["mean"].tolist()
+    [[1.0]]
     """
     scores = np.asarray(per_query, dtype=float)
     n_m, n_s, n_q = scores.shape
@@ -413,6 +557,26 @@ def warning_threshold(share, loss, grid=None, max_loss: float = 0.02, k: int = 1
     is ``< max_loss``. When every run's loss is below ``max_loss`` there is nothing to
     warn about and the threshold is None (``all_safe``).
 
+    Parameters
+    ----------
+    share : array_like or pandas.Series
+        Per run, e.g. judged@100 after a leave-out.
+    loss : array_like or pandas.Series
+        Per run, e.g. the relative score drop.
+    grid : array_like, optional
+        Thresholds t to try.
+    max_loss : float
+        The largest tolerated loss.
+    k : int
+        The depth of ``share``, for the sentence.
+
+    Returns
+    -------
+    WarningThreshold
+        The threshold and its evidence.
+
+    Examples
+    --------
     >>> out = warning_threshold([0.6, 0.8, 0.9], [0.10, 0.01, 0.0])
     >>> out.threshold, len(out.below), float(out.below.max())
     (0.65, 1, 0.1)

@@ -15,7 +15,29 @@ __all__ = ["bootstrap_indices", "bootstrap_counts", "bootstrap_means", "bootstra
 
 @validate_params(n_items=Int(1), size=Int(1), n_resamples=Int(1), rng=SEED)
 def bootstrap_indices(n_items: int, size: int, n_resamples: int, rng) -> np.ndarray:
-    """Indices of ``n_resamples`` samples of ``size`` items drawn with replacement: (n_resamples, size)."""
+    """Indices of ``n_resamples`` samples of ``size`` items drawn with replacement: (n_resamples, size).
+
+    Parameters
+    ----------
+    n_items : int
+        Items to draw from.
+    size : int
+        Items per sample.
+    n_resamples : int
+        Samples.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+
+    Returns
+    -------
+    numpy.ndarray of int (n_resamples, size)
+        Indices into the items.
+
+    Examples
+    --------
+    >>> bootstrap_indices(5, 3, 2, rng=0).shape
+    (2, 3)
+    """
     rng = np.random.default_rng(rng)
     return rng.integers(0, n_items, size=(n_resamples, size), dtype=np.int32 if n_items < 2**31 else np.int64)
 
@@ -43,6 +65,29 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
     ``per_query`` has shape (..., n_queries); all leading rows use the same
     resamples. ``size`` defaults to n_queries. Works in chunks of resamples so memory
     stays at ``chunk * size`` indices.
+
+    Parameters
+    ----------
+    per_query : array_like (..., n_queries)
+        Per-query scores.
+    size : int, optional
+        Queries per resample (default n_queries).
+    n_resamples : int
+        Resamples.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+    chunk : int
+        Resamples at a time.
+
+    Returns
+    -------
+    numpy.ndarray (..., n_resamples)
+        The mean of each resample.
+
+    Examples
+    --------
+    >>> bootstrap_means([[1.0, 1.0, 1.0]], n_resamples=4).tolist()
+    [[1.0, 1.0, 1.0, 1.0]]
     """
     scores = np.asarray(per_query, dtype=float)
     n = scores.shape[-1]
@@ -59,11 +104,34 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
 @validate_params(per_query=ARRAY, sizes=ARRAY, q=Real(0, 1), n_resamples=Int(1), rng=SEED)
 def bootstrap_deviation_quantile(per_query, sizes, q: float = 0.95, n_resamples: int = 10_000,
                                  rng=0) -> np.ndarray:
-    """FIRE's annotation-budget statistic: the q-quantile of |resample mean - full mean|.
+    """FIRE's annotation-budget statistic: the q-quantile of ``|resample mean - full mean|``.
 
     For each N in ``sizes``: draw ``n_resamples`` samples of N queries with
     replacement, score each by its mean, and return the ``q`` quantile of the absolute
     deviation from the full-sample mean. Shape (..., len(sizes)).
+
+    Parameters
+    ----------
+    per_query : array_like (..., n_queries)
+        Per-query scores.
+    sizes : sequence of int
+        Sample sizes N.
+    q : float
+        The quantile.
+    n_resamples : int
+        Samples per size.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+
+    Returns
+    -------
+    numpy.ndarray (..., len(sizes))
+        The q-quantile of the absolute deviation per size.
+
+    Examples
+    --------
+    >>> bootstrap_deviation_quantile([[0.5] * 10], sizes=[5], n_resamples=100).tolist()
+    [[0.0]]
     """
     scores = np.asarray(per_query, dtype=float)
     full = scores.mean(axis=-1, keepdims=True)
@@ -77,6 +145,28 @@ def disjoint_halves(n_items: int, size: int, n_trials: int, rng=0) -> tuple[np.n
     """Two disjoint random subsets of ``size`` items per trial: two (n_trials, size) index arrays.
 
     Requires 2 * size <= n_items.
+
+    Parameters
+    ----------
+    n_items : int
+        Items to draw from.
+    size : int
+        Items per subset.
+    n_trials : int
+        Pairs of subsets.
+    rng : int or numpy.random.Generator
+        Seed or generator.
+
+    Returns
+    -------
+    a, b : numpy.ndarray of int (n_trials, size)
+        The two subsets of each trial (no item in both).
+
+    Examples
+    --------
+    >>> a, b = disjoint_halves(10, 5, 3)
+    >>> a.shape, any(set(x) & set(y) for x, y in zip(a, b))
+    ((3, 5), False)
     """
     if 2 * size > n_items:
         raise ValueError(f"two disjoint subsets of {size} need {2 * size} items, only {n_items} available. "

@@ -91,6 +91,25 @@ class PerTopicScores:
 
     ``notes`` holds what was tolerated while building them (topics dropped, ...), for a
     caller to show as warnings.
+
+    Parameters
+    ----------
+    names : list of str
+        The systems.
+    topics : list
+        The topics.
+    values : numpy.ndarray (systems, topics)
+        The scores.
+    measure : str
+        The measure's name.
+    notes : list of str
+        What was tolerated.
+
+    Examples
+    --------
+    >>> s = PerTopicScores(["A", "B"], ["t1", "t2"], np.array([[0.5, 0.6], [0.4, 0.4]]), "map")
+    >>> s.values.mean(axis=1).tolist()
+    [0.55, 0.4]
     """
 
     names: list
@@ -190,6 +209,22 @@ def check_resamples(n_permutations, n_bootstrap, n_topics: int | None = None,
     :data:`MAX_RESAMPLES`]; with ``n_topics``, their resample tables (resamples x topics)
     must also fit in 256 MiB each. ``names`` are the names shown (the CLI's options).
 
+    Parameters
+    ----------
+    n_permutations, n_bootstrap : int
+        The counts.
+    n_topics : int, optional
+        Topics T, for the size of the tables.
+    names : tuple of str
+        The names shown in messages.
+
+    Returns
+    -------
+    None
+        Raises ValueError instead.
+
+    Examples
+    --------
     >>> check_resamples(10**9, 2000)
     Traceback (most recent call last):
     ...
@@ -235,6 +270,13 @@ def sign_flips(n_topics: int, n_permutations: int = 10_000, rng=0) -> tuple[np.n
     rng : int or numpy.random.Generator
         Seed or generator.
 
+    Returns
+    -------
+    flips : numpy.ndarray (P, T) of int8
+        One sign pattern per row.
+    exact : bool
+        True when the rows enumerate all ``2^T`` patterns.
+
     Examples
     --------
     >>> flips, exact = sign_flips(3, 100)
@@ -274,6 +316,11 @@ def randomisation_pvalues(values, pair_i, pair_j, flips, exact: bool = False, ch
         True when ``flips`` enumerates all ``2^T`` patterns (no ``+1`` correction).
     chunk : int
         Pairs per block.
+
+    Returns
+    -------
+    numpy.ndarray (n_pairs,)
+        The two-sided p-value of each pair.
 
     Examples
     --------
@@ -324,6 +371,11 @@ def tukey_hsd_pvalues(values, abs_differences, n_permutations: int = 10_000, rng
     rng : int or numpy.random.Generator
     chunk : int
         Resamples drawn at a time (memory ``chunk x T x R``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The p-value of each ``|d̄|``, in the order given.
 
     Examples
     --------
@@ -385,6 +437,13 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
         Seed of ``numpy.random.default_rng`` for the resample indices.
     chunk : int
         Pairs per block (memory ``B x chunk``).
+
+    Returns
+    -------
+    low, high : numpy.ndarray (n_pairs,)
+        The interval's ends for each pair.
+    method : numpy.ndarray (n_pairs,) of str
+        ``"BCa"``, ``"percentile"`` or ``"constant"`` (see above).
 
     Examples
     --------
@@ -459,6 +518,16 @@ def holm(pvalues) -> np.ndarray:
     ``p_(k) -> max_{l <= k} min(1, (m - l + 1) p_(l))`` over the sorted p-values. (statsmodels
     runs ``gc.collect()`` in every Holm call: ~0.1 s in a large process.)
 
+    Parameters
+    ----------
+    pvalues : array_like
+        Raw p-values.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, in the input order.
+
     Examples
     --------
     >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
@@ -481,6 +550,22 @@ def monte_carlo_se(pvalues, n_resamples: int, two_sided: bool = True, exact: boo
     ``se = 2 sqrt(p/2 (1 - p/2) / N) = sqrt(p (2 - p) / N)``. Exact enumeration (all ``2^T``
     sign flips) has no Monte-Carlo error (0). A 99% band is ``p ± MC_Z se``.
 
+    Parameters
+    ----------
+    pvalues : array_like
+        Randomisation p-values.
+    n_resamples : int
+        Resamples they were estimated from.
+    two_sided : bool
+        Two-sided p-values.
+    exact : bool
+        Exact enumeration (standard error 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        One standard error per p-value.
+
     Examples
     --------
     >>> monte_carlo_se([0.05, 0.5], 10_000, two_sided=False).round(5).tolist()
@@ -501,6 +586,18 @@ def holm_monte_carlo_se(pvalues, se) -> np.ndarray:
     Holm's adjusted p-value of the k-th smallest is ``max_{l <= k} (m - l + 1) p_(l)``
     (capped at 1): it is the p-value ``p_(l*)`` of the step ``l*`` attaining the maximum,
     times ``m - l* + 1``, so its standard error is ``(m - l* + 1) se_(l*)`` (first order).
+
+    Parameters
+    ----------
+    pvalues : array_like
+        Raw p-values.
+    se : array_like
+        Their Monte-Carlo standard errors.
+
+    Returns
+    -------
+    numpy.ndarray
+        The standard error of each adjusted p-value.
 
     Examples
     --------
@@ -530,6 +627,24 @@ def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: 
     even the cap cannot bring ``2 m / (N + 1)`` below ``alpha``, nothing is raised (no pair could
     become significant; the report says so and suggests the randomised Tukey HSD).
 
+    Parameters
+    ----------
+    n_pairs : int
+        Pairs of systems m.
+    n_topics : int
+        Topics T.
+    alpha : float
+        Significance level.
+    adjust : str
+        As :func:`compare`'s.
+
+    Returns
+    -------
+    n : int
+        Permutations N.
+    reason : str
+        Why that number.
+
     Examples
     --------
     >>> auto_permutations(3, 50)[0], auto_permutations(105, 50)[0], auto_permutations(8256, 50)[0]
@@ -554,7 +669,23 @@ def auto_permutations(n_pairs: int, n_topics: int, alpha: float = 0.05, adjust: 
 @validate_params(n_topics=Int(0))
 def auto_permutation_cap(n_topics: int) -> int:
     """The largest automatic number of permutations: :data:`AUTO_PERMUTATIONS_CAP`, and at most
-    :data:`AUTO_FLIP_BYTES` of int8 sign flips (``N x T`` bytes), never below the default."""
+    :data:`AUTO_FLIP_BYTES` of int8 sign flips (``N x T`` bytes), never below the default.
+
+    Parameters
+    ----------
+    n_topics : int
+        Topics T.
+
+    Returns
+    -------
+    int
+        The cap.
+
+    Examples
+    --------
+    >>> auto_permutation_cap(50) >= DEFAULT_PERMUTATIONS
+    True
+    """
     return max(DEFAULT_PERMUTATIONS, min(AUTO_PERMUTATIONS_CAP, AUTO_FLIP_BYTES // max(int(n_topics), 1)))
 
 
@@ -563,6 +694,24 @@ def smallest_pvalue(adjust: str, n_pairs: int, n_permutations: int, exact: bool 
     """The smallest p-value a test can give (resampling resolution, after adjustment): ``2 / (N + 1)`` for the
     randomisation test (``2 / 2^T`` exact), times the number of pairs under Holm (its first step), ``1 / (N + 1)``
     for the randomised Tukey HSD, 0 for the t-tests.
+
+    Parameters
+    ----------
+    adjust : str
+        As :func:`compare`'s.
+    n_pairs : int
+        Pairs of systems.
+    n_permutations : int
+        Resamples N.
+    exact : bool
+        Exact enumeration of the sign flips.
+    n_tukey : int
+        Resamples of the Tukey HSD test.
+
+    Returns
+    -------
+    float
+        The smallest attainable p-value.
 
     Examples
     --------
@@ -817,6 +966,14 @@ def compare(scores, names: Sequence[str] | None = None, *, topics: Sequence | No
     flips : array (P, T) of ±1, optional
         Use these sign flips instead of drawing them (e.g. to reproduce another tool's resamples).
 
+    Returns
+    -------
+    Comparison
+        One row per pair of systems in ``Comparison.pairs`` (mean difference, BCa interval,
+        randomisation, Tukey HSD and t-test p-values, adjusted as ``adjust`` says, ``significant``),
+        the systems' means, :meth:`Comparison.ranking` (who beats whom), the letters of a
+        compact letter display and the topic-set power figures.
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)
@@ -972,6 +1129,20 @@ def significance_groups(means, pvalues, alpha: float = 0.05) -> list[list[int]]:
     Returns, per system (input order), the sorted numbers (0, 1, ...) of its letters;
     :func:`group_label` writes them as letters.
 
+    Parameters
+    ----------
+    means : array_like (n_systems,)
+        Mean scores (the display lists the best first).
+    pvalues : array_like (n_systems, n_systems)
+        Pairwise p-values.
+    alpha : float
+        Significance level.
+
+    Returns
+    -------
+    list of list of int
+        The letter numbers of each system.
+
     Examples
     --------
     >>> p = np.array([[1, 0.5, 0.01], [0.5, 1, 0.2], [0.01, 0.2, 1]])
@@ -1060,6 +1231,18 @@ def group_label(groups: Sequence[int], n_groups: int) -> str:
     """Letters for letter numbers (numbers from 1, comma-separated, when there are more than 26 letters);
     a run of three or more consecutive letters as ``first-last``, and then the pieces comma-separated.
 
+    Parameters
+    ----------
+    groups : sequence of int
+        Letter numbers, from 0.
+    n_groups : int
+        Letters in the display.
+
+    Returns
+    -------
+    str
+        The label.
+
     Examples
     --------
     >>> group_label([0], 3), group_label([0, 1], 3), group_label([2, 3, 4, 5], 8), group_label([0, 2], 3)
@@ -1099,6 +1282,11 @@ def detectable_difference(sd, n_topics: int, alpha: float = 0.05, power: float =
     n_topics : int
     alpha, power : float
 
+    Returns
+    -------
+    float or numpy.ndarray
+        ``δ_min`` for each ``sd``.
+
     Examples
     --------
     >>> round(float(detectable_difference(0.1, 50)), 4)
@@ -1117,6 +1305,20 @@ def topics_needed(difference: float, sd: float, alpha: float = 0.05, power: floa
     """Topics a two-sided paired t-test needs to detect a mean difference ``difference`` (ceiling).
 
     Solves statsmodels ``TTestPower().solve_power(effect_size=difference/sd, alpha, power)``.
+
+    Parameters
+    ----------
+    difference : float
+        Mean difference to detect.
+    sd : float
+        SD of the per-topic differences.
+    alpha, power : float
+        Significance level and power.
+
+    Returns
+    -------
+    int
+        Topics needed.
 
     Examples
     --------
@@ -1161,6 +1363,13 @@ def topic_set_size(values, difference: float | None = None, alpha: float = 0.05,
         The difference (t-test) and range (ANOVA) to detect; without it, only the
         minimum detectable figures.
     alpha, power : float
+
+    Returns
+    -------
+    dict
+        The inputs and the design's figures (keys as in the example): ``sd_diff``,
+        ``min_detectable_t``, ``min_detectable_range_anova`` and, with ``difference``,
+        ``topics_needed_t`` and ``topics_needed_anova``.
 
     Examples
     --------
@@ -1217,6 +1426,11 @@ def scores_from_trec(qrels, runs: Sequence, measure: str, *, complete: bool = Fa
         topics (``map``, ``P_10``, ``ndcg_cut_10``, ``correct@5`` ...).
     complete, relevance_level, judged_only, score_precision
         As ``fireeval evaluate`` ``-c``, ``-l``, ``-J``, ``--score-precision``.
+
+    Returns
+    -------
+    PerTopicScores
+        Systems (one per run) x paired topics, with notes on dropped topics.
 
     Examples
     --------
@@ -1293,6 +1507,11 @@ def scores_from_moments(predictions: Mapping, gt, measure: str = "R@1,0.5", *, q
     strict : bool
         IoU > θ instead of >= θ.
 
+    Returns
+    -------
+    PerTopicScores
+        Systems x queries.
+
     Examples
     --------
     >>> gt = np.array([[0.0, 10.0], [5.0, 15.0]])
@@ -1323,6 +1542,11 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
     measure : str
         ``R@K``, ``correct@K``, ``C@K`` or ``RR``/``MRR``.
     queries : sequence, optional
+
+    Returns
+    -------
+    PerTopicScores
+        Models x queries.
 
     Examples
     --------
@@ -1356,6 +1580,16 @@ def scores_from_similarity(matrices: Mapping, measure: str = "R@1", *, queries: 
 def rank_measure(measure: str):
     """The per-query score of a measure of the positive's rank: ``R@K`` (= ``correct@K``, ``C@K``: 1 when
     rank <= K) or ``RR`` (= ``MRR``: 1 / rank), as a function of an array of ranks (1 = top).
+
+    Parameters
+    ----------
+    measure : str
+        ``R@K``, ``correct@K``, ``C@K``, ``RR`` or ``MRR``.
+
+    Returns
+    -------
+    callable
+        ``ranks -> per-query scores``.
 
     Examples
     --------

@@ -166,7 +166,7 @@ def gains_of(lists, positives) -> np.ndarray:
 
 def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth: int = 20,
                      ap: str = "fire") -> dict[str, np.ndarray]:
-    """Per-query C@K for each K and AP@``ap_depth``: ``{name: array (..., n_queries)}``.
+    """Per-query C@K for each K and AP@K at K = ``ap_depth``: ``{name: array (..., n_queries)}``.
 
     ``ap="fire"`` (FIRE's code): mean precision at the positives retrieved in the top
     ``ap_depth``; ``ap="trec"``: divided by all positives of the query instead.
@@ -974,7 +974,7 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
                                 level: float = 0.95) -> tuple[float, float, float]:
     """FIRE's budget statistic for one score vector, with its Monte-Carlo interval.
 
-    The ``q`` quantile of |mean of a resample of ``size`` queries − full mean| over
+    The ``q`` quantile of the absolute deviation (mean of a resample of ``size`` queries − full mean) over
     ``n_resamples`` resamples (:func:`fireeval.stats.resampling.bootstrap_deviation_quantile`),
     and a distribution-free ``level`` interval for that quantile from the order
     statistics of the resamples (binomial ranks), so a finite number of resamples is

@@ -167,7 +167,15 @@ def ensure_wordnet(system_dir=None, cache_dir=None, search_nltk: bool = True) ->
     search_nltk : bool
         Accept a WordNet already on ``nltk.data.path`` first.
 
-    Raises :class:`WordNetUnavailable` naming the fix when no source works.
+    Returns
+    -------
+    str
+        Where WordNet comes from.
+
+    Raises
+    ------
+    WordNetUnavailable
+        Naming the fix, when no source works.
     """
     import nltk
 

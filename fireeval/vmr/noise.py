@@ -17,7 +17,7 @@ error curves over σ are smooth and differences between σ are not sampling nois
 
 Error of a measure (:func:`noise_error`): per system, the mean score on the clean
 ground truth minus the mean score on a noisy one; ``error="abs"`` averages
-|difference| over the noisy datasets (the reference code: a "root mean squared
+``|difference|`` over the noisy datasets (the reference code: a "root mean squared
 error" of a single difference), ``error="rmse"`` takes the root of the mean squared
 difference (the paper's wording); then the mean over systems.
 """
@@ -199,7 +199,7 @@ def noise_error(clean, noisy, error: str = "abs", by_system: bool = False) -> np
     """Error of each measure under label noise, averaged over systems.
 
     ``clean``: (n_systems, n_measures); ``noisy``: (..., n_trials, n_systems, n_measures).
-    ``error="abs"``: mean over trials of |clean − noisy| (reference code);
+    ``error="abs"``: mean over trials of ``|clean − noisy|`` (reference code);
     ``"rmse"``: sqrt(mean over trials of (clean − noisy)²) (paper text). Returns
     (..., n_measures), or (..., n_systems, n_measures) with ``by_system``.
 
@@ -344,11 +344,11 @@ def compare_with_simulation(predictions, gt, raters, sigma: float, n_trials: int
     queries; ``gt``: their original annotation (n_queries, 2); ``raters``: (n_raters,
     n_queries, 2). Runs :func:`real_rater_experiment` and :func:`noise_experiment` at
     ``sigma`` (same seed), and simulates ``agreement_trials`` sets of raters at
-    ``sigma`` (``rng=seed``) for their agreement. Returns ``{real`` (the real-rater
+    ``sigma`` (``rng=seed``) for their agreement. Returns a dict: ``real`` (the real-rater
     dict), ``simulated_error`` (n_measures,), ``tau`` (Kendall τ-b between the real
     median-rater and simulated errors per measure), ``ratio`` (mean over measures of
     real / simulated error, simulated floored at 1e-12), ``sim_pairwise`` and
-    ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean IoU with ``gt``)``}``.
+    ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean IoU with ``gt``).
     """
     from fireeval.stats.agreement import kendall_tau
 
@@ -564,7 +564,7 @@ def real_rater_bootstrap(predictions, gt, raters, n_boot: int = 1000, seed=0, ks
     ``predictions``: (n_systems, n_queries, K, 2) restricted to the re-annotated queries;
     ``gt``: their original annotation; ``raters``: (n_raters, n_queries, 2), aggregated as
     the simulation does (:func:`aggregate_raters`). Per measure: ``error`` (mean over
-    systems of |original − raters' median| mean score; one noisy dataset, so "abs" and
+    systems of ``|original − raters' median|`` mean score; one noisy dataset, so "abs" and
     "rmse" agree), ``signed`` (mean over systems of raters' − original), ``tau``
     (Kendall τ-b between the systems' rankings on the two ground truths), each with
     ``*_samples`` (n_boot, n_measures) from resampling queries (same resample for

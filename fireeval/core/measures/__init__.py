@@ -14,7 +14,7 @@ streaming engine (:func:`fireeval.core.stream.score_run`), the pooled-judgement 
 measures.
 
 The name grammar (one for all; case-insensitive)
------------------------------------------------
+------------------------------------------------
 ``ROOT``
     a family without parameter (``map``, ``ndcg``, ``bpref``, ``AP``, ``RR``, ``AP'``), or
     one with parameters at trec_eval's defaults (``P`` -> P_5 ... P_1000).
@@ -118,6 +118,18 @@ for _f in REGISTRY.values():
 def check_version(version: str) -> str:
     """``version`` if it is one of :data:`TREC_EVAL_VERSIONS`, else a ValueError saying which are.
 
+    Parameters
+    ----------
+    version : str
+        A trec_eval release.
+
+    Returns
+    -------
+    str
+        ``version``.
+
+    Examples
+    --------
     >>> check_version("10.0")
     '10.0'
     """
@@ -321,6 +333,18 @@ def trec_eval_order(measures) -> list:
     """``measures`` in the order trec_eval prints them; names trec_eval does not know (ir_measures
     names, ``correct@K``, ``Judged@K``) follow, in the order given (a stable sort).
 
+    Parameters
+    ----------
+    measures : list of Measure
+        Parsed measures.
+
+    Returns
+    -------
+    list of Measure
+        In trec_eval's print order.
+
+    Examples
+    --------
     >>> [m.name for m in trec_eval_order(parse("P_10") + parse("correct@5") + parse("map"))]
     ['map', 'P_10', 'correct@5']
     """

@@ -406,6 +406,20 @@ def pad(a, width):
 def summarise(values, how: str = "mean") -> np.ndarray:
     """Summarise (n_runs, n_topics) values over topics as trec_eval does (``how`` in :data:`SUMMARIES`).
 
+    Parameters
+    ----------
+    values : array_like (n_runs, n_topics)
+        Per-topic values.
+    how : str
+        One of :data:`SUMMARIES` (``mean``, ``gm``, ``sum``, ...).
+
+    Returns
+    -------
+    numpy.ndarray (n_runs,)
+        One value per run.
+
+    Examples
+    --------
     >>> summarise([[0.0, 0.5]], "gm").round(6)   # the 0 counts as 1e-5
     array([0.002236])
     """

@@ -4,7 +4,7 @@ from fireeval.core.measures.base import Family, Param
 
 
 def judged_at_k(ctx, k):
-    """Judged@K: judged documents (any grade, 0 included) in the top K over min(K, |ret|).
+    """Judged@K: judged documents (any grade, 0 included) in the top K over ``min(K, |ret|)``.
 
     .. math:: \\mathrm{Judged@K} = \\frac{|\\{j \\le K : d_j \\text{ judged}\\}|}{\\min(K, |\\mathrm{ret}|)}
 

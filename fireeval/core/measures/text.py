@@ -31,7 +31,27 @@ def relstring(ctx, k):
 
 
 def relstrings(grades, n_ret, n: int = 10) -> list:
-    """trec_eval's relstring of each topic (see :func:`relstring`)."""
+    """trec_eval's relstring of each topic (see :func:`relstring`).
+
+    Parameters
+    ----------
+    grades : array_like (topics, depth)
+        Grades in rank order (NaN: unjudged).
+    n_ret : array_like (topics,)
+        Retrieved documents per topic.
+    n : int
+        Characters per topic.
+
+    Returns
+    -------
+    list of str
+        One relstring per topic.
+
+    Examples
+    --------
+    >>> relstrings([[1, 0, np.nan]], [3], n=3)
+    ['10-']
+    """
     grades = np.asarray(grades, dtype=float)
     out = []
     for row, count in zip(grades, np.asarray(n_ret)):
