@@ -111,17 +111,32 @@ def _runs(mask):
     return [(g[0], g[-1]) for g in np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)]
 
 
-def fig7_nearest_lines(errors, root=None) -> np.ndarray:
-    """For each of our errors, the nearest value drawn in the authors' Fig. 7 in that measure's colour.
+def _coverage(mask, points, tol: int = 2, skip: int = 3) -> float:
+    """The share of pixel columns along the polyline ``points`` ((x, y) pixels) where ``mask`` holds within ±``tol`` px.
 
-    ``errors``: (4 σ, 12 measures) in :data:`FIG4_MEASURES` order, σ = 1, 2, 3, 4 s. The
-    figure (notebook cell 29) has one panel per K with the three R@K,θ in blue and
-    AxIoU@K in red; its axes are calibrated on the grid lines (0.02 apart, the top one
-    0.12). For each (σ, measure) this returns the y value of the pixel of the measure's
-    colour, within ±7 px of the σ grid column (dotted lines have gaps), closest to our value (NaN if none): the
-    line the figure draws there that our number is nearest to. Lines of one colour are
-    not told apart, so a wrong value near another line of its colour would pass.
+    ``skip`` px next to each vertex are left out (markers, grid lines and crossings sit there).
     """
+    hits = total = 0
+    for (x0, y0), (x1, y1) in zip(points[:-1], points[1:]):
+        for x in range(int(np.ceil(x0)) + skip, int(np.floor(x1)) - skip + 1):
+            y = int(round(y0 + (y1 - y0) * (x - x0) / (x1 - x0)))
+            total += 1
+            hits += bool(mask[max(y - tol, 0):y + tol + 1, x].any())
+    return hits / total if total else float("nan")
+
+
+#: Line styles told apart by the share of the line's length that is inked: matplotlib draws "--" as dashes of 3.7
+#: line widths with gaps of 1.6 (about 70 % inked) and ":" as dots of 1 with gaps of 1.65 (about 38 %).
+STYLE_BOUNDS = ((0.88, "solid"), (0.55, "dashed"), (0.15, "dotted"))
+
+
+def line_style(coverage: float) -> str | None:
+    """``solid``, ``dashed`` or ``dotted`` from the inked share of a traced line (None: no line, or NaN)."""
+    return next((name for bound, name in STYLE_BOUNDS if coverage >= bound), None)
+
+
+def _fig7_geometry(root=None):
+    """The colour masks, the three panels' σ columns and each panel's y calibration (top grid line, px per 0.02)."""
     import base64
     import json
 
@@ -164,13 +179,33 @@ def fig7_nearest_lines(errors, root=None) -> np.ndarray:
             top_, bottom = max(_runs(col), key=lambda run: run[1] - run[0])  # the frame, not grid crossings
             for m in colours.values():
                 m[top_:bottom + 1, left:right + 1] = False
-    errors = np.asarray(errors, dtype=float)
-    out = np.full(errors.shape, np.nan)
-    for p, cols in enumerate(panels):
+    calib = []
+    for cols in panels:
         band = grid[:, cols[2] + 3:cols[3] - 3]  # between σ = 3 and 4: no legend there
         rows = sorted((a + c) / 2 for a, c in _runs(band.mean(1) > 0.3))
-        step = float(np.median(np.diff(rows)))
-        top = rows[0]  # the 0.12 grid line
+        calib.append((rows[0], float(np.median(np.diff(rows)))))  # the 0.12 grid line, px per 0.02
+    return colours, panels, calib
+
+
+def fig7_nearest_lines(errors, root=None, styles: bool = False):
+    """For each of our errors, the nearest value drawn in the authors' Fig. 7 in that measure's colour.
+
+    ``errors``: (4 σ, 12 measures) in :data:`FIG4_MEASURES` order, σ = 1, 2, 3, 4 s. The
+    figure (notebook cell 29) has one panel per K with the three R@K,θ in blue and
+    AxIoU@K in red; its axes are calibrated on the grid lines (0.02 apart, the top one
+    0.12). For each (σ, measure) this returns the y value of the pixel of the measure's
+    colour, within ±7 px of the σ grid column (dotted lines have gaps), closest to our value (NaN if none): the
+    line the figure draws there that our number is nearest to. With ``styles``, also the
+    line style of the drawn line each measure's four points lie on (traced between the σ
+    columns, :func:`line_style` of the best-traced of its three segments; None where no line is traced): what tells the three blue
+    lines apart by name (solid, dashed and dotted are θ = 0.3, 0.5, 0.7 as labelled).
+    """
+    colours, panels, calib = _fig7_geometry(root)
+    errors = np.asarray(errors, dtype=float)
+    out = np.full(errors.shape, np.nan)
+    found = [None] * errors.shape[1]
+    for p, cols in enumerate(panels):
+        top, step = calib[p]
         k = (1, 5, 10)[p]
         for j, m in enumerate(FIG4_MEASURES):
             if not m.endswith(f"@{k}") and f"@{k}," not in m:
@@ -181,7 +216,12 @@ def fig7_nearest_lines(errors, root=None) -> np.ndarray:
                 if ys.size:
                     vals = 0.12 + (top - ys) / step * 0.02
                     out[i, j] = vals[np.argmin(np.abs(vals - errors[i, j]))]
-    return out
+            if np.isfinite(out[:, j]).all():
+                pts = [(float(x), top + (0.12 - v) / 0.02 * step) for x, v in zip(cols, out[:, j])]
+                # the style shows best on the segment traced most cleanly: where a neighbouring line runs close
+                # or a σ point snaps to it, the share falls
+                found[j] = line_style(max(_coverage(mask, pts[i:i + 2], tol=1) for i in range(len(pts) - 1)))
+    return (out, found) if styles else out
 
 
 def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:

@@ -16,7 +16,7 @@ from fireeval.book.chapters.axiou_measures import standing_of
 from fireeval.book.papers.togashi import ORDERING_QUOTES, PAPER, PART_SHORT
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test, verdict
 
-__all__ = ["CONVENTION_NAMES", "COMPARABLE_RANGE", "ORDERING_NEED", "sigma_conditions", "fig7_evidence",
+__all__ = ["CONVENTION_NAMES", "COMPARABLE_RANGE", "ORDERING_NEED", "sigma_conditions", "fig7_by_name", "fig7_evidence",
            "noise_ordering_claims", "noise_ordering_by_sigma", "per_k_exceptions", "per_k_note", "interval_comparison",
            "real_rater_claims"]
 
@@ -99,11 +99,38 @@ def _part_test(part, g, t: float = 1.0) -> Test:
     return Test("<=", t) if _ratio(part, g) else _test(part)
 
 
-def fig7_evidence(errors: dict, sigmas, error: str = "abs", root=None) -> Evidence:
-    """Our Charades-STA errors against the authors' Fig. 7 (:func:`fireeval.vmr.reference.fig7_nearest_lines`).
+def fig7_by_name(drawn, styles) -> tuple[np.ndarray, list[str], list[str]]:
+    """Keep each measure's drawn value only where the line it lies on is the line of its name.
 
-    ``errors``: ``{convention: (n_sigmas, 12)}``. The figure is compared with the
-    reference code's convention; the paper text's largest difference goes in the detail.
+    ``drawn``/``styles`` from :func:`fireeval.vmr.reference.fig7_nearest_lines` (``styles=True``).
+    A panel's one red line is AxIoU@K's; a blue line is named by its style
+    (:data:`fireeval.book.papers.togashi.FIG7_SERIES`: cell 23 builds the R@K,θ in the order
+    θ = 0.3, 0.5, 0.7, so Fig. 7's legend names them rightly). Returns the values compared
+    by name (NaN elsewhere), the measures matched, and the ones whose line is another θ's
+    or could not be traced ("measure: style found").
+    """
+    from fireeval.book.papers.togashi import FIG7_SERIES
+    from fireeval.vmr.reference import FIG4_MEASURES
+
+    named = np.array(drawn, dtype=float)
+    matched, other = [], []
+    for j, m in enumerate(FIG4_MEASURES):
+        if m.startswith("AxIoU") or styles[j] == FIG7_SERIES[m][1]:
+            matched.append(m)
+        else:
+            named[:, j] = np.nan
+            other.append(f"{m}: {styles[j] or 'no line traced'}")
+    return named, matched, other
+
+
+def fig7_evidence(errors: dict, sigmas, error: str = "abs", root=None) -> Evidence:
+    """Our Charades-STA errors against the authors' Fig. 7, series by name.
+
+    ``errors``: ``{convention: (n_sigmas, 12)}``. Each of our values is matched to the
+    drawn line of its colour it is nearest to (:func:`fireeval.vmr.reference.fig7_nearest_lines`),
+    and that line is then named by its colour and line style (:func:`fig7_by_name`): a value
+    that lies on another θ's line is not counted as agreement. The figure is compared with
+    the reference code's convention; the paper text's largest difference goes in the detail.
     Only for the authors' settings (σ = 1, 2, 3, 4 s, the mean absolute error).
     """
     from fireeval.vmr.reference import FIG7_SIGMAS, FIG7_YMAX, NOTEBOOK_SOURCE, fig7_nearest_lines
@@ -113,20 +140,24 @@ def fig7_evidence(errors: dict, sigmas, error: str = "abs", root=None) -> Eviden
         return Evidence.none(f"Fig. 7 of {NOTEBOOK_SOURCE} is drawn for σ = 1, 2, 3, 4 s and the mean absolute error; "
                              f"this run uses other settings. Its y axis stops at {FIG7_YMAX:g}; largest error here: {top}")
     try:
-        near = {c: fig7_nearest_lines(e, root) for c, e in errors.items()}
+        drawn, styles = fig7_nearest_lines(errors["code"], root, styles=True)
+        near = {c: fig7_nearest_lines(e, root) for c, e in errors.items() if c != "code"}
     except Exception as err:  # the notebook is not in the data folder, or its figure cannot be read
         return Evidence.none(f"the authors' Fig. 7 could not be read here ({type(err).__name__}: {err})")
-    other = "; ".join(f"{CONVENTION_NAMES[c]}: largest difference {float(np.nanmax(np.abs(near[c] - e))):.3f}"
-                      for c, e in errors.items() if c != "code")
-    return Evidence.compare(near["code"], errors["code"], f"Fig. 7 as drawn in {NOTEBOOK_SOURCE}, cell 29 (value of "
-                            "the nearest line of the measure's colour, read off the image on its grid lines; not by "
-                            "name: the three blue lines of a panel are not told apart)",
-                            tolerance=0.005, detail=f"12 measures × 4 σ under the reference code's noise model; {other} "
+    named, matched, other = fig7_by_name(drawn, styles)
+    others = "; ".join(f"{CONVENTION_NAMES[c]}: largest difference {float(np.nanmax(np.abs(near[c] - e))):.3f} "
+                       "(nearest line)" for c, e in errors.items() if c != "code")
+    by_name = (f"by name: all {len(matched)} series lie on the line of their own name" if not other else
+               f"by name: {len(matched)} of 12 series lie on the line of their own name; not compared: "
+               + ", ".join(other))
+    return Evidence.compare(named, errors["code"], f"Fig. 7 as drawn in {NOTEBOOK_SOURCE}, cell 29, series by name "
+                            "(each panel's red line is AxIoU@K; its blue lines are told apart by their line style: "
+                            "solid R@K,0.3, dashed R@K,0.5, dotted R@K,0.7, the order cell 23 builds them in; read off "
+                            "the image on its grid lines)", tolerance=0.005,
+                            detail=f"12 measures × 4 σ under the reference code's noise model, {by_name}; {others} "
                             f"(the figure's y axis stops at {FIG7_YMAX:g}; largest error: {top}). The code's convention "
-                            "is the one the authors drew, so it is primary. Not a comparison with the authors' series by name: a "
-                            "value near another θ's blue line would pass, and the notebook does not show which θ each "
-                            "blue line of Fig. 7 holds (cell 27 takes them in the order of the authors' evaluation code, "
-                            "not shown; for Fig. 6, cell 18 swaps R@K,0.3 and R@K,0.7)")
+                            "is the one the authors drew, so it is primary. Unlike Fig. 6, whose cell 18 swaps "
+                            "R@K,0.3 and R@K,0.7, Fig. 7's legend names its series rightly")
 
 
 def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clipped: dict | None = None,
@@ -242,7 +273,7 @@ def _fig7_part(evidence: Evidence, part: str, err: dict, root=None) -> Evidence:
     if not evidence.cells or "code" not in err:
         return evidence
     try:
-        drawn = fig7_nearest_lines(err["code"], root)
+        drawn = fig7_by_name(*fig7_nearest_lines(err["code"], root, styles=True))[0]
     except Exception:  # noqa: BLE001 -- the comparison itself is in the evidence already
         return evidence
     high, low, _ = ORDERING_PARTS[part]
@@ -258,7 +289,7 @@ def _fig7_part(evidence: Evidence, part: str, err: dict, root=None) -> Evidence:
            else "the authors' own figure keeps the order at every σ and K")
     return replace(evidence, detail=f"{evidence.detail}. As drawn by the authors, {high} minus {low} at σ = "
                                     f"{', '.join(f'{x:g}' for x in FIG7_SIGMAS)} s: " + "; ".join(cells)
-                                    + f" -- {rev} (lines of one colour are not told apart)")
+                                    + f" -- {rev} (series by name; NaN where a line was not traced)")
 
 
 def noise_ordering_by_sigma(gaps: dict, sigmas) -> pd.DataFrame:

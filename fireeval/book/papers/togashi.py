@@ -107,9 +107,9 @@ FIG6_SERIES = {
                                                  ("0.3", "0.7", "dotted"))},
     **{f"AxIoU@{k}": (f"AxIoU@{k}", "dotted", "red") for k in (1, 5, 10)},
 }
-#: Fig. 7 (cell 29) draws cell 27's ``lines`` in the evaluation's own order under the same labels and styles; the
-#: order of ``test_results[0][:, k]`` is the authors' evaluation code's, which the notebook does not show, so which
-#: blue line is which θ cannot be settled from the notebook (as labelled: solid 0.3, dashed 0.5, dotted 0.7).
+#: Fig. 7 (cell 29) draws cell 27's ``lines`` under the same labels and styles; ``test_results[0]`` is cell 23's
+#: ``evaluate``, which stacks the R@K,θ in the order K = 1, 5, 10 and θ = 0.3, 0.5, 0.7, so the legend names each
+#: series rightly: solid 0.3, dashed 0.5, dotted 0.7 (no swap, unlike Fig. 6).
 FIG7_SERIES = {**{f"R@{k},{t}": (f"R@{k},{t}", style, "blue")
                   for k in (1, 5, 10) for t, style in (("0.3", "solid"), ("0.5", "dashed"), ("0.7", "dotted"))},
                **{f"AxIoU@{k}": (f"AxIoU@{k}", "dotted", "red") for k in (1, 5, 10)}}
@@ -120,8 +120,8 @@ SELECTION_QUOTE = "only {measure} selected a model above average on every test m
 #: Which checkpoints the authors' "best checkpoints" are (notebook cells 32, 33 and 36, read, not run).
 GLOB_FIRST = ("The authors' notebook does not keep the best checkpoints by number: cell 32 scores the files in the "
               "order glob.glob returns them (the directory's order, not numeric: val_10.pkl may come before val_2.pkl), "
-              "cell 33 takes each validation measure's argmax *position* in that list (np.argmax: the first of tied "
-              "maxima in glob order), and cell 36 loads val_{position}.pkl, the file *named* by the position. That file "
+              "cell 33 takes each validation measure's argmax position in that list (np.argmax: the first of tied "
+              "maxima in glob order), and cell 36 loads val_{position}.pkl, the file named by that position. That file "
               "is the best checkpoint only where the directory happened to list the files in numeric order; otherwise "
               "it is another checkpoint of the same run. The checkpoint files are not released, so which one was kept "
               "cannot be checked here. It does not touch the logic of Fig. 8 (each validation measure still picks its "
