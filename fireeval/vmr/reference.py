@@ -49,7 +49,7 @@ FIG6_PROTOCOL = ("the authors' Fig. 6: for n = 100, 200, ..., 3,700 queries, 5,0
                  "whole test set; mean and variance of τ over the draws")
 FIG8_PROTOCOL = ("the authors' Fig. 8: five training runs of 2D-TAN (30, 30, 20, 20, 20 checkpoint files); for each run, "
                  "the position of each validation measure's argmax (first index on ties) in the list glob.glob "
-                 "returned (cell 33), then the files *named* by those positions, val_{position}.pkl (cell 36): 32 "
+                 "returned (cell 33), then the files named by those positions, val_{position}.pkl (cell 36): 32 "
                  "checkpoints in all, each post-processed with NMS at 20 thresholds 0.01, 0.06, ..., 0.96: 640 "
                  "variants; each of the 12 validation measures picks its argmax (first index on ties) among them")
 
