@@ -73,13 +73,13 @@ from .reference import (
     NOTEBOOK as NOTEBOOK,
     NOTEBOOK_SOURCE as NOTEBOOK_SOURCE,
     FIG4_MEASURES as FIG4_MEASURES,
-    FIG6_PROTOCOL as FIG6_PROTOCOL,
     FIG7_SIGMAS as FIG7_SIGMAS,
     FIG7_YMAX as FIG7_YMAX,
-    FIG8_PROTOCOL as FIG8_PROTOCOL,
+    STYLE_BOUNDS as STYLE_BOUNDS,
     fig4_upper as fig4_upper,
     fig6_nearest_first_points as fig6_nearest_first_points,
     fig7_nearest_lines as fig7_nearest_lines,
+    line_style as line_style,
 )
 from .selection import (
     video_splits as video_splits,

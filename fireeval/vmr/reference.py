@@ -11,7 +11,7 @@ with its sha256 in ``data/registry.json``). Its outputs are figures, not tables:
   order, which is :data:`fireeval.core.moments.MEASURES`.
 * **Fig. 6** (cell 19) plots mean and variance of τ between the ranking on a random
   subset of n queries and the ranking on all 3,720, for n = 100, 200, ..., 3,700
-  (x axis: index of n), 5,000 draws per n (:data:`FIG6_PROTOCOL`). It prints no number;
+  (x axis: index of n), 5,000 draws per n (:data:`fireeval.book.papers.togashi.FIG6_PROTOCOL`). It prints no number;
   :func:`fig6_nearest_first_points` reads its first points (n = 100) off the image.
 * **Fig. 7** (cell 29) plots the label-noise error of each measure at noise levels
   σ = 1, 2, 3, 4 s, 100 noisy datasets each. It prints no number and its y axis stops
@@ -20,7 +20,7 @@ with its sha256 in ``data/registry.json``). Its outputs are figures, not tables:
 * **Fig. 8** (cell 50): the model-selection z-scores; the code above it builds the
   variants from the five training runs' checkpoints, each kept when it is the first
   (lowest-index) argmax of some validation measure, times 20 NMS thresholds 0.01,
-  0.06, ..., 0.96 (:data:`FIG8_PROTOCOL`).
+  0.06, ..., 0.96 (:data:`fireeval.book.papers.togashi.FIG8_PROTOCOL`).
 
 Nothing here is the authors' code: only what their outputs show and what their
 protocol is, in our words.
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG6_PROTOCOL", "FIG7_SIGMAS", "FIG7_YMAX",
-           "FIG8_PROTOCOL", "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines"]
+__all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG7_SIGMAS", "FIG7_YMAX", "STYLE_BOUNDS",
+           "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines", "line_style"]
 
 NOTEBOOK = "charades_sta/reference/ExperimentsOnCharadesSTA.ipynb"
 NOTEBOOK_SOURCE = "the AxIoU authors' notebook ExperimentsOnCharadesSTA.ipynb (riktor/vmr-axiou @ 6d3b865c)"
@@ -43,15 +43,6 @@ def fig4_upper(tau) -> np.ndarray:
     t = np.asarray(tau, dtype=float)
     return t[np.triu_indices(len(t), k=1)]
 
-
-FIG6_PROTOCOL = ("the authors' Fig. 6: for n = 100, 200, ..., 3,700 queries, 5,000 random subsets of n of the 3,720 "
-                 "test queries (a permutation's first n); τ between the six systems' ranking on the subset and on the "
-                 "whole test set; mean and variance of τ over the draws")
-FIG8_PROTOCOL = ("the authors' Fig. 8: five training runs of 2D-TAN (30, 30, 20, 20, 20 checkpoint files); for each run, "
-                 "the position of each validation measure's argmax (first index on ties) in the list glob.glob "
-                 "returned (cell 33), then the files named by those positions, val_{position}.pkl (cell 36): 32 "
-                 "checkpoints in all, each post-processed with NMS at 20 thresholds 0.01, 0.06, ..., 0.96: 640 "
-                 "variants; each of the 12 validation measures picks its argmax (first index on ties) among them")
 
 FIG7_SIGMAS = (1.0, 2.0, 3.0, 4.0)
 #: The top of Fig. 7's y axis ("Mean RMSE"), in all three panels.

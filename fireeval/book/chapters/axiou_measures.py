@@ -329,7 +329,8 @@ def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1
     image (:func:`fireeval.vmr.reference.fig6_nearest_first_points`).
     """
     from fireeval.book.papers.togashi import FIG6_SERIES
-    from fireeval.vmr.reference import FIG4_MEASURES, FIG6_PROTOCOL, NOTEBOOK_SOURCE, fig6_nearest_first_points
+    from fireeval.book.papers.togashi import FIG6_PROTOCOL
+    from fireeval.vmr.reference import FIG4_MEASURES, NOTEBOOK_SOURCE, fig6_nearest_first_points
     from fireeval.vmr.stability import (instance_shares, same_k_pairs, stability_wins, tau_replicates,
                                         win_share_estimates, win_shares)
 

@@ -97,7 +97,7 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", 
     ``primary`` names the family listed first (the nearest to the paper's: one model under NMS
     and rescaling).
     """
-    from fireeval.vmr.reference import FIG8_PROTOCOL
+    from fireeval.book.papers.togashi import FIG8_PROTOCOL
 
     fams = list(results)
     fams = ([primary] if primary in results else []) + [f for f in fams if f != primary]

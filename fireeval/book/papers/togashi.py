@@ -14,7 +14,7 @@ import numpy as np
 __all__ = ["PAPER", "ORDERING_QUOTES", "PART_SHORT", "AGREEMENT_QUOTES", "AGREEMENT_SHORT", "USAGE", "FIG4_TAU",
            "REASONABLY_WELL", "REASONABLY_WELL_PAIR", "REASONABLY_WELL_CELL", "REMARKABLY", "REMARKABLY_PAIR",
            "REMARKABLY_CELL", "FIG6_SERIES", "FIG7_SERIES",
-           "GLOB_FIRST", "SELECTION_QUOTE", "cell_name"]
+           "GLOB_FIRST", "SELECTION_QUOTE", "cell_name", "FIG6_PROTOCOL", "FIG8_PROTOCOL"]
 
 PAPER = "Togashi et al. 2022"
 
@@ -113,6 +113,16 @@ FIG6_SERIES = {
 FIG7_SERIES = {**{f"R@{k},{t}": (f"R@{k},{t}", style, "blue")
                   for k in (1, 5, 10) for t, style in (("0.3", "solid"), ("0.5", "dashed"), ("0.7", "dotted"))},
                **{f"AxIoU@{k}": (f"AxIoU@{k}", "dotted", "red") for k in (1, 5, 10)}}
+
+#: The authors' protocols behind Fig. 6 and Fig. 8 (their notebook's cells 14-19 and 32-36), in our words.
+FIG6_PROTOCOL = ("the authors' Fig. 6: for n = 100, 200, ..., 3,700 queries, 5,000 random subsets of n of the 3,720 "
+                 "test queries (a permutation's first n); τ between the six systems' ranking on the subset and on the "
+                 "whole test set; mean and variance of τ over the draws")
+FIG8_PROTOCOL = ("the authors' Fig. 8: five training runs of 2D-TAN (30, 30, 20, 20, 20 checkpoint files); for each run, "
+                 "the position of each validation measure's argmax (first index on ties) in the list glob.glob "
+                 "returned (cell 33), then the files named by those positions, val_{position}.pkl (cell 36): 32 "
+                 "checkpoints in all, each post-processed with NMS at 20 thresholds 0.01, 0.06, ..., 0.96: 640 "
+                 "variants; each of the 12 validation measures picks its argmax (first index on ties) among them")
 
 #: §6.6, Fig. 8: the paper's one-split finding.
 SELECTION_QUOTE = "only {measure} selected a model above average on every test measure [one split]"
