@@ -15,7 +15,8 @@ from conftest import require_data
 from fireeval.core import moments
 from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_matrix
 from fireeval.synthetic.moment_collection import simulate_moments
-from fireeval.vmr import noise, selection, variants, axiou_claims as verdicts
+from fireeval.book.chapters import axiou_label_noise, axiou_measures
+from fireeval.vmr import noise, selection, tau_matrices, variants
 
 MEASURES = moments.MEASURES
 SIX = ["2DTAN", "SCDM", "2DTAN_noNMS", "2DTAN_randomized", "2DTAN_randomized_noNMS", "ActionAwareBlind"]
@@ -61,13 +62,21 @@ def test_measures_ex1_ties_add_the_values_the_hint_names(per_query):
 def test_measures_ex2_a_stricter_reading_changes_verdicts_not_numbers(per_query):
     """Hint 2: the numbers do not change, only the verdicts."""
     pq = per_query[False]
-    tau, samples = verdicts.bootstrap_tau_matrix(pq, 200, 0)
+    tau, samples = tau_matrices.bootstrap_tau_matrix(pq, 200, 0)
+    jack = tau_matrices.jackknife_tau_matrix(pq)
     data = "real: Charades-STA test, the paper's six systems"
-    base = verdicts.agreement_claims(tau, samples, MEASURES, data)
-    strict = verdicts.agreement_claims(tau, samples, MEASURES, data, threshold=0.9)
-    values = lambda recs: [[c["value"] for c in r["conventions"].values()] for r in recs]  # noqa: E731
-    assert values(base) == values(strict)
-    assert [r["verdict"] for r in base] != [r["verdict"] for r in strict]
+    base = axiou_measures.agreement_claims(tau, samples, MEASURES, data, tau_jack=jack)
+    strict = axiou_measures.agreement_claims(tau, samples, MEASURES, data, threshold=0.9, tau_jack=jack)
+
+    def values(recs):  # every pair's τ and interval, where it is tested
+        return {(r["id"], c["condition"]): (c["value"], c["low"], c["high"]) for r in recs
+                for c in r["family"]["conditions"] if c["value"] is not None}
+
+    # The chapter's bar is read off Fig. 4's AxIoU@1 vs AxIoU@10: the pairs that are that cell are not tested
+    # against it; every pair tested under both bars has the same number and interval.
+    b, s_ = values(base), values(strict)
+    assert b and set(b) <= set(s_) and all(b[k] == s_[k] for k in b)
+    assert [r["label"] for r in base] != [r["label"] for r in strict]
 
 
 def test_measures_ex3_the_reference_codes_iou_rule_moves_scores_in_the_fourth_decimal_at_most(per_query):
@@ -124,9 +133,9 @@ def test_noise_ex4_the_margin_moves_only_the_r03_gap_and_not_the_claim(small):
     for part in ("r07_above_axiou", "r05_above_axiou", "r07_above_r05"):
         np.testing.assert_allclose(g0[part]["by_sigma"], g1[part]["by_sigma"])
     data = {"ds": "real: test"}
-    c0 = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": g0}}, data)}
-    c1 = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": g1}}, data)}
-    assert c0["noise.r03_not_above_axiou.ds"]["conventions"] == c1["noise.r03_not_above_axiou.ds"]["conventions"]
+    c0 = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": g0}}, data)}
+    c1 = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": g1}}, data)}
+    assert c0["noise.r03_not_above_axiou.ds"]["family"] == c1["noise.r03_not_above_axiou.ds"]["family"]
 
 
 # --- axiou_model_selection -------------------------------------------------------------------------------------

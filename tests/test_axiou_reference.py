@@ -46,9 +46,11 @@ def test_png_reader_inverts_every_filter(h, w, filters, seed):
 
 
 def test_fig4_transcription_is_a_tau_matrix_with_the_papers_reasonably_well_cell():
-    t = reference.FIG4_TAU
+    from fireeval.book.papers import togashi
+
+    t = togashi.FIG4_TAU
     assert t.shape == (12, 12) and np.allclose(t, t.T) and np.allclose(np.diag(t), 1)
-    assert (np.abs(t) <= 1).all() and len(reference.fig4_upper()) == 66
+    assert (np.abs(t) <= 1).all() and len(reference.fig4_upper(t)) == 66
     ax = [reference.FIG4_MEASURES.index(m) for m in ("AxIoU@1", "AxIoU@5", "AxIoU@10")]
     assert t[ax[0], ax[2]] == 0.36 and t[np.ix_(ax, ax)].min() == 0.36  # the lowest τ called "reasonably well"
 
@@ -71,3 +73,37 @@ def test_fig6_reader_finds_the_first_points():
     assert np.nanmax(np.abs(drawn - ours)) < 0.02
     # a curve 0.1 lower than every one drawn is not found near any line
     assert np.nanmax(np.abs(reference.fig6_nearest_first_points(ours - 0.1) - (ours - 0.1))) > 0.05
+
+
+def test_line_styles_are_told_apart_by_their_inked_share():
+    mask = np.zeros((30, 200), bool)
+    mask[5, :] = True  # solid
+    mask[15, [x for x in range(200) if x % 16 < 11]] = True  # dashed: 11 px on, 5 off (matplotlib "--" at 3 px)
+    mask[25, [x for x in range(200) if x % 8 < 3]] = True  # dotted: 3 on, 5 off (":" at 3 px)
+    share = [reference._coverage(mask, [(0.0, y), (199.0, y)], tol=0) for y in (5, 15, 25)]
+    assert [reference.line_style(c) for c in share] == ["solid", "dashed", "dotted"]
+    assert reference.line_style(reference._coverage(mask, [(0.0, 10.0), (199.0, 10.0)], tol=0)) is None  # no line
+
+
+def test_fig7_is_compared_with_the_authors_series_by_name():
+    from fireeval.book.chapters import axiou_label_noise
+
+    require_data(reference.NOTEBOOK)
+    # our errors (reference code's noise, σ = 1..4 s; the label-noise chapter with 20 trials): each lies on the line
+    # of its own name -- the blue lines told apart by style, solid 0.3, dashed 0.5, dotted 0.7
+    ours = np.array([[0.0050, 0.0083, 0.0144, 0.0049, 0.0145, 0.0142, 0.0039, 0.0123, 0.0175, 0.0016, 0.0026, 0.0031],
+                     [0.0050, 0.0125, 0.0329, 0.0030, 0.0104, 0.0266, 0.0038, 0.0098, 0.0309, 0.0122, 0.0122, 0.0129],
+                     [0.0181, 0.0363, 0.0521, 0.0093, 0.0211, 0.0536, 0.0084, 0.0248, 0.0566, 0.0253, 0.0254, 0.0256],
+                     [0.0367, 0.0604, 0.0696, 0.0220, 0.0430, 0.0805, 0.0192, 0.0445, 0.0820, 0.0395, 0.0400, 0.0398]])
+    drawn, styles = reference.fig7_nearest_lines(ours, styles=True)
+    named, matched, other = axiou_label_noise.fig7_by_name(drawn, styles)
+    assert len(matched) == 12 and not other and np.nanmax(np.abs(named - ours)) < 0.005
+    # R@K,0.3's and R@K,0.7's series swapped (as Fig. 6's legend does): each now lies on the other θ's line, and a
+    # comparison by name refuses it where a nearest-line one would pass
+    swap = ours.copy()
+    for k in (0, 3, 6):
+        swap[:, [k, k + 2]] = ours[:, [k + 2, k]]
+    named, matched, other = axiou_label_noise.fig7_by_name(*reference.fig7_nearest_lines(swap, styles=True))
+    assert np.nanmax(np.abs(reference.fig7_nearest_lines(swap) - swap)) < 0.005  # nearest line: passes
+    assert {o.split(":")[0] for o in other} == {"R@1,0.3", "R@1,0.7", "R@5,0.3", "R@5,0.7", "R@10,0.3", "R@10,0.7"}
+    assert np.isnan(named[:, [0, 2, 3, 5, 6, 8]]).all()

@@ -2,10 +2,12 @@
 import numpy as np
 import pytest
 
+from fireeval.book.chapters import axiou_label_noise, axiou_measures, axiou_model_selection
+from fireeval.book.papers import togashi
 from fireeval.core.moments import MEASURES
-from fireeval.stats.claims import VERDICTS
+from fireeval.stats.claims import VERDICTS, Claim, Reading, Test, check_record
 from fireeval.synthetic.moment_collection import simulate_moments
-from fireeval.vmr import noise, selection, variants, axiou_claims as verdicts
+from fireeval.vmr import noise, selection, stability, tau_matrices, variants
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +36,18 @@ def test_ordering_gap_is_the_family_difference_and_its_minimum_over_sigma(small)
     g = gaps["r07_above_axiou"]
     np.testing.assert_allclose(g["by_sigma"], fam["R@K,0.7"] - fam["AxIoU@K"])
     assert g["min"] == pytest.approx(g["by_sigma"].min()) and g["min_samples"].shape == (100,)
-    recs = verdicts.noise_ordering_claims({"ds": {"code": gaps, "paper": gaps}}, {"ds": "stand-in: synthetic"})
-    assert {r["verdict"] for r in recs} <= set(VERDICTS) and len(recs) == len(verdicts.ORDERING_QUOTES)
-    # the reference code's convention is primary, the paper text's a sensitivity row; a stand-in is never contradicted
-    assert all(set(r["conventions"]) == {""} for r in recs)
-    assert all(any(row["name"].startswith("paper text") for row in r["sensitivity"]) for r in recs)
+    recs = axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps, "paper": gaps}}, {"ds": "stand-in: synthetic"})
+    assert {r["verdict"] for r in recs} <= set(VERDICTS) and len(recs) == len(togashi.ORDERING_QUOTES)
+    # decided σ by σ (one condition per σ), never by the minimum over σ
+    assert all([c["condition"] for c in r["family"]["conditions"]] == ["σ = 1 s", "σ = 2 s", "σ = 4 s"] for r in recs)
+    # the reference code's convention is primary, the paper text's a secondary row (the authors' Fig. 7 rules it out)
+    paper_rows = [row for r in recs for row in r["sensitivity"] if row["name"].startswith("paper text")]
+    assert paper_rows and all(row["weight"] == "secondary" and row["reason"] for row in paper_rows)
+    # a stand-in is never contradicted, and what it shows is the claim's row "here" (no '.here' twin)
     assert all(r["verdict"] == "not testable here" for r in recs)
+    assert not any(r["id"].endswith(".here") for r in recs)
+    for r in recs:
+        check_record(r)
 
 
 def test_real_raters_equal_to_the_original_move_nothing(small):
@@ -94,11 +102,15 @@ def test_selection_experiment_random_ties_average_over_draws(small):
 def test_selection_claims_use_an_exact_interval_for_whole_successes():
     res = {"full": {"above": np.r_[np.ones(3), np.zeros(17)], "best_other": np.zeros(20)},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20)}}
-    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: test")}  # no "only": no existence claim
+    recs = {r["id"]: r for r in axiou_model_selection.selection_claims(res, "stand-in: test")}  # no "only": no existence claim
     assert "selection.paper_split_exists" not in recs
-    assert recs["selection.axiou10_above_average.single_base"]["conventions"][""]["high"] > 0  # never [0, 0]
+    rate = {c["condition"]: c for c in recs["selection.axiou10_above_average"]["family"]["conditions"]}
+    assert rate["single_base family"]["high"] > 0  # never [0, 0]
     assert recs["selection.axiou10_above_average"]["verdict"] == "not testable here"  # a stand-in family
-    assert recs["selection.axiou10_best.full"]["conventions"][""]["value"] == pytest.approx(0.15)
+    best = {c["condition"]: c for c in recs["selection.axiou10_best"]["family"]["conditions"]}
+    assert best["full family"]["value"] == pytest.approx(0.15)
+    # one claim per question, a row per family: no per-family copies
+    assert set(recs) == {"selection.axiou10_above_average", "selection.axiou10_best"}
 
 
 def test_a_family_where_no_pick_is_ever_above_average_has_no_power():
@@ -108,12 +120,16 @@ def test_a_family_where_no_pick_is_ever_above_average_has_no_power():
            "single_base": {"above": np.r_[np.ones(5), np.zeros(15)], "best_other": zero, "only": np.r_[np.ones(5), zero[5:]],
                            "any": np.r_[np.ones(5), zero[5:]], "best": np.r_[np.ones(5), zero[5:]],
                            "best_measure": "AxIoU@10", "runner_up": zero}}
-    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: released lists")}
+    recs = {r["id"]: r for r in axiou_model_selection.selection_claims(res, "stand-in: released lists")}
     for q in ("paper_split_exists", "axiou10_above_average", "axiou10_best"):
-        nd = recs[f"selection.{q}.nondegenerate"]
-        assert nd["verdict"] == "not testable here" and nd["basis"].startswith("no power")
+        conds = {c["condition"]: c for c in recs[f"selection.{q}"]["family"]["conditions"]}
+        nd = conds["nondegenerate family"]  # nothing can pass there: not testable, never contradicted
+        assert nd["label"] == "not testable here" and nd["method"].startswith("no power")
         assert recs[f"selection.{q}"]["verdict"] == "not testable here"  # stand-in, about the paper
-    assert recs["selection.paper_split_exists.single_base"]["verdict"] == "reproduced"
+    exists = recs["selection.paper_split_exists"]
+    assert {c["condition"]: c["label"] for c in exists["family"]["conditions"]}["single_base family"] == "reproduced"
+    # what the families show is the claim's row "here": holds at 1 of 2, unclear where there is no power
+    assert exists["here"][0]["label"] == "inconclusive" and "holds at 1 of 2" in exists["here"][0]["found"]
 
 
 def test_build_family_kinds(small):
@@ -132,70 +148,142 @@ def test_build_family_kinds(small):
 
 
 def test_agreement_blocks_and_claims():
-    blocks = verdicts.agreement_blocks(MEASURES)
+    blocks = tau_matrices.agreement_blocks(MEASURES)
     assert len(blocks["axiou_vs_r"]) == 27 and len(blocks["axiou_vs_axiou"]) == 3 and len(blocks["r_vs_r"]) == 36
     assert len(blocks["axiou_vs_r_same_k"]) == 9
     rng = np.random.default_rng(0)
     quality = np.linspace(0.2, 0.8, 5)
     per_query = np.clip(quality[None, :, None] + 0.1 * rng.standard_normal((12, 5, 400)), 0, 1)
-    tau, samples = verdicts.bootstrap_tau_matrix(per_query, 100, 0)
-    assert np.allclose(np.diag(tau), 1) and samples.shape == (100, 12, 12)
-    recs = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test")}
-    assert recs["agreement.axiou_vs_r.min"]["verdict"] == "reproduced"  # well-separated systems agree everywhere
-    assert recs["agreement.r_vs_r.min"]["verdict"] == "not reproduced"  # ... so nothing "conflicts"
-    # The same numbers against a threshold above every τ: the verdict flips, the values do not.
-    strict = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test", threshold=1.0)}
-    flipped = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "real: test")}
-    assert flipped["agreement.axiou_vs_r.min"]["verdict"] == "not reproduced"
-    assert not any(k.endswith(".median") for k in recs)  # the median is a row, not the paper's quantifier
-    med = [r for r in flipped["agreement.axiou_vs_r.min"]["sensitivity"] if r["kind"] == "statistic"]
-    assert med and all(r["verdict"] == "not reproduced" for r in med)
-    # two primary readings of "AxIoU@K": every K, or AxIoU@10 only
-    assert set(recs["agreement.axiou_vs_r.min"]["conventions"]) == {"every AxIoU@K", "AxIoU@10"}
-    assert strict["agreement.axiou_vs_r.min"]["conventions"]["AxIoU@10"]["value"] == pytest.approx(
-        recs["agreement.axiou_vs_r.min"]["conventions"]["AxIoU@10"]["value"])
-    # A stand-in can never contradict the paper.
-    stand = {r["id"]: r for r in verdicts.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "stand-in: test")}
-    assert all(r["verdict"] == "not testable here" for k, r in stand.items() if not k.endswith(".here"))
-    assert stand["agreement.axiou_vs_r.min"]["on_stand_in"]["verdict"] == "not reproduced"
-    # ... and what the stand-in shows is kept as the book's own finding, with its own verdict
-    assert stand["agreement.axiou_vs_r.min.here"]["verdict"] == "not reproduced"
-    assert stand["agreement.axiou_vs_r.min.here"]["paper"] == "this book"
-    qv = verdicts.agreement_claims(tau, samples, MEASURES, "stand-in: QVHighlights", prefix="qvhighlights.",
-                                   on="QVHighlights")
+    tau, samples = tau_matrices.bootstrap_tau_matrix(per_query, 100, 0)
+    jack = tau_matrices.jackknife_tau_matrix(per_query)
+    loso = tau_matrices.leave_one_system_out_tau(per_query)
+    assert np.allclose(np.diag(tau), 1) and samples.shape == (100, 12, 12) and loso.shape == (5, 12, 12)
+    recs = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", tau_jack=jack,
+                                                                 tau_loso=loso)}
+    assert recs["agreement.axiou_vs_r"]["label"] == "reproduced"  # well-separated systems agree everywhere
+    assert recs["agreement.r_vs_r"]["label"] == "contradicted"  # ... so no pair "conflicts"
+    # one condition per pair, each with its own Bonferroni interval; every row has a stated weight
+    fam = recs["agreement.axiou_vs_r"]["family"]
+    assert fam["of"] == 27 and fam["hold"] == 27 and "Bonferroni" in fam["multiplicity"]
+    assert all(row["weight"] in ("equal", "secondary") for r in recs.values() for row in r["sensitivity"])
+    # the scope AxIoU@10 only is a row of equal standing with its own 9 conditions
+    scope = next(row for row in recs["agreement.axiou_vs_r"]["sensitivity"] if row["kind"] == "scope")
+    assert scope["weight"] == "equal" and scope["family"]["of"] == 9
+    # the uncertainty over systems is a row on every τ claim
+    assert all(any(row["name"].startswith("uncertainty over systems") for row in r["sensitivity"]) for r in recs.values())
+    # The same numbers lowered below every bar: the verdict flips, the values do not.
+    flipped = {r["id"]: r for r in axiou_measures.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "real: test",
+                                                                    tau_jack=jack - 0.8)}
+    assert flipped["agreement.axiou_vs_r"]["label"] == "contradicted"
+    # every R@K,θ pair at τ = 0.2: below the bar (conflict), but not reversed -- the equal row τ < 0 disagrees
+    assert flipped["agreement.r_vs_r"]["label"] == "depends"
+    # A stand-in can never contradict the paper; what it shows is the claim's row "here", no '.here' twin.
+    stand = axiou_measures.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "stand-in: test", tau_jack=jack - 0.8)
+    assert all(r["verdict"] == "not testable here" and not r["id"].endswith(".here") for r in stand)
+    assert stand[0]["here"][0]["label"] == "contradicted"
+    qv = axiou_measures.agreement_claims(tau, samples, MEASURES, "stand-in: QVHighlights", prefix="qvhighlights.",
+                                         on="QVHighlights")
     assert all(r["id"].startswith("qvhighlights.agreement.") for r in qv)
+    for r in [*recs.values(), *flipped.values(), *stand, *qv]:
+        check_record(r)
+
+
+def test_a_family_claim_is_decided_per_condition_not_by_its_extreme():
+    # Nine pairs: eight agree clearly, one does not (its whole interval below the bar): the family says "holds at 8
+    # of 9; fails at ..." -- the count, not a minimum; lifting that one pair above the bar makes it hold at all 9.
+    rng = np.random.default_rng(2)
+    quality = np.linspace(0.2, 0.8, 6)
+    per_query = np.clip(quality[None, :, None] + 0.1 * rng.standard_normal((12, 6, 300)), 0, 1)
+    per_query[MEASURES.index("R@10,0.3")] = per_query[MEASURES.index("R@10,0.3"), ::-1]  # one measure reversed
+    tau, samples = tau_matrices.bootstrap_tau_matrix(per_query, 200, 0)
+    jack = tau_matrices.jackknife_tau_matrix(per_query)
+    rec = next(r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", tau_jack=jack)
+               if r["id"] == "agreement.axiou_vs_r")
+    fam = rec["family"]
+    assert fam["of"] == 27 and fam["hold"] == 24 and len(fam["fail"]) == 3
+    assert all("R@10,0.3" in c for c in fam["fail"]) and fam["summary"].startswith("holds at 24 of 27; fails at")
+    assert rec["label"] == "contradicted" and rec["basis"].startswith("contradicted: fails at a condition")
+    # "can conflict" needs one pair only: the reversed measure conflicts with every other R@K,θ
+    conflict = next(r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", tau_jack=jack)
+                    if r["id"] == "agreement.r_vs_r")
+    assert conflict["label"] == "reproduced" and conflict["family"]["hold"] == 8
+
+
+def test_a_bar_built_from_its_own_cell_is_refused():
+    # The mechanism refuses a claim whose test's bar was measured on the cell it tests ...
+    claim = Claim("x", paper="P", section="§1", quote="agrees", quantity="τ", data="real: x", standing="original",
+                  reading=Reading("as written", "agrees", "paper's usage"),
+                  test=Test(">=", 0.355, from_cell=togashi.REASONABLY_WELL_CELL), cell=togashi.REASONABLY_WELL_CELL)
+    with pytest.raises(ValueError, match="comes from the cell it tests"):
+        claim.evaluate(1.0)
+    assert axiou_measures.own_cell(claim, togashi.cell_name("AxIoU@10", "AxIoU@1"), claim.test)  # order-free
+    assert axiou_measures.own_cell(claim, togashi.cell_name("AxIoU@10", "R@5,0.7"), claim.test) is None
+    # ... and the builder, on the paper's own matrix, leaves every pair that IS the bar's cell untested: R@1,θ ranks the
+    # six systems as AxIoU@1 does, so AxIoU@10 vs R@1,θ is the cell "AxIoU@1 vs AxIoU@10" the 0.355 bar comes from.
+    tau = togashi.FIG4_TAU.copy()
+    samples = np.repeat(tau[None], 50, axis=0) + np.random.default_rng(0).normal(0, 1e-3, (50, 12, 12))
+    recs = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test")}
+    rows = {row["name"]: row for row in recs["agreement.axiou_vs_r"]["sensitivity"]}
+    ax10 = {c["condition"]: c for c in rows["AxIoU@10 only (which AxIoU@K the sentence means is left open)"]["family"][
+        "conditions"]}
+    refused = [name for name, c in ax10.items() if c["method"].startswith("not tested")]
+    assert sorted(refused) == ["R@1,0.3 vs AxIoU@10", "R@1,0.5 vs AxIoU@10", "R@1,0.7 vs AxIoU@10"]
+    assert all(ax10[n]["label"] == "not testable here" for n in refused)  # unclear, never passed by construction
+    # under the 'remarkably' bar (read off AxIoU@10 vs R@5,0.7) that pair is the one refused
+    rem = {c["condition"]: c for c in rows["AxIoU@10 only, τ ≥ 0.725"]["family"]["conditions"]}
+    assert [n for n, c in rem.items() if c["method"].startswith("not tested")] == ["R@5,0.7 vs AxIoU@10"]
+    # another bar (not read off a cell) refuses nothing
+    other = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", threshold=0.5)}
+    assert not any(c["method"].startswith("not tested") for c in other["agreement.axiou_vs_r"]["family"]["conditions"])
+    # the AxIoU@K block is the bar's own block: a definition, no power
+    ax = recs["agreement.axiou_vs_axiou"]
+    assert ax["verdict"] == "not testable here" and ax["basis"].startswith("no power") and ax["power"]["impossible"]
+    assert not other["agreement.axiou_vs_axiou"]["power"]["impossible"]  # another bar is a real test
 
 
 def test_fig4_evidence_reproduces_the_authors_matrix_and_flags_a_changed_cell():
-    from fireeval.vmr import reference
-
-    tau = reference.FIG4_TAU + 0.001
+    tau = togashi.FIG4_TAU + 0.001
     np.fill_diagonal(tau, 1.0)
     samples = np.repeat(tau[None], 20, axis=0)
-    rec = verdicts.agreement_claims(tau, samples, MEASURES, "real: test")[0]
+    rec = axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test")[0]
     assert rec["evidence"]["cells"] == 66 and rec["evidence"]["numbers_reproduce"] is True
     tau[0, 3] = tau[3, 0] = 0.5
-    rec = verdicts.agreement_claims(tau, samples, MEASURES, "real: test")[0]
+    rec = axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test")[0]
     assert rec["evidence"]["numbers_reproduce"] is False
     # "reasonably well" is read from the paper's usage: 0.36 printed, AxIoU@1 vs AxIoU@10
-    assert reference.FIG4_TAU[9, 11] == 0.36 and verdicts.REASONABLY_WELL == pytest.approx(0.355)
-    # ... so on the paper's data the AxIoU@K block's test is that cell against itself: a definition, no power
-    recs = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test")}
-    ax = recs["agreement.axiou_vs_axiou.min"]
-    assert ax["verdict"] == "not testable here" and ax["basis"].startswith("no power") and ax["power"]["impossible"]
-    other = {r["id"]: r for r in verdicts.agreement_claims(tau, samples, MEASURES, "real: test", threshold=0.5)}
-    assert not other["agreement.axiou_vs_axiou.min"]["power"]["impossible"]  # another bar is a real test
-    # the controls say what they control: the bar and the interval, not a minimum over the block
-    assert "not of a minimum over" in recs["agreement.axiou_vs_r.min"]["power"]["control"]
+    assert togashi.FIG4_TAU[9, 11] == 0.36 and togashi.REASONABLY_WELL == pytest.approx(0.355)
+
+
+def test_leave_one_system_out_tau_ranks_all_but_one_system():
+    rng = np.random.default_rng(1)
+    pq = rng.random((12, 5, 30))
+    loso = tau_matrices.leave_one_system_out_tau(pq)
+    assert loso.shape == (5, 12, 12) and np.allclose(loso[:, np.arange(12), np.arange(12)], 1)
+    direct, _ = tau_matrices.bootstrap_tau_matrix(pq[:, [0, 1, 3, 4]], 1, 0)
+    assert np.allclose(loso[2], direct)
+
+
+def test_qvhighlights_power_comes_from_a_stated_effect_not_the_observed_difference():
+    rng = np.random.default_rng(0)
+    close = rng.random((12, 2, 100))  # two checkpoints, few queries: nothing can detect one point
+    p = axiou_measures.qv_power(close, MEASURES)
+    assert p.effect == axiou_measures.QV_EFFECT[0] and p.detectable > p.effect and p.passes(Test(">=", 0.355)) is False
+    many = np.repeat(rng.random((12, 1, 200000)), 2, axis=1) + rng.normal(0, 0.01, (12, 2, 200000))
+    assert axiou_measures.qv_power(many, MEASURES).passes(Test(">=", 0.355)) is True  # a small spread detects it
+    # with no power the agreement records say so and claim nothing
+    tau, samples = tau_matrices.bootstrap_tau_matrix(close, 50, 0)
+    recs = axiou_measures.agreement_claims(tau, samples, MEASURES, "stand-in: QVHighlights", prefix="qvhighlights.",
+                                           power=p, loso_why="two systems: leaving one out leaves nothing to rank")
+    assert all(r["basis"].startswith("no power") and not r["here"] for r in recs)
 
 
 def test_jackknife_tau_matrix_leaves_one_query_out():
     rng = np.random.default_rng(1)
     pq = rng.random((12, 4, 30))
-    jack = verdicts.jackknife_tau_matrix(pq)
+    jack = tau_matrices.jackknife_tau_matrix(pq)
     assert jack.shape == (30, 12, 12)
     keep = np.arange(1, 30)
-    direct, _ = verdicts.bootstrap_tau_matrix(pq[..., keep], 1, 0)
+    direct, _ = tau_matrices.bootstrap_tau_matrix(pq[..., keep], 1, 0)
     assert np.allclose(jack[0], direct)
 
 
@@ -204,8 +292,8 @@ def test_axiom_claim_counts_contradicted_statements():
 
     ok = pd.DataFrame({"found": [True, False], "paper: satisfied": [False, True]})
     bad = pd.DataFrame({"found": [True, True], "paper: satisfied": [False, True]})
-    assert verdicts.axiom_claim(ok, "grid")["verdict"] == "reproduced"
-    assert verdicts.axiom_claim(bad, "grid")["verdict"] == "not reproduced"
+    assert axiou_measures.axiom_claim(ok, "grid")["verdict"] == "reproduced"
+    assert axiou_measures.axiom_claim(bad, "grid")["verdict"] == "not reproduced"
 
 
 def test_sign_change_sigma():
@@ -221,11 +309,12 @@ def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_e
     g = {"by_sigma": by_sigma, "by_sigma_samples": samples, "min": float(by_sigma.min()),
          "min_samples": samples.min(axis=1), "majority": float(noise.majority_gap(by_sigma)),
          "majority_samples": noise.majority_gap(samples), "sigmas": [1.0, 2.0, 3.0, 4.0]}
-    gaps = {part: g for part in verdicts.ORDERING_QUOTES}
-    recs = {r["id"]: r for r in verdicts.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
+    gaps = {part: g for part in togashi.ORDERING_QUOTES}
+    recs = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
     assert recs["noise.r03_not_above_axiou.ds"]["verdict"] == "reproduced"
-    # one σ against it: not reproduced by the every-σ reading; a sensitivity row of equal standing may make it depend
-    assert recs["noise.r07_above_axiou.ds"]["verdict"] in ("not reproduced", "depends")
+    assert recs["noise.r03_not_above_axiou.ds"]["family"]["summary"].startswith("holds at 3 of 4; fails at σ = 1 s")
+    assert recs["noise.r07_above_axiou.ds"]["label"] == "contradicted"  # "all σ": the one σ against it decides
+    assert recs["noise.r07_above_axiou.ds"]["family"]["fail"] == ["σ = 1 s"]
     assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
     # Two σ of four against it is no majority: the verdict flips.
     assert noise.majority_gap([-0.002, -0.001, 0.013, 0.013]) < 0
@@ -258,17 +347,18 @@ def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small)
         assert lo <= g["min"] + 1e-6 and g["min"] <= hi + 1e-6
         assert np.ptp(g["min_samples"]) > np.ptp(mc["min_samples"])  # queries add uncertainty
         assert g["resampled_queries"] and g["per_k"].shape == (2, 3)
-    recs = verdicts.noise_ordering_claims({"ds": {"code": study["gaps"]}}, {"ds": "stand-in"})
-    assert all("test queries jointly" in r["conventions"][""]["method"] for r in recs)
-    # "comparable": a ratio over a range of margins, since the paper gives none
+    recs = axiou_label_noise.noise_ordering_claims({"ds": {"code": study["gaps"]}}, {"ds": "stand-in"})
+    conds = [c for r in recs for c in r["family"]["conditions"]]
+    assert all("test queries jointly" in c["method"] and "Bonferroni over the 2 σ" in c["method"] for c in conds)
+    # "comparable": a ratio over a range of margins (rows of equal weight), since the paper gives none
     r03 = {r["id"]: r for r in recs}["noise.r03_not_above_axiou.ds"]
     assert r03["reading"]["source"] == "no guidance: range" and r03["test"] == "<= 1"
-    assert {row["kind"] for row in r03["sensitivity"]} == {"threshold (range)", "interval method"}
-    # a ratio and an extreme over σ: BCa (grouped jackknife over the queries), the percentile interval a row
-    # BCa, or where it is unstable (|z0| > 1, an end at the outermost replicates) its stated replacement
-    assert all(r["conventions"][""]["method"].startswith(("95% BCa", "95% jackknife normal interval (BCa unstable"))
-               for r in recs)
-    assert all(g["min_jack"].shape == (20,) for g in study["gaps"].values())
+    assert {row["kind"] for row in r03["sensitivity"]} == {"margin", "interval method"}
+    assert all(row["weight"] == "equal" for row in r03["sensitivity"])
+    # each σ's ratio or gap: BCa (grouped jackknife over the queries; the jackknife normal interval where BCa is
+    # unstable, and the method says so), the percentile interval a row
+    assert all("BCa" in c["method"] for c in conds)
+    assert all(g["min_jack"].shape == (20,) and g["by_sigma_jack"].shape == (20, 2) for g in study["gaps"].values())
 
 
 def test_comparable_margin_relaxes_only_the_r03_part(small):
@@ -285,34 +375,36 @@ def test_per_k_table_and_exceptions(small):
     gt, _, preds = small
     clean, noisy = noise.noise_experiment(preds, gt, [1.0, 3.0], n_trials=4, seed=0)
     gaps = {"ds": {"code": noise.ordering_gaps(clean, noisy, n_boot=30, sigmas=[1, 3])}}
-    table = verdicts.noise_ordering_by_sigma(gaps, [1, 3])
-    assert len(table) == len(verdicts.ORDERING_QUOTES) * 2 * 4  # parts × σ × (mean, K = 1, 5, 10)
-    exc = verdicts.per_k_exceptions(gaps, [1, 3], "r07_above_axiou", "ds", "code")
+    table = axiou_label_noise.noise_ordering_by_sigma(gaps, [1, 3])
+    assert len(table) == len(togashi.ORDERING_QUOTES) * 2 * 4  # parts × σ × (mean, K = 1, 5, 10)
+    exc = axiou_label_noise.per_k_exceptions(gaps, [1, 3], "r07_above_axiou", "ds", "code")
     cells = table.xs("1", level="K")  # K = 1 rows
-    assert all(k in (1, 5, 10) for _, k, _ in exc) and len(cells) == len(verdicts.ORDERING_QUOTES) * 2
+    assert all(k in (1, 5, 10) for _, k, _ in exc) and len(cells) == len(togashi.ORDERING_QUOTES) * 2
 
 
 def test_stability_claim_counts_same_k_comparisons_and_flips_with_the_share():
     measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
     rng = np.random.default_rng(0)
     tau = np.stack([rng.uniform(0.5, 0.6, (2, 50)), rng.uniform(0.1, 0.2, (2, 50)), rng.uniform(0.3, 0.4, (2, 50))])
-    share, samples, n = verdicts.stability_wins(tau, measures, n_boot=100)
+    share, samples, n = stability.stability_wins(tau, measures, n_boot=100)
     assert n == 4 and share == 0.5 and samples.shape == (100,)  # beats R@1,0.7 at both sizes, never R@1,0.3
     tau[0] = 0.0  # now AxIoU@1 beats both
-    assert verdicts.stability_wins(tau, measures, n_boot=100)[0] == 1.0
+    assert stability.stability_wins(tau, measures, n_boot=100)[0] == 1.0
 
 
 def test_paper_split_claim_is_an_existence_claim_over_splits():
     only = np.r_[np.ones(1), np.zeros(19)]
     res = {"full": {"above": only, "best_other": np.zeros(20), "only": only},
            "single_base": {"above": np.zeros(20), "best_other": np.zeros(20), "only": np.zeros(20)}}
-    recs = {r["id"]: r for r in verdicts.selection_claims(res, "stand-in: test")}
+    recs = {r["id"]: r for r in axiou_model_selection.selection_claims(res, "stand-in: test")}
     assert "stricter" in recs["selection.axiou10_above_average"]["quantity"].lower()
-    assert recs["selection.paper_split_exists.full"]["verdict"] == "reproduced"  # one split of 20: exact interval > 0
-    assert recs["selection.paper_split_exists.single_base"]["verdict"] == "not reproduced"
-    # about the paper, on a stand-in family: never contradicted; the other family is a sensitivity row that differs
-    assert recs["selection.paper_split_exists"]["verdict"] == "not testable here"
-    assert recs["selection.paper_split_exists"]["sensitivity"][0]["name"] == "full family"
+    exists = recs["selection.paper_split_exists"]
+    conds = {c["condition"]: c for c in exists["family"]["conditions"]}
+    assert conds["full family"]["label"] == "reproduced"  # one split of 20: exact interval > 0
+    assert conds["single_base family"]["verdict"] == "not reproduced"  # 0 of 20: [0, x], undecided
+    # about the paper, on stand-in families: never contradicted; one row per family, the primary first
+    assert exists["verdict"] == "not testable here" and list(conds) == ["single_base family", "full family"]
+    assert exists["here"][0]["found"] == "holds at 1 of 2; unclear at single_base family"
 
 
 def test_family_claim_inputs_only_share(small):
@@ -331,7 +423,7 @@ def test_author_stability_claim_tie_rules_are_sensitivity_rows():
     measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
     # AxIoU@1 beats R@1,0.7 at both sizes, ties R@1,0.3 at both (all τ = 1): 2 wins, 2 ties of 4.
     tau = np.stack([np.ones((2, 40)), np.full((2, 40), 0.5), np.ones((2, 40))])
-    rec = verdicts.author_stability_claim(tau, measures, [100, 200], "stand-in: test", n_boot=50)
+    rec = axiou_measures.author_stability_claim(tau, measures, [100, 200], "stand-in: test", n_boot=50)
     conv = rec["conventions"]  # the authors' code compares nothing: three tie rules of equal standing
     assert conv["ties left out"]["value"] == 1.0  # 2 of 2
     assert conv["ties counted as wins (≥)"]["value"] == 1.0
@@ -339,7 +431,13 @@ def test_author_stability_claim_tie_rules_are_sensitivity_rows():
     rows = {r["name"].split(":")[0]: r for r in rec["sensitivity"]}
     assert rows["per instance"]["value"] == 0.5  # R@1,0.7 outperformed, R@1,0.3 tied everywhere
     assert rows["per K"]["value"] == 0.0  # "most" per K: 1 of its 2 instances here, not 2
-    assert rows["variance panel"]["kind"] == "variance"
+    assert rows["variance panel"]["kind"] == "variance" and rows["variance panel"]["weight"] == "secondary"
+    assert all(r["weight"] in ("equal", "secondary") and (r["weight"] == "equal" or r["reason"]) for r in rec["sensitivity"])
+    assert rows["uncertainty over systems"]["verdict"] == "not testable here"  # not given: said so
+    loso = {rule: np.array([1.0, 1.0, 0.5]) for rule in ("ties excluded", ">=", ">")}
+    rec = axiou_measures.author_stability_claim(tau, measures, [100, 200], "stand-in: test", n_boot=50, loso_shares=loso)
+    sysrows = [r for r in rec["sensitivity"] if r["name"].startswith("uncertainty over systems")]
+    assert len(sysrows) == 3 and sysrows[0]["low"] == 0.5 and sysrows[0]["kind"] == "interval method"
     # the control: R@K,0.7, which §6.3 calls unstable, is beaten
     assert rec["power"]["estimate"]["value"] == 1.0 and rec["power"]["passes"] is True
     assert rec["verdict"] == "not testable here" and rec["standing"] == "stand-in"
@@ -385,21 +483,25 @@ def test_the_rate_question_has_no_power_when_no_measure_reaches_half_of_the_spli
     fam = {"above": low, "best_other": low, "only": low, "any": low, "best": low, "best_measure": "R@5,0.5",
            "runner_up": low}
     high = dict(fam, best=np.r_[np.ones(36), np.zeros(4)], best_measure="AxIoU@10")
-    recs = {r["id"]: r for r in verdicts.selection_claims({"full": fam, "single_base": high}, "stand-in: lists")}
-    full = recs["selection.axiou10_above_average.full"]
-    assert full["verdict"] == "not testable here" and full["power"]["impossible"]
-    assert "R@5,0.5" in full["power"]["impossible"]
-    sb = recs["selection.axiou10_above_average.single_base"]  # the best is AxIoU@10 itself: no control, but power
-    assert sb["power"]["passes"] is None and "AxIoU@10's own" in sb["power"]["why_none"]
+    recs = {r["id"]: r for r in axiou_model_selection.selection_claims({"full": fam, "single_base": high},
+                                                                        "stand-in: lists")}
+    rate = recs["selection.axiou10_above_average"]
+    conds = {c["condition"]: c for c in rate["family"]["conditions"]}
+    full = conds["full family"]  # nothing can pass there: not testable, never contradicted
+    assert full["label"] == "not testable here" and "R@5,0.5" in full["method"]
+    sb = conds["single_base family"]  # the best is AxIoU@10 itself: no control, but power; 4 of 40 is below 0.5
+    assert sb["label"] == "contradicted"
+    assert rate["power"]["passes"] is None and "AxIoU@10's own" in rate["power"]["why_none"]
     other = dict(high, best_measure="R@1,0.5")  # another measure at 0.9 is a control that passes
-    sb = {r["id"]: r for r in verdicts.selection_claims({"single_base": other}, "stand-in: lists")}[
-        "selection.axiou10_above_average.single_base"]
-    assert sb["power"]["passes"] is True and sb["verdict"] == "not reproduced"
+    sb = {r["id"]: r for r in axiou_model_selection.selection_claims({"single_base": other}, "stand-in: lists")}[
+        "selection.axiou10_above_average"]
+    assert sb["power"]["passes"] is True and sb["here"][0]["label"] == "contradicted"
     # the existence question keeps its own control in the same family
-    assert recs["selection.paper_split_exists.full"]["verdict"] == "reproduced"
-    # about the paper, on a primary family without power: "no power", never "contradicted on the stand-in"
-    parent = {r["id"]: r for r in verdicts.selection_claims({"full": fam, "single_base": high}, "stand-in: lists",
-                                                            primary="full")}["selection.axiou10_above_average"]
+    exists = {c["condition"]: c for c in recs["selection.paper_split_exists"]["family"]["conditions"]}
+    assert exists["full family"]["label"] == "reproduced"
+    # about the paper, where no family has power: "no power", never "contradicted on the stand-in"
+    parent = {r["id"]: r for r in axiou_model_selection.selection_claims({"full": fam}, "stand-in: lists",
+                                                                         primary="full")}["selection.axiou10_above_average"]
     assert parent["basis"].startswith("no power") and parent["on_stand_in"] is None
 
 
@@ -408,18 +510,19 @@ def test_tie_rules_are_readings_of_equal_standing():
     rnd = {"single_base": {"above": one, "best_other": z, "only": one, "any": one, "best": one,
                            "best_measure": "AxIoU@10", "runner_up": z}}
     fst = {"single_base": dict(rnd["single_base"], above=z, best_other=one)}  # first-index: AxIoU@10 never leads
-    rec = {r["id"]: r for r in verdicts.selection_claims(rnd, "stand-in: lists", first=fst)}
-    best = rec["selection.axiou10_best.single_base"]
-    assert set(best["conventions"]) == {"random", "first"}
-    assert best["verdict"] == "depends"
+    rec = {r["id"]: r for r in axiou_model_selection.selection_claims(rnd, "stand-in: lists", first=fst)}
+    best = rec["selection.axiou10_best"]
+    row = next(r for r in best["sensitivity"] if r["kind"] == "tie rule")
+    assert row["weight"] == "equal" and row["flips"]
+    assert best["here"][0]["label"] == "depends"  # the two tie rules disagree on the stand-in
 
 
 def test_real_rater_claims_are_the_books_own_with_a_control(small):
     gt, _, preds = small
     raters = np.stack([gt + [0.5, -0.5]] * 5)
     rb = noise.real_rater_bootstrap(preds, gt, raters, n_boot=30)
-    recs = verdicts.real_rater_claims({"charades_sta": rb}, {"charades_sta": "real: test"})
-    assert len(recs) == len(verdicts.ORDERING_QUOTES)
+    recs = axiou_label_noise.real_rater_claims({"charades_sta": rb}, {"charades_sta": "real: test"})
+    assert len(recs) == len(togashi.ORDERING_QUOTES)
     for r in recs:
         assert r["paper"] == "this book" and r["reading"]["source"] == "book's own question"
         assert r["id"].startswith("raters.") and r["id"].endswith(".charades_sta")
@@ -430,10 +533,20 @@ def test_noise_claims_have_a_constant_measure_control_and_per_sigma_rows(small):
     gt, _, preds = small
     clean, noisy = noise.noise_experiment(preds, gt, [1.0, 3.0], n_trials=6, seed=0)
     gaps = {"ds": {"code": noise.ordering_gaps(clean, noisy, n_boot=40, sigmas=[1, 3])}}
-    recs = {r["id"]: r for r in verdicts.noise_ordering_claims(gaps, {"ds": "real: test"})}
+    recs = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims(gaps, {"ds": "real: test"})}
     r05 = recs["noise.r05_above_axiou.ds"]
     assert r05["power"]["passes"] is True and "constant measure" in r05["power"]["control"]
-    per_sigma = [r for r in r05["sensitivity"] if r["kind"] == "per σ"]
-    assert [r["name"] for r in per_sigma] == ["σ = 1 s only", "σ = 3 s only"]
-    assert min(r["value"] for r in per_sigma) == pytest.approx(r05["conventions"][""]["value"])
+    per_sigma = r05["family"]["conditions"]  # each σ a condition, with its own interval
+    assert [c["condition"] for c in per_sigma] == ["σ = 1 s", "σ = 3 s"]
+    np.testing.assert_allclose([c["value"] for c in per_sigma], gaps["ds"]["code"]["r05_above_axiou"]["by_sigma"])
     assert recs["noise.r03_not_above_axiou.ds"]["power"]["passes"] is True
+
+
+def test_leave_one_system_out_shares_rank_all_but_one_system():
+    measures = ["R@1,0.3", "R@1,0.7", "AxIoU@1"]
+    pq = np.random.default_rng(5).random((3, 4, 40))
+    got = stability.leave_one_system_out_shares(pq, measures, [10, 20], n_trials=6, seed=1)
+    assert set(got) >= {"ties excluded", ">=", ">"} and got[">="].shape == (4,)
+    tau = stability.subset_vs_full(pq[:, [0, 2, 3]], [10, 20], n_trials=6, seed=1)
+    want = stability.win_shares(np.nanmean(tau, axis=-1), stability.same_k_pairs(measures))[">="]
+    assert got[">="][1] == pytest.approx(float(want))

@@ -7,9 +7,11 @@ The measures themselves (temporal IoU, R@K,θ, AxIoU@K) are in :mod:`fireeval.co
 - ``baselines``: blind priors, sliding windows, NMS and other video-blind lists.
 - ``variants``: model variants built from released prediction lists.
 - ``selection``: which validation measure picks models good on every test measure.
-- ``axiou_claims``: the three chapters' paper claims, built into computed verdicts.
+- ``tau_matrices``: Kendall τ between measures' rankings, over queries (bootstrap, jackknife) and systems.
 - ``reference``: what the AxIoU authors' own notebook shows (the claims' evidence).
 - ``stability``: the authors' stability protocol (a random subset against the whole test set).
+
+The chapters' claims are built in :mod:`fireeval.book.chapters` (``axiou_measures``, ...).
 
 Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
 Names are re-exported lazily (listed in ``__init__.pyi``).

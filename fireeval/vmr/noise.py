@@ -527,7 +527,8 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
         if jack is not None:
             fam_j = family_means(np.asarray(jack), measures, (high, low))
             gj = m * fam_j[high] - fam_j[low]
-            out[name].update(min_jack=gj.min(axis=-1), majority_jack=majority_gap(gj), high_jack=fam_j[high],
+            out[name].update(by_sigma_jack=gj, min_jack=gj.min(axis=-1), majority_jack=majority_gap(gj),
+                             high_jack=fam_j[high],
                              low_jack=fam_j[low])
     return out
 

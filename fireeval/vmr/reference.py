@@ -6,12 +6,12 @@ shared data as ``charades_sta/reference/ExperimentsOnCharadesSTA.ipynb``, regist
 with its sha256 in ``data/registry.json``). Its outputs are figures, not tables:
 
 * **Fig. 4** (cell 12) prints every Kendall τ of the 12 × 12 matrix on the image, to
-  two decimals. :data:`FIG4_TAU` is that matrix as printed (a quotation of the
-  authors' numbers, transcribed from the image; rows and columns in
-  :data:`FIG4_MEASURES` order, which is :data:`fireeval.core.moments.MEASURES`).
+  two decimals; the matrix as printed is :data:`fireeval.book.papers.togashi.FIG4_TAU`
+  (the paper's numbers live with the book), rows and columns in :data:`FIG4_MEASURES`
+  order, which is :data:`fireeval.core.moments.MEASURES`.
 * **Fig. 6** (cell 19) plots mean and variance of τ between the ranking on a random
   subset of n queries and the ranking on all 3,720, for n = 100, 200, ..., 3,700
-  (x axis: index of n), 5,000 draws per n (:data:`FIG6_PROTOCOL`). It prints no number;
+  (x axis: index of n), 5,000 draws per n (:data:`fireeval.book.papers.togashi.FIG6_PROTOCOL`). It prints no number;
   :func:`fig6_nearest_first_points` reads its first points (n = 100) off the image.
 * **Fig. 7** (cell 29) plots the label-noise error of each measure at noise levels
   σ = 1, 2, 3, 4 s, 100 noisy datasets each. It prints no number and its y axis stops
@@ -20,7 +20,7 @@ with its sha256 in ``data/registry.json``). Its outputs are figures, not tables:
 * **Fig. 8** (cell 50): the model-selection z-scores; the code above it builds the
   variants from the five training runs' checkpoints, each kept when it is the first
   (lowest-index) argmax of some validation measure, times 20 NMS thresholds 0.01,
-  0.06, ..., 0.96 (:data:`FIG8_PROTOCOL`).
+  0.06, ..., 0.96 (:data:`fireeval.book.papers.togashi.FIG8_PROTOCOL`).
 
 Nothing here is the authors' code: only what their outputs show and what their
 protocol is, in our words.
@@ -29,55 +29,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG4_TAU", "FIG6_PROTOCOL", "FIG7_SIGMAS", "FIG7_YMAX",
-           "FIG8_PROTOCOL", "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines"]
+__all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG7_SIGMAS", "FIG7_YMAX", "STYLE_BOUNDS",
+           "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines", "line_style"]
 
 NOTEBOOK = "charades_sta/reference/ExperimentsOnCharadesSTA.ipynb"
 NOTEBOOK_SOURCE = "the AxIoU authors' notebook ExperimentsOnCharadesSTA.ipynb (riktor/vmr-axiou @ 6d3b865c)"
 
 FIG4_MEASURES = ("R@1,0.3", "R@1,0.5", "R@1,0.7", "R@5,0.3", "R@5,0.5", "R@5,0.7", "R@10,0.3", "R@10,0.5",
                  "R@10,0.7", "AxIoU@1", "AxIoU@5", "AxIoU@10")
-# Upper triangle, row by row, as printed on the figure (the matrix is symmetric with 1.00 on the diagonal).
-_FIG4_ROWS = (
-    (1.00, 1.00, -0.07, 0.21, 0.64, -0.21, -0.07, 0.21, 1.00, 0.64, 0.36),
-    (1.00, -0.07, 0.21, 0.64, -0.21, -0.07, 0.21, 1.00, 0.64, 0.36),
-    (-0.07, 0.21, 0.64, -0.21, -0.07, 0.21, 1.00, 0.64, 0.36),
-    (0.73, 0.33, 0.87, 1.00, 0.47, -0.07, 0.33, 0.60),
-    (0.60, 0.60, 0.73, 0.47, 0.21, 0.60, 0.87),
-    (0.20, 0.33, 0.60, 0.64, 1.00, 0.73),
-    (0.87, 0.33, -0.21, 0.20, 0.47),
-    (0.47, -0.07, 0.33, 0.60),
-    (0.21, 0.60, 0.60),
-    (0.64, 0.36),
-    (0.73,),
-)
-
-
-def _fig4() -> np.ndarray:
-    m = np.eye(len(FIG4_MEASURES))
-    for i, row in enumerate(_FIG4_ROWS):
-        m[i, i + 1:] = row
-        m[i + 1:, i] = row
-    return m
-
-
-#: Fig. 4 of the authors' notebook: Kendall τ between the 12 measures' rankings of the six systems, as printed.
-FIG4_TAU = _fig4()
-
-
-def fig4_upper(tau=None) -> np.ndarray:
-    """The 66 cells above the diagonal (of ``tau``, default :data:`FIG4_TAU`), row by row."""
-    t = FIG4_TAU if tau is None else np.asarray(tau, dtype=float)
+def fig4_upper(tau) -> np.ndarray:
+    """The 66 cells above the diagonal of a 12 × 12 τ matrix (ours, or the paper's printed
+    :data:`fireeval.book.papers.togashi.FIG4_TAU`), row by row."""
+    t = np.asarray(tau, dtype=float)
     return t[np.triu_indices(len(t), k=1)]
 
-
-FIG6_PROTOCOL = ("the authors' Fig. 6: for n = 100, 200, ..., 3,700 queries, 5,000 random subsets of n of the 3,720 "
-                 "test queries (a permutation's first n); τ between the six systems' ranking on the subset and on the "
-                 "whole test set; mean and variance of τ over the draws")
-FIG8_PROTOCOL = ("the authors' Fig. 8: five training runs of 2D-TAN; for each run, the checkpoints that are the argmax "
-                 "(first index on ties) of at least one validation measure (32 checkpoints in all), each "
-                 "post-processed with NMS at 20 thresholds 0.01, 0.06, ..., 0.96: 640 variants; each of the 12 "
-                 "validation measures picks its argmax (first index on ties) among them")
 
 FIG7_SIGMAS = (1.0, 2.0, 3.0, 4.0)
 #: The top of Fig. 7's y axis ("Mean RMSE"), in all three panels.
@@ -137,17 +102,32 @@ def _runs(mask):
     return [(g[0], g[-1]) for g in np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)]
 
 
-def fig7_nearest_lines(errors, root=None) -> np.ndarray:
-    """For each of our errors, the nearest value drawn in the authors' Fig. 7 in that measure's colour.
+def _coverage(mask, points, tol: int = 2, skip: int = 3) -> float:
+    """The share of pixel columns along the polyline ``points`` ((x, y) pixels) where ``mask`` holds within ±``tol`` px.
 
-    ``errors``: (4 σ, 12 measures) in :data:`FIG4_MEASURES` order, σ = 1, 2, 3, 4 s. The
-    figure (notebook cell 29) has one panel per K with the three R@K,θ in blue and
-    AxIoU@K in red; its axes are calibrated on the grid lines (0.02 apart, the top one
-    0.12). For each (σ, measure) this returns the y value of the pixel of the measure's
-    colour, within ±7 px of the σ grid column (dotted lines have gaps), closest to our value (NaN if none): the
-    line the figure draws there that our number is nearest to. Lines of one colour are
-    not told apart, so a wrong value near another line of its colour would pass.
+    ``skip`` px next to each vertex are left out (markers, grid lines and crossings sit there).
     """
+    hits = total = 0
+    for (x0, y0), (x1, y1) in zip(points[:-1], points[1:]):
+        for x in range(int(np.ceil(x0)) + skip, int(np.floor(x1)) - skip + 1):
+            y = int(round(y0 + (y1 - y0) * (x - x0) / (x1 - x0)))
+            total += 1
+            hits += bool(mask[max(y - tol, 0):y + tol + 1, x].any())
+    return hits / total if total else float("nan")
+
+
+#: Line styles told apart by the share of the line's length that is inked: matplotlib draws "--" as dashes of 3.7
+#: line widths with gaps of 1.6 (about 70 % inked) and ":" as dots of 1 with gaps of 1.65 (about 38 %).
+STYLE_BOUNDS = ((0.88, "solid"), (0.55, "dashed"), (0.15, "dotted"))
+
+
+def line_style(coverage: float) -> str | None:
+    """``solid``, ``dashed`` or ``dotted`` from the inked share of a traced line (None: no line, or NaN)."""
+    return next((name for bound, name in STYLE_BOUNDS if coverage >= bound), None)
+
+
+def _fig7_geometry(root=None):
+    """The colour masks, the three panels' σ columns and each panel's y calibration (top grid line, px per 0.02)."""
     import base64
     import json
 
@@ -190,13 +170,33 @@ def fig7_nearest_lines(errors, root=None) -> np.ndarray:
             top_, bottom = max(_runs(col), key=lambda run: run[1] - run[0])  # the frame, not grid crossings
             for m in colours.values():
                 m[top_:bottom + 1, left:right + 1] = False
-    errors = np.asarray(errors, dtype=float)
-    out = np.full(errors.shape, np.nan)
-    for p, cols in enumerate(panels):
+    calib = []
+    for cols in panels:
         band = grid[:, cols[2] + 3:cols[3] - 3]  # between σ = 3 and 4: no legend there
         rows = sorted((a + c) / 2 for a, c in _runs(band.mean(1) > 0.3))
-        step = float(np.median(np.diff(rows)))
-        top = rows[0]  # the 0.12 grid line
+        calib.append((rows[0], float(np.median(np.diff(rows)))))  # the 0.12 grid line, px per 0.02
+    return colours, panels, calib
+
+
+def fig7_nearest_lines(errors, root=None, styles: bool = False):
+    """For each of our errors, the nearest value drawn in the authors' Fig. 7 in that measure's colour.
+
+    ``errors``: (4 σ, 12 measures) in :data:`FIG4_MEASURES` order, σ = 1, 2, 3, 4 s. The
+    figure (notebook cell 29) has one panel per K with the three R@K,θ in blue and
+    AxIoU@K in red; its axes are calibrated on the grid lines (0.02 apart, the top one
+    0.12). For each (σ, measure) this returns the y value of the pixel of the measure's
+    colour, within ±7 px of the σ grid column (dotted lines have gaps), closest to our value (NaN if none): the
+    line the figure draws there that our number is nearest to. With ``styles``, also the
+    line style of the drawn line each measure's four points lie on (traced between the σ
+    columns, :func:`line_style` of the best-traced of its three segments; None where no line is traced): what tells the three blue
+    lines apart by name (solid, dashed and dotted are θ = 0.3, 0.5, 0.7 as labelled).
+    """
+    colours, panels, calib = _fig7_geometry(root)
+    errors = np.asarray(errors, dtype=float)
+    out = np.full(errors.shape, np.nan)
+    found = [None] * errors.shape[1]
+    for p, cols in enumerate(panels):
+        top, step = calib[p]
         k = (1, 5, 10)[p]
         for j, m in enumerate(FIG4_MEASURES):
             if not m.endswith(f"@{k}") and f"@{k}," not in m:
@@ -207,7 +207,12 @@ def fig7_nearest_lines(errors, root=None) -> np.ndarray:
                 if ys.size:
                     vals = 0.12 + (top - ys) / step * 0.02
                     out[i, j] = vals[np.argmin(np.abs(vals - errors[i, j]))]
-    return out
+            if np.isfinite(out[:, j]).all():
+                pts = [(float(x), top + (0.12 - v) / 0.02 * step) for x, v in zip(cols, out[:, j])]
+                # the style shows best on the segment traced most cleanly: where a neighbouring line runs close
+                # or a σ point snaps to it, the share falls
+                found[j] = line_style(max(_coverage(mask, pts[i:i + 2], tol=1) for i in range(len(pts) - 1)))
+    return (out, found) if styles else out
 
 
 def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:

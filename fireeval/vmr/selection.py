@@ -254,7 +254,8 @@ def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@1
 
 
 def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
-    """Per family, the per-split shares the claims need (:func:`fireeval.vmr.axiou_claims.selection_claims`).
+    """Per family, the per-split shares the claims need
+    (:func:`fireeval.book.chapters.axiou_model_selection.selection_claims`).
 
     ``runs``: ``{family: selection_experiment(...)}``. Returns ``{family: {"above": (n_splits,)
     share of tie draws in which ``paper_measure``'s pick is above average everywhere,

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["AUTHOR_SIZES", "subset_vs_full", "same_k_pairs", "win_shares", "win_share_estimates"]
+__all__ = ["AUTHOR_SIZES", "subset_vs_full", "same_k_pairs", "win_shares", "win_share_estimates", "stability_wins",
+           "leave_one_system_out_shares"]
 
 #: n = 100, 200, ..., 3,700: the authors' subset sizes for the 3,720 Charades-STA test queries.
 AUTHOR_SIZES = tuple(range(100, 3720, 100))
@@ -157,3 +158,55 @@ def instance_shares(mean_tau, pairs) -> np.ndarray:
     a, b = mt[ax], mt[r]
     wins, losses = (a > b).sum(1), (a < b).sum(1)
     return (wins > losses).mean(0)
+
+
+def stability_wins(tau, measures, n_boot: int = 1000, seed=0) -> tuple[float, np.ndarray, int]:
+    """Share of (K, θ, subset size) comparisons in which AxIoU@K's mean τ is at least R@K,θ's, and its bootstrap.
+
+    ``tau``: (n_measures, n_sizes, n_trials) from
+    :func:`fireeval.stats.reliability.subset_stability` (NaN trials left out). The
+    bootstrap resamples the subset-sampling trials (the same trials for every measure
+    and size: paired) and recomputes every mean τ. Returns ``(share, samples (n_boot,),
+    n_comparisons)``.
+
+    >>> t = np.array([[[0.9, 0.8]], [[0.5, 0.6]]])  # AxIoU@1 vs R@1,0.5, one size, two trials
+    >>> stability_wins(t, ["R@1,0.5", "AxIoU@1"], n_boot=5)[0]
+    0.0
+    """
+    from fireeval.vmr.noise import trial_counts
+
+    measures = list(measures)
+    tau = np.asarray(tau, dtype=float)
+    valid = np.isfinite(tau)
+    counts = trial_counts(tau.shape[-1], n_boot, seed)  # (B, T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.concatenate([(np.where(valid, tau, 0.0).sum(-1) / valid.sum(-1))[..., None],
+                                (np.where(valid, tau, 0.0) @ counts.T) / (valid @ counts.T)], axis=-1)  # (M, sizes, 1+B)
+    pairs = [(measures.index(f"AxIoU@{m.split('@')[1].split(',')[0]}"), measures.index(m))
+             for m in measures if not m.startswith("AxIoU") and f"AxIoU@{m.split('@')[1].split(',')[0]}" in measures]
+    ax, r = np.array(pairs).T
+    wins = means[ax] >= means[r]  # (pairs, sizes, 1 + B)
+    share = wins.reshape(-1, wins.shape[-1]).mean(axis=0)
+    return float(share[0]), share[1:], int(wins[..., 0].size)
+
+
+def leave_one_system_out_shares(per_query, measures, sizes, n_trials: int = 500, seed=0) -> dict:
+    """The win shares of :func:`win_shares` on the authors' protocol with each system left out in turn.
+
+    ``per_query``: (measures, systems, queries). For each left-out system, :func:`subset_vs_full`
+    on the others (``n_trials`` draws per size), mean τ per (measure, size), then the share of
+    same-K comparisons AxIoU@K wins under each tie rule. Returns ``{rule: (n_systems,) shares}``:
+    how much the stability finding depends on which systems were ranked, which resampling
+    subsets of queries cannot show.
+    """
+    pq = np.asarray(per_query, dtype=float)
+    pairs = same_k_pairs(measures)
+    out: dict = {}
+    for s in range(pq.shape[1]):
+        keep = [k for k in range(pq.shape[1]) if k != s]
+        tau = subset_vs_full(pq[:, keep], sizes, n_trials=n_trials, seed=seed)
+        with np.errstate(invalid="ignore"):
+            shares = win_shares(np.nanmean(tau, axis=-1), pairs)
+        for rule, v in shares.items():
+            out.setdefault(rule, []).append(float(v))
+    return {rule: np.asarray(v) for rule, v in out.items()}

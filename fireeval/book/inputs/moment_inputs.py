@@ -249,12 +249,13 @@ def fig4_evidence(data: MomentInputs, per_query):
     from fireeval.datasets import charades
     from fireeval.stats.agreement import kendall_tau_matrix
     from fireeval.stats.claims import Evidence
+    from fireeval.book.papers.togashi import FIG4_TAU
     from fireeval.vmr.reference import NOTEBOOK_SOURCE, fig4_upper
 
     if not data.reader or not data.use_real or list(data.shipped) != list(charades.SYSTEMS):
         return None
     tau = kendall_tau_matrix(np.asarray(per_query)[:, : len(data.shipped)].mean(axis=-1))
-    return Evidence.compare(fig4_upper(), fig4_upper(tau),
+    return Evidence.compare(fig4_upper(FIG4_TAU), fig4_upper(tau),
                             f"Fig. 4 as printed (two decimals) in {NOTEBOOK_SOURCE}, cell 12", tolerance=0.005,
                             detail="the 66 cells above the diagonal, against τ over the paper's six systems only "
                                    "(the reader's systems are not in Fig. 4); the paper's numbers reproduce when "
