@@ -266,11 +266,10 @@ def gmr_gap_by_threshold(run_scores: dict, relevance, thresholds, n_resamples: i
     """:func:`gmr_gap_bootstrap` for each run at each equivalence threshold (``relevance > t`` is equivalent).
 
     Columns: threshold, run, queries with equivalents (another video above ``t``), gap
-    (GMR points), low, high (central ``level`` bootstrap interval over queries). With
-    ``tie_bounds_for`` (runs whose matrix is not a full ranking, e.g. flagged by
-    :func:`fireeval.core.tied_scores.tied_fill`) also ``tie low`` and ``tie high``: the smallest
-    and largest point gap over :data:`fireeval.core.tied_scores.TIE_RULES` (the gap itself for
-    every other run).
+    (GMR points), low, high (central ``level`` bootstrap interval over queries), tie low, tie
+    high: for the runs of ``tie_bounds_for`` (whose matrix is not a full ranking, e.g. flagged by
+    :func:`fireeval.core.tied_scores.tied_fill`) the smallest and largest point gap over
+    :data:`fireeval.core.tied_scores.TIE_RULES`, for every other run the gap itself.
 
     >>> rel = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.1], [0.1, 0.1, 1.0]])
     >>> t = gmr_gap_by_threshold({"r": np.eye(3)}, rel, [0.5, 0.95], n_resamples=20)
@@ -299,10 +298,9 @@ def gmr_gap_by_threshold(run_scores: dict, relevance, thresholds, n_resamples: i
             rows.append({"threshold": float(t), "run": run,
                          "queries with equivalents": int((equivalent.sum(axis=1) > 1).sum()),
                          "gap": gap, "low": min(lo, gap), "high": max(hi, gap)})
-            if tie_bounds_for:
-                gaps = [gap] + [_gmr_gap_point(scores, equivalent, rule) for rule in tied_scores.TIE_RULES
-                                if run in tie_bounds_for and rule != "stable"]
-                rows[-1].update({"tie low": min(gaps), "tie high": max(gaps)})
+            gaps = [gap] + [_gmr_gap_point(scores, equivalent, rule) for rule in tied_scores.TIE_RULES
+                            if run in tie_bounds_for and rule != "stable"]
+            rows[-1].update({"tie low": min(gaps), "tie high": max(gaps)})
     return pd.DataFrame(rows)
 
 
