@@ -314,3 +314,35 @@ def test_budget_weighs_another_model_equal_and_the_controls_secondary():
     assert rows["model"]["weight"] == "equal"  # another C@1 level: the paper states the budget for annotation volume
     assert rows["labels"]["weight"] == "secondary" and rows["statistic"]["weight"] == "secondary"
     check_record(budget)
+
+
+def test_budget_claim_gets_a_tie_rule_row_per_rule_of_a_model_that_is_not_a_full_ranking():
+    ev = _toy_fire()
+    per_query = fire.per_query_array(ev.lists, ev.corrected, ["C@1", "C@5", "C@10", "AP@20"], ks=ev.ks, ap_depth=20)
+    # model "b" under the rules: its C@1 level moves (all hits / all misses), and so FIRE's statistic with it
+    rules = {"b": {"relevant first": np.ones_like(per_query[1]), "stable": per_query[1],
+                   "relevant last": np.zeros_like(per_query[1])}}
+    records = verdicts.false_negative_claims(
+        ev, calibrated={"without originals": 0.8, "with originals": 0.85}, other_positives={},
+        length_spearman={"bow": (0.1, np.zeros(5))}, length_spearman_adj={}, length_neutral={},
+        length_confounded=False, per_query=per_query, per_query_original=per_query, per_query_rules=rules, n_mid=50,
+        words=np.arange(ev.n) % 9 + 3, train_similarity={"code": np.ones(ev.n), "text": np.ones(ev.n)},
+        train_corr={k: -0.3 for k in fire_paper.FIRE_TABLE7}, table2=None, use_real=True, have_fire=False,
+        labels_source="proxy:bow-max@0.8", proxy="bow", aggregate="max", proxies_compared=["bow"], train_note="x",
+        names={"bow": "BoW"}, sweep_thresholds=[0.7, 0.9], overlap=0.3, pooled_share=0.118)
+    budget = {r["id"]: r for r in records}["fn_budget"]
+    tie_rows = [r for r in budget["sensitivity"] if r["kind"] == "tie rule"]
+    assert [r["name"].split(", ")[1] for r in tie_rows] == ["tie rule relevant first (not a full ranking)",
+                                                            "tie rule relevant last (not a full ranking)"]
+    assert all(r["weight"] == "equal" and r["value"] == 0 for r in tie_rows)  # a constant C@1 never moves
+    check_record(budget)
+
+
+def test_named_models_claims_come_from_the_papers_data_and_are_not_testable_here():
+    from fireeval.book.papers import rodriguez, wray
+    from fireeval.stats.claims import Evidence
+
+    for statement in (rodriguez.FIRE_NONUNIFORM, wray.WRAY_BASELINES_VS_MEE):
+        r = verdicts.named_models_claim(statement, Evidence.none("no runs"))
+        assert r["id"] == statement["id"] and r["verdict"] == "not testable here" and "_power" not in r
+        assert r["reading"]["passage"] == statement["reading"][1] and r["paper_value"] == statement["paper_value"]

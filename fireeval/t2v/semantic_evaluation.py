@@ -262,17 +262,30 @@ def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000
 
 
 def gmr_gap_by_threshold(run_scores: dict, relevance, thresholds, n_resamples: int = 1000, seed: int = 0,
-                         level: float = 0.95) -> pd.DataFrame:
+                         level: float = 0.95, tie_bounds_for=()) -> pd.DataFrame:
     """:func:`gmr_gap_bootstrap` for each run at each equivalence threshold (``relevance > t`` is equivalent).
 
     Columns: threshold, run, queries with equivalents (another video above ``t``), gap
-    (GMR points), low, high (central ``level`` bootstrap interval over queries).
+    (GMR points), low, high (central ``level`` bootstrap interval over queries), tie low, tie
+    high: for the runs of ``tie_bounds_for`` (whose matrix is not a full ranking, e.g. flagged by
+    :func:`fireeval.core.tied_scores.tied_fill`) the smallest and largest point gap over
+    :data:`fireeval.core.tied_scores.TIE_RULES`, for every other run the gap itself.
 
     >>> rel = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.1], [0.1, 0.1, 1.0]])
     >>> t = gmr_gap_by_threshold({"r": np.eye(3)}, rel, [0.5, 0.95], n_resamples=20)
     >>> t["queries with equivalents"].tolist()
     [2, 0]
+
+    Queries 0 and 1 tie on every video: with the equivalents last (no equivalent at rank 1) the
+    upper bound falls to the lower one, and the gap closes:
+
+    >>> tied = np.array([[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.1, 0.1, 0.9]])
+    >>> t = gmr_gap_by_threshold({"r": tied}, rel, [0.5], n_resamples=20, tie_bounds_for=["r"])
+    >>> t[["tie low", "gap", "tie high"]].round(1).values.tolist()
+    [[0.0, 30.7, 30.7]]
     """
+    from fireeval.core import tied_scores
+
     relevance = np.asarray(relevance, dtype=float)
     a = (1 - level) / 2
     rows = []
@@ -285,7 +298,16 @@ def gmr_gap_by_threshold(run_scores: dict, relevance, thresholds, n_resamples: i
             rows.append({"threshold": float(t), "run": run,
                          "queries with equivalents": int((equivalent.sum(axis=1) > 1).sum()),
                          "gap": gap, "low": min(lo, gap), "high": max(hi, gap)})
+            gaps = [gap] + [_gmr_gap_point(scores, equivalent, rule) for rule in tied_scores.TIE_RULES
+                            if run in tie_bounds_for and rule != "stable"]
+            rows[-1].update({"tie low": min(gaps), "tie high": max(gaps)})
     return pd.DataFrame(rows)
+
+
+def _gmr_gap_point(scores, equivalent, tie_rule: str, ks=(1, 5, 10)) -> float:
+    """GMR upper minus lower bound (points) under one tie rule, without resampling."""
+    ranks = gmr_bound_ranks(scores, equivalent, tie_rule)
+    return 100 * (recall_at_ks(ranks["upper"], ks)["GMR"] - recall_at_ks(ranks["lower"], ks)["GMR"])
 
 
 def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resamples: int = 2000, seed: int = 0):

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fireeval.book.papers.rodriguez import (FIRE_CODE, FIRE_MSVD_CLIP4CLIP_C1, FIRE_MSVD_QUERIES, FIRE_SHARE,
-                                            FIRE_TABLE1, FIRE_TABLE4_ALL, FIRE_TABLE7, NO_FIRE_RUNS, RODRIGUEZ)
+                                            FIRE_NONUNIFORM, FIRE_TABLE1, FIRE_TABLE4_ALL, FIRE_TABLE7, NO_FIRE_RUNS,
+                                            RODRIGUEZ)
 from fireeval.stats import resampling
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 from fireeval.t2v import false_negatives as fire
@@ -298,7 +299,8 @@ def _spearman_estimate(v, smp, method) -> Estimate:
 def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, length_spearman, length_spearman_adj,
                           length_neutral, length_confounded, per_query, per_query_original, n_mid, words,
                           train_similarity, train_corr, table2, use_real, have_fire, labels_source, proxy, aggregate,
-                          proxies_compared, train_note, names, sweep_thresholds, overlap, pooled_share) -> list[dict]:
+                          proxies_compared, train_note, names, sweep_thresholds, overlap, pooled_share,
+                          per_query_rules=None) -> list[dict]:
     """The false-negative chapter's claims (FIRE, Rodriguez et al. 2023), evaluated.
 
     ``calibrated``: {"without originals"|"with originals": threshold}; ``other_positives``:
@@ -306,7 +308,8 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     (value, samples) under each proxy as labelled, recall-adjusted and length-neutral;
     ``length_confounded``: every proxy's recall on original pairs falls with length;
     ``per_query(_original)``: models x measures x queries (C@k first), corrected / original
-    positives; ``train_similarity``: label -> per-query similarity to train captions (FIRE's
+    positives; ``per_query_rules``: model whose matrix is not a full ranking -> {tie rule: measures x
+    queries} (C@k first; each gives the budget claim a tie-rule row); ``train_similarity``: label -> per-query similarity to train captions (FIRE's
     code's analyser first); ``train_corr``: Table 7's four correlations here (code's analyser);
     ``table2``: FIRE's agreement row or None; ``names``: proxy -> display name;
     ``sweep_thresholds``: the proxy thresholds of the chapter's sweep; ``overlap``: top-10
@@ -370,16 +373,7 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     records.append(gain.evaluate(gains, sensitivity=gain_sens))
 
     # -- unequal boosts: the paper's models are not here; its mechanism is tested on ours -------------------------
-    records.append(named_models_claim(
-        "fn_nonuniform", RODRIGUEZ, "§4.1; Table 1",
-        "score boosts are not uniform: CLIP4CLIP has a larger boost than TeachText and SSB",
-        "C@1 boost of CLIP4Clip vs TeachText and SSB", paper_value="C@1 boosts 25.0 vs 0.8 and 0.5",
-        short="CLIP4Clip's C@1 boost (25.0) is larger than TeachText's (0.8) and SSB's (0.5).",
-        reading=Reading("a statement about three named models' boosts", "CLIP4CLIP has a larger boost than TeachText "
-                        "and SSB on MSR-VTT", "paper's definition", "§4.1"),
-        evidence=t1_ev, missing="the named models' runs are not here",
-        untestable=f"{_NO_FIRE_RUNS}: the claim names FIRE's three models, and the models here are others; the "
-                   "paper's mechanism for it (prediction overlap) is tested as fn_boost_mechanism"))
+    records.append(named_models_claim(FIRE_NONUNIFORM, evidence=t1_ev))
     gap_kw = [(f"C@{k}, positive loses ties", dict(ap=None, tie_rule="last"), "tie rule"),
               (f"AP@{ev.ap_depth} (FIRE's code)", dict(ap="fire"), "measure"),
               (f"AP@{ev.ap_depth} (Eq. 2)", dict(ap="trec"), "measure")]
@@ -443,6 +437,10 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     # so a model row has equal standing (a flip says the statement holds at some levels and not at others)
     budget_sens = [Alternative(f"{m}, corrected C@{k} = {per_query[i, 0].mean():.3f}", deviation(per_query[i, 0], m),
                                kind="model") for i, m in enumerate(ev.lists) if i > 0]
+    # a model whose stored matrix is not a full ranking: its C@1 level, and so the statistic, moves with the tie rule
+    budget_sens += [Alternative(f"{m}, tie rule {rule} (not a full ranking), corrected C@{k} = {a[0].mean():.3f}",
+                                deviation(a[0], f"{m}, {rule}"), kind="tie rule")
+                    for m, rules in (per_query_rules or {}).items() for rule, a in rules.items() if rule != "stable"]
     budget_sens += [Alternative(f"{m}, original positives (no proxy), C@{k} = {per_query_original[i, 0].mean():.3f}",
                                 deviation(per_query_original[i, 0], m), kind="labels", weight="secondary",
                                 reason=level) for i, m in enumerate(ev.lists)]
@@ -574,10 +572,16 @@ def without_power_object(record: dict) -> dict:
     return {k: v for k, v in record.items() if k != "_power"}
 
 
-def named_models_claim(claim_id, paper, section, quote, quantity, *, paper_value, short, reading, evidence, missing,
-                        untestable):
-    """A claim about the paper's own named models, whose runs are not here: stated with the paper's numbers as
-    evidence, "not testable here" (``missing``: why no power control, ``untestable``: why no test)."""
-    return Claim(claim_id, paper, section, quote, quantity, None, "not available", paper_value=paper_value,
-                 standing="original", short=short, reading=reading, evidence=evidence,
-                 power=Power.no_control(missing), untestable=untestable).evaluate()
+def named_models_claim(statement: dict, evidence: Evidence) -> dict:
+    """A paper's statement about its own named models, whose runs are not here, evaluated as "not testable here".
+
+    ``statement`` is one of the papers modules' data entries (e.g.
+    :data:`fireeval.book.papers.rodriguez.FIRE_NONUNIFORM`): ``id``, ``paper``, ``section``, ``quote``,
+    ``quantity``, ``paper_value``, ``short``, ``reading`` (the four positional fields of :class:`Reading`),
+    ``missing`` (why no power control) and ``untestable`` (why no test). ``evidence``: the paper's printed numbers.
+    """
+    s = statement
+    return without_power_object(Claim(
+        s["id"], s["paper"], s["section"], s["quote"], s["quantity"], None, "not available",
+        paper_value=s["paper_value"], standing="original", short=s["short"], reading=Reading(*s["reading"]),
+        evidence=evidence, power=Power.no_control(s["missing"]), untestable=s["untestable"]).evaluate())
