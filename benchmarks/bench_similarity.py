@@ -3,7 +3,7 @@
 Peer: NLTK's METEOR, ``nltk.translate.meteor_score.single_meteor_score`` called per pair
 (what Wray et al.'s reference code does), in a plain script that loads
 ``nltk.corpus.wordnet`` itself. fireeval's ``nlp.meteor_matrix`` must give the same
-numbers (checked here to 1e-9; tests/test_nlp.py checks 1e-12).
+numbers (checked here to 1e-9; tests/t2v/test_nlp.py checks 1e-12).
 
 Figures (wall seconds; "cpu" = user + sys of the child processes, which is what a
 loaded, shared machine does not inflate; "peak" = peak resident memory of the largest

@@ -27,7 +27,7 @@ import lazy_loader
 __version__ = "0.1.0"
 
 # The lists of __init__.pyi, spelled out: every command imports this package, and reading the
-# stub would import ast (~2 ms of `fireeval --help`). tests/test_layout.py checks they agree.
+# stub would import ast (~2 ms of `fireeval --help`). tests/project/test_layout.py checks they agree.
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__, ["book", "cli", "core", "datasets", "pooling", "stats", "synthetic", "t2v", "vmr"],
     {"stats.significance": ["compare"], "core.api": ["evaluate"]})

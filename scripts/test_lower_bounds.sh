@@ -33,9 +33,9 @@ PY
 # the charts of `compare` need the book extra: deselected).
 PYTHONPATH="$PWD" .venv-lower/bin/python -m pytest -q -p no:cacheprovider \
   --doctest-modules fireeval/core fireeval/stats fireeval/pooling \
-  tests/test_packaging.py tests/test_ranking.py tests/test_api.py tests/test_measures_registry.py \
-  tests/test_trec_io.py tests/test_trec_stream.py tests/test_agreement_resampling.py tests/test_reliability.py \
-  tests/test_compare.py tests/test_moments.py tests/test_similarity.py tests/test_axioms.py \
-  tests/test_caption_overlap.py tests/test_semantic_evaluation.py tests/test_fire_datasets.py \
+  tests/project/test_packaging.py tests/core/test_ranking.py tests/core/test_api.py tests/core/test_measures_registry.py \
+  tests/core/test_trec_io.py tests/core/test_trec_stream.py tests/stats/test_agreement_resampling.py tests/stats/test_reliability.py \
+  tests/stats/test_compare.py tests/core/test_moments.py tests/t2v/test_similarity.py tests/core/test_axioms.py \
+  tests/t2v/test_caption_overlap.py tests/t2v/test_semantic_evaluation.py tests/datasets/test_fire_datasets.py \
   -k "not chart" "$@"
 echo "lower bounds: install ${install} s, tests $((SECONDS - start - install)) s, total $((SECONDS - start)) s"

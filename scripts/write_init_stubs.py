@@ -8,7 +8,7 @@ and every name in those modules' ``__all__`` (``fireeval.core.read_run_table``).
 stub is what type checkers and IDEs read, and what ``lazy_loader.attach_stub`` in the
 folder's ``__init__.py`` reads at run time to import a module on first use. A name
 equal to a module's name is the module (``fireeval.stats.significance``); a name that two
-modules export is an error: rename one (``tests/test_layout.py`` checks all of this).
+modules export is an error: rename one (``tests/project/test_layout.py`` checks all of this).
 """
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ class ChapterRuns:
 
     def with_test_parameters(self, chapter: str) -> ChapterRun:
         """The chapter with its front matter's test parameters: ``fireeval run CHAPTER --quick``, as the README
-        shows it (tests/test_commands.py runs that command as written: the same run)."""
+        shows it (tests/book/test_commands.py runs that command as written: the same run)."""
         return self.run(["run", chapter, "--quick"])
 
 

@@ -1,4 +1,4 @@
-"""A pytest plugin for the nbval re-execution (tests/test_notebooks.py loads it with ``-p nbval_plugin``).
+"""A pytest plugin for the nbval re-execution (tests/book/test_notebooks.py loads it with ``-p nbval_plugin``).
 
 Two adjustments so that nbval compares like with like:
 

@@ -169,7 +169,12 @@ def _fields_html(row) -> str:
             return ""
         if s.get("weight") == "secondary":
             return " — flips it, but is secondary: shown, does not decide"
-        return " — flips it: no firmer than inconclusive" if s.get("stability") else " — flips it: depends"
+        if s.get("stability"):
+            return " — flips it: no firmer than inconclusive"
+        if s.get("changes_verdict", True):
+            return " — flips it: depends"
+        # The label moves, but neither reading reproduces the claim: the verdict stands.
+        return " — another label, same verdict (neither reading reproduces the claim): no firmer than inconclusive"
 
     sens = "".join(
         ('<li class="fireeval-flip">' if s["flips"] else "<li>") + f"{escape(s['name'])} ({escape(s['kind'])}; "

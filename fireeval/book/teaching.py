@@ -8,7 +8,7 @@ are never typed: the chapter computes them while it runs -- by calling the same
 ``fireeval`` function with the exercise's setting -- glues each one for the solution's
 prose, and records it in its headline under ``exercise_solutions`` together with the
 place in the *exercise run's* headline where the same value must appear.
-``tests/test_commands.py`` runs every exercise command, reads that place in its headline
+``tests/book/test_commands.py`` runs every exercise command, reads that place in its headline
 and fails when it differs from what the solution states, so a solution cannot drift from
 what the exercise really prints.
 

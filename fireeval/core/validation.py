@@ -8,7 +8,7 @@ A function declares each of its parameters once, next to its signature::
 
 A call that breaks a declaration fails before any work, in one line naming the function, the
 parameter, the value and the fix (a :class:`ParamError`, both ``ValueError`` and ``TypeError``).
-The declaration is kept as ``f.__fireeval_params__`` (``tests/test_validation.py`` checks that
+The declaration is kept as ``f.__fireeval_params__`` (``tests/core/test_validation.py`` checks that
 every public function of ``core`` and ``stats`` declares every parameter).
 
 >>> @validate_params(n=Int(1), p=Real(0, 1, closed="neither"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "fireeval"
+PACKAGE = Path(__file__).resolve().parents[2] / "fireeval"
 
 # Which top-level folders each layer may import (besides itself).
 ALLOWED = {

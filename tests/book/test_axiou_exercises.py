@@ -1,6 +1,6 @@
 """What each AxIoU chapter's exercise hint says, checked (the hints are part of the book).
 
-The exercises themselves run in tests/test_commands.py with the chapters' small test
+The exercises themselves run in tests/book/test_commands.py with the chapters' small test
 parameters; here each hint's statement is computed directly, with the chapter's own
 defaults where it is a statement about the real data (skipped without it).
 """

@@ -13,7 +13,7 @@ notebooks/*.md (the chapters' exercises among them) and runs it:
 
 Identical commands (after the overrides) run once: a chapter run is executed once per test
 session and set of arguments, in whichever xdist worker asks first, and shared with
-tests/test_notebooks.py (the ``chapter_runs`` fixture of tests/conftest.py), whose run of a
+tests/book/test_notebooks.py (the ``chapter_runs`` fixture of tests/conftest.py), whose run of a
 chapter with its test parameters is ``fireeval run CHAPTER --quick``, the README's command.
 A chapter's exercises are also held
 to the book's convention (:func:`test_chapter_ends_with_exercises`), and an exercise's
@@ -35,13 +35,13 @@ import pytest
 
 from fireeval.book.notebooks import NOTEBOOK_DIR, load
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "book").glob("*.md")), *sorted(NOTEBOOK_DIR.glob("*.md"))]
 FIREEVAL = ("fireeval", ".venv/bin/fireeval")
 EXCLUDED = {
     "bash scripts/": "set-up and whole-book commands: they install system and Python packages and build the "
                      "whole book; CI runs them itself (.ci/run runs scripts/test.sh, which runs setup.sh and book.sh)",
-    ".venv/bin/papermill ": "papermill on a chapter as shipped: tests/test_own_data.py runs papermill on "
+    ".venv/bin/papermill ": "papermill on a chapter as shipped: tests/book/test_own_data.py runs papermill on "
                             "notebooks/metrics.md and on a small .md chapter with list and dict parameters",
 }
 
@@ -219,7 +219,7 @@ def _collect():
 @pytest.mark.parametrize("where, command, args, exercise", _collect())
 def test_shown_command_runs(where, command, args, exercise, tmp_path, chapter_runs):
     assert args is not None, (f"{where}: `{command}` is neither a fireeval command nor excluded with a reason in "
-                              f"tests/test_commands.py EXCLUDED: test it or exclude it")
+                              f"tests/book/test_commands.py EXCLUDED: test it or exclude it")
     if args[0] == "run":  # a chapter: executed once per set of arguments, shared with every test reading it
         assert args[-2:] == ["--output", "{out}"], args
         run = chapter_runs.run(args[:-2])
@@ -265,7 +265,7 @@ def test_command_ids_name_the_command_not_its_line():
 
 def base_headline(chapter: str, chapter_runs) -> dict:
     """The chapter's headline under its test parameters (executed once per session: the ``chapter_runs``
-    fixture of tests/conftest.py, shared with tests/test_notebooks.py)."""
+    fixture of tests/conftest.py, shared with tests/book/test_notebooks.py)."""
     base = chapter_runs.with_test_parameters(chapter)
     assert base.returncode == 0, f"{chapter} with its test parameters failed ({base.failure()})"
     return base.headline

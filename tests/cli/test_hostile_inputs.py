@@ -132,7 +132,7 @@ def test_7_max_retrieved_beyond_any_ranking_reads_as_trec_eval_atol(tmp_path, ca
     assert _evaluate(capsys, q, r, "-m", "num_ret", "-M", str(2**63))[1] == whole
 
 
-# (-M 0 is trec_eval's own form now, computed as it does: tests/test_trec_eval_edges.py)
+# (-M 0 is trec_eval's own form now, computed as it does: tests/core/test_trec_eval_edges.py)
 @pytest.mark.parametrize("option", [["-M", "５"], ["-l", "٣"], ["-l", "0_2"], ["-l", "-1"]])
 def test_11_options_that_are_not_plain_numbers_are_refused(tmp_path, capsys, option):
     assert cli.main(["evaluate", str(_write(tmp_path / "q", QRELS)), str(_write(tmp_path / "r", RUN)), *option]) == 2

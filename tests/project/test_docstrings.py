@@ -13,7 +13,7 @@ import pytest
 
 import fireeval
 
-TODO = Path(__file__).parent / "data" / "docstrings_todo.txt"
+TODO = Path(__file__).parents[1] / "data" / "docstrings_todo.txt"
 FOLDERS = ("core", "stats", "pooling", "t2v", "vmr", "synthetic", "datasets", "book")
 
 

@@ -13,7 +13,7 @@ from fireeval.book.chapters.metrics import ORACLE_MEASURES, PYTREC_EVAL, metrics
 from fireeval.datasets import trec8
 from fireeval.stats.claims import check_record
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 AGREE = dict.fromkeys(ORACLE_MEASURES, 0.0)
 
 

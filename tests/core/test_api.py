@@ -245,7 +245,7 @@ def test_exposed_names():
 def test_readme_example_prints_what_it_says():
     from pathlib import Path
 
-    text = (Path(__file__).parent.parent / "README.md").read_text()
+    text = (Path(__file__).parents[2] / "README.md").read_text()
     block = text.split("**In Python**", 1)[1].split("```python\n", 1)[1].split("```", 1)[0].splitlines()
     call = next(i for i, line in enumerate(block) if line.startswith("fireeval.evaluate(qrels, run"))
     namespace = {}

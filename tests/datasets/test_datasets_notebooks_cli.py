@@ -125,7 +125,7 @@ def test_environment_yml_mirrors_pyproject_pins():
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     result = subprocess.run([sys.executable, str(root / "scripts" / "sync_environment.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout

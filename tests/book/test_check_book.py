@@ -18,7 +18,7 @@ import pytest
 
 from fireeval.book import plotting
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module(path: Path):

@@ -3,7 +3,7 @@
 Each notebook declares ``fireeval.test_parameters`` and ``fireeval.headline_keys`` in
 its front matter; it is executed once per test session as ``fireeval run CHAPTER -p ...`` with
 those parameters (the ``chapter_runs`` fixture of ``tests/conftest.py``, whose run
-tests/test_commands.py's exercise checks read too). The executed notebook is then re-executed by ``pytest --nbval``
+tests/book/test_commands.py's exercise checks read too). The executed notebook is then re-executed by ``pytest --nbval``
 (strict, not ``--nbval-lax``), which compares every output of every cell with the first
 execution: a chapter is reproducible from its seed. Outputs that legitimately vary
 (wall-clock timings, pandas' random table ids) are sanitised by ``tests/nbval_sanitize.cfg``;
@@ -21,7 +21,7 @@ import pytest
 from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.md"))
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/: the nbval plugin and its sanitiser
 SANITIZE = HERE / "nbval_sanitize.cfg"  # with the plugin HERE / "nbval_plugin.py"
 
 

@@ -19,7 +19,7 @@ from fireeval.core import trec
 from fireeval.core.measures import parse, parse_strict, score
 from fireeval.datasets import data_root
 
-DATA = __import__("pathlib").Path(__file__).parent / "data" / "trec_eval"
+DATA = __import__("pathlib").Path(__file__).parents[1] / "data" / "trec_eval"
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 e 1\n2 0 f 0\n3 0 g 1\n4 0 h 0\n"
 RUN = "1 Q0 a 1 5 t\n1 Q0 x 2 4 t\n1 Q0 b 3 3 t\n1 Q0 c 5 1 t\n2 Q0 e 1 1 t\n2 Q0 y 2 0.5 t\n4 Q0 h 1 1 t\n"
 

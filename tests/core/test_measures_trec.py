@@ -165,7 +165,7 @@ def test_trec_eval_own_test_suite_topic_302():
     from fireeval.core.stream import QrelsIndex, score_run
     from fireeval.core.trec import read_run_table
 
-    folder = Path(__file__).parent / "data" / "trec_eval"
+    folder = Path(__file__).parents[1] / "data" / "trec_eval"
     expected = {}
     for line in (folder / "out.test.aq-302").read_text().splitlines():
         measure, topic, value = (f.strip() for f in line.split("\t"))

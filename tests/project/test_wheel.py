@@ -23,7 +23,7 @@ import pytest
 
 from fireeval.datasets import SHARED_DATA
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # What the sdist is made of (MANIFEST.in and pyproject.toml say what goes in).
 PACKAGING = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "fireeval", "notebooks", "data"]
 QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d5 2\n2 0 d3 1\n2 0 d4 0\n"

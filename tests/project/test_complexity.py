@@ -17,7 +17,7 @@ import pytest
 radon_complexity = pytest.importorskip(
     "radon.complexity", reason="radon is not installed here (the test extra installs it: pip install -e '.[test]')")
 
-PACKAGE = Path(__file__).resolve().parents[1] / "fireeval"
+PACKAGE = Path(__file__).resolve().parents[2] / "fireeval"
 LIMIT = 20  # radon's rank C ends at 20
 
 EXCLUDED = {

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_book.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_book.py"
 
 
 def _bench(build: Path) -> list[str]:

@@ -5,7 +5,7 @@ from pathlib import Path
 from fireeval.book import report, scoreboard
 from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test, summary_rows
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _record(id, value, standing="original", paper="P 2024"):

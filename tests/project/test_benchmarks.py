@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-FOLDER = Path(__file__).resolve().parents[1] / "benchmarks"
+FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
 BENCHMARKS = [FOLDER / f"bench_{name}.py" for name in
               ("compare", "evaluate", "fire", "label_noise", "metrics", "model_selection", "moments", "pooling", "similarity")]
 

@@ -13,7 +13,7 @@ import fireeval  # noqa: E402
 from fireeval.core import measures  # noqa: E402
 
 _SPEC = importlib.util.spec_from_file_location(
-    "reference_pages", Path(__file__).resolve().parents[1] / "book" / "_ext" / "reference_pages.py")
+    "reference_pages", Path(__file__).resolve().parents[2] / "book" / "_ext" / "reference_pages.py")
 pages = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(pages)
 

@@ -16,7 +16,7 @@ import fireeval.datasets as ds
 from fireeval.cli import main
 from tests.conftest import require_data
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 
 

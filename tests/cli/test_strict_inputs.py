@@ -14,7 +14,7 @@ import fireeval
 from fireeval.cli import main
 from tests.conftest import require_data
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ids(tmp_path, n_q, n_v, texts=None):

@@ -1,0 +1,23 @@
+"""What a claim box says of each sensitivity row: a row that changes the label but not the verdict says so."""
+from fireeval.book.report import _fields_html
+
+
+def _row(**flip):
+    base = {"name": "other reading", "kind": "reading", "weight": "equal", "stability": False, "flips": True,
+            "value": None, "method": "m", "test": ">= 1", "label": "contradicted"}
+    return {"evidence": {"source": "paper"}, "reading": {"rule": "r", "source": "s"}, "power": {"why_none": "x"},
+            "sensitivity": [{**base, **flip}]}
+
+
+def test_a_row_that_changes_the_verdict_says_depends():
+    assert "flips it: depends" in _fields_html(_row(changes_verdict=True))
+
+
+def test_a_row_that_moves_the_label_but_not_the_verdict_does_not_say_depends():
+    html = _fields_html(_row(changes_verdict=False))
+    assert "flips it: depends" not in html
+    assert "same verdict" in html
+
+
+def test_a_secondary_row_never_decides():
+    assert "secondary: shown, does not decide" in _fields_html(_row(weight="secondary", reason="a control"))
