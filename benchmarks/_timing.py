@@ -115,3 +115,10 @@ def target_line(what: str, value: float, goal: float, unit: str = "x", at_most: 
     sign = "<=" if at_most else ">="
     return (f"target: {what} {sign} {goal:g}{unit}: {value:.2f}{unit} -> {verdict(value, goal, at_most)} "
             f"({load()})")
+
+
+def median_figures(runs) -> Figures:
+    """The median of each figure over several runs of one command."""
+    import statistics
+
+    return Figures(*(statistics.median(getattr(r, field) for r in runs) for field in Figures._fields))

@@ -115,8 +115,7 @@ def main():
             for _ in range(args.repeats):  # paired: each pair under the same load
                 ours.append(_timing.run(ours_cmd))
                 peer.append(_timing.run(peer_cmd))
-            med = {name: _timing.Figures(*(statistics.median(getattr(r, f) for r in runs) for f in _timing.Figures._fields))
-                   for name, runs in (("ours", ours), ("peer", peer))}
+            med = {"ours": _timing.median_figures(ours), "peer": _timing.median_figures(peer)}
             print(f"  fireeval evaluate-similarity  {med['ours']}")
             print(f"  numpy argsort script (peer)   {med['peer']}")
             print(f"  {_timing.target_line('CPU, fireeval / numpy script', med['ours'].cpu / med['peer'].cpu, 1.5)}")
