@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from test_commands import GT, HEADLINE, PRED  # the README's example inputs
 
 HEAVY = ("pandas", "pyarrow", "scipy", "scipy.stats", "scipy.optimize", "statsmodels", "sklearn", "matplotlib",
          "altair", "papermill", "nbformat", "numba")
@@ -27,15 +28,6 @@ print("\n" + json.dumps({"status": status, "heavy": heavy}))
 QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d5 2\n2 0 d3 1\n2 0 d4 0\n3 0 d1 1\n3 0 d3 1\n"
 RUNS = ["1 Q0 d1 1 3.0 a\n1 Q0 d2 2 2.0 a\n2 Q0 d4 1 2.0 a\n2 Q0 d3 2 1.0 a\n3 Q0 d3 1 1.0 a\n",
         "1 Q0 d2 1 3.0 b\n1 Q0 d1 2 2.0 b\n2 Q0 d3 1 2.0 b\n2 Q0 d4 2 1.0 b\n3 Q0 d1 1 1.0 b\n"]
-GT = "VID01 0.0 5.0##a person opens a door.\nVID02 2.0 8.0##someone sits on a chair.\n"
-PRED = {"entries": [
-    {"vid": "VID01", "query": "a person opens a door.", "moments": [[0.0, 4.0], [1.0, 6.0]], "ratings": [0.9, 0.5]},
-    {"vid": "VID02", "query": "someone sits on a chair.", "moments": [[3.0, 9.0], [0.0, 2.0]], "ratings": [0.8, 0.1]},
-]}
-HEADLINE = {"n": 1, "claims": [{"id": "c", "verdict": "reproduced", "label": "reproduced",
-                                "conventions": {"": {"value": 0.5, "low": None, "high": None}}}]}
-
-
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
     d = tmp_path_factory.mktemp("imports")
