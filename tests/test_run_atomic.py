@@ -281,3 +281,21 @@ def test_a_kill_at_any_step_of_publishing_leaves_one_runs_results(tmp_path, prev
         at += 1
     assert at >= 3 and frozenset(before) in seen  # (the kills did fall before the switch, and after it)
     assert _only_the_results_hidden(out)
+
+
+def test_without_symbolic_links_the_three_files_are_moved_into_place(tmp_path, monkeypatch):
+    """A file system without links (FAT, some network mounts): the results are still written, by three moves."""
+    import errno
+    import os
+
+    from fireeval.book import _results
+
+    out, new = _results_dir(tmp_path, "none")
+
+    def no_links(*args, **kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "symlink", no_links)
+    _results.publish(new, out, "tiny")
+    assert _shown(out) == {"new"} and not new.exists()
+    assert all(not (out / n).is_symlink() for n in _results.result_names("tiny"))
