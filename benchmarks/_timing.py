@@ -65,7 +65,7 @@ def chapter(name: str, parameters: dict | None = None, target: float | None = No
     print(f"whole process: fireeval run {name} {shown}: {figures}")
     print(f"  includes {CHAPTER_INCLUDES}")
     if target is not None:
-        print(f"  target: chapter <= {target:g} s -> {'OK' if figures.wall <= target else 'MISSED'}")
+        print(f"  {target_line('chapter wall time', figures.wall, target, ' s')}")
     return figures
 
 
@@ -87,7 +87,7 @@ def versions(*distributions: str) -> str:
 
 def header() -> None:
     """One line on the machine the figures come from."""
-    print(f"Python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(f"Python {platform.python_version()}, {load()}")
 
 
 def byte_compile() -> str:
@@ -97,3 +97,28 @@ def byte_compile() -> str:
 
     compileall.compile_dir(str(ROOT / "fireeval"), quiet=1)
     return "fireeval byte-compiled (as scripts/setup.sh leaves it)"
+
+
+def load() -> str:
+    """The machine's load averages (1, 5 and 15 minutes) and cores, for every printed figure."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.1f} {five:.1f} {fifteen:.1f} on {os.cpu_count()} cores"
+
+
+def verdict(value: float, target: float, at_most: bool = True) -> str:
+    """``met`` or ``missed``: ``value`` against ``target`` (``value <= target``, or ``>=`` with ``at_most=False``)."""
+    return "met" if (value <= target if at_most else value >= target) else "missed"
+
+
+def target_line(what: str, value: float, goal: float, unit: str = "x", at_most: bool = True) -> str:
+    """``target: WHAT <= GOAL: VALUE -> met (load ...)``, the line each benchmark prints beside a figure."""
+    sign = "<=" if at_most else ">="
+    return (f"target: {what} {sign} {goal:g}{unit}: {value:.2f}{unit} -> {verdict(value, goal, at_most)} "
+            f"({load()})")
+
+
+def median_figures(runs) -> Figures:
+    """The median of each figure over several runs of one command."""
+    import statistics
+
+    return Figures(*(statistics.median(getattr(r, field) for r in runs) for field in Figures._fields))

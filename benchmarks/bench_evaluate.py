@@ -77,7 +77,7 @@ def _show(figures: _timing.Figures) -> str:
 
 
 def _load() -> str:
-    return f"load {os.getloadavg()[0]:.1f}"
+    return _timing.load()
 
 
 def _ratio(ours: _timing.Figures, peer: _timing.Figures) -> str:
@@ -231,7 +231,9 @@ def main():
 
     print(_timing.byte_compile())
     _timing.header()
-    print(f"peer: pytrec_eval-terrier {version('pytrec-eval-terrier')} (trec_eval 9.0.8 C code)")
+    print(f"peers: pytrec_eval-terrier {version('pytrec-eval-terrier')} (trec_eval 9.0.8 C code) and the trec_eval "
+          "9.0.7 binary when found; ir_measures and ranx do not compute the whole official set (gm_map, "
+          "iprec_at_recall, ...): benchmarks/bench_metrics.py times them on map P_10 ndcg_cut_10")
     trec_eval = _find_trec_eval(args.trec_eval)
     print("measures: trec_eval's default set (official) on every side; whole process = interpreter start-up + "
           "imports + read + order + score + print; cpu = user + sys")
@@ -254,6 +256,9 @@ def main():
         print(f"  fireeval evaluate   {_show(ours)}   ({_load()})")
         print(f"  pytrec_eval script  {_show(peer)}   ({_load()})")
         print(f"  ratio fireeval / pytrec_eval: {_ratio(ours, peer)}")
+        print(f"  {_timing.target_line('time (cpu), fireeval / pytrec_eval', ours.cpu / peer.cpu, 0.8)}")
+        print(f"  {_timing.target_line('time (wall), fireeval / pytrec_eval', ours.wall / peer.wall, 0.8)}")
+        print(f"  {_timing.target_line('peak memory, fireeval / pytrec_eval', ours.peak_mb / peer.peak_mb, 1.2)}")
         if trec_eval:
             binary = _best([trec_eval, qrels, runs[0]], args.repeats)
             print(f"  trec_eval 9.0.7     {_show(binary)}   ({_load()})   fireeval / trec_eval: {_ratio(ours, binary)}")
@@ -279,6 +284,8 @@ def main():
                 print(f"  ratio {ours} / {peer.split(',')[0]}: wall {mine.wall / theirs.wall:4.2f}x, cpu "
                       f"{mine.cpu / theirs.cpu:4.2f}x, peak memory {mine.peak_mb / theirs.peak_mb:4.2f}x "
                       f"(largest process), {mine_tree / theirs_tree:4.2f}x (whole tree)")
+                what = f"wall, {ours} / {peer.split(',')[0]}"
+                print(f"    {_timing.target_line(what, mine.wall / theirs.wall, 0.3)}")
         if trec_eval:
             _same_as_trec_eval(fireeval + ["--jobs", "1"], trec_eval, qrels, runs)
             _same_as_trec_eval(fireeval, trec_eval, qrels, runs)

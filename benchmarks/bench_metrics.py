@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/bench_metrics.py [--data DIR] [--repeats 3] [--skip-synthetic]
 
+Peers: pytrec_eval (the targets are against it), and beside it, without targets, ir_measures (its
+``calc_aggregate`` on the same files) and ranx when installed (skipped, saying so, when not).
 Three cases, each timed as separate processes (wall clock, median of ``--repeats``
 paired runs, peak resident memory of the child) and, beside it, in-process:
 
@@ -31,6 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _timing  # noqa: E402
+
 MEASURES = ["map", "P_10", "ndcg_cut_10"]
 PYTREC_SCRIPT = '''import sys, gzip, pytrec_eval
 opn = lambda p: gzip.open(p, "rt") if p.endswith(".gz") else open(p)
@@ -42,6 +47,35 @@ for path in sys.argv[2:]:
     for m in ("map", "P_10", "ndcg_cut_10"):
         print(f"{path}\\t{m:<22}\\tall\\t{sum(r[m] for r in res.values()) / len(res):.4f}")
 '''
+
+
+IR_MEASURES_SCRIPT = '''import sys, ir_measures
+from ir_measures import AP, P, nDCG
+qrels = list(ir_measures.read_trec_qrels(sys.argv[1]))
+for path in sys.argv[2:]:
+    for measure, value in ir_measures.calc_aggregate([AP, P @ 10, nDCG @ 10], qrels, ir_measures.read_trec_run(path)).items():
+        print(f"{path}\\t{measure}\\tall\\t{value:.4f}")
+'''
+
+
+def _other_peers(folder: Path) -> dict:
+    """ir_measures and ranx, the tools users compare with, as whole-process peers: {name: command} of those installed
+    (a missing one is named, with the reason it is skipped)."""
+    from importlib.util import find_spec
+
+    peers = {}
+    if find_spec("ir_measures"):
+        script = folder / "ir_measures_loop.py"
+        script.write_text(IR_MEASURES_SCRIPT)
+        peers[f"ir_measures {version('ir_measures')}"] = [sys.executable, str(script)]
+    else:
+        print("peer ir_measures: SKIPPED, not installed here (a test dependency: pip install ir_measures)")
+    if find_spec("ranx"):
+        print("peer ranx: installed but not timed here yet (its Qrels/Run readers take the same files)")
+    else:
+        print("peer ranx: SKIPPED, not installed in this environment (a test dependency; nothing is installed by "
+              "the benchmark)")
+    return peers
 
 
 def _child(cmd):
@@ -64,7 +98,7 @@ def _peak_rss(cmd):
     return int(out.stdout.strip()) / 1024
 
 
-def _paired(label, ours, peer, repeats):
+def _paired(label, ours, peer, repeats, peer_name="pytrec_eval", time_goal=None, memory_goal=None):
     """Run the two commands ``repeats`` times, alternating which goes first; print medians, ratios, peak memory.
 
     This 2-core virtual machine has bursts of stolen time that slow whichever process runs
@@ -79,8 +113,14 @@ def _paired(label, ours, peer, repeats):
     a, b = statistics.median(t_ours), statistics.median(t_peer)
     paired = statistics.median(x / y for x, y in zip(t_ours, t_peer))
     print(f"{label}\n  whole process, median of {repeats}: fireeval {a:6.2f} s ({m_ours:5.0f} MB peak)   "
-          f"pytrec_eval {b:6.2f} s ({m_peer:5.0f} MB peak)   ratio {a / b:4.2f}x "
+          f"{peer_name} {b:6.2f} s ({m_peer:5.0f} MB peak)   ratio {a / b:4.2f}x "
           f"(median of paired ratios {paired:4.2f}x)")
+    if time_goal is not None:
+        print(f"  {_timing.target_line(f'wall time, fireeval / {peer_name}', a / b, time_goal)}")
+    else:
+        print(f"  no target against {peer_name} (a slower peer, shown for scale) ({_timing.load()})")
+    if memory_goal is not None:
+        print(f"  {_timing.target_line(f'peak memory, fireeval / {peer_name}', m_ours / m_peer, memory_goal)}")
     return a / b, m_ours, m_peer
 
 
@@ -146,12 +186,9 @@ def main():
 
     from fireeval.datasets import data_path, trec8
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import _timing
-
     print(_timing.byte_compile())
-    print(f"peer: pytrec_eval-terrier {version('pytrec-eval-terrier')} (trec_eval 9.0.8 C code); "
-          f"fireeval on Python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print(f"peer: pytrec_eval-terrier {version('pytrec-eval-terrier')} (trec_eval 9.0.8 C code), the targets' peer; "
+          f"fireeval on Python {sys.version.split()[0]}, {_timing.load()}")
     print("whole process = interpreter start-up + imports + gunzip + parse + order + score + print")
     fireeval = [sys.executable, "-m", "fireeval", "evaluate"] + sum((["-m", m] for m in MEASURES), [])
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,18 +198,26 @@ def main():
         qrels = str(data_path(trec8.QRELS, args.data))
         runs = [str(data_path(f"trec8_adhoc/runs/input.{n}.gz", args.data)) for n in trec8.run_names()]
 
-        _paired("1. one TREC-8 run (input.AntHoc1), map P_10 ndcg_cut_10   target <= 1.0x",
-                fireeval + [qrels, runs[0]], peer + [qrels, runs[0]], max(args.repeats, 21))  # 0.3 s each
+        others = _other_peers(Path(tmp))
+        _paired("1. one TREC-8 run (input.AntHoc1), map P_10 ndcg_cut_10   target <= 1.0x pytrec_eval",
+                fireeval + [qrels, runs[0]], peer + [qrels, runs[0]], max(args.repeats, 21), time_goal=1.0)  # 0.3 s each
+        for name, cmd in others.items():
+            _paired(f"1. (the same run against {name})", fireeval + [qrels, runs[0]], cmd + [qrels, runs[0]],
+                    args.repeats, peer_name=name)
         _in_process(qrels, runs[:1])
-        _paired(f"2. all {len(runs)} TREC-8 runs in one process   target <= 0.5x",
-                fireeval + [qrels] + runs, peer + [qrels] + runs, args.repeats)
+        _paired(f"2. all {len(runs)} TREC-8 runs in one process   target <= 0.5x pytrec_eval",
+                fireeval + [qrels] + runs, peer + [qrels] + runs, args.repeats, time_goal=0.5)
+        for name, cmd in others.items():
+            _paired(f"2. (all {len(runs)} runs against {name})", fireeval + [qrels] + runs, cmd + [qrels] + runs,
+                    1, peer_name=name)
         _in_process(qrels, runs)
         if not args.skip_synthetic:
             folder = Path(args.workdir or tmp)
             folder.mkdir(parents=True, exist_ok=True)
             q, r = _synthetic(folder)
             _paired("3. synthetic 10,000 topics x 1,000 documents   target <= 0.5x, peak memory <= pytrec_eval's",
-                    fireeval + [str(q), str(r)], peer + [str(q), str(r)], max(1, args.repeats // 2))
+                    fireeval + [str(q), str(r)], peer + [str(q), str(r)], max(1, args.repeats // 2), time_goal=0.5,
+                    memory_goal=1.0)
             _in_process(q, [r])
 
 

@@ -64,19 +64,20 @@ def fireeval_command():
 
 
 def whole_process(gt_path, pred_path, runs=9):
-    """Medians of `fireeval evaluate-moments` and of the naive script, and the median ratio of paired runs."""
+    """Median figures (wall, cpu, peak memory: _timing.run) of `fireeval evaluate-moments` and of the naive
+    script over ``runs`` paired runs, and the median of the paired wall and cpu ratios."""
     ours = [*fireeval_command(), "evaluate-moments", str(gt_path), str(pred_path)]
     peer = [sys.executable, str(HERE / "naive_moments.py"), str(gt_path), str(pred_path)]
-    times = {"fireeval": [], "naive": []}
-    outputs = {}
+    printed = {name: subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+               for name, cmd in (("naive", peer), ("fireeval", ours))}
+    assert printed["fireeval"] == printed["naive"], "fireeval and the naive script print different numbers"
+    figures = {"fireeval": [], "naive": []}
     for _ in range(runs):
         for name, cmd in (("naive", peer), ("fireeval", ours)):
-            t = time.perf_counter()
-            outputs[name] = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-            times[name].append(time.perf_counter() - t)
-        assert outputs["fireeval"] == outputs["naive"], "fireeval and the naive script print different numbers"
-    out = {name: statistics.median(v) for name, v in times.items()}
-    out["ratio"] = statistics.median(f / n for f, n in zip(times["fireeval"], times["naive"]))
+            figures[name].append(_timing.run(cmd))
+    out = {name: _timing.median_figures(v) for name, v in figures.items()}
+    out["ratio"] = statistics.median(f.wall / n.wall for f, n in zip(figures["fireeval"], figures["naive"]))
+    out["cpu_ratio"] = statistics.median(f.cpu / n.cpu for f, n in zip(figures["fireeval"], figures["naive"]))
     return out
 
 
@@ -97,7 +98,7 @@ def main():
 
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help; no options yet
     print(_timing.byte_compile())
-    print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}; "
+    print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, {_timing.load()}; "
           f"peer: benchmarks/naive_moments.py (plain Python {platform.python_version()}, stdlib json, "
           "same 12 measures)")
     real = has_data(*charades.GROUND_TRUTH_FILES, *[f"charades_sta/predictions/{s}.json" for s in charades.SYSTEMS])
@@ -112,8 +113,9 @@ def main():
         w = whole_process(gt_path, pred_path)
         command = " ".join(Path(c).name for c in fireeval_command())
         print(f"1. whole process, one system (2DTAN), 9 paired runs: `{command} evaluate-moments` "
-              f"{w['fireeval']:.3f} s (JSON read with {json_reader()}), naive script {w['naive']:.3f} s "
-              f"(stdlib json); median ratio {w['ratio']:.2f}x (same printed numbers)")
+              f"{w['fireeval']} (JSON read with {json_reader()}), naive script {w['naive']} "
+              f"(stdlib json); median paired ratio wall {w['ratio']:.2f}x, cpu {w['cpu_ratio']:.2f}x, peak memory "
+              f"{w['fireeval'].peak_mb / w['naive'].peak_mb:.2f}x (same printed numbers; no target) ({_timing.load()})")
 
         gt_rows, _ = naive_moments.read(gt_path, pred_path)
         entries = [naive_moments.read(gt_path, data_path(f"charades_sta/predictions/{s}.json"))[1]

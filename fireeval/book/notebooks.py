@@ -29,6 +29,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from fireeval.book import _results
 from fireeval.book.report import HEADLINE_MIME
 
 __all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
@@ -435,14 +436,14 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     directory (:func:`resolve_paths`), and every file they name is checked before the kernel starts.
 
     The chapter runs in a temporary folder inside ``output_dir``; only when it finished,
-    glued its headline and its page is written are the three files moved into place
-    (``os.replace``, with Ctrl-C and TERM held back until all three are there: the results
-    appear together or not at all). A failure or an interruption (Ctrl-C; TERM through
-    ``fireeval run``) at any earlier moment leaves earlier results untouched, keeps the
-    notebook as ``output_dir/<name>.failed.ipynb`` (partial, or whole when execution had
-    finished) and raises :class:`ChapterFailed` (or re-raises KeyboardInterrupt) naming it.
-    A run killed outright (KILL) leaves its hidden ``.<name>.running-*`` folder, removed by
-    the next run of the chapter into the same folder.
+    glued its headline and its page is written does one rename make that folder the results
+    (the three names are links into it: :mod:`fireeval.book._results`), so the results
+    appear together or not at all, even when the process is killed at any moment. A failure
+    or an interruption (Ctrl-C; TERM through ``fireeval run``) before that rename leaves
+    earlier results untouched, keeps the notebook as ``output_dir/<name>.failed.ipynb``
+    (partial, or whole when execution had finished) and raises :class:`ChapterFailed` (or
+    re-raises KeyboardInterrupt) naming it. A run killed outright (KILL) leaves its hidden
+    ``.<name>.running-*`` folder, removed by the next run of the chapter into the same folder.
     """
     import os
     import shutil
@@ -461,11 +462,9 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
         raise NotADirectoryError(f"{out}: --output exists and is not a folder. Fix: name a folder.")
     out.mkdir(parents=True, exist_ok=True)
     _check_kernel(kernel_name)
-    _remove_stale(out, path.stem)
+    _results.remove_stale(out, path.stem)
     work = Path(tempfile.mkdtemp(prefix=f".{path.stem}.running-", dir=out))
     (work / "pid").write_text(str(os.getpid()))
-    targets = {"ipynb": out / f"{path.stem}.ipynb", "headline": out / f"{path.stem}.headline.json",
-               "page": out / f"{path.stem}.html"}
     failed = out / f"{path.stem}.failed.ipynb"
     partial = work / f"{path.stem}.ipynb"
     try:
@@ -481,10 +480,11 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
                 raise ChapterFailed(f"{path} ran but glued no 'headline' dict{{where}}. "
                                     "Fix: call fireeval.book.report.headline(...) in the chapter.")
             result = {**result, "data_folder": " + ".join(folders) if folders else None}
-            (work / "headline.json").write_text(json.dumps(result, indent=1) + "\n")
+            (work / f"{path.stem}.headline.json").write_text(json.dumps(result, indent=1) + "\n")
             from fireeval.book.page import write_page
 
-            missing = write_page(executed, work / "page.html", source=str(path), data=_data_line(folders))
+            missing = write_page(executed, work / f"{path.stem}.html", source=str(path), data=_data_line(folders))
+            source_ipynb.unlink()
         except BaseException as err:
             where = _keep_partial(partial, failed)
             if isinstance(err, KeyboardInterrupt):
@@ -508,14 +508,30 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
             print(f"warning: {path}: the prose names {len(missing)} value(s) the chapter did not glue "
                   f"({', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}); the page marks them",
                   file=sys.stderr)
-        with _signals_held():  # the three moves: all of them, or (KILL aside) none
-            os.replace(work / "page.html", targets["page"])
-            os.replace(work / "headline.json", targets["headline"])
-            os.replace(partial, targets["ipynb"])
-            failed.unlink(missing_ok=True)
+        try:
+            with _signals_held():  # (a Ctrl-C meanwhile ends the command once the results are in place)
+                run = work.with_name(work.name.replace(".running-", ".run-", 1))
+                os.rename(work, run)
+                work = run
+                try:
+                    _results.publish(run, out, path.stem)  # one rename: this run's three files, or the previous
+                except BaseException:
+                    if not _results.is_current(out, path.stem, run):
+                        _keep_partial(run / f"{path.stem}.ipynb", failed)
+                    raise
+                work = None  # (the results now)
+                (run / "pid").unlink(missing_ok=True)
+                failed.unlink(missing_ok=True)
+        except KeyboardInterrupt:
+            import sys
+
+            print(f"{path.stem}: interrupted once this run's results were in place in {out}", file=sys.stderr,
+                  flush=True)
+            raise
         return result
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def _data_line(folders) -> str:
@@ -567,20 +583,6 @@ def refuse_data_directory(out: Path, data_dir=None) -> None:
         if target == root or root in target.parents:
             raise ParameterError(f"--output {out} is inside the data directory {root}; nothing is written there. "
                                  "Fix: name another folder, e.g. --output results/.")
-
-
-def _remove_stale(out: Path, stem: str) -> None:
-    """Delete the temporary folders of earlier runs of this chapter that were killed (KILL cannot be caught)."""
-    import os
-    import shutil
-
-    for folder in out.glob(f".{stem}.running-*"):
-        try:
-            os.kill(int((folder / "pid").read_text()), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)  # its process is gone
-        except (OSError, ValueError):
-            pass  # unreadable, or alive but not ours: leave it
 
 
 def _papermill(source, target, params, kernel_name, path, progress, timeout):

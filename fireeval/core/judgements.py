@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from fireeval.core import ranking
-from fireeval.core.trec import read_qrels
+
+if TYPE_CHECKING:  # (pandas is imported where it is used: Judgements, for one, needs none)
+    import pandas as pd
 
 __all__ = ["Qrels", "Judgements"]
 
@@ -47,11 +49,15 @@ class Qrels:
     @classmethod
     def read(cls, path, relevance_level: int = 1) -> "Qrels":
         """Read a 4-column TREC qrels file (plain or gzip)."""
+        from fireeval.core.trec import read_qrels
+
         return cls(read_qrels(path), relevance_level)
 
     @classmethod
     def from_pairs(cls, queries, docnos, relevance=1) -> "Qrels":
         """Build qrels from parallel sequences (relevance may be a scalar)."""
+        import pandas as pd
+
         frame = pd.DataFrame({"query": np.asarray(queries, dtype=str), "docno": np.asarray(docnos, dtype=str)})
         frame["relevance"] = np.broadcast_to(np.asarray(relevance, dtype=np.int64), len(frame))
         return cls(frame)
@@ -62,6 +68,8 @@ class Qrels:
         return np.sort(self.frame["query"].unique().astype(str))
 
     def _count(self, topics, mask) -> np.ndarray:
+        import pandas as pd
+
         counts = self.frame.loc[mask, "query"].astype(str).value_counts()
         return counts.reindex(pd.Index(topics, dtype=str), fill_value=0).to_numpy()
 
@@ -78,6 +86,8 @@ class Qrels:
 
     def ideal_gains(self, topics, depth: int | None = None) -> np.ndarray:
         """Each topic's positive grades sorted descending, zero-padded: shape (n_topics, depth)."""
+        import pandas as pd
+
         rows = pd.Index(topics, dtype=str).get_indexer(self.frame["query"].astype(str))
         return ranking.ideal_gains(rows, self.frame["relevance"].to_numpy(), len(topics), depth)
 

@@ -134,9 +134,14 @@ class TieReport:
                 f"inside the block are decided by a tie rule (here: item order), not by the model: {advice}.")
 
 
-def _row_modes(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(value, count)`` of each row's most common value (the lowest among equally common ones), without a loop."""
+def _row_modes(scores: np.ndarray, chunk: int = 1 << 17) -> tuple[np.ndarray, np.ndarray]:
+    """``(value, count)`` of each row's most common value (the lowest among equally common ones), without a loop
+    over rows: over blocks of rows of about ``chunk`` values, so the temporaries stay a few MB whatever the size."""
     n_rows, n_items = scores.shape
+    rows = max(1, chunk // max(n_items, 1))
+    if n_rows > rows:
+        parts = [_row_modes(scores[i:i + rows], chunk) for i in range(0, n_rows, rows)]
+        return np.concatenate([v for v, _ in parts]), np.concatenate([c for _, c in parts])
     ranked = np.sort(scores, axis=1).ravel()
     starts = np.ones(ranked.size, dtype=bool)
     starts[1:] = ranked[1:] != ranked[:-1]   # -0.0 == 0.0: one run

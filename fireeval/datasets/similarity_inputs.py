@@ -40,7 +40,10 @@ _FALSE = {"0", "false", "no", "not", "irrelevant", "n", "f", "non-relevant", "no
 
 
 def read_matrix(path) -> np.ndarray:
-    """A ``.npy`` similarity matrix as a float array (queries x videos), refusing pickles, non-2-D and non-numbers."""
+    """A ``.npy`` similarity matrix as a float array (queries x videos), refusing pickles, non-2-D and non-numbers.
+
+    float32 and float64 are kept as saved (every comparison and rank is the same in either: float32 values are
+    exact in float64), other numbers become float64; a float32 matrix so takes half the memory."""
     path = check_readable(path, "similarity matrix (.npy)", text=False)
     with open(path, "rb") as fh:
         magic = fh.read(6)
@@ -63,7 +66,15 @@ def read_matrix(path) -> np.ndarray:
                          "Fix: save one row per query, one column per video.")
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or np.issubdtype(arr.dtype, np.complexfloating):
         raise ValueError(f"{path}: dtype {arr.dtype} is not real numbers. Fix: save a float array.")
-    return np.asarray(arr, dtype=float)
+    if arr.dtype in (np.float32, np.float64):  # read once more, into memory (no mapped copy beside it)
+        del arr
+        return np.load(path, allow_pickle=False)
+    return _as_float(arr)
+
+
+def _as_float(arr) -> np.ndarray:
+    """``arr`` in memory as float32 or float64 (its own when it is one of them, else float64)."""
+    return np.array(arr, dtype=arr.dtype if arr.dtype in (np.float32, np.float64) else np.float64)
 
 
 def _check_npy_length(path, arr) -> None:
@@ -80,7 +91,8 @@ def _check_npy_length(path, arr) -> None:
 
 def check_matrix(sim, query_ids, video_ids, where: str = "similarity matrix") -> np.ndarray:
     """``sim`` if its shape matches the id lists and every score is finite; else a one-line ValueError."""
-    sim = np.asarray(sim, dtype=float)
+    sim = np.asarray(sim)
+    sim = sim if sim.dtype in (np.float32, np.float64) else _as_float(sim)
     if sim.ndim != 2:
         raise ValueError(f"{where}: shape {sim.shape} is not 2-D (queries x videos). Fix: give one row per query, "
                          "one column per video")

@@ -28,12 +28,14 @@ Conventions (those of FIRE's code, facebookresearch/mm-retrieval-evaluation,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from fireeval.core.judgements import Judgements
-from fireeval.stats import agreement
+
+if TYPE_CHECKING:  # (pandas and scipy.stats are imported where they are used: scoring a matrix needs neither)
+    import pandas as pd
 
 __all__ = [
     "METRICS",
@@ -193,6 +195,8 @@ def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth:
 def score_table(lists: Mapping[str, np.ndarray], positives: Mapping[str, np.ndarray] | np.ndarray,
                 **kwargs) -> pd.DataFrame:
     """Mean scores: rows = models, columns = metrics. ``positives`` may be per model."""
+    import pandas as pd
+
     rows = {}
     for name, lst in lists.items():
         pos = positives[name] if isinstance(positives, Mapping) else positives
@@ -205,6 +209,8 @@ def table1(lists: Mapping[str, np.ndarray], original, corrected, **kwargs) -> pd
 
     Long frame with columns model, metric, original, corrected, delta (corrected - original).
     """
+    import pandas as pd
+
     orig = score_table(lists, original, **kwargs)
     corr = score_table(lists, corrected, **kwargs)
     frame = pd.DataFrame({"original": orig.stack(), "corrected": corr.stack()})
@@ -215,6 +221,7 @@ def table1(lists: Mapping[str, np.ndarray], original, corrected, **kwargs) -> pd
 def table1_nested(t1: pd.DataFrame) -> dict:
     """A :func:`table1` frame as ``{model: {metric: {"original", "corrected", "delta"}}}`` (fractions).
 
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"model": ["m"], "metric": ["C@1"], "original": [0.5], "corrected": [0.75],
     ...                   "delta": [0.25]})
     >>> table1_nested(t)
@@ -238,6 +245,8 @@ def table1_comparison(t1: pd.DataFrame, paper: Mapping[str, Mapping[str, tuple]]
     (default: the order of ``t1``), restricted to metrics present in ``t1``; each with
     original, corrected, delta.
     """
+    import pandas as pd
+
     ours = t1.assign(**{c: t1[c] * 100 for c in ("original", "corrected", "delta")})
     ours["source"] = source
     def printed(values):
@@ -265,6 +274,8 @@ def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judge
 
     A model that was not pooled gets the same All and New. Columns: model, data, metrics.
     """
+    import pandas as pd
+
     rows = []
     for name, lst in lists.items():
         for data, pos in (("All", judgements.positives(original)), ("New", judgements.leave_out(original, name))):
@@ -276,6 +287,7 @@ def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judge
 def leave_model_out_nested(t4: pd.DataFrame) -> dict:
     """A :func:`leave_model_out` frame as ``{model: {"All"|"New": {metric: score}}}``.
 
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"model": ["m", "m"], "data": ["All", "New"], "C@1": [0.5, 0.25]})
     >>> leave_model_out_nested(t)
     {'m': {'All': {'C@1': 0.5}, 'New': {'C@1': 0.25}}}
@@ -312,6 +324,9 @@ def prediction_overlap(lists: Mapping[str, np.ndarray], k: int = 10, p: float = 
     for K = 10, p = 0.9) and the extrapolated RBO_EXT (``rbo_ext``). FIRE does not say
     which it reports.
     """
+    import pandas as pd
+    from fireeval.stats import agreement
+
     names = list(lists)
     rows = []
     for i, a in enumerate(names):
@@ -329,6 +344,8 @@ def positive_ranks(lists, original, corrected, max_rank: int = 50) -> pd.DataFra
     >>> positive_ranks([[2, 0, 1]], [[1, 0, 0]], [[1, 0, 1]]).values.tolist()
     [[0, 1, 'new'], [0, 2, 'original']]
     """
+    import pandas as pd
+
     top = np.asarray(lists)[:, :max_rank]
     orig = gains_of(top, original).astype(bool)
     new = gains_of(top, corrected).astype(bool) & ~orig
@@ -365,6 +382,8 @@ def correctness_by_labels(lists: Mapping[str, np.ndarray], positives: Mapping[st
     >>> correctness_by_labels(lists, {"original": np.eye(2, dtype=bool)}, 1, words=[3, 5]).values.tolist()
     [[3, 'A only', 'original'], [5, 'B only', 'original']]
     """
+    import pandas as pd
+
     names = list(lists)[:2]
     if len(names) < 2:
         raise ValueError(f"need two models to compare, got {names}")
@@ -471,6 +490,8 @@ def threshold_sweep(lists: Mapping[str, np.ndarray], original, agreement_scores,
     Extra columns: ``share_relevant`` (proxy-relevant share of the judged pool, FIRE's
     MSR-VTT value is 11.8 %) and ``new_per_query`` (new positives per query).
     """
+    import pandas as pd
+
     original = np.asarray(original, dtype=bool)
     base = judge_pool(lists, original.shape[1], np.zeros_like(original), depth=depth)  # the pool, once
     frames = []
@@ -495,6 +516,8 @@ def verdict_sample(queries: Sequence[str], video_captions: Sequence[Sequence[str
     agrees best with the query, and two more of its captions -- enough to see why
     the proxy said what it said.
     """
+    import pandas as pd
+
     from fireeval.t2v import similarity as sim_mod
 
     similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
@@ -521,6 +544,8 @@ def proxy_calibration(agreement_scores, judgements: Judgements, original, thresh
     """Per threshold: the proxy's recall on original pairs (own caption held out), its
     relevant share in the judged pool and among all non-original pairs; with ``truth``
     (simulations only) also its precision and recall on the pooled pairs."""
+    import pandas as pd
+
     original = np.asarray(original, dtype=bool)
     a = np.asarray(agreement_scores)
     pooled = judgements.judged & ~original
@@ -585,6 +610,8 @@ def verdict_overlap(scores: Mapping[str, np.ndarray], thresholds: Mapping[str, f
     ...                 {"a": 0.5, "b": 0.5}, np.ones(3, bool)).round(3).values.tolist()
     [['a', 'b', 0.667, 0.4, 0.5]]
     """
+    import pandas as pd
+
     v = _verdicts(scores, thresholds, mask)
     names = list(v)
     rows = []
@@ -603,6 +630,8 @@ def verdict_accuracy(scores: Mapping[str, np.ndarray], thresholds: Sequence[floa
     ``reference`` and ``mask`` are boolean ``(Q, V)``: the labels, and which pairs carry
     one. One row per (proxy, threshold): accuracy, precision, recall and Cohen's kappa.
     """
+    import pandas as pd
+
     mask = np.asarray(mask, dtype=bool)
     ref = np.asarray(reference, dtype=bool)[mask]
     rows = []
@@ -629,6 +658,8 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
     (the best BoW match first, then seeded others), each proxy's score, and the
     verdict string ("+" relevant, "-" not) in proxy order.
     """
+    import pandas as pd
+
     from fireeval.t2v import similarity as sim_mod
 
     rng = np.random.default_rng(seed)
@@ -761,6 +792,8 @@ def recall_by_length(agreement_by_proxy: Mapping[str, np.ndarray], thresholds: M
     0     p             0-5        2                       1.0
     1     p              6+        1                       0.0
     """
+    import pandas as pd
+
     words = np.asarray(words)
     edges = list(edges)
     labels = [f"{a}-{b - 1}" for a, b in zip(edges, edges[1:])] + [f"{edges[-1]}+"]
@@ -801,6 +834,8 @@ def tie_table(runs: Mapping[str, np.ndarray], ks: Sequence[int] = (1, 5, 10)) ->
     One row per (model, tie rule): ``tied queries`` counts queries whose own video
     shares its score with another video ranked at or above it under some rule.
     """
+    import pandas as pd
+
     rows = []
     for name, s in runs.items():
         ranks = original_rank_under_ties(s)
@@ -1006,11 +1041,14 @@ def correction_band(sweep: pd.DataFrame, calibrated: Mapping[str, float]) -> pd.
     ``sweep`` is a :func:`threshold_sweep` / :func:`corrected_by_threshold` frame that
     contains the ``calibrated`` thresholds (``{label: threshold}``). Fractions.
 
+    >>> import pandas as pd
     >>> sw = pd.DataFrame({"threshold": [0.3, 0.5, 0.3, 0.5], "model": ["m"] * 4, "metric": ["C@1", "C@1", "AP", "AP"],
     ...                    "original": [0.4, 0.4, 0.3, 0.3], "corrected": [0.6, 0.5, 0.4, 0.35]})
     >>> correction_band(sw, {"cal": 0.5}).loc[("m", "C@1")].tolist()
     [0.4, 0.5, 0.5, 0.6]
     """
+    import pandas as pd
+
     rows = []
     for (model, metric), g in sweep.groupby(["model", "metric"], sort=False):
         by_t = g.set_index("threshold")["corrected"]

@@ -35,7 +35,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from fireeval.core import tied_scores
-from fireeval.t2v import false_negatives as fire
+
+# fireeval.t2v.false_negatives (pandas, scipy.stats) is imported by the functions that pool or correct:
+# R@K, MdR and MnR need none of it (`fireeval evaluate-similarity` without corrections).
 
 __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corrected_by_proxy",
            "evaluate_similarity", "scores_under_tie_rule", "tie_bounds", "RANK_MEASURES"]
@@ -55,7 +57,7 @@ def first_positive_rank(similarity, positives) -> np.ndarray:
     >>> first_positive_rank([[0.1, 0.9, 0.5], [0.3, 0.3, 0.2]], [[1, 0, 0], [0, 1, 0]]).tolist()
     [3, 2]
     """
-    s = np.asarray(similarity, dtype=float)
+    s = _floats(similarity)
     positives = np.asarray(positives, dtype=bool)
     if not positives.any(axis=-1).all():
         raise ValueError("every query needs at least one positive to have a rank. Fix: give each query a relevant "
@@ -66,9 +68,15 @@ def first_positive_rank(similarity, positives) -> np.ndarray:
     return 1 + ((s > best) | ((s == best) & (col < first))).sum(axis=1)
 
 
+def _floats(similarity) -> np.ndarray:
+    """``similarity`` as floats without a copy when it is float32 or float64 already (ranks are the same in both)."""
+    s = np.asarray(similarity)
+    return s if s.dtype in (np.float32, np.float64) else s.astype(float)
+
+
 def _tied(similarity, positives) -> int:
     """Queries whose best positive shares its score with a video that is not a positive (the tie rule matters)."""
-    s = np.asarray(similarity, dtype=float)
+    s = _floats(similarity)
     positives = np.asarray(positives, dtype=bool)
     best = np.where(positives, s, -np.inf).max(axis=1, keepdims=True)
     return int(((s == best) & ~positives).any(axis=1).sum())
@@ -78,9 +86,12 @@ def recall_table(runs: Mapping[str, np.ndarray], positives, ks: Sequence[int] = 
     """``{model: {"R@1": ..., "MdR": ..., "MnR": ..., "tied": n}}`` against the original ``positives``."""
     out = {}
     for name, sim in runs.items():
-        scores = fire.per_query_scores(fire.ranked_lists(sim, depth=max(ks)), positives, ks=ks, ap_depth=max(ks))
-        ranks = first_positive_rank(sim, positives)
-        out[name] = {**{f"R@{k}": float(scores[f"C@{k}"].mean()) for k in ks},
+        if not np.isfinite(sim).all():
+            bad = tuple(np.argwhere(~np.isfinite(sim))[0].tolist())
+            raise ValueError(f"{name}: similarity has a non-finite value at index {bad}. Fix: replace NaN/inf scores "
+                             "(e.g. by -1e9 for videos that must rank last)")
+        ranks = first_positive_rank(sim, positives)  # R@K: the best positive in the top K (no sort needed)
+        out[name] = {**{f"R@{k}": float((ranks <= k).mean()) for k in ks},
                      "MdR": float(np.median(ranks)), "MnR": float(ranks.mean()), "tied": _tied(sim, positives)}
     return out
 
@@ -95,6 +106,8 @@ def corrected_by_proxy(runs: Mapping[str, np.ndarray], original, query_texts: Se
                        threshold: float = 0.4, pool_depth: int = 10):
     """``(corrected positives, judgements)``: FIRE's pooling of every model's top ``pool_depth``, each pooled
     pair judged by the caption proxy (:func:`fireeval.t2v.false_negatives.caption_agreement` at ``threshold``)."""
+    from fireeval.t2v import false_negatives as fire
+
     n_videos = np.asarray(original).shape[1]
     lists = {m: fire.ranked_lists(s, depth=pool_depth) for m, s in runs.items()}
     agreement = fire.caption_agreement(list(query_texts), video_captions, proxy=proxy, aggregate=aggregate,
@@ -135,6 +148,8 @@ def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[i
             measures = [f"C@{k}" for k in ks] + [f"AP@{ap_depth}"]
             bounds["corrected_original"] = tie_bounds(runs[name], original, measures)
             bounds["corrected"] = tie_bounds(runs[name], np.asarray(corrected, dtype=bool), measures)
+        from fireeval.t2v import false_negatives as fire
+
         lists = {m: fire.ranked_lists(s, depth=max(max(ks), ap_depth)) for m, s in runs.items()}
         t1 = fire.table1(lists, original, np.asarray(corrected, dtype=bool), ks=ks, ap_depth=ap_depth)
         out["corrected"] = t1.to_dict("records")
@@ -181,6 +196,8 @@ def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
     binary_ks = sorted({k for root, k in parsed.values() if root in ("R", "C")})
     ap_depths = sorted({k for root, k in parsed.values() if root == "AP"})
     fire_scores = {}
+    if ap_depths or binary_ks:
+        from fireeval.t2v import false_negatives as fire
     for depth in ap_depths or ([max(binary_ks)] if binary_ks else []):
         fire_scores.update(fire.per_query_scores(order[:, :max([depth, *binary_ks])], relevant, ks=binary_ks or (1,),
                                                  ap_depth=depth))

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from fireeval import cli
 
 NB = """---
@@ -20,6 +22,8 @@ sleep = 0.0  # seconds to sleep before the headline. Allowed: float >= 0
 
 ```{code-cell} ipython3
 import time
+
+import pytest
 from fireeval.book import report
 if fail:
     raise RuntimeError("chapter broke on purpose")
@@ -36,7 +40,20 @@ def _setup(tmp_path):
 
 
 def _listing(out):
-    return sorted(p.name for p in out.iterdir())
+    """The names a reader sees (the results' own folder, hidden, is checked by :func:`_only_the_results_hidden`)."""
+    return sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+
+
+def _only_the_results_hidden(out, stem="tiny"):
+    """Nothing hidden but the results' link and the one run folder it points to, holding the three files."""
+    import os
+
+    hidden = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
+    if not hidden:
+        return True  # (no results yet)
+    current = os.readlink(out / f".{stem}.results")
+    return hidden == sorted([f".{stem}.results", current]) and sorted(p.name for p in (out / current).iterdir()) == \
+        sorted([f"{stem}.headline.json", f"{stem}.html", f"{stem}.ipynb"])
 
 
 def test_success_then_failure_keeps_previous_results(tmp_path, capsys):
@@ -53,7 +70,8 @@ def test_success_then_failure_keeps_previous_results(tmp_path, capsys):
     assert f"the partial notebook is {out / 'tiny.failed.ipynb'}" in err and "untouched" in err
     assert (out / "tiny.ipynb").read_bytes() == before
     assert json.loads((out / "tiny.headline.json").read_text()) == {"value": 7, "data_folder": None}
-    assert _listing(out) == ["tiny.failed.ipynb", "tiny.headline.json", "tiny.html", "tiny.ipynb"]  # nothing hidden left
+    assert _listing(out) == ["tiny.failed.ipynb", "tiny.headline.json", "tiny.html", "tiny.ipynb"]
+    assert _only_the_results_hidden(out)  # nothing hidden left
 
     assert cli.main(["run", str(nb), "-p", "value", "9", "--output", str(out)]) == 0
     assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"]  # success clears the stale failure
@@ -92,7 +110,7 @@ def test_terminated_run_keeps_previous_results(tmp_path):
     assert "fireeval run: interrupted" in err.splitlines(), err
     assert "Traceback" not in err and "IPKernelApp" not in err and "zmq" not in err, err
     assert {p: (out / p).read_bytes() for p in _listing(out) if not p.endswith(".failed.ipynb")} == before
-    assert not [p for p in _listing(out) if p.startswith(".")]
+    assert _only_the_results_hidden(out)
 
 
 def test_killed_run_leaves_results_and_its_leftover_is_cleaned_next_time(tmp_path):
@@ -109,7 +127,7 @@ def test_killed_run_leaves_results_and_its_leftover_is_cleaned_next_time(tmp_pat
     proc.wait(timeout=30)
     assert {p: (out / p).read_bytes() for p in _listing(out) if not p.startswith(".")} == before
     assert cli.main(["run", str(nb), "-p", "value", "6", "--output", str(out)]) == 0
-    assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"]
+    assert _listing(out) == ["tiny.headline.json", "tiny.html", "tiny.ipynb"] and _only_the_results_hidden(out)
 
 
 def test_output_inside_a_data_directory_is_refused(tmp_path, capsys, monkeypatch):
@@ -150,7 +168,7 @@ def test_a_run_holds_the_output_folder_so_a_second_run_waits(tmp_path, monkeypat
     fd = os.open(out, os.O_RDONLY)  # released afterwards
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.close(fd)
-    assert _listing(out) == []  # the lock writes nothing
+    assert list(out.iterdir()) == []  # the lock writes nothing
 
 
 def test_the_kernel_stderr_does_not_reach_ours(tmp_path):
@@ -160,3 +178,124 @@ def test_the_kernel_stderr_does_not_reach_ours(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "IPKernelApp" not in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert json.loads(done.stdout) == {"value": 1, "data_folder": None}
+
+
+# --------------------------------------------------------------------------- kill -9 at every step (issue 39)
+_KILL_AT = r'''
+import os, signal, sys
+from pathlib import Path
+from fireeval.book import _results
+
+out, run, stem, at = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+steps = [0]
+
+def counted(call):
+    def step(*args, **kwargs):
+        if steps[0] == at:
+            os.kill(os.getpid(), signal.SIGKILL)  # the process dies here, between two file-system steps
+        steps[0] += 1
+        return call(*args, **kwargs)
+    return step
+
+for name in ("replace", "rename", "symlink", "link", "unlink", "rmdir", "mkdir"):
+    setattr(os, name, counted(getattr(os, name)))
+_results.publish(run, out, stem)
+'''
+
+
+def _results_dir(tmp_path, previous):
+    """An output folder holding the results of run ``old`` as ``previous`` says: none, plain files (an older
+    fireeval) or links; and the finished folder of run ``new``, not yet published."""
+    from fireeval.book import _results
+
+    out = tmp_path / "out"
+    out.mkdir(parents=True)
+    if previous == "plain files":
+        for name in _results.result_names("tiny"):
+            (out / name).write_text(f"old {name}")
+    elif previous == "links":
+        old = out / ".tiny.run-old"
+        old.mkdir()
+        for name in _results.result_names("tiny"):
+            (old / name).write_text(f"old {name}")
+        _results.publish(old, out, "tiny")
+    new = out / ".tiny.run-new"
+    new.mkdir()
+    for name in _results.result_names("tiny"):
+        (new / name).write_text(f"new {name}")
+    (new / "pid").write_text("999999999")  # (a process that is not there: the kill's leftovers are stale)
+    return out, new
+
+
+def _shown(out):
+    """Which run each of the three names shows: 'old', 'new' or None (not there yet)."""
+    from fireeval.book import _results
+
+    shown = set()
+    for name in _results.result_names("tiny"):
+        try:
+            text = (out / name).read_text()
+        except FileNotFoundError:
+            shown.add(None)
+            continue
+        label, rest = text.split(" ", 1)
+        assert rest == name, text
+        shown.add(label)
+    return shown
+
+
+@pytest.mark.parametrize("previous", ["none", "plain files", "links"])
+def test_a_kill_at_any_step_of_publishing_leaves_one_runs_results(tmp_path, previous):
+    """SIGKILL before each file-system step of the switch, in turn, until one run gets through: after every
+    kill the three names show the previous run's files or the new run's, never a mix, and the next run
+    leaves only its own results."""
+    import shutil
+
+    from fireeval.book import _results
+
+    before = {"none": {None}, "plain files": {"old"}, "links": {"old"}}[previous]
+    at = 0
+    seen = set()
+    while True:
+        case = tmp_path / str(at)
+        out, new = _results_dir(case, previous)
+        done = subprocess.run([sys.executable, "-c", _KILL_AT, str(out), str(new), "tiny", str(at)],
+                              capture_output=True, text=True, timeout=120)
+        shown = _shown(out)
+        if done.returncode == 0:
+            assert shown == {"new"}
+            (new / "pid").unlink()  # (as execute() does once its folder is the results)
+            break
+        assert done.returncode == -signal.SIGKILL, done.stderr
+        assert shown in (before, {"new"}), (at, shown)
+        seen.add(frozenset(shown))
+        # the next run cleans up what the kill left and shows only its own results
+        _results.remove_stale(out, "tiny")  # (as execute() does, before its own folder is made)
+        newer = out / ".tiny.run-newer"
+        newer.mkdir()
+        for name in _results.result_names("tiny"):
+            (newer / name).write_text(f"newer {name}")
+        _results.publish(newer, out, "tiny")
+        assert _shown(out) == {"newer"} and _only_the_results_hidden(out)
+        shutil.rmtree(case)
+        at += 1
+    assert at >= 3 and frozenset(before) in seen  # (the kills did fall before the switch, and after it)
+    assert _only_the_results_hidden(out)
+
+
+def test_without_symbolic_links_the_three_files_are_moved_into_place(tmp_path, monkeypatch):
+    """A file system without links (FAT, some network mounts): the results are still written, by three moves."""
+    import errno
+    import os
+
+    from fireeval.book import _results
+
+    out, new = _results_dir(tmp_path, "none")
+
+    def no_links(*args, **kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "symlink", no_links)
+    _results.publish(new, out, "tiny")
+    assert _shown(out) == {"new"} and not new.exists()
+    assert all(not (out / n).is_symlink() for n in _results.result_names("tiny"))

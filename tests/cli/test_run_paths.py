@@ -164,6 +164,25 @@ def test_a_named_empty_data_folder_stops_the_chapter_naming_it(place, monkeypatc
     assert not (me / "out-empty" / "small.headline.json").exists()
 
 
+def test_a_named_fireeval_data_without_the_files_stops_the_chapter_naming_it(place, monkeypatch, capsys):
+    me = place / "me"
+    monkeypatch.chdir(me)
+    monkeypatch.setenv("FIREEVAL_DATA", "empty")
+    assert cli.main(["run", str(place / "chapter" / "small.md"), "--output", "out-env-empty"]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("fireeval run: ") and f"FIREEVAL_DATA='{me / 'empty'}'" in last, last
+    assert "shared" not in last and last.count("Fix:") == 1
+    assert not (me / "out-env-empty" / "small.headline.json").exists()
+
+
+def test_help_and_readme_say_a_notebook_path_runs_any_notebook(capsys):
+    assert cli.main(["run", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "or the path of any notebook, which runs as papermill would run it: only run notebooks you trust" in shown
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert "any notebook you point it at is executed, as papermill would, so run only notebooks you trust" in readme
+
+
 @pytest.mark.parametrize("args, message", [
     (["--data-dir", "nowhere"], "--data-dir nowhere: no such folder: {me}/nowhere (a relative path is read from {me}"),
     (["-p", "data_dir", "my.qrels"], "-p data_dir my.qrels: is a file, not a folder"),
@@ -172,6 +191,7 @@ def test_a_named_empty_data_folder_stops_the_chapter_naming_it(place, monkeypatc
     (["-p", "predictions", '{"m": "sub"}'], "-p predictions (entry 'm') sub: is a folder, expected a file"),
     (["-p", "value", "1", "-p", "value", "2"], "-p value: the parameter is given 2 times. Fix: give each parameter once"),
     (["--data-dir", "dd", "-p", "data_dir", "dd"], "--data-dir: the data folder is given twice"),
+    (["-p", "PAPERMILL_x", "1"], "has no parameter PAPERMILL_x"),  # papermill's own prefix is no way round the check
 ])
 def test_named_files_are_checked_before_anything_runs(place, monkeypatch, capsys, args, message):
     # issue 37: a missing file was found only once the chapter ran, with a doubled "Fix:"
@@ -220,7 +240,14 @@ def previous(place, tmp_path_factory):
 
 
 def _files(out):
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if not p.name.endswith(".failed.ipynb")}
+    """What a reader sees: the visible files (the results' own hidden folder aside) and their bytes."""
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())
+            if not p.name.endswith(".failed.ipynb") and not p.name.startswith(".")}
+
+
+def _nothing_hidden_but_the_results(out, stem="small"):
+    hidden = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
+    return hidden == sorted([f".{stem}.results", os.readlink(out / f".{stem}.results")])
 
 
 def _consistent(out, value):
@@ -249,7 +276,7 @@ def test_an_interrupt_leaves_the_previous_results_whole_in_one_line(place, previ
     assert err.strip().splitlines()[-1] == "fireeval run: interrupted", err
     assert "Traceback" not in err and "Task exception" not in err and "DeadKernelError" not in err, err
     assert _files(previous) == before and _consistent(previous, 3)
-    assert not [p for p in previous.iterdir() if p.name.startswith(".")]
+    assert _nothing_hidden_but_the_results(previous)
     time.sleep(1)
     assert not _kernels_in(place / "chapter")  # no kernel left running
 
@@ -266,22 +293,24 @@ def _kernels_in(folder):
     return found
 
 
-def test_an_interrupt_between_the_moves_waits_until_all_three_are_there(place, previous, monkeypatch, tmp_path):
+def test_an_interrupt_while_the_results_are_switched_ends_the_command_after_the_switch(place, previous, monkeypatch,
+                                                                                       tmp_path, capsys):
     out = tmp_path / "out"
-    shutil.copytree(previous, out)
+    shutil.copytree(previous, out, symlinks=True)
     real_replace, moved = os.replace, []
 
     def replace_then_interrupt(src, dst, *args, **kwargs):
         real_replace(src, dst, *args, **kwargs)
-        if Path(dst).parent == out and Path(dst).name.startswith("small."):
+        if Path(dst).parent == out:
             moved.append(Path(dst).name)
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after the first move (and after each one)
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after each step of the switch
 
     monkeypatch.setattr(os, "replace", replace_then_interrupt)
     monkeypatch.chdir(place / "me")
     assert cli.main(["run", str(place / "chapter" / "small.md"), "-p", "value", "5", "--output", str(out)]) == 130
-    assert sorted(moved) == ["small.headline.json", "small.html", "small.ipynb"]  # none was cut off
-    assert _consistent(out, 5)
+    assert moved == [".small.results"]  # one step switches the three names (they are links through it)
+    assert "small: interrupted once this run's results were in place" in capsys.readouterr().err
+    assert _consistent(out, 5) and _nothing_hidden_but_the_results(out)
 
 
 def test_an_interrupt_while_the_page_is_written_keeps_the_executed_notebook(place, previous, monkeypatch, tmp_path,
@@ -289,7 +318,7 @@ def test_an_interrupt_while_the_page_is_written_keeps_the_executed_notebook(plac
     from fireeval.book import page
 
     out = tmp_path / "out"
-    shutil.copytree(previous, out)
+    shutil.copytree(previous, out, symlinks=True)
     before = _files(out)
 
     def interrupted(*args, **kwargs):

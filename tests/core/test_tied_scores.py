@@ -320,3 +320,26 @@ def test_instance_metrics_and_gmr_bounds_under_tie_rules():
         assert (ranks["relevant first"][bound] <= ranks["stable"][bound]).all()
         assert (ranks["stable"][bound] <= ranks["relevant last"][bound]).all()
     np.testing.assert_array_equal(ranks["stable"]["upper"], se.gmr_bound_ranks(sim, equivalent)["upper"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(2, 15), st.integers(0, 2**32 - 1), st.sampled_from(["float32", "float64", "int64"]))
+def test_recall_table_counts_without_sorting_what_the_ranked_lists_give(n_queries, n_videos, seed, dtype):
+    """R@K from the best positive's rank (no sort: `fireeval evaluate-similarity` imports neither pandas nor
+    scipy.stats for it) equals C@K of FIRE's stably sorted lists, ties and several positives included."""
+    rng = np.random.default_rng(seed)
+    sim = rng.integers(0, 4, (n_queries, n_videos)).astype(dtype)  # many ties
+    positives = rng.random((n_queries, n_videos)) < 0.3
+    positives[np.arange(n_queries), rng.integers(0, n_videos, n_queries)] = True  # every query has one
+    ks = (1, 2, 5)
+    table = retrieval.recall_table({"m": sim}, positives, ks=ks)["m"]
+    lists = fire.ranked_lists(sim.astype(float))
+    scores = fire.per_query_scores(lists, positives, ks=ks, ap_depth=n_videos)
+    assert [table[f"R@{k}"] for k in ks] == [float(scores[f"C@{k}"].mean()) for k in ks]
+    ranks = 1 + np.argmax(fire.gains_of(lists, positives), axis=1)
+    assert (table["MdR"], table["MnR"]) == (float(np.median(ranks)), float(ranks.mean()))
+
+
+def test_recall_table_refuses_non_finite_scores():
+    with pytest.raises(ValueError, match=r"m: similarity has a non-finite value at index \(0, 1\). Fix:"):
+        retrieval.recall_table({"m": np.array([[0.0, np.nan]])}, np.array([[True, False]]))
