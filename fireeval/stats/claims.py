@@ -1175,8 +1175,9 @@ def _family_verdict(need, hold: int, fail: int, depends: int, m: int) -> tuple[s
     if need == "all":
         return ("reproduced", "all hold") if hold == m else \
             ("not reproduced", "contradicted: fails at a condition") if fail else \
-            ("depends", "a condition depends on the reading") if depends else \
-            ("not reproduced", "inconclusive: no condition fails, not every condition holds")
+            ("depends", "every condition holds or depends on the reading") if depends and hold + depends == m else \
+            ("not reproduced", "inconclusive: no condition fails, not every condition holds"
+             + ("; some are unclear whatever the reading" if depends else ""))
     if need == "any":
         return ("reproduced", "holds at a condition") if hold else \
             ("not reproduced", "contradicted: fails at every condition") if fail == m else \

@@ -390,7 +390,19 @@ def test_each_condition_of_a_family_obeys_its_own_rows():
     shown = {c["condition"]: c["label"] for c in rec["family"]["conditions"]}
     assert shown == {"P@10": "depends", "nDCG@10": "inconclusive", "bpref": "inconclusive"}
     assert rec["family"]["summary"] == "holds at 0 of 3; depends at P@10; unclear at nDCG@10, bpref"
-    assert rec["label"] == "depends"  # no condition fails; one holds under a reading of equal standing
+    # P@10 depends on the reading, but nDCG@10 and bpref are unclear under every reading: no reading makes the
+    # whole family hold, so the family is inconclusive, not "depends"
+    assert rec["label"] == "inconclusive"
+    assert "some are unclear whatever the reading" in rec["basis"]
     html = report.ClaimsTable(summary_rows([rec]))._repr_html_()
     assert "P@10: 0.921 [0.860, 0.944] <em>depends</em>" in html  # the box shows the same word per condition
     check_record(rec)
+
+
+def test_a_family_depends_only_when_a_reading_could_make_every_condition_hold():
+    conditions = {"P@10": Estimate(0.921, 0.86, 0.944, "b"), "nDCG@10": Estimate(0.95, 0.92, 0.97, "b")}
+    exact = {c: Estimate(e.value) for c, e in conditions.items()}
+    rec = _fair().evaluate_family(conditions, multiplicity="none: intersection-union", sensitivity=[
+        Alternative("exact realised τ", conditions=exact, kind="exact value")])
+    assert rec["family"]["summary"] == "holds at 1 of 2; depends at P@10"
+    assert rec["label"] == "depends"  # under the exact reading both hold; under the interval P@10 is unclear
