@@ -497,6 +497,6 @@ def test_the_install_steps_say_how_to_get_the_metrics_chapters_oracle():
     pin = [d for d in extras["test"] if d.startswith("pytrec_eval")]
     assert extras["oracle"] == pin and len(pin) == 1
     metrics = install_note(jupytext.read(ROOT / "notebooks" / "metrics.md"), "metrics")
-    assert "py3-none-any.whl[oracle]'" in metrics and "not testable here" in metrics
+    assert "py3-none-any.whl[book,oracle]'" in metrics and "not testable here" in metrics
     assert "[oracle]" not in install_note(jupytext.read(ROOT / "notebooks" / "pool_depth.md"), "pool_depth")
-    assert "whl[oracle]" in (ROOT / "README.md").read_text()
+    assert "whl[book,oracle]" in (ROOT / "README.md").read_text()

@@ -76,9 +76,10 @@ def installed(wheel, tmp_path_factory) -> tuple[Path, dict]:
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=venv).strip())
     # The project's pinned dependencies, as a plain path (no .pth of that folder runs: no editable fireeval).
     (site / "project-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
-          str(wheel)], cwd=venv)
+    # Without the caller's PYTHONPATH: a checkout on it makes pip think fireeval is installed already (and skip it).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "FIREEVAL_", "VIRTUAL_ENV"))}
+    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
+          str(wheel)], cwd=venv, env=env)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     return venv, env
 
@@ -118,7 +119,11 @@ def test_installed_fireeval_runs_a_chapter_from_an_empty_folder(installed, tmp_p
     assert '"data_source"' in headline
     assert ('"real"' in headline) == (data == SHARED_DATA), headline[:400]
     assert {"metrics.headline.json", "metrics.ipynb"} <= {p.name for p in (work / "out").iterdir()}
-    assert not [p.name for p in (work / "out").iterdir() if p.name.startswith(".")], "no temporary folder left"
+    # The results are links into one hidden run folder, switched by one rename (issue 39): that link and the
+    # folder it names are all that may be hidden; no temporary folder is left
+    link = work / "out" / ".metrics.results"
+    hidden = {p.name for p in (work / "out").iterdir() if p.name.startswith(".")}
+    assert hidden <= {link.name, link.resolve().name} if link.is_symlink() else not hidden, hidden
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.md")), ids=lambda p: p.stem)
