@@ -565,3 +565,15 @@ def test_ordering_claim_carries_the_threats_of_its_steps():
     stand = lb.Condition("proxy", "false negatives", noisy, "stand-in")
     a = analyse(board(x, conditions=[stand]))
     assert not any(r["kind"] == "false negatives" for r in a.records[-1]["sensitivity"])  # stand-ins: own claims
+
+
+def test_family_intervals_get_enough_resamples_in_their_tails_and_say_which_method():
+    rng = np.random.default_rng(8)
+    x = np.sort(rng.random((8, 50)), axis=0)[::-1] + np.linspace(0.1, 0, 8)[:, None]
+    pairs = lb.ordering_tests(board(x), n_permutations=500, n_bootstrap=200, top=8)
+    m = int(pairs["M"].iloc[0])
+    assert pairs.attrs["n_bootstrap"] == lb.family_resamples(m) == int(np.ceil(5 * 2 * m / 0.05))
+    assert all(f"{lb.family_resamples(m)} bootstrap resamples" in e.method for e in pairs["bca"])
+    support = lb.ordering_support(pairs)
+    assert support["resamples"] == lb.family_resamples(m)
+    assert support["fallback"] == sum("jackknife" in e.method for e in pairs["bca"])
