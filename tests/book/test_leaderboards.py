@@ -167,11 +167,45 @@ def test_no_power_comes_from_a_stated_effect_never_from_the_observed_step():
     b = board(x, published=[0.42, 0.40])
     t = lb.pair_tests(b, 500, 300)
     assert t.loc[0, "effect"] == pytest.approx(0.05 * 0.42)
+    assert t.loc[0, "effect_material"] == pytest.approx(0.10 * 0.42)
     rec = lb.analyse(b, n_permutations=500, n_bootstrap=300).records[0]
-    if t.loc[0, "ci_low"] <= 0 <= t.loc[0, "ci_high"]:
-        assert rec["label"] == "not testable here" and rec["basis"].startswith("no power")
-        assert rec["power"]["effect"] == pytest.approx(0.021)
-        assert rec["power"]["detectable"] == pytest.approx(t.loc[0, "min_detectable"])
+    assert t.loc[0, "ci_low"] <= 0 <= t.loc[0, "ci_high"]  # unclear: power decides what it means
+    assert t.loc[0, "min_detectable"] > 0.042  # beyond the material effect too: no power
+    assert rec["label"] == "not testable here" and rec["basis"].startswith("no power")
+    assert rec["power"]["effect"] == pytest.approx(0.042)
+    assert rec["power"]["detectable"] == pytest.approx(t.loc[0, "min_detectable"])
+
+
+def test_power_has_a_noticeable_and_a_material_effect_of_equal_standing():
+    # Sparck Jones (via Voorhees & Buckley): 5% noticeable, > 10% material; "no power" only beyond both
+    from fireeval.stats.claims import Test
+    from fireeval.stats.significance import detectable_difference
+
+    d = np.random.default_rng(3).normal(0.0, 0.1, 100)
+    delta = float(detectable_difference(d.std(ddof=1), 100, 0.05))
+    between = lb.pair_power(d, 0.7 * delta, alpha=0.05, material=1.4 * delta)
+    assert between.passes(Test(">", 0)) is True and between.effect == pytest.approx(1.4 * delta)
+    assert "material" in between.effect_source and "noticeable" in between.effect_source
+    beyond = lb.pair_power(d, 0.4 * delta, alpha=0.05, material=0.8 * delta)
+    assert beyond.passes(Test(">", 0)) is False and beyond.effect == pytest.approx(0.8 * delta)
+    within = lb.pair_power(d, 1.2 * delta, alpha=0.05, material=2.4 * delta)
+    assert within.passes(Test(">", 0)) is True and within.effect == pytest.approx(1.2 * delta)
+    # in a claim: an unclear step whose δ lies between the two effects is inconclusive, not "no power"
+    rng = np.random.default_rng(4)
+    base = rng.random(400)
+    x = np.stack([base + rng.normal(0, 0.1, 400), base])
+    for published, label in (([0.40, 0.39], None), ([4.0, 3.9], "inconclusive")):
+        b = board(x, published=published)
+        t = lb.pair_tests(b, 500, 300)
+        assert t.loc[0, "ci_low"] <= 0 <= t.loc[0, "ci_high"]
+        rec = lb.analyse(b, n_permutations=500, n_bootstrap=300).records[0]
+        e5, e10, dd = t.loc[0, "effect"], t.loc[0, "effect_material"], t.loc[0, "min_detectable"]
+        expected = "inconclusive" if dd <= e10 else "not testable here"
+        assert rec["label"] == expected and (label is None or expected == label)
+        s = lb.summary(lb.analyse(b, n_permutations=500, n_bootstrap=300))
+        assert (s["no_power"], s["no_power_material"]) == (int(dd > e5), int(dd > e10))
+    table = lb.survival_table(b, t, lb.condition_tests(b, 300))
+    assert "effect 5% / 10%" in table.columns
 
 
 def test_inputs_synthetic_every_board():
@@ -327,7 +361,14 @@ def test_random_slot_flip_rate_counts_draws_whose_interval_fails_to_clear_zero()
     b.slots = slots
     t = lb.pair_tests(b, 200, 300)
     flips = lb.slot_flip_rate(b, t, draws=20, n_bootstrap=300)
-    assert flips[1] == (0, 20) and flips[2][0] >= 15
+    assert flips[1][:2] == (0, 20) and flips[2][0] >= 15
+    assert flips[1][2].low > 0 and not flips[2][2].low > 0  # the median draw's interval
+    # in each step's box: a secondary row with the draw rate and why no draw is a rater
+    a = lb.analyse(b, n_permutations=200, n_bootstrap=300, slot_draws=20)
+    for rec, (unclear, n, _) in zip(steps(a), (flips[1], flips[2])):
+        row = next(r for r in rec["sensitivity"] if "drawn at random" in r["name"])
+        assert row["weight"] == "secondary" and "no worker id" in row["reason"] and f"{unclear} of {n}" in row["name"]
+    assert steps(a)[0]["label"] == "reproduced"  # shown, never decides
 
 
 def test_survival_chart_has_titles_tooltips_and_one_colour_per_condition():
@@ -469,3 +510,70 @@ def test_prose_counts_the_ordering_claims_pairs_as_its_box_does():
     assert v["trec8_all_claim_hold"] == rec["family"]["hold"] and v["trec8_all_claim_label"] == rec["label"]
     held = [c for c in rec["family"]["conditions"] if c["label"] == "reproduced"]
     assert len(held) == v["trec8_all_claim_hold"] <= v["trec8_all_hold"]
+
+
+def test_charades_median_aggregate_is_the_axiou_papers_median_start_and_length():
+    # issue 35 review: the AxIoU paper (§6.4, generate_noisy_dataset) aggregates the ratings by median start and
+    # median length; the board carries it as a label-noise threat of equal standing
+    from fireeval.synthetic.moment_collection import simulate_moments
+    from fireeval.vmr import noise
+
+    b = lb._charades(False, None, 0, {}, 200)
+    cond = next(c for c in b.conditions if "median start" in c.name)
+    assert cond.kind == "label noise" and not cond.control
+    gt, _, preds = simulate_moments(200, 6, seed=0)
+    queries = np.arange(min(len(gt), 1000))
+    raters = noise.simulate_raters(gt[queries], 2.5, 1, 5, rng=1)[0] + 1.0
+    start = np.median(raters[..., 0], axis=0)
+    end = start + np.median(raters[..., 1] - raters[..., 0], axis=0)
+    for k, name in enumerate(b.names):  # R@1,0.5 by hand: the top moment's IoU with the median window >= 0.5
+        top = np.asarray(preds[name])[queries, 0, :2]
+        inter = np.clip(np.minimum(top[:, 1], end) - np.maximum(top[:, 0], start), 0, None)
+        union = np.maximum(top[:, 1], end) - np.minimum(top[:, 0], start)
+        assert np.array_equal(cond.values[k], (inter / union >= 0.5).astype(float))
+
+
+def test_charades_step_depends_under_the_papers_median_aggregate():
+    require_data("charades_sta/charades_sta_test.txt", "charades_sta/human_reannotations/test_00.csv")
+    b = lb.leaderboard_inputs("real", benchmarks=["charades_sta"])["charades_sta"]
+    a = lb.analyse(b, n_permutations=1000, n_bootstrap=1000, slot_draws=0)
+    rec = next(r for r in a.records if r["id"] == "lb.charades_sta.2DTAN_noNMS.over.2DTAN_randomized")
+    med = next(r for r in rec["sensitivity"] if "median start" in r["name"])
+    assert med["weight"] == "equal" and med["low"] < 0 < med["high"] and med["value"] == pytest.approx(0.016, abs=5e-4)
+    assert rec["label"] == "depends"
+    control = next(r for r in rec["sensitivity"] if r["kind"] == "subset")
+    assert control["low"] < 0 < control["high"] and control["weight"] == "secondary"  # the subset effect
+    assert "median aggregate" in lb.prose_values({"charades_sta": a})["charades_median_note"]
+    assert lb.overview({"charades_sta": a})["hold_all"] == 1  # SCDM > 2DTAN alone holds under every threat here
+
+
+def test_ordering_claim_carries_the_threats_of_its_steps():
+    rng = np.random.default_rng(21)
+    base = rng.random(300)
+    x = np.stack([base + 0.4, base + 0.2, base])  # every pair clear
+    noisy = np.stack([base + 0.4, base + 0.2, base]) + rng.normal(0, 2.0, (3, 300))  # unclear under the threat
+    clear = x + rng.normal(0, 0.01, x.shape)
+    a = analyse(board(x, conditions=[lb.Condition("other labels", "label noise", clear)]))
+    whole = a.records[-1]
+    row = next(r for r in whole["sensitivity"] if r["kind"] == "label noise")
+    assert row["weight"] == "equal" and row["family"]["of"] == 3 and whole["label"] == "reproduced"
+    a = analyse(board(x, conditions=[lb.Condition("other labels", "label noise", noisy)]))
+    assert a.records[-1]["label"] == "depends"  # an equal-standing threat flips the family
+    a = analyse(board(x, conditions=[lb.Condition("subset", "subset", noisy)]))
+    row = next(r for r in a.records[-1]["sensitivity"] if r["kind"] == "subset")
+    assert row["weight"] == "secondary" and a.records[-1]["label"] == "reproduced"  # a control decides nothing
+    stand = lb.Condition("proxy", "false negatives", noisy, "stand-in")
+    a = analyse(board(x, conditions=[stand]))
+    assert not any(r["kind"] == "false negatives" for r in a.records[-1]["sensitivity"])  # stand-ins: own claims
+
+
+def test_family_intervals_get_enough_resamples_in_their_tails_and_say_which_method():
+    rng = np.random.default_rng(8)
+    x = np.sort(rng.random((8, 50)), axis=0)[::-1] + np.linspace(0.1, 0, 8)[:, None]
+    pairs = lb.ordering_tests(board(x), n_permutations=500, n_bootstrap=200, top=8)
+    m = int(pairs["M"].iloc[0])
+    assert pairs.attrs["n_bootstrap"] == lb.family_resamples(m) == int(np.ceil(5 * 2 * m / 0.05))
+    assert all(f"{lb.family_resamples(m)} bootstrap resamples" in e.method for e in pairs["bca"])
+    support = lb.ordering_support(pairs)
+    assert support["resamples"] == lb.family_resamples(m)
+    assert support["fallback"] == sum("jackknife" in e.method for e in pairs["bca"])
