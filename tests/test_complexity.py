@@ -37,7 +37,6 @@ NOT_YET = {
     ("cli/compare.py", "_check_inputs"): 26,
     ("book/report.py", "_fields_html"): 26,
     ("datasets/charades.py", "_read_sta_rows_fast"): 25,
-    ("pooling/pools.py", "depth_sweep"): 24,
     ("cli/__init__.py", "error_message"): 24,
     ("t2v/nlp.py", "_meteor_counts"): 22,
     ("book/inputs/trec_inputs.py", "pooled_inputs"): 22,
