@@ -39,7 +39,6 @@ NOT_YET = {
     ("datasets/charades.py", "_read_sta_rows_fast"): 25,
     ("cli/__init__.py", "error_message"): 24,
     ("t2v/nlp.py", "_meteor_counts"): 22,
-    ("book/inputs/trec_inputs.py", "pooled_inputs"): 22,
     ("book/chapters/pool_depth.py", "sampling_claims"): 33,
     ("book/chapters/pool_depth.py", "depth_claims"): 29,
     ("book/chapters/pool_depth.py", "_robust_member"): 27,
