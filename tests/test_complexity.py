@@ -35,7 +35,6 @@ NOT_YET = {
     ("synthetic/video.py", "simulate_captions"): 28,
     ("cli/compare.py", "_check_inputs"): 26,
     ("book/report.py", "_fields_html"): 26,
-    ("datasets/charades.py", "_read_sta_rows_fast"): 25,
     ("cli/__init__.py", "error_message"): 24,
     ("book/chapters/pool_depth.py", "sampling_claims"): 33,
     ("book/chapters/pool_depth.py", "depth_claims"): 29,
