@@ -34,7 +34,6 @@ NOT_YET = {
     ("core/trec.py", "map_in_workers"): 30,
     ("synthetic/video.py", "simulate_captions"): 28,
     ("cli/compare.py", "_check_inputs"): 26,
-    ("book/report.py", "_fields_html"): 26,
     ("cli/__init__.py", "error_message"): 24,
     ("book/chapters/pool_depth.py", "sampling_claims"): 33,
     ("book/chapters/pool_depth.py", "depth_claims"): 29,
