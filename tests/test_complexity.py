@@ -31,7 +31,6 @@ NOT_YET = {
     ("book/scoreboard.py", "paper_summary"): 38,
     ("book/plotting.py", "fit_to_column"): 33,
     ("book/headline_diff.py", "diff_headlines"): 33,
-    ("core/trec.py", "map_in_workers"): 30,
     ("cli/compare.py", "_check_inputs"): 26,
     ("cli/__init__.py", "error_message"): 24,
     ("book/chapters/pool_depth.py", "sampling_claims"): 33,
