@@ -267,30 +267,14 @@ def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat
     rows.append((f"bootstrap seed {rng + 1}", "seed", "equal", None,
                  _paired(again[m], again[rival], jk[m][i], jk[rival][i], primary.value,
                          how.replace(f"{n} resamples", f"{n} resamples (seed {rng + 1})"), rng=rng + 1)))
-    for s, seed in enumerate(exp.seeds):
-        rows.append((f"sample seed {seed} alone", "single sample", "secondary", _SAMPLE_REASON, diff(m, rival, i, [s])))
-    for j, r in enumerate(rates):
-        if j != i and r < 1:
-            heavier = r < rates[i]
-            rows.append((f"sampling rate {r:.0%}", "sampling rate", "equal" if heavier else "secondary",
-                         None if heavier else _MILDER_REASON, diff(m, rival, j)))
-    for o in others:
-        if o in tau:
-            rows.append((f"against {label(o)} instead of {label(rival)}", "rival measure", "secondary", _RIVAL_REASON,
-                         diff(m, o, i)))
+    rows += _replicate_rows(diff, exp.seeds, rates, i, m, rival, [o for o in others if o in tau], label)
     if against is not None:
         v = float((exp.tau(m)[i] - exp.tau(rival)[i]).mean())
         rows.append((f"each measure against its own full-judgement ranking (not {label(against)}'s)",
                      "reference ranking", "secondary", _REFERENCE_REASON,
                      _paired(boot[m][i], boot[rival][i], jack[m][i], jack[rival][i], v, how, rng=rng)))
     if stratified is not None and m in stratified.values and rival in stratified.values:
-        si = [float(r) for r in stratified.rates].index(float(rate))
-        ta, tb = stratified.tau(m, against)[si], stratified.tau(rival, against)[si]
-        rows.append(("stratified sampling (relevant and non-relevant drawn separately, as Buckley & Voorhees did)",
-                     "sampling design", strat_weight, None if strat_weight == "equal" else _STRATIFIED_REASON,
-                     _paired(stratified.bootstrap(m, n, rng, against)[si],
-                             stratified.bootstrap(rival, n, rng, against)[si], stratified.jackknife(m, against)[si],
-                             stratified.jackknife(rival, against)[si], float((ta - tb).mean()), how, rng=rng)))
+        rows.append(_stratified_row(stratified, m, rival, rate, against, strat_weight, n, rng, how))
     if control is not None and control in rates:
         c = rates.index(control)
         power = Power.positive_control(
@@ -302,6 +286,36 @@ def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat
     else:
         power = Power.no_control("no sampling rate above the claim's to compare with")
     return primary, rows, power
+
+
+def _replicate_rows(diff, seeds, rates, i, m, rival, others, label) -> list:
+    """:func:`_robust_member`'s rows of each sample seed alone, each other sampling rate below 1 (a heavier
+    cut of equal weight, a milder one secondary) and each other rival measure (``diff(a, b, rate index,
+    seeds)``: the paired difference)."""
+    rows = []
+    for s, seed in enumerate(seeds):
+        rows.append((f"sample seed {seed} alone", "single sample", "secondary", _SAMPLE_REASON, diff(m, rival, i, [s])))
+    for j, r in enumerate(rates):
+        if j != i and r < 1:
+            heavier = r < rates[i]
+            rows.append((f"sampling rate {r:.0%}", "sampling rate", "equal" if heavier else "secondary",
+                         None if heavier else _MILDER_REASON, diff(m, rival, j)))
+    for o in others:
+        rows.append((f"against {label(o)} instead of {label(rival)}", "rival measure", "secondary", _RIVAL_REASON,
+                     diff(m, o, i)))
+    return rows
+
+
+def _stratified_row(stratified, m, rival, rate, against, strat_weight, n, rng, how):
+    """:func:`_robust_member`'s row of stratified sampling: ``m`` minus ``rival`` at ``rate`` when relevant and
+    non-relevant judgements are drawn separately (Buckley & Voorhees's design)."""
+    si = [float(r) for r in stratified.rates].index(float(rate))
+    ta, tb = stratified.tau(m, against)[si], stratified.tau(rival, against)[si]
+    return ("stratified sampling (relevant and non-relevant drawn separately, as Buckley & Voorhees did)",
+            "sampling design", strat_weight, None if strat_weight == "equal" else _STRATIFIED_REASON,
+            _paired(stratified.bootstrap(m, n, rng, against)[si],
+                    stratified.bootstrap(rival, n, rng, against)[si], stratified.jackknife(m, against)[si],
+                    stratified.jackknife(rival, against)[si], float((ta - tb).mean()), how, rng=rng))
 
 
 def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | None = None, data: str = "",
