@@ -288,6 +288,35 @@ def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat
     return primary, rows, power
 
 
+def _member_rows(got: dict, members, label) -> list:
+    """A family claim's sensitivity rows: each row of the first member that every member has (same name, same
+    place), its per-member estimates as conditions (``got``: member -> :func:`_robust_member`'s result)."""
+    names_rows = [r[:4] for r in got[next(iter(members))][1]]
+    family_rows = []
+    for k, (name, kind, w, why) in enumerate(names_rows):
+        per = {label(m): got[m][1][k][4] for m in members if k < len(got[m][1]) and got[m][1][k][0] == name}
+        if len(per) == len(members):
+            family_rows.append(Alternative(name, kind=kind, weight=w, reason=why, conditions=per))
+    return family_rows
+
+
+def _members_power(got: dict, members, test, label) -> Power:
+    """A family claim's power: the positive control of the member whose control has the lowest interval,
+    saying which members' controls fail ``test`` (it passes only if every member's does)."""
+    powers = {m: got[m][2] for m in members}
+    worst = min(members, key=lambda m: (powers[m].estimate.low if powers[m].estimate is not None
+                                        and powers[m].estimate.low is not None else 1.0))
+    p = powers[worst]
+    if p.estimate is None:
+        return p
+    return Power.positive_control(
+        f"per measure, {p.control} -- shown for the measure whose control has the lowest interval "
+        f"({label(worst)}); it passes only if every measure's control passes"
+        if all(q.passes(test) for q in powers.values()) else
+        f"per measure, {p.control}; the control fails for "
+        + ", ".join(label(m) for m, q in powers.items() if not q.passes(test)), p.estimate)
+
+
 def _replicate_rows(diff, seeds, rates, i, m, rival, others, label) -> list:
     """:func:`_robust_member`'s rows of each sample seed alone, each other sampling rate below 1 (a heavier
     cut of equal weight, a milder one secondary) and each other rival measure (``diff(a, b, rate index,
@@ -375,24 +404,9 @@ def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | N
                 Alternative(name, est, kind=kind, weight=w, reason=why) for name, kind, w, why, est in rows]))
             continue
         cond = {label(m): got[m][0] for m in members}
-        names_rows = [r[:4] for r in got[next(iter(members))][1]]
-        family_rows = []
-        for k, (name, kind, w, why) in enumerate(names_rows):
-            per = {label(m): got[m][1][k][4] for m in members if k < len(got[m][1]) and got[m][1][k][0] == name}
-            if len(per) == len(members):
-                family_rows.append(Alternative(name, kind=kind, weight=w, reason=why, conditions=per))
-        powers = {m: got[m][2] for m in members}
-        worst = min(members, key=lambda m: (powers[m].estimate.low if powers[m].estimate is not None
-                                            and powers[m].estimate.low is not None else 1.0))
-        p = powers[worst]
-        fam_power = p if p.estimate is None else Power.positive_control(
-            f"per measure, {p.control} -- shown for the measure whose control has the lowest interval "
-            f"({label(worst)}); it passes only if every measure's control passes"
-            if all(q.passes(claim.test) for q in powers.values()) else
-            f"per measure, {p.control}; the control fails for "
-            + ", ".join(label(m) for m, q in powers.items() if not q.passes(claim.test)), p.estimate)
         record = claim.evaluate_family(
-            cond, need="all", power=fam_power, sensitivity=family_rows,
+            cond, need="all", power=_members_power(got, members, claim.test, label),
+            sensitivity=_member_rows(got, members, label),
             multiplicity="none needed for 'holds for every condensed-list measure' (an intersection-union test: "
                          "each measure's own 95% interval keeps the error of the statement at 5%)")
         record["per_condition"] = condition_labels(record)
