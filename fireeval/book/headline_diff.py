@@ -197,29 +197,49 @@ def diff_headlines(a: dict, b: dict, timings: bool = False, rtol: float = RTOL, 
     noise = 0
     rows = []
     for cid in [c for c in claims_a if c in claims_b]:
-        ca, cb = claims_a[cid], claims_b[cid]
-        row = {"id": cid}
-        for field in ("verdict", "label"):
-            if ca.get(field) != cb.get(field):
-                row[field] = [ca.get(field), cb.get(field)]
-        va, vb = _claim_values(ca), _claim_values(cb)
-        changed = {}
-        for k in dict.fromkeys([*va, *vb]):
-            if va.get(k) == vb.get(k):
-                continue
-            if _same(va.get(k), vb.get(k), rtol, atol):
-                noise += 1
-            else:
-                changed[k] = [list(va.get(k) or ()), list(vb.get(k) or ())]
-        if changed:
-            row["values"] = changed
-        if len(row) > 1:
-            row.setdefault("verdict", [ca.get("verdict")] * 2)
-            row.setdefault("label", [ca.get("label")] * 2)
+        row, n = _claim_row(cid, claims_a[cid], claims_b[cid], rtol, atol)
+        noise += n
+        if row is not None:
             rows.append(row)
+    keys, n = _key_rows(a, b, timings, rtol, atol)
+    noise += n
+    return {"claims": rows, "only_a": [c for c in claims_a if c not in claims_b],
+            "only_b": [c for c in claims_b if c not in claims_a], "keys": keys, "within_tolerance": int(noise),
+            "rtol": rtol, "atol": atol}
+
+
+def _claim_row(cid, ca: dict, cb: dict, rtol: float, atol: float):
+    """(the row of :func:`diff_headlines` for claim ``cid``, None when nothing changed beyond tolerance;
+    how many of its values differ only within tolerance)."""
+    noise = 0
+    row = {"id": cid}
+    for field in ("verdict", "label"):
+        if ca.get(field) != cb.get(field):
+            row[field] = [ca.get(field), cb.get(field)]
+    va, vb = _claim_values(ca), _claim_values(cb)
+    changed = {}
+    for k in dict.fromkeys([*va, *vb]):
+        if va.get(k) == vb.get(k):
+            continue
+        if _same(va.get(k), vb.get(k), rtol, atol):
+            noise += 1
+        else:
+            changed[k] = [list(va.get(k) or ()), list(vb.get(k) or ())]
+    if changed:
+        row["values"] = changed
+    if len(row) == 1:
+        return None, noise
+    row.setdefault("verdict", [ca.get("verdict")] * 2)
+    row.setdefault("label", [ca.get("label")] * 2)
+    return row, noise
+
+
+def _key_rows(a: dict, b: dict, timings: bool, rtol: float, atol: float):
+    """(the key rows of :func:`diff_headlines`: the headline keys other than claims, flattened, that differ or
+    are missing on one side, timings left out unless ``timings``; how many differ only within tolerance)."""
     flat_a = _flatten({k: v for k, v in a.items() if k != "claims"})
     flat_b = _flatten({k: v for k, v in b.items() if k != "claims"})
-    keys = []
+    keys, noise = [], 0
     for key in dict.fromkeys([*flat_a, *flat_b]):
         if not timings and _is_timing(key):
             continue
@@ -232,9 +252,7 @@ def diff_headlines(a: dict, b: dict, timings: bool = False, rtol: float = RTOL, 
                 noise += not (_is_number(flat_a[key]) and math.isnan(flat_a[key]))  # NaN and NaN: just equal
             else:
                 keys.append({"key": key, "a": flat_a[key], "b": flat_b[key]})
-    return {"claims": rows, "only_a": [c for c in claims_a if c not in claims_b],
-            "only_b": [c for c in claims_b if c not in claims_a], "keys": keys, "within_tolerance": int(noise),
-            "rtol": rtol, "atol": atol}
+    return keys, noise
 
 
 def _show(value, width: int = 48, full: bool = False) -> str:

@@ -196,39 +196,76 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
     svg = svg if svg is not None else _static_svg_raw(spec)
     if _svg_width(svg) <= max_width:
         return spec, svg
-    natural = _svg_width(svg)
     out = copy.deepcopy(spec)
-    note = {"natural_width": round(natural), "max_width": max_width}
+    note = {"natural_width": round(_svg_width(svg)), "max_width": max_width}
+    svg = _fit_title(out, svg, note)
+    svg = _fit_legend(out, svg, note, max_width)
+    out, svg = _fit_axis_titles(out, svg, note, max_width)
+    out, svg, factor = _fit_shrink(out, svg, max_width)
+    if factor < 1:
+        note["width_factor"] = round(factor, 3)
+        out, svg = _fit_legend_back(out, svg, note, max_width)
+    out, svg = _fit_titles_to_views(out, svg, note, max_width)
+    note["drawn_width"] = round(_svg_width(svg))
+    # What was changed, kept in the chart's own metadata (Vega-Lite ignores usermeta).
+    out.setdefault("usermeta", {})["fireeval_fit"] = note
+    return out, svg
+
+
+def _fit_title(out: dict, svg: str, note: dict) -> str:
+    """:func:`fit_to_column`'s step 1, in place: a long title or caption made elsewhere broken into lines."""
     title = out.get("title")
-    if isinstance(title, (str, dict)):  # a long title or caption made elsewhere: break it into lines
-        title = {"text": title} if isinstance(title, str) else dict(title)
-        for key, chars in (("text", TITLE_CHARS), ("subtitle", CAPTION_CHARS)):
-            if isinstance(title.get(key), str):
-                title[key] = _lines(title[key], chars)
-        if title != (out["title"] if isinstance(out["title"], dict) else {"text": out["title"]}):
-            out["title"] = title
-            svg = _static_svg_raw(out)
-            note["title"] = "broken into lines"
-    if _has_legend_encoding(out):
-        legend = out.setdefault("config", {}).setdefault("legend", {})
-        legend.update({"orient": "bottom", "direction": "horizontal", "titleOrient": "top"})
-        # The most columns that fit (fewest rows); width falls as columns do.
-        before = _svg_width(svg)
-        for columns in (8, 6, 5, 4, 3, 2, 1):
-            legend["columns"] = columns
-            trial = _static_svg_raw(out)
-            if _svg_width(trial) <= max_width or (columns == 8 and _svg_width(trial) == before):
-                break  # fits; or the chart places its legends itself (the theme changes nothing)
-        svg = trial
-        if _svg_width(trial) < before:
-            note["legend"] = f"below the plot, {columns} column(s)"
-    if _svg_width(svg) > max_width:
-        trial = copy.deepcopy(out)
-        if _wrap_axis_titles(trial, AXIS_TITLE_CHARS):
-            trial_svg = _static_svg_raw(trial)
-            if _svg_width(trial_svg) < _svg_width(svg):
-                out, svg = trial, trial_svg
-                note["axis_titles"] = "broken into lines"
+    if not isinstance(title, (str, dict)):
+        return svg
+    title = {"text": title} if isinstance(title, str) else dict(title)
+    for key, chars in (("text", TITLE_CHARS), ("subtitle", CAPTION_CHARS)):
+        if isinstance(title.get(key), str):
+            title[key] = _lines(title[key], chars)
+    if title != (out["title"] if isinstance(out["title"], dict) else {"text": out["title"]}):
+        out["title"] = title
+        svg = _static_svg_raw(out)
+        note["title"] = "broken into lines"
+    return svg
+
+
+def _fit_legend(out: dict, svg: str, note: dict, max_width: int) -> str:
+    """Step 2, in place: legends below the plot, in the most columns that fit (fewest rows)."""
+    if not _has_legend_encoding(out):
+        return svg
+    legend = out.setdefault("config", {}).setdefault("legend", {})
+    legend.update({"orient": "bottom", "direction": "horizontal", "titleOrient": "top"})
+    # The most columns that fit (fewest rows); width falls as columns do.
+    before = _svg_width(svg)
+    for columns in (8, 6, 5, 4, 3, 2, 1):
+        legend["columns"] = columns
+        trial = _static_svg_raw(out)
+        if _svg_width(trial) <= max_width or (columns == 8 and _svg_width(trial) == before):
+            break  # fits; or the chart places its legends itself (the theme changes nothing)
+    if _svg_width(trial) < before:
+        note["legend"] = f"below the plot, {columns} column(s)"
+    return trial
+
+
+def _fit_axis_titles(out: dict, svg: str, note: dict, max_width: int):
+    """Step 3: long x and y titles broken into lines, kept when the chart is still too wide and it helps."""
+    import copy
+
+    if _svg_width(svg) <= max_width:
+        return out, svg
+    trial = copy.deepcopy(out)
+    if _wrap_axis_titles(trial, AXIS_TITLE_CHARS):
+        trial_svg = _static_svg_raw(trial)
+        if _svg_width(trial_svg) < _svg_width(svg):
+            note["axis_titles"] = "broken into lines"
+            return trial, trial_svg
+    return out, svg
+
+
+def _fit_shrink(out: dict, svg: str, max_width: int):
+    """Step 4: every view's width shrunk in proportion (down to half), while that makes the chart narrower;
+    returns ``(spec, svg, factor)``."""
+    import copy
+
     factor = 1.0
     for _ in range(4):
         width = _svg_width(svg)
@@ -246,32 +283,40 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
         if _svg_width(trial_svg) >= width - 1:
             break  # narrower views do not make it narrower (a title, or labels, set the width): keep them
         out, svg, factor = trial, trial_svg, factor * step
-    if factor < 1:
-        note["width_factor"] = round(factor, 3)
-        legend = out.get("config", {}).get("legend", {})
-        if note.get("legend") and legend.get("columns", 8) < 8 and _svg_width(svg) <= max_width:
-            # Narrower views leave room: put the legend back in as few rows as now fit.
-            for columns in (8, 6, 5, 4, 3, 2):
-                if columns <= legend["columns"]:
-                    break
-                trial = copy.deepcopy(out)
-                trial["config"]["legend"]["columns"] = columns
-                trial_svg = _static_svg_raw(trial)
-                if _svg_width(trial_svg) <= max_width:
-                    out, svg = trial, trial_svg
-                    note["legend"] = f"below the plot, {columns} column(s)"
-                    break
+    return out, svg, factor
+
+
+def _fit_legend_back(out: dict, svg: str, note: dict, max_width: int):
+    """After shrinking: narrower views leave room, so the moved legend goes back in as few rows as now fit."""
+    import copy
+
+    legend = out.get("config", {}).get("legend", {})
+    if not (note.get("legend") and legend.get("columns", 8) < 8 and _svg_width(svg) <= max_width):
+        return out, svg
+    for columns in (8, 6, 5, 4, 3, 2):
+        if columns <= legend["columns"]:
+            break
+        trial = copy.deepcopy(out)
+        trial["config"]["legend"]["columns"] = columns
+        trial_svg = _static_svg_raw(trial)
+        if _svg_width(trial_svg) <= max_width:
+            note["legend"] = f"below the plot, {columns} column(s)"
+            return trial, trial_svg
+    return out, svg
+
+
+def _fit_titles_to_views(out: dict, svg: str, note: dict, max_width: int):
+    """Last: titles wrapped to their views' widths, kept only while the chart still fits (two lines of a y
+    title take more width)."""
+    import copy
+
     trial = copy.deepcopy(out)
     _wrap_titles_to_views(trial)
     if trial != out:
         trial_svg = _static_svg_raw(trial)
-        # Two lines of a y title take more width: keep them only while the chart still fits.
         if _svg_width(trial_svg) <= max(max_width, _svg_width(svg)):
-            out, svg = trial, trial_svg
             note["axis_titles"] = "broken into lines"
-    note["drawn_width"] = round(_svg_width(svg))
-    # What was changed, kept in the chart's own metadata (Vega-Lite ignores usermeta).
-    out.setdefault("usermeta", {})["fireeval_fit"] = note
+            return trial, trial_svg
     return out, svg
 
 

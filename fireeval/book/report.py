@@ -130,64 +130,94 @@ LABEL_COLOURS = {"reproduced": "#009E73", "contradicted": "#D55E00", "inconclusi
 
 def _fields_html(row) -> str:
     """The fair-verdict fields of one claim, folded: evidence, reading, standing, power, sensitivity."""
-    from html import escape
-
-    from fireeval.stats.claims import format_estimate
-
-    e, rd, pw = row.get("evidence") or {}, row.get("reading") or {}, row.get("power") or {}
-    if e.get("cells"):
-        ok = {True: "the paper's numbers reproduce", False: "the paper's numbers do not reproduce",
-              None: ""}[e.get("numbers_reproduce")]
-        ev = (f"{e['cells']} value(s) of {escape(e['source'])} compared; largest difference "
-              f"{e['max_abs_diff']:.4g} (tolerance {e['tolerance']:g}): {ok}")
-    else:
-        ev = escape(e.get("detail") or e.get("source") or "")
-    if e.get("cells") and e.get("detail"):
-        ev += f". {escape(e['detail'])}"
-    reading = (f"{escape(rd.get('rule', ''))} <em>({escape(rd.get('source', ''))}"
-               + (f", {escape(rd['where'])}" if rd.get("where") else "") + ")</em>"
-               + (f"<br>the paper: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
-    if pw.get("impossible"):
-        power = f"none: {escape(pw['impossible'])}"
-    elif pw.get("effect") is not None:
-        power = (f"against a stated effect of {pw['effect']:.4g} ({escape(pw.get('effect_source') or '')}): the "
-                 f"smallest difference this test detects is {pw.get('detectable') or float('nan'):.4g}, so it "
-                 f"{'can' if pw.get('passes') else 'cannot'} detect that effect")
-    elif pw.get("control"):
-        est = format_estimate(pw["estimate"]) if pw.get("estimate") else ""
-        power = (f"{_term('positive control')}: {escape(pw['control'])} = {est} "
-                 f"({'passes' if pw.get('passes') else 'does not pass'} {escape(str(pw.get('test')))})")
-    else:
-        power = f"no positive control: {escape(pw.get('why_none') or '')}"
-    def weight(s):
-        if s.get("weight") == "secondary":
-            return f"secondary: {escape(s.get('reason') or '')}"
-        return "same reading, re-estimated" if s.get("stability") else "equal standing"
-
-    def flip(s):
-        if not s["flips"]:
-            return ""
-        if s.get("weight") == "secondary":
-            return " — flips it, but is secondary: shown, does not decide"
-        if s.get("stability"):
-            return " — flips it: no firmer than inconclusive"
-        if s.get("changes_verdict", True):
-            return " — flips it: depends"
-        # The label moves, but neither reading reproduces the claim: the verdict stands.
-        return " — another label, same verdict (neither reading reproduces the claim): no firmer than inconclusive"
-
-    sens = "".join(
-        ('<li class="fireeval-flip">' if s["flips"] else "<li>") + f"{escape(s['name'])} ({escape(s['kind'])}; "
-        f"{weight(s)}): "
-        + (format_estimate(s) if s.get("value") is not None else escape(s.get("method") or s.get("basis") or ""))
-        + f", test {escape(s['test'])}: <strong>{escape(s['label'])}</strong>" + flip(s) + "</li>"
-        for s in row.get("sensitivity", []))
+    ev = _evidence_html(row.get("evidence") or {})
+    reading = _reading_html(row.get("reading") or {})
+    power = _power_html(row.get("power") or {})
+    sens = _sensitivity_html(row.get("sensitivity", []))
     return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
             f"<dt>paper's numbers ({_term('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
             f"<dt>{_term('power')}</dt><dd>{power}</dd>"
             f"<dt>{_term('sensitivity rows', 'sensitivity-row')}</dt>"
             f"<dd>{'<ul>' + sens + '</ul>' if sens else 'no alternative reading'}</dd>"
             "</dl></details>")
+
+
+def _evidence_html(e: dict) -> str:
+    """A claim's evidence field: the paper's values compared and whether they reproduce, else its detail."""
+    from html import escape
+
+    if not e.get("cells"):
+        return escape(e.get("detail") or e.get("source") or "")
+    ok = {True: "the paper's numbers reproduce", False: "the paper's numbers do not reproduce",
+          None: ""}[e.get("numbers_reproduce")]
+    ev = (f"{e['cells']} value(s) of {escape(e['source'])} compared; largest difference "
+          f"{e['max_abs_diff']:.4g} (tolerance {e['tolerance']:g}): {ok}")
+    return ev + (f". {escape(e['detail'])}" if e.get("detail") else "")
+
+
+def _reading_html(rd: dict) -> str:
+    """A claim's reading field: the rule, its source (and where), and the paper's passage."""
+    from html import escape
+
+    return (f"{escape(rd.get('rule', ''))} <em>({escape(rd.get('source', ''))}"
+            + (f", {escape(rd['where'])}" if rd.get("where") else "") + ")</em>"
+            + (f"<br>the paper: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
+
+
+def _power_html(pw: dict) -> str:
+    """A claim's power field: impossible, against a stated effect, a positive control, or none."""
+    from html import escape
+
+    from fireeval.stats.claims import format_estimate
+
+    if pw.get("impossible"):
+        return f"none: {escape(pw['impossible'])}"
+    if pw.get("effect") is not None:
+        return (f"against a stated effect of {pw['effect']:.4g} ({escape(pw.get('effect_source') or '')}): the "
+                f"smallest difference this test detects is {pw.get('detectable') or float('nan'):.4g}, so it "
+                f"{'can' if pw.get('passes') else 'cannot'} detect that effect")
+    if pw.get("control"):
+        est = format_estimate(pw["estimate"]) if pw.get("estimate") else ""
+        return (f"{_term('positive control')}: {escape(pw['control'])} = {est} "
+                f"({'passes' if pw.get('passes') else 'does not pass'} {escape(str(pw.get('test')))})")
+    return f"no positive control: {escape(pw.get('why_none') or '')}"
+
+
+def _sensitivity_weight(s: dict) -> str:
+    """A sensitivity row's standing: secondary (with its reason), re-estimated, or equal."""
+    from html import escape
+
+    if s.get("weight") == "secondary":
+        return f"secondary: {escape(s.get('reason') or '')}"
+    return "same reading, re-estimated" if s.get("stability") else "equal standing"
+
+
+def _sensitivity_flip(s: dict) -> str:
+    """What a sensitivity row that flips the verdict does to it ("" when it does not flip it)."""
+    if not s["flips"]:
+        return ""
+    if s.get("weight") == "secondary":
+        return " — flips it, but is secondary: shown, does not decide"
+    if s.get("stability"):
+        return " — flips it: no firmer than inconclusive"
+    if s.get("changes_verdict", True):
+        return " — flips it: depends"
+    # The label moves, but neither reading reproduces the claim: the verdict stands.
+    return " — another label, same verdict (neither reading reproduces the claim): no firmer than inconclusive"
+
+
+def _sensitivity_html(rows) -> str:
+    """A claim's sensitivity rows as ``<li>`` items (a flipping row marked ``fireeval-flip``)."""
+    from html import escape
+
+    from fireeval.stats.claims import format_estimate
+
+    return "".join(
+        ('<li class="fireeval-flip">' if s["flips"] else "<li>") + f"{escape(s['name'])} ({escape(s['kind'])}; "
+        f"{_sensitivity_weight(s)}): "
+        + (format_estimate(s) if s.get("value") is not None else escape(s.get("method") or s.get("basis") or ""))
+        + f", test {escape(s['test'])}: <strong>{escape(s['label'])}</strong>" + _sensitivity_flip(s) + "</li>"
+        for s in rows)
 
 
 #: Where a chapter page (notebooks/NAME.html) finds the glossary's definitions.

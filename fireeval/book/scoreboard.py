@@ -147,13 +147,7 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
     out = {}
     for key, items in by_paper(records).items():
         recs = [r for _, r in items]
-        noun = "finding" if key == "book" else "statement"
-        plural = "s" if len(recs) != 1 else ""
-        if key != "book" and all(r["label"] == "not testable here" for r in recs):
-            sentences = [f"{len(recs)} {noun}{plural} tested; none can be tested on the paper's own data."]
-        else:
-            sentences = [f"{len(recs)} {noun}{plural} tested" + ("" if key == "book" else " on the paper's own data")
-                         + f": {_counts(r['label'] for r in recs)}."]
+        sentences = [_count_sentence(key, recs)]
         for lab, verb in (("reproduced", "Reproduced"), ("contradicted", "Contradicted"),
                           ("depends", "Depends on the reading"), ("inconclusive", "Inconclusive")):
             hits = [_said(r) for r in recs if r["label"] == lab]
@@ -161,23 +155,7 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
                 sentences.append(f"{verb}: {_listing(hits)}.")
         untestable = [r for r in recs if r["label"] == "not testable here"]
         if untestable:
-            stand_ins = list(dict.fromkeys(r["data"].split(":", 1)[-1].split(",")[0].split(" (")[0].strip()
-                                           for r in untestable if r.get("standing") == "stand-in"))
-            n_stand_in = sum(r.get("standing") == "stand-in" for r in untestable)
-            reasons = {}
-            for r in untestable:
-                if r.get("standing") == "stand-in":
-                    continue
-                if str(r.get("basis", "")).startswith("no power"):
-                    why = ("the test cannot detect the effect the paper states"
-                           if (r.get("power") or {}).get("effect") is not None else "the test has no power here")
-                else:
-                    why = (r.get("why") or r.get("basis") or "").split(";")[0].rstrip(".")
-                reasons[why] = reasons.get(why, 0) + 1
-            parts = ([f"{n_stand_in} because the paper's data are not public here (stand-in"
-                      f"{'s' if len(stand_ins) > 1 else ''}: {'; '.join(stand_ins)})"] if n_stand_in else [])
-            parts += [f"{n} because {why}" for why, n in reasons.items()]
-            sentences.append("Not testable on the paper's data: " + "; ".join(parts) + ".")
+            sentences.append(_untestable_sentence(untestable))
         here = [(h, r) for r in recs for h in (r.get("here") or [])]
         if here:
             sentences.append(f"On the stand-ins, {_counts(h['label'] for h, _ in here)}: " + _listing(
@@ -187,6 +165,41 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
         # findings in two (they are the chapters' business, not the papers')
         out[key] = sentences[:1] + sentences[1:][:1 if key == "book" else 3]
     return out
+
+
+def _count_sentence(key: str, recs: list[dict]) -> str:
+    """:func:`paper_summary`'s first sentence: how many statements (the book's: findings) are tested, and how
+    they came out on the paper's own data."""
+    noun = "finding" if key == "book" else "statement"
+    plural = "s" if len(recs) != 1 else ""
+    if key != "book" and all(r["label"] == "not testable here" for r in recs):
+        return f"{len(recs)} {noun}{plural} tested; none can be tested on the paper's own data."
+    return (f"{len(recs)} {noun}{plural} tested" + ("" if key == "book" else " on the paper's own data")
+            + f": {_counts(r['label'] for r in recs)}.")
+
+
+def _untestable_reason(r: dict) -> str:
+    """Why a claim not on a stand-in is not testable here: no power (against the stated effect), or its own reason."""
+    if str(r.get("basis", "")).startswith("no power"):
+        return ("the test cannot detect the effect the paper states"
+                if (r.get("power") or {}).get("effect") is not None else "the test has no power here")
+    return (r.get("why") or r.get("basis") or "").split(";")[0].rstrip(".")
+
+
+def _untestable_sentence(untestable: list[dict]) -> str:
+    """What the paper's data cannot test and why: the stand-ins named, the other reasons counted."""
+    stand_ins = list(dict.fromkeys(r["data"].split(":", 1)[-1].split(",")[0].split(" (")[0].strip()
+                                   for r in untestable if r.get("standing") == "stand-in"))
+    n_stand_in = sum(r.get("standing") == "stand-in" for r in untestable)
+    reasons = {}
+    for r in untestable:
+        if r.get("standing") != "stand-in":
+            why = _untestable_reason(r)
+            reasons[why] = reasons.get(why, 0) + 1
+    parts = ([f"{n_stand_in} because the paper's data are not public here (stand-in"
+              f"{'s' if len(stand_ins) > 1 else ''}: {'; '.join(stand_ins)})"] if n_stand_in else [])
+    parts += [f"{n} because {why}" for why, n in reasons.items()]
+    return "Not testable on the paper's data: " + "; ".join(parts) + "."
 
 
 class PaperSummary:

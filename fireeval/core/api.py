@@ -43,6 +43,22 @@ def ranx_note(measures, precision: str, double: str = "trec_eval_version='10.0'"
     """The one line said beside the values of ranx's names (``ndcg@10``): the conventions fireeval keeps where
     ranx's differ and how to get ranx's; None when no measure was asked by a ranx name.
 
+    Parameters
+    ----------
+    measures : iterable of Measure
+        The parsed measures (:func:`fireeval.core.measures.parse`); those whose ``owner`` is ``"ranx"`` are named.
+    precision : str
+        The floating type the values were computed in (``"float"`` or ``"double"``), said in the line.
+    double : str
+        How to get doubles, added when ``precision`` is ``"float"``.
+
+    Returns
+    -------
+    str or None
+        The note, one line; None when no measure has a ranx name.
+
+    Examples
+    --------
     >>> from fireeval.core.measures import parse
     >>> ranx_note(parse("ndcg@10", printing=True), "double")[:40]
     "ndcg@10: ranx's names, scored with trec_"

@@ -41,7 +41,22 @@ _SHOWN: dict = {}  # the warnings registry of :func:`warn_if_tied`: each message
 
 
 class TiedFillWarning(UserWarning):
-    """A similarity matrix is not a full ranking: a tie rule decides the order of its tied fill block."""
+    """A similarity matrix is not a full ranking: a tie rule decides the order of its tied fill block.
+
+    Issued (once per name and place) by :func:`warn_if_tied`; a ``UserWarning``, so ``-W error`` or
+    ``warnings.simplefilter("error", TiedFillWarning)`` turns it into an error.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> scores = np.zeros((2, 8))
+    >>> scores[:, 0] = 1.0  # one real score per row, the rest a tied fill of zeros
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = warn_if_tied(scores, "sims.npy")
+    >>> [w.category.__name__ for w in caught]
+    ['TiedFillWarning']
+    """
 
 
 @dataclass(frozen=True)

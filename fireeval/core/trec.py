@@ -1523,6 +1523,69 @@ def _send(out, message) -> None:
     out.flush()
 
 
+def _flush_std_streams() -> None:
+    """Flush stdout and stderr before forking: a buffer not yet written would be written twice."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+
+
+def _fork_workers(func, items, n_workers: int, job_fd, token_fd, workers: dict) -> None:
+    """Fork ``n_workers`` :func:`_worker` processes; ``workers`` gets the read end of each one's result pipe
+    -> its pid. Each child closes the parent's ends it does not use (the token pipe's write end: only the
+    parent hands out work, and closes it at the end)."""
+    import os
+
+    for _ in range(n_workers):
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            if token_fd is not None:
+                os.close(token_fd)
+            for fd in workers:
+                os.close(fd)
+            _worker(func, items, job_fd, write_fd)
+        os.close(write_fd)
+        workers[read_fd] = pid
+
+
+def _delivered(i: int, outcome, said):
+    """The result of item ``i`` as ``map`` gives it: its warnings re-issued first, then its value, or the
+    error it raised, or a one-line error when its worker ended without a result (``outcome`` is
+    ``(kind, value)``, kind "value", "error" or "lost")."""
+    import warnings
+
+    kind, value = outcome
+    for message, category, filename, lineno in said:
+        warnings.warn_explicit(message, category, filename, lineno)
+    if kind == "lost":
+        raise RuntimeError(f"worker process {value} ended without a result for item {i} (killed, or "
+                           "out of memory?). Fix: run again with one job (--jobs 1 / jobs=1)")
+    if kind == "error":
+        raise _rebuilt(value)
+    return value
+
+
+def _end_workers(workers: dict, buffers: dict, finished: bool) -> None:
+    """Stop (SIGTERM, unless every result was delivered: ``finished``) and reap the workers, closing the
+    result pipes not closed yet (those still in ``buffers``: their worker had not ended)."""
+    import os
+    import signal
+
+    for fd, pid in workers.items():
+        if not finished:  # an error, or the caller stopped early: the rest is not wanted
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        if fd in buffers:
+            os.close(fd)
+        os.waitpid(pid, 0)
+
+
 def _worker(func, items, job_fd, out_fd) -> None:
     """A forked worker: takes item indices from the job pipe until it is closed and empty; for each it says
     ``("claim", i)``, then ``("done", i, result, warnings)``, pickled on ``out_fd``, length first; stops
@@ -1616,13 +1679,8 @@ def map_in_workers(func, items, jobs: int):
         yield from map(func, items)
         return
     import selectors
-    import signal
-    import sys
-    import warnings
 
-    for stream in (sys.stdout, sys.stderr):  # a buffer not yet written would be written twice
-        if stream is not None:
-            stream.flush()
+    _flush_std_streams()
     import gc
 
     n, window = len(items), min(1024, max(8, 4 * jobs))  # (1024 tokens: 4 KB, a page, which any pipe holds)
@@ -1646,18 +1704,7 @@ def map_in_workers(func, items, jobs: int):
     workers, buffers, finished = {}, {}, False  # read end of each worker's pipe -> its pid, its unread bytes
     gc.freeze()  # the objects made so far stay out of the workers' collections: their pages stay shared
     try:
-        for _ in range(jobs - 1):
-            read_fd, write_fd = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(read_fd)
-                if token_fd is not None:
-                    os.close(token_fd)  # (only the parent hands out work, and closes it at the end)
-                for fd in workers:
-                    os.close(fd)
-                _worker(func, items, job_fd, write_fd)
-            os.close(write_fd)
-            workers[read_fd] = pid
+        _fork_workers(func, items, jobs - 1, job_fd, token_fd, workers)
         gc.unfreeze()
         selector = selectors.DefaultSelector()
         buffers.update((fd, bytearray()) for fd in workers)
@@ -1708,27 +1755,11 @@ def map_in_workers(func, items, jobs: int):
                                            f"ended without computing item {i}. Fix: run again with one job "
                                            "(--jobs 1 / jobs=1)")
                     receive(None)
-            (kind, value), said = done.pop(i)
-            for message, category, filename, lineno in said:
-                warnings.warn_explicit(message, category, filename, lineno)
-            if kind == "lost":
-                raise RuntimeError(f"worker process {value} ended without a result for item {i} (killed, or "
-                                   "out of memory?). Fix: run again with one job (--jobs 1 / jobs=1)")
-            if kind == "error":
-                raise _rebuilt(value)
-            yield value
+            yield _delivered(i, *done.pop(i))
         finished = True
     finally:
         gc.unfreeze()
         os.close(job_fd)
         if token_fd is not None:
             os.close(token_fd)
-        for fd, pid in workers.items():
-            if not finished:  # an error, or the caller stopped early: the rest is not wanted
-                try:
-                    os.kill(pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-            if fd in buffers:  # (not closed yet: the worker had not ended)
-                os.close(fd)
-            os.waitpid(pid, 0)
+        _end_workers(workers, buffers, finished)

@@ -35,7 +35,20 @@ __all__ = ["validate_params", "Int", "Real", "Options", "Instance", "Array", "Ch
 
 class ParamError(ValueError, TypeError):
     """A value its declaration refuses: both a ``ValueError`` and a ``TypeError`` (as scikit-learn's
-    ``InvalidParameterError``), so either ``except`` catches it."""
+    ``InvalidParameterError``), so either ``except`` catches it.
+
+    Raised by the functions :func:`validate_params` wraps; its message is one line naming the function,
+    the parameter, the value and the fix.
+
+    Examples
+    --------
+    >>> from fireeval.stats import holm
+    >>> try:
+    ...     holm([1.5, 0.2])
+    ... except ValueError as err:  # (or TypeError: both catch it)
+    ...     print(type(err).__name__, str(err).split(":")[0])
+    ParamError holm
+    """
 
 
 def _show(value) -> str:
@@ -52,7 +65,20 @@ class _Constraint:
 
 
 class Int(_Constraint):
-    """A whole number (not a bool) in ``[low, high]`` (None: unbounded)."""
+    """A whole number (not a bool) in ``[low, high]`` (None: unbounded).
+
+    Parameters
+    ----------
+    low, high : int or None
+        The smallest and largest values allowed (both included); None leaves that side open.
+
+    Examples
+    --------
+    >>> Int(1).problem(0)
+    (<class 'fireeval.core.validation.ParamError'>, 'is outside [1, ∞)')
+    >>> Int(1).problem(True)[1], Int(1, 3).problem(2)
+    ('is a bool, not an integer', None)
+    """
 
     def __init__(self, low=None, high=None):
         self.low, self.high = low, high
@@ -71,7 +97,24 @@ class Int(_Constraint):
 
 class Real(_Constraint):
     """A finite real number (ints too, not bools) between ``low`` and ``high``; ``closed`` says which ends
-    belong: ``both``, ``left``, ``right`` or ``neither``."""
+    belong: ``both``, ``left``, ``right`` or ``neither``.
+
+    Parameters
+    ----------
+    low, high : float or None
+        The bounds; None leaves that side open (unbounded).
+    closed : {"both", "left", "right", "neither"}
+        Which bounds are allowed values themselves.
+
+    Examples
+    --------
+    >>> Real(0, 1, closed="left").range
+    '[0, 1)'
+    >>> Real(0, 1, closed="left").problem(1.0)[1], Real(0, 1).problem(1.0)
+    ('is outside [0, 1)', None)
+    >>> Real().problem(float("nan"))[1]
+    'is not finite'
+    """
 
     def __init__(self, low=None, high=None, closed="both"):
         self.low, self.high, self.closed = low, high, closed
@@ -91,7 +134,20 @@ class Real(_Constraint):
 
 
 class Options(_Constraint):
-    """One of the values given."""
+    """One of the values given.
+
+    Parameters
+    ----------
+    *values
+        The accepted values (compared with ``in``; an unhashable value is refused, not an error).
+
+    Examples
+    --------
+    >>> Options("two-sided", "greater").problem("less")[1]
+    'is not one of the accepted values'
+    >>> Options("two-sided", "greater").fix
+    "use one of 'two-sided', 'greater'"
+    """
 
     def __init__(self, *values):
         self.values = values
@@ -105,7 +161,23 @@ class Options(_Constraint):
 
 
 class Instance(_Constraint):
-    """An instance of one of the types given (``Instance(str, os.PathLike)``)."""
+    """An instance of one of the types given (``Instance(str, os.PathLike)``).
+
+    Parameters
+    ----------
+    *types : type
+        The accepted types (``isinstance``).
+    fix : str, optional
+        The fix the error message gives (default: "pass a" and the types' names).
+
+    Examples
+    --------
+    >>> import os
+    >>> Instance(str, os.PathLike).problem(3)
+    (<class 'fireeval.core.validation.ParamError'>, 'is a int')
+    >>> Instance(str, os.PathLike).fix
+    'pass a str or PathLike'
+    """
 
     def __init__(self, *types, fix=None):
         self.types = types
@@ -118,7 +190,20 @@ class Instance(_Constraint):
 class Array(_Constraint):
     """Numbers in an array-like (list, tuple, ndarray, pandas object); with ``low``/``high`` every value
     must lie in ``[low, high]`` (NaN refused then). Only an ndarray's type is looked at without a range
-    (the arrays of the scoring engine are not copied to be checked)."""
+    (the arrays of the scoring engine are not copied to be checked).
+
+    Parameters
+    ----------
+    low, high : float or None
+        When given (both), every value must lie in ``[low, high]``.
+
+    Examples
+    --------
+    >>> Array(0, 1).problem([0.2, 1.5])[1]
+    'holds 1.5, outside [0, 1]'
+    >>> Array().problem("0.2")[1], Array().problem([0.2, 1.5])
+    ('is a str, not an array of numbers', None)
+    """
 
     def __init__(self, low=None, high=None):
         self.low, self.high = low, high
@@ -145,7 +230,30 @@ class Array(_Constraint):
 
 class Check(_Constraint):
     """A module's own checker, ``func(name, value)``, that raises its one-line error (kept where its message is
-    part of the API, e.g. ``ranking``'s cut-offs and ``evaluate``'s options)."""
+    part of the API, e.g. ``ranking``'s cut-offs and ``evaluate``'s options).
+
+    Parameters
+    ----------
+    func : callable
+        ``func(name, value)``: returns when the value is allowed, raises its own error otherwise.
+    fix : str
+        The fix shown where the constraint is listed.
+
+    Examples
+    --------
+    >>> def even(name, value):
+    ...     if value % 2:
+    ...         raise ValueError(f"{name}={value} is odd. Fix: give an even number")
+    >>> @validate_params(n=Check(even))
+    ... def half(n):
+    ...     return n // 2
+    >>> half(4)
+    2
+    >>> half(3)
+    Traceback (most recent call last):
+    ...
+    ValueError: n=3 is odd. Fix: give an even number
+    """
 
     def __init__(self, func, fix="see the message"):
         self.func, self.fix = func, fix
@@ -210,6 +318,32 @@ def validate_params(**spec):
     ``Instance``, ``Array``, ``ANY``, ``BOOL``, ``STR``, ``SEED``, ``ARRAY``, ``PROBABILITIES``) or a
     list of alternatives, ``None`` among them when None is allowed. A name the function lacks is an
     error when the module is imported.
+
+    Parameters
+    ----------
+    **spec
+        ``parameter name=constraint`` (or a list of alternatives, any one of which may hold).
+
+    Returns
+    -------
+    callable
+        A decorator: the function wrapped so that each call checks its arguments first (raising a
+        :class:`ParamError`, or a ``TypeError`` for arguments that do not bind), the declaration kept as
+        ``__fireeval_params__``.
+
+    Examples
+    --------
+    >>> @validate_params(k=[Int(1), None], alpha=Real(0, 1, closed="neither"))
+    ... def top(k=None, alpha=0.05):
+    ...     return k, alpha
+    >>> top(None), top(3, 0.1)
+    ((None, 0.05), (3, 0.1))
+    >>> top(k=0)
+    Traceback (most recent call last):
+    ...
+    fireeval.core.validation.ParamError: top: k=0 is outside [1, ∞). Fix: give an integer of at least 1 or None
+    >>> sorted(top.__fireeval_params__)
+    ['alpha', 'k']
     """
     def decorate(func):
         signature = inspect.signature(func)

@@ -108,6 +108,27 @@ _WHOLE_READ_BYTES = 64 << 20
 
 def _read_sta_rows_fast(path, allow_reversed):
     """:func:`read_sta_rows` of a valid file, or None when the file needs the line-by-line reader."""
+    lines = _sta_lines_whole(path)
+    if lines is None:
+        return None
+    parts = [line.partition("##") for line in lines]
+    heads = [head.split() for head, _, _ in parts]
+    if not _sta_heads_ok(parts, heads):
+        return None
+    starts = [float(h[1]) for h in heads]
+    ends = [float(h[2]) for h in heads]
+    if not _sta_times_ok(starts, ends, allow_reversed):
+        return None
+    videos = [h[0] for h in heads]
+    descriptions = [desc for _, _, desc in parts]
+    if len(set(zip(videos, descriptions))) != len(lines):
+        return None
+    return list(zip(videos, descriptions, starts, ends))
+
+
+def _sta_lines_whole(path):
+    """The non-blank lines of a small UTF-8 file read at once (as ``text_lines`` reads them: ``\\r\\n`` and
+    ``\\r`` end lines); None when it is too big, not UTF-8, empty or has a line too long."""
     if path.stat().st_size > _WHOLE_READ_BYTES:
         return None
     try:
@@ -117,25 +138,22 @@ def _read_sta_rows_fast(path, allow_reversed):
         return None
     if not lines or max(map(len, lines)) > MAX_LINE_CHARS:
         return None
-    parts = [line.partition("##") for line in lines]
-    heads = [head.split() for head, _, _ in parts]
+    return lines
+
+
+def _sta_heads_ok(parts, heads) -> bool:
+    """Every line has ``##`` and, before it, three fields whose second and third are plain decimals."""
     if not all(sep for _, sep, _ in parts) or any(len(h) != 3 for h in heads):
-        return None
-    if not all(DECIMAL.fullmatch(h[1]) and DECIMAL.fullmatch(h[2]) for h in heads):  # float() reads 1_0 as 10
-        return None
-    starts = [float(h[1]) for h in heads]
-    ends = [float(h[2]) for h in heads]
+        return False
+    return all(DECIMAL.fullmatch(h[1]) and DECIMAL.fullmatch(h[2]) for h in heads)  # float() reads 1_0 as 10
+
+
+def _sta_times_ok(starts, ends, allow_reversed) -> bool:
+    """No negative start, every time finite, and (unless ``allow_reversed``) no start after its end."""
     if min(starts) < 0:
-        return None
+        return False
     # A NaN or infinity makes the sum NaN or infinite (so does an overflow: the checked reader then decides).
-    if not math.isfinite(sum(starts) + sum(ends)) or (
-            not allow_reversed and any(map(operator.gt, starts, ends))):
-        return None
-    videos = [h[0] for h in heads]
-    descriptions = [desc for _, _, desc in parts]
-    if len(set(zip(videos, descriptions))) != len(lines):
-        return None
-    return list(zip(videos, descriptions, starts, ends))
+    return math.isfinite(sum(starts) + sum(ends)) and (allow_reversed or not any(map(operator.gt, starts, ends)))
 
 
 def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:

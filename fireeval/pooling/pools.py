@@ -822,8 +822,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     for k in depths:
         pool._check_k(int(k))
     topics, cols, gains = _topics_and_gains(pool, qrels)
-    if (any(m.kind.startswith("ndcg") for m in measures) or "ndcg_judged" in incomplete) and not _is_binary(qrels):
-        raise NotImplementedError("nDCG in a depth sweep needs binary qrels (grades 0/1)")
+    _check_binary_for_ndcg(measures, incomplete, qrels)
     cell_depth = pool.cell_depth[:, cols]
     row_depth = pool.qrels_depth(qrels)
     relevant = qrels.frame["relevance"].to_numpy() >= qrels.relevance_level
@@ -832,7 +831,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     reference = {m.name: m(gains, qrels.n_relevant(topics), qrels.ideal_gains(topics), level=level) for m in measures}
     values = {m.name: np.empty((len(depths),) + gains.shape[:2]) for m in measures}
     relevant_cells = _RelevantCells(gains, cell_depth, level) if any(m.kind == "map" for m in measures) else None
-    cells = None
+    cells = judged_non = None
     if incomplete:
         judged = pool.runs.judged(qrels)[:, cols] & (cols >= 0)[None, :, None]
         cells = JudgedCells(gains, judged, qrels.relevance_level, cell_depth)
@@ -843,20 +842,36 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
         values.update({m: np.empty((len(depths),) + gains.shape[:2]) for m in incomplete})
     for i, k in enumerate(depths):  # a loop over depths only; each step is vectorised over runs x topics
         n_rel = np.bincount(row_topic[relevant & (row_depth <= k)], minlength=len(topics))
-        ideal = binary_ideal_gains(n_rel)
-        for m in measures:
-            if m.kind == "map":
-                values[m.name][i] = relevant_cells.average_precision(k, n_rel)
-                continue
-            # Cut-off measures read only their top k ranks: mask just those.
-            width = m.k if m.k is not None else gains.shape[-1]
-            masked = np.where(cell_depth[..., :width] <= k, gains[..., :width], 0.0)
-            values[m.name][i] = m(masked, n_rel, ideal, level=level)
+        for name, v in _complete_scores_at_depth(measures, gains, cell_depth, k, n_rel, level, relevant_cells).items():
+            values[name][i] = v
         if cells is not None:
             n_non = np.bincount(row_topic[judged_non & (row_depth <= k)], minlength=len(topics))
             for name, v in cells.scores(incomplete, n_rel, n_non, k=k).items():
                 values[name][i] = v
     return DepthSweep(depths, list(pool.runs.names), topics, values, reference)
+
+
+def _check_binary_for_ndcg(measures, incomplete, qrels) -> None:
+    """:func:`depth_sweep` rebuilds ideal gains from relevant counts: nDCG there needs binary qrels."""
+    if (any(m.kind.startswith("ndcg") for m in measures) or "ndcg_judged" in incomplete) and not _is_binary(qrels):
+        raise NotImplementedError("nDCG in a depth sweep needs binary qrels (grades 0/1)")
+
+
+def _complete_scores_at_depth(measures, gains, cell_depth, k, n_rel, level, relevant_cells) -> dict:
+    """``{measure name: (runs, topics) scores}`` of :func:`depth_sweep`'s measures for complete judgements at
+    depth ``k``: the gains of cells pooled deeper than ``k`` count as 0, ``n_rel`` the topics' relevant
+    counts at that depth; MAP from the relevant cells alone."""
+    ideal = binary_ideal_gains(n_rel)
+    out = {}
+    for m in measures:
+        if m.kind == "map":
+            out[m.name] = relevant_cells.average_precision(k, n_rel)
+            continue
+        # Cut-off measures read only their top k ranks: mask just those.
+        width = m.k if m.k is not None else gains.shape[-1]
+        masked = np.where(cell_depth[..., :width] <= k, gains[..., :width], 0.0)
+        out[m.name] = m(masked, n_rel, ideal, level=level)
+    return out
 
 
 def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",)) -> Scores:

@@ -624,6 +624,22 @@ class Power:
     :meth:`no_control` (none exists; the verdict stands and the record says why), or
     :meth:`none_possible` (nothing can pass this test here: "not testable here (no power)").
 
+    Parameters
+    ----------
+    control : str, optional
+        The positive control (what is known to satisfy the claim).
+    estimate : Estimate, optional
+        The control's value, measured as the claim's is.
+    test : Test, optional
+        The test the control was put to (set when it is checked).
+    why_none : str, optional
+        Why there is no positive control (the verdict stands).
+    impossible : str, optional
+        Why nothing can pass the test here (the claim is then not testable here).
+    effect, effect_source, detectable : float, str, float, optional
+        A stated effect, where it comes from, and the smallest difference the test detects
+        (:meth:`stated_effect`): the test has power when ``detectable <= effect``.
+
     Examples
     --------
     >>> Power.positive_control("a pool of every run at full depth", Estimate(1.0)).passes(Test(">", 0.9))
@@ -1263,6 +1279,28 @@ def merge_twins(records: Sequence[Mapping]) -> list[dict]:
     second claim; this keeps one record per paper statement (the twin's label, number and
     data become a row of the paper's claim). A twin whose paper claim is absent keeps its
     record under the id without ``.here``.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        Claim records (:meth:`Claim.record`), each with an ``id``; a twin's id ends in ``.here`` and it has
+        ``data`` ("stand-in: NAME"), ``verdict``, ``basis``, ``label`` and what :func:`_found` reads.
+
+    Returns
+    -------
+    list of dict
+        The records in their order, twins folded (copies: the records given are not changed).
+
+    Examples
+    --------
+    >>> paper = {"id": "c1", "label": "not testable here"}
+    >>> twin = {"id": "c1.here", "data": "stand-in: simulated runs", "verdict": "reproduced",
+    ...         "basis": "p < 0.05", "label": "reproduced", "conventions": {}, "why": "", "test": ""}
+    >>> merged = merge_twins([paper, twin])
+    >>> [r["id"] for r in merged], merged[0]["here"][0]["data"], merged[0]["here"][0]["label"]
+    (['c1'], 'simulated runs', 'reproduced')
+    >>> merge_twins([{**twin, "id": "c2.here"}])[0]["id"]   # no paper claim: the twin stands alone
+    'c2'
     """
     by_id = {r["id"]: dict(r) for r in records}
     out = []

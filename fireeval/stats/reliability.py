@@ -519,6 +519,19 @@ class WarningThreshold:
         The bound, and the largest loss of any run.
     k : int
         The cut-off of the judged share, for the sentence (``judged@k``, "top k").
+
+    Parameters
+    ----------
+    threshold, worst_above, all_safe, below, max_loss, worst_loss, k
+        The attributes above (:func:`warning_threshold` computes them).
+
+    Examples
+    --------
+    >>> out = warning_threshold([0.6, 0.8, 0.9], [0.10, 0.01, 0.0])
+    >>> isinstance(out, WarningThreshold), out.all_safe, out.worst_loss
+    (True, False, 0.1)
+    >>> print(out.sentence())
+    every run whose top 100 was at least 65% judged after its group was left out lost less than 2 % of its score (at most 1.0%); the 1 runs below that line lost up to 10.0%
     """
 
     threshold: float | None

@@ -752,6 +752,37 @@ class Comparison:
     ``p_perm_se``, ``p_perm_holm_se``, ``p_tukey_se`` (:func:`monte_carlo_se`,
     :func:`holm_monte_carlo_se`; 0 for exact enumeration). ``permutation_note`` says how an
     automatic number of permutations was chosen.
+
+    Parameters
+    ----------
+    names, topics : list
+        The systems' and the topics' names.
+    values : numpy.ndarray (n_systems, n_topics)
+        The per-topic scores compared.
+    measure : str
+        The measure's name.
+    pairs : dict of str to numpy.ndarray
+        The pair columns above.
+    n_permutations, exact, n_bootstrap, seed
+        The randomisation test's permutations (``exact``: all of them enumerated), the bootstrap's
+        resamples, and the seed of both.
+    alpha, confidence, adjust, power
+        The test level, the intervals' confidence, the multiple-comparison adjustment and the power of
+        ``min_detectable``.
+    notes : list of str
+        What the reader should know about these data (e.g. ties, few topics).
+    n_tukey : int
+        Permutations of the Tukey HSD test (0: not computed).
+    permutation_note : str
+        How the automatic number of permutations was chosen ("" when given).
+
+    Examples
+    --------
+    >>> c = compare(np.array([[0.9, 0.8, 0.7, 0.9], [0.2, 0.1, 0.3, 0.2]]), ["A", "B"], n_permutations=200)
+    >>> isinstance(c, Comparison), c.names, c.means.round(3).tolist()
+    (True, ['A', 'B'], [0.825, 0.2])
+    >>> float(c.pairs["diff"][0]), bool(c.pairs["ci_low"][0] > 0)
+    (0.625, True)
     """
 
     names: list

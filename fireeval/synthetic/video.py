@@ -143,6 +143,44 @@ class CaptionedVideos:
         return starts + (rng.random(len(counts)) * counts).astype(int)
 
 
+def _check_caption_params(n_videos, captions_per_video, n_topics, per_topic: dict, probabilities: dict) -> None:
+    """:func:`simulate_captions`' checks: counts of at least 1, probabilities in [0, 1]."""
+    if n_videos < 1 or captions_per_video < 1 or n_topics < 1:
+        raise ValueError("n_videos, captions_per_video and n_topics must all be >= 1, got "
+                         f"{n_videos}, {captions_per_video}, {n_topics}")
+    for name, p in probabilities.items():
+        if not 0 <= p <= 1:
+            raise ValueError(f"{name} must be a probability, not {p}")
+    for slot, k in per_topic.items():
+        if k < 1:
+            raise ValueError(f"{slot}s_per_topic must be >= 1, not {k}")
+
+
+def _concept_table():
+    """The global concept table: (names ``slot:word``, slot index, surface forms, each slot's first index)."""
+    names, slots, forms, offset = [], [], [], {}
+    for s, slot in enumerate(SLOTS):
+        offset[slot] = len(names)
+        for surf in _POOLS[slot]:
+            names.append(f"{slot}:{surf[0]}")
+            slots.append(s)
+            forms.append(surf)
+    return names, slots, forms, offset
+
+
+def _caption_text(template: str, words: dict) -> str:
+    """One caption: ``template`` filled with the named words (``words``: slot -> surface form, None when the
+    caption does not name it; an unnamed subject or object reads generically, an unnamed place is left out)."""
+    words = dict(words)
+    place = words.pop("place")
+    words["subject"] = f"a {words['subject']}" if words["subject"] else _GENERIC["subject"]
+    words["object"] = f"the {words['object']}" if words["object"] else _GENERIC["object"]
+    words["in_place"] = f" in the {place}" if place else ""
+    words["at_place"] = f" at the {place}" if place else ""
+    words["place_in"] = f"in the {place} " if place else ""
+    return " ".join(template.format(**words).split())
+
+
 def simulate_captions(n_videos: int = 200, captions_per_video: int = 20, n_topics: int = 10, *,
                       actions_per_topic: int = 3, objects_per_topic: int = 4, places_per_topic: int = 2,
                       p_subject: float = 0.8, p_object: float = 0.8, p_place: float = 0.5,
@@ -159,26 +197,11 @@ def simulate_captions(n_videos: int = 200, captions_per_video: int = 20, n_topic
     >>> bool(data.relevance()[np.arange(8), data.caption_video].all())   # own video is relevant
     True
     """
-    if n_videos < 1 or captions_per_video < 1 or n_topics < 1:
-        raise ValueError("n_videos, captions_per_video and n_topics must all be >= 1, got "
-                         f"{n_videos}, {captions_per_video}, {n_topics}")
-    for name, p in (("p_subject", p_subject), ("p_object", p_object), ("p_place", p_place)):
-        if not 0 <= p <= 1:
-            raise ValueError(f"{name} must be a probability, not {p}")
     per_topic = {"action": actions_per_topic, "object": objects_per_topic, "place": places_per_topic}
-    for slot, k in per_topic.items():
-        if k < 1:
-            raise ValueError(f"{slot}s_per_topic must be >= 1, not {k}")
+    _check_caption_params(n_videos, captions_per_video, n_topics, per_topic,
+                          {"p_subject": p_subject, "p_object": p_object, "p_place": p_place})
     rng = np.random.default_rng(seed)
-
-    # Global concept table: offsets of each slot's concepts.
-    names, slots, forms, offset = [], [], [], {}
-    for s, slot in enumerate(SLOTS):
-        offset[slot] = len(names)
-        for surf in _POOLS[slot]:
-            names.append(f"{slot}:{surf[0]}")
-            slots.append(s)
-            forms.append(surf)
+    names, slots, forms, offset = _concept_table()
     n_concepts = len(names)
 
     index = {slot: {surf[0]: i for i, surf in enumerate(_POOLS[slot])} for slot in SLOTS}
@@ -217,14 +240,7 @@ def simulate_captions(n_videos: int = 200, captions_per_video: int = 20, n_topic
         for s, slot in enumerate(SLOTS):
             surf = forms[chosen[v, s]]
             words[slot] = surf[int(form_draw[i, s] * len(surf))] if named[i, s] else None
-        place = words.pop("place")
-        words["subject"] = f"a {words['subject']}" if words["subject"] else _GENERIC["subject"]
-        words["object"] = f"the {words['object']}" if words["object"] else _GENERIC["object"]
-        words["in_place"] = f" in the {place}" if place else ""
-        words["at_place"] = f" at the {place}" if place else ""
-        words["place_in"] = f"in the {place} " if place else ""
-        text = _TEMPLATES[templates[i]].format(**words)
-        captions[v].append(" ".join(text.split()))
+        captions[v].append(_caption_text(_TEMPLATES[templates[i]], words))
 
     return CaptionedVideos(
         video_ids=[f"video{v:04d}" for v in range(n_videos)], captions=captions, topic=topic,

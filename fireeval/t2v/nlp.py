@@ -780,18 +780,7 @@ def _meteor_counts(ref_ids, hyp_ids, word_stem, synonyms):
 
         free = np.broadcast_to(np.left_shift(np.int64(1), lengths)[:, None] - 1, (n, n_hyp)).copy()
         aligned = np.full((width, n, n_hyp), -1, dtype=np.int8)  # reference position per hypothesis word
-        for table, keys in ((exact, word_key), (stem, stem_key), (synonym, stem_key)):
-            for i in range(width - 1, -1, -1):
-                m = live[i]
-                here = aligned[i, :, :m]
-                candidates = table[:, keys[i, :m]] & free[:, :m]
-                candidates[here >= 0] = 0
-                if not candidates.any():
-                    continue
-                best = np.frexp(candidates)[1] - 1  # highest set bit; -1 where none
-                hit = best >= 0
-                here[hit] = best[hit]
-                free[:, :m] &= ~np.where(hit, np.left_shift(np.int64(1), np.maximum(best, 0)), 0)
+        _align_greedy(((exact, word_key), (stem, stem_key), (synonym, stem_key)), live, free, aligned)
         matched = aligned >= 0
         n_matched = matched.sum(axis=0)
         follows = matched[1:] & matched[:-1] & (aligned[1:] == aligned[:-1] + 1)
@@ -800,34 +789,40 @@ def _meteor_counts(ref_ids, hyp_ids, word_stem, synonyms):
     return matches, chunks
 
 
+def _align_greedy(stages, live, free, aligned) -> None:
+    """:func:`_meteor_counts`' greedy alignment, in place, stage by stage (exact, stem, synonym).
+
+    ``stages``: (table, keys) pairs, ``table[r, key]`` the bit mask of reference ``r``'s positions related
+    to a hypothesis key, ``keys[i, col]`` the key of hypothesis word ``i`` in column ``col``; ``live[i]``: the
+    columns (longest hypotheses first) that have a word ``i``; ``free``: each pair's unaligned reference
+    positions (bits); ``aligned[i, r, col]``: the reference position aligned with word ``i`` (-1: none).
+    Words are taken from the last to the first, each to its highest free related position.
+    """
+    for table, keys in stages:
+        for i in range(len(live) - 1, -1, -1):
+            m = live[i]
+            here = aligned[i, :, :m]
+            candidates = table[:, keys[i, :m]] & free[:, :m]
+            candidates[here >= 0] = 0
+            if not candidates.any():
+                continue
+            best = np.frexp(candidates)[1] - 1  # highest set bit; -1 where none
+            hit = best >= 0
+            here[hit] = best[hit]
+            free[:, :m] &= ~np.where(hit, np.left_shift(np.int64(1), np.maximum(best, 0)), 0)
+
+
 def _meteor_distinct(ref_tok, hyp_tok, alpha=0.9, beta=3.0, gamma=0.5):
     """METEOR of every tokenised reference (rows) with every tokenised hypothesis (columns)."""
     out = np.zeros((len(ref_tok), len(hyp_tok)))
     if not ref_tok or not hyp_tok:
         return out
-    vocab = {w: k for k, w in enumerate(dict.fromkeys(w for t in (*ref_tok, *hyp_tok) for w in t))}
-    stems: dict = {}
-    word_stem = np.array([stems.setdefault(_stem(w), len(stems)) for w in vocab], dtype=np.int64)
-    hyp_stems = dict.fromkeys(_stem(w) for t in hyp_tok for w in t)
-    synonyms = {stems[s]: [stems[x] for x in _meteor_synonyms(s) if x in stems] for s in hyp_stems}
-    ref_ids = [np.array([vocab[w] for w in t], dtype=np.int64) for t in ref_tok]
-    hyp_ids = [np.array([vocab[w] for w in t], dtype=np.int64) for t in hyp_tok]
+    word_stem, synonyms, ref_ids, hyp_ids = _meteor_ids(ref_tok, hyp_tok)
     short = [i for i, r in enumerate(ref_ids) if len(r) <= _MASK_BITS]
     matches, chunks = _meteor_counts([ref_ids[i] for i in short], hyp_ids, word_stem, synonyms)
     ref_len = np.array([len(ref_ids[i]) for i in short], dtype=np.int64)[:, None]
     hyp_len = np.array([len(h) for h in hyp_ids], dtype=np.int64)[None, :]
-    # The score depends on (matches, chunks, lengths) only: evaluate NLTK's formula once per
-    # distinct combination, in Python floats, so every value is NLTK's to the last bit.
-    radix = [_MASK_BITS + 1, _MASK_BITS + 1, int(hyp_len.max(initial=0)) + 1, _MASK_BITS + 1]
-    key = ((matches * radix[1] + chunks) * radix[2] + hyp_len) * radix[3] + ref_len
-    combos, inverse = np.unique(key, return_inverse=True)
-    values = []
-    for k in combos.tolist():
-        k, r_len = divmod(k, radix[3])
-        k, h_len = divmod(k, radix[2])
-        m, c = divmod(k, radix[1])
-        values.append(_meteor_value(m, c, h_len, r_len, alpha, beta, gamma))
-    out[short] = np.asarray(values)[inverse.reshape(-1)].reshape(matches.shape)
+    out[short] = _meteor_by_combination(matches, chunks, hyp_len, ref_len, alpha, beta, gamma)
     long_refs = [i for i, r in enumerate(ref_ids) if len(r) > _MASK_BITS]
     if long_refs:  # rare: NLTK itself, with the cached stems and synonyms
         from nltk.translate.meteor_score import single_meteor_score
@@ -837,6 +832,37 @@ def _meteor_distinct(ref_tok, hyp_tok, alpha=0.9, beta=3.0, gamma=0.5):
             out[i] = [single_meteor_score(ref_tok[i], h, stemmer=stemmer, wordnet=wn, alpha=alpha, beta=beta,
                                           gamma=gamma) if h else 0.0 for h in hyp_tok]
     return out
+
+
+def _meteor_ids(ref_tok, hyp_tok):
+    """:func:`_meteor_counts`' inputs: (stem id per word id, synonym stem ids per hypothesis stem id,
+    reference word ids, hypothesis word ids), the words numbered in order of first appearance."""
+    vocab = {w: k for k, w in enumerate(dict.fromkeys(w for t in (*ref_tok, *hyp_tok) for w in t))}
+    stems: dict = {}
+    word_stem = np.array([stems.setdefault(_stem(w), len(stems)) for w in vocab], dtype=np.int64)
+    hyp_stems = dict.fromkeys(_stem(w) for t in hyp_tok for w in t)
+    synonyms = {stems[s]: [stems[x] for x in _meteor_synonyms(s) if x in stems] for s in hyp_stems}
+    ref_ids = [np.array([vocab[w] for w in t], dtype=np.int64) for t in ref_tok]
+    hyp_ids = [np.array([vocab[w] for w in t], dtype=np.int64) for t in hyp_tok]
+    return word_stem, synonyms, ref_ids, hyp_ids
+
+
+def _meteor_by_combination(matches, chunks, hyp_len, ref_len, alpha, beta, gamma) -> np.ndarray:
+    """METEOR of each pair from its (matches, chunks, hypothesis length, reference length).
+
+    The score depends on these only: NLTK's formula is evaluated once per distinct combination, in
+    Python floats, so every value is NLTK's to the last bit.
+    """
+    radix = [_MASK_BITS + 1, _MASK_BITS + 1, int(hyp_len.max(initial=0)) + 1, _MASK_BITS + 1]
+    key = ((matches * radix[1] + chunks) * radix[2] + hyp_len) * radix[3] + ref_len
+    combos, inverse = np.unique(key, return_inverse=True)
+    values = []
+    for k in combos.tolist():
+        k, r_len = divmod(k, radix[3])
+        k, h_len = divmod(k, radix[2])
+        m, c = divmod(k, radix[1])
+        values.append(_meteor_value(m, c, h_len, r_len, alpha, beta, gamma))
+    return np.asarray(values)[inverse.reshape(-1)].reshape(matches.shape)
 
 
 def meteor(reference: str, hypothesis: str) -> float:

@@ -122,7 +122,26 @@ STYLE_BOUNDS = ((0.88, "solid"), (0.55, "dashed"), (0.15, "dotted"))
 
 
 def line_style(coverage: float) -> str | None:
-    """``solid``, ``dashed`` or ``dotted`` from the inked share of a traced line (None: no line, or NaN)."""
+    """``solid``, ``dashed`` or ``dotted`` from the inked share of a traced line (None: no line, or NaN).
+
+    The first of :data:`STYLE_BOUNDS` whose lower bound the share reaches: solid from 0.88, dashed from
+    0.55 (matplotlib's ``--`` inks about 70 %), dotted from 0.15 (``:`` about 38 %).
+
+    Parameters
+    ----------
+    coverage : float
+        The share of the line's pixel columns where the line's colour was found (:func:`_coverage`), in [0, 1].
+
+    Returns
+    -------
+    str or None
+        ``"solid"``, ``"dashed"``, ``"dotted"``, or None below 0.15 or for NaN.
+
+    Examples
+    --------
+    >>> [line_style(c) for c in (0.97, 0.7, 0.38, 0.05, float("nan"))]
+    ['solid', 'dashed', 'dotted', None, None]
+    """
     return next((name for bound, name in STYLE_BOUNDS if coverage >= bound), None)
 
 
@@ -141,7 +160,18 @@ def _fig7_geometry(root=None):
                "blue": (np.abs(r - 31) < 30) & (np.abs(g - 119) < 30) & (np.abs(b - 180) < 30)}
     height = grid.sum(0)
     xs = [int(round((a + c) / 2)) for a, c in _runs(height > 60)]
-    # The four σ grid columns of a panel are evenly spaced; other grey columns are legend frames, shorter.
+    panels = _fig7_panels(xs, height)
+    used = {x for cols in panels for x in cols}
+    _blank_legends(grid, colours, panels, [x for x in xs if x not in used])
+    return colours, panels, [_fig7_calibration(grid, cols) for cols in panels]
+
+
+def _fig7_panels(xs, height):
+    """The three panels' four σ grid columns, from the x of the tall grey columns ``xs`` and their ``height``.
+
+    The four σ grid columns of a panel are evenly spaced (59 or 60 px); other grey columns are legend
+    frames, shorter. Chains are taken longest (most grid pixels) first, without sharing a column.
+    """
     chains = []
     for x in xs:
         for d in (59, 60):
@@ -156,26 +186,33 @@ def _fig7_geometry(root=None):
     panels = sorted(panels)
     if len(panels) != 3:
         raise ValueError(f"Fig. 7: found {len(panels)} panels, expected 3 (K = 1, 5, 10)")
-    # Each panel's legend (upper left) draws short samples of the lines: blank its box, framed by the
-    # grey columns that are not grid lines.
-    frames = [x for x in xs if x not in used]
+    return panels
+
+
+def _blank_legends(grid, colours, panels, frames):
+    """Blank (in place, in each of ``colours``' masks) each panel's legend box, framed by the grey columns ``frames``.
+
+    Each panel's legend (upper left) draws short samples of the lines, which would read as the lines.
+    """
     for cols in panels:
         inside = [x for x in frames if cols[0] - 10 <= x <= cols[3]]
-        if len(inside) >= 2:
-            left, right = min(inside), max(inside)
-            col = grid[:, left].copy()
-            gaps = [(a, c) for a, c in _runs(~col) if c - a < 3]  # grid lines behind the frame break it by a pixel
-            for a, c in gaps:
-                col[a:c + 1] = True
-            top_, bottom = max(_runs(col), key=lambda run: run[1] - run[0])  # the frame, not grid crossings
-            for m in colours.values():
-                m[top_:bottom + 1, left:right + 1] = False
-    calib = []
-    for cols in panels:
-        band = grid[:, cols[2] + 3:cols[3] - 3]  # between σ = 3 and 4: no legend there
-        rows = sorted((a + c) / 2 for a, c in _runs(band.mean(1) > 0.3))
-        calib.append((rows[0], float(np.median(np.diff(rows)))))  # the 0.12 grid line, px per 0.02
-    return colours, panels, calib
+        if len(inside) < 2:
+            continue
+        left, right = min(inside), max(inside)
+        col = grid[:, left].copy()
+        gaps = [(a, c) for a, c in _runs(~col) if c - a < 3]  # grid lines behind the frame break it by a pixel
+        for a, c in gaps:
+            col[a:c + 1] = True
+        top_, bottom = max(_runs(col), key=lambda run: run[1] - run[0])  # the frame, not grid crossings
+        for m in colours.values():
+            m[top_:bottom + 1, left:right + 1] = False
+
+
+def _fig7_calibration(grid, cols):
+    """A panel's y calibration: the row of its top (0.12) grid line and the px per 0.02 between grid lines."""
+    band = grid[:, cols[2] + 3:cols[3] - 3]  # between σ = 3 and 4: no legend there
+    rows = sorted((a + c) / 2 for a, c in _runs(band.mean(1) > 0.3))
+    return rows[0], float(np.median(np.diff(rows)))
 
 
 def fig7_nearest_lines(errors, root=None, styles: bool = False):

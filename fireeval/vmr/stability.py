@@ -198,6 +198,36 @@ def leave_one_system_out_shares(per_query, measures, sizes, n_trials: int = 500,
     same-K comparisons AxIoU@K wins under each tie rule. Returns ``{rule: (n_systems,) shares}``:
     how much the stability finding depends on which systems were ranked, which resampling
     subsets of queries cannot show.
+
+    Parameters
+    ----------
+    per_query : array_like (n_measures, n_systems, n_queries)
+        Each measure's per-query scores.
+    measures : sequence of str
+        The measures' names (``AxIoU@K`` and ``R@K,θ``), in ``per_query``'s order; AxIoU@K is compared
+        with the R@K,θ of the same K (:func:`same_k_pairs`).
+    sizes : sequence of int
+        The subset sizes (queries) of :func:`subset_vs_full`.
+    n_trials : int
+        Random subsets per size and left-out system.
+    seed : int
+        Seed of the subsets (the same for each left-out system).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray (n_systems,)
+        ``{">=": shares, ">": shares, "ties excluded": shares, "ties": shares of ties}`` (the rules of
+        :func:`win_shares`), entry ``s`` with system ``s`` left out.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> pq = rng.random((2, 4, 6))  # AxIoU@1 and R@1,0.5; 4 systems, 6 queries
+    >>> shares = leave_one_system_out_shares(pq, ["AxIoU@1", "R@1,0.5"], sizes=[2, 4], n_trials=20)
+    >>> sorted(shares), shares[">="].shape
+    (['>', '>=', 'ties', 'ties excluded'], (4,))
+    >>> bool(np.all((shares[">="] >= shares[">"])))
+    True
     """
     pq = np.asarray(per_query, dtype=float)
     pairs = same_k_pairs(measures)

@@ -96,12 +96,29 @@ def jackknife_tau_matrix(per_query) -> np.ndarray:
 
 
 def leave_one_system_out_tau(per_query) -> np.ndarray:
-    """τ-b matrices with each system left out in turn: (n_systems, M, M).
+    r"""τ-b matrices with each system left out in turn: (n_systems, M, M).
 
     ``per_query``: (n_measures, n_systems, n_queries). Resampling queries cannot show how a
     τ between two measures depends on which systems were ranked; with six systems one system
-    more or less moves τ by whole steps. Row ``s`` ranks every system but ``s``.
+    more or less moves τ by whole steps. Row ``s`` ranks every system but ``s``: with
+    :math:`\bar x_{m,t}` measure m's mean over the queries for system t,
 
+    .. math:: T_{s,a,b} = \tau_b\big((\bar x_{a,t})_{t \ne s},\ (\bar x_{b,t})_{t \ne s}\big),
+              \qquad T_{s,a,a} = 1.
+
+    Parameters
+    ----------
+    per_query : array_like (n_measures, n_systems, n_queries)
+        Each measure's per-query scores of each system.
+
+    Returns
+    -------
+    numpy.ndarray (n_systems, n_measures, n_measures)
+        Kendall's τ-b between each two measures' rankings of the systems left; ones on the diagonal
+        (NaN where a measure ties every system left).
+
+    Examples
+    --------
     >>> pq = np.array([[[1.0], [2.0], [3.0]], [[1.0], [3.0], [2.0]]])  # 2 measures, 3 systems, 1 query
     >>> leave_one_system_out_tau(pq)[:, 0, 1].tolist()
     [-1.0, 1.0, 1.0]
@@ -126,6 +143,24 @@ def same_ranking_cells(per_query, measures) -> dict:
     Two measures whose system means are in the same order (ties included) give the same τ-b
     with any third measure: a cell (a, b) then *is* the cell (a', b'), which matters when a
     test's bar was read off one of them (a bar never comes from the cell it tests).
+
+    Parameters
+    ----------
+    per_query : array_like (n_measures, n_systems, n_queries)
+        Each measure's per-query scores; the systems are ranked by their means.
+    measures : sequence of str
+        The measures' names, in ``per_query``'s order.
+
+    Returns
+    -------
+    dict of str to str
+        ``{measure: the first measure ranking the systems as it does}`` (itself when none comes before it).
+
+    Examples
+    --------
+    >>> pq = np.array([[[0.1], [0.5], [0.9]], [[0.2], [0.3], [0.4]], [[0.9], [0.5], [0.1]]])
+    >>> same_ranking_cells(pq, ["AP", "nDCG", "P@1"])
+    {'AP': 'AP', 'nDCG': 'AP', 'P@1': 'P@1'}
     """
     means = np.asarray(per_query, dtype=float).mean(-1)
     measures = list(measures)

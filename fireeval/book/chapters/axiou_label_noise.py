@@ -160,6 +160,65 @@ def fig7_evidence(errors: dict, sigmas, error: str = "abs", root=None) -> Eviden
                             "R@K,0.3 and R@K,0.7, Fig. 7's legend names its series rightly")
 
 
+def _noise_rows(part, conds, by_conv: dict, primary_c: str, clipped_part=None) -> list:
+    """:func:`noise_ordering_claims`' sensitivity rows of one part: the percentile interval, the margins of
+    'comparable', the other length conventions (with their margins), and clipped raters (``clipped_part``:
+    that part's gaps with clipping, None without)."""
+    g0 = by_conv[primary_c][part]
+    rows = []
+    if "by_sigma_jack" in g0 or "low_jack" in g0:
+        rows.append(Alternative("percentile interval", kind="interval method",
+                                conditions=sigma_conditions(part, g0, percentile=True), weight="equal",
+                                reason="another interval for the same reading"))
+    if _ratio(part, g0):
+        rows += [Alternative(f"margin {t - 1:.0%}: R@K,0.3's error at most {t:g} × AxIoU@K's", kind="margin",
+                             test=Test("<=", t), conditions=conds, weight="equal",
+                             reason="'comparable' has no margin in the paper: the range it leaves open")
+                 for t in COMPARABLE_RANGE[1:]]
+    for c, g in by_conv.items():
+        if c != primary_c:
+            rows += _convention_rows(c, sigma_conditions(part, g[part]), _ratio(part, g0))
+    if clipped_part is not None:
+        rows.append(Alternative("simulated raters clipped to the video (as real raters are)", kind="clipping",
+                                conditions=sigma_conditions(part, clipped_part), weight="secondary",
+                                reason="a noise model the authors did not simulate: a diagnostic of the "
+                                       "model, not a reading of their claim"))
+    return rows
+
+
+def _convention_rows(c: str, alt: dict, ratio: bool) -> list:
+    """The secondary rows of another length convention ``c`` (its conditions ``alt``), with the margins of a
+    ratio part."""
+    why = ("the authors' own Fig. 7 is drawn with the reference code's convention (its y axis stops "
+           "at 0.13, below this convention's errors): their output rules it out")
+    rows = [Alternative(f"{CONVENTION_NAMES[c]}'s length convention", kind="convention",
+                        conditions=alt, weight="secondary", reason=why)]
+    if ratio:
+        rows += [Alternative(f"{CONVENTION_NAMES[c]}'s length convention, margin {t - 1:.0%}",
+                             kind="convention × margin", test=Test("<=", t), conditions=alt,
+                             weight="secondary", reason=why) for t in COMPARABLE_RANGE[1:]]
+    return rows
+
+
+def _noise_quantity_reading(part, g0, quote: str, scope: str, error: str, ds: str):
+    """(quantity, :class:`Reading`) of one part's claim: a ratio at a strict majority of σ, or the gap at
+    ``scope``."""
+    sigmas = g0.get("sigmas")
+    grid = f"σ ∈ {{{', '.join(f'{s:g}' for s in sigmas)}}} s" if sigmas is not None else "every σ"
+    if _ratio(part, g0):
+        quantity = (f"ratio of R@K,0.3's error to AxIoU@K's at each of {grid} ({error} error, mean over "
+                    f"systems and K), {ds}; holds where ≤ 1, needed at a strict majority of σ")
+        reading = Reading("'comparable or lower' read as R@K,0.3's error at most (1 + m) times AxIoU@K's at a "
+                          "strict majority of σ; the paper gives no margin, so m runs over 0 to 0.25 (rows)",
+                          "the instances of R@K,θ with θ = 0.3 show comparable or lower errors than the AxIoU "
+                          "instances", "no guidance: range", "§6.4", thresholds=COMPARABLE_RANGE)
+        return quantity, reading
+    quantity = (f"{_gap_name(part, g0)} at each of {grid} ({error} error, mean over systems and K), {ds}; "
+                f"needed at {scope}; reference code's noise: rater length = true length + Exp(1)")
+    return quantity, Reading("the ordering as written, at every σ, with the noise model of the authors' code "
+                             "(their Fig. 7 is drawn with it)", quote, "authors' output", "§6.4, Fig. 7")
+
+
 def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clipped: dict | None = None,
                           errors: dict | None = None, root=None) -> list[dict]:
     """One claim per part of the §6.4 ordering and per dataset, decided σ by σ.
@@ -193,48 +252,9 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clippe
             n = len(conds)
             need = _need(part, n)
             test = _part_test(part, g0)
-            rows = []
-            if "by_sigma_jack" in g0 or "low_jack" in g0:
-                rows.append(Alternative("percentile interval", kind="interval method",
-                                        conditions=sigma_conditions(part, g0, percentile=True), weight="equal",
-                                        reason="another interval for the same reading"))
-            if _ratio(part, g0):
-                rows += [Alternative(f"margin {t - 1:.0%}: R@K,0.3's error at most {t:g} × AxIoU@K's", kind="margin",
-                                     test=Test("<=", t), conditions=conds, weight="equal",
-                                     reason="'comparable' has no margin in the paper: the range it leaves open")
-                         for t in COMPARABLE_RANGE[1:]]
-            for c, g in by_conv.items():
-                if c == primary_c:
-                    continue
-                why = ("the authors' own Fig. 7 is drawn with the reference code's convention (its y axis stops "
-                       "at 0.13, below this convention's errors): their output rules it out")
-                alt = sigma_conditions(part, g[part])
-                rows.append(Alternative(f"{CONVENTION_NAMES[c]}'s length convention", kind="convention",
-                                        conditions=alt, weight="secondary", reason=why))
-                if _ratio(part, g0):
-                    rows += [Alternative(f"{CONVENTION_NAMES[c]}'s length convention, margin {t - 1:.0%}",
-                                         kind="convention × margin", test=Test("<=", t), conditions=alt,
-                                         weight="secondary", reason=why) for t in COMPARABLE_RANGE[1:]]
-            if clipped and ds in clipped:
-                rows.append(Alternative("simulated raters clipped to the video (as real raters are)", kind="clipping",
-                                        conditions=sigma_conditions(part, clipped[ds][part]), weight="secondary",
-                                        reason="a noise model the authors did not simulate: a diagnostic of the "
-                                               "model, not a reading of their claim"))
-            sigmas = g0.get("sigmas")
-            grid = f"σ ∈ {{{', '.join(f'{s:g}' for s in sigmas)}}} s" if sigmas is not None else "every σ"
+            rows = _noise_rows(part, conds, by_conv, primary_c, clipped[ds][part] if clipped and ds in clipped else None)
             scope = "every σ" if need == "all" else "a strict majority of σ"
-            if _ratio(part, g0):
-                quantity = (f"ratio of R@K,0.3's error to AxIoU@K's at each of {grid} ({error} error, mean over "
-                            f"systems and K), {ds}; holds where ≤ 1, needed at a strict majority of σ")
-                reading = Reading("'comparable or lower' read as R@K,0.3's error at most (1 + m) times AxIoU@K's at a "
-                                  "strict majority of σ; the paper gives no margin, so m runs over 0 to 0.25 (rows)",
-                                  "the instances of R@K,θ with θ = 0.3 show comparable or lower errors than the AxIoU "
-                                  "instances", "no guidance: range", "§6.4", thresholds=COMPARABLE_RANGE)
-            else:
-                quantity = (f"{_gap_name(part, g0)} at each of {grid} ({error} error, mean over systems and K), {ds}; "
-                            f"needed at {scope}; reference code's noise: rater length = true length + Exp(1)")
-                reading = Reading("the ordering as written, at every σ, with the noise model of the authors' code "
-                                  "(their Fig. 7 is drawn with it)", quote, "authors' output", "§6.4, Fig. 7")
+            quantity, reading = _noise_quantity_reading(part, g0, quote, scope, error, ds)
             claim = Claim(f"noise.{part}.{ds}", paper=PAPER, section="§6.4, Fig. 7",
                           quote=f"{quote} [simulated noise, {scope}; {name_ds}]",
                           quantity=quantity, test=test, data=datasets[ds], fmt=".4f", standing=standing,

@@ -309,6 +309,58 @@ def _axiom_power(table) -> Power:
                                   "exists (misses counted)", Estimate(float((~r_mon["found"]).sum())), Test("<=", 0))
 
 
+def _system_rows(w: dict, loso_shares: dict | None, loso_note: str) -> list:
+    """:func:`author_stability_claim`'s rows of the uncertainty over systems: per tie rule, the range of the
+    share with each system left out in turn (``loso_shares``: ``{rule: (n_systems,) shares}``), or one row
+    saying it was not computed."""
+    if loso_shares is None:
+        return [Alternative("uncertainty over systems", why="no leave-one-system-out shares given",
+                            kind="interval method", weight="secondary", reason="not computed")]
+    rows = []
+    for name, rule in (("ties left out", "ties excluded"), ("ties counted as wins (≥)", ">="),
+                       ("ties counted as losses (>)", ">")):
+        v = np.asarray(loso_shares[rule], float)
+        v = v[np.isfinite(v)]
+        if v.size:
+            value = float(w[rule][0])
+            rows.append(Alternative(
+                f"uncertainty over systems ({name}): each of the {len(loso_shares[rule])} systems left out in turn"
+                f"{loso_note}", Estimate(value, min(v.min(), value), max(v.max(), value),
+                                         "range of the share with each system left out in turn"),
+                kind="interval method", replaces=name, weight="equal",
+                reason="the paper's words are about the measures, not these six systems; resampling subsets of "
+                       "queries cannot show how the share depends on which systems were ranked"))
+    return rows
+
+
+def _fig6_evidence(tau_full, measures: list, sizes: list, standing: str, root=None):
+    """The evidence of :func:`author_stability_claim`: on the original data with the paper's twelve measures and
+    n = 100, our mean τ there against Fig. 6's first points read off the authors' image; else none."""
+    from fireeval.book.papers.togashi import FIG6_SERIES
+    from fireeval.vmr.reference import FIG4_MEASURES, NOTEBOOK_SOURCE, fig6_nearest_first_points
+
+    if not (standing == "original" and 100 in sizes and tuple(measures) == FIG4_MEASURES):
+        return Evidence.none("Fig. 6 is about the paper's six systems on the full Charades-STA test set "
+                             "at n = 100, ..., 3,700")
+    with np.errstate(invalid="ignore"):
+        ours = np.nanmean(np.asarray(tau_full)[:, sizes.index(100)], axis=-1)
+    try:
+        drawn = fig6_nearest_first_points(ours, root)
+    except Exception as err:  # the notebook is not in the data folder, or its figure cannot be read
+        return Evidence.none(f"the authors' Fig. 6 could not be read here ({type(err).__name__}: {err})")
+    worst = int(np.nanargmax(np.abs(drawn - ours)))
+    return Evidence.compare(
+        drawn, ours, f"Fig. 6 in {NOTEBOOK_SOURCE}, cell 19: mean τ at n = 100 (the nearest line of the "
+        "measure's colour, read off the image on its grid lines)", tolerance=0.02,
+        detail=f"12 first points; largest difference at {measures[worst]} ({ours[worst]:.3f} here, "
+               f"{drawn[worst]:.3f} drawn). The figure prints no number. NOT a comparison by name: each of our "
+               "values is matched to the nearest drawn line of the measure's colour, so the three blue lines of "
+               "a panel are not told apart (a value near another θ's line would pass). By name, the figure's "
+               "legend swaps R@K,0.3 and R@K,0.7 (cell 18 picks the arrays from the end of the measure list in "
+               f"reverse): R@1,0.7's series is drawn {FIG6_SERIES['R@1,0.7'][1]} under the label "
+               f"{FIG6_SERIES['R@1,0.7'][0]}, so each panel's solid, unstable line is R@K,0.7")
+
+
 def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1000, seed=0,
                            disjoint_tau=None, disjoint_note: str = "", root=None, loso_shares: dict | None = None,
                            loso_note: str = "") -> dict:
@@ -328,9 +380,7 @@ def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1
     Evidence: mean τ at n = 100 against Fig. 6's first points, read off the authors'
     image (:func:`fireeval.vmr.reference.fig6_nearest_first_points`).
     """
-    from fireeval.book.papers.togashi import FIG6_SERIES
     from fireeval.book.papers.togashi import FIG6_PROTOCOL
-    from fireeval.vmr.reference import FIG4_MEASURES, NOTEBOOK_SOURCE, fig6_nearest_first_points
     from fireeval.vmr.stability import (instance_shares, same_k_pairs, stability_wins, tau_replicates,
                                         win_share_estimates, win_shares)
 
@@ -347,23 +397,7 @@ def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1
                         reason="another interval for the same reading")
             for name, rule, reading in (("ties left out", "ties excluded", "ties left out"),
                                         ("≥", ">=", "ties counted as wins (≥)"), (">", ">", "ties counted as losses (>)"))]
-    if loso_shares is not None:
-        for name, rule in (("ties left out", "ties excluded"), ("ties counted as wins (≥)", ">="),
-                           ("ties counted as losses (>)", ">")):
-            v = np.asarray(loso_shares[rule], float)
-            v = v[np.isfinite(v)]
-            if v.size:
-                value = float(w[rule][0])
-                rows.append(Alternative(
-                    f"uncertainty over systems ({name}): each of the {len(loso_shares[rule])} systems left out in turn"
-                    f"{loso_note}", Estimate(value, min(v.min(), value), max(v.max(), value),
-                                             "range of the share with each system left out in turn"),
-                    kind="interval method", replaces=name, weight="equal",
-                    reason="the paper's words are about the measures, not these six systems; resampling subsets of "
-                           "queries cannot show how the share depends on which systems were ranked"))
-    else:
-        rows.append(Alternative("uncertainty over systems", why="no leave-one-system-out shares given",
-                                kind="interval method", weight="secondary", reason="not computed"))
+    rows += _system_rows(w, loso_shares, loso_note)
     reps = tau_replicates(tau_full, n_boot, seed)
     pairs = same_k_pairs(measures)
     inst = [instance_shares(x, pairs) for x in reps["mean"]]
@@ -403,27 +437,7 @@ def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1
         power = Power.no_control("no R@K,0.7 instance here to serve as the known unstable measure")
     sizes = [int(n) for n in sizes]
     standing = standing_of(data)
-    evidence = Evidence.none("Fig. 6 is about the paper's six systems on the full Charades-STA test set "
-                             "at n = 100, ..., 3,700")
-    if standing == "original" and 100 in sizes and tuple(measures) == FIG4_MEASURES:
-        with np.errstate(invalid="ignore"):
-            ours = np.nanmean(np.asarray(tau_full)[:, sizes.index(100)], axis=-1)
-        try:
-            drawn = fig6_nearest_first_points(ours, root)
-        except Exception as err:  # the notebook is not in the data folder, or its figure cannot be read
-            evidence = Evidence.none(f"the authors' Fig. 6 could not be read here ({type(err).__name__}: {err})")
-        else:
-            worst = int(np.nanargmax(np.abs(drawn - ours)))
-            evidence = Evidence.compare(
-                drawn, ours, f"Fig. 6 in {NOTEBOOK_SOURCE}, cell 19: mean τ at n = 100 (the nearest line of the "
-                "measure's colour, read off the image on its grid lines)", tolerance=0.02,
-                detail=f"12 first points; largest difference at {measures[worst]} ({ours[worst]:.3f} here, "
-                       f"{drawn[worst]:.3f} drawn). The figure prints no number. NOT a comparison by name: each of our "
-                       "values is matched to the nearest drawn line of the measure's colour, so the three blue lines of "
-                       "a panel are not told apart (a value near another θ's line would pass). By name, the figure's "
-                       "legend swaps R@K,0.3 and R@K,0.7 (cell 18 picks the arrays from the end of the measure list in "
-                       f"reverse): R@1,0.7's series is drawn {FIG6_SERIES['R@1,0.7'][1]} under the label "
-                       f"{FIG6_SERIES['R@1,0.7'][0]}, so each panel's solid, unstable line is R@K,0.7")
+    evidence = _fig6_evidence(tau_full, measures, sizes, standing, root)
     return Claim("stability.axiou_vs_r_same_k", paper=PAPER, section="§6.3, Fig. 6",
                  quote="The AxIoU@K instances outperform most of the R@K,θ instances with the same value of K",
                  quantity=f"share of the {w['n']} (K, θ, n) comparisons in which AxIoU@K's mean Kendall τ between "

@@ -75,6 +75,26 @@ def _selection_power(r, kind: str, fam: str, idx, method, paper: str = "AxIoU@10
 SELECTION_FAMILY_PRIMARY = "single_base"
 
 
+def _first_index_rows(first_conds: dict) -> list:
+    """:func:`selection_claims`' sensitivity row of first-index tie-breaking (none without its conditions)."""
+    if not first_conds:
+        return []
+    return [Alternative("first-index tie-breaking (the authors' argmax)", kind="tie rule",
+                        conditions=first_conds, weight="equal",
+                        reason="the authors' own rule; which tied variant it returns depends on the "
+                               "family's order, which is ours, not theirs")]
+
+
+def _families_power(powers: list) -> Power:
+    """One question's power over the families: the first usable family's positive control (else its first
+    usable power); none possible when no family can pass the question (their reasons joined)."""
+    usable = [p for p in powers if not p.impossible]
+    if not usable:
+        return Power.none_possible("in no family can any validation measure pass this question: "
+                                   + "; ".join(p.impossible for p in powers))
+    return next((p for p in usable if p.estimate is not None), usable[0])
+
+
 def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", first: dict | None = None,
                      primary: str = SELECTION_FAMILY_PRIMARY, families_note: dict | None = None) -> list[dict]:
     """§6.6's finding asked of stand-in variant families: one claim per question, a row per family.
@@ -151,21 +171,8 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", 
         primary_conds = conds(kind, pos)
         if not primary_conds:
             continue
-        rows = []
-        if est_first:
-            first_conds = conds(kind, pos, "first")
-            if first_conds:
-                rows.append(Alternative("first-index tie-breaking (the authors' argmax)", kind="tie rule",
-                                        conditions=first_conds, weight="equal",
-                                        reason="the authors' own rule; which tied variant it returns depends on the "
-                                               "family's order, which is ours, not theirs"))
-        powers = [power_of(f, kind) for f in fams if f in est and est[f][pos] is not None]
-        usable = [p for p in powers if not p.impossible]
-        if not usable:
-            power = Power.none_possible("in no family can any validation measure pass this question: "
-                                        + "; ".join(p.impossible for p in powers))
-        else:
-            power = next((p for p in usable if p.estimate is not None), usable[0])
+        rows = _first_index_rows(conds(kind, pos, "first") if est_first else {})
+        power = _families_power([power_of(f, kind) for f in fams if f in est and est[f][pos] is not None])
         claim = Claim(f"selection.{cid}", paper=PAPER, section="§6.6, Fig. 8", quote=q,
                       quantity=f"{quantity}; one condition per stand-in family ({', '.join(fams)}), random "
                                "tie-breaking averaged over draws (first-index tie-breaking: a row)",

@@ -87,6 +87,39 @@ def _depth_control(sweep, m, k, depth, pooled, n_resamples, rng, primary) -> Pow
                                   f"that rule) ranked and bootstrapped as the claim is; {note}", control)
 
 
+def _depth_readings(sweep, measures, i: int, k: int, depth: int, pooled, n_resamples: int, rng):
+    """Per measure: the τ readings at depth index ``i`` (of the ``pooled`` runs when given), of all runs
+    (only when ``pooled`` is given), and the positive control; three dicts."""
+    read, every, power = {}, {}, {}
+    for m in measures:
+        values, reference = sweep.values[m][i], sweep.reference[m]
+        if pooled is not None:
+            read[m] = tau_readings(values[pooled], reference[pooled], n_resamples, rng)
+            every[m] = tau_readings(values, reference, n_resamples, rng)
+        else:
+            read[m] = tau_readings(values, reference, n_resamples, rng)
+        power[m] = _depth_control(sweep, m, k, depth, pooled, n_resamples, rng, read[m]["primary"])
+    return read, every, power
+
+
+def _depth_map_record(who: str, k: int, data: str, label, read: dict, every, power, rng) -> dict:
+    """:func:`depth_claims`' record of Westerveld's MAP statement (not testable here: TRECVID 2003 is absent),
+    the result on ``data`` its ``here`` row."""
+    claim = Claim("depth_map", paper=WESTERVELD, section="§4.1, Fig. 3", quote=DEPTH_QUOTE,
+                  quantity=f"Kendall τ-b between rankings of {who} by {label('map')}, depth-{k} pool vs full pool",
+                  test=_TEST, data=stand_in_label(data), standing="stand-in",
+                  paper_value="τ > 0.90 (MAP, K = 3)", evidence=NO_TRECVID,
+                  reading=Reading("'high correlation' is the paper's own bound: τ > 0.90 at K = 3, "
+                                  "submissions ranked by MAP", DEPTH_QUOTE, "paper's definition", "§4.1, Fig. 3"),
+                  short="A depth-3 pool ranks TRECVID 2003 runs by MAP at τ > 0.90.",
+                  notes="TREC-8 stands in for TRECVID 2003: the mechanism carries over, the depth at which "
+                        "τ passes 0.90 does not (collection size, runs, relevant per topic differ)")
+    record = claim.evaluate(read["primary"], power=power, sensitivity=_rows(read, every, rng))
+    for row in record["here"]:  # the data the book ran on, not the claim's "(for TRECVID 2003)" label
+        row["data"] = data.split(":", 1)[-1].strip() if ":" in data else data
+    return record
+
+
 def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_resamples: int = 1000, rng: int = 0,
                  measures=None, pool_depth: int | None = None) -> list[dict]:
     """Westerveld's depth-``k`` statement (MAP, τ-b > 0.90) and the book's finding for the other measures.
@@ -104,32 +137,10 @@ def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_re
     split = pooled is not None and 1 < pooled.sum() < len(pooled)
     measures = [m for m in dict.fromkeys(measures or sweep.values) if m != "infAP"]
     who = f"the {int(pooled.sum())} pooled runs" if split else "all runs"
-    read, every, power = {}, {}, {}
-    for m in measures:
-        values, reference = sweep.values[m][i], sweep.reference[m]
-        if split:
-            read[m] = tau_readings(values[pooled], reference[pooled], n_resamples, rng)
-            every[m] = tau_readings(values, reference, n_resamples, rng)
-        else:
-            read[m] = tau_readings(values, reference, n_resamples, rng)
-        power[m] = _depth_control(sweep, m, k, depth, pooled if split else None, n_resamples, rng,
-                                  read[m]["primary"])
+    read, every, power = _depth_readings(sweep, measures, i, k, depth, pooled if split else None, n_resamples, rng)
     out = []
     if "map" in read:
-        claim = Claim("depth_map", paper=WESTERVELD, section="§4.1, Fig. 3", quote=DEPTH_QUOTE,
-                      quantity=f"Kendall τ-b between rankings of {who} by {label('map')}, depth-{k} pool vs full pool",
-                      test=_TEST, data=stand_in_label(data), standing="stand-in",
-                      paper_value="τ > 0.90 (MAP, K = 3)", evidence=NO_TRECVID,
-                      reading=Reading("'high correlation' is the paper's own bound: τ > 0.90 at K = 3, "
-                                      "submissions ranked by MAP", DEPTH_QUOTE, "paper's definition", "§4.1, Fig. 3"),
-                      short="A depth-3 pool ranks TRECVID 2003 runs by MAP at τ > 0.90.",
-                      notes="TREC-8 stands in for TRECVID 2003: the mechanism carries over, the depth at which "
-                            "τ passes 0.90 does not (collection size, runs, relevant per topic differ)")
-        record = claim.evaluate(read["map"]["primary"], power=power["map"],
-                                sensitivity=_rows(read["map"], every.get("map"), rng))
-        for row in record["here"]:  # the data the book ran on, not the claim's "(for TRECVID 2003)" label
-            row["data"] = data.split(":", 1)[-1].strip() if ":" in data else data
-        out.append(record)
+        out.append(_depth_map_record(who, k, data, label, read["map"], every.get("map"), power["map"], rng))
     others = [m for m in measures if m != "map"]
     if others:
         names = {m: label(m) for m in others}
@@ -144,16 +155,7 @@ def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_re
                                       "measure", DEPTH_QUOTE, "book's own question", "§4.1"),
                       evidence=Evidence.none("the paper reports MAP only"),
                       short=f"On TREC-8, a depth-{k} pool ranks runs at τ-b > 0.90 by every other measure.")
-        weakest = min(others, key=lambda m: (power[m].estimate.low if power[m].estimate is not None
-                                             and power[m].estimate.low is not None else 1.0))
-        p = power[weakest]
-        fam_power = Power.positive_control(f"per measure, {p.control} -- shown for the measure whose control has the "
-                                           f"lowest interval ({names[weakest]}); it passes only if every measure's "
-                                           "control passes", p.estimate)
-        if not all(power[m].passes(_TEST) for m in others):
-            fam_power = Power.positive_control(
-                f"per measure, {p.control}; the control fails for "
-                + ", ".join(names[m] for m in others if not power[m].passes(_TEST)), p.estimate)
+        fam_power = _family_control({m: power[m] for m in others}, names, _TEST)
         record = claim.evaluate_family(
             {c: r["primary"] for c, r in cond.items()}, need="all", power=fam_power,
             multiplicity="none needed for 'holds at every measure' (an intersection-union test: each measure's own "
@@ -267,30 +269,14 @@ def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat
     rows.append((f"bootstrap seed {rng + 1}", "seed", "equal", None,
                  _paired(again[m], again[rival], jk[m][i], jk[rival][i], primary.value,
                          how.replace(f"{n} resamples", f"{n} resamples (seed {rng + 1})"), rng=rng + 1)))
-    for s, seed in enumerate(exp.seeds):
-        rows.append((f"sample seed {seed} alone", "single sample", "secondary", _SAMPLE_REASON, diff(m, rival, i, [s])))
-    for j, r in enumerate(rates):
-        if j != i and r < 1:
-            heavier = r < rates[i]
-            rows.append((f"sampling rate {r:.0%}", "sampling rate", "equal" if heavier else "secondary",
-                         None if heavier else _MILDER_REASON, diff(m, rival, j)))
-    for o in others:
-        if o in tau:
-            rows.append((f"against {label(o)} instead of {label(rival)}", "rival measure", "secondary", _RIVAL_REASON,
-                         diff(m, o, i)))
+    rows += _replicate_rows(diff, exp.seeds, rates, i, m, rival, [o for o in others if o in tau], label)
     if against is not None:
         v = float((exp.tau(m)[i] - exp.tau(rival)[i]).mean())
         rows.append((f"each measure against its own full-judgement ranking (not {label(against)}'s)",
                      "reference ranking", "secondary", _REFERENCE_REASON,
                      _paired(boot[m][i], boot[rival][i], jack[m][i], jack[rival][i], v, how, rng=rng)))
     if stratified is not None and m in stratified.values and rival in stratified.values:
-        si = [float(r) for r in stratified.rates].index(float(rate))
-        ta, tb = stratified.tau(m, against)[si], stratified.tau(rival, against)[si]
-        rows.append(("stratified sampling (relevant and non-relevant drawn separately, as Buckley & Voorhees did)",
-                     "sampling design", strat_weight, None if strat_weight == "equal" else _STRATIFIED_REASON,
-                     _paired(stratified.bootstrap(m, n, rng, against)[si],
-                             stratified.bootstrap(rival, n, rng, against)[si], stratified.jackknife(m, against)[si],
-                             stratified.jackknife(rival, against)[si], float((ta - tb).mean()), how, rng=rng)))
+        rows.append(_stratified_row(stratified, m, rival, rate, against, strat_weight, n, rng, how))
     if control is not None and control in rates:
         c = rates.index(control)
         power = Power.positive_control(
@@ -302,6 +288,74 @@ def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat
     else:
         power = Power.no_control("no sampling rate above the claim's to compare with")
     return primary, rows, power
+
+
+def _member_rows(got: dict, members, label) -> list:
+    """A family claim's sensitivity rows: each row of the first member that every member has (same name, same
+    place), its per-member estimates as conditions (``got``: member -> :func:`_robust_member`'s result)."""
+    names_rows = [r[:4] for r in got[next(iter(members))][1]]
+    family_rows = []
+    for k, (name, kind, w, why) in enumerate(names_rows):
+        per = {label(m): got[m][1][k][4] for m in members if k < len(got[m][1]) and got[m][1][k][0] == name}
+        if len(per) == len(members):
+            family_rows.append(Alternative(name, kind=kind, weight=w, reason=why, conditions=per))
+    return family_rows
+
+
+def _weakest(powers: dict):
+    """The member whose positive control has the lowest interval (a control without one counts as 1)."""
+    return min(powers, key=lambda m: (powers[m].estimate.low if powers[m].estimate is not None
+                                      and powers[m].estimate.low is not None else 1.0))
+
+
+def _family_control(powers: dict, names: dict, test) -> Power:
+    """A family claim's positive control: the weakest member's (:func:`_weakest`), saying which members' controls
+    fail ``test`` (it passes only if every member's does); ``names``: member -> its name in the text."""
+    worst = _weakest(powers)
+    p = powers[worst]
+    if all(q.passes(test) for q in powers.values()):
+        return Power.positive_control(f"per measure, {p.control} -- shown for the measure whose control has the "
+                                      f"lowest interval ({names[worst]}); it passes only if every measure's "
+                                      "control passes", p.estimate)
+    return Power.positive_control(f"per measure, {p.control}; the control fails for "
+                                  + ", ".join(names[m] for m, q in powers.items() if not q.passes(test)), p.estimate)
+
+
+def _members_power(got: dict, members, test, label) -> Power:
+    """A family claim's power (:func:`_family_control`); the weakest member's own when it has no estimate."""
+    powers = {m: got[m][2] for m in members}
+    p = powers[_weakest(powers)]
+    return p if p.estimate is None else _family_control(powers, {m: label(m) for m in members}, test)
+
+
+def _replicate_rows(diff, seeds, rates, i, m, rival, others, label) -> list:
+    """:func:`_robust_member`'s rows of each sample seed alone, each other sampling rate below 1 (a heavier
+    cut of equal weight, a milder one secondary) and each other rival measure (``diff(a, b, rate index,
+    seeds)``: the paired difference)."""
+    rows = []
+    for s, seed in enumerate(seeds):
+        rows.append((f"sample seed {seed} alone", "single sample", "secondary", _SAMPLE_REASON, diff(m, rival, i, [s])))
+    for j, r in enumerate(rates):
+        if j != i and r < 1:
+            heavier = r < rates[i]
+            rows.append((f"sampling rate {r:.0%}", "sampling rate", "equal" if heavier else "secondary",
+                         None if heavier else _MILDER_REASON, diff(m, rival, j)))
+    for o in others:
+        rows.append((f"against {label(o)} instead of {label(rival)}", "rival measure", "secondary", _RIVAL_REASON,
+                     diff(m, o, i)))
+    return rows
+
+
+def _stratified_row(stratified, m, rival, rate, against, strat_weight, n, rng, how):
+    """:func:`_robust_member`'s row of stratified sampling: ``m`` minus ``rival`` at ``rate`` when relevant and
+    non-relevant judgements are drawn separately (Buckley & Voorhees's design)."""
+    si = [float(r) for r in stratified.rates].index(float(rate))
+    ta, tb = stratified.tau(m, against)[si], stratified.tau(rival, against)[si]
+    return ("stratified sampling (relevant and non-relevant drawn separately, as Buckley & Voorhees did)",
+            "sampling design", strat_weight, None if strat_weight == "equal" else _STRATIFIED_REASON,
+            _paired(stratified.bootstrap(m, n, rng, against)[si],
+                    stratified.bootstrap(rival, n, rng, against)[si], stratified.jackknife(m, against)[si],
+                    stratified.jackknife(rival, against)[si], float((ta - tb).mean()), how, rng=rng))
 
 
 def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | None = None, data: str = "",
@@ -361,24 +415,9 @@ def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | N
                 Alternative(name, est, kind=kind, weight=w, reason=why) for name, kind, w, why, est in rows]))
             continue
         cond = {label(m): got[m][0] for m in members}
-        names_rows = [r[:4] for r in got[next(iter(members))][1]]
-        family_rows = []
-        for k, (name, kind, w, why) in enumerate(names_rows):
-            per = {label(m): got[m][1][k][4] for m in members if k < len(got[m][1]) and got[m][1][k][0] == name}
-            if len(per) == len(members):
-                family_rows.append(Alternative(name, kind=kind, weight=w, reason=why, conditions=per))
-        powers = {m: got[m][2] for m in members}
-        worst = min(members, key=lambda m: (powers[m].estimate.low if powers[m].estimate is not None
-                                            and powers[m].estimate.low is not None else 1.0))
-        p = powers[worst]
-        fam_power = p if p.estimate is None else Power.positive_control(
-            f"per measure, {p.control} -- shown for the measure whose control has the lowest interval "
-            f"({label(worst)}); it passes only if every measure's control passes"
-            if all(q.passes(claim.test) for q in powers.values()) else
-            f"per measure, {p.control}; the control fails for "
-            + ", ".join(label(m) for m, q in powers.items() if not q.passes(claim.test)), p.estimate)
         record = claim.evaluate_family(
-            cond, need="all", power=fam_power, sensitivity=family_rows,
+            cond, need="all", power=_members_power(got, members, claim.test, label),
+            sensitivity=_member_rows(got, members, label),
             multiplicity="none needed for 'holds for every condensed-list measure' (an intersection-union test: "
                          "each measure's own 95% interval keeps the error of the statement at 5%)")
         record["per_condition"] = condition_labels(record)

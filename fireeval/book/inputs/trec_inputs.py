@@ -216,8 +216,6 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
                   seed: int = 0, extra_runs=(), extra_runs_pooled=(), qrels=None) -> TrecInputs:
     """The pool chapters' runs, qrels and run table (``chapter``: pool_depth or pool_leave_out, which sets the
     stand-in's size); pool_leave_out also gets NIST's leave-one-group-out scores (``gloo``)."""
-    from fireeval.synthetic.trec_collection import simulate_pooled_trec
-
     extra, own_qrels, pooled_named = _as_list(extra_runs), qrels or None, _as_list(extra_runs_pooled)
     if pooled_named and not extra:
         raise ReaderInputError("extra_runs_pooled names runs but extra_runs is empty. "
@@ -229,14 +227,7 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
     source = decide(data_source, files, data_dir,
                     {"extra_runs": extra, "extra_runs_pooled": pooled_named, "qrels": own_qrels}, "the TREC-8 runs")
     if source == "synthetic":
-        size = SYNTHETIC[chapter]
-        frames, qrels_frame, table, _ = simulate_pooled_trec(**size, n_docs=5000, depth=1000, pool_depth=pool_depth,
-                                                             seed=seed)
-        table = table.assign(yours=False)
-        n = size["n_groups"] * size["runs_per_group"]
-        note = (f"SYNTHETIC stand-in ({_synthetic_why(data_source)}): {n} simulated runs of {size['n_groups']} "
-                f"groups, {int(table['pooled'].sum())} pooled to depth {pool_depth}")
-        return TrecInputs("synthetic", note, runs=RunSet.from_frames(frames), qrels=Qrels(qrels_frame), table=table)
+        return _synthetic_pooled(chapter, data_source, pool_depth, seed)
     judgements = read_reader_qrels(own_qrels) if own_qrels else trec8.load_qrels(root=data_dir)
     frames, sources = {}, {}
     for n in names:
@@ -247,11 +238,7 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
     runs = RunSet.from_frames(frames, sources={**sources, **mine_sources})
     if own_qrels:
         runs, judgements = _restrict(runs, judgements, own_qrels)
-    table = trec8.load_runs_table(root=data_dir).set_index("run").loc[names].reset_index().assign(yours=False)
-    if mine:
-        table = pd.concat([table, pd.DataFrame({"run": list(mine), "group": list(mine), "type": "yours",
-                                                "pooled": [t in pooled_tags for t in mine], "yours": True})],
-                          ignore_index=True)
+    table = _pooled_runs_table(trec8.load_runs_table(root=data_dir), names, mine, pooled_tags)
     for tag in pooled_tags:  # a pooled run's top pool_depth should have been judged
         _warn_unjudged(runs, judgements, tag, pool_depth, mine_sources[tag])
     comparable = not own_qrels and not pooled_tags  # NIST's scores are for TREC-8's own pool and qrels
@@ -264,6 +251,32 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
                       runs=runs, qrels=judgements, table=table, gloo=gloo, reader_runs=tuple(mine),
                       reader_qrels=str(own_qrels) if own_qrels else None,
                       complete=comparable and len(names) == 129)
+
+
+def _synthetic_pooled(chapter: str, data_source, pool_depth: int, seed: int) -> TrecInputs:
+    """:func:`pooled_inputs`' synthetic stand-in: simulated TREC-like runs of the chapter's size, pooled to
+    ``pool_depth``."""
+    from fireeval.synthetic.trec_collection import simulate_pooled_trec
+
+    size = SYNTHETIC[chapter]
+    frames, qrels_frame, table, _ = simulate_pooled_trec(**size, n_docs=5000, depth=1000, pool_depth=pool_depth,
+                                                         seed=seed)
+    table = table.assign(yours=False)
+    n = size["n_groups"] * size["runs_per_group"]
+    note = (f"SYNTHETIC stand-in ({_synthetic_why(data_source)}): {n} simulated runs of {size['n_groups']} "
+            f"groups, {int(table['pooled'].sum())} pooled to depth {pool_depth}")
+    return TrecInputs("synthetic", note, runs=RunSet.from_frames(frames), qrels=Qrels(qrels_frame), table=table)
+
+
+def _pooled_runs_table(runs_table: pd.DataFrame, names, mine, pooled_tags) -> pd.DataFrame:
+    """The TREC-8 runs table restricted to ``names`` (``yours`` False), then a row per reader run ``mine``
+    (its own group, type ``yours``, ``pooled`` when its tag is among ``pooled_tags``)."""
+    table = runs_table.set_index("run").loc[names].reset_index().assign(yours=False)
+    if not mine:
+        return table
+    return pd.concat([table, pd.DataFrame({"run": list(mine), "group": list(mine), "type": "yours",
+                                           "pooled": [t in pooled_tags for t in mine], "yours": True})],
+                     ignore_index=True)
 
 
 def _warn_unjudged(runs: RunSet, qrels: Qrels, tag: str, depth: int, path) -> None:
