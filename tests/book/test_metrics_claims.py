@@ -65,7 +65,7 @@ def test_without_printed_output_the_row_says_why_and_decides_nothing():
 def test_without_pytrec_eval_the_basis_says_exactly_what_to_install():
     r = build(None)["metrics_oracle"]
     assert r["label"] == "not testable here"
-    assert f"pip install {PYTREC_EVAL}" in r["basis"]
+    assert f"pip install '{PYTREC_EVAL}'" in r["basis"]
 
 
 def test_untestable_records_are_plain_json_for_the_headline():

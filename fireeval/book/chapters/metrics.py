@@ -24,7 +24,7 @@ from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power,
 __all__ = ["metrics_claims", "PYTREC_EVAL", "ORACLE_MEASURES", "ROUNDING", "pytrec_eval_missing"]
 
 #: The distribution that provides ``import pytrec_eval``, as pinned in fireeval's ``test`` extra (pyproject.toml).
-PYTREC_EVAL = "pytrec_eval-terrier==0.5.11"
+PYTREC_EVAL = "pytrec_eval-terrier>=0.5.11"  # as the test and oracle extras declare it
 #: The measures compared with pytrec_eval, per topic (trec_eval names).
 ORACLE_MEASURES = ("map", "P_10", "ndcg_cut_10", "recip_rank")
 #: Half the last digit of a value printed to four decimals (NIST's file, trec_eval's output).
@@ -36,8 +36,8 @@ _EXACT = Power.no_control("an exact comparison of values, not a sampled statisti
 
 def pytrec_eval_missing() -> str:
     """Why the oracle claim cannot be tested when ``import pytrec_eval`` fails, and exactly what to install."""
-    return (f"pytrec_eval (trec_eval's C code for Python) is not installed here. Fix: pip install {PYTREC_EVAL} "
-            "(the package that provides 'import pytrec_eval', as pinned in fireeval's test extra), then run the "
+    return (f"pytrec_eval (trec_eval's C code for Python) is not installed here. Fix: pip install '{PYTREC_EVAL}' "
+            "(the package that provides 'import pytrec_eval', as fireeval's test extra declares it), then run the "
             "chapter again")
 
 
