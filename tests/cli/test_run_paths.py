@@ -179,7 +179,7 @@ def test_help_and_readme_say_a_notebook_path_runs_any_notebook(capsys):
     assert cli.main(["run", "--help"]) == 0
     shown = " ".join(capsys.readouterr().out.split())
     assert "or the path of any notebook, which runs as papermill would run it: only run notebooks you trust" in shown
-    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
     assert "any notebook you point it at is executed, as papermill would, so run only notebooks you trust" in readme
 
 
