@@ -128,6 +128,11 @@ LABEL_COLOURS = {"reproduced": "#009E73", "contradicted": "#D55E00", "inconclusi
                  "depends": "#0072B2", "not testable here": "#999999"}
 
 
+def _passage_label(row) -> str:
+    """Whose words a reading quotes: "the book's claim" for the book's own findings, else "the paper"."""
+    return "the book's claim" if str(row.get("paper", "")).startswith("this book") else "the paper"
+
+
 def _fields_html(row) -> str:
     """The fair-verdict fields of one claim, folded: evidence, reading, standing, power, sensitivity."""
     from html import escape
@@ -146,7 +151,7 @@ def _fields_html(row) -> str:
         ev += f". {escape(e['detail'])}"
     reading = (f"{escape(rd.get('rule', ''))} <em>({escape(rd.get('source', ''))}"
                + (f", {escape(rd['where'])}" if rd.get("where") else "") + ")</em>"
-               + (f"<br>the paper: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
+               + (f"<br>{_passage_label(row)}: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
     if pw.get("impossible"):
         power = f"none: {escape(pw['impossible'])}"
     elif pw.get("effect") is not None:

@@ -21,3 +21,10 @@ def test_a_row_that_moves_the_label_but_not_the_verdict_does_not_say_depends():
 
 def test_a_secondary_row_never_decides():
     assert "secondary: shown, does not decide" in _fields_html(_row(weight="secondary", reason="a control"))
+
+
+def test_the_reading_quotes_the_books_own_claim_as_the_books_not_the_papers():
+    row = {"evidence": {"source": "s"}, "reading": {"rule": "r", "source": "s", "passage": "a run risks losing"},
+           "power": {"why_none": "x"}, "sensitivity": []}
+    assert "the book's claim: “a run risks losing”" in _fields_html({**row, "paper": "this book (pool_leave_out)"})
+    assert "the paper: “a run risks losing”" in _fields_html({**row, "paper": "Westerveld (TRECVID)"})
