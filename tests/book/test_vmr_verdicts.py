@@ -129,7 +129,9 @@ def test_a_family_where_no_pick_is_ever_above_average_has_no_power():
     exists = recs["selection.paper_split_exists"]
     assert {c["condition"]: c["label"] for c in exists["family"]["conditions"]}["single_base family"] == "reproduced"
     # what the families show is the claim's row "here": holds at 1 of 2, unclear where there is no power
-    assert exists["here"][0]["label"] == "inconclusive" and "holds at 1 of 2" in exists["here"][0]["found"]
+    # (the paper's existence statement: one family where it occurs shows it; a stricter question needs each family)
+    assert exists["here"][0]["label"] == "reproduced" and "holds at 1 of 2" in exists["here"][0]["found"]
+    assert recs["selection.axiou10_best"]["here"][0]["label"] == "inconclusive"
 
 
 def test_build_family_kinds(small):
@@ -331,6 +333,11 @@ def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_e
     assert recs["noise.r07_above_axiou.ds"]["label"] == "contradicted"  # "all σ": the one σ against it decides
     assert recs["noise.r07_above_axiou.ds"]["family"]["fail"] == ["σ = 1 s"]
     assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
+    # each row's reason says which reading it is and why, so "3 of 4" reads as it should in both
+    assert "read at a strict majority of σ: the paper says 'in a wide range of noise levels'" in \
+        recs["noise.r03_not_above_axiou.ds"]["basis"]
+    assert "read at every σ: 'in particular' continues" in recs["noise.r07_above_r05.ds"]["basis"]
+    assert recs["noise.r03_not_above_axiou.ds"]["basis"].startswith("holds at 3 of 4")  # the label's own words first
     # Two σ of four against it is no majority: the verdict flips.
     assert noise.majority_gap([-0.002, -0.001, 0.013, 0.013]) < 0
 
@@ -420,6 +427,11 @@ def test_paper_split_claim_is_an_existence_claim_over_splits():
     # about the paper, on stand-in families: never contradicted; one row per family, the primary first
     assert exists["verdict"] == "not testable here" and list(conds) == ["single_base family", "full family"]
     assert exists["here"][0]["found"] == "holds at 1 of 2; unclear at single_base family"
+    # the paper's sentence is an existence statement ("only AxIoU@10 selected ..." on its one split and family):
+    # one stand-in family where it occurs shows it; the stricter questions need every family
+    assert exists["here"][0]["label"] == "reproduced" and exists["family"]["need"] == "at least one condition"
+    assert "does not state" in exists["reading"]["rule"]
+    assert recs["selection.axiou10_above_average"]["family"]["need"] == "every condition"
 
 
 def test_family_claim_inputs_only_share(small):
