@@ -199,6 +199,19 @@ def _fields_html(row) -> str:
 GLOSSARY = "../book/glossary.html"
 
 
+def _condition_text(c) -> str:
+    """One condition of a family as its fold lists it: value, label and, when a row moved it, which row (e.g. the
+    margin); an untested cell says only why ("untested: this cell sets the bar (0.355)"), no value."""
+    from html import escape
+
+    from fireeval.stats.claims import format_estimate
+
+    if str(c.get("label", "")).startswith("untested"):
+        return f"<em>{escape(c['label'])}</em>"
+    return (f"{format_estimate(c)} <em>{escape(c['label'])}</em>"
+            + (f" ({escape(c['why'])})" if c.get("why") else ""))
+
+
 def _term(text: str, anchor: str | None = None) -> str:
     """``text`` linked to its glossary definition (Sphinx's ``term-`` anchors: spaces become hyphens)."""
     from html import escape
@@ -249,13 +262,10 @@ def found_html(row) -> str:
     """What was found here, with the interval method; a family's conditions are folded under its count."""
     from html import escape
 
-    from fireeval.stats.claims import format_estimate
-
     out = escape(row["found here"])
     fam = row.get("family")
     if fam:
-        items = "".join(f"<li>{escape(c['condition'])}: {format_estimate(c)} <em>{escape(c['label'])}</em></li>"
-                        for c in fam["conditions"])
+        items = "".join(f"<li>{escape(c['condition'])}: {_condition_text(c)}</li>" for c in fam["conditions"])
         out += f"<details><summary>each condition</summary><ul>{items}</ul></details>"
     if row.get("interval"):
         out += f"<br><small>{escape(row['interval'])}</small>"
