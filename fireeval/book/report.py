@@ -131,7 +131,7 @@ LABEL_COLOURS = {"reproduced": "#009E73", "contradicted": "#D55E00", "inconclusi
 def _fields_html(row) -> str:
     """The fair-verdict fields of one claim, folded: evidence, reading, standing, power, sensitivity."""
     ev = _evidence_html(row.get("evidence") or {})
-    reading = _reading_html(row.get("reading") or {})
+    reading = _reading_html(row.get("reading") or {}, _passage_label(row))
     power = _power_html(row.get("power") or {})
     sens = _sensitivity_html(row.get("sensitivity", []))
     return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
@@ -155,13 +155,18 @@ def _evidence_html(e: dict) -> str:
     return ev + (f". {escape(e['detail'])}" if e.get("detail") else "")
 
 
-def _reading_html(rd: dict) -> str:
-    """A claim's reading field: the rule, its source (and where), and the paper's passage."""
+def _passage_label(row) -> str:
+    """Whose words a reading quotes: "the book's claim" for the book's own findings, else "the paper"."""
+    return "the book's claim" if str(row.get("paper", "")).startswith("this book") else "the paper"
+
+
+def _reading_html(rd: dict, whose: str = "the paper") -> str:
+    """A claim's reading field: the rule, its source (and where), and the quoted passage (``whose`` words)."""
     from html import escape
 
     return (f"{escape(rd.get('rule', ''))} <em>({escape(rd.get('source', ''))}"
             + (f", {escape(rd['where'])}" if rd.get("where") else "") + ")</em>"
-            + (f"<br>the paper: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
+            + (f"<br>{whose}: “{escape(rd['passage'])}”" if rd.get("passage") else ""))
 
 
 def _power_html(pw: dict) -> str:
@@ -270,17 +275,27 @@ def verdict_html(row) -> str:
     return word(row["label"]) + why(row.get("basis"))
 
 
-def found_html(row) -> str:
-    """What was found here, with the interval method; a family's conditions are folded under its count."""
+def _condition_text(c) -> str:
+    """One condition of a family as its fold lists it: value, label and, when a row moved it, which row (e.g. the
+    margin); an untested cell says only why ("untested: this cell sets the bar (0.355)"), no value."""
     from html import escape
 
     from fireeval.stats.claims import format_estimate
 
+    if str(c.get("label", "")).startswith("untested"):
+        return f"<em>{escape(c['label'])}</em>"
+    return (f"{format_estimate(c)} <em>{escape(c['label'])}</em>"
+            + (f" ({escape(c['why'])})" if c.get("why") else ""))
+
+
+def found_html(row) -> str:
+    """What was found here, with the interval method; a family's conditions are folded under its count."""
+    from html import escape
+
     out = escape(row["found here"])
     fam = row.get("family")
     if fam:
-        items = "".join(f"<li>{escape(c['condition'])}: {format_estimate(c)} <em>{escape(c['label'])}</em></li>"
-                        for c in fam["conditions"])
+        items = "".join(f"<li>{escape(c['condition'])}: {_condition_text(c)}</li>" for c in fam["conditions"])
         out += f"<details><summary>each condition</summary><ul>{items}</ul></details>"
     if row.get("interval"):
         out += f"<br><small>{escape(row['interval'])}</small>"

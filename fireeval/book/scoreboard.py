@@ -120,17 +120,76 @@ def _counts(labels) -> str:
     return ", ".join(f"{c[lab]} {lab}" for lab in _ORDER if c[lab])
 
 
-def _listing(items, most: int = 2) -> str:
+def _listing(items, most: int = 2, sep: str = "; ") -> str:
     items = list(items)
-    shown = "; ".join(items[:most])
-    return shown + (f"; and {len(items) - most} more" if len(items) > most else "")
+    shown = sep.join(items[:most])
+    return shown + (f"{sep.rstrip()} and {len(items) - most} more" if len(items) > most else "")
+
+
+def _counts_only(found: str) -> str:
+    """A family's result as its count (``holds at 3 of 4``): which conditions fail or depend is in the folds."""
+    return found.split(";")[0] if found.startswith("holds at") else found
+
+
+def _why_untestable(record: Mapping) -> str:
+    """Why a claim is not testable, as its row says it: the paper's data are absent (a stand-in), or no power
+    (the reason the power gives: impossible, an effect below what the test detects, no control)."""
+    power = record.get("power") or {}
+    if str(record.get("basis", "")).startswith("no power"):
+        if power.get("impossible"):
+            why = power["impossible"].split(":")[0].split(";")[0].strip()
+        elif power.get("effect") is not None:
+            why = "the test cannot detect the effect the paper states"
+        else:
+            why = "the test has no power here"
+        return why + (f" (on {_stand_in_name(record)})" if record.get("standing") == "stand-in" else "")
+    if record.get("standing") == "stand-in":
+        return "the paper's data are not public here"
+    return (record.get("why") or record.get("basis") or "").split(";")[0].rstrip(".")
+
+
+def _stand_in_name(record: Mapping) -> str:
+    """The stand-in's name from a record's ``data`` (``stand-in: QVHighlights val (1550 queries), …`` → its head)."""
+    return record["data"].split(":", 1)[-1].split(",")[0].split(" (")[0].strip()
+
+
+#: Terms of the summaries linked (first use per paper) to the glossary: shown text -> the glossary's term.
+SUMMARY_TERMS = {"C@K": "C@K", "τ-b": "τ-b", "REER": "REER", "stand-in": "stand-in", "proxy": "proxy annotator"}
+
+
+def _glossary_anchor(term: str) -> str:
+    """Sphinx's anchor of a glossary term: non-ASCII dropped, other runs of non-alphanumerics as one hyphen."""
+    import re
+
+    ascii_only = term.encode("ascii", "ignore").decode()
+    return re.sub(r"[^A-Za-z0-9_]+", "-", ascii_only).strip("-")
+
+
+def _link_terms(html: str) -> str:
+    """``html`` with the first use of each :data:`SUMMARY_TERMS` word (outside tags) linked to the glossary."""
+    import re
+
+    from fireeval.book.report import _term
+
+    for shown, term in SUMMARY_TERMS.items():
+        pattern = re.compile(r"<[^>]*>|(?<![\w-])" + re.escape(escape(shown)) + r"s?(?![\w@])")
+        done = []
+
+        def link(m, shown=shown, term=term, done=done):
+            if m.group(0).startswith("<") or done:
+                return m.group(0)
+            done.append(True)
+            return _term(m.group(0), _glossary_anchor(term))
+
+        html = pattern.sub(link, html)
+    return html
 
 
 def _said(record: Mapping) -> str:
     """A claim in a few words with its number: ``“short” (0.912 [0.90, 0.93])``."""
     from fireeval.stats.claims import summary_rows
 
-    found = summary_rows([record])[0]["found here"].split(" (test")[0]
+    found = _counts_only(summary_rows([record])[0]["found here"].split(" (test")[0])
     short = (record.get("short") or record["quote"]).rstrip(".")
     # a number speaks for itself with its interval, or as a count of conditions; a bare value does not
     return f"“{short}” ({found})" if "[" in found or "holds at" in found else f"“{short}”"
@@ -148,19 +207,23 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
     for key, items in by_paper(records).items():
         recs = [r for _, r in items]
         sentences = [_count_sentence(key, recs)]
-        for lab, verb in (("reproduced", "Reproduced"), ("contradicted", "Contradicted"),
-                          ("depends", "Depends on the reading"), ("inconclusive", "Inconclusive")):
+        listed = []
+        for lab, verb in (("reproduced", "reproduced"), ("contradicted", "contradicted"),
+                          ("depends", "depends on the reading"), ("inconclusive", "inconclusive")):
             hits = [_said(r) for r in recs if r["label"] == lab]
             if hits:
-                sentences.append(f"{verb}: {_listing(hits)}.")
+                listed.append(f"{verb}: {_listing(hits, most=1, sep=', ')}")
+        if listed:
+            sentences.append("; ".join(listed)[0].upper() + "; ".join(listed)[1:] + ".")
         untestable = [r for r in recs if r["label"] == "not testable here"]
         if untestable:
             sentences.append(_untestable_sentence(untestable))
         here = [(h, r) for r in recs for h in (r.get("here") or [])]
         if here:
             sentences.append(f"On the stand-ins, {_counts(h['label'] for h, _ in here)}: " + _listing(
-                f"“{(r.get('short') or r['quote']).rstrip('.')}”: {h['label']} on {h['data']} ({h['found']})"
-                for h, r in here) + ".")
+                (f"“{(r.get('short') or r['quote']).rstrip('.')}”: {h['label']} on "
+                 f"{h['data'].split(',')[0].split(' (')[0]} ({_counts_only(h['found'])})" for h, r in here), most=1, sep=", ")
+                + ".")
         # at most four sentences: the count, then what decides the reader's view first; the book's own
         # findings in two (they are the chapters' business, not the papers')
         out[key] = sentences[:1] + sentences[1:][:1 if key == "book" else 3]
@@ -178,27 +241,17 @@ def _count_sentence(key: str, recs: list[dict]) -> str:
             + f": {_counts(r['label'] for r in recs)}.")
 
 
-def _untestable_reason(r: dict) -> str:
-    """Why a claim not on a stand-in is not testable here: no power (against the stated effect), or its own reason."""
-    if str(r.get("basis", "")).startswith("no power"):
-        return ("the test cannot detect the effect the paper states"
-                if (r.get("power") or {}).get("effect") is not None else "the test has no power here")
-    return (r.get("why") or r.get("basis") or "").split(";")[0].rstrip(".")
-
-
 def _untestable_sentence(untestable: list[dict]) -> str:
-    """What the paper's data cannot test and why: the stand-ins named, the other reasons counted."""
-    stand_ins = list(dict.fromkeys(r["data"].split(":", 1)[-1].split(",")[0].split(" (")[0].strip()
-                                   for r in untestable if r.get("standing") == "stand-in"))
-    n_stand_in = sum(r.get("standing") == "stand-in" for r in untestable)
-    reasons = {}
-    for r in untestable:
-        if r.get("standing") != "stand-in":
-            why = _untestable_reason(r)
-            reasons[why] = reasons.get(why, 0) + 1
-    parts = ([f"{n_stand_in} because the paper's data are not public here (stand-in"
-              f"{'s' if len(stand_ins) > 1 else ''}: {'; '.join(stand_ins)})"] if n_stand_in else [])
-    parts += [f"{n} because {why}" for why, n in reasons.items()]
+    """What the paper's data cannot test and why: each claim counted under the reason its own row gives, the
+    stand-ins named beside "the paper's data are not public here"."""
+    from collections import Counter
+
+    public = "the paper's data are not public here"
+    stand_ins = list(dict.fromkeys(_stand_in_name(r) for r in untestable
+                                   if r.get("standing") == "stand-in" and _why_untestable(r) == public))
+    reasons = Counter(_why_untestable(r) for r in untestable)
+    named = f" (stand-in{'s' if len(stand_ins) > 1 else ''}: {'; '.join(stand_ins)})" if stand_ins else ""
+    parts = [f"{n} because {why}" + (named if why == public else "") for why, n in reasons.items()]
     return "Not testable on the paper's data: " + "; ".join(parts) + "."
 
 
@@ -218,7 +271,7 @@ class PaperSummary:
                               if c in self.records)
             parts.append(f'<div class="fireeval-paper" id="paper-{paper["key"]}"><p><strong>{escape(paper["name"])}'
                          f"</strong> — {escape(paper['about'])}" + (f" ({links})" if links else "") + ". "
-                         + " ".join(escape(s) for s in self.sentences[paper["key"]]) + "</p></div>")
+                         + _link_terms(" ".join(escape(s) for s in self.sentences[paper["key"]])) + "</p></div>")
         return '<div class="fireeval-summary">' + "".join(parts) + "</div>"
 
     def __repr__(self):

@@ -796,7 +796,7 @@ def _weigh_rows(record: dict, overall: str, basis: str, rows: list) -> tuple[str
         return "depends", (f"an equal-standing reading flips it: primary: {primary_label}; "
                            + "; ".join(f"{r['name']}: {r['label']}" for r in equal)), False
     if primary_label in ("reproduced", "contradicted") and softer:
-        kinds = " or ".join(dict.fromkeys(r["kind"] if r["stability"] else "an equal reading" for r in softer))
+        kinds = " or ".join(dict.fromkeys(r["kind"] if r["stability"] else "equal-standing reading" for r in softer))
         return "not reproduced", (f"inconclusive: {primary_label} by the primary interval, but not with the {kinds} ("
                                   + "; ".join(f"{r['name']}: {r['label']}" for r in softer)
                                   + "), so no firmer than inconclusive"), True
@@ -1155,7 +1155,9 @@ def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
     m = len(family["conditions"])
     v = _family_verdict(need, len(hold), len(fail), len(depends), m)
     summary = f"holds at {len(hold)} of {m}"
-    for what, names in (("fails at", fail), ("depends at", depends), ("unclear at", unclear)):
+    untested = [c["condition"] for c in family["conditions"] if c["label"].startswith("untested")]
+    for what, names in (("fails at", fail), ("depends at", depends), ("unclear at", unclear),
+                        ("untested at", untested)):
         if names:  # a long family names a few; every condition is in the fold under the count
             summary += f"; {what} " + ", ".join(names[:_NAMED]) + (f" and {len(names) - _NAMED} more"
                                                                       if len(names) > _NAMED else "")
@@ -1167,6 +1169,11 @@ def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
 def _label_condition(c: dict, rows: list[dict]) -> None:
     """One condition's shown label (and why) under the family rows of equal standing."""
     primary = c["label"]
+    if c["verdict"] == "not testable here":  # no primary value: rows cannot move it; an untested cell says why
+        c["primary_label"], c["why"] = primary, ""
+        if str(c.get("method") or "").startswith("untested"):
+            c["label"] = c["method"]
+        return
     equal, softer = [], []
     for row in rows:
         if row.get("weight") != "equal" or not row.get("family"):

@@ -21,3 +21,22 @@ def test_a_row_that_moves_the_label_but_not_the_verdict_does_not_say_depends():
 
 def test_a_secondary_row_never_decides():
     assert "secondary: shown, does not decide" in _fields_html(_row(weight="secondary", reason="a control"))
+
+
+def test_the_reading_quotes_the_books_own_claim_as_the_books_not_the_papers():
+    row = {"evidence": {"source": "s"}, "reading": {"rule": "r", "source": "s", "passage": "a run risks losing"},
+           "power": {"why_none": "x"}, "sensitivity": []}
+    assert "the book's claim: “a run risks losing”" in _fields_html({**row, "paper": "this book (pool_leave_out)"})
+    assert "the paper: “a run risks losing”" in _fields_html({**row, "paper": "Westerveld (TRECVID)"})
+
+
+def test_a_family_fold_names_the_row_that_moved_a_condition_and_an_untested_cell_says_why():
+    from fireeval.book.report import found_html
+
+    fam = {"conditions": [
+        {"condition": "σ = 1 s", "value": 1.02, "low": 0.98, "high": 1.06, "label": "depends",
+         "why": "inconclusive by its interval; margin 10%: R@K,0.3's error at most 1.1 × AxIoU@K's: reproduced"},
+        {"condition": "R@1,0.5 vs AxIoU@10", "value": None, "label": "untested: this cell sets the bar (0.355)"}]}
+    html = found_html({"found here": "holds at 0 of 2", "family": fam})
+    assert "σ = 1 s: 1.020 [0.980, 1.060] <em>depends</em> (inconclusive by its interval; margin 10%" in html
+    assert "R@1,0.5 vs AxIoU@10: <em>untested: this cell sets the bar (0.355)</em>" in html and "n/a" not in html

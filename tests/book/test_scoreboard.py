@@ -58,7 +58,7 @@ def test_changing_one_claims_verdict_changes_its_papers_sentences():
     changed["axiou_measures"][1] = _record("stable", Estimate(0.5, 0.4, 0.6, "b"), paper="Togashi et al. 2022")
     after = scoreboard.paper_summary(changed)
     assert after["axiou"] != before["axiou"] and after["westerveld"] == before["westerveld"]
-    assert "1 reproduced, 1 contradicted" in after["axiou"][0] and "Contradicted: “a claim" in " ".join(after["axiou"])
+    assert "1 reproduced, 1 contradicted" in after["axiou"][0] and "contradicted: “a claim" in " ".join(after["axiou"])
     flipped = _book()
     flipped["pool_depth"][0] = _record("depth", Estimate(0.5, 0.4, 0.6, "b"), "stand-in",
                                        "Westerveld (TRECVID reusability)")
@@ -94,3 +94,38 @@ def test_check_book_finds_a_scoreboard_link_without_its_claim(tmp_path):
     problems = check_book.check_scoreboard(tmp_path)
     assert any("claim-b" in p for p in problems) and any("chapter y" in p for p in problems)
     assert not any("claim-a" in p for p in problems)
+
+
+def _family_record(id, conditions, standing="original", power=None, paper="Togashi et al. 2022"):
+    claim = Claim(id, paper=paper, section="§1", quote=f"claim {id}", quantity="τ", test=Test(">", 0.9),
+                  data="real: x" if standing == "original" else "stand-in: QVHighlights val (1550 queries), two",
+                  standing=standing, reading=Reading("as written", "τ > 0.9", "paper's definition"))
+    return claim.evaluate_family(conditions, multiplicity="none: a test", evidence=Evidence.none("-"),
+                                 power=power or Power.no_control("none"))
+
+
+def test_untestable_counts_follow_each_rows_own_reason_and_the_stand_in_sentence_is_kept():
+    two = Power.none_possible("with two checkpoints, τ can only be +1 or −1: no bar can be weighed")
+    ok, bad = Estimate(0.95, 0.92, 0.97, "b"), Estimate(0.5, 0.4, 0.6, "b")
+    recs = {"axiou_measures": [
+        _family_record("fam", {f"c{i}": (ok if i < 2 else bad) for i in range(9)}),  # fails at 7: a long list
+        _record("stable", Estimate(0.5, 0.4, 0.96, "b"), paper="Togashi et al. 2022"),
+        _record("agree", ok, paper="Togashi et al. 2022"),
+        _record("here", ok, "stand-in", "Togashi et al. 2022"),
+        _family_record("qv1", {"a": ok}, "stand-in", two), _family_record("qv2", {"a": ok}, "stand-in", two)]}
+    sentences = scoreboard.paper_summary(recs)["axiou"]
+    text = " ".join(sentences)
+    assert 2 <= len(sentences) <= 4
+    # the two QVHighlights rows say "no power" with the two-checkpoint reason: the count says the same
+    assert ("1 because the paper's data are not public here (stand-in: y); 2 because with two checkpoints, "
+            "τ can only be +1 or −1 (on QVHighlights val)") in text
+    assert sentences[-1].startswith("On the stand-ins, 1 reproduced")  # the stand-in sentence is never cut
+    # a family's result is its count; which conditions fail is in the folds, not in the intro
+    assert "(holds at 2 of 9)" in text and "fails at" not in text
+    # glossary terms link to the glossary's anchors
+    html = scoreboard.PaperSummary(recs)._repr_html_()
+    assert 'href="../book/glossary.html#term-stand-in">stand-in' in html
+    assert scoreboard._link_terms("C@K and τ-b and proxy's") == (
+        '<a class="fireeval-term" href="../book/glossary.html#term-C-K">C@K</a> and '
+        '<a class="fireeval-term" href="../book/glossary.html#term-b">τ-b</a> and '
+        '<a class="fireeval-term" href="../book/glossary.html#term-proxy-annotator">proxy</a>\'s')

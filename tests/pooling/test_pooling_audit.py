@@ -353,7 +353,9 @@ def test_warning_claim_needs_useful_precision():
     assert pool_leave_out.warning_claim(6, 40, "real: x")["verdict"] == "not reproduced"
     assert pool_leave_out.warning_claim(40, 41, "real: x")["verdict"] == "reproduced"
     # Against the base rate (a raised risk); the round 0.5 a secondary row: its flip is shown, decides nothing
+    assert "more more" not in str(pool_leave_out.warning_claim(6, 40, "real: x")["reading"])
     record = pool_leave_out.warning_claim(20, 40, "real: x", base_rate=0.05)
+    assert "loses 2% or more often than a run" in record["reading"]["rule"]
     assert record["test"] == "> 0.05" and record["label"] == "reproduced"
     strict = next(r for r in record["sensitivity"] if r["kind"] == "threshold")
     assert strict["test"] == "> 0.5" and strict["label"] == "inconclusive" and "more likely than not" in strict["name"]

@@ -372,6 +372,7 @@ def test_depends_only_when_a_reading_reproduces_where_another_does_not():
     rec = _fair().evaluate(Estimate(0.8, 0.7, 0.85, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
                            sensitivity=[Alternative("other", Estimate(0.8, 0.7, 0.95, "b"))])
     assert rec["label"] == "inconclusive" and "contradicted by the primary interval" in rec["basis"]
+    assert "but not with the equal-standing reading (" in rec["basis"] and "the an " not in rec["basis"]
     # one reading reproduces it, the other cannot tell: depends
     rec = _fair().evaluate(Estimate(0.921, 0.86, 0.944, "b"), evidence=_NO_EVIDENCE, power=_NO_CONTROL,
                            sensitivity=[Alternative("exact realised value", Estimate(0.921), kind="exact value")])

@@ -260,10 +260,21 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clippe
                           quantity=quantity, test=test, data=datasets[ds], fmt=".4f", standing=standing,
                           short=f"{PART_SHORT[part]} under simulated label noise ({name_ds})", reading=reading)
             ev = _fig7_part(evidence, part, err, root) if ds == "charades_sta" else evidence
-            records.append(claim.evaluate_family(conds, multiplicity=f"Bonferroni: each σ's interval at "
-                                                                     f"{1 - 0.05 / n:.2%} ({n} σ)", need=need,
-                                                 evidence=ev, power=_noise_control(part, g0), sensitivity=rows))
+            records.append(_with_scope(claim.evaluate_family(
+                conds, multiplicity=f"Bonferroni: each σ's interval at {1 - 0.05 / n:.2%} ({n} σ)", need=need,
+                evidence=ev, power=_noise_control(part, g0), sensitivity=rows), part))
     return records
+
+
+def _with_scope(record: dict, part: str) -> dict:
+    """``record`` whose reason (its basis, and each stand-in row's) says how many σ the part needs and why
+    (:data:`~fireeval.book.papers.togashi.ORDERING_SCOPE`): "3 of 4" reproduces a majority reading, not an every-σ one."""
+    from fireeval.book.papers.togashi import ORDERING_SCOPE
+
+    for target in [record, *record.get("here", [])]:
+        if target.get("basis") and not str(target["basis"]).startswith("stand-in"):
+            target["basis"] = f"{target['basis']}; {ORDERING_SCOPE[part]}"
+    return record
 
 
 def _noise_control(part, g) -> Power:

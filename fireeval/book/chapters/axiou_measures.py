@@ -22,7 +22,7 @@ from fireeval.book.papers.togashi import (AGREEMENT_QUOTES, AGREEMENT_SHORT, PAP
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 
 __all__ = ["standing_of", "agreement_claims", "agreement_conditions", "canonical_cell", "axiom_claim", "author_stability_claim",
-           "own_cell", "QV_EFFECT", "qv_power"]
+           "own_cell", "QV_EFFECT", "qv_power", "two_system_power"]
 
 
 def standing_of(data: str) -> str:
@@ -75,7 +75,7 @@ def agreement_conditions(pairs, measures, tau_point, tau_samples, tau_jack, meth
             if why:
                 same = f" ({a} and {b} rank the systems as {canon[a]} and {canon[b]} do)" if \
                     (canon[a], canon[b]) != (a, b) else ""
-                out[name] = Estimate(float("nan"), method=f"not tested: {why}{same}")
+                out[name] = Estimate(float("nan"), method=f"untested: this cell sets the bar ({test.threshold:.3f}){same}")
                 continue
         out[name] = Estimate.bca(float(tau_point[i, j]), tau_samples[:, i, j], tau_jack[:, i, j],
                                  f"{method}; Bonferroni over the {len(pairs)} pairs", level=level)
@@ -130,6 +130,24 @@ def qv_power(per_query, measures, effect=QV_EFFECT) -> Power:
     return Power.stated_effect(effect[0], f"{effect[1]}; minimal detectable difference of a paired test (α = 0.05, "
                                           f"power 0.8) at its smallest, {measures[best]}",
                                float(mdd[best]))
+
+
+def two_system_power(separation: Power, threshold: float = REASONABLY_WELL) -> Power:
+    """Why a τ claim between measures cannot be tested on two systems: τ of two rankings of two items is ±1.
+
+    With two checkpoints, Kendall τ-b between two measures is +1 (same order), −1 (reversed) or
+    undefined (a tie), never a value between: a bar such as τ ≥ 0.355 can be passed or failed only by
+    the sign, so the statement "agrees well" is not testable. ``separation`` (:func:`qv_power`) adds
+    whether any measure even separates the two checkpoints (its minimal detectable difference).
+    """
+    mdd = (f"; besides, no measure separates the two checkpoints: the smallest difference a paired test detects "
+           f"({separation.detectable:.4g}) exceeds the stated effect ({separation.effect:g})"
+           if separation.effect is not None and separation.detectable is not None
+           and separation.detectable > separation.effect else "")
+    return Power.none_possible(f"with two checkpoints, Kendall τ between two measures can only be +1 or −1 (the "
+                               f"same or the reversed order): a value such as 1.000 [1.000, 1.000] cannot be weighed "
+                               f"against a bar of {threshold:.3f}, so agreement between measures is not testable here"
+                               + mdd)
 
 
 def agreement_claims(tau_point, tau_samples, measures, data: str, threshold: float = REASONABLY_WELL,
@@ -202,7 +220,7 @@ def agreement_claims(tau_point, tau_samples, measures, data: str, threshold: flo
             quantity=f"Kendall τ-b of each pair of measures ({cid.replace('_', ' ')}: {len(pairs)} pairs), six "
                      "systems ranked by their mean over the test queries; tested pair by pair",
             test=Test(op, threshold, from_cell=bar_cells[threshold]), data=data, fmt=".3f", standing=standing,
-            short=AGREEMENT_SHORT[cid] + (f" ({on})" if on else ""),
+            short=(AGREEMENT_SHORT[cid].replace(" on Charades-STA", "") + f" on {on}") if on else AGREEMENT_SHORT[cid],
             paper_value="printed in Fig. 4 (authors' notebook); the text's τ values are lost from our copy",
             reading=Reading(f"'{'conflict' if op == '<' else 'agree (reasonably) well'}' read by the paper's own usage: "
                             f"τ {op} {threshold:g} for {'some' if need == 'any' else 'every'} pair, the lowest τ (printed "

@@ -211,7 +211,7 @@ def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 10
     """This book's judged@k warning, validated by leaving one group out at a time (a claim of the book's).
 
     "Risks losing" is a statement about risk: a warning sign is useful when a flagged run loses
-    ``max_loss`` or more more often than a run drawn at random does, so the test is the precision
+    ``max_loss`` or more often than a run drawn at random does, so the test is the precision
     (fitted without the run's group) above the ``base_rate`` (the share of all runs that lost that
     much). "More likely than not" (precision > ``useful``) is a secondary row (:data:`STRICT_REASON`).
     Without ``base_rate`` the 0.5 bar is the test itself.
@@ -219,11 +219,11 @@ def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 10
     quote = (f"a run whose judged@{k} is below the fitted level risks losing more than {max_loss:.0%} of its MAP")
     strict = Test(">", useful)
     test = strict if base_rate is None else Test(">", base_rate)
-    reading = (Reading(f"'risks losing' read as: a flagged run loses {max_loss:.0%} or more more often than a run "
+    reading = (Reading(f"'risks losing' read as: a flagged run loses {max_loss:.0%} or more often than a run "
                        f"drawn at random (precision above the base rate, {base_rate:.3f}): a warning sign is a "
                        f"raised risk; 'more likely than not' (precision > {useful:g}) is a secondary row",
                        quote, "book's own question", "this chapter") if base_rate is not None else
-               Reading(f"'risks losing' read as: a flagged run loses {max_loss:.0%} or more more often "
+               Reading(f"'risks losing' read as: a flagged run loses {max_loss:.0%} or more often "
                        f"than not (precision > {useful:g})", quote, "book's own question", "this chapter"))
     claim = Claim("warning", paper="this book (pool_leave_out chapter)", section="judged@100 warning",
                   quote=quote,
