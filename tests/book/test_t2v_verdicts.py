@@ -346,3 +346,31 @@ def test_named_models_claims_come_from_the_papers_data_and_are_not_testable_here
         r = verdicts.named_models_claim(statement, Evidence.none("no runs"))
         assert r["id"] == statement["id"] and r["verdict"] == "not testable here" and "_power" not in r
         assert r["reading"]["passage"] == statement["reading"][1] and r["paper_value"] == statement["paper_value"]
+
+
+def test_meteor_random_tie_rule_rows_reselect_the_best_trained_run_under_each_rule():
+    # m1 is the better run when its tied block stays in stored order, but under "relevant last" its relevant videos
+    # sink to the bottom of a huge tied block and m2 becomes the best trained run
+    met = {r["id"]: r for r in _toy_semantic(top_n=1)}["wray_meteor_random"]
+    ties = {r["name"].split(" for ")[0]: r for r in met["sensitivity"] if r["kind"] == "tie rule"}
+    assert set(ties) == {"tie rule relevant first", "tie rule relevant last"}
+    assert all(r["weight"] == "equal" and r["reason"] for r in ties.values())
+    rows = np.arange(30)
+    n = 30
+    rng = np.random.default_rng(0)
+    rel = {p: np.clip(rng.random((n, n)) * s + np.eye(n), 0, 1) for p, s in
+           (("bow", 0.9), ("pos", 0.85), ("syn", 0.95), ("meteor", 0.99))}
+    rel["meteor"] = 0.5 + 0.5 * rel["meteor"]
+    runs = {"random": rng.random((n, n)), "m1": rng.random((n, n)) + 2 * np.eye(n), "m2": rng.random((n, n)) + np.eye(n)}
+    cut = -np.sort(-runs["m1"], axis=1)[:, 0:1]
+    runs["m1"] = np.where(runs["m1"] >= cut, runs["m1"], 0.0)
+    trained = {k: v for k, v in runs.items() if k != "random"}
+    for rule, row in ties.items():
+        best = sem._best_trained(trained, rel["meteor"], rows, rule.removeprefix("tie rule "))
+        assert row["name"].endswith(f"best trained run then: {best}")
+        expect = sem._random_over_trained(runs["random"], trained[best], rel["meteor"], rows, "linear", 200, 0,
+                                          tie_rule=rule.removeprefix("tie rule "))
+        assert abs(row["value"] - expect.value) < 1e-9
+    assert sem._best_trained(trained, rel["meteor"], rows, "relevant last") == "m2"
+    bow = next(r for r in met["sensitivity"] if "under BoW" in r["name"])
+    assert bow["weight"] == "equal" and "inter-caption" in bow["reason"]
