@@ -89,8 +89,7 @@ def test_proxy_claims_are_one_record_each_with_the_proxys_result_as_their_here_r
     records = _toy_fire_records()
     by_id = {r["id"]: r for r in records}
     assert not [r["id"] for r in records if "." in r["id"]]  # no twins (.here, .proxy): one record per statement
-    for cid in ("fn_gain25", "fn_boost_mechanism", "fn_budget", "fn_short_more", "fn_train_overlap",
-                "fn_train_overlap_size"):
+    for cid in ("fn_gain25", "fn_boost_mechanism", "fn_budget", "fn_short_more", "fn_train_overlap"):
         r = by_id[cid]
         assert r["standing"] == "stand-in" and r["verdict"] == "not testable here", cid
         # the proxy's result is the record's here row (or, where its test has no power, the record says so)
@@ -224,8 +223,12 @@ def test_fire_claims_readings_controls_and_no_duplicate_rows():
     sign = by_id["fn_train_overlap"]
     assert sign["reading"]["source"] == "paper's definition"
     assert any("assumed" in r["name"] and "char_wb" in r["name"] for r in sign["sensitivity"])
-    names = [r["name"] for r in by_id["fn_train_overlap_size"]["sensitivity"]]
-    assert not any(name.startswith("margin") for name in names) and len(names) == len(set(names))
+    # the magnitude: no tolerance range decides it; the stand-in's rho per analyser is its here row
+    size = by_id["fn_train_overlap_size"]
+    assert size["verdict"] == "not testable here" and not size["sensitivity"] and not size["conventions"]
+    assert [h["label"] for h in size["here"]] == ["not testable here"]
+    assert "train split" in size["basis"] and "ρ = " in size["basis"] and "char_wb" in size["here"][0]["found"]
+    check_record(size)
     assert "calibration" in by_id["fn_gain25"]["notes"]
     assert "paper's own cell" in by_id["fn_budget"]["evidence"]["detail"]
     agree = by_id["fn_agreement"]["reading"]

@@ -21,7 +21,7 @@ from fireeval.book.papers.rodriguez import (FIRE_CODE, FIRE_MSVD_CLIP4CLIP_C1, F
                                             FIRE_NONUNIFORM, FIRE_TABLE1, FIRE_TABLE4_ALL, FIRE_TABLE7, NO_FIRE_RUNS,
                                             RODRIGUEZ)
 from fireeval.stats import resampling
-from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
+from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test, format_estimate
 from fireeval.t2v import false_negatives as fire
 
 __all__ = ["OTHER_ANNOTATORS", "FireEvidence", "annotator_agreement", "false_negative_claims", "table1_evidence",
@@ -499,23 +499,30 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     records.append(sign.evaluate(_spearman_estimate(*boot[code_label], code_label), sensitivity=[
         Alternative(label, _spearman_estimate(*boot[label], label), kind="analyser") for label, _ in others]))
 
-    def dev(label):
-        v, smp = boot[label]
-        d = np.abs(np.asarray(smp) - FIRE_TABLE7["spearman_words"])
-        return Estimate.from_samples(abs(v - FIRE_TABLE7["spearman_words"]), d[np.isfinite(d)],
-                                     f"{label}: ρ here {v:.3f}; bootstrap over queries, {len(smp):,} resamples")
+    # The magnitude: the stand-in's train side (val + test captions) is not the paper's train split, and its cells
+    # are not expected to match Table 7's; no tolerance the paper gives could decide a reproduction, so the record
+    # is untestable on the paper's data and carries what the stand-in shows (its rho per analyser) as its here row.
+    rho = {label: _spearman_estimate(*boot[label], label) for label in [code_label] + [lb for lb, _ in others]}
+    analyser = {lb: "char_wb 1-5, the authors' code" if "char_wb" in lb else "character 5-grams, the paper's text"
+                for lb in rho}
+    shown = "; ".join(f"{format_estimate(e)} ({analyser[lb]})" for lb, e in rho.items())
+    size_why = ("the paper's train split (the official MSR-VTT train captions) is not here: the stand-in's train side (val + test captions outside "
+                "1k-A) is another caption set, so its Spearman is not expected to match Table 7's −0.419 and no "
+                f"tolerance the paper gives could decide a reproduction. The stand-in shows ρ = {shown}")
     magnitude = Claim(
         "fn_train_overlap_size", RODRIGUEZ, "App. D; Table 7",
         "Spearman correlation of −0.419 between caption length in words and train-test similarity",
-        "|Spearman here − (−0.419)| (length in words; character 5-grams, the paper's text)", Test("<=", 0.1), train_data,
-        paper_value="−0.419", standing=train_std,
+        "Spearman correlation of length in words with train-test similarity (character 5-grams, the paper's text)",
+        None, train_data, paper_value="−0.419", standing=train_std,
         short="Length in words and train-test similarity correlate at Spearman −0.419.",
-        reading=Reading("the printed value reproduced within a margin; the paper gives no tolerance, so margins "
-                        "0.05-0.15 are tried", "Table 7: Spearman −0.419 (words)", "no guidance: range",
-                        "Table 7", thresholds=(0.05, 0.1, 0.15)),
-        evidence=t7_ev, power=Power.no_control("the magnitude depends on the train side, which is a stand-in here"))
-    records.append(magnitude.evaluate(dev(code_label), sensitivity=[
-        Alternative(label, dev(label), kind="analyser") for label, _ in others]))
+        reading=Reading("the printed value, which only the paper's train split could reproduce",
+                        "Table 7: Spearman −0.419 (words)", "paper's definition", "Table 7"),
+        evidence=t7_ev, power=Power.no_control("the magnitude depends on the train side, which is a stand-in here"),
+        untestable=size_why)
+    size_rec = magnitude.evaluate(rho[code_label])
+    size_rec["here"] = [{"data": train_data.split(":", 1)[-1].strip(), "verdict": "not testable here",
+                         "basis": size_why, "capped": False, "label": "not testable here", "found": shown}]
+    records.append(size_rec)
 
     # -- shorter captions, more positives -------------------------------------------------------------------------
     primary = proxies_compared[0]
