@@ -377,3 +377,26 @@ def test_meteor_random_tie_rule_rows_reselect_the_best_trained_run_under_each_ru
     assert sem._best_trained(trained, rel["meteor"], rows, "relevant last") == "m2"
     bow = next(r for r in met["sensitivity"] if "under BoW" in r["name"])
     assert bow["weight"] == "equal" and "inter-caption" in bow["reason"]
+
+
+def test_baselines_vs_mee_quotes_comparable_and_checks_the_papers_table3_on_both_datasets():
+    from fireeval.book.papers import wray
+
+    statement = wray.WRAY_BASELINES_VS_MEE
+    assert "comparable to MME" in statement["quote"] and "do not outperform" not in statement["quote"]
+    ev = sem.baselines_vs_mee_evidence()
+    assert ev.cells == 16 and ev.numbers_reproduce  # every MoEE/CE cell within 5 points of MEE's
+    assert abs(ev.max_abs_diff - (36.8 - 33.5)) < 1e-9  # the widest: MSR-VTT SYN, MoEE above MEE
+    assert "YouCook2: MEE minus the better of MoEE/CE +0.3 to +1.2 points, MEE at least as high under 4 of 4" \
+        in ev.detail
+    assert "MSR-VTT: MEE minus the better of MoEE/CE -3.3 to -0.7" in ev.detail
+    # a cell moved past the bar breaks the check: the evidence is computed from the cells
+    moved = {**wray.WRAY_TABLE3_YOUCOOK2, "CE (paper)": {**wray.WRAY_TABLE3_YOUCOOK2["CE (paper)"], "syn": 52.0}}
+    old = sem.WRAY_TABLE3_YOUCOOK2
+    try:
+        sem.WRAY_TABLE3_YOUCOOK2 = moved
+        assert sem.baselines_vs_mee_evidence().numbers_reproduce is False
+    finally:
+        sem.WRAY_TABLE3_YOUCOOK2 = old
+    r = verdicts.named_models_claim(statement, ev)
+    assert r["verdict"] == "not testable here" and r["evidence"]["cells"] == 16
