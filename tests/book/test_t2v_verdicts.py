@@ -400,3 +400,25 @@ def test_baselines_vs_mee_quotes_comparable_and_checks_the_papers_table3_on_both
         sem.WRAY_TABLE3_YOUCOOK2 = old
     r = verdicts.named_models_claim(statement, ev)
     assert r["verdict"] == "not testable here" and r["evidence"]["cells"] == 16
+
+
+def test_gain25_has_rows_for_the_model_the_paper_names_and_weighs_the_no_false_positive_assumption():
+    base = _toy_fire(seed=3)
+    # the named model is the weaker pooled run here, so its gain is not the largest
+    lists = {"clip4clip": base.lists["b"], "a": base.lists["a"]}
+    runs = {"clip4clip": base.runs["b"], "a": base.runs["a"]}
+    ev = verdicts.FireEvidence(lists, runs, base.original, None, base.agreement, n=base.n, pool_depth=10,
+                               ks=[1, 5, 10], ap_depth=20, n_resamples=100, seed=0)
+    ev.corrected = ev.positives(ev.agreement, 0.8)
+    gain = {r["id"]: r for r in _toy_fire_records(ev)}["fn_gain25"]
+    named = {r["name"]: r for r in gain["sensitivity"] if r["name"].startswith("clip4clip (the model the paper names)")}
+    assert len(named) == 4 and all(r["weight"] == "equal" and r["kind"] == "model" for r in named.values())
+    plain = named["clip4clip (the model the paper names), without originals"]
+    assert abs(plain["value"] - ev.c1_gain(0.8, model="clip4clip").value) < 1e-12
+    corrected = named["clip4clip (the model the paper names), without originals, recall-corrected"]
+    assert abs(corrected["value"] - ev.c1_gain(0.8, True, model="clip4clip").value) < 1e-12
+    assert ev.c1_gain(0.8, model="clip4clip").value <= ev.c1_gain(0.8).value
+    recall = float((np.diagonal(ev.agreement) >= 0.8).mean())
+    implied = verdicts.implied_relevant_share(0.118, recall)
+    assert f"implies {implied:.1%} of pooled pairs relevant, {implied / 0.118:.1f} times" in gain["notes"]
+    check_record(gain)
