@@ -422,3 +422,9 @@ def test_gain25_has_rows_for_the_model_the_paper_names_and_weighs_the_no_false_p
     implied = verdicts.implied_relevant_share(0.118, recall)
     assert f"implies {implied:.1%} of pooled pairs relevant, {implied / 0.118:.1f} times" in gain["notes"]
     check_record(gain)
+
+
+def test_syn_ge_pos_on_msrvtt_says_it_hinges_on_per_sentence_lesk_senses():
+    syn = {r["id"]: r for r in _toy_semantic()}["wray_syn_ge_pos"]
+    assert sem.LESK_CAVEAT in syn["notes"]
+    assert "identical word" in sem.LESK_CAVEAT and "considering synonyms as equivalent" in sem.LESK_CAVEAT
