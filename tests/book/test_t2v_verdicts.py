@@ -428,3 +428,17 @@ def test_syn_ge_pos_on_msrvtt_says_it_hinges_on_per_sentence_lesk_senses():
     syn = {r["id"]: r for r in _toy_semantic()}["wray_syn_ge_pos"]
     assert sem.LESK_CAVEAT in syn["notes"]
     assert "identical word" in sem.LESK_CAVEAT and "considering synonyms as equivalent" in sem.LESK_CAVEAT
+
+
+def test_wray_stand_in_reasons_say_what_differs_from_the_papers_setting():
+    by_id = {r["id"]: r for r in _toy_semantic()}
+    for cid in ("wray_more_than_one", "wray_syn_ge_pos", "wray_gmr_gap", "wray_meteor_random"):
+        r = by_id[cid]
+        assert r["data"].startswith("real: " + sem.WRAY_MSR_DIFFERS + " (toy)"), cid
+        # the reason the paper's data cannot be tested names the relevance matrices, trained runs and split
+        for what in ("relevance matrices", "trained runs", "full test split"):
+            assert what in r["basis"], (cid, what)
+        # the book's summary quotes the data up to the first comma or parenthesis: the reason must fit before it
+        first = r["data"].split(":", 1)[-1].split(",")[0].split(" (")[0].strip()
+        assert first == sem.WRAY_MSR_DIFFERS
+    assert sem.what_differs("stand-in: SYNTHETIC x", "y") == "stand-in: SYNTHETIC x"
