@@ -162,13 +162,14 @@ def render_measures() -> str:
              "   * - Family", "     - Names accepted (examples)", "     - Aliases", "     - Parameter",
              "     - Over topics", "     - trec_eval", "     - Whose measure"]
     table = rows()
+    anchor = _anchors([row["root"] for row in table])
     for row in table:
-        lines += [f"   * - :ref:`{row['root']} <measure-{_anchor(row['root'])}>`", f"     - {row['names']}",
+        lines += [f"   * - :ref:`{row['root']} <measure-{anchor[row['root']]}>`", f"     - {row['names']}",
                   f"     - {row['aliases']}", f"     - {row['parameter']}", f"     - {row['over_topics']}",
                   f"     - {row['trec_eval']}", f"     - {row['owner']}"]
     lines.append("")
     for row in table:
-        lines += [f".. _measure-{_anchor(row['root'])}:", "", f".. rubric:: {row['root']}", ""]
+        lines += [f".. _measure-{anchor[row['root']]}:", "", f".. rubric:: {row['root']}", ""]
         if row["summary_line"]:
             lines += [row["summary_line"], ""]
         for latex in row["formulas"]:
@@ -178,6 +179,17 @@ def render_measures() -> str:
 
 def _anchor(root: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", root.lower()).strip("-") or "measure"
+
+
+def _anchors(roots) -> dict[str, str]:
+    """A label per family, unique although Sphinx lowercases labels (trec_eval's ``rbp`` beside ir_measures'
+    ``RBP``: the second is ``rbp-2``)."""
+    out, seen = {}, {}
+    for root in roots:
+        base = _anchor(root)
+        seen[base] = seen.get(base, 0) + 1
+        out[root] = base if seen[base] == 1 else f"{base}-{seen[base]}"
+    return out
 
 
 def parse_rst(directive: Directive, text: str, source: str) -> list:

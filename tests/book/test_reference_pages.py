@@ -73,3 +73,11 @@ def test_the_api_page_renders_autosummary_and_automodule():
     text = pages.render_api("stats")
     assert ".. automodule:: fireeval.stats.significance" in text
     assert "   fireeval.stats.significance.compare" in text
+
+
+def test_every_measure_family_gets_its_own_label_although_sphinx_lowercases_them():
+    import re
+
+    text = pages.render_measures()
+    labels = re.findall(r"^\.\. _(measure-[^:]+):", text, flags=re.M)
+    assert len(labels) == len({label.lower() for label in labels}), sorted(labels)
