@@ -20,11 +20,7 @@ radon_complexity = pytest.importorskip(
 PACKAGE = Path(__file__).resolve().parents[2] / "fireeval"
 LIMIT = 20  # radon's rank C ends at 20
 
-EXCLUDED = {
-    "book/chapters/false_negatives.py": "the false-negatives chapter's claim builders, rewritten answer-first by issue 34",
-    "book/chapters/semantic_similarity.py": "the semantic-similarity chapter's claim builders, rewritten by issue 34",
-    "book/chapters/leaderboards.py": "the leaderboards chapter's module, rewritten by issue 35 (with its statistic copies)",
-}
+EXCLUDED: dict[str, str] = {}  # no file is excluded now: what is above C is listed below
 
 #: (file, function) -> complexity when listed; to bring down to 20 or less, then remove from here
 NOT_YET = {
@@ -32,6 +28,13 @@ NOT_YET = {
     ("cli/__init__.py", "error_message"): 24,
     ("book/chapters/axiou_measures.py", "agreement_claims"): 38,
     ("cli/evaluate_similarity.py", "evaluate_similarity"): 36,  # (a closure: radon cc does not list it)
+    ("book/chapters/false_negatives.py", "false_negative_claims"): 51,
+    ("book/chapters/semantic_similarity.py", "semantic_claims"): 47,
+    ("book/chapters/leaderboards.py", "prose_values"): 51,
+    ("book/chapters/leaderboards.py", "summary"): 29,
+    ("book/chapters/leaderboards.py", "_trec8"): 27,
+    ("book/chapters/leaderboards.py", "condition_tests"): 21,
+    ("book/chapters/leaderboards.py", "pair_claims"): 21,
 }
 
 
