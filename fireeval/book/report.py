@@ -135,9 +135,9 @@ def _fields_html(row) -> str:
     power = _power_html(row.get("power") or {})
     sens = _sensitivity_html(row.get("sensitivity", []))
     return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
-            f"<dt>paper's numbers ({_term('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
-            f"<dt>{_term('power')}</dt><dd>{power}</dd>"
-            f"<dt>{_term('sensitivity rows', 'sensitivity-row')}</dt>"
+            f"<dt>paper's numbers ({glossary_link('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
+            f"<dt>{glossary_link('power')}</dt><dd>{power}</dd>"
+            f"<dt>{glossary_link('sensitivity rows', 'sensitivity-row')}</dt>"
             f"<dd>{'<ul>' + sens + '</ul>' if sens else 'no alternative reading'}</dd>"
             "</dl></details>")
 
@@ -183,7 +183,7 @@ def _power_html(pw: dict) -> str:
                 f"{'can' if pw.get('passes') else 'cannot'} detect that effect")
     if pw.get("control"):
         est = format_estimate(pw["estimate"]) if pw.get("estimate") else ""
-        return (f"{_term('positive control')}: {escape(pw['control'])} = {est} "
+        return (f"{glossary_link('positive control')}: {escape(pw['control'])} = {est} "
                 f"({'passes' if pw.get('passes') else 'does not pass'} {escape(str(pw.get('test')))})")
     return f"no positive control: {escape(pw.get('why_none') or '')}"
 
@@ -229,7 +229,7 @@ def _sensitivity_html(rows) -> str:
 GLOSSARY = "../book/glossary.html"
 
 
-def _term(text: str, anchor: str | None = None) -> str:
+def glossary_link(text: str, anchor: str | None = None) -> str:
     """``text`` linked to its glossary definition (Sphinx's ``term-`` anchors: spaces become hyphens)."""
     from html import escape
 
@@ -328,7 +328,7 @@ class ClaimsTable:
         return (f'{CLAIMS_STYLE}<div class="fireeval-claims"><table class="table">'
                 f"<caption>{escape(self.title)}: each verdict is computed from the number beside it</caption>"
                 "<thead><tr><th>claim</th><th>paper's number</th><th>found here (95% interval)</th>"
-                f"<th>{_term('verdict')}</th></tr></thead>"
+                f"<th>{glossary_link('verdict')}</th></tr></thead>"
                 f"<tbody>{body}</tbody></table></div>")
 
     def __repr__(self):

@@ -169,7 +169,7 @@ def _link_terms(html: str) -> str:
     """``html`` with the first use of each :data:`SUMMARY_TERMS` word (outside tags) linked to the glossary."""
     import re
 
-    from fireeval.book.report import _term
+    from fireeval.book.report import glossary_link
 
     for shown, term in SUMMARY_TERMS.items():
         pattern = re.compile(r"<[^>]*>|(?<![\w-])" + re.escape(escape(shown)) + r"s?(?![\w@])")
@@ -179,7 +179,7 @@ def _link_terms(html: str) -> str:
             if m.group(0).startswith("<") or done:
                 return m.group(0)
             done.append(True)
-            return _term(m.group(0), _glossary_anchor(term))
+            return glossary_link(m.group(0), _glossary_anchor(term))
 
         html = pattern.sub(link, html)
     return html
