@@ -1161,9 +1161,20 @@ def _family_by_rows(family: dict, rows: list[dict], need) -> dict:
         if names:  # a long family names a few; every condition is in the fold under the count
             summary += f"; {what} " + ", ".join(names[:_NAMED]) + (f" and {len(names) - _NAMED} more"
                                                                       if len(names) > _NAMED else "")
+        if names and what == "depends at":  # which reading it depends on, so the summary alone says why
+            summary += _flipping_readings(family["conditions"])
     family.update(hold=len(hold), fail=fail, unclear=unclear, depends=depends, verdict=v[0],
                   basis=f"{v[1]} ({summary})", summary=summary)
     return family
+
+
+def _flipping_readings(conditions: list[dict]) -> str:
+    """`` (on READING; READING)``: the equal-standing readings that turn the conditions shown as *depends*."""
+    readings = list(dict.fromkeys(r for c in conditions if c["label"] == "depends" for r in c.get("flipped_by", ())))
+    if not readings:
+        return ""
+    more = f" and {len(readings) - 2} more readings" if len(readings) > 2 else ""
+    return " (on " + "; ".join(readings[:2]) + more + ")"
 
 
 def _label_condition(c: dict, rows: list[dict]) -> None:
@@ -1182,7 +1193,10 @@ def _label_condition(c: dict, rows: list[dict]) -> None:
         if other is None or other["verdict"] == "not testable here" or other["label"] == primary:
             continue
         name = f"{row['name']}: {other['label']}"
-        (equal if other["verdict"] != c["verdict"] and not row.get("stability") else softer).append(name)
+        flips = other["verdict"] != c["verdict"] and not row.get("stability")
+        (equal if flips else softer).append(name)
+        if flips:
+            c.setdefault("flipped_by", []).append(row["name"])
     c["primary_label"] = primary
     if equal:
         c["label"], c["why"] = "depends", f"{primary} by its interval; " + "; ".join(equal)

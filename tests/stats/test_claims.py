@@ -390,7 +390,8 @@ def test_each_condition_of_a_family_obeys_its_own_rows():
         Alternative("percentile interval", conditions=pct, kind="interval method")])
     shown = {c["condition"]: c["label"] for c in rec["family"]["conditions"]}
     assert shown == {"P@10": "depends", "nDCG@10": "inconclusive", "bpref": "inconclusive"}
-    assert rec["family"]["summary"] == "holds at 0 of 3; depends at P@10; unclear at nDCG@10, bpref"
+    assert rec["family"]["summary"] == (
+        "holds at 0 of 3; depends at P@10 (on exact realised τ); unclear at nDCG@10, bpref")
     # P@10 depends on the reading, but nDCG@10 and bpref are unclear under every reading: no reading makes the
     # whole family hold, so the family is inconclusive, not "depends"
     assert rec["label"] == "inconclusive"
@@ -405,5 +406,5 @@ def test_a_family_depends_only_when_a_reading_could_make_every_condition_hold():
     exact = {c: Estimate(e.value) for c, e in conditions.items()}
     rec = _fair().evaluate_family(conditions, multiplicity="none: intersection-union", sensitivity=[
         Alternative("exact realised τ", conditions=exact, kind="exact value")])
-    assert rec["family"]["summary"] == "holds at 1 of 2; depends at P@10"
+    assert rec["family"]["summary"] == "holds at 1 of 2; depends at P@10 (on exact realised τ)"
     assert rec["label"] == "depends"  # under the exact reading both hold; under the interval P@10 is unclear
