@@ -14,7 +14,9 @@ makes most, on real data (TREC-8):
   sign-flip randomisation test, Holm, randomised Tukey HSD, 2,000 bootstrap resamples);
 * ``fireeval.stats.resampling.bootstrap_means(scores, n_resamples=10000)``: the same matrix.
 
-Three figures per function, all in process (modules imported, files in the page cache):
+Three figures per function, all in process (modules imported, files in the page cache). Shares are
+of CPU time (this thread's, ``time.thread_time``): on a loaded machine a preemption inside a timed
+interval adds wall time that is nobody's cost. Wall times are printed beside.
 
 1. **call**: median wall time of the decorated call and of the undecorated body (``__wrapped__``),
    ``--repeats`` times each, interleaved; their difference is shown but is noise-dominated (the
@@ -64,24 +66,24 @@ def _gunzip(src: Path, dest: Path) -> Path:
     return dest
 
 
-def _median_time(func, args, kwargs, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func(*args, **kwargs)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _timed_call(func, args, kwargs) -> tuple[float, float]:
+    """``(wall, cpu)`` seconds of one call; cpu is this thread's CPU time, which a preemption does not add to."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    func(*args, **kwargs)
+    return time.perf_counter() - wall, time.thread_time() - cpu
 
 
-def call_times(func, args, kwargs, repeats: int) -> tuple[float, float]:
-    """Median seconds of the decorated call and of its undecorated body, interleaved (one warm-up each)."""
+def call_times(func, args, kwargs, repeats: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Median ``(wall, cpu)`` seconds of the decorated call and of its undecorated body, interleaved (one warm-up
+    each)."""
     raw = func.__wrapped__
     func(*args, **kwargs), raw(*args, **kwargs)
     decorated, undecorated = [], []
     for i in range(repeats):  # alternate which side goes first, so neither always runs on a warmer cache
         for side in ((func, decorated), (raw, undecorated))[:: 1 if i % 2 == 0 else -1]:
-            side[1].append(_median_time(side[0], args, kwargs, 1))
-    return statistics.median(decorated), statistics.median(undecorated)
+            side[1].append(_timed_call(side[0], args, kwargs))
+    median = lambda runs: tuple(statistics.median(r[i] for r in runs) for i in (0, 1))  # noqa: E731
+    return median(decorated), median(undecorated)
 
 
 def stub_cost(func, args, kwargs, calls: int) -> float:
@@ -97,10 +99,10 @@ def stub_cost(func, args, kwargs, calls: int) -> float:
     checked = validate_params(**func.__fireeval_params__)(body)
     batches = []
     for _ in range(5):
-        start = time.perf_counter()
+        start = time.thread_time()
         for _ in range(calls):
             checked(*args, **kwargs)
-        batches.append((time.perf_counter() - start) / calls)
+        batches.append((time.thread_time() - start) / calls)
     return statistics.median(batches)
 
 
@@ -122,11 +124,11 @@ def _checks_in_one_call(func, args, kwargs) -> tuple[int, int, float]:
     def timed(kind, target):
         def wrapper(*a, **k):
             counts[kind] += 1
-            start = time.perf_counter()
+            start = time.thread_time()
             try:
                 return target(*a, **k)
             finally:
-                spent[0] += time.perf_counter() - start
+                spent[0] += time.thread_time() - start
         return wrapper
 
     inspect.Signature.bind = timed("bind", original_bind)
@@ -150,14 +152,15 @@ def peak_kib(func, args, kwargs) -> float:
 
 def report(name: str, func, args, kwargs, options) -> bool:
     """Print the three figures and the peaks of one function; True when its target is met."""
-    decorated, undecorated = call_times(func, args, kwargs, options.repeats)
+    (decorated, decorated_cpu), (undecorated, undecorated_cpu) = call_times(func, args, kwargs, options.repeats)
     per_call = stub_cost(func, args, kwargs, options.stub_calls)
     n_bind, n_check, inside = checks_inside(func, args, kwargs)
-    share_top = 100 * per_call / undecorated
-    share_all = 100 * inside / undecorated
+    share_top = 100 * per_call / undecorated_cpu
+    share_all = 100 * inside / undecorated_cpu
     print(f"\n{name}")
-    print(f"  call: decorated {decorated * 1e3:9.2f} ms, undecorated (__wrapped__) {undecorated * 1e3:9.2f} ms, "
-          f"median of {options.repeats} each; difference {(decorated - undecorated) * 1e3:+.2f} ms "
+    print(f"  call: decorated {decorated * 1e3:9.2f} ms wall ({decorated_cpu * 1e3:9.2f} ms cpu), undecorated "
+          f"(__wrapped__) {undecorated * 1e3:9.2f} ms wall ({undecorated_cpu * 1e3:9.2f} ms cpu), median of "
+          f"{options.repeats} each; difference {(decorated_cpu - undecorated_cpu) * 1e3:+.2f} ms cpu "
           "(noise-dominated)")
     print(f"  top-level checks, measured directly: {per_call * 1e6:7.1f} µs per call = {share_top:.4f} % of the call")
     print(f"  every check inside the call: {n_bind} calls bound, {n_check} arguments checked, "
