@@ -15,8 +15,9 @@ makes most, on real data (TREC-8):
 * ``fireeval.stats.resampling.bootstrap_means(scores, n_resamples=10000)``: the same matrix.
 
 Three figures per function, all in process (modules imported, files in the page cache). Shares are
-of CPU time (this thread's, ``time.thread_time``): on a loaded machine a preemption inside a timed
-interval adds wall time that is nobody's cost. Wall times are printed beside.
+of CPU time (a call's: the process's, ``time.process_time``, numpy's BLAS threads included; the checks':
+this thread's, ``time.thread_time``, as they run in Python on it): on a loaded machine a preemption
+inside a timed interval adds wall time that is nobody's cost. Wall times are printed beside.
 
 1. **call**: median wall time of the decorated call and of the undecorated body (``__wrapped__``),
    ``--repeats`` times each, interleaved; their difference is shown but is noise-dominated (the
@@ -67,10 +68,11 @@ def _gunzip(src: Path, dest: Path) -> Path:
 
 
 def _timed_call(func, args, kwargs) -> tuple[float, float]:
-    """``(wall, cpu)`` seconds of one call; cpu is this thread's CPU time, which a preemption does not add to."""
-    wall, cpu = time.perf_counter(), time.thread_time()
+    """``(wall, cpu)`` seconds of one call; cpu is the process's CPU time (numpy's BLAS threads included), which a
+    preemption does not add to."""
+    wall, cpu = time.perf_counter(), time.process_time()
     func(*args, **kwargs)
-    return time.perf_counter() - wall, time.thread_time() - cpu
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def call_times(func, args, kwargs, repeats: int) -> tuple[tuple[float, float], tuple[float, float]]:
