@@ -135,6 +135,20 @@ def check_recall_at_k_theta(student, n_random: int = 20, seed: int = 0) -> bool:
     the number of predictions. Compared with
     :func:`fireeval.core.moments.recall_at_k_iou` of :func:`~fireeval.core.moments.temporal_iou`.
 
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(predictions, truth, k, theta)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
+
     >>> def strict(predictions, truth, k, theta):   # a common slip: > instead of >=
     ...     def iou(p, t):
     ...         inter = max(0.0, min(p[1], t[1]) - max(p[0], t[0]))
@@ -170,6 +184,20 @@ def check_axiou(student, n_random: int = 20, seed: int = 0) -> bool:
     Compared with :func:`fireeval.core.moments.axiou_at_k` (the paper's measure, lower
     bound 0) of :func:`~fireeval.core.moments.temporal_iou`.
 
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(predictions, truth, k)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
+
     >>> def mean_iou(predictions, truth, k):   # the mean IoU of the top K: not AxIoU
     ...     def iou(p, t):
     ...         inter = max(0.0, min(p[1], t[1]) - max(p[0], t[0]))
@@ -198,6 +226,20 @@ def check_kendall_tau(student, n_random: int = 20, seed: int = 0) -> bool:
     Each ordering lists every system once, best first (no ties, so τ-b equals τ-a):
     τ = (concordant − discordant pairs) / number of pairs. Compared with
     :func:`fireeval.stats.agreement.kendall_tau` on the positions.
+
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(order_a, order_b)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
 
     >>> def tau(order_a, order_b):
     ...     pos_b = {s: i for i, s in enumerate(order_b)}
@@ -267,6 +309,20 @@ def check_average_precision(student, n_random: int = 20, seed: int = 0) -> bool:
     unjudged documents count as non-relevant; 0 when the topic has no relevant document.
     Compared with :func:`fireeval.core.ranking.average_precision` (see the module's example).
 
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(ranking, qrels)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
+
     >>> def over_retrieved(ranking, qrels):   # divides by the relevant documents *retrieved*
     ...     hits, total = 0, 0.0
     ...     for rank, doc in enumerate(ranking, start=1):
@@ -300,6 +356,20 @@ def check_bpref(student, n_random: int = 20, seed: int = 0) -> bool:
     non-relevant documents ranked above it (when N = 0, each retrieved relevant document
     adds 1); the sum is divided by R. Unjudged documents are skipped; 0 when R = 0.
     Compared with :func:`fireeval.core.ranking.bpref`.
+
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(ranking, qrels)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
 
     >>> def unjudged_count(ranking, qrels):   # treats unjudged documents as non-relevant
     ...     rel = [d for d, g in qrels.items() if g >= 1]
@@ -368,6 +438,20 @@ def check_correct_at_k(student, n_random: int = 20, seed: int = 0) -> bool:
     query's own video, or any video judged relevant), else 0.0; ``k`` may exceed the
     ranking's length. Compared with :func:`fireeval.core.ranking.correct_at_k`.
 
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(ranking, positives, k)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
+
     >>> def recall_share(ranking, positives, k):   # a slip: the share of positives found, not C@K
     ...     return len(set(ranking[:k]) & positives) / len(positives)
     >>> check_correct_at_k(recall_share)
@@ -397,6 +481,20 @@ def check_fire_ap(student, n_random: int = 20, seed: int = 0) -> bool:
     *retrieved* in the top ``depth``, not by all positives (the paper's Eq. 2); 0 when
     none is retrieved. Compared with :func:`fireeval.t2v.false_negatives.per_query_scores`
     (``ap="fire"``), the AP@20 of the false-negatives chapter.
+
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(ranking, positives, depth)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
 
     >>> def eq2(ranking, positives, depth):   # the paper's Eq. 2: divides by all positives
     ...     hits, total = 0, 0.0
@@ -446,6 +544,20 @@ def check_ndcg(student, n_random: int = 20, seed: int = 0) -> bool:
     0 when no video has a grade above 0. Compared with
     :func:`fireeval.t2v.semantic_evaluation.proxy_ndcg`.
 
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(ranking, relevance)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
+
     >>> def uncut(ranking, relevance):   # a slip: the whole ranking, not cut at n
     ...     import math
     ...     dcg = sum(relevance.get(v, 0) / math.log2(r + 1) for r, v in enumerate(ranking, start=1))
@@ -482,6 +594,20 @@ def check_holm(student, n_random: int = 20, seed: int = 0) -> bool:
     and no adjusted value may be smaller than the one before it in that order (a running
     maximum). Compared element by element with :func:`fireeval.stats.significance.holm`, which
     the leaderboards chapter uses over the adjacent pairs of one leaderboard.
+
+    Parameters
+    ----------
+    student : callable
+        The reader's function, called as ``student(pvalues)``.
+    n_random : int
+        Random cases checked beyond the fixed ones.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    bool
+        Whether every case agrees; each disagreement is printed (case, expected, got).
 
     >>> def bonferroni(pvalues):   # m·p for every p: more conservative than Holm
     ...     return [min(1.0, len(pvalues) * p) for p in pvalues]

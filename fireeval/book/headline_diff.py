@@ -67,6 +67,28 @@ def load_headline(path) -> dict:
 
     One-line errors for anything else (see the module docstring); :func:`check_headline`
     checks the claims.
+
+    Parameters
+    ----------
+    path : path-like
+        A ``.headline.json`` or an executed ``.ipynb``.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.headline.json")
+    >>> _ = open(path, "w").write('{"n": 1, "claims": [{"id": "c", "verdict": "reproduced"}]}')
+    >>> load_headline(path)
+    {'n': 1, 'claims': [{'id': 'c', 'verdict': 'reproduced'}]}
+    >>> _ = open(path, "w").write('{"n": 1, "n": 2}')
+    >>> load_headline(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: /tmp/.../a.headline.json:1: the object that starts on this line has the key 'n' twice (a reader would keep only the last). Fix: give each key once
     """
     from fireeval.datasets import check_readable
 
@@ -105,6 +127,27 @@ def check_headline(doc: dict, name: str = "headline") -> dict:
 
     ``claims`` (optional) is a list of objects, each with a string ``id`` given once; a
     claim's ``conventions`` (optional) is an object whose values are objects.
+
+    Parameters
+    ----------
+    doc : dict
+        A headline.
+    name : str
+        Its name in errors (the file).
+
+    Returns
+    -------
+    dict
+        ``{id: claim}``.
+
+    Examples
+    --------
+    >>> check_headline({"claims": [{"id": "c", "verdict": "reproduced"}]})
+    {'c': {'id': 'c', 'verdict': 'reproduced'}}
+    >>> check_headline({"claims": [{"id": "c"}, {"id": "c"}]}, "a.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: a.json: claim 2: id 'c' is also claim 1. Fix: list each claim once
     """
     if "claims" not in doc:
         return {}
@@ -180,6 +223,21 @@ def diff_headlines(a: dict, b: dict, timings: bool = False, rtol: float = RTOL, 
     with only the changed parts filled; each key row ``{key, a, b}`` (missing = None, with ``missing`` naming
     the side). Numbers are compared within ``rtol``/``atol`` (module docstring); ``within_tolerance``
     counts the values that differ only by that much. ``names`` name the two headlines in errors.
+
+    Parameters
+    ----------
+    a, b : dict
+        Two headlines.
+    timings : bool
+        Compare timings too (keys naming seconds or elapsed).
+    rtol, atol : float
+        The tolerance of numbers.
+    names : (str, str)
+        The headlines' names in errors.
+
+    Returns
+    -------
+    dict
 
     >>> a = {"n": 1, "x": 0.1 + 0.2, "claims": [{"id": "c", "verdict": "reproduced", "label": "reproduced",
     ...                                          "conventions": {"": {"value": 0.5}}}]}
@@ -286,6 +344,31 @@ def format_diff(d: dict, name_a: str = "A", name_b: str = "B") -> str:
 
     The last line says the tolerance numbers were compared with, and how many values
     differed within it (not listed).
+
+    Parameters
+    ----------
+    d : dict
+        :func:`diff_headlines`' result.
+    name_a, name_b : str
+        The two headlines' names.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> a = {"n": 1, "claims": [{"id": "c", "verdict": "reproduced", "label": "reproduced",
+    ...                          "conventions": {"": {"value": 0.5}}}]}
+    >>> b = {"n": 2, "claims": [{"id": "c", "verdict": "not reproduced", "label": "contradicted",
+    ...                          "conventions": {"": {"value": 0.1}}}]}
+    >>> print(format_diff(diff_headlines(a, b)))
+    claims changed (A -> B):
+      c: reproduced -> contradicted (verdict reproduced -> not reproduced)
+          value: 0.5 -> 0.1
+    other headline keys changed (1):
+      n: 1 -> 2
+    (numbers compared within rtol 1e-09, atol 1e-12)
     """
     lines = []
     if d["claims"] or d["only_a"] or d["only_b"]:

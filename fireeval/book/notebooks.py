@@ -49,11 +49,35 @@ NOTEBOOK_DIR = _notebook_dir()
 
 
 class ParameterError(ValueError):
-    """A parameter the notebook does not declare, or a value of the wrong type or outside its SPEC."""
+    """A parameter the notebook does not declare, or a value of the wrong type or outside its SPEC.
+
+    Examples
+    --------
+    >>> check_value("seed", -1, "int >= 0", "pool_depth")
+    Traceback (most recent call last):
+    ...
+    fireeval.book.notebooks.ParameterError: pool_depth: parameter seed = -1 is not allowed. Allowed: int >= 0. Fix: -p seed VALUE with such a value.
+    """
 
 
 class ChapterFailed(RuntimeError):
-    """The chapter raised an error, was interrupted or glued no headline; earlier results are untouched."""
+    """The chapter raised an error, was interrupted or glued no headline; earlier results are untouched.
+
+    Examples
+    --------
+    A chapter whose cell raises (the kernel starts: about two seconds):
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> front = ("---\\njupytext:\\n  text_representation:\\n    extension: .md\\n    format_name: myst\\n"
+    ...          "kernelspec:\\n  name: python3\\n  display_name: Python 3\\n  language: python\\n---\\n\\n")
+    >>> path = os.path.join(folder, "fails.md")
+    >>> _ = open(path, "w").write(front + "```{code-cell} ipython3\\n1 / 0\\n```\\n")
+    >>> execute(path, output_dir=os.path.join(folder, "out"))
+    Traceback (most recent call last):
+    ...
+    fireeval.book.notebooks.ChapterFailed: /tmp/.../fails.md: the chapter failed: ZeroDivisionError: division by zero. Earlier results in /tmp/.../out are untouched; the partial notebook is /tmp/.../out/fails.failed.ipynb. Fix: see the failing cell there; check the parameters (none given).
+    """
 
 
 #: What a notebook path ends with (anything else that is not a chapter's name is refused, not executed).
@@ -65,6 +89,24 @@ def find_notebook(name_or_path) -> Path:
 
     A bare name (no folder, no extension) is the book's chapter even when a file of that name is in the
     working folder; a path must end in a notebook extension (:data:`NOTEBOOK_SUFFIXES`).
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A chapter's name or a notebook's path.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> find_notebook("pool_depth").name
+    'pool_depth.md'
+    >>> find_notebook("nonesuch")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: nonesuch: no such notebook. Fix: give a notebook path or one of: ...
     """
     text = str(name_or_path)
     path = Path(text)
@@ -84,7 +126,22 @@ def find_notebook(name_or_path) -> Path:
 
 
 def load(path):
-    """Read a text (MyST/py:percent) or .ipynb notebook as an nbformat node."""
+    """Read a text (MyST/py:percent) or .ipynb notebook as an nbformat node.
+
+    Parameters
+    ----------
+    path : path-like
+        The notebook.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+
+    Examples
+    --------
+    >>> [cell.cell_type for cell in load(find_notebook("metrics")).cells][:2]
+    ['markdown', 'code']
+    """
     import jupytext
 
     return jupytext.read(str(path))
@@ -98,7 +155,26 @@ def _parameters_cell(nb):
 
 
 def declared_parameters(nb) -> dict:
-    """``{name: default}`` from the cell tagged ``parameters`` (literal assignments only)."""
+    """``{name: default}`` from the cell tagged ``parameters`` (literal assignments only).
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> source = ('seed = 0  # the seed. Allowed: int >= 0\\n'
+    ...           'measure = "map"  # the measure. Allowed: one of map, P_10\\n')
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source, metadata={"tags": ["parameters"]})])
+    >>> declared_parameters(nb)
+    {'seed': 0, 'measure': 'map'}
+    """
     cell = _parameters_cell(nb)
     if cell is None:
         return {}
@@ -113,7 +189,22 @@ def declared_parameters(nb) -> dict:
 
 
 def parameter_comments(source: str) -> dict:
-    """``{name: comment text}`` of each literal assignment in a parameters cell (its comment on the last line)."""
+    """``{name: comment text}`` of each literal assignment in a parameters cell (its comment on the last line).
+
+    Parameters
+    ----------
+    source : str
+        The parameters cell's code.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> parameter_comments('seed = 0  # the seed. Allowed: int >= 0\\n')
+    {'seed': 'the seed. Allowed: int >= 0'}
+    """
     import io
     import tokenize
 
@@ -129,7 +220,26 @@ def parameter_comments(source: str) -> dict:
 
 
 def parameter_specs(nb) -> dict:
-    """``{name: SPEC or None}``: the text after ``Allowed:`` in each parameter's comment."""
+    """``{name: SPEC or None}``: the text after ``Allowed:`` in each parameter's comment.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> source = ('seed = 0  # the seed. Allowed: int >= 0\\n'
+    ...           'measure = "map"  # the measure. Allowed: one of map, P_10\\n')
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source, metadata={"tags": ["parameters"]})])
+    >>> parameter_specs(nb)
+    {'seed': 'int >= 0', 'measure': 'one of map, P_10'}
+    """
     import io
     import tokenize
 
@@ -197,6 +307,15 @@ def _scalar_check(spec: str):
 def parse_spec(spec: str):
     """A checker ``value -> (ok, normalised value)`` for a parameter SPEC (see the module docstring).
 
+    Parameters
+    ----------
+    spec : str
+        The SPEC.
+
+    Returns
+    -------
+    callable
+
     >>> check = parse_spec("list of float in (0, 1] or None")
     >>> check([0.5, 1]), check(None), check([0]), check([])
     ((True, [0.5, 1.0]), (True, None), (False, [0.0]), (False, []))
@@ -239,7 +358,29 @@ def parse_spec(spec: str):
 
 
 def check_value(name: str, value, spec: str, source: str = "notebook"):
-    """``value`` normalised (ints become floats where SPEC says float), or ParameterError saying what is allowed."""
+    """``value`` normalised (ints become floats where SPEC says float), or ParameterError saying what is allowed.
+
+    Parameters
+    ----------
+    name : str
+        The parameter.
+    value : object
+        The value given.
+    spec : str
+        Its SPEC.
+    source : str
+        The notebook, for the message.
+
+    Returns
+    -------
+    object
+        The normalised value.
+
+    Examples
+    --------
+    >>> check_value("alpha", 1, "float in (0, 1]")
+    1.0
+    """
     try:
         checker = parse_spec(spec)
     except ValueError as err:
@@ -273,7 +414,37 @@ def parse_value(text: str):
 
 
 def coerce_parameters(declared: dict, given: dict, source: str = "notebook", specs: dict | None = None) -> dict:
-    """Check ``given`` against the declared defaults and their ``Allowed:`` SPECs; ints are accepted for floats."""
+    """Check ``given`` against the declared defaults and their ``Allowed:`` SPECs; ints are accepted for floats.
+
+    Parameters
+    ----------
+    declared : dict
+        The notebook's defaults (:func:`declared_parameters`).
+    given : dict
+        The values given.
+    source : str
+        The notebook, for messages.
+    specs : dict, optional
+        The SPECs (:func:`parameter_specs`).
+
+    Returns
+    -------
+    dict
+        The checked values.
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> source = ('seed = 0  # the seed. Allowed: int >= 0\\n'
+    ...           'measure = "map"  # the measure. Allowed: one of map, P_10\\n')
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source, metadata={"tags": ["parameters"]})])
+    >>> coerce_parameters(declared_parameters(nb), {"seed": 2}, specs=parameter_specs(nb))
+    {'seed': 2}
+    >>> coerce_parameters(declared_parameters(nb), {"sed": 2}, "pool_depth", specs=parameter_specs(nb))
+    Traceback (most recent call last):
+    ...
+    fireeval.book.notebooks.ParameterError: pool_depth has no parameter sed; its parameters are: seed (default 0), measure (default 'map')
+    """
     unknown = sorted(set(given) - set(declared))
     if unknown:
         listing = ", ".join(f"{k} (default {declared[k]!r})" for k in declared)
@@ -307,6 +478,31 @@ def resolve_paths(params: dict, cwd=None, option=None) -> dict:
     path would mean another file. Idempotent. A missing file is a :class:`ParameterError` of one line,
     naming the parameter, the path looked for and the fix. ``option`` names a parameter's command-line
     form in messages (``{"data_dir": "--data-dir"}``).
+
+    Parameters
+    ----------
+    params : dict
+        The parameters.
+    cwd : path-like, optional
+        The folder relative paths are read from.
+    option : dict, optional
+        ``{parameter: command-line option}`` for messages.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, "q.txt"), "w").write("401 0 d1 1\\n")
+    >>> resolve_paths({"qrels": "q.txt", "seed": 1}, cwd=folder) == {"qrels": os.path.join(folder, "q.txt"), "seed": 1}
+    True
+    >>> resolve_paths({"qrels": "absent.txt"}, cwd=folder)
+    Traceback (most recent call last):
+    ...
+    fireeval.book.notebooks.ParameterError: -p qrels absent.txt: no such file: /tmp/.../absent.txt (a relative path is read from /tmp/..., where you ran the command). Fix: check the path
     """
     import os
 
@@ -362,7 +558,34 @@ def resolve_data_environment(cwd=None, data_dir=None) -> None:
     """Make a relative ``FIREEVAL_DATA`` absolute against ``cwd`` (the kernel, which inherits it, runs in
     the chapter's folder); unless ``data_dir`` names the folder instead, refuse one that names no folder:
     the named folder is the only place data are read from, so a wrong one must not wait until a chapter
-    looks for its files."""
+    looks for its files.
+
+    Parameters
+    ----------
+    cwd : path-like, optional
+        The caller's folder.
+    data_dir : path-like, optional
+        A chapter's ``data_dir``, which overrides ``FIREEVAL_DATA``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp(); os.mkdir(os.path.join(folder, "data"))
+    >>> saved = os.environ.get("FIREEVAL_DATA")
+    >>> os.environ["FIREEVAL_DATA"] = "data"
+    >>> resolve_data_environment(cwd=folder); os.environ["FIREEVAL_DATA"] == os.path.join(folder, "data")
+    True
+    >>> os.environ["FIREEVAL_DATA"] = "nodata"
+    >>> resolve_data_environment(cwd=folder)
+    Traceback (most recent call last):
+    ...
+    fireeval.book.notebooks.ParameterError: FIREEVAL_DATA=nodata: no such folder: /tmp/.../nodata. Fix: set FIREEVAL_DATA to the folder holding the data, or unset it (then ../shared/data, else the synthetic stand-in)
+    >>> _ = os.environ.pop("FIREEVAL_DATA") if saved is None else os.environ.update(FIREEVAL_DATA=saved)
+    """
     import os
 
     value = os.environ.get("FIREEVAL_DATA")
@@ -395,7 +618,23 @@ def _with_data_cell(nb):
 
 def data_folders_read(nb) -> list | None:
     """The data folders an executed notebook read (reported by its runner's last cell, which is removed
-    from ``nb``), or None when that cell did not run."""
+    from ``nb``), or None when that cell did not run.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        An executed notebook.
+
+    Returns
+    -------
+    list of str or None
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> data_folders_read(nbformat.v4.new_notebook()) is None
+    True
+    """
     found = None
     keep = []
     for cell in nb.cells:
@@ -410,7 +649,22 @@ def data_folders_read(nb) -> list | None:
 
 
 def extract_headline(nb) -> dict | None:
-    """The glued ``headline`` dict from an executed notebook (a NotebookNode or the plain dict of its JSON), or None."""
+    """The glued ``headline`` dict from an executed notebook (a NotebookNode or the plain dict of its JSON), or None.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode or dict
+        An executed notebook.
+
+    Returns
+    -------
+    dict or None
+
+    Examples
+    --------
+    >>> extract_headline({"cells": []}) is None
+    True
+    """
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             meta = output.get("metadata", {}).get("scrapbook", {})
@@ -444,6 +698,43 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     (partial, or whole when execution had finished) and raises :class:`ChapterFailed` (or
     re-raises KeyboardInterrupt) naming it. A run killed outright (KILL) leaves its hidden
     ``.<name>.running-*`` folder, removed by the next run of the chapter into the same folder.
+
+    Parameters
+    ----------
+    notebook : str or path-like
+        A chapter's name or a notebook's path.
+    parameters : dict, optional
+        The parameters to run with.
+    output_dir : path-like, optional
+        Where the results go.
+    kernel_name : str
+        The Jupyter kernel.
+    timeout : int
+        Seconds a cell may run.
+    progress : bool
+        Show papermill's progress bar.
+
+    Returns
+    -------
+    dict
+        The headline.
+
+    Examples
+    --------
+    A two-cell chapter (the kernel starts: a few seconds):
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> front = ("---\\njupytext:\\n  text_representation:\\n    extension: .md\\n    format_name: myst\\n"
+    ...          "kernelspec:\\n  name: python3\\n  display_name: Python 3\\n  language: python\\n---\\n\\n")
+    >>> path = os.path.join(folder, "tiny.md")
+    >>> _ = open(path, "w").write(front + "```{code-cell} ipython3\\n:tags: [parameters]\\n"
+    ...                           "n = 2  # a number. Allowed: int >= 1\\n```\\n\\n```{code-cell} ipython3\\n"
+    ...                           "from fireeval.book import report\\nreport.headline({'square': n * n})\\n```\\n")
+    >>> execute(path, {"n": 3}, output_dir=os.path.join(folder, "out"))
+    {'square': 9, 'data_folder': None}
+    >>> sorted(name for name in os.listdir(os.path.join(folder, "out")) if not name.startswith("."))
+    ['tiny.headline.json', 'tiny.html', 'tiny.ipynb']
     """
     import os
     import shutil
@@ -570,7 +861,29 @@ def _signals_held():
 
 
 def refuse_data_directory(out: Path, data_dir=None) -> None:
-    """Outputs never go into a data directory (the shared data, FIREEVAL_DATA, the chapter's data_dir)."""
+    """Outputs never go into a data directory (the shared data, FIREEVAL_DATA, the chapter's data_dir).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The output folder.
+    data_dir : path-like, optional
+        A chapter's ``data_dir``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> refuse_data_directory(folder / "out", data_dir=folder / "data")
+    >>> refuse_data_directory(folder / "data" / "out", data_dir=folder / "data")
+    Traceback (most recent call last):
+    ...
+    fireeval.book.notebooks.ParameterError: --output /tmp/.../data/out is inside the data directory /tmp/.../data; nothing is written there. Fix: name another folder, e.g. --output results/.
+    """
     import os
 
     from fireeval.datasets import SHARED_DATA
@@ -649,6 +962,17 @@ def install_note(nb, chapter: str) -> str:
     uses WordNet, the Debian packages, and for one checked against pytrec_eval, the wheel's
     ``oracle`` extra that installs it.
 
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The chapter.
+    chapter : str
+        Its name.
+
+    Returns
+    -------
+    str
+
     >>> import nbformat
     >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
     ...     'data_dir = None  # folder holding trec8_adhoc/ (default: FIREEVAL_DATA). Allowed: str or None',
@@ -698,7 +1022,28 @@ environment variable). Without it the chapter runs on a seeded synthetic stand-i
 
 
 def with_install_cell(nb, chapter: str):
-    """A copy of ``nb`` whose first cell is :func:`install_note` (tagged ``fireeval-install``), once."""
+    """A copy of ``nb`` whose first cell is :func:`install_note` (tagged ``fireeval-install``), once.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The chapter.
+    chapter : str
+        Its name.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> source = ('seed = 0  # the seed. Allowed: int >= 0\\n'
+    ...           'measure = "map"  # the measure. Allowed: one of map, P_10\\n')
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source, metadata={"tags": ["parameters"]})])
+    >>> with_install_cell(nb, "pool_depth").cells[0].metadata["tags"]
+    ['fireeval-install']
+    """
     import copy
 
     import nbformat

@@ -49,7 +49,28 @@ footer{margin-top:2rem;border-top:1px solid #eee}main{overflow-wrap:break-word}
 
 
 def glued_outputs(nb) -> dict:
-    """``{key: mime bundle}`` of every value the executed notebook glued (myst-nb's ``scrapbook`` outputs)."""
+    """``{key: mime bundle}`` of every value the executed notebook glued (myst-nb's ``scrapbook`` outputs).
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        An executed notebook.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> record = {"application/papermill.record/text/plain": "0.25"}
+    >>> nb = nbformat.v4.new_notebook(cells=[
+    ...     nbformat.v4.new_markdown_cell("# Toy\\n\\nThe share is {glue:text}`share:.2f`; {glue:text}`absent`."),
+    ...     nbformat.v4.new_code_cell("glue('share', 0.25)", outputs=[nbformat.v4.new_output(
+    ...         "display_data", data=record, metadata={"scrapbook": {"name": "share"}})])])
+    >>> glued_outputs(nb)
+    {'share': {'text/plain': '0.25'}}
+    """
     out = {}
     for cell in nb.cells:
         for output in cell.get("outputs", []):
@@ -204,6 +225,15 @@ def reader_warnings(text: str) -> str:
     the kernel's temporary file (``/tmp/ipykernel_123/456.py:7: UserWarning: ...``), the module's path
     and the source line that Python prints under it.
 
+    Parameters
+    ----------
+    text : str
+        The kernel's stderr.
+
+    Returns
+    -------
+    str
+
     >>> reader_warnings("/tmp/ipykernel_9/12.py:3: UserWarning: extra_runs: x.run: 2 topics ignored.\\n"
     ...                 "  warnings.warn(message)\\n")
     'warning: extra_runs: x.run: 2 topics ignored.\\n'
@@ -233,7 +263,35 @@ def _markdown_renderer():
 def render_page(nb, title: str | None = None, source: str | None = None, data: str = "") -> tuple[str, list]:
     """``(html, missing)``: the page of executed notebook ``nb`` and the glue keys the prose names but
     the notebook did not glue (shown marked in the page). ``data`` is the page's data line (which
-    folder the run read)."""
+    folder the run read).
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        An executed notebook.
+    title : str, optional
+        The page's title (default: the first heading).
+    source : str, optional
+        The chapter's file, named in the footer.
+    data : str
+        The data line.
+
+    Returns
+    -------
+    (str, list of str)
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> record = {"application/papermill.record/text/plain": "0.25"}
+    >>> nb = nbformat.v4.new_notebook(cells=[
+    ...     nbformat.v4.new_markdown_cell("# Toy\\n\\nThe share is {glue:text}`share:.2f`; {glue:text}`absent`."),
+    ...     nbformat.v4.new_code_cell("glue('share', 0.25)", outputs=[nbformat.v4.new_output(
+    ...         "display_data", data=record, metadata={"scrapbook": {"name": "share"}})])])
+    >>> page, missing = render_page(nb)
+    >>> missing, "<title>Toy</title>" in page, "The share is 0.25" in page
+    (['absent'], True, True)
+    """
     md = _markdown_renderer()
     glued = glued_outputs(nb)
     missing: list = []
@@ -269,7 +327,34 @@ def render_page(nb, title: str | None = None, source: str | None = None, data: s
 
 def write_page(nb, path, source: str | None = None, data: str = "") -> list:
     """Write the page of executed notebook ``nb`` (a node or a path to an .ipynb) to ``path``;
-    return the glue keys the prose names that the notebook did not glue."""
+    return the glue keys the prose names that the notebook did not glue.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode or path-like
+        An executed notebook.
+    path : path-like
+        The HTML file written.
+    source, data : str
+        As :func:`render_page`.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import nbformat
+    >>> record = {"application/papermill.record/text/plain": "0.25"}
+    >>> nb = nbformat.v4.new_notebook(cells=[
+    ...     nbformat.v4.new_markdown_cell("# Toy\\n\\nThe share is {glue:text}`share:.2f`; {glue:text}`absent`."),
+    ...     nbformat.v4.new_code_cell("glue('share', 0.25)", outputs=[nbformat.v4.new_output(
+    ...         "display_data", data=record, metadata={"scrapbook": {"name": "share"}})])])
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.html")
+    >>> write_page(nb, path), open(path).read().startswith("<!DOCTYPE html>")
+    (['absent'], True)
+    """
     import nbformat
 
     if not hasattr(nb, "cells"):
@@ -292,7 +377,24 @@ def _found(claim: dict):
 
 
 def claims_rows(headline: dict) -> list[dict]:
-    """``[{id, label, verdict, found}]`` from a headline's ``claims`` list (empty without one)."""
+    """``[{id, label, verdict, found}]`` from a headline's ``claims`` list (empty without one).
+
+    Parameters
+    ----------
+    headline : dict
+        A headline.
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> headline = {"n": 3, "claims": [{"id": "c", "label": "reproduced", "verdict": "reproduced",
+    ...                                   "conventions": {"": {"value": 0.5, "low": 0.4, "high": 0.6}}}]}
+    >>> claims_rows(headline)
+    [{'id': 'c', 'label': 'reproduced', 'verdict': 'reproduced', 'found': 0.5}]
+    """
     rows = []
     for claim in headline.get("claims") or []:
         if isinstance(claim, dict):
@@ -311,7 +413,29 @@ def _short(value, width: int = 40) -> str:
 
 
 def run_summary(headline: dict, files: dict | None = None) -> str:
-    """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table."""
+    """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table.
+
+    Parameters
+    ----------
+    headline : dict
+        The run's headline.
+    files : dict, optional
+        ``{what: path}`` of the files written.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> headline = {"n": 3, "claims": [{"id": "c", "label": "reproduced", "verdict": "reproduced",
+    ...                                   "conventions": {"": {"value": 0.5, "low": 0.4, "high": 0.6}}}]}
+    >>> print(run_summary(headline, {"headline": "out/toy.headline.json"}))
+    headline: out/toy.headline.json
+    n=3
+    claim  label       found
+    c      reproduced  0.5
+    """
     lines = [f"{what}: {where}" for what, where in (files or {}).items()]
     scalars = {k: v for k, v in headline.items()
                if k not in ("claims", "data_folder") and isinstance(v, (str, int, float, bool))}

@@ -53,7 +53,20 @@ def _is_text_notebook(path) -> bool:
 
 
 class TextNotebookHandler:
-    """papermill I/O for text notebooks: read through jupytext, write ``.md`` back as MyST."""
+    """papermill I/O for text notebooks: read through jupytext, write ``.md`` back as MyST.
+
+    Examples
+    --------
+    >>> import nbformat, os, tempfile
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    >>> nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    >>> path = os.path.join(tempfile.mkdtemp(), "n.md")
+    >>> TextNotebookHandler.write(nbformat.writes(nb), path)
+    >>> "```{code-cell}\\nx = 1\\n```" in open(path).read()
+    True
+    >>> nbformat.reads(TextNotebookHandler.read(path), as_version=4).cells[0].source
+    'x = 1'
+    """
 
     @staticmethod
     def _local():
@@ -122,7 +135,19 @@ def _make_translator():
     base = _translator_base()
 
     class FireevalPythonTranslator(base):
-        """papermill's Python translator, reading the parameters cell with ``ast`` (see the module docstring)."""
+        """papermill's Python translator, reading the parameters cell with ``ast`` (see the module docstring).
+
+        Examples
+        --------
+        >>> install()
+        >>> from fireeval.book.papermill_io import FireevalPythonTranslator as translator
+        >>> cell = {"source": "seed = 0  # the seed. Allowed: int >= 0\\n"}
+        >>> [(p.name, p.inferred_type_name, p.default) for p in translator.inspect(cell)]
+        [('seed', 'int >= 0', '0')]
+        >>> print(translator.codify({"seed": 3}).strip())
+        # Parameters
+        seed = 3
+        """
 
         @classmethod
         def inspect(cls, parameters_cell):
@@ -211,7 +236,19 @@ FireevalPythonTranslator = None
 
 
 def install() -> None:
-    """Route text notebooks to the handler and register the translator for Python (idempotent)."""
+    """Route text notebooks to the handler and register the translator for Python (idempotent).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> install()
+    >>> import papermill.translators
+    >>> papermill.translators.papermill_translators.find_translator("python3", "python").__name__
+    'FireevalPythonTranslator'
+    """
     global FireevalPythonTranslator
     from papermill.translators import papermill_translators
 

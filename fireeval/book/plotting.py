@@ -179,6 +179,19 @@ def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None
     and drawn widths, the legend's new place, the width factor). The SVG returned is the
     one of the spec returned.
 
+    Parameters
+    ----------
+    spec : dict
+        A Vega-Lite specification.
+    max_width : int
+        The column's width in px.
+    svg : str, optional
+        The chart's SVG, when already drawn.
+
+    Returns
+    -------
+    (dict, str)
+
     >>> import pandas as pd
     >>> setup()
     >>> data = pd.DataFrame({"x": [1, 2] * 3, "y": [1, 2, 2, 3, 3, 4], "series": ["a long series name " * 3 + str(i)
@@ -333,6 +346,26 @@ def chart_bundle(spec: dict, fit: bool = True) -> dict:
     ``fit=False`` (the page checker's tests draw charts that overflow on purpose).
     Deterministic for a given ``spec`` (no random ids), so re-executing a notebook gives
     identical output.
+
+    Parameters
+    ----------
+    spec : dict
+        A Vega-Lite specification.
+    fit : bool
+        Fit it to the column first.
+
+    Returns
+    -------
+    dict
+        ``{"text/html", "text/plain"}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x:Q", y="y:Q")
+    >>> bundle = chart_bundle(titled(chart, "Two points", "look at them").to_dict())
+    >>> bundle["text/plain"], bundle["text/html"].startswith('<div class="fireeval-chart"')
+    ('<chart: Two points>', True)
     """
     spec, raw_svg = fit_to_column(spec) if fit else (spec, _static_svg_raw(spec))
     text = json.dumps(spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -358,6 +391,21 @@ def setup(renderer: str = "fireeval") -> None:
     """Register and enable the theme; show charts as static SVG plus their live specification.
 
     ``renderer="svg"`` gives altair's plain static SVG instead.
+
+    Parameters
+    ----------
+    renderer : {"fireeval", "svg"}
+        How charts are shown.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> setup()
+    >>> alt.renderers.active, alt.theme.active
+    ('fireeval', 'fireeval')
     """
     alt.theme.register("fireeval", enable=True)(_theme)
     alt.renderers.register("fireeval", _renderer)
@@ -371,6 +419,17 @@ def titled(chart, title: str, caption: str):
     A title longer than :data:`TITLE_CHARS` characters, or a caption longer than
     :data:`CAPTION_CHARS`, is broken into lines (between words), so that neither makes
     the chart wider than the text column.
+
+    Parameters
+    ----------
+    chart : altair.Chart
+        The chart.
+    title, caption : str
+        Its title and caption.
+
+    Returns
+    -------
+    altair.Chart
 
     >>> titled(alt.Chart().mark_point(), "T", "word " * 30).to_dict()["title"]["subtitle"]
     ['word word word ... word', 'word word ... word']
@@ -394,6 +453,33 @@ def knob(name: str, value, *, options=None, labels=None, min=None, max=None, ste
 
     Add it to a chart with ``chart.add_params(k)`` and use it in a filter or an encoding,
     e.g. ``.transform_filter(alt.datum.K == k)``. The static SVG shows ``value``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name in expressions.
+    value : object
+        Its start value.
+    options, labels : sequence, optional
+        A drop-down's values and their labels.
+    min, max, step : float, optional
+        A slider's range and step.
+    label : str, optional
+        The control's label (default ``name``).
+
+    Returns
+    -------
+    altair.Parameter
+
+    Examples
+    --------
+    >>> k = knob("K", 10, options=[1, 5, 10])
+    >>> k.name, k.param.value
+    ('K', 10)
+    >>> knob("K", 3, options=[1, 5])
+    Traceback (most recent call last):
+    ...
+    ValueError: knob K: start value 3 is not one of [1, 5]
     """
     name_shown = label or name
     if options is not None:
@@ -419,6 +505,19 @@ def ordering_chart(comparison, adjust: str | None = None, *, title: str | None =
     group label, and in the tooltip the systems it beats. Points are coloured by whether
     the system is in the best system's group. ``adjust`` picks the test (default: the
     comparison's own).
+
+    Parameters
+    ----------
+    comparison : fireeval.stats.significance.Comparison
+        The comparison.
+    adjust : str, optional
+        The test.
+    title, caption : str, optional
+        The chart's title and caption.
+
+    Returns
+    -------
+    altair.LayerChart
 
     >>> import numpy as np
     >>> from fireeval.stats.significance import compare

@@ -24,6 +24,22 @@ def to_jsonable(value):
     """Convert numpy scalars/arrays, tuples and non-string keys to plain JSON types.
 
     NaN and infinities become None (JSON has no NaN); keys become strings.
+
+    Parameters
+    ----------
+    value : object
+        Numbers, arrays, containers.
+
+    Returns
+    -------
+    object
+        Plain JSON types.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> to_jsonable({1: np.float32(0.5), "a": (np.int64(2), float("nan")), "b": np.arange(2)})
+    {'1': 0.5, 'a': [2, None], 'b': [0, 1]}
     """
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
@@ -53,7 +69,26 @@ class _Headline:
 
 
 def headline(data: dict) -> dict:
-    """Glue ``data`` as this notebook's ``headline`` and return its JSON-safe form."""
+    """Glue ``data`` as this notebook's ``headline`` and return its JSON-safe form.
+
+    Parameters
+    ----------
+    data : dict
+        The chapter's headline keys.
+
+    Returns
+    -------
+    dict
+        ``data`` as plain JSON types.
+
+    Examples
+    --------
+    Outside a notebook nothing is displayed:
+
+    >>> import numpy as np
+    >>> headline({"n": np.int64(3), "tau": np.float32(0.5)})
+    {'n': 3, 'tau': 0.5}
+    """
     clean = to_jsonable(data)
     json.dumps(clean)  # fail here, not in the CLI, if anything slipped through
     _glue("headline", _Headline(clean))
@@ -64,6 +99,25 @@ def glue(name: str, value, display: bool = False) -> None:
     """Glue one value for the prose (``{glue:text}`name:.3f```); numpy scalars become Python numbers.
 
     Returns None, so a hidden cell ending in ``glue(...)`` shows no output.
+
+    Parameters
+    ----------
+    name : str
+        The glue name.
+    value : object
+        The value.
+    display : bool
+        Also show it in the cell's output.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> glue("share", np.float64(0.25)) is None
+    True
     """
     if isinstance(value, (np.generic,)):
         value = value.item()
@@ -89,6 +143,30 @@ def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins
     convention) and, per convention, ``claim.<id>.<convention>.verdict`` and ``.value``,
     so the prose takes verdict words and numbers from glue only. It also glues
     ``claims_table``: the "paper vs here" box shown at the top of the chapter.
+
+    Parameters
+    ----------
+    records : list of dict
+        Evaluated claims.
+    title : str
+        The box's caption.
+    legacy_twins : bool
+        Accept ``.here`` twin records of older chapters.
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> [(r["id"], r["verdict"]) for r in claims([record])]
+    [('fn.c1', 'reproduced')]
     """
     from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, check_record, merge_twins, summary_rows
 
@@ -256,7 +334,30 @@ CLAIMS_STYLE = """<style>
 
 
 def verdict_html(row) -> str:
-    """The verdict cell: the label in its colour, and for a stand-in what its data show (the 'here' rows)."""
+    """The verdict cell: the label in its colour, and for a stand-in what its data show (the 'here' rows).
+
+    Parameters
+    ----------
+    row : dict
+        A :func:`fireeval.stats.claims.summary_rows` row.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> from fireeval.stats.claims import summary_rows
+    >>> row = summary_rows([record])[0]
+    >>> verdict_html(row)
+    '<strong style="color:#009E73">reproduced</strong><details><summary><small>why</small></summary><small>the whole interval satisfies the test</small></details>'
+    """
     from html import escape
 
     def word(lab):
@@ -289,7 +390,30 @@ def _condition_text(c) -> str:
 
 
 def found_html(row) -> str:
-    """What was found here, with the interval method; a family's conditions are folded under its count."""
+    """What was found here, with the interval method; a family's conditions are folded under its count.
+
+    Parameters
+    ----------
+    row : dict
+        A :func:`fireeval.stats.claims.summary_rows` row.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> from fireeval.stats.claims import summary_rows
+    >>> row = summary_rows([record])[0]
+    >>> found_html(row)
+    '0.050 [0.030, 0.070] (test: &gt; 0)<br><small>95% bootstrap</small>'
+    """
     from html import escape
 
     out = escape(row["found here"])
@@ -309,6 +433,26 @@ class ClaimsTable:
     claim's evidence, reading, power and sensitivity rows under it. A stand-in claim's verdict
     cell says what the paper's data allow ("not testable here" and why) and, beside it, what
     the stand-in shows. At 1024 px the box fits the text column; on a phone each row is a card.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`fireeval.stats.claims.summary_rows` rows.
+    title : str
+        The caption.
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> from fireeval.stats.claims import summary_rows
+    >>> row = summary_rows([record])[0]
+    >>> 'id="claim-fn.c1"' in ClaimsTable([row])._repr_html_()
+    True
     """
 
     def __init__(self, rows: list[dict], title: str = "Claims and verdicts"):

@@ -18,7 +18,23 @@ __all__ = ["book_chapters", "chapter_records", "verdict_counts", "verdict_chart"
 
 
 def book_chapters(root) -> list[str]:
-    """The chapter notebooks (names under ``notebooks/``) in the table of contents' order."""
+    """The chapter notebooks (names under ``notebooks/``) in the table of contents' order.
+
+    Parameters
+    ----------
+    root : path-like
+        The book's folder.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from fireeval.book.notebooks import NOTEBOOK_DIR
+    >>> book_chapters(NOTEBOOK_DIR.parent)[:3]
+    ['metrics', 'false_negatives', 'semantic_similarity']
+    """
     import yaml
 
     found = []
@@ -44,6 +60,28 @@ def chapter_records(root, chapters: Sequence[str] | None = None, cache=None) -> 
     ``root``: the book's folder; ``chapters``: notebook names under ``notebooks/`` in
     reading order; ``cache``: the jupyter-cache folder (default ``_build/.jupyter_cache``).
     A chapter not (yet) executed for its current source is left out.
+
+    Parameters
+    ----------
+    root : path-like
+        The book's folder.
+    chapters : sequence of str, optional
+        The chapters (default: :func:`book_chapters`).
+    cache : path-like, optional
+        The jupyter-cache folder.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    Without an execution cache no chapter has records:
+
+    >>> import tempfile
+    >>> from fireeval.book.notebooks import NOTEBOOK_DIR
+    >>> chapter_records(NOTEBOOK_DIR.parent, ["metrics"], cache=tempfile.mkdtemp())
+    {}
     """
     from jupyter_cache import get_cache
     from myst_nb.core.read import myst_nb_reader_plugin
@@ -86,6 +124,15 @@ PAPERS = (
 def paper_of(record: Mapping) -> str:
     """The key in :data:`PAPERS` of the paper a claim tests (``book`` for the book's own findings).
 
+    Parameters
+    ----------
+    record : dict
+        A claim record.
+
+    Returns
+    -------
+    str
+
     >>> paper_of({"paper": "Hauptmann & Lin, quoted by Westerveld (TRECVID reusability)"})
     'westerveld'
     >>> paper_of({"paper": "this book (testing Sakai 2007)"})
@@ -101,7 +148,29 @@ def paper_of(record: Mapping) -> str:
 
 
 def by_paper(records: Mapping[str, list[dict]]) -> dict[str, list[tuple[str, dict]]]:
-    """``{paper key: [(chapter, record), ...]}`` in :data:`PAPERS` order (papers without claims left out)."""
+    """``{paper key: [(chapter, record), ...]}`` in :data:`PAPERS` order (papers without claims left out).
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: claim records}``.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> records = {"false_negatives": [record]}
+    >>> [(paper, [(chapter, r["id"]) for chapter, r in rows]) for paper, rows in by_paper(records).items()]
+    [('fire', [('false_negatives', 'fn.c1')])]
+    """
     out = {p["key"]: [] for p in PAPERS}
     for chapter, recs in records.items():
         for r in recs:
@@ -202,6 +271,28 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
     2. which reproduced, were contradicted or depend on the reading, with their numbers;
     3. what these data cannot test and why (stand-ins, no power, data absent), grouped by reason;
     4. what the stand-ins show (each stand-in's ``here`` rows).
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: claim records}``.
+
+    Returns
+    -------
+    dict
+        ``{paper key: sentences}``.
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> records = {"false_negatives": [record]}
+    >>> paper_summary(records)
+    {'fire': ["1 statement tested on the paper's own data: 1 reproduced.", 'Reproduced: “C@1 rises with corrected labels” (0.050 [0.030, 0.070]).']}
     """
     out = {}
     for key, items in by_paper(records).items():
@@ -256,7 +347,27 @@ def _untestable_sentence(untestable: list[dict]) -> str:
 
 
 class PaperSummary:
-    """The introduction's opening: per paper, its name, what it is about, and its computed sentences."""
+    """The introduction's opening: per paper, its name, what it is about, and its computed sentences.
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: claim records}``.
+    link_prefix : str
+        The chapters' folder, relative to the page.
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> records = {"false_negatives": [record]}
+    >>> print(repr(PaperSummary(records)))
+    FIRE (Rodriguez et al. 2023): 1 statement tested on the paper's own data: 1 reproduced. Reproduced: “C@1 rises with corrected labels” (0.050 [0.030, 0.070]).
+    """
 
     def __init__(self, records: Mapping[str, list[dict]], link_prefix: str = "../notebooks/"):
         self.records, self.prefix = records, link_prefix
@@ -280,7 +391,25 @@ class PaperSummary:
 
 
 class PaperTable:
-    """One row per paper: statements tested, verdict counts as coloured words, and the gist (its first sentence)."""
+    """One row per paper: statements tested, verdict counts as coloured words, and the gist (its first sentence).
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: claim records}``.
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> records = {"false_negatives": [record]}
+    >>> [(row["paper"], row["tested"], dict(row["counts"])) for row in PaperTable(records).rows()]
+    [('FIRE (Rodriguez et al. 2023)', 1, {'reproduced': 1})]
+    """
 
     def __init__(self, records: Mapping[str, list[dict]]):
         self.records = records
@@ -319,7 +448,29 @@ class PaperTable:
 
 
 def verdict_counts(records: Mapping[str, list[dict]]):
-    """A tidy table: one row per claim and scope (the paper's data, or a stand-in's ``here`` row)."""
+    """A tidy table: one row per claim and scope (the paper's data, or a stand-in's ``here`` row).
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: claim records}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> records = {"false_negatives": [record]}
+    >>> verdict_counts(records)[["chapter", "label", "id"]].values.tolist()
+    [['false_negatives', 'reproduced', 'fn.c1']]
+    """
     import pandas as pd
 
     names = {p["key"]: p["name"] for p in PAPERS}
@@ -335,7 +486,29 @@ def verdict_counts(records: Mapping[str, list[dict]]):
 
 
 def verdict_chart(records: Mapping[str, list[dict]]):
-    """Stacked bars per paper: its statements' verdicts on the paper's data, and what the stand-ins show."""
+    """Stacked bars per paper: its statements' verdicts on the paper's data, and what the stand-ins show.
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: claim records}``.
+
+    Returns
+    -------
+    altair.Chart
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> records = {"false_negatives": [record]}
+    >>> type(verdict_chart(records)).__name__
+    'Chart'
+    """
     import altair as alt
 
     from fireeval.book import plotting
@@ -363,7 +536,29 @@ def verdict_chart(records: Mapping[str, list[dict]]):
 class ScoreboardTable:
     """Every claim, one row per statement, folded per paper; each row links to the chapter's box
     (``notebooks/<chapter>.html#claim-<id>``) and gives the paper's number, ours with its interval and
-    the verdict (for a stand-in: the paper's data, then what the stand-in shows)."""
+    the verdict (for a stand-in: the paper's data, then what the stand-in shows).
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: claim records}``.
+    link_prefix : str
+        The chapters' folder, relative to the page.
+
+    Examples
+    --------
+    >>> from fireeval.stats.claims import Claim, Estimate, Evidence, Power, Reading, Test
+    >>> claim = Claim("fn.c1", paper="Rodriguez et al. 2023", section="Table 1", quote="C@1 rises with corrected labels",
+    ...               quantity="C@1 delta", test=Test(">", 0), data="real: MSR-VTT", standing="original",
+    ...               reading=Reading("delta > 0", "rises", "paper's definition"))
+    >>> record = claim.evaluate(Estimate(0.05, 0.03, 0.07, "95% bootstrap"), evidence=Evidence.none("none printed"),
+    ...                         power=Power.no_control("none"))
+    >>> records = {"false_negatives": [record]}
+    >>> print(repr(ScoreboardTable(records)))
+    [reproduced] C@1 rises with corrected labels
+    >>> "false_negatives.html#claim-fn.c1" in ScoreboardTable(records)._repr_html_()
+    True
+    """
 
     def __init__(self, records: Mapping[str, list[dict]], link_prefix: str = "../notebooks/"):
         self.records, self.prefix = records, link_prefix

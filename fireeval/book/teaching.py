@@ -54,7 +54,15 @@ _STEP = re.compile(r"""\.?(?:\[\s*"(?P<quoted>[^"]*)"\s*\]|\[(?P<bracket>[^\]]+)
 
 
 class Solutions:
-    """The statements of a chapter's worked solutions, glued for the prose and kept for the headline."""
+    """The statements of a chapter's worked solutions, glued for the prose and kept for the headline.
+
+    Examples
+    --------
+    >>> solutions = Solutions()
+    >>> solutions.state(1, "depth", 5, check="split_depth", glue=False)
+    >>> solutions.record()
+    {'1': {'depth': {'value': 5, 'check': 'split_depth'}}}
+    """
 
     def __init__(self):
         self._by_exercise: dict[str, dict[str, dict]] = {}
@@ -100,7 +108,24 @@ def _steps(path: str) -> list:
 
 
 def lookup(headline: dict, path: str):
-    """The value at ``path`` in ``headline`` (see the module docstring); KeyError names the missing step."""
+    """The value at ``path`` in ``headline`` (see the module docstring); KeyError names the missing step.
+
+    Parameters
+    ----------
+    headline : dict
+        A headline.
+    path : str
+        The path.
+
+    Returns
+    -------
+    object
+
+    Examples
+    --------
+    >>> lookup({"claims": [{"id": "c", "verdict": "reproduced"}]}, "claims[c].verdict")
+    'reproduced'
+    """
     value = headline
     for kind, step in _steps(path):
         if kind == "key" and isinstance(value, dict) and step in value:
@@ -120,7 +145,24 @@ def lookup(headline: dict, path: str):
 
 
 def same(a, b, tolerance: float = SOLUTION_TOLERANCE) -> bool:
-    """Equal, with floats compared to ``tolerance`` (relative and absolute) and containers element-wise."""
+    """Equal, with floats compared to ``tolerance`` (relative and absolute) and containers element-wise.
+
+    Parameters
+    ----------
+    a, b : object
+        Values (numbers, strings, lists, dicts).
+    tolerance : float
+        Relative and absolute tolerance of floats.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> same(0.1 + 0.2, 0.3), same([1, 2.0], [1, 2.0000000001]), same("a", "b")
+    (True, True, False)
+    """
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -164,6 +206,17 @@ def unfolded_words(source: str | Path, code: bool = True) -> int:
     cells, folded inputs, dropdown solutions and hints are left out. A role such as
     ``{glue:text}`x``` counts as one word.
 
+    Parameters
+    ----------
+    source : str or path-like
+        The chapter's MyST text or file.
+    code : bool
+        Count the visible code cells' words.
+
+    Returns
+    -------
+    int
+
     >>> import tempfile, os
     >>> md = "# T\n\nOne two three.\n\n```{admonition} Solution\n:class: dropdown\nhidden words here\n```\n\n"
     >>> md += "```{code-cell} ipython3\nx = 1\n```\n"
@@ -179,7 +232,27 @@ def unfolded_words(source: str | Path, code: bool = True) -> int:
 
 
 def visible_code_cells(source: str | Path) -> list[int]:
-    """The line counts (blank and comment lines left out) of a chapter's visible code cells, in order."""
+    """The line counts (blank and comment lines left out) of a chapter's visible code cells, in order.
+
+    Parameters
+    ----------
+    source : str or path-like
+        The chapter's MyST text or file.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> md = "# T\\n\\nOne two three.\\n\\n```{code-cell} ipython3\\nx = 1\\n# c\\n\\ny = 2\\n```\\n\\n"
+    >>> md += "```{code-cell} ipython3\\n:tags: [remove-cell]\\nz = 3\\n```\\n"
+    >>> path = os.path.join(tempfile.mkdtemp(), "chapter.md")
+    >>> _ = open(path, "w").write(md)
+    >>> visible_code_cells(path)
+    [2]
+    """
     text = _FRONT.sub("", Path(source).read_text(encoding="utf-8"))
     return [len(body) for kind, body in _blocks(text) if kind == "code"]
 
@@ -187,7 +260,29 @@ def visible_code_cells(source: str | Path) -> list[int]:
 def reading_minutes(source: str | Path, words_per_minute: int = WORDS_PER_MINUTE) -> int:
     """Minutes to read the prose a reader sees of a MyST chapter without opening a fold
     (:func:`unfolded_words` without the code cells: code is run and skimmed, not read at prose speed),
-    rounded up to 5 (at least 5)."""
+    rounded up to 5 (at least 5).
+
+    Parameters
+    ----------
+    source : str or path-like
+        The chapter's MyST text or file.
+    words_per_minute : int
+        Reading speed.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> md = "# T\\n\\nOne two three.\\n\\n```{code-cell} ipython3\\nx = 1\\n# c\\n\\ny = 2\\n```\\n\\n"
+    >>> md += "```{code-cell} ipython3\\n:tags: [remove-cell]\\nz = 3\\n```\\n"
+    >>> path = os.path.join(tempfile.mkdtemp(), "chapter.md")
+    >>> _ = open(path, "w").write(md)
+    >>> reading_minutes(path), unfolded_words(path), unfolded_words(path, code=False)
+    (5, 11, 5)
+    """
     return max(5, 5 * math.ceil(unfolded_words(source, code=False) / words_per_minute / 5))
 
 

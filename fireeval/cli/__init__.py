@@ -132,39 +132,51 @@ def error_message(err: BaseException, args=None) -> tuple[str, int]:
     >>> print(*error_message(ValueError("bad value")))
     <arguments>: bad value. Fix: check the inputs against the command's --help 2
     """
-    import pickle
-    import zlib
-
     name = type(err).__name__
     text = " ".join(str(err).split()) or name
     files = ", ".join(_paths(args)) if args is not None else ""
-    command = getattr(args, "command", None) or "COMMAND"
-    general = f"check the inputs against `fireeval {command} --help`" if args is not None else \
-        "check the inputs against the command's --help"
-    if isinstance(err, OSError) and err.filename is not None and err.errno is not None:
-        fix = _FIX.get(err.errno, "check the file")
-        return f"{err.filename}: {err.strerror or text}. Fix: {fix}.", 2
-    if isinstance(err, (EOFError, zlib.error)) or (isinstance(err, OSError) and "gzip" in text.lower()):
-        return (f"{files or '<arguments>'}: a compressed file is truncated or corrupt ({name}: {text}). "
-                "Fix: re-download it, or check it with `gzip -t FILE`."), 2
-    if isinstance(err, pickle.UnpicklingError):  # UnsafePickleError included
-        return _in_form(text, args, "give a plain-data pickle or the JSON form"), 2
-    if isinstance(err, ModuleNotFoundError) and (err.name or "").split(".")[0] in BOOK_EXTRA_MODULES:
-        return (f"{files or '<arguments>'}: needs the book extra ({err.name} is not installed). "
-                "Fix: pip install 'fireeval[book]'"), 2
-    if isinstance(err, MemoryError):
-        return f"{files or '<arguments>'}: out of memory ({text}). Fix: check that the files are what you meant.", 2
-    if isinstance(err, RecursionError):
-        return f"{files or '<arguments>'}: input nested too deeply to read. Fix: check the file's format.", 2
+    special = _special_error(err, name, text, files or "<arguments>", args)
+    if special is not None:
+        return special, 2
     if isinstance(err, (ValueError, OSError, LookupError, RuntimeError)):
         # ValueError: bad file content or parameters (TrecFormatError, ParameterError, ...);
         # OSError: missing/unreadable files, DataUnavailable; LookupError: unknown names
         # (KeyError, NoSuchKernel); RuntimeError: DataError, a failed chapter, missing WordNet.
-        if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str) and " " not in err.args[0]:
-            text = f"missing key {err.args[0]!r}. Fix: check the file's format"
-        return _in_form(text, args, general), getattr(err, "exit_status", 2)  # (evaluate --strict: trec_eval's)
+        command = getattr(args, "command", None) or "COMMAND"
+        general = f"check the inputs against `fireeval {command} --help`" if args is not None else \
+            "check the inputs against the command's --help"
+        return _in_form(_key_text(err, text), args, general), getattr(err, "exit_status", 2)  # (evaluate --strict)
     return (f"{files or '<arguments>'}: internal error {name}: {text}. Fix: this is a bug in fireeval, please "
             "report the command (FIREEVAL_DEBUG=1 shows the traceback)."), 1
+
+
+def _special_error(err: BaseException, name: str, text: str, where: str, args) -> str | None:
+    """The message of an error kind with a fix of its own (an OS error naming its file, compressed data cut
+    short, an unsafe pickle, the book extra missing, memory, nesting), or None for the others."""
+    import pickle
+    import zlib
+
+    if isinstance(err, OSError) and err.filename is not None and err.errno is not None:
+        return f"{err.filename}: {err.strerror or text}. Fix: {_FIX.get(err.errno, 'check the file')}."
+    if isinstance(err, (EOFError, zlib.error)) or (isinstance(err, OSError) and "gzip" in text.lower()):
+        return (f"{where}: a compressed file is truncated or corrupt ({name}: {text}). "
+                "Fix: re-download it, or check it with `gzip -t FILE`.")
+    if isinstance(err, pickle.UnpicklingError):  # UnsafePickleError included
+        return _in_form(text, args, "give a plain-data pickle or the JSON form")
+    if isinstance(err, ModuleNotFoundError) and (err.name or "").split(".")[0] in BOOK_EXTRA_MODULES:
+        return f"{where}: needs the book extra ({err.name} is not installed). Fix: pip install 'fireeval[book]'"
+    if isinstance(err, MemoryError):
+        return f"{where}: out of memory ({text}). Fix: check that the files are what you meant."
+    if isinstance(err, RecursionError):
+        return f"{where}: input nested too deeply to read. Fix: check the file's format."
+    return None
+
+
+def _key_text(err: BaseException, text: str) -> str:
+    """A KeyError of one bare key (a field a file lacks) as a sentence; any other message as it is."""
+    if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str) and " " not in err.args[0]:
+        return f"missing key {err.args[0]!r}. Fix: check the file's format"
+    return text
 
 
 _SIGNALLED = []  # the signals main() received while a command ran (Ctrl-C, TERM)

@@ -160,27 +160,40 @@ _MOMENTS_ONLY = {"normalize_queries": "--normalize-queries", "strict": "--strict
 _SIMILARITY_ONLY = {"queries": "--queries", "videos": "--videos", "gt": "--gt"}
 
 
-def _check_inputs(args):
-    """Options of one input kind (TREC runs, --moments, --similarity) given with another: one-line errors."""
-    kind = "--moments" if args.moments else "--similarity" if args.similarity else "TREC runs"
-    wrong = [flag for key, flag in _TREC_ONLY.items() if getattr(args, key) not in (None, False)] \
-        if args.moments or args.similarity else []
-    wrong += [] if args.moments else [flag for key, flag in _MOMENTS_ONLY.items() if getattr(args, key)]
-    wrong += [] if args.similarity else [flag for key, flag in _SIMILARITY_ONLY.items() if getattr(args, key)]
-    if args.score_precision != "float" and (args.moments or args.similarity):
+def _misplaced_options(args) -> list[str]:
+    """The options given that belong to another input kind than the one chosen (in a fixed order)."""
+    special = args.moments or args.similarity
+    wrong = [flag for key, flag in _TREC_ONLY.items() if getattr(args, key) not in (None, False)] if special else []
+    if not args.moments:
+        wrong += [flag for key, flag in _MOMENTS_ONLY.items() if getattr(args, key)]
+    if not args.similarity:
+        wrong += [flag for key, flag in _SIMILARITY_ONLY.items() if getattr(args, key)]
+    if args.score_precision != "float" and special:
         wrong.append("--score-precision")
     if args.pred_format != "auto" and not args.moments:
         wrong.append("--pred-format")
+    return wrong
+
+
+def _check_names(args) -> None:
+    """``--name``: one distinct name per scored file, or none."""
+    files = [args.qrels, *args.runs] if args.similarity else args.runs
+    if args.name is not None and (len(args.name) != len(files) or len(set(args.name)) != len(args.name)):
+        raise ValueError(f"{files[0]}: --name given {len(set(args.name))} distinct name(s) for {len(files)} files. "
+                         "Fix: one distinct --name per file, in order (or none)")
+
+
+def _check_inputs(args):
+    """Options of one input kind (TREC runs, --moments, --similarity) given with another: one-line errors."""
+    kind = "--moments" if args.moments else "--similarity" if args.similarity else "TREC runs"
+    wrong = _misplaced_options(args)
     if wrong:
         raise ValueError(f"{args.qrels}: {', '.join(wrong)} do(es) not apply to {kind}. Fix: leave {wrong[0]} out, "
                          "or give --moments / --similarity for the files it belongs to")
     if args.similarity and not (args.queries and args.videos):
         raise ValueError(f"{args.qrels}: --similarity needs the row and column ids. Fix: give --queries Q.txt and "
                          "--videos V.txt (one id per line, in the matrices' order)")
-    files = [args.qrels, *args.runs] if args.similarity else args.runs
-    if args.name is not None and (len(args.name) != len(files) or len(set(args.name)) != len(args.name)):
-        raise ValueError(f"{files[0]}: --name given {len(set(args.name))} distinct name(s) for {len(files)} files. "
-                         "Fix: one distinct --name per file, in order (or none)")
+    _check_names(args)
 
 
 def _stems(paths) -> list[str]:

@@ -110,6 +110,23 @@ class Judgements:
         The pair received a judgement (any model contributed it).
     relevant : bool ndarray (n_queries, n_items)
         The pair was judged relevant (majority label). Always within ``judged``.
+
+    Parameters
+    ----------
+    models : sequence of str
+        The pooled models.
+    contributed, judged, relevant : array_like of bool
+        As the attributes above; ``relevant`` is cut to ``judged``.
+
+    Examples
+    --------
+    Two models, one query, two items: model ``a`` pooled item 0 (relevant), ``b`` item 1 (not).
+
+    >>> j = Judgements(("a", "b"), [[[True, False]], [[False, True]]], [[True, True]], [[True, False]])
+    >>> j.summary()
+    {'pairs': 2, 'relevant': 1, 'share_relevant': 0.5}
+    >>> j.positives([[False, False]]).tolist(), j.leave_out([[False, False]], "a").tolist()
+    ([[True, False]], [[False, False]])
     """
 
     models: tuple

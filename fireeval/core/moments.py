@@ -847,6 +847,18 @@ def stability_findings(stability: dict, sizes, per_query, ks=KS, thetas=THETAS) 
     -------
     dict
         The findings, keyed by the notebook's glue names (see above).
+
+    Examples
+    --------
+    Two measures (R@1,0.5 and AxIoU@1), four systems, 20 queries:
+
+    >>> import numpy as np
+    >>> from fireeval.stats.reliability import subset_stability
+    >>> per_query = np.random.default_rng(0).random((2, 4, 20)) + 0.1 * np.arange(4)[None, :, None]
+    >>> stability = subset_stability(per_query, [5, 10], n_trials=50, rng=0)
+    >>> found = stability_findings(stability, [5, 10], per_query, ks=(1,), thetas=(0.5,))
+    >>> found["stab_order_k1"], round(found["stab_most_tau"], 3), found["stab_ax_wins"], found["stab_n_comparisons"]
+    ('R@1,0.5 > AxIoU@1', 0.347, 0, 2)
     """
     import pandas as pd
     from scipy import stats

@@ -101,6 +101,23 @@ class QrelsIndex:
 
     Build with :meth:`read` (a qrels file) or from parallel arrays. ``relevance_level``
     is trec_eval's ``-l``.
+
+    Parameters
+    ----------
+    query, docno : array_like of str or bytes
+        Each judgement's topic and document.
+    relevance : array_like of int
+        Each judgement's grade.
+    relevance_level : int
+        The least grade counted as relevant (trec_eval's ``-l``).
+    source : path-like, optional
+        The file the arrays came from: a duplicate judgement is reported at its line.
+
+    Examples
+    --------
+    >>> index = QrelsIndex(["1", "1", "2"], ["d1", "d2", "d1"], [1, 0, 2])
+    >>> index.topics.tolist(), index.vocabulary.tolist(), index.grades.tolist()
+    (['1', '2'], [b'd1', b'd2'], [1.0, 0.0, 2.0])
     """
 
     def __init__(self, query, docno, relevance, relevance_level: int = 1, source=None):
@@ -260,6 +277,35 @@ class RunScores:
     ``printed`` the topics trec_eval prints a per-topic line for (9.0.7 skips missing ones,
     10.0 prints them). ``overrides`` holds summary values trec_eval does not average
     (``runid``; ``num_rel`` with ``-c``). Text measures (``relstring``) hold strings.
+
+    Parameters
+    ----------
+    run : str
+        The run's tag.
+    topics : ndarray of str
+        The evaluated topics.
+    values : dict
+        ``{measure name: per-topic values}``.
+    aggregates : dict
+        ``{measure name: how it is summarised}`` (``"mean"``, ``"gm"``, ``"sum"``, ``"none"`` ...).
+    ignored_topics : list
+        The run's topics without judgements.
+    missing, printed : bool ndarray, optional
+        As above.
+    overrides : dict, optional
+        Summary values used as given.
+
+    Examples
+    --------
+    Usually made by :func:`score_run`:
+
+    >>> import os, tempfile
+    >>> from fireeval.core.trec import read_run_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("1 Q0 d1 1 0.9 sys\\n1 Q0 d2 2 0.5 sys\\n2 Q0 d2 1 0.7 sys\\n")
+    >>> scores = score_run(read_run_table(path), QrelsIndex(["1", "1", "2"], ["d1", "d2", "d1"], [1, 0, 2]), ["P_1"])
+    >>> scores.run, scores.values["P_1"].tolist(), scores.summary()
+    ('sys', [1.0, 0.0], {'P_1': 0.5})
     """
 
     run: str

@@ -69,6 +69,26 @@ class TieReport:
     items were given, ``relevant_ranked`` / ``relevant_in_fill`` (relevant items above / equal
     to the fill of a row with a block; below the fill and in rows without one they count as
     ranked).
+
+    Parameters
+    ----------
+    fill, n_fill, has_block, depth : ndarray (rows,)
+        As above.
+    relevant_ranked, relevant_in_fill : ndarray (rows,) or None
+        As above; None without relevant items.
+    n_items : int
+        The matrix's columns.
+    matrix_share : float
+        The share of flagged rows from which the matrix is flagged.
+
+    Examples
+    --------
+    Made by :func:`tied_fill`: the first row ends in a block of three tied scores.
+
+    >>> import numpy as np
+    >>> report = tied_fill(np.array([[0.9, 0.1, 0.1, 0.1], [0.8, 0.7, 0.6, 0.5]]))
+    >>> report.has_block.tolist(), report.depth.tolist(), report.share_flagged_rows, report.flagged
+    ([True, False], [1, 4], 0.5, True)
     """
 
     fill: np.ndarray

@@ -675,6 +675,28 @@ class RunTable:
     ``topics[i]`` are ``starts[i]:starts[i + 1]``, ranked by score (compared in
     ``score_precision``) descending, ties by docno descending. Row ``j`` retrieved
     ``dictionary[doc_codes[j]]`` with ``score[j]``.
+
+    Parameters
+    ----------
+    path : str
+        The file read.
+    tag : str
+        The run's tag (its last line's).
+    topics, starts, doc_codes, dictionary, score : ndarray
+        As above.
+    dictionary_hashes : ndarray, optional
+        Each docno's hash, when known.
+
+    Examples
+    --------
+    Made by :func:`read_run_table`:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("2 Q0 d1 1 0.7 sys\\n1 Q0 d2 1 0.5 sys\\n1 Q0 d1 2 0.9 sys\\n")
+    >>> run = read_run_table(path)
+    >>> run.tag, run.topics.tolist(), run.starts.tolist(), run.docnos()
+    ('sys', ['1', '2'], [0, 2, 3], ['d1', 'd2', 'd1'])
     """
 
     path: str

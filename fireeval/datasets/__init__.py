@@ -45,11 +45,35 @@ SHARED_DATA = Path(os.environ.get("FIREEVAL_SHARED_DATA", PROJECT_ROOT.parent / 
 
 
 class DataError(RuntimeError):
-    """A data file exists but is not the expected one (checksum mismatch)."""
+    """A data file exists but is not the expected one (checksum mismatch).
+
+    Examples
+    --------
+    A file present under the name of a registry file but with other content:
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> name = "trec8_adhoc/mini_topics401-410/qrels.topics401-410.txt.gz"
+    >>> os.makedirs(os.path.join(folder, os.path.dirname(name)))
+    >>> _ = open(os.path.join(folder, name), "w").write("not the qrels")
+    >>> data_path(name, root=folder)
+    Traceback (most recent call last):
+    ...
+    fireeval.datasets.DataError: /tmp/.../qrels.topics401-410.txt.gz: sha256 is ..., expected 2e0c... (data/registry.json). Fix: replace the file with the upstream version named in the registry.
+    """
 
 
 class DataUnavailable(FileNotFoundError):
-    """A data file is not present in any data root and cannot be downloaded."""
+    """A data file is not present in any data root and cannot be downloaded.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> data_path("trec8_adhoc/mini_topics401-410/qrels.topics401-410.txt.gz", root=tempfile.mkdtemp())
+    Traceback (most recent call last):
+    ...
+    fireeval.datasets.DataUnavailable: trec8_adhoc/.../qrels.topics401-410.txt.gz not found (looked in: /tmp/...). Fix: place ... in the folder you named (data_dir=/tmp/...), or name the folder that holds it (...).
+    """
 
 
 def check_readable(path, what: str = "file", text: bool = True) -> Path:
@@ -58,6 +82,28 @@ def check_readable(path, what: str = "file", text: bool = True) -> Path:
     Raises FileNotFoundError (missing), IsADirectoryError, PermissionError, or
     ValueError for a binary file when ``text`` (NUL bytes in its first 64 KiB: text
     data never has them), each naming the file and the fix.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    what : str
+        What the file should be, for the message.
+    text : bool
+        Refuse binary data.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_readable(tempfile.mkdtemp(), "run file")
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: /tmp/...: is a directory, expected a run file. Fix: give the file's path.
     """
     path = Path(path)
     if path.is_dir():
@@ -80,6 +126,26 @@ def text_lines(path, what: str = "file"):
 
     A byte-order mark is dropped, blank lines are skipped, lines longer than
     :data:`MAX_LINE_CHARS` are an error (the file is streamed, never read whole).
+
+    Parameters
+    ----------
+    path : path-like
+        A UTF-8 text file.
+    what : str
+        What the file should be, for the messages.
+
+    Yields
+    ------
+    (int, str)
+        The line number (1-based, counting blank lines) and the line.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "ids.txt")
+    >>> _ = open(path, "w").write("video1\\n\\nvideo2\\n")
+    >>> list(text_lines(path))
+    [(1, 'video1'), (3, 'video2')]
     """
     path = check_readable(path, what)
     with open(path, encoding="utf-8-sig", newline=None) as fh:
@@ -134,6 +200,22 @@ DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 def decimal_number(text, where: str, what: str, fix: str = "give seconds as plain decimal numbers, e.g. 12.5"):
     """``float(text)`` when ``text`` is a plain decimal number (:data:`DECIMAL`), else a one-line ValueError.
 
+    Parameters
+    ----------
+    text : str
+        The field as read.
+    where : str
+        ``FILE:LINE`` for the message.
+    what : str
+        The field's name, for the message.
+    fix : str
+        What the message tells the reader to do.
+
+    Returns
+    -------
+    float
+        The number.
+
     >>> decimal_number(" 12.5", "p.csv:3", "start")
     12.5
     >>> decimal_number("1_0", "p.csv:3", "start")
@@ -150,7 +232,15 @@ def decimal_number(text, where: str, what: str, fix: str = "give seconds as plai
 
 
 class JSONNumberError(ValueError):
-    """A JSON integer too large for a float (every number becomes one in the measures)."""
+    """A JSON integer too large for a float (every number becomes one in the measures).
+
+    Examples
+    --------
+    >>> json_int("9" * 400)
+    Traceback (most recent call last):
+    ...
+    fireeval.datasets.JSONNumberError: an integer of 400 digits, beyond the range of a number (about 1.8e308)
+    """
 
 
 def json_int(text: str) -> int:
@@ -160,6 +250,11 @@ def json_int(text: str) -> int:
     ----------
     text : str
         The digits of a JSON integer.
+
+    Returns
+    -------
+    int
+        The integer.
 
     Examples
     --------
@@ -174,7 +269,31 @@ def json_int(text: str) -> int:
 
 
 def read_json(path, what: str = "JSON file", text=None):
-    """Parse a JSON file (or ``text`` read from ``path``) with one-line errors naming file and line."""
+    """Parse a JSON file (or ``text`` read from ``path``) with one-line errors naming file and line.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (named in errors).
+    what : str
+        What the file should be, for the messages.
+    text : bytes or str, optional
+        The file's content, when already read.
+
+    Returns
+    -------
+    object
+        The parsed JSON.
+
+    Examples
+    --------
+    >>> read_json("preds.json", text=b'{"v1": [[0.0, 2.5]]}')
+    {'v1': [[0.0, 2.5]]}
+    >>> read_json("preds.json", text=b'{"v1": [0.0, }')
+    Traceback (most recent call last):
+    ...
+    ValueError: preds.json:1: not valid JSON (Expecting value, column 14). Fix: give a JSON file.
+    """
     try:
         if text is None:
             path = check_readable(path, what)
@@ -193,7 +312,28 @@ def read_json(path, what: str = "JSON file", text=None):
 
 
 def read_jsonl(path, what="JSONL file"):
-    """``[(line_number, object), ...]`` of a JSON-lines file (one object a line); BOM and blank lines accepted, other errors name file and line."""
+    """``[(line_number, object), ...]`` of a JSON-lines file (one object a line); BOM and blank lines accepted, other errors name file and line.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    what : str
+        What the file should be, for the messages.
+
+    Returns
+    -------
+    list of (int, dict)
+        Each non-blank line's number and object.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "preds.jsonl")
+    >>> _ = open(path, "w").write('{"qid": 1}\\n\\n{"qid": 2}\\n')
+    >>> read_jsonl(path)
+    [(1, {'qid': 1}), (3, {'qid': 2})]
+    """
     out = []
     for lineno, line in text_lines(path, what):
         try:
@@ -220,7 +360,23 @@ def registry() -> dict:
 
 def named_root(root=None):
     """``(folder, how)`` of the data folder the reader named -- ``root`` (a chapter's ``data_dir``), else
-    ``FIREEVAL_DATA`` -- or ``(None, None)`` when none was named. ``how`` says where the name came from."""
+    ``FIREEVAL_DATA`` -- or ``(None, None)`` when none was named. ``how`` says where the name came from.
+
+    Parameters
+    ----------
+    root : path-like, optional
+        A chapter's ``data_dir``.
+
+    Returns
+    -------
+    (pathlib.Path or None, str or None)
+        The folder and ``"data_dir"`` or ``"FIREEVAL_DATA"``.
+
+    Examples
+    --------
+    >>> named_root("/data/fireeval")
+    (PosixPath('/data/fireeval'), 'data_dir')
+    """
     if root:
         return Path(root).expanduser(), "data_dir"
     if os.environ.get("FIREEVAL_DATA"):
@@ -267,7 +423,18 @@ def _read_from(base: Path, path: Path) -> Path:
 
 def folders_read() -> list:
     """The data folders (resolved) that :func:`data_path` found files in, in this process, in order:
-    what ``fireeval run`` reports as the folder a chapter read."""
+    what ``fireeval run`` reports as the folder a chapter read.
+
+    Returns
+    -------
+    list of str
+        The folders.
+
+    Examples
+    --------
+    >>> isinstance(folders_read(), list)
+    True
+    """
     return list(_FOLDERS_READ)
 
 
@@ -276,6 +443,28 @@ def data_path(name: str, root=None, download: bool = False) -> Path:
 
     Raises :class:`DataUnavailable` with the places searched when the file is
     nowhere and cannot be downloaded, and :class:`DataError` on a checksum mismatch.
+
+    Parameters
+    ----------
+    name : str
+        The file's path in ``data/registry.json``.
+    root : path-like, optional
+        The data folder (a chapter's ``data_dir``); default ``FIREEVAL_DATA``, else ``../shared/data``.
+    download : bool
+        Download a file that is nowhere (when the registry has its URL).
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> data_path("trec8_adhoc/mini_topics401-410/qrels.topics401-410.txt.gz", root=tempfile.mkdtemp())
+    Traceback (most recent call last):
+    ...
+    fireeval.datasets.DataUnavailable: trec8_adhoc/.../qrels.topics401-410.txt.gz not found (looked in: /tmp/...). Fix: ...
     """
     record = registry().get(name)
     if record is None:
@@ -323,7 +512,25 @@ def _download(name: str, record: dict) -> Path:
 
 
 def has_data(*names: str, root=None) -> bool:
-    """True when every named registry file is present locally and verified."""
+    """True when every named registry file is present locally and verified.
+
+    Parameters
+    ----------
+    *names : str
+        Registry paths.
+    root : path-like, optional
+        The data folder, as for :func:`data_path`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> has_data("trec8_adhoc/mini_topics401-410/qrels.topics401-410.txt.gz", root=tempfile.mkdtemp())
+    False
+    """
     try:
         for name in names:
             data_path(name, root=root)
@@ -333,7 +540,24 @@ def has_data(*names: str, root=None) -> bool:
 
 
 def data_root(root=None) -> Path | None:
-    """The folder data are read from (the named one, else the shared folder) when it exists, or None."""
+    """The folder data are read from (the named one, else the shared folder) when it exists, or None.
+
+    Parameters
+    ----------
+    root : path-like, optional
+        A named data folder.
+
+    Returns
+    -------
+    pathlib.Path or None
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> data_root(folder) == Path(folder), data_root(folder + "/absent")
+    (True, None)
+    """
     for base in _candidate_roots(root):
         if base.is_dir():
             return base
@@ -361,6 +585,24 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
       present but fails its checksum, a set of files found only in part, or files
       missing under a ``data_dir`` (or ``FIREEVAL_DATA``) or reader input the reader gave are errors
       (:class:`DataError` / :class:`DataUnavailable`), one line naming the file and the fix.
+
+    Parameters
+    ----------
+    data_source : {"auto", "real", "synthetic"}
+        The chapter's parameter.
+    files : iterable of str
+        Registry paths the chapter reads.
+    root : path-like, optional
+        The chapter's ``data_dir``.
+    reader_inputs : dict, optional
+        The chapter's parameters naming the reader's own files.
+    what : str
+        What the files are, for the messages.
+
+    Returns
+    -------
+    str
+        ``"real"`` or ``"synthetic"``.
 
     >>> choose_source("synthetic", [])
     'synthetic'
@@ -409,7 +651,26 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
 def optional_data(*names: str, root=None) -> bool:
     """For files a chapter uses when present (FIRE's labels, extra runs): True when all are present and
     verified, False when none is present; a file that is present but fails its checksum, or a set found
-    only in part, is an error (:class:`DataError` / :class:`DataUnavailable`) -- never a silent False."""
+    only in part, is an error (:class:`DataError` / :class:`DataUnavailable`) -- never a silent False.
+
+    Parameters
+    ----------
+    *names : str
+        Registry paths of one set of files.
+    root : path-like, optional
+        The data folder, as for :func:`data_path`.
+
+    Returns
+    -------
+    bool
+        Whether the set is there.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> optional_data("trec8_adhoc/mini_topics401-410/qrels.topics401-410.txt.gz", root=tempfile.mkdtemp())
+    False
+    """
     found, missing = [], []
     for name in names:
         try:

@@ -49,6 +49,15 @@ def is_incomplete_measure(name: str) -> bool:
     """True for a measure this module computes (``bpref``, ``infAP``, ``map_judged``, ``ndcg_judged``,
     under any registered name: ``Bpref``, ``AP'``, ``map'``, ``nDCG'``).
 
+    Parameters
+    ----------
+    name : str
+        A measure's name.
+
+    Returns
+    -------
+    bool
+
     >>> is_incomplete_measure("infAP"), is_incomplete_measure("AP'"), is_incomplete_measure("map")
     (True, True, False)
     """
@@ -57,6 +66,15 @@ def is_incomplete_measure(name: str) -> bool:
 
 def canonical_name(name: str) -> str:
     """The registry's root name of a measure of this module (``map'`` -> ``map_judged``).
+
+    Parameters
+    ----------
+    name : str
+        A measure's name.
+
+    Returns
+    -------
+    str
 
     >>> canonical_name("nDCG'"), canonical_name("Bpref")
     ('ndcg_judged', 'bpref')
@@ -82,6 +100,15 @@ class JudgedCells:
         Smallest grade counted relevant.
     cell_depth : int array, same shape, optional
         Pool depth of each cell's document, for :meth:`scores` with ``k``.
+
+    Examples
+    --------
+    One run, one topic: a judged non-relevant, an unjudged and a relevant document.
+
+    >>> cells = JudgedCells(np.array([[[0.0, 0.0, 1.0]]]), np.array([[[True, False, True]]]))
+    >>> scores = cells.scores(["bpref", "map_judged"], n_relevant=[[1]], n_nonrelevant=[[1]])
+    >>> scores["bpref"].tolist(), scores["map_judged"].tolist()   # condensed: the relevant one is 2nd of 2 judged
+    ([[0.0]], [[0.5]])
     """
 
     def __init__(self, gains, judged, relevance_level: int = 1, cell_depth=None):
@@ -154,6 +181,15 @@ class JudgedCells:
 def binary_ideal_gains(n_relevant) -> np.ndarray:
     """Ideal grades of binary judgements with ``n_relevant`` relevant documents: (..., max count).
 
+    Parameters
+    ----------
+    n_relevant : array_like of int
+        Relevant documents per topic.
+
+    Returns
+    -------
+    ndarray (..., max count)
+
     >>> binary_ideal_gains([0, 1, 2]).tolist()
     [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]]
     """
@@ -167,6 +203,21 @@ def incomplete_scores(runs, qrels, measures=INCOMPLETE_MEASURES, topics=None) ->
 
     ``topics`` default: every qrels topic (trec_eval ``-c``: a topic a run lacks scores 0).
     nDCG′'s ideal list uses the qrels' grades (linear gain, as trec_eval's ``ndcg``).
+
+    Parameters
+    ----------
+    runs : RunSet
+        The runs.
+    qrels : Qrels
+        The judgements.
+    measures : sequence of str
+        Measures of this module.
+    topics : sequence of str, optional
+        The topics scored.
+
+    Returns
+    -------
+    dict
 
     >>> import pandas as pd
     >>> from fireeval.core.runset import RunSet

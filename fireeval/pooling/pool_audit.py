@@ -52,6 +52,17 @@ class DropModel:
     No functional form is assumed: the reference runs speak for themselves, and the
     spread of their losses is reported with the median.
 
+    Parameters
+    ----------
+    share : ndarray
+        The reference runs' judged@K after leave-out.
+    loss : ndarray
+        Their relative losses.
+    n_neighbours : int
+        Reference runs a prediction is made from.
+    quantile : float
+        The upper prediction's quantile.
+
     >>> model = fit_drop_model([0.99, 0.98, 0.90, 0.80], [0.00, 0.01, 0.03, 0.10], n_neighbours=2)
     >>> [np.round(v, 3).tolist() for v in model.predict([0.985, 0.85])]
     [[0.005, 0.065], [0.009, 0.093]]
@@ -76,7 +87,27 @@ class DropModel:
 
 
 def fit_drop_model(share, loss, n_neighbours: int = 15, quantile: float = 0.9) -> DropModel:
-    """A :class:`DropModel` from reference runs' judged@K (after leave-out) and relative losses."""
+    """A :class:`DropModel` from reference runs' judged@K (after leave-out) and relative losses.
+
+    Parameters
+    ----------
+    share, loss : array_like
+        The reference runs' judged@K and relative losses.
+    n_neighbours : int
+        Neighbours per prediction.
+    quantile : float
+        The upper prediction's quantile.
+
+    Returns
+    -------
+    DropModel
+
+    Examples
+    --------
+    >>> model = fit_drop_model([0.9, 0.8, 0.5], [0.01, 0.02, 0.2], n_neighbours=1)
+    >>> [v.tolist() for v in model.predict([0.85, 0.4])]
+    [[0.01, 0.2], [0.01, 0.2]]
+    """
     share, loss = np.asarray(share, dtype=float), np.asarray(loss, dtype=float)
     keep = np.isfinite(share) & np.isfinite(loss)
     if not keep.any():
@@ -93,6 +124,45 @@ def reference_losses(runs: RunSet, qrels: Qrels, pool_depth: int = 100, pooled=N
     (what a group that never took part would lose), else each run. Columns: ``group``,
     ``pooled``, ``original``, ``left out``, ``relative drop``, ``judged@K`` (mean over
     topics of the share of the top K judged once the unit is left out).
+
+    Parameters
+    ----------
+    runs : RunSet
+        The reference runs.
+    qrels : Qrels
+        The judgements.
+    pool_depth : int
+        The pool depth K.
+    pooled : mask or names, optional
+        The pooled runs.
+    groups : dict, optional
+        ``{run: group}``.
+    measure : str
+        The measure.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run (index ``run``).
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> table = reference_losses(runs, qrels, pool_depth=5, groups=groups)
+    >>> table.round(3).values.tolist()[:2]
+    [['g0', True, 0.197, 0.174, 0.115, 0.55], ['g0', True, 0.179, 0.055, 0.695, 0.5]]
     """
     if pooled is None:
         pooled = runs_fully_judged(runs, qrels, pool_depth)
@@ -108,7 +178,39 @@ def reference_losses(runs: RunSet, qrels: Qrels, pool_depth: int = 100, pooled=N
 
 
 def runs_fully_judged(runs: RunSet, qrels: Qrels, depth: int) -> np.ndarray:
-    """Per run: is every document of its top ``depth`` judged, on every qrels topic?"""
+    """Per run: is every document of its top ``depth`` judged, on every qrels topic?
+
+    Parameters
+    ----------
+    runs : RunSet
+        The runs.
+    qrels : Qrels
+        The judgements.
+    depth : int
+        The depth checked.
+
+    Returns
+    -------
+    bool ndarray (n_runs,)
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> bool(runs_fully_judged(runs, qrels, 5).all()), runs_fully_judged(runs, qrels, 6).tolist()
+    (True, [True, False, True, False, False, False])
+    """
     topics = qrels.topics
     grades = runs.grades(qrels, topics)[..., :depth]
     return ~(_present(runs, topics, depth) & np.isnan(grades)).any(axis=(1, 2))
@@ -132,6 +234,43 @@ def cross_validate(table: pd.DataFrame, share: str = "judged@100", loss: str = "
     share :func:`fireeval.stats.reliability.warning_threshold` fits without its group),
     ``flagged`` (its share is below that threshold), ``loser`` (its loss is at least
     ``max_loss``), ``predicted`` and ``upper`` (:class:`DropModel` fitted without its group).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`reference_losses`' table.
+    share, loss, by : str
+        Its columns of judged share, loss and group.
+    max_loss : float
+        The loss that makes a run a loser.
+    n_neighbours : int
+        As :func:`fit_drop_model`.
+    fit_on : {"pooled", None}
+        Fit on the pooled runs only, or on all.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> table = reference_losses(runs, qrels, pool_depth=5, groups=groups)
+    >>> cv = cross_validate(table, share="judged@5", max_loss=0.05, n_neighbours=2)
+    >>> cv[["loser", "predicted", "upper"]].round(3).values.tolist()[:2]
+    [[True, 0.47, 0.561], [True, 0.504, 0.568]]
     """
     rows = []
     for unit, test in table.groupby(by, sort=False):
@@ -158,6 +297,38 @@ def validation_summary(cv: pd.DataFrame, max_loss: float = 0.02) -> dict:
     loss is at most the model's upper (90th percentile) prediction; ``mae``: mean
     absolute error of the median prediction; ``n_losers_covered``: runs losing at least
     ``max_loss`` whose loss the upper prediction still covered (the cases that matter).
+
+    Parameters
+    ----------
+    cv : pandas.DataFrame
+        :func:`cross_validate`'s table.
+    max_loss : float
+        The loss that makes a run a loser.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> table = reference_losses(runs, qrels, pool_depth=5, groups=groups)
+    >>> cv = cross_validate(table, share="judged@5", max_loss=0.05, n_neighbours=2)
+    >>> summary = validation_summary(cv, max_loss=0.05)
+    >>> summary["n_runs"], summary["n_losers"], summary["n_losers_covered"], round(summary["coverage"].value, 3)
+    (6, 6, 5, 0.833)
     """
     flagged, loser = cv["flagged"].astype(bool), cv["loser"].astype(bool)
     tp = int((flagged & loser).sum())
@@ -179,6 +350,37 @@ def coverage(runs: RunSet, qrels: Qrels, ks=(10, 100)) -> pd.DataFrame:
 
     Index (run, topic) over every qrels topic; a topic the run does not answer has
     judged share 1 and 0 unjudged (nothing retrieved, nothing to doubt).
+
+    Parameters
+    ----------
+    runs : RunSet
+        The runs.
+    qrels : Qrels
+        The judgements.
+    ks : sequence of int
+        The depths.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> coverage(runs, qrels, ks=(5, 10)).loc["g0r0"].round(2).values.tolist()
+    [[1.0, 0.0, 0.7, 3.0], [1.0, 0.0, 0.8, 2.0], [1.0, 0.0, 0.8, 2.0], [1.0, 0.0, 1.0, 0.0]]
     """
     topics = qrels.topics
     grades = runs.grades(qrels, topics)
@@ -202,6 +404,37 @@ def score_range(runs: RunSet, qrels: Qrels, pool_depth: int = 100) -> pd.DataFra
     relevant (and adds it to the topic's relevant count): the other extreme. It is not
     a strict upper bound (a relevant document deep in the list adds to the denominator
     more than to the sum), but it shows how far the unjudged documents could move MAP.
+
+    Parameters
+    ----------
+    runs : RunSet
+        The runs.
+    qrels : Qrels
+        The judgements.
+    pool_depth : int
+        The depth of ``map_unjudged_relevant``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> score_range(runs, qrels, pool_depth=5).round(3).loc["g0r0"].to_dict()
+    {'map': 0.197, 'bpref': 0.21, 'infAP': 0.197, 'map_judged': 0.198, 'map_unjudged_relevant': 0.197}
     """
     base = pd.DataFrame.from_dict(evaluate(qrels, runs, ["map", "bpref", "infAP"], complete=True, output="dict"),
                                   orient="index").rename_axis("run")  # runs x measures, in the runs' order
@@ -220,7 +453,48 @@ def score_range(runs: RunSet, qrels: Qrels, pool_depth: int = 100) -> pd.DataFra
 
 @dataclass
 class RunAudit:
-    """What :func:`audit_run` found for one run; :meth:`report` prints it, :meth:`to_json` stores it."""
+    """What :func:`audit_run` found for one run; :meth:`report` prints it, :meth:`to_json` stores it.
+
+    Parameters
+    ----------
+    run : str
+        The run's name.
+    pool_depth : int
+        The pool depth.
+    per_topic : pandas.DataFrame
+        Coverage per topic.
+    scores : dict
+        Mean scores (:func:`score_range`).
+    bias : dict or None
+        The pool-bias estimate.
+    risk : str
+        ``"low"``, ``"moderate"``, ``"high"`` or ``"unknown"``.
+    evidence : list of str
+        The reasons.
+
+    Examples
+    --------
+    Made by :func:`audit_run`:
+
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> new = RunSet.from_frames({"new": pd.DataFrame({"query": "1", "docno": ["d0", "d1", "d29", "d28", "d3"],
+    ...                                                "score": [5.0, 4, 3, 2, 1]})})
+    >>> audit = audit_run(qrels, new, pool_depth=5, reference=runs, groups=groups, n_neighbours=2)
+    >>> audit.risk, round(audit.scores["map"], 4), sorted(audit.to_json())[:3]
+    ('high', 0.0069, ['bias', 'evidence', 'per_topic'])
+    """
 
     run: str
     pool_depth: int
@@ -288,6 +562,50 @@ def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSe
     estimate; ``groups`` maps their names (and the audited run's, if it has one) to
     groups; ``pooled`` says which reference runs were pooled (default: those whose top
     ``pool_depth`` is judged on every topic).
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The judgements.
+    run : RunSet
+        The one run audited.
+    pool_depth : int
+        The collection's pool depth.
+    reference : RunSet, optional
+        The collection's other runs.
+    groups : dict, optional
+        ``{run: group}``.
+    pooled : mask or names, optional
+        The pooled reference runs.
+    max_loss : float
+        The loss that counts.
+    n_neighbours : int
+        As :func:`fit_drop_model`.
+
+    Returns
+    -------
+    RunAudit
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> new = RunSet.from_frames({"new": pd.DataFrame({"query": "1", "docno": ["d0", "d1", "d29", "d28", "d3"],
+    ...                                                "score": [5.0, 4, 3, 2, 1]})})
+    >>> audit = audit_run(qrels, new, pool_depth=5, reference=runs, groups=groups, n_neighbours=2)
+    >>> print(audit.report(per_topic=False).splitlines()[0])
+    fireeval audit: run new, pool depth 5, 4 topics
     """
     if len(run.names) != 1:
         raise ValueError(f"audit one run at a time; the run file holds {len(run.names)} runs ({run.names[:3]} ...)")

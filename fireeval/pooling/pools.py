@@ -111,6 +111,21 @@ class Pool:
         Distinct pool documents each run / group contributed.
     contributors : {"pooled", "all"}
         Which runs count as contributors (see :func:`build_pool`).
+
+    Parameters
+    ----------
+    runs, pooled, group, group_names, depth, keys, min_depth, n_runs, n_groups, sole_run, sole_group, run_contributions, group_contributions, contributors
+        As the attributes above.
+
+    Examples
+    --------
+    Made by :func:`build_pool`:
+
+    >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [3.0, 2.0, 1.0]})
+    >>> runs = RunSet.from_frames({"A": frame(["a", "x", "b"]), "B": frame(["b", "a", "y"]), "C": frame(["c", "z", "a"])})
+    >>> pool = build_pool(runs, pooled=["A", "B"], depth=2)
+    >>> runs.docnos[pool.keys % len(runs.docnos)].tolist(), pool.min_depth.tolist(), pool.sole_run.tolist()
+    (['a', 'x', 'b'], [1, 2, 1], [-1, 0, 1])
     """
 
     runs: RunSet
@@ -444,6 +459,15 @@ def _measures(measures) -> list[Measure]:
 def measure_name(measure) -> str:
     """Canonical name of a measure: trec_eval's, or one of :mod:`fireeval.pooling.incomplete`'s.
 
+    Parameters
+    ----------
+    measure : str or Measure
+        A measure.
+
+    Returns
+    -------
+    str
+
     >>> measure_name("P@10"), measure_name("infap")
     ('P_10', 'infAP')
     """
@@ -504,6 +528,38 @@ class DepthSweep:
 
     ``values[measure]`` has shape (n_depths, n_runs, n_topics); ``reference[measure]``
     (n_runs, n_topics) is the score with the original qrels.
+
+    Parameters
+    ----------
+    depths : ndarray
+        The pool depths.
+    runs : list of str
+        The runs.
+    topics : ndarray
+        The topics.
+    values, reference : dict
+        As above.
+
+    Examples
+    --------
+    Made by :func:`depth_sweep`:
+
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> sweep = depth_sweep(pool, qrels, sweep_depths(3, 5), ["map"])
+    >>> sweep.depths.tolist(), sweep.tau("map").round(3).tolist()
+    ([1, 2, 3, 5], [0.276, 0.467, 0.467, 1.0])
     """
 
     depths: np.ndarray
@@ -635,6 +691,44 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
     ``first K with τ-b > level`` (point estimate) and ``K where the band crosses``:
     ``"a–b"`` from the first depth whose band reaches above ``level`` to the first from
     which it stays above (:func:`fireeval.stats.reliability.band_crossing`).
+
+    Parameters
+    ----------
+    sweep : DepthSweep
+        The sweep.
+    samples : dict
+        ``{measure: τ-b resamples (depths, resamples)}``.
+    samples_ap : dict, optional
+        ``{measure: τ_AP resamples at depth k}``.
+    k : int
+        The depth reported.
+    level : float
+        The τ-b level.
+    label : callable
+        A measure's label.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> sweep = depth_sweep(pool, qrels, sweep_depths(3, 5), ["map"])
+    >>> measure_table(sweep, {"map": sweep.bootstrap("map", n_resamples=50)}, k=2).to_dict("records")
+    [{'τ-b at K = 2': 0.466..., 'τ-b band': '0.414–0.842', 'first K with τ-b > 0.90': '5', 'K range where the band crosses 0.90': '5'}]
     """
     depths = list(sweep.depths)
     i = depths.index(k)
@@ -663,6 +757,15 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
 def crossing_text(cross: dict) -> str:
     """``band_crossing`` as text: ``"5–15"``, ``"3"``, ``"not reached"``.
 
+    Parameters
+    ----------
+    cross : dict
+        :func:`fireeval.stats.reliability.band_crossing`'s result.
+
+    Returns
+    -------
+    str
+
     >>> crossing_text({"first_possible": 5, "first_certain": 15})
     '5–15'
     """
@@ -680,6 +783,19 @@ def tau_ap_gap_sentence(gap: float, samples_ap, samples_b, level: float = 0.95) 
     ``gap``: the point difference; ``samples_ap``/``samples_b``: bootstrap samples of
     the two statistics over the *same* topic resamples (:meth:`DepthSweep.bootstrap`
     with one seed), so their difference is paired.
+
+    Parameters
+    ----------
+    gap : float
+        τ_AP − τ-b.
+    samples_ap, samples_b : array_like
+        Paired resamples.
+    level : float
+        The interval's level.
+
+    Returns
+    -------
+    str
 
     >>> tau_ap_gap_sentence(-0.1, [0.70, 0.72, 0.75], [0.84, 0.85, 0.86])[:15]
     'lower than τ-b '
@@ -702,6 +818,17 @@ def tau_ap_gap_sentence(gap: float, samples_ap, samples_b, level: float = 0.95) 
 
 def relevant_split(qrels: Qrels, topics) -> tuple[np.ndarray, np.ndarray, float]:
     """Topic indices with at most / more than the median number of relevant documents, and the median.
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The judgements.
+    topics : sequence of str
+        The topics, in the order indexed.
+
+    Returns
+    -------
+    (ndarray, ndarray, float)
 
     >>> q = Qrels.from_pairs(["1", "2", "2", "3", "3", "3"], list("abcdef"))
     >>> relevant_split(q, ["1", "2", "3"])
@@ -736,6 +863,47 @@ def relevant_count_association(sweep: DepthSweep, qrels: Qrels, measure: str, k:
       topics are relabelled at random (``n_permutations`` relabellings, seed ``rng``).
 
     Both are negative when the explanation holds.
+
+    Parameters
+    ----------
+    sweep : DepthSweep
+        The sweep.
+    qrels : Qrels
+        The judgements.
+    measure : str
+        The measure.
+    k : int
+        The depth.
+    n_resamples : int
+        Bootstrap resamples.
+    rng : int
+        Seed.
+    n_permutations : int
+        Relabellings of the permutation test.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> sweep = depth_sweep(pool, qrels, sweep_depths(3, 5), ["map"])
+    >>> found = relevant_count_association(sweep, qrels, "map", 2, n_resamples=50, n_permutations=50)
+    >>> round(found["rho"], 3), round(found["split"], 3), found["split_p"], found["n_few"], found["n_many"]
+    (0.211, 0.133, 1.0, 2, 2)
     """
     name = measure_name(measure)
     i = list(sweep.depths).index(k)
@@ -782,6 +950,17 @@ def sweep_depths(max_depth: int, pool_depth: int) -> list[int]:
     The full pool depth is appended when the sweep stops short of it, so the last
     point is the original qrels (τ = 1).
 
+    Parameters
+    ----------
+    max_depth : int
+        The deepest depth swept.
+    pool_depth : int
+        The collection's pool depth.
+
+    Returns
+    -------
+    list of int
+
     >>> sweep_depths(3, 100), sweep_depths(50, 10)
     ([1, 2, 3, 100], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     """
@@ -805,6 +984,21 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     depth K" means in the qrels and in the depth-K pool, and the judged
     non-relevant count per topic is recounted at each depth like the relevant one.
     nDCG measures need binary qrels here (ideal gains are rebuilt from counts).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    qrels : Qrels
+        The judgements.
+    depths : sequence of int
+        The depths K.
+    measures : sequence of str
+        The measures.
+
+    Returns
+    -------
+    DepthSweep
 
     >>> import pandas as pd
     >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
@@ -882,6 +1076,39 @@ def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",
     by the relevant documents it (its group) alone contributed. Equivalent to
     ``evaluate(runs.select([r]), pool.leave_out(qrels, run=r))`` for every ``r``, without
     the loop. Topics: every qrels topic.
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    qrels : Qrels
+        The judgements.
+    by : {"run", "group"}
+        What is left out.
+    measures : sequence of str
+        The measures.
+
+    Returns
+    -------
+    fireeval.core.evaluation.Scores
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> leave_out_scores(pool, qrels, by="group").values["map"].mean(1).round(3).tolist()
+    [0.174, 0.055, 0.07, 0.056, 0.112, 0.114]
     """
     measures = _measures(measures)
     topics, cols, gains = _topics_and_gains(pool, qrels)
@@ -917,6 +1144,34 @@ class LeaveOutComparison:
     ``table`` has one row per run (index ``run``): ``group``, ``type`` (when given),
     ``pooled``, the mean scores ``original``, ``run left out``, ``group left out`` and
     ``drop (run)`` / ``drop (group)`` = original - left out (negative: the run gained).
+
+    Parameters
+    ----------
+    original, run_out, group_out : ndarray (n_runs, n_topics)
+        The per-topic scores.
+    table : pandas.DataFrame
+        The table above.
+
+    Examples
+    --------
+    Made by :func:`compare_leave_outs`:
+
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> comparison = compare_leave_outs(pool, qrels)
+    >>> comparison.table["drop (group)"].round(3).tolist(), comparison.n_gain()
+    ([0.023, 0.124, 0.098, 0.041, 0.062, 0.052], 0)
     """
 
     original: np.ndarray
@@ -964,6 +1219,21 @@ def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=
     over the same topics. ``run_type`` (optional, one label per run, e.g. TREC's
     automatic/manual) becomes the table's ``type`` column.
 
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    qrels : Qrels
+        The judgements.
+    measure : str
+        The measure.
+    run_type : sequence of str, optional
+        Each run's type.
+
+    Returns
+    -------
+    LeaveOutComparison
+
     >>> frame = lambda docs: pd.DataFrame({"query": "1", "docno": docs, "score": [2.0, 1.0]})
     >>> runs = RunSet.from_frames({"A": frame(["a", "x"]), "B": frame(["b", "a"])})
     >>> qrels = Qrels.from_pairs(["1", "1"], ["a", "b"])
@@ -995,6 +1265,19 @@ def leave_out_runs(pool: Pool, qrels: Qrels, runs) -> Qrels:
     document only the manual runs found (Westerveld's interactive-run test). Who counts
     as "another contributor" follows the pool's ``contributors``: ``"pooled"``, the other
     pooled runs; ``"all"``, every other run, pooled or not (NIST's convention).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    qrels : Qrels
+        The judgements.
+    runs : names or mask
+        The runs whose own documents leave.
+
+    Returns
+    -------
+    Qrels
 
     Examples
     --------
@@ -1028,6 +1311,19 @@ def losers_sentence(table: pd.DataFrame, n: int = 5,
 
     ``table`` is :attr:`LeaveOutComparison.table` with a ``type`` column.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The leave-out table.
+    n : int
+        Losers named.
+    fallback : str
+        The sentence's subject without manual runs.
+
+    Returns
+    -------
+    str
+
     >>> t = pd.DataFrame({"type": ["manual", "automatic", "automatic"], "drop (group)": [.3, .2, .1]})
     >>> losers_sentence(t, n=2)[:60]
     '1 of the five largest group drops are manual runs (only 1 of'
@@ -1043,6 +1339,15 @@ def losers_sentence(table: pd.DataFrame, n: int = 5,
 
 def gain_sentence(n_gain: int) -> str:
     """Why ``n_gain`` runs gain from their group's leave-out (:meth:`LeaveOutComparison.n_gain`).
+
+    Parameters
+    ----------
+    n_gain : int
+        Runs that gain.
+
+    Returns
+    -------
+    str
 
     >>> gain_sentence(0)
     "No run gains from its group's leave-out"
@@ -1060,6 +1365,40 @@ def leave_out_risk(pool: Pool, qrels: Qrels, table: pd.DataFrame, ks=(10, 100)) 
     ``judged@k`` for each ``k`` of ``ks`` (mean over topics of :meth:`Pool.judged_share`
     with the group left out: what a new system in the run's place would see) and
     ``relative drop`` = drop (group) / original (0 when the original score is 0).
+
+    Parameters
+    ----------
+    pool : Pool
+        The pool.
+    qrels : Qrels
+        The judgements.
+    table : pandas.DataFrame
+        The leave-out table.
+    ks : sequence of int
+        The depths of judged@k.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> from fireeval.pooling.pools import build_pool
+    >>> rng = np.random.default_rng(0)
+    >>> topics, docs = ["1", "2", "3", "4"], [f"d{i}" for i in range(30)]
+    >>> frames = {f"g{g}r{r}": pd.DataFrame({"query": np.repeat(topics, 10), "docno": np.concatenate(
+    ...           [rng.permutation(docs)[:10] for _ in topics]), "score": np.tile(np.arange(10.0, 0, -1), 4)})
+    ...           for g in range(3) for r in range(2)}
+    >>> runs, groups = RunSet.from_frames(frames), {name: name[:2] for name in frames}
+    >>> complete = Qrels(pd.DataFrame({"query": np.repeat(topics, 30), "docno": docs * 4,
+    ...                                "relevance": [int(i % (t + 2) == 0) for t in range(4) for i in range(30)]}))
+    >>> pool = build_pool(runs, groups=groups, depth=5)
+    >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
+    >>> risk = leave_out_risk(pool, qrels, compare_leave_outs(pool, qrels).table, ks=(5,))
+    >>> risk[["unique relevant share", "judged@5", "relative drop"]].round(3).values.tolist()[:2]
+    [[0.3, 0.55, 0.115], [0.5, 0.5, 0.695]]
     """
     judged = pool.judged_share(qrels, list(ks), leave_out="group").mean(-1)
     risk = table.assign(**{"unique relevant share": pool.unique_relevant_share(qrels, "group"),

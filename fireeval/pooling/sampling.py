@@ -47,6 +47,19 @@ def sample_rows(row_topic, rates, seed: int) -> np.ndarray:
     Each topic's rows are put in one random order (``seed``); rate ``r`` keeps the first
     ``max(1, ceil(r · n_topic))`` of them.
 
+    Parameters
+    ----------
+    row_topic : array_like of int
+        Each qrels row's topic.
+    rates : sequence of float
+        Shares kept, ascending.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    bool ndarray (n_rates, n_rows)
+
     >>> keep = sample_rows(np.array([0, 0, 0, 0, 1, 1]), [0.25, 0.5, 1.0], seed=0)
     >>> keep.sum(1).tolist()
     [2, 3, 6]
@@ -69,6 +82,17 @@ def sample_rows(row_topic, rates, seed: int) -> np.ndarray:
 def sampled_grades(grade_row, keep_row) -> np.ndarray:
     """Grades of a sampled qrels in trec_eval's convention: the grade where sampled, -1 elsewhere.
 
+    Parameters
+    ----------
+    grade_row : array_like
+        The grades.
+    keep_row : array_like of bool
+        The rows sampled.
+
+    Returns
+    -------
+    float ndarray
+
     >>> sampled_grades(np.array([1, 0, 2]), np.array([True, False, True])).tolist()
     [1.0, -1.0, 2.0]
     """
@@ -82,6 +106,31 @@ class SampledJudgements:
     ``values[m]``: (n_rates, n_seeds, n_runs, n_topics); ``reference[m]``: (n_runs,
     n_topics), the measure with every judgement. ``n_judged``: (n_rates, n_seeds)
     judgements kept.
+
+    Parameters
+    ----------
+    rates, seeds : ndarray
+        The sampling rates and seeds.
+    runs : list of str
+        The runs.
+    topics : ndarray
+        The topics.
+    values, reference : dict
+        As above.
+    n_judged : ndarray (n_rates, n_seeds)
+        As above.
+
+    Examples
+    --------
+    Made by :func:`sampled_judgements`:
+
+    >>> from fireeval.core.runset import RunSet
+    >>> from fireeval.core.judgements import Qrels
+    >>> frame = pd.DataFrame({"query": "1", "docno": list("abcd"), "score": [4.0, 3, 2, 1]})
+    >>> qrels = Qrels(pd.DataFrame({"query": "1", "docno": list("abcd"), "relevance": [1, 0, 1, 0]}))
+    >>> out = sampled_judgements(RunSet.from_frames({"A": frame}), qrels, [0.5, 1.0], [0, 1], ["map"])
+    >>> out.rates.tolist(), out.n_judged.tolist(), out.values["map"].shape
+    ([0.5, 1.0], [[2, 2], [4, 4]], (2, 2, 1, 1))
     """
 
     rates: np.ndarray
@@ -182,6 +231,25 @@ def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES,
     (on a pooled collection, the pool's). Topics: every qrels topic (a topic a run lacks
     scores 0). ``rates`` in (0, 1]; a rate of 1 is the full qrels. One loop over rates
     and seeds; each step is vectorised over runs x topics x ranks.
+
+    Parameters
+    ----------
+    runs : RunSet
+        The runs.
+    qrels : Qrels
+        The complete judgements.
+    rates : sequence of float in (0, 1]
+        Shares of each topic's judgements kept.
+    seeds : sequence of int
+        One sample per seed and rate.
+    measures : sequence of str
+        The measures.
+    stratified : bool
+        Sample relevant and non-relevant judgements separately.
+
+    Returns
+    -------
+    SampledJudgements
 
     >>> from fireeval.core.runset import RunSet
     >>> from fireeval.core.judgements import Qrels

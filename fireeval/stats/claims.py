@@ -856,6 +856,16 @@ class Claim:
     paper_value : the paper's own number, as printed (a quotation), if any.
     fmt : format of the quantity's numbers in tables.
     untestable : why the claim cannot be tested with the data here (then no estimate).
+
+    Examples
+    --------
+    >>> c = Claim("depth3", paper="Example 2024", section="§4", quote="rankings are stable at depth 3",
+    ...           quantity="Kendall τ, MAP, depth-3 vs full qrels", test=Test(">", 0.9), data="real: TREC-8",
+    ...           standing="original", reading=Reading("τ > 0.9 as written", "τ > 0.90", "paper's definition"))
+    >>> record = c.evaluate(Estimate(0.93, 0.91, 0.95, "95% bootstrap over topics"),
+    ...                     evidence=Evidence.none("no number printed"), power=Power.no_control("none"))
+    >>> record["verdict"], record["label"], record["test"]
+    ('reproduced', 'reproduced', '> 0.9')
     """
 
     id: str
@@ -1348,6 +1358,29 @@ def summary_rows(records: Sequence[Mapping]) -> list[dict]:
 
     A stand-in claim's row carries what its data show (``here``: data, label, number); a
     family claim's, how many conditions hold.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        Claim records (:meth:`Claim.evaluate`).
+
+    Returns
+    -------
+    list of dict
+        One row per record: ``claim``, ``short``, ``paper's number``, ``found here``, ``interval``,
+        ``verdict``, ``label``, ``basis``, ``data``, ``standing``, ``id`` and the record's
+        fair-verdict fields.
+
+    Examples
+    --------
+    >>> c = Claim("depth3", paper="Example 2024", section="§4", quote="rankings are stable at depth 3",
+    ...           quantity="Kendall τ, MAP, depth-3 vs full qrels", test=Test(">", 0.9), data="real: TREC-8",
+    ...           standing="original", reading=Reading("τ > 0.9 as written", "τ > 0.90", "paper's definition"))
+    >>> record = c.evaluate(Estimate(0.93, 0.91, 0.95, "95% bootstrap over topics"),
+    ...                     evidence=Evidence.none("no number printed"), power=Power.no_control("none"))
+    >>> row = summary_rows([record])[0]
+    >>> row["found here"], row["interval"], row["label"]
+    ('0.930 [0.910, 0.950] (test: > 0.9)', '95% bootstrap over topics', 'reproduced')
     """
     rows = []
     for r in records:

@@ -38,7 +38,29 @@ SYNTHETIC_TAGS = {"ModelA": "CLIP4CLIP", "ModelB": "CE", "ModelC": "SSB"}
 
 @dataclass
 class FireSimulation:
-    """A simulated benchmark: queries, captions, true relevance and model similarity matrices."""
+    """A simulated benchmark: queries, captions, true relevance and model similarity matrices.
+
+    Parameters
+    ----------
+    data : CaptionedVideos
+        The videos and their captions.
+    queries : list of str
+        One query caption per video (row q is video q's).
+    truth : bool ndarray (n_queries, n_videos)
+        True relevance.
+    similarity : dict
+        ``{model: float ndarray (n_queries, n_videos)}``.
+    original : bool ndarray (n_queries, n_videos)
+        The benchmark's own positives (the identity).
+
+    Examples
+    --------
+    Made by :func:`simulate_fire`:
+
+    >>> sim = simulate_fire(n_videos=30, captions_per_video=5, n_topics=3, seed=1)
+    >>> sim.queries[0], sorted(sim.similarity), sim.video_ids[:2]
+    ('a girl pouring the cup', ['ModelA', 'ModelB', 'ModelC'], ['video0000', 'video0001'])
+    """
 
     data: CaptionedVideos
     queries: list
@@ -61,6 +83,30 @@ def simulate_models(truth, models: Mapping[str, tuple] = DEFAULT_MODELS, overlap
     ``overlap``, z the noise shared by family f(m) and e the model's own noise (both
     standard normal). Higher a_m: better model; higher rho: more similar rankings
     within a family.
+
+    Parameters
+    ----------
+    truth : array_like of bool (n_queries, n_videos)
+        True relevance.
+    models : dict
+        ``{name: (quality a_m, family)}``.
+    overlap : float in [0, 1]
+        rho, the weight of the family's shared noise.
+    own_bonus : float
+        b, the extra score of a query's own video.
+    seed : int
+        Seed of the noise.
+
+    Returns
+    -------
+    dict
+        ``{name: float32 ndarray (n_queries, n_videos)}``.
+
+    Examples
+    --------
+    >>> sims = simulate_models(np.eye(3, dtype=bool), seed=0)
+    >>> sorted(sims), sims["ModelA"].shape, sims["ModelA"].argmax(axis=1).tolist()
+    (['ModelA', 'ModelB', 'ModelC'], (3, 3), [0, 1, 2])
     """
     if not 0 <= overlap <= 1:
         raise ValueError(f"overlap must be in [0, 1], not {overlap}")
@@ -82,6 +128,21 @@ def simulate_fire(n_videos: int = 1000, captions_per_video: int = 20, n_topics: 
                   seed: int = 0, **caption_kwargs) -> FireSimulation:
     """A benchmark of ``n_videos`` videos, one query per video, and simulated model runs.
 
+    Parameters
+    ----------
+    n_videos, captions_per_video, n_topics : int
+        The benchmark's size (:func:`fireeval.synthetic.video.simulate_captions`).
+    models, overlap, own_bonus
+        The simulated models (:func:`simulate_models`).
+    seed : int
+        Seed of the captions (the models use ``seed + 1``).
+    **caption_kwargs
+        More options of :func:`fireeval.synthetic.video.simulate_captions`.
+
+    Returns
+    -------
+    FireSimulation
+
     >>> sim = simulate_fire(n_videos=30, captions_per_video=5, n_topics=3, seed=1)
     >>> sim.truth.shape, bool(sim.truth[np.arange(30), np.arange(30)].all())
     ((30, 30), True)
@@ -102,6 +163,32 @@ def simulate_labels(truth_of_pairs, error_rate: float = 0.05, p_second: float = 
     two labels disagree a third (FIRE's protocol). Each label is the truth flipped
     with probability ``error_rate``. Returns per-pair label lists ("relevant" /
     "irrelevant") and the (distinct) annotator ids who gave them.
+
+    Parameters
+    ----------
+    truth_of_pairs : array_like of bool
+        Each pair's true relevance.
+    error_rate : float in [0, 1]
+        Probability that a label flips the truth.
+    p_second : float in [0, 1]
+        Share of pairs given a second label.
+    seed : int
+        Seed.
+    n_annotators : int
+        Size of the crowd the raters are drawn from.
+
+    Returns
+    -------
+    (list of list of str, list of list of int)
+        Each pair's labels and their annotators' ids.
+
+    Examples
+    --------
+    With no errors and a second label for every pair, no pair needs a third:
+
+    >>> labels, ids = simulate_labels([True, False], error_rate=0.0, p_second=1.0, seed=0)
+    >>> labels, ids
+    ([['relevant', 'relevant'], ['irrelevant', 'irrelevant']], [[3, 84], [88, 42]])
     """
     if not 0 <= error_rate <= 1:
         raise ValueError(f"error_rate must be a probability, not {error_rate}")
@@ -128,6 +215,31 @@ def fire_dataset_dict(queries: Sequence[str], video_ids: Sequence[str], pairs, l
     per-pair lists from :func:`simulate_labels`; ``models`` per-pair lists of upstream
     tags ("CLIP4CLIP", "SSB", "CE"). Pairs whose labels have a strict majority go to
     ``annotations`` (with ``label``), the rest to ``disagreements``.
+
+    Parameters
+    ----------
+    queries, video_ids : sequence of str
+        The benchmark's queries and videos.
+    pairs : sequence of (int, int)
+        Judged (query row, video column) pairs.
+    labels, annotator_ids : sequence of lists
+        Each pair's labels and annotators.
+    models : sequence of list of str
+        Each pair's contributing models, as FIRE's tags.
+    dataset : str
+        FIRE's dataset name.
+
+    Returns
+    -------
+    dict
+        The file's content (``annotations``, ``disagreements`` and FIRE's metadata keys).
+
+    Examples
+    --------
+    >>> d = fire_dataset_dict(["a man cooks", "a dog runs"], ["v0", "v1"], [(0, 0), (1, 0)],
+    ...                       [["relevant"], ["irrelevant", "relevant"]], [[3], [1, 2]], [["CE"], ["SSB"]])
+    >>> [(a["query"], a["video_id"], a["label"]) for a in d["annotations"]], len(d["disagreements"])
+    ([('a man cooks', 'v0', 'relevant')], 1)
     """
     annotations, disagreements = [], []
     response = 0
@@ -156,6 +268,32 @@ def simulated_fire_file(sim: FireSimulation, lists: Mapping[str, np.ndarray], de
     and return the result as a FIRE file dict (exact upstream schema).
 
     ``tags`` maps model names to FIRE's model tags (the schema allows only those).
+
+    Parameters
+    ----------
+    sim : FireSimulation
+        The benchmark.
+    lists : dict
+        ``{model: int ndarray (n_queries, >= depth)}``, each query's ranked video columns.
+    depth : int
+        Pool depth.
+    error_rate, p_second, seed
+        The annotators (:func:`simulate_labels`).
+    tags : dict
+        ``{model: FIRE tag}``.
+
+    Returns
+    -------
+    dict
+        As :func:`fire_dataset_dict`.
+
+    Examples
+    --------
+    >>> sim = simulate_fire(n_videos=30, captions_per_video=5, n_topics=3, seed=1)
+    >>> lists = {m: np.argsort(-s, axis=1) for m, s in sim.similarity.items()}
+    >>> fire = simulated_fire_file(sim, lists, depth=2, seed=0)
+    >>> len(fire["annotations"]), len(fire["disagreements"]), fire["annotations"][0]["models"]
+    (111, 0, ['CLIP4CLIP', 'CE', 'SSB'])
     """
     from fireeval.t2v.false_negatives import pool
 

@@ -21,7 +21,22 @@ __all__ = ["activitynet_label_noise_inputs", "simulate_moments", "system_qualiti
 
 
 def system_qualities(n_systems: int) -> np.ndarray:
-    """Quality of each simulated system, best first: evenly spaced in [0.15, 0.7]."""
+    """Quality of each simulated system, best first: evenly spaced in [0.15, 0.7].
+
+    Parameters
+    ----------
+    n_systems : int
+        How many systems.
+
+    Returns
+    -------
+    ndarray (n_systems,)
+
+    Examples
+    --------
+    >>> system_qualities(3).tolist(), system_qualities(1).tolist()
+    ([0.7, 0.425, 0.15], [0.5])
+    """
     return np.linspace(0.7, 0.15, n_systems) if n_systems > 1 else np.array([0.5])
 
 
@@ -33,6 +48,26 @@ def simulate_moments(n_queries: int = 3720, n_systems: int = 6, seed=0, k: int =
     ``lengths`` (n_queries,) video lengths in seconds, and ``predictions``
     ``{"system_1": (n_queries, k, 2), ...}`` with ``system_1`` the best
     (:func:`system_qualities`). All moments lie inside the video.
+
+    Parameters
+    ----------
+    n_queries, n_systems, k : int
+        Queries, systems and predictions per query.
+    seed : int or numpy.random.Generator
+        Seed.
+    mean_length : float
+        Mean video length in seconds.
+
+    Returns
+    -------
+    (ndarray, ndarray, dict)
+        ``gt``, ``lengths``, ``predictions`` as above.
+
+    Examples
+    --------
+    >>> gt, lengths, predictions = simulate_moments(5, 2, seed=0, k=3)
+    >>> gt.shape, {name: p.shape for name, p in predictions.items()}, bool((gt[:, 1] <= lengths).all())
+    ((5, 2), {'system_1': (5, 3, 2), 'system_2': (5, 3, 2)}, True)
     """
     rng = np.random.default_rng(seed)
     lengths = np.round(rng.uniform(0.5, 1.5, n_queries) * mean_length, 2)
@@ -71,6 +106,20 @@ def activitynet_label_noise_inputs(n_queries: int = 3000, seed: int = 0, n_rated
     ``seed + 7``), 5000 training moments (``seed + 8``), and 5 raters on the first
     ``n_rated`` queries drawn from the noise model at σ = 6 s plus a shared 3 s shift
     (``seed + 9``), so that raters disagree with the original more than with each other.
+
+    Parameters
+    ----------
+    n_queries : int
+        Simulated test queries.
+    seed : int
+        Base seed.
+    n_rated : int
+        Queries with five raters.
+
+    Returns
+    -------
+    dict
+        ``gt``, ``durations``, ``train_gt``, ``train_durations``, ``rater_queries``, ``raters``, ``note``.
 
     >>> d = activitynet_label_noise_inputs(20, n_rated=5)
     >>> d["gt"].shape, d["raters"].shape, d["note"].startswith("SYNTHETIC")

@@ -21,6 +21,31 @@ def simulate_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: int = 3
     Returns ``(runs, qrels, table)``: ``{name: frame(query, docno, score)}``, a
     complete qrels frame (query, docno, relevance), and a run table (run, group,
     quality) -- quality is the group's signal-to-noise ratio, so better runs are known.
+
+    Parameters
+    ----------
+    n_topics, n_groups, runs_per_group, n_docs : int
+        The collection's size.
+    depth : int
+        Documents retrieved per topic by each run.
+    relevant_rate : float
+        Share of relevant documents (each topic gets at least one).
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    (dict, pandas.DataFrame, pandas.DataFrame)
+        ``runs``, ``qrels``, ``table`` as above.
+
+    Examples
+    --------
+    >>> runs, qrels, table = simulate_trec(n_topics=2, n_groups=2, runs_per_group=2, n_docs=50, depth=10)
+    >>> sorted(runs), qrels.shape, table.columns.tolist()
+    (['g00r0', 'g00r1', 'g01r0', 'g01r1'], (100, 3), ['run', 'group', 'quality'])
+    >>> first = runs["g00r0"].iloc[0]
+    >>> first["query"], first["docno"], float(first["score"])
+    ('T001', 'D00019', 2.7715)
     """
     rng = np.random.default_rng(seed)
     topics = [f"T{t:03d}" for t in range(1, n_topics + 1)]
@@ -61,6 +86,27 @@ def simulate_pooled_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: 
     Returns ``(runs, qrels, table, complete)``: ``{name: frame}``, the pooled judgements
     (query, docno, relevance), the run table (run, group, quality, pooled) and the
     complete judgements.
+
+    Parameters
+    ----------
+    n_topics, n_groups, runs_per_group, n_docs, depth, relevant_rate, seed
+        As :func:`simulate_trec`.
+    pooled_per_group : int
+        Runs of each group in the pool.
+    pool_depth : int
+        Pool depth.
+
+    Returns
+    -------
+    (dict, pandas.DataFrame, pandas.DataFrame, pandas.DataFrame)
+        ``runs``, ``qrels``, ``table``, ``complete`` as above.
+
+    Examples
+    --------
+    >>> runs, qrels, table, complete = simulate_pooled_trec(n_topics=2, n_groups=2, runs_per_group=2,
+    ...                                                     pooled_per_group=1, pool_depth=5, n_docs=50, depth=10)
+    >>> len(qrels), len(complete), table["pooled"].tolist()
+    (20, 100, [True, False, True, False])
     """
     from fireeval.core.trec import trec_order
 

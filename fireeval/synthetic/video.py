@@ -97,6 +97,23 @@ class CaptionedVideos:
     caption_concepts : bool array (n_captions, n_concepts), the concepts each
         caption mentions.
     seed : int, the seed that generated it.
+
+    Parameters
+    ----------
+    video_ids, captions, topic, concept_names, concept_slot, video_concepts, caption_video, caption_concepts, seed
+        As the attributes above.
+    params : dict
+        The generator's settings.
+
+    Examples
+    --------
+    Made by :func:`simulate_captions`:
+
+    >>> data = simulate_captions(n_videos=4, captions_per_video=2, n_topics=2, seed=1)
+    >>> data.n_videos, data.video_ids[0], data.captions[0]
+    (4, 'video0000', ['someone is pouring the tomato', 'a player is pouring the tomato'])
+    >>> data.query_index().tolist()
+    [0, 2, 4, 6]
     """
 
     video_ids: list
@@ -190,6 +207,21 @@ def simulate_captions(n_videos: int = 200, captions_per_video: int = 20, n_topic
     See the module docstring for the generative story and the relevance rule. The
     ``p_*`` are the probabilities that a caption names that slot (the action is
     always named). Everything is drawn from ``np.random.default_rng(seed)``.
+
+    Parameters
+    ----------
+    n_videos, captions_per_video, n_topics : int
+        The benchmark's size (each at least 1).
+    actions_per_topic, objects_per_topic, places_per_topic : int
+        The concepts each topic draws from.
+    p_subject, p_object, p_place : float in [0, 1]
+        Probability that a caption names that slot.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    CaptionedVideos
 
     >>> data = simulate_captions(n_videos=4, captions_per_video=2, n_topics=2, seed=1)
     >>> len(data.captions), len(data.captions[0]), data.relevance().shape

@@ -29,6 +29,21 @@ def train_test_similarity(test_captions: Sequence[str], train_captions: Sequence
     FIRE; n-grams seen only in train captions are dropped). Computed as a sparse
     product in chunks of test captions, top-k by ``np.partition``.
 
+    Parameters
+    ----------
+    test_captions, train_captions : sequence of str
+        The captions.
+    k : int
+        Nearest train captions averaged.
+    analyzer, ngram_range
+        scikit-learn's ``TfidfVectorizer`` options.
+    chunk : int
+        Test captions per sparse product.
+
+    Returns
+    -------
+    ndarray (n_test,)
+
     >>> s = train_test_similarity(["a man runs", "a cat"], ["a man runs", "a dog", "a man walks"], k=1)
     >>> round(float(s[0]), 6)
     1.0
@@ -52,6 +67,23 @@ def length_correlations(similarity, captions: Sequence[str]) -> dict:
 
     Length in words (whitespace tokens) and in characters (stripped caption). Keys:
     ``spearman_words``, ``kendall_words``, ``spearman_chars``, ``kendall_chars``.
+
+    Parameters
+    ----------
+    similarity : array_like (n_captions,)
+        A value per caption.
+    captions : sequence of str
+        The captions.
+
+    Returns
+    -------
+    dict
+        The four correlations.
+
+    Examples
+    --------
+    >>> length_correlations([0.1, 0.5, 0.9], ["a man", "a man runs fast", "a man runs very fast"])
+    {'spearman_words': 1.0, 'kendall_words': 1.0, 'spearman_chars': 1.0, 'kendall_chars': 1.0}
     """
     words = np.array([len(c.split()) for c in captions])
     chars = np.array([len(c.strip()) for c in captions])

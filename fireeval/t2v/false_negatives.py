@@ -92,6 +92,17 @@ def ranked_lists(similarity, depth: int | None = None) -> np.ndarray:
     ``-similarity``), so the result does not depend on numpy's sort algorithm.
     ``similarity`` may have leading axes (models): ``(..., n_queries, n_items)``.
 
+    Parameters
+    ----------
+    similarity : array_like (..., n_queries, n_items)
+        Scores, higher = better.
+    depth : int, optional
+        Items kept per query (default: all).
+
+    Returns
+    -------
+    int ndarray (..., n_queries, depth)
+
     >>> ranked_lists([[0.1, 0.9, 0.9, 0.0]], depth=3)
     array([[1, 2, 0]])
     """
@@ -110,6 +121,19 @@ def pool(lists, n_items: int, depth: int = 10) -> np.ndarray:
     """Which (query, item) pairs each model puts in its top ``depth``: bool ``(n_models, Q, n_items)``.
 
     ``lists`` is ``(n_models, n_queries, >= depth)``; ``-1`` entries are ignored.
+
+    Parameters
+    ----------
+    lists : array_like of int (n_models, n_queries, >= depth)
+        Ranked item ids.
+    n_items : int
+        Items in the collection.
+    depth : int
+        Pool depth.
+
+    Returns
+    -------
+    bool ndarray (n_models, n_queries, n_items)
 
     >>> pool([[[2, 0]], [[1, 2]]], n_items=3, depth=1).astype(int)
     array([[[0, 0, 1]],
@@ -136,6 +160,34 @@ def judge_pool(lists: Mapping[str, np.ndarray] | np.ndarray, n_items: int, annot
     ``(n_models, Q, depth)`` array with ``models`` naming its rows). ``annotator`` is
     either a bool ``(Q, n_items)`` verdict matrix or a callable ``f(q_idx, v_idx) -> bool
     array`` that judges only the pooled pairs (FIRE never judges anything else).
+
+    Parameters
+    ----------
+    lists : dict or ndarray
+        As above.
+    n_items : int
+        Items in the collection.
+    annotator : bool ndarray (Q, n_items) or callable
+        As above.
+    depth : int
+        Pool depth.
+    models : sequence of str, optional
+        The model names of an array ``lists``.
+
+    Returns
+    -------
+    fireeval.core.judgements.Judgements
+
+    Examples
+    --------
+    Two models pool their top 1; the annotator knows the truth (two false negatives):
+
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> truth = original.copy(); truth[0, 1] = truth[1, 2] = True
+    >>> judgements = judge_pool(lists, 3, truth, depth=1)
+    >>> judgements.models, judgements.judged.astype(int).tolist(), judgements.relevant.astype(int).tolist()
+    (('A', 'B'), [[1, 1, 0], [0, 1, 1], [0, 1, 1]], [[1, 1, 0], [0, 1, 1], [0, 0, 1]])
     """
     if isinstance(lists, Mapping):
         models = list(lists)
@@ -159,7 +211,24 @@ def judge_pool(lists: Mapping[str, np.ndarray] | np.ndarray, n_items: int, annot
 
 # --------------------------------------------------------------------------- scoring
 def gains_of(lists, positives) -> np.ndarray:
-    """Binary gains (1 = positive) of ranked ``lists`` (..., Q, depth) under ``positives`` (Q, V)."""
+    """Binary gains (1 = positive) of ranked ``lists`` (..., Q, depth) under ``positives`` (Q, V).
+
+    Parameters
+    ----------
+    lists : array_like of int (..., Q, depth)
+        Ranked item ids (``-1``: none).
+    positives : array_like of bool (Q, V)
+        The positives.
+
+    Returns
+    -------
+    int ndarray (..., Q, depth)
+
+    Examples
+    --------
+    >>> gains_of([[0, 1, 2], [2, 1, 0]], [[True, True, False], [True, False, False]]).tolist()
+    [[1, 1, 0], [0, 0, 1]]
+    """
     lists = np.asarray(lists)
     positives = np.asarray(positives, dtype=bool)
     q = np.arange(lists.shape[-2])[:, None]
@@ -172,6 +241,29 @@ def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth:
 
     ``ap="fire"`` (FIRE's code): mean precision at the positives retrieved in the top
     ``ap_depth``; ``ap="trec"``: divided by all positives of the query instead.
+
+    .. math:: C@K = [\\min_i \\mathrm{rank}(p_i) \\le K], \\qquad
+              AP@D = \\frac{1}{|\\{i \\le D : g_i = 1\\}|} \\sum_{i \\le D,\\, g_i = 1} P@i
+
+    (the denominator is the query's positives with ``ap="trec"``).
+
+    Parameters
+    ----------
+    lists : array_like of int (..., Q, depth)
+        Ranked item ids.
+    positives : array_like of bool (Q, V)
+        The positives.
+    ks : sequence of int
+        The cut-offs of C@K.
+    ap_depth : int
+        The depth of AP.
+    ap : {"fire", "trec"}
+        AP's denominator.
+
+    Returns
+    -------
+    dict
+        ``{"C@K": ..., "AP@D": ...}``, arrays ``(..., Q)``.
 
     >>> pos = np.array([[False, True, True]])
     >>> s = per_query_scores([[1, 0, 2]], pos, ks=(1,), ap_depth=3)
@@ -194,7 +286,28 @@ def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth:
 
 def score_table(lists: Mapping[str, np.ndarray], positives: Mapping[str, np.ndarray] | np.ndarray,
                 **kwargs) -> pd.DataFrame:
-    """Mean scores: rows = models, columns = metrics. ``positives`` may be per model."""
+    """Mean scores: rows = models, columns = metrics. ``positives`` may be per model.
+
+    Parameters
+    ----------
+    lists : dict
+        ``{model: ranked ids (Q, depth)}``.
+    positives : bool ndarray (Q, V) or dict of them
+        The positives (per model when a dict).
+    **kwargs
+        Options of :func:`per_query_scores`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> score_table(lists, original, ks=(1,), ap_depth=2).round(3).to_dict("index")
+    {'A': {'C@1': 0.333, 'AP@2': 0.667}, 'B': {'C@1': 0.667, 'AP@2': 0.833}}
+    """
     import pandas as pd
 
     rows = {}
@@ -208,6 +321,27 @@ def table1(lists: Mapping[str, np.ndarray], original, corrected, **kwargs) -> pd
     """FIRE Table 1: each model's scores with original and corrected positives, and the delta.
 
     Long frame with columns model, metric, original, corrected, delta (corrected - original).
+
+    Parameters
+    ----------
+    lists : dict
+        ``{model: ranked ids (Q, depth)}``.
+    original, corrected : bool ndarray (Q, V)
+        The two sets of positives.
+    **kwargs
+        Options of :func:`per_query_scores`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> truth = original.copy(); truth[0, 1] = truth[1, 2] = True
+    >>> table1(lists, original, truth, ks=(1,), ap_depth=2).round(3).values.tolist()
+    [['A', 'C@1', 0.333, 0.667, 0.333], ['A', 'AP@2', 0.667, 0.833, 0.167], ['B', 'C@1', 0.667, 1.0, 0.333], ['B', 'AP@2', 0.833, 1.0, 0.167]]
     """
     import pandas as pd
 
@@ -220,6 +354,15 @@ def table1(lists: Mapping[str, np.ndarray], original, corrected, **kwargs) -> pd
 
 def table1_nested(t1: pd.DataFrame) -> dict:
     """A :func:`table1` frame as ``{model: {metric: {"original", "corrected", "delta"}}}`` (fractions).
+
+    Parameters
+    ----------
+    t1 : pandas.DataFrame
+        A :func:`table1` frame.
+
+    Returns
+    -------
+    dict
 
     >>> import pandas as pd
     >>> t = pd.DataFrame({"model": ["m"], "metric": ["C@1"], "original": [0.5], "corrected": [0.75],
@@ -244,6 +387,32 @@ def table1_comparison(t1: pd.DataFrame, paper: Mapping[str, Mapping[str, tuple]]
     "simulation truth" with only the corrected column. Columns keep ``metrics`` order
     (default: the order of ``t1``), restricted to metrics present in ``t1``; each with
     original, corrected, delta.
+
+    Parameters
+    ----------
+    t1 : pandas.DataFrame
+        A :func:`table1` frame.
+    paper : dict
+        The paper's printed numbers, as above.
+    source : str
+        The label of ``t1``'s rows.
+    truth : pandas.DataFrame, optional
+        A :func:`score_table` against the truth.
+    metrics : sequence of str, optional
+        The metrics shown.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> truth = original.copy(); truth[0, 1] = truth[1, 2] = True
+    >>> t1 = table1(lists, original, truth, ks=(1,), ap_depth=2)
+    >>> table1_comparison(t1, {"A": {"C@1": (100.0, 66.7, 33.3)}}, "ours", metrics=["C@1"]).round(1).values.tolist()
+    [[33.3, 66.7, 33.3], [66.7, 100.0, 33.3], [66.7, 100.0, 33.3]]
     """
     import pandas as pd
 
@@ -273,6 +442,32 @@ def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judge
     """FIRE Table 4: every model scored with all judgements ("All") and without its own ("New").
 
     A model that was not pooled gets the same All and New. Columns: model, data, metrics.
+
+    Parameters
+    ----------
+    lists : dict
+        ``{model: ranked ids (Q, depth)}``.
+    original : bool ndarray (Q, V)
+        The original positives.
+    judgements : fireeval.core.judgements.Judgements
+        The pooled judgements.
+    **kwargs
+        Options of :func:`per_query_scores`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    Without its own judgements, model A loses the false negative only it found:
+
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> truth = original.copy(); truth[0, 1] = truth[1, 2] = True
+    >>> judgements = judge_pool(lists, 3, truth, depth=1)
+    >>> leave_model_out(lists, original, judgements, ks=(1,), ap_depth=2).round(3).values.tolist()
+    [['A', 'All', 0.667, 0.833], ['A', 'New', 0.333, 0.667], ['B', 'All', 1.0, 1.0], ['B', 'New', 0.667, 0.833]]
     """
     import pandas as pd
 
@@ -286,6 +481,15 @@ def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judge
 
 def leave_model_out_nested(t4: pd.DataFrame) -> dict:
     """A :func:`leave_model_out` frame as ``{model: {"All"|"New": {metric: score}}}``.
+
+    Parameters
+    ----------
+    t4 : pandas.DataFrame
+        A :func:`leave_model_out` frame.
+
+    Returns
+    -------
+    dict
 
     >>> import pandas as pd
     >>> t = pd.DataFrame({"model": ["m", "m"], "data": ["All", "New"], "C@1": [0.5, 0.25]})
@@ -303,6 +507,21 @@ def per_query_array(lists: Mapping[str, np.ndarray], positives, metrics: Sequenc
     ``metrics`` are names produced by :func:`per_query_scores` with ``kwargs`` (e.g.
     ``["C@1", "AP@20"]`` with ``ks=(1,), ap_depth=20``); the layout is the one
     :func:`fireeval.stats.resampling.bootstrap_deviation_quantile` resamples.
+
+    Parameters
+    ----------
+    lists : dict
+        ``{model: ranked ids (Q, depth)}``.
+    positives : bool ndarray (Q, V)
+        The positives.
+    metrics : sequence of str
+        The metrics, in order.
+    **kwargs
+        Options of :func:`per_query_scores`.
+
+    Returns
+    -------
+    ndarray (n_models, n_metrics, n_queries)
 
     >>> per_query_array({"m": [[0, 1], [0, 1]]}, np.eye(2, dtype=bool), ["C@1"], ks=(1,)).tolist()
     [[[1.0, 0.0]]]
@@ -323,6 +542,27 @@ def prediction_overlap(lists: Mapping[str, np.ndarray], k: int = 10, p: float = 
     RBO is Webber et al.'s truncated sum to depth K (``rbo``, at most 1 - p^K = 0.651
     for K = 10, p = 0.9) and the extrapolated RBO_EXT (``rbo_ext``). FIRE does not say
     which it reports.
+
+    Parameters
+    ----------
+    lists : dict
+        ``{model: ranked ids (Q, >= k)}``.
+    k : int
+        Depth compared.
+    p : float
+        RBO's persistence.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns pair, overlap, rbo, rbo_ext.
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> prediction_overlap(lists, k=2).round(3).values.tolist()
+    [['A & B', 1.0, 0.09, 0.9]]
     """
     import pandas as pd
     from fireeval.stats import agreement
@@ -341,6 +581,20 @@ def prediction_overlap(lists: Mapping[str, np.ndarray], k: int = 10, p: float = 
 def positive_ranks(lists, original, corrected, max_rank: int = 50) -> pd.DataFrame:
     """FIRE Fig. 12: rank (1-based, up to ``max_rank``) of every positive, labelled original or new.
 
+    Parameters
+    ----------
+    lists : array_like of int (Q, depth)
+        One model's ranked ids.
+    original, corrected : array_like of bool (Q, V)
+        The positives before and after correction.
+    max_rank : int
+        The deepest rank reported.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns query, rank, kind.
+
     >>> positive_ranks([[2, 0, 1]], [[1, 0, 0]], [[1, 0, 1]]).values.tolist()
     [[0, 1, 'new'], [0, 2, 'original']]
     """
@@ -358,6 +612,17 @@ def positive_ranks(lists, original, corrected, max_rank: int = 50) -> pd.DataFra
 
 def correctness_groups(correct_a, correct_b, name_a: str, name_b: str) -> np.ndarray:
     """FIRE Fig. 3 groups per query: "Both", "<a> only", "<b> only" or "None".
+
+    Parameters
+    ----------
+    correct_a, correct_b : array_like of bool
+        Per query, whether each model is correct.
+    name_a, name_b : str
+        The models' names.
+
+    Returns
+    -------
+    ndarray of str
 
     >>> correctness_groups([1, 1, 0, 0], [1, 0, 1, 0], "A", "B").tolist()
     ['Both', 'A only', 'B only', 'None']
@@ -378,6 +643,21 @@ def correctness_by_labels(lists: Mapping[str, np.ndarray], positives: Mapping[st
     ``group`` (:func:`correctness_groups`: "Both", "<a> only", "<b> only", "None") and
     ``labels``.
 
+    Parameters
+    ----------
+    lists : dict
+        ``{model: ranked ids (Q, >= k)}``; the first two are compared.
+    positives : dict
+        ``{labelling: bool (Q, V)}``.
+    k : int
+        The cut-off.
+    **columns
+        Per-query columns to carry.
+
+    Returns
+    -------
+    pandas.DataFrame
+
     >>> lists = {"A": [[0, 1], [0, 1]], "B": [[1, 0], [1, 0]]}
     >>> correctness_by_labels(lists, {"original": np.eye(2, dtype=bool)}, 1, words=[3, 5]).values.tolist()
     [[3, 'A only', 'original'], [5, 'B only', 'original']]
@@ -397,7 +677,24 @@ def correctness_by_labels(lists: Mapping[str, np.ndarray], positives: Mapping[st
 
 
 def caption_lengths(captions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Length of each caption in words (whitespace tokens) and in characters (stripped)."""
+    """Length of each caption in words (whitespace tokens) and in characters (stripped).
+
+    Parameters
+    ----------
+    captions : sequence of str
+        The captions.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Words and characters.
+
+    Examples
+    --------
+    >>> words, chars = caption_lengths(["a man", " a dog runs "])
+    >>> words.tolist(), chars.tolist()
+    ([2, 3], [5, 10])
+    """
     words = np.array([len(c.split()) for c in captions])
     chars = np.array([len(c.strip()) for c in captions])
     return words, chars
@@ -427,6 +724,36 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
     left out (otherwise the original pair scores 1 trivially); this makes the original
     pairs a check on the proxy's recall.
     Captions of one video must be equally many for "mean" to weigh videos alike.
+
+    Parameters
+    ----------
+    queries : sequence of str
+        The queries.
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    proxy : str
+        The proxy (:func:`fireeval.t2v.similarity.similarity_matrix`).
+    aggregate : {"max", "quorum2", "mean"}
+        How a video's captions are combined.
+    own_video : sequence of int, optional
+        Each query's own video.
+    chunk : int
+        Queries per block.
+    similarity : callable, optional
+        ``(queries, captions) -> matrix``, instead of the proxy.
+
+    Returns
+    -------
+    ndarray (n_queries, n_videos)
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement = caption_agreement(queries, captions, own_video=[0, 1, 2])
+    >>> agreement.round(3).tolist()
+    [[0.667, 0.667, 0.0], [1.0, 0.667, 0.0], [0.0, 0.0, 0.667]]
     """
     from fireeval.t2v import similarity as sim_mod
 
@@ -476,7 +803,24 @@ def _aggregate(grid, aggregate):
 
 
 def proxy_verdicts(agreement_scores, threshold: float) -> np.ndarray:
-    """The proxy annotator's verdicts: relevant when the caption agreement reaches ``threshold``."""
+    """The proxy annotator's verdicts: relevant when the caption agreement reaches ``threshold``.
+
+    Parameters
+    ----------
+    agreement_scores : array_like
+        :func:`caption_agreement`'s scores.
+    threshold : float
+        The least score called relevant.
+
+    Returns
+    -------
+    bool ndarray
+
+    Examples
+    --------
+    >>> proxy_verdicts([[0.2, 0.5, 0.9]], 0.5).tolist()
+    [[False, True, True]]
+    """
     if not 0 <= threshold <= 1:
         raise ValueError(f"threshold must be in [0, 1], not {threshold}")
     return np.asarray(agreement_scores) >= threshold
@@ -489,6 +833,38 @@ def threshold_sweep(lists: Mapping[str, np.ndarray], original, agreement_scores,
 
     Extra columns: ``share_relevant`` (proxy-relevant share of the judged pool, FIRE's
     MSR-VTT value is 11.8 %) and ``new_per_query`` (new positives per query).
+
+    Parameters
+    ----------
+    lists : dict
+        ``{model: ranked ids (Q, >= depth)}``.
+    original : bool ndarray (Q, V)
+        The original positives.
+    agreement_scores : ndarray (Q, V)
+        :func:`caption_agreement`'s scores.
+    thresholds : sequence of float
+        The thresholds.
+    depth : int
+        Pool depth.
+    **kwargs
+        Options of :func:`per_query_scores`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns threshold, model, metric, original, corrected, delta, share_relevant, new_per_query.
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement = caption_agreement(queries, captions, own_video=[0, 1, 2])
+    >>> sweep = threshold_sweep(lists, original, agreement, [0.5, 0.9], depth=1, ks=(1,), ap_depth=2)
+    >>> sweep[["threshold", "model", "metric", "corrected", "share_relevant"]].round(3).values.tolist()[:2]
+    [[0.5, 'A', 'C@1', 0.333, 0.667], [0.5, 'A', 'AP@2', 0.667, 0.667]]
     """
     import pandas as pd
 
@@ -515,6 +891,43 @@ def verdict_sample(queries: Sequence[str], video_captions: Sequence[Sequence[str
     Columns: query, video (column index), verdict, agreement, the video's caption that
     agrees best with the query, and two more of its captions -- enough to see why
     the proxy said what it said.
+
+    Parameters
+    ----------
+    queries : sequence of str
+        The queries.
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    judgements : fireeval.core.judgements.Judgements
+        The pooled pairs.
+    agreement_scores : ndarray (Q, V)
+        The proxy's scores.
+    original : bool ndarray (Q, V)
+        The original positives (left out).
+    n : int
+        Pairs drawn.
+    seed : int
+        Seed.
+    proxy : str
+        The proxy that finds the best-matching caption.
+    similarity : callable, optional
+        Instead of the proxy.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement = caption_agreement(queries, captions, own_video=[0, 1, 2])
+    >>> judgements = judge_pool(lists, 3, agreement >= 0.5, depth=2)
+    >>> verdict_sample(queries, captions, judgements, agreement, original, n=2)[["query", "video", "verdict"]].values.tolist()
+    [['a man drives a car', 1, 'relevant'], ['a woman sings', 1, 'not relevant']]
     """
     import pandas as pd
 
@@ -543,7 +956,37 @@ def proxy_calibration(agreement_scores, judgements: Judgements, original, thresh
                       truth=None) -> pd.DataFrame:
     """Per threshold: the proxy's recall on original pairs (own caption held out), its
     relevant share in the judged pool and among all non-original pairs; with ``truth``
-    (simulations only) also its precision and recall on the pooled pairs."""
+    (simulations only) also its precision and recall on the pooled pairs.
+
+    Parameters
+    ----------
+    agreement_scores : ndarray (Q, V)
+        The proxy's scores.
+    judgements : fireeval.core.judgements.Judgements
+        The pooled pairs.
+    original : bool ndarray (Q, V)
+        The original positives.
+    thresholds : sequence of float
+        The thresholds.
+    truth : bool ndarray (Q, V), optional
+        The true relevance (simulations).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement = caption_agreement(queries, captions, own_video=[0, 1, 2])
+    >>> judgements = judge_pool(lists, 3, agreement >= 0.5, depth=2)
+    >>> proxy_calibration(agreement, judgements, original, [0.5, 0.9]).round(3).values.tolist()
+    [[0.5, 1.0, 0.333, 0.333], [0.9, 0.0, 0.0, 0.167]]
+    """
     import pandas as pd
 
     original = np.asarray(original, dtype=bool)
@@ -570,6 +1013,21 @@ def calibrated_threshold(agreement_scores, pooled, target_share: float, threshol
 
     Used to put proxies on an equal footing: each is made to call as many pooled pairs
     relevant as FIRE's people did (11.8 % on MSR-VTT); ties go to the stricter threshold.
+
+    Parameters
+    ----------
+    agreement_scores : array_like
+        The proxy's scores.
+    pooled : array_like of bool
+        The pooled pairs.
+    target_share : float
+        The relevant share aimed at.
+    thresholds : sequence of float
+        The candidates.
+
+    Returns
+    -------
+    float
 
     >>> calibrated_threshold([[0.1, 0.5, 0.9, 0.3]], [[True] * 4], 0.25, [0.2, 0.4, 0.6])
     0.6
@@ -606,6 +1064,19 @@ def verdict_overlap(scores: Mapping[str, np.ndarray], thresholds: Mapping[str, f
     and the Jaccard index of the two sets of pairs called relevant (agreement on the
     *positives*, which the share of equal verdicts hides when most pairs are negative).
 
+    Parameters
+    ----------
+    scores : dict
+        ``{proxy: scores}``.
+    thresholds : dict
+        ``{proxy: threshold}``.
+    mask : array_like of bool
+        The pairs compared.
+
+    Returns
+    -------
+    pandas.DataFrame
+
     >>> verdict_overlap({"a": np.array([0.9, 0.1, 0.8]), "b": np.array([0.9, 0.2, 0.1])},
     ...                 {"a": 0.5, "b": 0.5}, np.ones(3, bool)).round(3).values.tolist()
     [['a', 'b', 0.667, 0.4, 0.5]]
@@ -629,6 +1100,30 @@ def verdict_accuracy(scores: Mapping[str, np.ndarray], thresholds: Sequence[floa
 
     ``reference`` and ``mask`` are boolean ``(Q, V)``: the labels, and which pairs carry
     one. One row per (proxy, threshold): accuracy, precision, recall and Cohen's kappa.
+
+    Parameters
+    ----------
+    scores : dict
+        ``{proxy: scores (Q, V)}``.
+    thresholds : sequence of float
+        The thresholds.
+    reference, mask : bool ndarray (Q, V)
+        As above.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns proxy, threshold, accuracy, precision, recall, kappa.
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement = caption_agreement(queries, captions, own_video=[0, 1, 2])
+    >>> truth = np.eye(3, dtype=bool); truth[0, 1] = truth[1, 2] = True
+    >>> verdict_accuracy({"bow": agreement}, [0.5], truth, np.ones((3, 3), bool)).round(3).values.tolist()
+    [['bow', 0.5, 0.778, 0.8, 0.8, 0.55]]
     """
     import pandas as pd
 
@@ -657,6 +1152,41 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
     which proxy is right. Columns: stratum, query, ``n_captions`` of the video's captions
     (the best BoW match first, then seeded others), each proxy's score, and the
     verdict string ("+" relevant, "-" not) in proxy order.
+
+    Parameters
+    ----------
+    queries : sequence of str
+        The queries.
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    scores : dict
+        ``{proxy: scores (Q, V)}``.
+    thresholds : dict
+        ``{proxy: threshold}``.
+    candidates : bool ndarray (Q, V)
+        The pairs drawn from.
+    n_per_stratum : int
+        Pairs per stratum.
+    seed : int
+        Seed.
+    n_captions : int
+        Captions shown per video.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement = caption_agreement(queries, captions, own_video=[0, 1, 2])
+    >>> containment = agreement_for(queries, captions, "containment", own_video=[0, 1, 2])
+    >>> sample = stratified_verdicts(queries, captions, {"bow": agreement, "cont": containment},
+    ...                              {"bow": 0.5, "cont": 0.9}, ~np.eye(3, dtype=bool), n_per_stratum=1)
+    >>> sample[["proxies saying relevant", "query", "verdicts"]].values.tolist()
+    [['0 of 2', 'a woman sings', 'bow- cont-'], ['1 of 2', 'a man drives a car', 'bow+ cont-'], ['2 of 2', 'a man in a car', 'bow+ cont+']]
     """
     import pandas as pd
 
@@ -701,6 +1231,43 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
 
     Returns ``{"pooled": (Q, V) bool, "scores": {proxy: (Q, V)}, "thresholds": {proxy: T},
     "pooled_share": {proxy: share of pooled pairs at or above T}}``.
+
+    Parameters
+    ----------
+    queries : sequence of str
+        The queries.
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    pool_scores : dict
+        ``{run: similarity (Q, V)}``.
+    proxies : sequence of str
+        The proxies (:func:`agreement_for` names).
+    target_share : float
+        The relevant share aimed at.
+    thresholds : sequence of float or None
+        The candidates (None: every distinct score).
+    fixed : dict, optional
+        ``{proxy: threshold}`` used as given.
+    depth : int
+        Pool depth.
+    chunk : int
+        Queries per block.
+    tie_break_seed : int, optional
+        Calibrate by rank (see above).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> sims = {"A": np.array([[0.9, 0.5, 0.1], [0.2, 0.8, 0.3], [0.1, 0.7, 0.6]])}
+    >>> annotators = calibrated_annotators(queries, captions, sims, ["bow"], 0.5, [0.3, 0.5, 0.9], depth=2)
+    >>> annotators["thresholds"], annotators["pooled"].astype(int).tolist()
+    ({'bow': 0.5}, [[0, 1, 0], [0, 0, 1], [0, 1, 0]])
     """
     first = np.asarray(next(iter(pool_scores.values())))
     n = first.shape[0]
@@ -729,6 +1296,17 @@ def containment_matrix(queries: Sequence[str], captions: Sequence[str]) -> np.nd
     the query appears in the caption). Unlike IoU it does not penalise a long caption
     for saying more than the query. A query with no content word scores 0.
 
+    .. math:: C(q, c) = \\frac{|W_q \\cap W_c|}{|W_q|}, \\quad C = 0 \\text{ when } W_q = \\emptyset
+
+    Parameters
+    ----------
+    queries, captions : sequence of str
+        The texts.
+
+    Returns
+    -------
+    ndarray (len(queries), len(captions))
+
     >>> containment_matrix(["a man drives a car"], ["the man drives a red car on a road", "a dog"])
     array([[1., 0.]])
     """
@@ -741,7 +1319,31 @@ def containment_matrix(queries: Sequence[str], captions: Sequence[str]) -> np.nd
 
 def agreement_for(queries: Sequence[str], video_captions: Sequence[Sequence[str]], proxy: str,
                   own_video: Sequence[int] | None = None) -> np.ndarray:
-    """:func:`caption_agreement` (max over the video's captions) for a proxy name, including ``"containment"``."""
+    """:func:`caption_agreement` (max over the video's captions) for a proxy name, including ``"containment"``.
+
+    Parameters
+    ----------
+    queries : sequence of str
+        The queries.
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    proxy : str
+        A proxy of :func:`caption_agreement`, or ``"containment"``.
+    own_video : sequence of int, optional
+        Each query's own video (its caption held out).
+
+    Returns
+    -------
+    ndarray (n_queries, n_videos)
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement_for(queries, captions, "containment", own_video=[0, 1, 2]).round(3).tolist()
+    [[0.667, 0.667, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     similarity = containment_matrix if proxy == "containment" else None
     return caption_agreement(queries, video_captions, proxy=proxy, aggregate="max", own_video=own_video,
                              similarity=similarity)
@@ -754,6 +1356,21 @@ def share_calibrated_threshold(agreement_scores, mask, target_share: float, alwa
     this way call (as nearly as their ties allow) the same share of pairs relevant.
     Ties go to the stricter threshold. ``always`` (bool, same shape) marks pairs counted
     relevant whatever their score (the original pairs in a pool), still in the denominator.
+
+    Parameters
+    ----------
+    agreement_scores : array_like
+        The proxy's scores.
+    mask : array_like of bool
+        The pairs counted.
+    target_share : float
+        The relevant share aimed at.
+    always : array_like of bool, optional
+        Pairs relevant whatever their score.
+
+    Returns
+    -------
+    float
 
     >>> share_calibrated_threshold([[0.1, 0.5, 0.9, 0.3]], [[True] * 4], 0.5)
     0.5
@@ -787,6 +1404,21 @@ def recall_by_length(agreement_by_proxy: Mapping[str, np.ndarray], thresholds: M
     the proxy's own bias. Bins are ``[edges[i], edges[i+1])``, the last open.
     Columns: proxy, length (words), queries, recall on original pairs.
 
+    Parameters
+    ----------
+    agreement_by_proxy : dict
+        ``{proxy: scores (Q, V)}`` with query q's own video in column q.
+    thresholds : dict
+        ``{proxy: threshold}``.
+    words : array_like of int
+        Each query's length in words.
+    edges : sequence of int
+        The bins' lower edges.
+
+    Returns
+    -------
+    pandas.DataFrame
+
     >>> recall_by_length({"p": np.eye(3) * [1, 1, 0.2]}, {"p": 0.5}, [3, 4, 12], edges=(0, 6))
       proxy length (words)  queries  recall on original pairs
     0     p             0-5        2                       1.0
@@ -815,6 +1447,16 @@ def original_rank_under_ties(similarity) -> dict[str, np.ndarray]:
     book's rule); ``"positive last"``: every tied video ranks above the positive
     (pessimistic); ``"positive first"``: the positive ranks above every tied video.
 
+    Parameters
+    ----------
+    similarity : array_like (Q, Q)
+        Scores with query q's own video in column q.
+
+    Returns
+    -------
+    dict
+        ``{rule: ranks (Q,)}``.
+
     >>> r = original_rank_under_ties([[0.5, 0.5, 0.1], [0.9, 0.5, 0.5], [0.1, 0.2, 0.3]])
     >>> r["stable"].tolist(), r["positive last"].tolist(), r["positive first"].tolist()
     ([1, 2, 1], [2, 3, 1], [1, 2, 1])
@@ -833,6 +1475,23 @@ def tie_table(runs: Mapping[str, np.ndarray], ks: Sequence[int] = (1, 5, 10)) ->
 
     One row per (model, tie rule): ``tied queries`` counts queries whose own video
     shares its score with another video ranked at or above it under some rule.
+
+    Parameters
+    ----------
+    runs : dict
+        ``{model: similarity (Q, Q)}``, own video on the diagonal.
+    ks : sequence of int
+        The cut-offs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns model, tie rule, tied queries, C@K ...
+
+    Examples
+    --------
+    >>> tie_table({"A": np.array([[0.5, 0.5, 0.1], [0.9, 0.5, 0.5], [0.1, 0.2, 0.3]])}, ks=(1,)).round(3).values.tolist()
+    [['A', 'stable', 2, 0.667], ['A', 'positive last', 2, 0.333], ['A', 'positive first', 2, 0.667]]
     """
     import pandas as pd
 
@@ -855,6 +1514,21 @@ def paired_difference(per_query_a, per_query_b, n_resamples: int = 10_000, seed:
     score's when their per-query scores correlate strongly, larger when they barely do.
     Returns ``(observed difference, resampled means)``.
 
+    Parameters
+    ----------
+    per_query_a, per_query_b : array_like
+        The two models' per-query scores.
+    n_resamples : int
+        Bootstrap resamples.
+    seed : int
+        Seed.
+    size : int, optional
+        Queries per resample (default: all).
+
+    Returns
+    -------
+    (float, ndarray)
+
     >>> d, samples = paired_difference([1, 1, 0, 1], [1, 0, 0, 1], n_resamples=200, seed=0)
     >>> d, bool(samples.min() >= 0)
     (0.25, True)
@@ -866,7 +1540,28 @@ def paired_difference(per_query_a, per_query_b, n_resamples: int = 10_000, seed:
 
 
 def bootstrap_spearman(x, y, n_resamples: int = 1000, seed: int = 0) -> tuple[float, np.ndarray]:
-    """Spearman correlation of ``x`` and ``y`` and its bootstrap distribution (pairs resampled)."""
+    """Spearman correlation of ``x`` and ``y`` and its bootstrap distribution (pairs resampled).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired values.
+    n_resamples : int
+        Bootstrap resamples.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    (float, ndarray)
+        Spearman's rho and its resampled values.
+
+    Examples
+    --------
+    >>> rho, samples = bootstrap_spearman([1, 2, 3, 4, 5], [2, 1, 4, 3, 5], n_resamples=100)
+    >>> round(rho, 3), samples.shape
+    (0.8, (100,))
+    """
     from scipy.stats import spearmanr
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -975,6 +1670,27 @@ def corrected_by_threshold(lists: Mapping[str, np.ndarray], original, agreement_
     :func:`threshold_sweep` plus ``share_with_originals`` (relevant share of all judged
     pairs, originals in the pool included) and ``share_without_originals`` (original
     pairs left out): FIRE's Table 2 does not say which one its 11.8 % is.
+
+    Parameters
+    ----------
+    lists, original, agreement_scores, thresholds, depth, **kwargs
+        As :func:`threshold_sweep`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> lists = {"A": np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]]), "B": np.array([[1, 0, 2], [1, 2, 0], [2, 1, 0]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a woman sings"]
+    >>> agreement = caption_agreement(queries, captions, own_video=[0, 1, 2])
+    >>> swept = corrected_by_threshold(lists, original, agreement, [0.5], depth=1, ks=(1,), ap_depth=2)
+    >>> swept[["model", "metric", "share_with_originals", "share_without_originals"]].round(3).values.tolist()[0]
+    ['A', 'C@1', 0.667, 0.333]
     """
     original = np.asarray(original, dtype=bool)
     sweep = threshold_sweep(lists, original, agreement_scores, thresholds, depth=depth, **kwargs)
@@ -994,6 +1710,15 @@ def positive_loses_ties(similarity) -> np.ndarray:
     Every other float32/float64 score that equalled a query's own-video score now ranks
     above it, and no other order changes: the pessimistic tie rule for the original
     positive, for use with :func:`ranked_lists`.
+
+    Parameters
+    ----------
+    similarity : array_like (Q, Q)
+        Scores with the positives on the diagonal.
+
+    Returns
+    -------
+    float64 ndarray (Q, Q)
 
     >>> ranked_lists(positive_loses_ties([[0.5, 0.5], [0.5, 0.5]]))
     array([[1, 0],
@@ -1015,6 +1740,25 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
     statistics of the resamples (binomial ranks), so a finite number of resamples is
     not read as an exact value. Deviations are rounded to 1e-12 to drop float noise
     (0/1 scores give multiples of 1/size). Returns ``(value, low, high)``.
+
+    Parameters
+    ----------
+    per_query : array_like
+        One model's per-query scores.
+    size : int
+        Queries per resample.
+    n_resamples : int
+        Resamples.
+    seed : int
+        Seed.
+    q : float
+        The quantile.
+    level : float
+        The interval's coverage.
+
+    Returns
+    -------
+    (float, float, float)
 
     >>> v, lo, hi = deviation_quantile_interval(np.r_[np.zeros(50), np.ones(50)], 100, n_resamples=2000)
     >>> bool(lo <= v <= hi), round(v, 2)
@@ -1040,6 +1784,18 @@ def correction_band(sweep: pd.DataFrame, calibrated: Mapping[str, float]) -> pd.
 
     ``sweep`` is a :func:`threshold_sweep` / :func:`corrected_by_threshold` frame that
     contains the ``calibrated`` thresholds (``{label: threshold}``). Fractions.
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        The threshold sweep.
+    calibrated : dict
+        ``{label: threshold}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (model, metric).
 
     >>> import pandas as pd
     >>> sw = pd.DataFrame({"threshold": [0.3, 0.5, 0.3, 0.5], "model": ["m"] * 4, "metric": ["C@1", "C@1", "AP", "AP"],

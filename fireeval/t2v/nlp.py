@@ -66,6 +66,15 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 def tokenize(caption: str) -> list[str]:
     """Lower-cased word tokens of ``caption`` (runs of letters/digits, keeping "n't"-style endings).
 
+    Parameters
+    ----------
+    caption : str
+        The caption.
+
+    Returns
+    -------
+    list of str
+
     >>> tokenize("A man, driving a CAR.")
     ['a', 'man', 'driving', 'a', 'car']
     """
@@ -93,15 +102,47 @@ _FIX = ("Fix: on Debian/Ubuntu `apt-get install wordnet-base wordnet-sense-index
 
 
 class WordNetUnavailable(RuntimeError):
-    """WordNet cannot be found or assembled offline; the message names the fix."""
+    """WordNet cannot be found or assembled offline; the message names the fix.
+
+    Examples
+    --------
+    A folder without WordNet's files, and NLTK's own copy not searched:
+
+    >>> import tempfile
+    >>> ensure_wordnet(system_dir=tempfile.mkdtemp(), cache_dir=tempfile.mkdtemp(), search_nltk=False)
+    Traceback (most recent call last):
+    ...
+    fireeval.t2v.nlp.WordNetUnavailable: WordNet not found: /tmp/... lacks data.noun, data.verb, data.adj, data.adv ..., and NLTK has no 'wordnet' corpus on nltk.data.path. Fix: on Debian/Ubuntu `apt-get install wordnet-base wordnet-sense-index` ...
+    """
 
 
 class TaggerUnavailable(ImportError):
-    """The default part-of-speech tagger (TextBlob) is not installed."""
+    """The default part-of-speech tagger (TextBlob) is not installed.
+
+    Examples
+    --------
+    An ImportError, so ``except ImportError`` catches it too:
+
+    >>> issubclass(TaggerUnavailable, ImportError)
+    True
+    """
 
 
 def user_cache_dir() -> Path:
-    """``$FIREEVAL_CACHE``, else ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``."""
+    """``$FIREEVAL_CACHE``, else ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["FIREEVAL_CACHE"], saved = "/tmp/fireeval-cache", os.environ.get("FIREEVAL_CACHE")
+    >>> user_cache_dir()
+    PosixPath('/tmp/fireeval-cache')
+    >>> _ = os.environ.pop("FIREEVAL_CACHE") if saved is None else os.environ.update(FIREEVAL_CACHE=saved)
+    """
     if os.environ.get("FIREEVAL_CACHE"):
         return Path(os.environ["FIREEVAL_CACHE"]).expanduser()
     return Path(os.environ.get("XDG_CACHE_HOME", "~/.cache")).expanduser() / "fireeval"
@@ -176,6 +217,14 @@ def ensure_wordnet(system_dir=None, cache_dir=None, search_nltk: bool = True) ->
     ------
     WordNetUnavailable
         Naming the fix, when no source works.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> ensure_wordnet(system_dir=tempfile.mkdtemp(), cache_dir=tempfile.mkdtemp(), search_nltk=False)
+    Traceback (most recent call last):
+    ...
+    fireeval.t2v.nlp.WordNetUnavailable: WordNet not found: /tmp/... lacks data.noun, data.verb, data.adj, data.adv ..., and NLTK has no 'wordnet' corpus on nltk.data.path. Fix: on Debian/Ubuntu `apt-get install wordnet-base wordnet-sense-index` ...
     """
     import nltk
 
@@ -526,6 +575,17 @@ def pos_tag(caption: str, ego: bool = False) -> list:
     with "I" prepended (dropped again), as Wray's reference code does for
     egocentric narrations, which have no subject.
 
+    Parameters
+    ----------
+    caption : str
+        The caption.
+    ego : bool
+        Tag as an egocentric narration (see above).
+
+    Returns
+    -------
+    list of (str, str)
+
     >>> pos_tag("a man is driving a car")
     [('a', 'X'), ('man', 'NOUN'), ('is', 'AUX'), ('driving', 'VERB'), ('a', 'X'), ('car', 'NOUN')]
     >>> [t for _, t in pos_tag("open fridge", ego=True)]
@@ -555,7 +615,22 @@ def _pos_tag_cached(caption: str, ego: bool) -> tuple:
 
 
 def ego_pos_tag(caption: str) -> list:
-    """:func:`pos_tag` with ``ego=True`` (for imperative egocentric narrations, e.g. EPIC-KITCHENS)."""
+    """:func:`pos_tag` with ``ego=True`` (for imperative egocentric narrations, e.g. EPIC-KITCHENS).
+
+    Parameters
+    ----------
+    caption : str
+        The narration.
+
+    Returns
+    -------
+    list of (str, str)
+
+    Examples
+    --------
+    >>> ego_pos_tag("open fridge")
+    [('open', 'VERB'), ('fridge', 'NOUN')]
+    """
     return pos_tag(caption, ego=True)
 
 
@@ -576,6 +651,24 @@ def lesk_synset(context: Sequence[str], word: str, pos: str) -> str | None:
 
     Identical to ``nltk.wsd.lesk(context, word, pos).name()``: the sense whose gloss
     shares most words with the context, ties to the first (most frequent) sense.
+
+    Parameters
+    ----------
+    context : sequence of str
+        The caption's tokens.
+    word : str
+        The word.
+    pos : str
+        WordNet's part of speech (``"v"``, ``"n"``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> lesk_synset(["a", "man", "drives", "a", "car"], "drives", "v")
+    'drive.v.01'
     """
     senses = _senses(word, pos)
     if not senses:
@@ -597,6 +690,28 @@ def verb_noun_sets(captions: Sequence[str], synsets: bool = False, tagger=None):
     synset for it. Returns ``(verbs, nouns)``, two lists of frozensets. With the
     built-in taggers (:func:`pos_tag`, :func:`ego_pos_tag`) the sets are memoised per
     distinct caption; any other tagger is called for every caption.
+
+    Parameters
+    ----------
+    captions : sequence of str
+        The captions.
+    synsets : bool
+        Replace words by their Lesk synsets.
+    tagger : callable, optional
+        ``caption -> [(word, tag), ...]``; default :func:`pos_tag`.
+
+    Returns
+    -------
+    (list of frozenset, list of frozenset)
+
+    Examples
+    --------
+    >>> verbs, nouns = verb_noun_sets(["a man is driving a car"])
+    >>> sorted(verbs[0]), sorted(nouns[0])
+    (['driving'], ['car', 'man'])
+    >>> verbs, nouns = verb_noun_sets(["a man is driving a car"], synsets=True)
+    >>> sorted(verbs[0]), sorted(nouns[0])
+    (['drive.v.01'], ['car.n.01', 'man.n.01'])
     """
     tagger = tagger or pos_tag
     ego = _BUILTIN_TAGGERS.get(tagger)
@@ -868,6 +983,15 @@ def _meteor_by_combination(matches, chunks, hyp_len, ref_len, alpha, beta, gamma
 def meteor(reference: str, hypothesis: str) -> float:
     """NLTK METEOR of one hypothesis caption against one reference caption (both tokenised).
 
+    Parameters
+    ----------
+    reference, hypothesis : str
+        The captions.
+
+    Returns
+    -------
+    float
+
     >>> round(meteor("a man is driving a car", "a man is driving a car"), 4)
     0.9977
     """
@@ -896,6 +1020,19 @@ def meteor_matrix(references: Sequence[str], hypotheses: Sequence[str], cache_di
     reference. Hundreds of times faster than NLTK pair by pair (figures: benchmarks/bench_similarity.py).
     With ``cache_dir`` the matrix is stored as ``meteor-<hash>.npy`` keyed by both
     caption lists and the NLTK version, and re-read on the next call.
+
+    Parameters
+    ----------
+    references, hypotheses : sequence of str
+        The captions.
+    cache_dir : path-like, optional
+        Where the matrix is cached.
+    verbose : bool
+        Report progress.
+
+    Returns
+    -------
+    ndarray (len(references), len(hypotheses))
 
     >>> meteor_matrix(["a man drives a car", "a dog"], ["the man is driving an automobile", "dogs"]).round(4)
     array([[0.1961, 0.    ],

@@ -54,6 +54,17 @@ def first_positive_rank(similarity, positives) -> np.ndarray:
     as :func:`fireeval.t2v.false_negatives.ranked_lists`); for one positive on the diagonal it is
     ``fire.original_rank_under_ties(...)["stable"]``. Counts, without sorting, the videos ranked above it.
 
+    Parameters
+    ----------
+    similarity : array_like (queries, videos)
+        Scores, higher = better.
+    positives : array_like of bool (queries, videos)
+        Each query's positives.
+
+    Returns
+    -------
+    int ndarray (queries,)
+
     >>> first_positive_rank([[0.1, 0.9, 0.5], [0.3, 0.3, 0.2]], [[1, 0, 0], [0, 1, 0]]).tolist()
     [3, 2]
     """
@@ -83,7 +94,33 @@ def _tied(similarity, positives) -> int:
 
 
 def recall_table(runs: Mapping[str, np.ndarray], positives, ks: Sequence[int] = (1, 5, 10)) -> dict:
-    """``{model: {"R@1": ..., "MdR": ..., "MnR": ..., "tied": n}}`` against the original ``positives``."""
+    """``{model: {"R@1": ..., "MdR": ..., "MnR": ..., "tied": n}}`` against the original ``positives``.
+
+    R@K is the share of queries whose best positive ranks within the top K; MdR and MnR the
+    median and mean of that rank (:func:`first_positive_rank`); ``tied`` counts queries whose
+    positive shares its score with another video.
+
+    Parameters
+    ----------
+    runs : dict
+        ``{model: similarity (queries, videos)}``.
+    positives : array_like of bool (queries, videos)
+        The original positives.
+    ks : sequence of int
+        The cut-offs of R@K.
+
+    Returns
+    -------
+    dict
+        ``{model: {"R@K": float, ..., "MdR": float, "MnR": float, "tied": int}}``.
+
+    Examples
+    --------
+    >>> sims = {"m": np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.3], [0.1, 0.7, 0.6]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> recall_table(sims, original, ks=(1, 2))
+    {'m': {'R@1': 0.666..., 'R@2': 1.0, 'MdR': 1.0, 'MnR': 1.333..., 'tied': 0}}
+    """
     out = {}
     for name, sim in runs.items():
         if not np.isfinite(sim).all():
@@ -97,7 +134,24 @@ def recall_table(runs: Mapping[str, np.ndarray], positives, ks: Sequence[int] = 
 
 
 def corrected_from_labels(original, judged, relevant) -> np.ndarray:
-    """Corrected positives: the original positives plus every labelled-relevant pair (unjudged pairs stay negative)."""
+    """Corrected positives: the original positives plus every labelled-relevant pair (unjudged pairs stay negative).
+
+    .. math:: P' = P \\cup \\{(q, v) : \\mathrm{judged}(q, v) \\wedge \\mathrm{relevant}(q, v)\\}
+
+    Parameters
+    ----------
+    original, judged, relevant : array_like of bool (queries, videos)
+        The original positives, the judged pairs and the pairs labelled relevant.
+
+    Returns
+    -------
+    bool ndarray (queries, videos)
+
+    Examples
+    --------
+    >>> corrected_from_labels(np.eye(2, dtype=bool), [[True, True], [False, True]], [[True, True], [True, True]]).tolist()
+    [[True, True], [False, True]]
+    """
     return np.asarray(original, dtype=bool) | (np.asarray(judged, dtype=bool) & np.asarray(relevant, dtype=bool))
 
 
@@ -105,7 +159,41 @@ def corrected_by_proxy(runs: Mapping[str, np.ndarray], original, query_texts: Se
                        video_captions: Sequence[Sequence[str]], proxy: str = "bow", aggregate: str = "max",
                        threshold: float = 0.4, pool_depth: int = 10):
     """``(corrected positives, judgements)``: FIRE's pooling of every model's top ``pool_depth``, each pooled
-    pair judged by the caption proxy (:func:`fireeval.t2v.false_negatives.caption_agreement` at ``threshold``)."""
+    pair judged by the caption proxy (:func:`fireeval.t2v.false_negatives.caption_agreement` at ``threshold``).
+
+    Parameters
+    ----------
+    runs : dict
+        ``{model: similarity (queries, videos)}``.
+    original : array_like of bool (queries, videos)
+        The original positives.
+    query_texts : sequence of str
+        The queries.
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    proxy, aggregate, threshold
+        The caption proxy (:func:`fireeval.t2v.false_negatives.caption_agreement`).
+    pool_depth : int
+        Each model's pooled depth.
+
+    Returns
+    -------
+    (bool ndarray, fireeval.core.judgements.Judgements)
+        The corrected positives and the proxy's judgements.
+
+    Examples
+    --------
+    Query 2 ("a man in a car") is answered by video 1 as well as by its own video 2:
+
+    >>> sims = {"m": np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.3], [0.1, 0.7, 0.6]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> captions = [["a man drives a car", "a man in a car"], ["a man in a car", "a man in a red car"],
+    ...             ["a woman sings", "a woman sings a song"]]
+    >>> queries = ["a man drives a car", "a man in a car", "a man in a car"]
+    >>> corrected, judgements = corrected_by_proxy(sims, original, queries, captions, pool_depth=2)
+    >>> corrected.astype(int).tolist(), int(judgements.judged.sum())
+    ([[1, 0, 0], [0, 1, 0], [0, 1, 1]], 6)
+    """
     from fireeval.t2v import false_negatives as fire
 
     n_videos = np.asarray(original).shape[1]
@@ -126,6 +214,35 @@ def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[i
     and with corrected positives "corrected_original" / "corrected": tie_bounds(C@K, AP@depth)}}}``.
     The ties check (:func:`fireeval.core.tied_scores.tied_fill`, against the original positives)
     runs on every matrix; the ranges only for flagged ones.
+
+    Parameters
+    ----------
+    runs : dict
+        ``{model: similarity (queries, videos)}``.
+    original : array_like of bool (queries, videos)
+        The original positives.
+    ks : sequence of int
+        The cut-offs of R@K (and C@K with corrected positives).
+    ap_depth : int
+        The depth of AP with corrected positives.
+    corrected : array_like of bool (queries, videos), optional
+        Corrected positives (:func:`corrected_from_labels`, :func:`corrected_by_proxy`).
+
+    Returns
+    -------
+    dict
+        As above.
+
+    Examples
+    --------
+    >>> sims = {"m": np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.3], [0.1, 0.7, 0.6]])}
+    >>> original = np.eye(3, dtype=bool)
+    >>> corrected = np.eye(3, dtype=bool); corrected[2, 1] = True
+    >>> report = evaluate_similarity(sims, original, ks=(1,), ap_depth=3, corrected=corrected)
+    >>> report["recall"]["m"]["R@1"], report["ties"]["m"]["flagged"]
+    (0.666..., False)
+    >>> [(row["metric"], round(row["original"], 3), round(row["corrected"], 3)) for row in report["corrected"]]
+    [('C@1', 0.667, 1.0), ('AP@3', 0.833, 1.0)]
     """
     original = np.asarray(original, dtype=bool)
     for name, sim in runs.items():
@@ -176,6 +293,22 @@ def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
     and AP; nDCG uses the grades. ``rule`` is one of
     :data:`fireeval.core.tied_scores.TIE_RULES` (:func:`fireeval.core.tied_scores.order_under_tie_rule`).
     ``MdR`` and ``MnR`` both give the per-query rank (1 = top) of the best-ranked relevant video.
+
+    Parameters
+    ----------
+    similarity : array_like (queries, videos)
+        Scores.
+    relevance : array_like (queries, videos)
+        Bool or graded relevance.
+    rule : str
+        One of :data:`fireeval.core.tied_scores.TIE_RULES`.
+    measures : sequence of str
+        ``R@K``, ``MdR``, ``MnR`` and the other names of :func:`fireeval.core.tied_scores.order_under_tie_rule`.
+
+    Returns
+    -------
+    dict
+        ``{measure: per-query values}``.
 
     >>> s = [[0.9, 0.0, 0.0], [0.0, 0.5, 0.0]]; pos = np.eye(2, 3, dtype=bool)
     >>> scores_under_tie_rule(s, pos, "relevant last", ["MnR"])["MnR"].tolist()

@@ -45,6 +45,15 @@ def rank_order(scores) -> np.ndarray:
     Ties are broken by item (column) index ascending -- the stable sort's rule, stated
     because some real runs store many exact ties (e.g. zeros).
 
+    Parameters
+    ----------
+    scores : array_like (queries, items)
+        Scores, higher = better.
+
+    Returns
+    -------
+    int ndarray (queries, items)
+
     >>> rank_order([[0.1, 0.9, 0.9]])
     array([[1, 2, 0]])
 
@@ -86,6 +95,24 @@ def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relev
     (:data:`fireeval.core.tied_scores.TIE_RULES`): ``"stable"`` (item order, :func:`rank_order`),
     ``"relevant first"`` (higher relevance first: the highest nDCG any tie order gives) or
     ``"relevant last"`` (the lowest); all bounds at once: :func:`fireeval.t2v.retrieval.tie_bounds`.
+
+    .. math:: \\mathrm{nDCG}_q = \\frac{\\sum_{j \\le n_q} g(\\mathrm{rel}_{q, \\pi_j}) / \\log_2(j + 1)}
+                                 {\\sum_{j \\le n_q} g(\\mathrm{rel}^*_{q, j}) / \\log_2(j + 1)}
+
+    Parameters
+    ----------
+    scores, relevance : array_like (queries, items)
+        The run and the graded relevance.
+    gain : {"linear", "exponential"}
+        g(r) = r or 2^r - 1.
+    cut : {"relevant", None}
+        n_q: the query's items with relevance > 0, or all.
+    tie_rule : str
+        How equal scores are broken.
+
+    Returns
+    -------
+    ndarray (queries,)
 
     >>> proxy_ndcg([[0.9, 0.1, 0.5]], [[1.0, 0.0, 0.5]])   # ranking already ideal
     array([1.])
@@ -131,6 +158,19 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
     the same conventions as :func:`proxy_ndcg`. It shows what sets a random run's
     score: the share of items with *some* relevance and how high it is, not the run.
 
+    Parameters
+    ----------
+    relevance : array_like (queries, items)
+        Graded relevance.
+    gain : {"linear", "exponential"}
+        The gain.
+    cut : {"relevant", None}
+        As :func:`proxy_ndcg`.
+
+    Returns
+    -------
+    ndarray (queries,)
+
     >>> expected_random_ndcg([[1.0, 0.0, 0.0, 0.0]])   # one relevant item in four, cut at 1
     array([0.25])
     """
@@ -174,6 +214,19 @@ def positive_rank(scores, positive=None, tie_rule: str = "stable") -> np.ndarray
     """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`, or with
     equal scores broken by ``tie_rule`` (:data:`fireeval.core.tied_scores.TIE_RULES`: the positive first or last).
 
+    Parameters
+    ----------
+    scores : array_like (queries, items)
+        Scores.
+    positive : array_like of int, optional
+        Each query's positive item (default: query i's is item i).
+    tie_rule : str
+        How equal scores are broken.
+
+    Returns
+    -------
+    int ndarray (queries,)
+
     >>> [positive_rank([[0.0, 0.0, 0.0]], [1], r).tolist() for r in ("relevant first", "stable", "relevant last")]
     [[0], [1], [2]]
     """
@@ -185,6 +238,20 @@ def positive_rank(scores, positive=None, tie_rule: str = "stable") -> np.ndarray
 
 def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
     """Video-retrieval "R@K" (:func:`fireeval.core.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
+
+    .. math:: R@K = \\frac1Q \\sum_q [r_q < K], \\qquad \\mathrm{GMR} = \\Big(\\prod_K R@K\\Big)^{1/|K|}
+
+    Parameters
+    ----------
+    ranks : array_like of int
+        0-based ranks of the positives.
+    ks : sequence of int
+        The cut-offs.
+
+    Returns
+    -------
+    dict
+        ``{"R@K": float, ..., "GMR": float}``.
 
     >>> {k: round(v, 3) for k, v in recall_at_ks(np.array([0, 3, 7, 20])).items()}
     {'R@1': 0.25, 'R@5': 0.5, 'R@10': 0.75, 'GMR': 0.454}
@@ -208,6 +275,28 @@ def gmr_bounds(scores, equivalent, ks=(1, 5, 10), tie_rule: str = "stable") -> d
     *upper*: the best rank among query ``i``'s equivalents counts; *lower*: the worst;
     *reported*: the original positive's. Returns ``{lower, reported, upper}``, each a
     :func:`recall_at_ks` dict. ``tie_rule``: as :func:`gmr_bound_ranks`.
+
+    Parameters
+    ----------
+    scores : array_like (queries, items)
+        Scores; query i's own item is item i.
+    equivalent : array_like of bool (queries, items)
+        Equivalent answers.
+    ks : sequence of int
+        The cut-offs.
+    tie_rule : str
+        As :func:`gmr_bound_ranks`.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> eq = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
+    >>> s = np.array([[0.1, 0.9, 0.5], [0.9, 0.1, 0.5], [0.1, 0.2, 0.9]])
+    >>> {bound: round(r["R@1"], 3) for bound, r in gmr_bounds(s, eq, ks=(1,)).items()}
+    {'lower': 0.333, 'reported': 0.333, 'upper': 1.0}
     """
     return {k: recall_at_ks(r, ks) for k, r in gmr_bound_ranks(scores, equivalent, tie_rule).items()}
 
@@ -219,6 +308,20 @@ def gmr_bound_ranks(scores, equivalent, tie_rule: str = "stable") -> dict:
     equivalent items (with the query's own) counting as the relevant ones: ``"relevant
     first"`` gives every bound its best ranks, ``"relevant last"`` its worst; ``"stable"``
     is :func:`rank_order`.
+
+    Parameters
+    ----------
+    scores : array_like (queries, items)
+        Scores.
+    equivalent : array_like of bool (queries, items)
+        Equivalent answers.
+    tie_rule : str
+        How equal scores are broken.
+
+    Returns
+    -------
+    dict
+        ``{"lower", "reported", "upper"}``: int ndarrays (queries,).
 
     >>> r = gmr_bound_ranks([[0.1, 0.9, 0.5], [0.2, 0.9, 0.1], [0.3, 0.2, 0.1]], np.eye(3, dtype=bool) | [[0, 1, 0]] * 3)
     >>> r["upper"].tolist(), r["reported"].tolist(), r["lower"].tolist()
@@ -242,6 +345,21 @@ def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000
     positive's GMR: "the gap between the reported performance and the upper bound").
     ``tie_rule``: as :func:`gmr_bound_ranks`. Returns ``(gap, samples)``; each resample draws
     the queries with replacement and recomputes both bounds' R@K and their geometric means.
+
+    Parameters
+    ----------
+    scores, equivalent, ks, tie_rule
+        As :func:`gmr_bounds`.
+    n_resamples : int
+        Bootstrap resamples.
+    seed : int
+        Seed.
+    base : {"lower", "reported"}
+        The bound subtracted.
+
+    Returns
+    -------
+    (float, ndarray)
 
     >>> eq = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
     >>> s = np.array([[0.1, 0.9, 0.5], [0.9, 0.1, 0.5], [0.1, 0.2, 0.9]])
@@ -313,6 +431,21 @@ def _gmr_gap_point(scores, equivalent, tie_rule: str, ks=(1, 5, 10)) -> float:
 def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resamples: int = 2000, seed: int = 0):
     """Mean over queries of (#items with relevance_a >= T) − (#items with relevance_b >= T), and its paired bootstrap.
 
+    Parameters
+    ----------
+    relevance_a, relevance_b : array_like (queries, items)
+        Two relevance matrices.
+    threshold : float
+        T.
+    n_resamples : int
+        Bootstrap resamples.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    (float, ndarray)
+
     >>> d, s = relevant_count_difference([[1, 0.6], [0.2, 0.9]], [[1, 0.1], [0.1, 0.9]], 0.5, n_resamples=10)
     >>> d
     0.5
@@ -326,13 +459,46 @@ def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resa
 
 
 def mean_relevant_at_threshold(relevance, thresholds) -> dict:
-    """Average number of items per query with relevance >= T, for each threshold T (Wray et al., Fig. 4)."""
+    """Average number of items per query with relevance >= T, for each threshold T (Wray et al., Fig. 4).
+
+    Parameters
+    ----------
+    relevance : array_like (queries, items)
+        Graded relevance.
+    thresholds : sequence of float
+        The thresholds T.
+
+    Returns
+    -------
+    dict
+        ``{T: mean count}``.
+
+    Examples
+    --------
+    >>> mean_relevant_at_threshold([[1, 0.6, 0.2], [0.2, 0.9, 0.0]], [0.5, 0.1])
+    {0.5: 1.5, 0.1: 2.5}
+    """
     relevance = np.asarray(relevance)
     return {float(t): float((relevance >= t).sum(axis=1).mean()) for t in thresholds}
 
 
 def rowwise_pearson(a, b) -> np.ndarray:
-    """Pearson r between row ``i`` of ``a`` and row ``i`` of ``b`` (NaN for a constant row)."""
+    """Pearson r between row ``i`` of ``a`` and row ``i`` of ``b`` (NaN for a constant row).
+
+    Parameters
+    ----------
+    a, b : array_like (rows, columns)
+        Two matrices of one shape.
+
+    Returns
+    -------
+    ndarray (rows,)
+
+    Examples
+    --------
+    >>> rowwise_pearson([[1, 2, 3], [1, 1, 1]], [[2, 4, 7], [1, 2, 3]]).round(3)
+    array([0.993,   nan])
+    """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.ndim != 2 or a.shape != b.shape:  # the plain formula, for its broadcasting and errors
         a = a - a.mean(axis=1, keepdims=True)
@@ -377,6 +543,22 @@ def proxy_correlation(relevance: dict) -> dict:
     Rows that are NaN in either matrix (e.g. METEOR computed on a subset of queries)
     are left out of that pair; constant rows too. ``{a: {b: r}}``, symmetric, r = 1 on
     the diagonal (Wray et al., App. B, Fig. 8, averages the correlation over videos).
+
+    Parameters
+    ----------
+    relevance : dict
+        ``{proxy: matrix (queries, items)}``.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> r = proxy_correlation({"bow": np.array([[1, 0.5, 0.0], [0.2, 1, 0.4]]),
+    ...                        "syn": np.array([[1, 0.6, 0.1], [0.0, 1, 0.5]])})
+    >>> round(r["bow"]["syn"], 3), r["syn"]["syn"]
+    (0.979, 1.0)
     """
     names = list(relevance)
     out = {a: {} for a in names}
@@ -433,6 +615,32 @@ def random_ndcg_both_directions(video_captions, proxy: str = "bow", n_caption_qu
     Returns ``{"text-to-video", "video-to-text", "mean"}`` (Eq. 3 weighs both halves
     equally) and ``share_relevant``: the share of sampled text-query pairs with
     relevance > 0, which is what sets the random score.
+
+    Parameters
+    ----------
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    proxy : str
+        The proxy.
+    n_caption_queries, n_video_queries : int
+        Queries sampled in each direction.
+    seed : int
+        Seed.
+    gain : {"linear", "exponential"}
+        The gain.
+    **kwargs
+        Options of :func:`fireeval.t2v.similarity.video_similarity_matrix`.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a dog runs", "a dog in a park"],
+    ...             ["a woman sings", "a man sings"]]
+    >>> {k: round(v, 3) for k, v in random_ndcg_both_directions(captions, n_caption_queries=6, n_video_queries=3).items()}
+    {'text-to-video': 0.459, 'video-to-text': 0.452, 'mean': 0.455, 'share_relevant': 0.5}
     """
     from fireeval.t2v import similarity as sim
 
@@ -460,6 +668,17 @@ def text_only_scores(query_captions, video_captions) -> np.ndarray:
     Returns ``(n_queries, n_videos)``. It shows how much caption proxies reward matching
     the words of a video's descriptions.
 
+    Parameters
+    ----------
+    query_captions : sequence of str
+        One query per video.
+    video_captions : sequence of sequence of str
+        Each video's captions.
+
+    Returns
+    -------
+    ndarray (n_queries, n_videos)
+
     >>> text_only_scores(["a dog runs", "a cat"], [["a dog runs", "dog running"], ["a cat", "cat sits"]]).round(2)
     array([[0.38, 0.  ],
            [0.  , 0.62]])
@@ -481,6 +700,21 @@ def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"
     ``tie_bounds=True`` adds ``low`` and ``high``: the nDCG (%) with tied scores broken
     relevant-last and relevant-first (:func:`proxy_ndcg`'s ``tie_rule``), the range any tie
     rule allows; equal to ``nDCG`` for a run without ties.
+
+    Parameters
+    ----------
+    run_scores : dict
+        ``{run: scores (queries, items)}``.
+    relevance : dict
+        ``{proxy: relevance (queries, items)}``.
+    gains : sequence of str
+        The gains.
+    tie_bounds : bool
+        Add the ``low`` and ``high`` columns.
+
+    Returns
+    -------
+    pandas.DataFrame
 
     >>> ndcg_table({"r": np.array([[0.9, 0.1]])}, {"bow": np.array([[1.0, 0.5]])}, gains=("linear",))
       run proxy    gain  nDCG
@@ -524,6 +758,19 @@ def instance_table(run_scores: dict, ks=(1, 5, 10), tie_bounds: bool = False) ->
     ``tie_bounds=True`` adds, for each column, ``<column> low`` and ``<column> high``: its
     value with the positive last and first among equal scores (:func:`positive_rank`).
 
+    Parameters
+    ----------
+    run_scores : dict
+        ``{run: scores (queries, queries)}``, positives on the diagonal.
+    ks : sequence of int
+        The cut-offs.
+    tie_bounds : bool
+        Add the low and high columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+
     >>> instance_table({"r": np.eye(2)}, ks=(1,))
          R@1    GMR
     r  100.0  100.0
@@ -549,6 +796,17 @@ def run_order_note(ndcg_linear: pd.DataFrame, proxies) -> tuple[bool, str]:
     common order (best first) or that the orders differ, then whether SYN gives every
     run its lowest score, as in Wray et al.'s Table 3.
 
+    Parameters
+    ----------
+    ndcg_linear : pandas.DataFrame
+        Runs x proxies.
+    proxies : sequence of str
+        The proxies compared.
+
+    Returns
+    -------
+    (bool, str)
+
     >>> t = pd.DataFrame({"bow": [50.0, 20.0], "syn": [30.0, 10.0]}, index=["a", "b"])
     >>> print(run_order_note(t, ["bow", "syn"])[1])
     every proxy orders the runs the same way (a > b); SYN gives every run its lowest score, as in the paper's Table 3
@@ -573,6 +831,24 @@ def random_ndcg_checks(random_run: dict, relevance: dict, paper_setting: dict, p
     the random run, its closed-form expectation (:func:`expected_random_ndcg`), the
     video-to-text direction, the paper's setting, the share of pairs with relevance > 0
     (%), and the paper's value.
+
+    Parameters
+    ----------
+    random_run, relevance, paper_setting, paper_random : dict
+        As above, each keyed by proxy.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a dog runs", "a dog in a park"],
+    ...             ["a woman sings", "a man sings"]]
+    >>> setting = {"bow": random_ndcg_both_directions(captions, n_caption_queries=6, n_video_queries=3)}
+    >>> checks = random_ndcg_checks({"bow": 60.0}, {"bow": np.array([[1, 0.5, 0.0], [0.2, 1, 0.4]])}, setting, {"bow": 40.0})
+    >>> checks["bow"].round(1).to_dict()
+    {'random run here (1k-A, text→video)': 60.0, 'expected value, same setting': 73.0, '1k-A, video→text': 76.6, 'full test split, both directions': 45.5, 'pairs with relevance > 0 (%), 1k-A': 83.3, 'Random (paper, Table 3)': 40.0}
     """
     checks = {"random run here (1k-A, text→video)": dict(random_run),
               "expected value, same setting": {p: 100 * expected_random_ndcg(r).mean() for p, r in relevance.items()},
@@ -590,6 +866,28 @@ def stop_word_check(video_captions, query_captions, stop_lists: dict) -> pd.Data
 
     ``stop_lists`` maps a name to a stop-word collection passed to
     :func:`fireeval.t2v.similarity.query_relevance`. Rows are the names (index "stop words").
+
+    Parameters
+    ----------
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    query_captions : sequence of str
+        One query per video.
+    stop_lists : dict
+        ``{name: stop words}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a dog runs", "a dog in a park"],
+    ...             ["a woman sings", "a man sings"]]
+    >>> table = stop_word_check(captions, ["a man drives a car", "a dog runs", "a woman sings"],
+    ...                         {"none": set(), "a, in": {"a", "in"}})
+    >>> table.round(1).values.tolist()
+    [[100.0, 79.7], [44.4, 41.5]]
     """
     from fireeval.t2v import similarity as sim
 
@@ -604,6 +902,20 @@ def relevance_matrices(captions, proxies, tagger=None) -> dict:
     """Caption-to-caption relevance ``{proxy: (n, n)}`` (:func:`fireeval.t2v.similarity.similarity_matrix`).
 
     ``tagger``: the part-of-speech tagger for PoS and SYN (default :func:`fireeval.t2v.nlp.pos_tag`).
+
+    Parameters
+    ----------
+    captions : sequence of str
+        The captions.
+    proxies : sequence of str
+        The proxies.
+    tagger : callable, optional
+        The tagger.
+
+    Returns
+    -------
+    dict
+        ``{proxy: ndarray (n, n)}``.
 
     >>> relevance_matrices(["a red car", "a car"], ["bow"])["bow"]
     array([[1. , 0.5],

@@ -94,6 +94,17 @@ STOP_WORDS = frozenset(_SPACY_STOP_WORDS.split())
 def content_words(caption: str, stop_words: Iterable[str] = STOP_WORDS) -> frozenset[str]:
     """The BoW word set: tokens of ``caption`` that are not stop words.
 
+    Parameters
+    ----------
+    caption : str
+        The caption.
+    stop_words : iterable of str
+        Words left out.
+
+    Returns
+    -------
+    frozenset of str
+
     >>> sorted(content_words("a man is driving a car down the road"))
     ['car', 'driving', 'man', 'road']
     """
@@ -119,6 +130,26 @@ def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STO
     weighted sum of the channels' IoUs. ``tagger`` (PoS/SYN only) maps a caption to
     ``[(word, tag), ...]`` with tags "VERB"/"NOUN"/other; default
     :func:`fireeval.t2v.nlp.pos_tag`.
+
+    Parameters
+    ----------
+    captions : sequence of str
+        The captions.
+    proxy : {"bow", "pos", "syn"}
+        The proxy.
+    stop_words : iterable of str
+        Words left out.
+    tagger : callable, optional
+        A PoS tagger.
+
+    Returns
+    -------
+    list of (float, list of frozenset)
+
+    Examples
+    --------
+    >>> [(weight, [sorted(s) for s in sets]) for weight, sets in caption_items(["a man drives a car"])]
+    [(1.0, [['car', 'drives', 'man']])]
     """
     captions = check_captions(captions, "captions")
     if proxy == "bow":
@@ -135,7 +166,28 @@ def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STO
 
 
 def check_captions(captions, name: str = "captions") -> list[str]:
-    """``captions`` as a list of strings, or a TypeError naming ``name`` and the first entry that is not one."""
+    """``captions`` as a list of strings, or a TypeError naming ``name`` and the first entry that is not one.
+
+    Parameters
+    ----------
+    captions : iterable
+        The captions.
+    name : str
+        What they are, for the message.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> check_captions(("a man", "a car"))
+    ['a man', 'a car']
+    >>> check_captions(["a man", 3])
+    Traceback (most recent call last):
+    ...
+    TypeError: captions[1] is int (3), expected a caption string
+    """
     if isinstance(captions, str):
         raise TypeError(f"{name} must be a sequence of captions, not one string ({captions[:40]!r})")
     captions = list(captions)
@@ -167,6 +219,15 @@ def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np
               \\quad \\mathrm{IoU}(\\emptyset, \\emptyset) = 0
 
     Computed as one sparse product of binary rows (no loop over pairs).
+
+    Parameters
+    ----------
+    sets_a, sets_b : sequence of iterables
+        The sets.
+
+    Returns
+    -------
+    ndarray (len(sets_a), len(sets_b))
 
     >>> set_iou_matrix([{"man", "car"}, set()], [{"car"}, {"man", "car", "road"}, set()])
     array([[0.5       , 0.66666667, 0.        ],
@@ -203,6 +264,15 @@ def set_containment_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable
 
     .. math:: \\mathrm{C}(A, B) = \\frac{|A \\cap B|}{|A|}, \\quad \\mathrm{C}(\\emptyset, B) = 0
 
+    Parameters
+    ----------
+    sets_a, sets_b : sequence of iterables
+        The sets.
+
+    Returns
+    -------
+    ndarray (len(sets_a), len(sets_b))
+
     >>> set_containment_matrix([{"man", "car"}, set()], [{"car"}, {"man", "car", "road"}])
     array([[0.5, 1. ],
            [0. , 0. ]])
@@ -220,6 +290,17 @@ def epic_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
     .. math:: R(a, b) = \\tfrac12 [v_a = v_b] + \\tfrac12 \\mathrm{IoU}(N_a, N_b)
 
     ``verbs_*``: verb class per item; ``nouns_*``: iterable of noun classes per item.
+
+    Parameters
+    ----------
+    verbs_a, nouns_a : sequences
+        The rows' verb class and noun classes.
+    verbs_b, nouns_b : sequences, optional
+        The columns' (default: the rows').
+
+    Returns
+    -------
+    ndarray (len(a), len(b))
 
     >>> epic_relevance([0, 1], [(2,), (2, 5)], [0], [(5,)])
     array([[0.5 ],
@@ -309,6 +390,21 @@ def video_item_sets(video_captions: Sequence[Sequence[str]], proxy: str = "bow",
     channel (BoW words; PoS/SYN verbs and nouns). Returns the same structure as
     :func:`caption_items`, one set per video.
 
+    Parameters
+    ----------
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    proxy : {"bow", "pos", "syn"}
+        The proxy.
+    min_fraction : float
+        The least share of captions an item must appear in.
+    stop_words, tagger
+        As :func:`caption_items`.
+
+    Returns
+    -------
+    list of (float, list of frozenset)
+
     >>> [(w, [sorted(s) for s in sets]) for w, sets in video_item_sets(
     ...     [["a man drives a car", "a man in a car", "a woman sings", "a car", "a dog"]])]
     [(1.0, [['car', 'man']])]
@@ -332,6 +428,28 @@ def query_relevance(video_captions, query_captions, proxy: str = "bow", **kwargs
 
     Query ``q``'s own video is video ``q`` (as in MSR-VTT 1k-A); keyword arguments go to
     :func:`video_similarity_matrix`.
+
+    Parameters
+    ----------
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    query_captions : sequence of str
+        One query per video.
+    proxy : str
+        The proxy.
+    **kwargs
+        Options of :func:`video_similarity_matrix`.
+
+    Returns
+    -------
+    ndarray (queries, videos)
+
+    Examples
+    --------
+    >>> captions = [["a man drives a car", "a man in a car"], ["a dog runs"]]
+    >>> query_relevance(captions, ["a man in a red car", "a man runs"])
+    array([[1.  , 0.  ],
+           [0.25, 1.  ]])
     """
     rel = video_similarity_matrix(video_captions, query_captions, proxy, **kwargs).T.copy()
     n = min(rel.shape)
@@ -352,6 +470,28 @@ def video_similarity_matrix(video_captions: Sequence[Sequence[str]], captions: S
 
     Wray's Eq. 10 sets ``S(video_i, caption_i) = 1`` for the video's own caption; that
     is the caller's choice (see the chapter) and is not applied here.
+
+    Parameters
+    ----------
+    video_captions : sequence of sequence of str
+        Each video's captions.
+    captions : sequence of str
+        The captions compared with.
+    proxy : {"bow", "pos", "syn", "meteor"}
+        The proxy.
+    min_fraction, stop_words, tagger
+        As :func:`video_item_sets`.
+    cache_dir : path-like, optional
+        Where METEOR's scores are cached.
+
+    Returns
+    -------
+    ndarray (videos, captions)
+
+    Examples
+    --------
+    >>> video_similarity_matrix([["a man drives a car", "a man in a car"]], ["a man in a car", "a woman"])
+    array([[0.66666667, 0.        ]])
     """
     captions = check_captions(captions, "captions")
     if proxy == "meteor":

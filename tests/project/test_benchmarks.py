@@ -7,7 +7,8 @@ import pytest
 
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
 BENCHMARKS = [FOLDER / f"bench_{name}.py" for name in
-              ("compare", "evaluate", "evaluate_similarity", "fire", "label_noise", "metrics", "model_selection", "moments", "pooling", "similarity")]
+              ("compare", "evaluate", "evaluate_similarity", "fire", "label_noise", "metrics", "model_selection", "moments", "pooling", "similarity",
+               "validation")]
 
 
 @pytest.mark.parametrize("script", BENCHMARKS, ids=lambda p: p.stem)

@@ -321,14 +321,24 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     side's) result is that record's ``here`` row.
     """
     runs_data = f"real runs ({', '.join(ev.lists)})" if use_real else "synthetic: simulated benchmark"
-    labels_data = f"{runs_data}; FIRE labels" if have_fire else f"{runs_data}; stand-in labels: {labels_source}"
-    standing = "original" if (have_fire and use_real) else "stand-in"
-    k, n_resamples, seed = ev.ks[0], ev.n_resamples, ev.seed
-    first, second = list(ev.lists)[:2]
+    labels = (f"{runs_data}; FIRE labels" if have_fire else f"{runs_data}; stand-in labels: {labels_source}",
+              "original" if (have_fire and use_real) else "stand-in")  # (the records' data, their standing)
     t1_ev = table1_evidence()
-    records = []
+    records = [_gain_record(ev, calibrated, sweep_thresholds, pooled_share, labels, t1_ev),
+               named_models_claim(FIRE_NONUNIFORM, evidence=t1_ev),
+               _mechanism_record(ev, other_positives, overlap, labels, t1_ev),
+               _budget_record(ev, per_query, per_query_original, per_query_rules, n_mid, labels),
+               *_train_overlap_records(ev, train_similarity, train_corr, train_note, use_real, words),
+               _short_more_record(ev, length_spearman, length_spearman_adj, length_neutral, length_confounded,
+                                  proxies_compared, names, aggregate, words, labels),
+               _agreement_record(table2, labels)]
+    return [without_power_object(r) for r in records]
 
-    # -- 25 points ---------------------------------------------------------------------------------------------
+
+def _gain_record(ev: FireEvidence, calibrated, sweep_thresholds, pooled_share, labels, t1_ev) -> dict:
+    """FIRE's 25 points: the largest pooled model's C@k gain, under both calibrations of the proxy."""
+    labels_data, standing = labels
+    k = ev.ks[0]
     gain_test = Test(">=", 0.25)
     gains = {f"calibrated without originals (T={calibrated['without originals']:.3f})":
              ev.c1_gain(calibrated["without originals"]),
@@ -383,10 +393,14 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
                         "0.25, the cell it quotes (CLIP4Clip, Table 1)", "CLIP4CLIP's C@1 on MSR-VTT is understated "
                         "by 25% points", "paper's usage", "§4, Table 1"),
         evidence=t1_ev, power=gain_power, notes=gain_notes)
-    records.append(gain.evaluate(gains, sensitivity=gain_sens))
+    return gain.evaluate(gains, sensitivity=gain_sens)
 
-    # -- unequal boosts: the paper's models are not here; its mechanism is tested on ours -------------------------
-    records.append(named_models_claim(FIRE_NONUNIFORM, evidence=t1_ev))
+
+def _mechanism_record(ev: FireEvidence, other_positives, overlap, labels, t1_ev) -> dict:
+    """Unequal boosts: the paper's models are not here; its mechanism (overlap shares the boost) is tested on ours."""
+    labels_data, standing = labels
+    k, n_resamples, seed = ev.ks[0], ev.n_resamples, ev.seed
+    first, second = list(ev.lists)[:2]
     gap_kw = [(f"C@{k}, positive loses ties", dict(ap=None, tie_rule="last"), "tie rule"),
               (f"AP@{ev.ap_depth} (FIRE's code)", dict(ap="fire"), "measure"),
               (f"AP@{ev.ap_depth} (Eq. 2)", dict(ap="trec"), "measure")]
@@ -437,9 +451,15 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
                         "overlap and their boosts are of roughly the same magnitude", "paper's usage",
                         "§4.1, Tables 1 and 3"),
         evidence=t1_ev, power=mech_power)
-    records.append(mech.evaluate(ev.boost_ratio(None), sensitivity=mech_sens))
+    return mech.evaluate(ev.boost_ratio(None), sensitivity=mech_sens)
 
-    # -- the 1,000-query budget ---------------------------------------------------------------------------------
+
+def _budget_record(ev: FireEvidence, per_query, per_query_original, per_query_rules, n_mid, labels) -> dict:
+    """The 1,000-query budget: FIRE's deviation statistic at N = ``n_mid``."""
+    labels_data, standing = labels
+    k, n_resamples, seed = ev.ks[0], ev.n_resamples, ev.seed
+    first, second = list(ev.lists)[:2]
+
     def deviation(scores, label):
         return Estimate(*fire.deviation_quantile_interval(scores, n_mid, n_resamples, seed),
                         f"{label}; Monte-Carlo interval, {n_resamples:,} resamples")
@@ -482,9 +502,12 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
                     "1.96·√(p(1−p)/N)): another pooled model is another level, and since the paper states the budget for "
                     "annotation volume, not for one model, a model row that flips makes the stand-in's verdict depend on "
                     "the level; the paired-difference row is what a comparison of two models needs")
-    records.append(budget.evaluate(deviation(per_query[0, 0], first), sensitivity=budget_sens))
+    return budget.evaluate(deviation(per_query[0, 0], first), sensitivity=budget_sens)
 
-    # -- train-test overlap: sign and magnitude ------------------------------------------------------------------
+
+def _train_overlap_records(ev: FireEvidence, train_similarity, train_corr, train_note, use_real, words) -> list:
+    """Train-test overlap: the sign of its correlation with length, and its magnitude (untestable here)."""
+    n_resamples, seed = ev.n_resamples, ev.seed
     train_std = "stand-in"  # the official train captions are not in the data: val + test captions stand in
     train_data = (f"real test queries; stand-in train side: {train_note}" if use_real else "synthetic: simulated")
     (code_label, code_sim), *others = train_similarity.items()  # the first: the paper's text (char 5-grams)
@@ -509,8 +532,8 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
                         "is a non-trivial negative correlation between caption length and similarity score",
                         "paper's definition", "App. D; Fig. 8 caption"),
         evidence=t7_ev, power=Power.no_control("no caption set with a known length-overlap relation exists here"))
-    records.append(sign.evaluate(_spearman_estimate(*boot[code_label], code_label), sensitivity=[
-        Alternative(label, _spearman_estimate(*boot[label], label), kind="analyser") for label, _ in others]))
+    sign_rec = sign.evaluate(_spearman_estimate(*boot[code_label], code_label), sensitivity=[
+        Alternative(label, _spearman_estimate(*boot[label], label), kind="analyser") for label, _ in others])
 
     # The magnitude: the stand-in's train side (val + test captions) is not the paper's train split, and its cells
     # are not expected to match Table 7's; no tolerance the paper gives could decide a reproduction, so the record
@@ -535,9 +558,14 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
     size_rec = magnitude.evaluate(rho[code_label])
     size_rec["here"] = [{"data": train_data.split(":", 1)[-1].strip(), "verdict": "not testable here",
                          "basis": size_why, "capped": False, "label": "not testable here", "found": shown}]
-    records.append(size_rec)
+    return [sign_rec, size_rec]
 
-    # -- shorter captions, more positives -------------------------------------------------------------------------
+
+def _short_more_record(ev: FireEvidence, length_spearman, length_spearman_adj, length_neutral, length_confounded,
+                       proxies_compared, names, aggregate, words, labels) -> dict:
+    """Shorter captions, more positives: the rank correlation of length with positives per query."""
+    labels_data, standing = labels
+    n_resamples, seed = ev.n_resamples, ev.seed
     primary = proxies_compared[0]
     short_sens = [Alternative(f"{names.get(p, p)}, as labelled", _spearman_estimate(*v, "as labelled"),
                               kind="annotator") for p, v in length_spearman.items() if p != primary]
@@ -561,10 +589,13 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
         power=Power.positive_control("a synthetic labelling of these queries with a known length effect (each "
                                      "query gains Poisson(0.5 · median length ÷ its length) positives)",
                                      length_effect_control(words, min(n_resamples, 2000), seed)))
-    records.append(short.evaluate(_spearman_estimate(*length_spearman[primary], "as labelled"), sensitivity=short_sens))
+    return short.evaluate(_spearman_estimate(*length_spearman[primary], "as labelled"), sensitivity=short_sens)
 
-    # -- annotator agreement ---------------------------------------------------------------------------------------
-    records.append(Claim(
+
+def _agreement_record(table2, labels) -> dict:
+    """Annotator agreement: Krippendorff's α of FIRE's repeated labels (untestable without them)."""
+    labels_data, standing = labels
+    return Claim(
         "fn_agreement", RODRIGUEZ, "§3.1; Table 2", "agreement on MSR-VTT was .931 with α = .691",
         "Krippendorff's α of FIRE's repeated labels", Test(">=", 0.667) if table2 is not None else None,
         labels_data, paper_value="α = .691", standing=standing,
@@ -578,8 +609,7 @@ def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, leng
         power=Power.no_control("α of FIRE's own labels is the only reference"),
         untestable=None if table2 is not None else
         "FIRE's labels are Git LFS objects not present here; a proxy has no annotators").evaluate(
-        None if table2 is None else Estimate(table2["krippendorff_alpha"], method="exact: all repeated labels")))
-    return [without_power_object(r) for r in records]
+        None if table2 is None else Estimate(table2["krippendorff_alpha"], method="exact: all repeated labels"))
 
 
 def without_power_object(record: dict) -> dict:

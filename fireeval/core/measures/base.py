@@ -196,6 +196,33 @@ class Measure:
     (``iprec_at_recall``), the multiple of R (``Rprec_mult``), beta (``set_F``), or
     the (a, b, c, d) tuple of ``utility``. ``label`` overrides the printed name (aliases
     such as ``correct@5`` print as asked).
+
+    Parameters
+    ----------
+    kind : str
+        trec_eval's root name of the family (``"P"``, ``"map"``, ``"ndcg_cut"`` ...).
+    k : object, optional
+        The parameter (see above); None for a measure without one.
+    label : str, optional
+        The name to print instead of the canonical one.
+    param_text : str, optional
+        The parameter as written, printed after the name.
+    rel : int, optional
+        The least grade counted as relevant for this measure alone.
+    options : tuple of (str, value)
+        Further options of ``NAME(option=V)``.
+    owner : str, optional
+        The tool whose name was used (``"ranx"``), when its conventions differ.
+
+    Examples
+    --------
+    A measure is called on rank-ordered gains and each topic's number of relevant documents:
+
+    >>> m = Measure("P", 2)
+    >>> m.name, m.aggregate
+    ('P_2', 'mean')
+    >>> m([[1, 0, 1]], [2]).tolist()
+    [0.5]
     """
 
     kind: str
