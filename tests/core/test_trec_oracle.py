@@ -1,9 +1,8 @@
 """fireeval against pytrec_eval (an independent C implementation of trec_eval) and NIST's official MAP.
 
-The TREC-8 tests read pytrec_eval's scores of the 129 runs from one session fixture (``trec8_pytrec``: each
-run parsed by pytrec_eval's own reader and scored once, for every measure it computes), and run in one xdist
-worker (``xdist_group``), so the runs are parsed and scored by pytrec_eval once per test session, not once per
-test."""
+The TREC-8 tests read pytrec_eval's scores of the 129 runs from one fixture (``trec8_pytrec``: each run parsed
+by pytrec_eval's own reader and scored once, for every measure it computes), computed once per test session and
+shared by both xdist workers (``once_per_session`` of tests/conftest.py), not once per test."""
 import gzip
 
 import numpy as np
@@ -59,11 +58,15 @@ def test_matches_pytrec_eval_on_synthetic_runs_with_ties():
 
 
 @pytest.fixture(scope="session")
-def trec8_pytrec() -> dict:
+def trec8_pytrec(once_per_session) -> dict:
     """pytrec_eval's per-topic scores of every TREC-8 run, every measure it computes (``supported_measures``):
     ``{run: (sorted topics, {measure: values})}``. Each run is parsed by pytrec_eval's own reader and scored
     once per session; only the scores are kept (the 129 parsed runs as dicts would take about 1 GB)."""
     require_data(*trec8.FILES)
+    return once_per_session("trec8_pytrec", _score_trec8_with_pytrec_eval)
+
+
+def _score_trec8_with_pytrec_eval() -> dict:
     from fireeval.datasets import data_path
 
     with gzip.open(data_path(trec8.QRELS), "rt") as fh:
@@ -76,7 +79,6 @@ def trec8_pytrec() -> dict:
 
 
 @pytest.mark.realdata
-@pytest.mark.xdist_group("trec8_oracle")
 def test_matches_pytrec_eval_on_all_trec8_runs_per_topic(trec8_pytrec):
     require_data(*trec8.FILES)
     from fireeval.core.trec import read_run
@@ -89,7 +91,6 @@ def test_matches_pytrec_eval_on_all_trec8_runs_per_topic(trec8_pytrec):
 
 
 @pytest.mark.realdata
-@pytest.mark.xdist_group("trec8_oracle")
 def test_map_matches_official_scores_for_every_run():
     require_data(*trec8.FILES)
     runs = trec8.load_runs()
@@ -101,7 +102,6 @@ def test_map_matches_official_scores_for_every_run():
 
 
 @pytest.mark.realdata
-@pytest.mark.xdist_group("trec8_oracle")
 def test_every_measure_matches_pytrec_eval_on_all_trec8_runs_per_topic(trec8_pytrec):
     """All 129 TREC-8 runs, every all_trec measure pytrec_eval computes, every topic, through the
     reader and engine of ``fireeval evaluate`` (score_run)."""
