@@ -42,10 +42,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_test_command_runs_the_ci_profile_on_two_workers_and_prints_the_slowest():
-    (line,) = [line for line in (ROOT / "scripts" / "test.sh").read_text().splitlines() if " -m pytest " in line]
+    script = (ROOT / "scripts" / "test.sh").read_text().replace("\\\n", " ")  # continuation lines joined
+    (line,) = [line for line in script.splitlines() if " -m pytest " in line]
     words = shlex.split(line)
     assert words[0] == "HYPOTHESIS_PROFILE=ci", line
     assert words[words.index("-n") + 1] == "2" and "--durations=15" in words, line
+    assert "--junitxml=_build/.fireeval-pytest-junit.xml" in words, line  # read by benchmarks/bench_book.py
 
 
 def test_the_readme_and_contributing_state_the_ci_profile_as_configured():
