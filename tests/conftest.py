@@ -155,3 +155,14 @@ def once_per_session(tmp_path_factory):
     every test and xdist worker that asks for ``name`` (see :func:`computed_once`)."""
     root = session_folder(tmp_path_factory) / "computed-once"
     return lambda name, compute: computed_once(root / name, compute)
+
+
+@pytest.fixture(scope="session")
+def trec8_runs(once_per_session):
+    """The 129 TREC-8 runs as one RunSet (``trec8.load_runs()``), read once per session and shared by the tests
+    and xdist workers that score all of them (reading them takes about 12 CPU-s; the pickled RunSet, 33 MB,
+    loads at once). Read it, never change it."""
+    from fireeval.datasets import trec8
+
+    require_data(*trec8.FILES)
+    return once_per_session("trec8_runs", trec8.load_runs)

@@ -91,9 +91,9 @@ def test_matches_pytrec_eval_on_all_trec8_runs_per_topic(trec8_pytrec):
 
 
 @pytest.mark.realdata
-def test_map_matches_official_scores_for_every_run():
+def test_map_matches_official_scores_for_every_run(trec8_runs):
     require_data(*trec8.FILES)
-    runs = trec8.load_runs()
+    runs = trec8_runs  # trec8.load_runs(), read once per session (tests/conftest.py)
     means = pd.Series({run: v["map"] for run, v in evaluate(trec8.load_qrels(), runs, "map", output="dict").items()})
     table = trec8.load_runs_table().set_index("run")
     diff = (means - table.loc[means.index, "official_map"]).abs()
