@@ -11,11 +11,15 @@ the machine had when they were taken (run ``bash scripts/book.sh`` from an empty
 * ``_build/.fireeval-execution-times.json`` (scripts/execute_book.py): each notebook's own
   execution time at its full settings, from the run that last executed it;
 * ``_build/.fireeval-test-times.json`` (scripts/test.sh): the test command's phases (set-up,
-  pytest, book, page check, total).
+  pytest, book, page check, total);
+* ``_build/.fireeval-pytest-junit.xml`` (scripts/test.sh): each test's time in that run, of which the
+  15 slowest are printed.
 
 ``--execute CHAPTER ...`` times ``python -m fireeval run CHAPTER`` now, at its full settings,
 one chapter at a time with numerical libraries held to one thread (the "one core" of the target),
-as a user runs it (whole process: benchmarks/_timing.py).
+as a user runs it (whole process: benchmarks/_timing.py). ``--pytest [PATH ...]`` times the test
+command's pytest now (``pytest -n 2`` on ``--doctest-modules fireeval tests``, or on the paths given) and
+prints its 15 slowest tests; only the whole suite is held to the pytest target.
 
 Targets (issue 38, quiet 2-core machine): the whole book from an empty cache <= 150 s wall with
 BOOK_WORKERS=2; each chapter <= 60 s on one core; pytest <= 180 s wall; the test command <= 6 min
@@ -37,6 +41,9 @@ BOOK_WALL = 150.0  # s, the whole book from an empty cache, BOOK_WORKERS=2
 CHAPTER_WALL = 60.0  # s, one chapter at full settings on one core
 PYTEST_WALL = 180.0  # s, pytest -n 2
 COMMAND_WALL = 360.0  # s, bash scripts/test.sh including set-up
+JUNIT = ".fireeval-pytest-junit.xml"  # scripts/test.sh: pytest --junitxml=_build/JUNIT
+SLOWEST = 15
+WHOLE_SUITE = ["--doctest-modules", "fireeval", "tests"]  # what scripts/test.sh gives pytest
 
 
 def verdict(seconds: float | None, target: float) -> str:
@@ -110,7 +117,46 @@ def test_command_report(build: Path) -> list[str]:
     note = f"({rec.get('finished', '?')}, {_load_note(rec.get('load_start'), rec.get('cores'))} at the start)"
     return [line("pytest -n 2", rec["pytest"], PYTEST_WALL, note),
             line("test command incl. set-up", rec["total"], COMMAND_WALL, note),
-            f"  {'':<44} set-up {rec['setup']} s, book {rec['book']} s, page check {rec['page_check']} s"]
+            f"  {'':<44} set-up {rec['setup']} s, book {rec['book']} s, page check {rec['page_check']} s",
+            *slowest_tests(build / JUNIT)]
+
+
+def slowest_tests(junit: Path, n: int = SLOWEST) -> list[str]:
+    """The ``n`` slowest tests of a pytest ``--junitxml`` report (set-up, call and teardown), slowest first."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(junit).getroot()
+    except FileNotFoundError:
+        return [f"  (no {junit.name}: the slowest tests are recorded by bash scripts/test.sh)"]
+    except ET.ParseError as err:
+        raise SystemExit(f"bench_book: {junit}: not a junit XML report ({err}). Fix: delete it and re-run "
+                         "bash scripts/test.sh") from None
+    cases = [(float(case.get("time") or 0.0), f"{case.get('classname', '')}::{case.get('name', '')}")
+             for case in root.iter("testcase")]
+    cases.sort(key=lambda c: -c[0])
+    return [f"  the {min(n, len(cases))} slowest of {len(cases)} tests ({junit.name}):",
+            *(f"  {seconds:9.1f} s  {name}" for seconds, name in cases[:n])]
+
+
+def pytest_now(paths: list[str]) -> list[str]:
+    """Time ``pytest -n 2`` now (whole process), the 15 slowest tests, and the pytest target for the whole suite."""
+    import tempfile
+
+    import _timing
+
+    whole = not paths
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = Path(tmp) / JUNIT
+        env = {**os.environ, "HYPOTHESIS_PROFILE": "ci"}
+        load = _load_note(os.getloadavg(), None)
+        figures = _timing.run([sys.executable, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider", "-q",
+                               f"--junitxml={junit}", *(WHOLE_SUITE if whole else paths)], env=env)
+        what = "pytest -n 2 (now, the whole suite)" if whole else f"pytest -n 2 (now, {' '.join(paths)})"
+        head = (line(what, figures.wall, PYTEST_WALL, f"({figures.cpu:.1f} s cpu; {load} at the start)") if whole
+                else f"  {what:<44} {figures.wall:7.1f} s   ({figures.cpu:.1f} s cpu; {load} at the start; "
+                     f"a part of the suite: the {PYTEST_WALL:g} s target is for the whole)")
+        return [head, *slowest_tests(junit)]
 
 
 def execute_now(chapters: list[str]) -> list[str]:
@@ -133,6 +179,8 @@ def main(argv=None) -> int:
     parser.add_argument("--build", type=Path, default=ROOT / "_build", help="the build folder (default _build)")
     parser.add_argument("--execute", nargs="+", metavar="CHAPTER", default=[],
                         help="time these chapters now at their full settings (one at a time, one thread)")
+    parser.add_argument("--pytest", nargs="*", metavar="PATH", default=None,
+                        help="time pytest -n 2 now, on the whole suite or on these paths, with its slowest tests")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores, load average now {os.getloadavg()[0]:.1f}; figures recorded in {args.build}")
     print("book execution:")
@@ -142,6 +190,9 @@ def main(argv=None) -> int:
     if args.execute:
         print("executed now:")
         print("\n".join(execute_now(args.execute)))
+    if args.pytest is not None:
+        print("pytest now:")
+        print("\n".join(pytest_now(args.pytest)))
     return 0
 
 

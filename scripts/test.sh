@@ -3,7 +3,8 @@
 # its dependency ranges (a second venv, scripts/test_lower_bounds.sh: ~70 s of CPU once .venv-lower
 # exists), then the book build and the offline browser check of its pages (charts present, no
 # console errors). Prints the 15 slowest tests and the time of each phase, and records the phases
-# (with the machine's load) in _build/.fireeval-test-times.json for benchmarks/bench_book.py.
+# (with the machine's load) in _build/.fireeval-test-times.json and each test's time in
+# _build/.fireeval-pytest-junit.xml, for benchmarks/bench_book.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -12,7 +13,9 @@ bash scripts/setup.sh
 setup=$((SECONDS - start))
 # Property tests run hypothesis's "ci" profile (tests/conftest.py: reproducible examples, stated counts and
 # deadline); chapters are executed once per parameter set and shared between the tests and the two workers.
-HYPOTHESIS_PROFILE=ci .venv/bin/python -m pytest -n 2 -p no:cacheprovider --durations=15 --doctest-modules fireeval tests
+mkdir -p _build
+HYPOTHESIS_PROFILE=ci .venv/bin/python -m pytest -n 2 -p no:cacheprovider --durations=15 \
+  --junitxml=_build/.fireeval-pytest-junit.xml --doctest-modules fireeval tests
 tests=$((SECONDS - start - setup))
 t_lower=$SECONDS
 bash scripts/test_lower_bounds.sh

@@ -3,6 +3,7 @@ import gc
 import hashlib
 import json
 import os
+import pickle
 import subprocess
 import sys
 import time
@@ -79,10 +80,9 @@ class ChapterRuns:
     """``fireeval run`` a chapter once per set of arguments for the whole test session, across xdist workers.
 
     Runs go into a cache folder beside the workers' own temporary folders (under the session's pytest
-    base folder, fresh every session), one folder per command keyed by its arguments; an ``flock`` on the
-    folder's lock file makes a second worker asking for the same run wait for the first and then read
-    its result instead of executing the chapter again. A failed run is shared too (each test that needs
-    it reports it)."""
+    base folder, fresh every session), one folder per command keyed by its arguments (:func:`computed_once`:
+    a second worker asking for the same run waits for the first and then reads its result instead of
+    executing the chapter again). A failed run is shared too (each test that needs it reports it)."""
 
     def __init__(self, root: Path):
         self.root = root
@@ -98,18 +98,16 @@ class ChapterRuns:
             return self._done[key]
         chapter = Path(args[1]).stem
         folder = self.root / f"{chapter}-{key}"
-        folder.mkdir(exist_ok=True)
-        record = folder / "run.json"
-        with open(folder / "lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker running it: wait, then read its record
-            if not record.is_file():
-                argv = [*args, "--output", str(folder / "out")]
-                started = time.perf_counter()
-                proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=folder,
-                                      capture_output=True, text=True, timeout=1200)
-                record.write_text(json.dumps({"argv": argv, "returncode": proc.returncode, "stdout": proc.stdout,
-                                              "stderr": proc.stderr, "seconds": time.perf_counter() - started}))
-        got = json.loads(record.read_text())
+
+        def execute() -> dict:
+            argv = [*args, "--output", str(folder / "out")]
+            started = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-m", "fireeval", *argv], cwd=folder,
+                                  capture_output=True, text=True, timeout=1200)
+            return {"argv": argv, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr,
+                    "seconds": time.perf_counter() - started}
+
+        got = computed_once(folder, execute)
         done = ChapterRun(tuple(got["argv"]), got["returncode"], got["stdout"], got["stderr"], got["seconds"],
                           folder / "out", chapter)
         self._done[key] = done
@@ -121,8 +119,50 @@ class ChapterRuns:
         return self.run(["run", chapter, "--quick"])
 
 
+def session_folder(tmp_path_factory) -> Path:
+    """The test session's own base folder, the same in every xdist worker (each worker's base is inside it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def computed_once(folder: Path, compute):
+    """``compute()`` once per test session across xdist workers, its (picklable) result kept in ``folder``.
+
+    An ``flock`` on the folder's lock file makes a second worker asking for the same result wait for the first
+    and then read it instead of computing it again. A result is written only when ``compute`` returns: when it
+    raises (a failure, a skip), the next caller computes again and meets the same exception. (xdist's
+    ``--dist loadgroup`` would keep such tests in one worker, but with pytest 9 it no longer groups: the group
+    is written into the node id, which pytest 9 ignores, pytest-xdist issue 1386.)"""
+    folder.mkdir(parents=True, exist_ok=True)
+    record = folder / "result.pickle"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker computing it: wait, then read its record
+        if not record.is_file():
+            partial = folder / "result.partial"
+            partial.write_bytes(pickle.dumps(compute()))
+            partial.replace(record)
+    return pickle.loads(record.read_bytes())
+
+
 @pytest.fixture(scope="session")
 def chapter_runs(tmp_path_factory) -> ChapterRuns:
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # xdist: the session's folder
-    return ChapterRuns(shared / "chapter-runs")
+    return ChapterRuns(session_folder(tmp_path_factory) / "chapter-runs")
+
+
+@pytest.fixture(scope="session")
+def once_per_session(tmp_path_factory):
+    """``once_per_session(name, compute)``: ``compute()``'s result, computed once per test session and shared by
+    every test and xdist worker that asks for ``name`` (see :func:`computed_once`)."""
+    root = session_folder(tmp_path_factory) / "computed-once"
+    return lambda name, compute: computed_once(root / name, compute)
+
+
+@pytest.fixture(scope="session")
+def trec8_runs(once_per_session):
+    """The 129 TREC-8 runs as one RunSet (``trec8.load_runs()``), read once per session and shared by the tests
+    and xdist workers that score all of them (reading them takes about 12 CPU-s; the pickled RunSet, 33 MB,
+    loads at once). Read it, never change it."""
+    from fireeval.datasets import trec8
+
+    require_data(*trec8.FILES)
+    return once_per_session("trec8_runs", trec8.load_runs)

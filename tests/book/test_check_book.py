@@ -50,8 +50,9 @@ def _wide_table() -> str:
     return f"<table><tr><th>wide</th>{cells}</tr></table>"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site(tmp_path_factory):
+    """The small site, built once per worker: tests read it and never change it (copy it first)."""
     import vl_convert
 
     root = tmp_path_factory.mktemp("site")
@@ -124,16 +125,24 @@ def site(tmp_path_factory):
     return root
 
 
-@pytest.fixture(scope="module")
-def found(site):
-    problems = check_book.check(site, expected={"good.html": 2, "notebooks/cards.html": 1, "notebooks/scrolled.html": 1,
-                                                "notebooks/long.html": 1},
-                                strict_pages={"notebooks/cards.html", "notebooks/scrolled.html", "notebooks/long.html"})
-    by_page = {}
-    for problem in problems:
-        page, _, what = problem.partition(": ")
-        by_page.setdefault(page, []).append(what)
-    return by_page
+@pytest.fixture(scope="session")
+def found(request, once_per_session):
+    """The problems check_book finds on the small site, by page: the site is checked in the browser once per test
+    session and the result shared by both xdist workers (``once_per_session``, tests/conftest.py; checking it
+    took 80 s under load, and a module fixture did it once in each worker)."""
+    def check() -> dict:
+        site = request.getfixturevalue("site")  # built only in the worker that checks it
+        problems = check_book.check(site, expected={"good.html": 2, "notebooks/cards.html": 1,
+                                                    "notebooks/scrolled.html": 1, "notebooks/long.html": 1},
+                                    strict_pages={"notebooks/cards.html", "notebooks/scrolled.html",
+                                                  "notebooks/long.html"})
+        by_page = {}
+        for problem in problems:
+            page, _, what = problem.partition(": ")
+            by_page.setdefault(page, []).append(what)
+        return by_page
+
+    return once_per_session("check_book_found", check)
 
 
 def test_a_good_page_passes(found):
@@ -178,11 +187,10 @@ def test_each_defect_is_caught(found, page, expected):
     assert any(expected in p for p in found.get(page, [])), found.get(page)
 
 
-def test_missing_charts_and_downloads_are_caught(site):
-    chapter = site / "notebooks"
-    chapter.mkdir(exist_ok=True)
-    shutil.copyfile(site / "literal.html", chapter / "x.html")
-    problems = check_book.check(site, pages=["notebooks/x.html"], expected={"notebooks/x.html": 1})
+def test_missing_charts_and_downloads_are_caught(site, tmp_path):
+    copy = shutil.copytree(site, tmp_path / "site")  # the shared site stays as the other tests check it
+    shutil.copyfile(copy / "literal.html", copy / "notebooks" / "x.html")
+    problems = check_book.check(copy, pages=["notebooks/x.html"], expected={"notebooks/x.html": 1})
     assert any("shows 0 chart(s), its notebook produced 1" in p for p in problems), problems
     assert any("no download of its executed notebook" in p for p in problems), problems
 

@@ -11,8 +11,9 @@ notebooks/*.md (the chapters' exercises among them) and runs it:
 * Commands in ``EXCLUDED`` are not run, each for the reason given there.
 * Any other command fails the test: test it here or exclude it with a reason.
 
-Identical commands (after the overrides) run once: a chapter run is executed once per test
-session and set of arguments, in whichever xdist worker asks first, and shared with
+Identical commands (after the overrides) run once, except that an exercise's command is always its own
+test (it checks the exercise's worked solution, even when another page shows the same command): a chapter
+run is executed once per test session and set of arguments, in whichever xdist worker asks first, and shared with
 tests/book/test_notebooks.py (the ``chapter_runs`` fixture of tests/conftest.py), whose run of a
 chapter with its test parameters is ``fireeval run CHAPTER --quick``, the README's command.
 A chapter's exercises are also held
@@ -207,8 +208,8 @@ def _collect():
                 continue
             args = prepared(argv, test_parameters) if argv and argv[0] in FIREEVAL else None
             key = json.dumps(args) if args is not None else command
-            if key in seen:
-                continue
+            if key in seen and not exercise:  # an exercise keeps its own test: it checks the worked solution
+                continue  # (a chapter run shown twice is executed once either way: the chapter_runs fixture)
             seen[key] = where
             ids.add(name)
             marks = [pytest.mark.notebook] if args and args[0] == "run" else []
@@ -252,6 +253,18 @@ def test_collects_the_commands_of_every_document():
     assert args == ["run", "pool_depth", "-p", "measure", "bpref", "-p", "max_runs", "20", "--output", "{out}"]
     quick = prepared(shlex.split("fireeval run pool_depth --quick -p seed 2 -o x/"), {"pool_depth": {"max_runs": 20}})
     assert quick == ["run", "pool_depth", "--quick", "-p", "seed", "2", "--output", "{out}"]
+
+
+def test_every_exercise_command_is_checked_against_its_solution():
+    """An exercise whose command another page also shows (book/running.md shows false_negatives' exercise 1)
+    is still collected as the exercise: the shared run is checked against the worked solution."""
+    collected = {p.id: p.values[3] for p in _collect()}
+    for path in sorted(NOTEBOOK_DIR.glob("*.md")):
+        document = str(path.relative_to(ROOT))
+        for exercise in exercises(path):
+            if FENCE.search(exercise["text"]):
+                name = f"{document}:exercise-{exercise['number']}"
+                assert collected.get(name) == (path.stem, exercise["number"]), f"{name} is not collected"
 
 
 def test_command_ids_name_the_command_not_its_line():

@@ -1,4 +1,10 @@
-"""fireeval against pytrec_eval (an independent C implementation of trec_eval) and NIST's official MAP."""
+"""fireeval against pytrec_eval (an independent C implementation of trec_eval) and NIST's official MAP.
+
+The TREC-8 tests read pytrec_eval's scores of the 129 runs from one fixture (``trec8_pytrec``: each run parsed
+by pytrec_eval's own reader and scored once, for every measure it computes), computed once per test session and
+shared by both xdist workers (``once_per_session`` of tests/conftest.py), not once per test."""
+import gzip
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,14 +30,21 @@ def _pytrec(runs_frames, qrels_frame):
     return {name: evaluator.evaluate(_nested(frame, "score", float)) for name, frame in runs_frames.items()}
 
 
-def _compare(runs: RunSet, frames, qrels: Qrels):
+def _scored(theirs: dict) -> tuple[list, dict]:
+    """pytrec_eval's ``{topic: {measure: value}}`` as (sorted topics, ``{measure: values over those topics}``)."""
+    topics = sorted(theirs)
+    return topics, {m: np.array([theirs[t][m] for t in topics]) for m in theirs[topics[0]]} if topics else {}
+
+
+def _compare(runs: RunSet, theirs: dict, qrels: Qrels):
+    """``theirs``: ``{run: _scored(pytrec_eval's scores)}``."""
     ours = evaluate(qrels, runs, list(MEASURES), per_topic=True, output="dict")
-    theirs = _pytrec(frames, qrels.frame)
     for name in runs.names:
         topics = [t for t in ours[name] if t != "all"]
-        assert topics == sorted(theirs[name]), name
+        their_topics, values = theirs[name]
+        assert topics == their_topics, name
         for ours_name, trec_name in MEASURES.items():
-            expected = np.array([theirs[name][t][trec_name] for t in topics])
+            expected = values[trec_name]
             np.testing.assert_allclose([ours[name][t][ours_name] for t in topics], expected, atol=1e-6,
                                        err_msg=f"{name} {ours_name}")
 
@@ -41,11 +54,32 @@ def test_matches_pytrec_eval_on_synthetic_runs_with_ties():
     # Round scores hard so many ties must be broken by docno, as trec_eval does.
     frames = {k: v.assign(score=v["score"].round(0)) for k, v in frames.items()}
     qrels = Qrels(qrels_frame.sample(frac=0.6, random_state=0))  # incomplete judgements
-    _compare(RunSet.from_frames(frames), frames, qrels)
+    _compare(RunSet.from_frames(frames), {k: _scored(v) for k, v in _pytrec(frames, qrels.frame).items()}, qrels)
+
+
+@pytest.fixture(scope="session")
+def trec8_pytrec(once_per_session) -> dict:
+    """pytrec_eval's per-topic scores of every TREC-8 run, every measure it computes (``supported_measures``):
+    ``{run: (sorted topics, {measure: values})}``. Each run is parsed by pytrec_eval's own reader and scored
+    once per session; only the scores are kept (the 129 parsed runs as dicts would take about 1 GB)."""
+    require_data(*trec8.FILES)
+    return once_per_session("trec8_pytrec", _score_trec8_with_pytrec_eval)
+
+
+def _score_trec8_with_pytrec_eval() -> dict:
+    from fireeval.datasets import data_path
+
+    with gzip.open(data_path(trec8.QRELS), "rt") as fh:
+        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(fh), pytrec_eval.supported_measures)
+    scored = {}
+    for name in trec8.run_names():
+        with gzip.open(data_path(f"trec8_adhoc/runs/input.{name}.gz"), "rt") as fh:
+            scored[name] = _scored(evaluator.evaluate(pytrec_eval.parse_run(fh)))
+    return scored
 
 
 @pytest.mark.realdata
-def test_matches_pytrec_eval_on_all_trec8_runs_per_topic():
+def test_matches_pytrec_eval_on_all_trec8_runs_per_topic(trec8_pytrec):
     require_data(*trec8.FILES)
     from fireeval.core.trec import read_run
     from fireeval.datasets import data_path
@@ -53,13 +87,13 @@ def test_matches_pytrec_eval_on_all_trec8_runs_per_topic():
     names = trec8.run_names()
     frames = {n: read_run(data_path(f"trec8_adhoc/runs/input.{n}.gz")) for n in names}
     qrels = trec8.load_qrels()
-    _compare(RunSet.from_frames(frames), frames, qrels)
+    _compare(RunSet.from_frames(frames), trec8_pytrec, qrels)
 
 
 @pytest.mark.realdata
-def test_map_matches_official_scores_for_every_run():
+def test_map_matches_official_scores_for_every_run(trec8_runs):
     require_data(*trec8.FILES)
-    runs = trec8.load_runs()
+    runs = trec8_runs  # trec8.load_runs(), read once per session (tests/conftest.py)
     means = pd.Series({run: v["map"] for run, v in evaluate(trec8.load_qrels(), runs, "map", output="dict").items()})
     table = trec8.load_runs_table().set_index("run")
     diff = (means - table.loc[means.index, "official_map"]).abs()
@@ -68,33 +102,26 @@ def test_map_matches_official_scores_for_every_run():
 
 
 @pytest.mark.realdata
-def test_every_measure_matches_pytrec_eval_on_all_trec8_runs_per_topic():
+def test_every_measure_matches_pytrec_eval_on_all_trec8_runs_per_topic(trec8_pytrec):
     """All 129 TREC-8 runs, every all_trec measure pytrec_eval computes, every topic, through the
-    reader and engine of ``fireeval evaluate`` (score_run) and through evaluate() for a sample."""
-    import gzip
-
+    reader and engine of ``fireeval evaluate`` (score_run)."""
     from fireeval.core.evaluation import parse_measures
     from fireeval.core.stream import QrelsIndex, score_run
     from fireeval.core.trec import read_run_table
     from fireeval.datasets import data_path
 
     require_data(*trec8.FILES)
-    qrels_path = data_path(trec8.QRELS)
-    with gzip.open(qrels_path, "rt") as fh:
-        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(fh), pytrec_eval.supported_measures)
-    qrels = QrelsIndex.read(qrels_path)
+    qrels = QrelsIndex.read(data_path(trec8.QRELS))
     measures = parse_measures("all_trec")
     worst = {}
     for name in trec8.run_names():
-        path = data_path(f"trec8_adhoc/runs/input.{name}.gz")
-        with gzip.open(path, "rt") as fh:
-            theirs = evaluator.evaluate(pytrec_eval.parse_run(fh))
-        ours = score_run(read_run_table(path), qrels, measures)
-        assert sorted(theirs) == list(ours.topics), name
+        ours = score_run(read_run_table(data_path(f"trec8_adhoc/runs/input.{name}.gz")), qrels, measures)
+        their_topics, theirs = trec8_pytrec[name]
+        assert their_topics == list(ours.topics), name
         for m, values in ours.values.items():
             if m == "num_q":
                 continue
-            expected = np.array([theirs[t][m] for t in ours.topics])
+            expected = theirs[m]
             if m.startswith("gm_"):
                 expected, values = np.exp(expected), np.maximum(values, 1e-5)
             worst[m] = max(worst.get(m, 0.0), float(np.abs(values - expected).max()))

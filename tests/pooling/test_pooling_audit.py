@@ -644,12 +644,13 @@ def test_cli_audit_pooled_runs_given_by_name_or_table(collection, tmp_path, caps
 
 
 @pytest.mark.realdata
-def test_trec8_audit_matches_known_leave_out_drops():
+def test_trec8_audit_matches_known_leave_out_drops(trec8_runs):
     require_data("trec8_adhoc/runs.tsv", "trec8_adhoc/qrels.trec8.adhoc.txt.gz")
     from fireeval.datasets import trec8
 
     names = trec8.run_names()
-    runs, qrels = trec8.load_runs(names), trec8.load_qrels()
+    runs, qrels = trec8_runs, trec8.load_qrels()  # trec8.load_runs(names), read once per session (conftest)
+    assert runs.names == names
     table = trec8.load_runs_table().set_index("run").loc[names].reset_index()
     pool = pools.build_pool(runs, pooled=table["pooled"].to_numpy(), groups=table, depth=100)
     lo = pools.compare_leave_outs(pool, qrels, "map")

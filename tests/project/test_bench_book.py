@@ -59,3 +59,40 @@ def test_execute_times_a_chapter_now_against_the_chapter_target(tmp_path):
     seconds = float(row.split("target")[0].split()[-2])
     assert 0 < seconds and row.split("target <= 60 s: ")[1].startswith("met" if seconds <= 60 else "missed")
     assert "s cpu" in row and "MB" in row and "load" in row
+
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="3">
+<testcase classname="tests.core.test_a" name="test_fast" time="0.5"/>
+<testcase classname="tests.book.test_b" name="test_slow[x]" time="97.0"/>
+<testcase classname="tests.core.test_c" name="test_middle" time="12.25"/>
+</testsuite></testsuites>"""
+
+
+def test_the_slowest_tests_of_the_last_test_command_are_printed_slowest_first(tmp_path):
+    (tmp_path / ".fireeval-test-times.json").write_text(json.dumps(
+        {"setup": 20, "pytest": 170, "book": 150, "page_check": 9, "total": 350, "workers": 2, "cores": 2,
+         "load_start": "0.5 0.5 0.5", "load_end": "1.0 1.0 1.0", "finished": "2026-11-28T03:10:00Z"}))
+    lines = _bench(tmp_path)
+    assert any("no .fireeval-pytest-junit.xml" in line for line in lines), lines
+    (tmp_path / ".fireeval-pytest-junit.xml").write_text(JUNIT)
+    lines = _bench(tmp_path)
+    start = lines.index(_row(lines, "the 3 slowest of 3 tests"))
+    assert [line.split()[-1] for line in lines[start + 1:start + 4]] == [
+        "tests.book.test_b::test_slow[x]", "tests.core.test_c::test_middle", "tests.core.test_a::test_fast"]
+    assert "97.0 s" in lines[start + 1]
+    (tmp_path / ".fireeval-pytest-junit.xml").write_text("<testsuites>")
+    done = subprocess.run([sys.executable, str(SCRIPT), "--build", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode != 0 and "not a junit XML report" in done.stderr and "Fix:" in done.stderr
+
+
+def test_pytest_now_times_a_part_of_the_suite_without_a_verdict(tmp_path):
+    (tmp_path / "test_tiny.py").write_text("import time\n\ndef test_one():\n    time.sleep(0.3)\n\n"
+                                           "def test_two():\n    pass\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), "--build", str(tmp_path), "--pytest",
+                           str(tmp_path / "test_tiny.py")], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    row = _row(lines, "pytest -n 2 (now,")
+    assert "s cpu" in row and "load" in row and "the 180 s target is for the whole" in row and "met" not in row
+    slowest = lines[lines.index(_row(lines, "the 2 slowest of 2 tests")) + 1]
+    assert slowest.endswith("test_tiny::test_one"), lines

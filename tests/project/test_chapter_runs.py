@@ -3,7 +3,9 @@ even when two xdist workers ask for it at the same moment; other arguments run a
 with the command that failed."""
 from concurrent.futures import ThreadPoolExecutor
 
-from conftest import ChapterRuns
+import pytest
+
+from conftest import ChapterRuns, computed_once
 from test_run_atomic import NB as TINY
 
 # test_run_atomic's one-parameter notebook, with a cell that logs each execution in the notebook's folder
@@ -40,3 +42,25 @@ def test_one_execution_per_set_of_arguments_across_workers(tmp_path):
     assert f"fireeval run {nb} -p value -1 --output" in refused.failure()
     assert workers[0].run(args).headline == {"value": 7, "data_folder": None}  # the other worker reads its record
     assert (tmp_path / "executions.txt").read_text().count("\n") == 1
+
+
+def test_a_result_is_computed_once_across_workers_and_a_failure_is_not_kept(tmp_path):
+    """conftest.computed_once (the ``once_per_session`` fixture): two workers asking at once get one computation."""
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"found": [1, 2]}
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: computed_once(tmp_path / "shared", compute), range(2)))
+    assert results == [{"found": [1, 2]}] * 2 and len(calls) == 1
+
+    def fail():
+        calls.append(1)
+        raise RuntimeError("no browser")
+
+    for _ in range(2):  # nothing recorded: the next caller meets the failure again
+        with pytest.raises(RuntimeError, match="no browser"):
+            computed_once(tmp_path / "failing", fail)
+    assert len(calls) == 3 and not (tmp_path / "failing" / "result.pickle").exists()

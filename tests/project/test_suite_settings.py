@@ -1,6 +1,9 @@
-"""The test suite's own settings (tests/conftest.py): the CI hypothesis profile and the frozen garbage collector."""
+"""The test suite's own settings (tests/conftest.py): the CI hypothesis profile and the frozen garbage collector;
+the test command's pytest line (scripts/test.sh)."""
 import gc
 import os
+import shlex
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -33,3 +36,23 @@ def test_the_count_was_drawn():
 
 def test_objects_older_than_the_test_are_frozen_out_of_collections():
     assert gc.get_freeze_count() > 10_000  # the imports of the session, frozen before this test began
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_test_command_runs_the_ci_profile_on_two_workers_and_prints_the_slowest():
+    script = (ROOT / "scripts" / "test.sh").read_text().replace("\\\n", " ")  # continuation lines joined
+    (line,) = [line for line in script.splitlines() if " -m pytest " in line]
+    words = shlex.split(line)
+    assert words[0] == "HYPOTHESIS_PROFILE=ci", line
+    assert words[words.index("-n") + 1] == "2" and "--durations=15" in words, line
+    assert "--junitxml=_build/.fireeval-pytest-junit.xml" in words, line  # read by benchmarks/bench_book.py
+
+
+def test_the_readme_and_contributing_state_the_ci_profile_as_configured():
+    for doc in ("README.md", "CONTRIBUTING.md"):
+        text = " ".join((ROOT / doc).read_text().split())
+        assert f"{CI_EXAMPLES} examples" in text and f"{CI_DEADLINE_MS / 1000:g} s deadline" in text, doc
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "`pytest -n 2 --durations=15`" in readme
