@@ -318,28 +318,52 @@ def test_sign_change_sigma():
     assert noise.sign_change_sigma([1, 2], [1.0, -1.0]) == pytest.approx(1.5)
 
 
-def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_every_sigma():
-    # §6.4: "In all σ, the AxIoU instances show lower errors than R@K,0.7/0.5 but higher errors than R@K,0.3
-    # instances in a wide range of noise levels": one σ against the claim flips the every-σ parts, not the R@K,0.3 one.
-    by_sigma = np.array([-0.002, 0.008, 0.013, 0.013])
-    samples = by_sigma + np.random.default_rng(0).normal(0, 1e-4, (200, 4))
+def _noise_records(by_sigma):
+    """The four ordering claims on one dataset whose every part has the per-σ gaps ``by_sigma`` (tight intervals)."""
+    by_sigma = np.asarray(by_sigma, float)
+    samples = by_sigma + np.random.default_rng(0).normal(0, 1e-4, (200, len(by_sigma)))
     g = {"by_sigma": by_sigma, "by_sigma_samples": samples, "min": float(by_sigma.min()),
          "min_samples": samples.min(axis=1), "majority": float(noise.majority_gap(by_sigma)),
          "majority_samples": noise.majority_gap(samples), "sigmas": [1.0, 2.0, 3.0, 4.0]}
     gaps = {part: g for part in togashi.ORDERING_QUOTES}
-    recs = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
-    assert recs["noise.r03_not_above_axiou.ds"]["verdict"] == "reproduced"
-    assert recs["noise.r03_not_above_axiou.ds"]["family"]["summary"].startswith("holds at 3 of 4; fails at σ = 1 s")
-    assert recs["noise.r07_above_axiou.ds"]["label"] == "contradicted"  # "all σ": the one σ against it decides
-    assert recs["noise.r07_above_axiou.ds"]["family"]["fail"] == ["σ = 1 s"]
-    assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
-    # each row's reason says which reading it is and why, so "3 of 4" reads as it should in both
-    assert "read at a strict majority of σ: the paper says 'in a wide range of noise levels'" in \
-        recs["noise.r03_not_above_axiou.ds"]["basis"]
-    assert "read at every σ: 'in particular' continues" in recs["noise.r07_above_r05.ds"]["basis"]
-    assert recs["noise.r03_not_above_axiou.ds"]["basis"].startswith("holds at 3 of 4")  # the label's own words first
-    # Two σ of four against it is no majority: the verdict flips.
-    assert noise.majority_gap([-0.002, -0.001, 0.013, 0.013]) < 0
+    return {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
+
+
+def test_every_part_is_read_at_every_sigma_with_a_majority_of_sigma_as_an_equal_row():
+    # §6.4: "In all datasets and all σ, the AxIoU instances show lower errors than R@K,0.7/0.5 but higher errors than
+    # R@K,0.3 instances in a wide range of noise levels": both scopes have equal standing, for all four parts alike.
+    recs = _noise_records([-0.002, 0.008, 0.013, 0.013])  # holds at 3 of 4 σ, fails at σ = 1 s
+    for part in togashi.ORDERING_QUOTES:
+        r = recs[f"noise.{part}.ds"]
+        assert r["family"]["need"] == "every condition" and r["family"]["fail"] == ["σ = 1 s"]
+        row = next(x for x in r["sensitivity"] if x["kind"] == "scope")
+        assert row["weight"] == "equal" and row["name"].startswith("a strict majority of σ") and row["reason"]
+        assert row["label"] == "reproduced" and row["value"] == pytest.approx(0.75)
+        # every σ: contradicted; a majority of σ: reproduced -> depends, by the mechanism
+        assert r["label"] == "depends", (part, r["basis"])
+        assert "read at every σ: §6.4's sentence opens 'In all datasets and all σ'" in r["basis"]
+        assert "every σ" in r["quantity"] and "a strict majority: a row" in r["quantity"]
+        check_record(r)
+    # two σ of four against it is no majority: contradicted under both readings
+    recs = _noise_records([-0.002, -0.001, 0.013, 0.013])
+    assert all(r["label"] == "contradicted" for r in recs.values())
+    # every σ holds: reproduced under both
+    recs = _noise_records([0.002, 0.008, 0.013, 0.013])
+    assert all(r["label"] == "reproduced" for r in recs.values())
+    # an unclear σ and three that hold: inconclusive at every σ, reproduced at a majority -> depends
+    row = axiou_label_noise.scope_row({"a": _est(0.01, -0.01, 0.02), "b": _est(0.02, 0.01, 0.03),
+                                       "c": _est(0.02, 0.01, 0.03), "d": _est(0.02, 0.01, 0.03)}, Test(">", 0.0))
+    assert (row.estimate.low, row.estimate.high) == (0.75, 1.0)
+    # the reverse reading: primary a majority, the row every σ
+    row = axiou_label_noise.scope_row({"a": _est(0.01, -0.01, 0.02), "b": _est(0.02, 0.01, 0.03)}, Test(">", 0.0),
+                                      need=0.75)
+    assert str(row.test) == ">= 1" and (row.estimate.low, row.estimate.high) == (0.5, 1.0)
+
+
+def _est(value, low, high):
+    from fireeval.stats.claims import Estimate
+
+    return Estimate(value, low, high, "test")
 
 
 def test_ordering_gaps_carry_the_majority_statistic(small):
@@ -375,7 +399,7 @@ def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small)
     # "comparable": a ratio over a range of margins (rows of equal weight), since the paper gives none
     r03 = {r["id"]: r for r in recs}["noise.r03_not_above_axiou.ds"]
     assert r03["reading"]["source"] == "no guidance: range" and r03["test"] == "<= 1"
-    assert {row["kind"] for row in r03["sensitivity"]} == {"margin", "interval method"}
+    assert {row["kind"] for row in r03["sensitivity"]} == {"scope", "margin", "interval method"}
     assert all(row["weight"] == "equal" for row in r03["sensitivity"])
     # each σ's ratio or gap: BCa (grouped jackknife over the queries; the jackknife normal interval where BCa is
     # unstable, and the method says so), the percentile interval a row
