@@ -27,6 +27,8 @@ protocol is, in our words.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG7_SIGMAS", "FIG7_YMAX", "STYLE_BOUNDS",
@@ -95,6 +97,27 @@ def _png(data: bytes) -> np.ndarray:
     return out.reshape(h, w, ch)[..., :3].astype(np.uint8)
 
 
+def _notebook_image(root, cell: int) -> np.ndarray:
+    """The PNG output of the authors' notebook cell ``cell``, decoded once per file (read-only: shared)."""
+    from fireeval.datasets import data_path
+
+    path = data_path(NOTEBOOK, root)
+    return _decoded(str(path), path.stat().st_mtime_ns, cell)
+
+
+@functools.lru_cache(maxsize=4)
+def _decoded(path: str, mtime_ns: int, cell: int) -> np.ndarray:
+    """:func:`_notebook_image` of one file version (``mtime_ns`` keys the cache: a changed file is read again)."""
+    import base64
+    import json
+    from pathlib import Path
+
+    nb = json.loads(Path(path).read_text())
+    img = _png(base64.b64decode(nb["cells"][cell]["outputs"][0]["data"]["image/png"]))
+    img.setflags(write=False)
+    return img
+
+
 def _runs(mask):
     idx = np.flatnonzero(mask)
     if idx.size == 0:
@@ -147,13 +170,7 @@ def line_style(coverage: float) -> str | None:
 
 def _fig7_geometry(root=None):
     """The colour masks, the three panels' σ columns and each panel's y calibration (top grid line, px per 0.02)."""
-    import base64
-    import json
-
-    from fireeval.datasets import data_path
-
-    nb = json.loads(data_path(NOTEBOOK, root).read_text())
-    img = _png(base64.b64decode(nb["cells"][29]["outputs"][0]["data"]["image/png"])).astype(int)
+    img = _notebook_image(root, 29).astype(int)
     r, g, b = img[..., 0], img[..., 1], img[..., 2]
     grid = (r == 214) & (g == 214) & (b == 214)
     colours = {"red": (r > 200) & (g < 80) & (b < 80),
@@ -263,13 +280,7 @@ def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:
     line starts with a gap). The curves rise steeply there (about 0.01 per pixel), so
     agreement is to about 0.01-0.02. Lines of one colour are not told apart.
     """
-    import base64
-    import json
-
-    from fireeval.datasets import data_path
-
-    nb = json.loads(data_path(NOTEBOOK, root).read_text())
-    img = _png(base64.b64decode(nb["cells"][19]["outputs"][0]["data"]["image/png"])).astype(int)
+    img = _notebook_image(root, 19).astype(int)
     h = img.shape[0] // 2  # the top row of panels: the means
     r, g, b = (img[:h, :, i] for i in range(3))
     grid = (r == 214) & (g == 214) & (b == 214)

@@ -166,11 +166,13 @@ def test_agreement_blocks_and_claims():
     assert recs["agreement.r_vs_r"]["label"] == "contradicted"  # ... so no pair "conflicts"
     # one condition per pair, each with its own Bonferroni interval; every row has a stated weight
     fam = recs["agreement.axiou_vs_r"]["family"]
-    assert fam["of"] == 27 and fam["hold"] == 27 and "Bonferroni" in fam["multiplicity"]
+    assert fam["of"] == 9 and fam["hold"] == 9 and "Bonferroni" in fam["multiplicity"]  # AxIoU@10's 9 pairs
     assert all(row["weight"] in ("equal", "secondary") for r in recs.values() for row in r["sensitivity"])
-    # the scope AxIoU@10 only is a row of equal standing with its own 9 conditions
+    # every AxIoU@K is a secondary row with its own 27 conditions: the authors' Fig. 4 rules it out (AxIoU@1 < 0)
     scope = next(row for row in recs["agreement.axiou_vs_r"]["sensitivity"] if row["kind"] == "scope")
-    assert scope["weight"] == "equal" and scope["family"]["of"] == 9
+    assert scope["weight"] == "secondary" and scope["family"]["of"] == 27
+    assert "Fig. 4 prints τ below 0 for AxIoU@1 against R@5,0.3 (-0.07), R@10,0.3 (-0.21), R@10,0.5 (-0.07)" in \
+        scope["reason"]
     # the uncertainty over systems is a row on every τ claim
     assert all(any(row["name"].startswith("uncertainty over systems") for row in r["sensitivity"]) for r in recs.values())
     # The same numbers lowered below every bar: the verdict flips, the values do not.
@@ -202,9 +204,11 @@ def test_a_family_claim_is_decided_per_condition_not_by_its_extreme():
     rec = next(r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", tau_jack=jack)
                if r["id"] == "agreement.axiou_vs_r")
     fam = rec["family"]
-    assert fam["of"] == 27 and fam["hold"] == 24 and len(fam["fail"]) == 3
-    assert all("R@10,0.3" in c for c in fam["fail"]) and fam["summary"].startswith("holds at 24 of 27; fails at")
+    assert fam["of"] == 9 and fam["hold"] == 8 and fam["fail"] == ["R@10,0.3 vs AxIoU@10"]
+    assert fam["summary"].startswith("holds at 8 of 9; fails at R@10,0.3 vs AxIoU@10")
     assert rec["label"] == "contradicted" and rec["basis"].startswith("contradicted: fails at a condition")
+    every = next(row for row in rec["sensitivity"] if row["kind"] == "scope")["family"]  # the secondary row
+    assert every["of"] == 27 and every["hold"] == 24 and all("R@10,0.3" in c for c in every["fail"])
     # "can conflict" needs one pair only: the reversed measure conflicts with every other R@K,θ
     conflict = next(r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", tau_jack=jack)
                     if r["id"] == "agreement.r_vs_r")
@@ -220,23 +224,28 @@ def test_a_bar_built_from_its_own_cell_is_refused():
         claim.evaluate(1.0)
     assert axiou_measures.own_cell(claim, togashi.cell_name("AxIoU@10", "AxIoU@1"), claim.test)  # order-free
     assert axiou_measures.own_cell(claim, togashi.cell_name("AxIoU@10", "R@5,0.7"), claim.test) is None
-    # ... and the builder, on the paper's own matrix, leaves every pair that IS the bar's cell untested: R@1,θ ranks the
-    # six systems as AxIoU@1 does, so AxIoU@10 vs R@1,θ is the cell "AxIoU@1 vs AxIoU@10" the 0.355 bar comes from.
+    # ... and the builder, on the paper's own matrix, leaves untested every pair whose two rankings are the bar cell's:
+    # AxIoU@10 vs R@1,θ are different pairs from "AxIoU@1 vs AxIoU@10", but R@1,θ ranks the six systems exactly as
+    # AxIoU@1 does, so their τ is that cell's and sits at the bar read off it.
     tau = togashi.FIG4_TAU.copy()
     samples = np.repeat(tau[None], 50, axis=0) + np.random.default_rng(0).normal(0, 1e-3, (50, 12, 12))
     recs = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test")}
     rows = {row["name"]: row for row in recs["agreement.axiou_vs_r"]["sensitivity"]}
-    ax10 = {c["condition"]: c for c in rows["AxIoU@10 only (which AxIoU@K the sentence means is left open)"]["family"][
-        "conditions"]}
-    refused = [name for name, c in ax10.items() if c["method"].startswith("untested")]
-    assert sorted(refused) == ["R@1,0.3 vs AxIoU@10", "R@1,0.5 vs AxIoU@10", "R@1,0.7 vs AxIoU@10"]
-    assert all(ax10[n]["label"] == "not testable here" for n in refused)  # unclear, never passed by construction
-    # the primary family shows each refused cell as untested, with the bar, never as a verdict such as "depends"
     primary = {c["condition"]: c for c in recs["agreement.axiou_vs_r"]["family"]["conditions"]}
-    assert primary["R@1,0.5 vs AxIoU@10"]["label"].startswith("untested: this cell sets the bar (0.355)")
+    refused = [name for name, c in primary.items() if c["method"].startswith("untested")]
+    assert sorted(refused) == ["R@1,0.3 vs AxIoU@10", "R@1,0.5 vs AxIoU@10", "R@1,0.7 vs AxIoU@10"]
+    assert all(primary[n]["verdict"] == "not testable here" for n in refused)  # never passed by construction
+    # each refused condition says precisely why: a different pair, the same two rankings, the same τ at the bar
+    assert primary["R@1,0.5 vs AxIoU@10"]["label"].startswith(
+        "untested: a different pair from the bar's cell tau(AxIoU@1, AxIoU@10), but R@1,0.5 ranks the six systems "
+        "exactly as AxIoU@1 does, so its τ is that cell's, 0.360, and sits at the bar read off it (0.355)")
     assert "untested at R@1,0.3 vs AxIoU@10" in recs["agreement.axiou_vs_r"]["family"]["summary"]
+    # the bar's own cell (AxIoU@1 vs AxIoU@10) is refused as such
+    own = {c["condition"]: c for c in recs["agreement.axiou_vs_axiou"]["family"]["conditions"]}
+    assert own["AxIoU@1 vs AxIoU@10"]["method"] == "untested: this cell sets the bar (0.355)"
     # under the 'remarkably' bar (read off AxIoU@10 vs R@5,0.7) that pair is the one refused
-    rem = {c["condition"]: c for c in rows["AxIoU@10 only, τ ≥ 0.725"]["family"]["conditions"]}
+    rem = {c["condition"]: c for c in rows["τ ≥ 0.725: §6.2's 'remarkably' agreeing pair (printed 0.73)"]["family"][
+        "conditions"]}
     assert [n for n, c in rem.items() if c["method"].startswith("untested")] == ["R@5,0.7 vs AxIoU@10"]
     # another bar (not read off a cell) refuses nothing
     other = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", threshold=0.5)}
