@@ -10,6 +10,10 @@ from fireeval.synthetic.moment_collection import simulate_moments
 from fireeval.vmr import noise, selection, stability, tau_matrices, variants
 
 
+#: The primary family's condition: named as the family closest to the paper's 640 variants.
+SB = "single_base family (closest to the paper's 640 variants)"
+
+
 @pytest.fixture(scope="module")
 def small():
     gt, lengths, preds = simulate_moments(120, 4, seed=3)
@@ -105,7 +109,7 @@ def test_selection_claims_use_an_exact_interval_for_whole_successes():
     recs = {r["id"]: r for r in axiou_model_selection.selection_claims(res, "stand-in: test")}  # no "only": no existence claim
     assert "selection.paper_split_exists" not in recs
     rate = {c["condition"]: c for c in recs["selection.axiou10_above_average"]["family"]["conditions"]}
-    assert rate["single_base family"]["high"] > 0  # never [0, 0]
+    assert rate[SB]["high"] > 0  # never [0, 0]
     assert recs["selection.axiou10_above_average"]["verdict"] == "not testable here"  # a stand-in family
     best = {c["condition"]: c for c in recs["selection.axiou10_best"]["family"]["conditions"]}
     assert best["full family"]["value"] == pytest.approx(0.15)
@@ -127,7 +131,7 @@ def test_a_family_where_no_pick_is_ever_above_average_has_no_power():
         assert nd["label"] == "not testable here" and nd["method"].startswith("no power")
         assert recs[f"selection.{q}"]["verdict"] == "not testable here"  # stand-in, about the paper
     exists = recs["selection.paper_split_exists"]
-    assert {c["condition"]: c["label"] for c in exists["family"]["conditions"]}["single_base family"] == "reproduced"
+    assert {c["condition"]: c["label"] for c in exists["family"]["conditions"]}[SB] == "reproduced"
     # what the families show is the claim's row "here": holds at 1 of 2, unclear where there is no power
     # (the paper's existence statement: one family where it occurs shows it; a stricter question needs each family)
     assert exists["here"][0]["label"] == "reproduced" and "holds at 1 of 2" in exists["here"][0]["found"]
@@ -456,10 +460,10 @@ def test_paper_split_claim_is_an_existence_claim_over_splits():
     exists = recs["selection.paper_split_exists"]
     conds = {c["condition"]: c for c in exists["family"]["conditions"]}
     assert conds["full family"]["label"] == "reproduced"  # one split of 20: exact interval > 0
-    assert conds["single_base family"]["verdict"] == "not reproduced"  # 0 of 20: [0, x], undecided
+    assert conds[SB]["verdict"] == "not reproduced"  # 0 of 20: [0, x], undecided
     # about the paper, on stand-in families: never contradicted; one row per family, the primary first
-    assert exists["verdict"] == "not testable here" and list(conds) == ["single_base family", "full family"]
-    assert exists["here"][0]["found"] == "holds at 1 of 2; unclear at single_base family"
+    assert exists["verdict"] == "not testable here" and list(conds) == [SB, "full family"]
+    assert exists["here"][0]["found"] == f"holds at 1 of 2; unclear at {SB}"
     # the paper's sentence is an existence statement ("only AxIoU@10 selected ..." on its one split and family):
     # one stand-in family where it occurs shows it; the stricter questions need every family
     assert exists["here"][0]["label"] == "reproduced" and exists["family"]["need"] == "at least one condition"
@@ -549,7 +553,7 @@ def test_the_rate_question_has_no_power_when_no_measure_reaches_half_of_the_spli
     conds = {c["condition"]: c for c in rate["family"]["conditions"]}
     full = conds["full family"]  # nothing can pass there: not testable, never contradicted
     assert full["label"] == "not testable here" and "R@5,0.5" in full["method"]
-    sb = conds["single_base family"]  # the best is AxIoU@10 itself: no control, but power; 4 of 40 is below 0.5
+    sb = conds[SB]  # the best is AxIoU@10 itself: no control, but power; 4 of 40 is below 0.5
     assert sb["label"] == "contradicted"
     assert rate["power"]["passes"] is None and "AxIoU@10's own" in rate["power"]["why_none"]
     other = dict(high, best_measure="R@1,0.5")  # another measure at 0.9 is a control that passes
@@ -610,3 +614,26 @@ def test_leave_one_system_out_shares_rank_all_but_one_system():
     tau = stability.subset_vs_full(pq[:, [0, 2, 3]], [10, 20], n_trials=6, seed=1)
     want = stability.win_shares(np.nanmean(tau, axis=-1), stability.same_k_pairs(measures))[">="]
     assert got[">="][1] == pytest.approx(float(want))
+
+
+def test_a_split_seed_that_flips_a_family_caps_the_claim_at_inconclusive():
+    # AxIoU@10's pick above average everywhere in 36 of 40 splits under the primary seed, 4 of 40 under another:
+    # the seed row (kind "seed") re-estimates the same reading, so the claim is no firmer than inconclusive.
+    many, few = np.r_[np.ones(36), np.zeros(4)], np.r_[np.ones(4), np.zeros(36)]
+    fam = lambda a: {"above": a, "best_other": few, "only": a, "any": a, "best": a,  # noqa: E731
+                     "best_measure": "R@1,0.5", "runner_up": few}
+    steady = {r["id"]: r for r in axiou_model_selection.selection_claims(
+        {"single_base": fam(many)}, "real: lists", by_seed={1: {"single_base": fam(many)}})}
+    assert steady["selection.axiou10_above_average"]["here"][0]["label"] == "reproduced"  # the stand-in's row
+    rows = steady["selection.axiou10_above_average"]["sensitivity"]
+    assert [r["kind"] for r in rows] == ["seed"] and rows[0]["name"].startswith("split seed 1")
+    flipped = {r["id"]: r for r in axiou_model_selection.selection_claims(
+        {"single_base": fam(many)}, "real: lists", by_seed={1: {"single_base": fam(few)}})}
+    rate = flipped["selection.axiou10_above_average"]
+    assert rate["here"][0]["label"] == "inconclusive" and rate["flips"] == ["split seed 1 (another draw of the random "
+                                                                   "validation/test splits)"]
+    check_record(rate)
+    # the spread the prose gives: the primary seed's rate among the seeds'
+    spread = axiou_model_selection.seed_spread({0: {"f": {"AxIoU@10": 0.548}}, 1: {"f": {"AxIoU@10": 0.41}},
+                                                2: {"f": {"AxIoU@10": 0.47}}}, "f")
+    assert (spread["low"], spread["high"], spread["rank"], spread["best"]) == (0.41, 0.548, 1, True)
