@@ -637,3 +637,22 @@ def test_a_split_seed_that_flips_a_family_caps_the_claim_at_inconclusive():
     spread = axiou_model_selection.seed_spread({0: {"f": {"AxIoU@10": 0.548}}, 1: {"f": {"AxIoU@10": 0.41}},
                                                 2: {"f": {"AxIoU@10": 0.47}}}, "f")
     assert (spread["low"], spread["high"], spread["rank"], spread["best"]) == (0.41, 0.548, 1, True)
+
+
+def test_the_clipped_study_from_the_unclipped_one_equals_scoring_every_query(small):
+    # Only the queries that clipping changes are scored again (issue 38); the means, their query resamples and every
+    # gap equal those of clipping and scoring every query.
+    gt, lengths, preds = small
+    lengths = np.minimum(lengths, gt[:, 1] + 1.0)  # short videos: clipping moves many raters
+    kw = dict(n_trials=5, n_boot=60, conventions=("code",), seed=2)
+    fast = noise.convention_study(preds, gt, [1.0, 4.0], also_clipped=lengths, **kw)
+    direct = noise.convention_study(preds, gt, [1.0, 4.0], clip_to=lengths, **kw)["code"]
+    assert set(fast) == {"code", "code clipped"}
+    ours = fast["code clipped"]
+    assert not np.allclose(ours["noisy"], fast["code"]["noisy"])  # clipping moved something
+    np.testing.assert_allclose(ours["noisy"], direct["noisy"], atol=1e-12)
+    np.testing.assert_allclose(ours["error"], direct["error"], atol=1e-12)
+    for part, g in ours["gaps"].items():
+        np.testing.assert_allclose(g["by_sigma"], direct["gaps"][part]["by_sigma"], atol=1e-12)
+        np.testing.assert_allclose(g["by_sigma_samples"], direct["gaps"][part]["by_sigma_samples"], atol=1e-5)
+        np.testing.assert_allclose(g["by_sigma_jack"], direct["gaps"][part]["by_sigma_jack"], atol=1e-5)

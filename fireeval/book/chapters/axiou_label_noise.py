@@ -17,7 +17,7 @@ from fireeval.book.chapters.axiou_measures import standing_of
 from fireeval.book.papers.togashi import ORDERING_QUOTES, PAPER, PART_SHORT
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test, verdict
 
-__all__ = ["CONVENTION_NAMES", "COMPARABLE_RANGE", "ORDERING_NEED", "SCOPE_ROW", "scope_row", "sigma_conditions", "fig7_by_name", "fig7_evidence",
+__all__ = ["CONVENTION_NAMES", "COMPARABLE_RANGE", "ORDERING_NEED", "SCOPE_ROW", "scope_row", "sigma_conditions", "fig7_evidence",
            "noise_ordering_claims", "noise_ordering_by_sigma", "per_k_exceptions", "per_k_note", "interval_comparison",
            "real_rater_claims"]
 
@@ -131,61 +131,39 @@ def _part_test(part, g, t: float = 1.0) -> Test:
     return Test("<=", t) if _ratio(part, g) else _test(part)
 
 
-def fig7_by_name(drawn, styles) -> tuple[np.ndarray, list[str], list[str]]:
-    """Keep each measure's drawn value only where the line it lies on is the line of its name.
-
-    ``drawn``/``styles`` from :func:`fireeval.vmr.reference.fig7_nearest_lines` (``styles=True``).
-    A panel's one red line is AxIoU@K's; a blue line is named by its style
-    (:data:`fireeval.book.papers.togashi.FIG7_SERIES`: cell 23 builds the R@K,θ in the order
-    θ = 0.3, 0.5, 0.7, so Fig. 7's legend names them rightly). Returns the values compared
-    by name (NaN elsewhere), the measures matched, and the ones whose line is another θ's
-    or could not be traced ("measure: style found").
-    """
-    from fireeval.book.papers.togashi import FIG7_SERIES
-    from fireeval.vmr.reference import FIG4_MEASURES
-
-    named = np.array(drawn, dtype=float)
-    matched, other = [], []
-    for j, m in enumerate(FIG4_MEASURES):
-        if m.startswith("AxIoU") or styles[j] == FIG7_SERIES[m][1]:
-            matched.append(m)
-        else:
-            named[:, j] = np.nan
-            other.append(f"{m}: {styles[j] or 'no line traced'}")
-    return named, matched, other
-
-
 def fig7_evidence(errors: dict, sigmas, error: str = "abs", root=None) -> Evidence:
     """Our Charades-STA errors against the authors' Fig. 7, series by name.
 
-    ``errors``: ``{convention: (n_sigmas, 12)}``. Each of our values is matched to the
-    drawn line of its colour it is nearest to (:func:`fireeval.vmr.reference.fig7_nearest_lines`),
-    and that line is then named by its colour and line style (:func:`fig7_by_name`): a value
-    that lies on another θ's line is not counted as agreement. The figure is compared with
-    the reference code's convention; the paper text's largest difference goes in the detail.
+    ``errors``: ``{convention: (n_sigmas, 12)}``. Each measure's line is found in the figure by its
+    name -- its colour and line style as the legend names it (:data:`~fireeval.book.papers.togashi.FIG7_SERIES`:
+    cell 23 builds the R@K,θ in the order θ = 0.3, 0.5, 0.7, so Fig. 7's legend names them rightly) --
+    traced through the σ grid columns without looking at our values
+    (:func:`fireeval.vmr.reference.fig7_series_by_name`), and only then compared with ours. A series
+    whose line cannot be traced is named with the reason and not compared. The figure is compared
+    with the reference code's convention; the paper text's largest difference goes in the detail.
     Only for the authors' settings (σ = 1, 2, 3, 4 s, the mean absolute error).
     """
-    from fireeval.vmr.reference import FIG7_SIGMAS, FIG7_YMAX, NOTEBOOK_SOURCE, fig7_nearest_lines
+    from fireeval.vmr.reference import FIG7_SIGMAS, FIG7_YMAX, NOTEBOOK_SOURCE, fig7_series_by_name
 
     top = ", ".join(f"{float(np.max(e)):.3f} ({CONVENTION_NAMES[c]})" for c, e in errors.items())
     if sigmas is None or tuple(float(x) for x in sigmas) != FIG7_SIGMAS or error != "abs" or "code" not in errors:
         return Evidence.none(f"Fig. 7 of {NOTEBOOK_SOURCE} is drawn for σ = 1, 2, 3, 4 s and the mean absolute error; "
                              f"this run uses other settings. Its y axis stops at {FIG7_YMAX:g}; largest error here: {top}")
     try:
-        drawn, styles = fig7_nearest_lines(errors["code"], root, styles=True)
-        near = {c: fig7_nearest_lines(e, root) for c, e in errors.items() if c != "code"}
+        drawn, untraced = fig7_series_by_name(root)
     except Exception as err:  # the notebook is not in the data folder, or its figure cannot be read
         return Evidence.none(f"the authors' Fig. 7 could not be read here ({type(err).__name__}: {err})")
-    named, matched, other = fig7_by_name(drawn, styles)
-    others = "; ".join(f"{CONVENTION_NAMES[c]}: largest difference {float(np.nanmax(np.abs(near[c] - e))):.3f} "
-                       "(nearest line)" for c, e in errors.items() if c != "code")
-    by_name = (f"by name: all {len(matched)} series lie on the line of their own name" if not other else
-               f"by name: {len(matched)} of 12 series lie on the line of their own name; not compared: "
-               + ", ".join(other))
-    return Evidence.compare(named, errors["code"], f"Fig. 7 as drawn in {NOTEBOOK_SOURCE}, cell 29, series by name "
-                            "(each panel's red line is AxIoU@K; its blue lines are told apart by their line style: "
-                            "solid R@K,0.3, dashed R@K,0.5, dotted R@K,0.7, the order cell 23 builds them in; read off "
-                            "the image on its grid lines)", tolerance=0.005,
+    others = "; ".join(f"{CONVENTION_NAMES[c]}: largest difference {float(np.nanmax(np.abs(drawn - e))):.3f} "
+                       "(by name)" for c, e in errors.items() if c != "code")
+    named = 12 - len(untraced)
+    by_name = (f"all 12 series traced by name" if not untraced else
+               f"{named} of 12 series traced by name; not compared: "
+               + "; ".join(f"{m} ({why})" for m, why in untraced.items()))
+    return Evidence.compare(drawn, errors["code"], f"Fig. 7 as drawn in {NOTEBOOK_SOURCE}, cell 29, series by name "
+                            "(each measure's line found by its legend colour and line style -- red dotted AxIoU@K; "
+                            "blue solid R@K,0.3, dashed R@K,0.5, dotted R@K,0.7, the order cell 23 builds them in -- "
+                            "traced through the σ grid columns without looking at our values, then read off the grid)",
+                            tolerance=0.005,
                             detail=f"12 measures × 4 σ under the reference code's noise model, {by_name}; {others} "
                             f"(the figure's y axis stops at {FIG7_YMAX:g}; largest error: {top}). The code's convention "
                             "is the one the authors drew, so it is primary. Unlike Fig. 6, whose cell 18 swaps "
@@ -297,7 +275,7 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clippe
                           quote=f"{quote} [simulated noise, {scope}; {name_ds}]",
                           quantity=quantity, test=test, data=datasets[ds], fmt=".4f", standing=standing,
                           short=f"{PART_SHORT[part]} under simulated label noise ({name_ds})", reading=reading)
-            ev = _fig7_part(evidence, part, err, root) if ds == "charades_sta" else evidence
+            ev = _fig7_part(evidence, part, root) if ds == "charades_sta" and "code" in err else evidence
             records.append(_with_scope(claim.evaluate_family(
                 conds, multiplicity=f"Bonferroni: each σ's interval at {1 - 0.05 / n:.2%} ({n} σ)", need=need,
                 evidence=ev, power=_noise_control(part, g0), sensitivity=rows), part))
@@ -332,17 +310,18 @@ def _noise_control(part, g) -> Power:
             float(hi[i]), hs[:, i], f"{1 - 0.05 / n:.2%} percentile bootstrap, as the gaps'", level=1 - 0.05 / n))
 
 
-def _fig7_part(evidence: Evidence, part: str, err: dict, root=None) -> Evidence:
-    """The Fig. 7 comparison, with the part's gap as the authors drew it (R@K,θ's line minus AxIoU@K's) per σ and K."""
+def _fig7_part(evidence: Evidence, part: str, root=None) -> Evidence:
+    """The Fig. 7 comparison, with the part's gap as the authors drew it (R@K,θ's line minus AxIoU@K's) per σ and K,
+    each line found by its name (:func:`fireeval.vmr.reference.fig7_series_by_name`)."""
     from dataclasses import replace
 
     from fireeval.vmr.noise import ORDERING_PARTS
-    from fireeval.vmr.reference import FIG4_MEASURES, FIG7_SIGMAS, fig7_nearest_lines
+    from fireeval.vmr.reference import FIG4_MEASURES, FIG7_SIGMAS, fig7_series_by_name
 
-    if not evidence.cells or "code" not in err:
+    if not evidence.cells:
         return evidence
     try:
-        drawn = fig7_by_name(*fig7_nearest_lines(err["code"], root, styles=True))[0]
+        drawn = fig7_series_by_name(root)[0]
     except Exception:  # noqa: BLE001 -- the comparison itself is in the evidence already
         return evidence
     high, low, _ = ORDERING_PARTS[part]
@@ -355,7 +334,7 @@ def _fig7_part(evidence: Evidence, part: str, err: dict, root=None) -> Evidence:
         if neg:
             reversed_.append(f"K = {k} at σ = {', '.join(neg)} s")
     rev = ("the authors' own figure has the order reversed at " + "; ".join(reversed_) if reversed_
-           else "the authors' own figure keeps the order at every σ and K")
+           else "the authors' own figure keeps the order at every σ and K where both lines are traced")
     return replace(evidence, detail=f"{evidence.detail}. As drawn by the authors, {high} minus {low} at σ = "
                                     f"{', '.join(f'{x:g}' for x in FIG7_SIGMAS)} s: " + "; ".join(cells)
                                     + f" -- {rev} (series by name; NaN where a line was not traced)")
