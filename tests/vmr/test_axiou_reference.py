@@ -136,3 +136,18 @@ def test_fig6_is_compared_by_name_where_a_series_can_be_named():
     # one red line per panel is AxIoU@K's by name; the nine blue R@K,θ cannot be named there, and the text says why
     assert ev.cells == 3 and ev.numbers_reproduce
     assert "Not compared by name: the nine R@K,θ" in ev.detail and "no line's style can be traced" in ev.detail
+
+
+def test_the_raters_median_is_numpys_median():
+    from fireeval.vmr import noise
+
+    rng = np.random.default_rng(3)
+    for n in (1, 4, 5):  # odd: the partition; even: np.median
+        raters = rng.normal(10, 3, (7, n, 50, 2))
+        raters[..., 1] += 20
+        got = noise.aggregate_raters(raters)
+        start = np.median(raters[..., 0], axis=1)
+        np.testing.assert_array_equal(got[..., 0], start)
+        np.testing.assert_array_equal(got[..., 1], start + np.median(raters[..., 1] - raters[..., 0], axis=1))
+    raters[0, 0, 0, 0] = np.nan  # a missing rating: np.median's NaN
+    assert np.isnan(noise.aggregate_raters(raters)[0, 0, 0])
