@@ -356,34 +356,51 @@ def _trace_series(mask, cols, style: str, taken=()):
     return best if best_key[0] >= 2 else None
 
 
-def fig7_series_by_name(root=None, series=None):
+def fig7_series_by_name(series: dict, root=None):
     """Each measure's series in the authors' Fig. 7 read by its name: colour and line style, not by our values.
 
-    ``series``: ``{measure: (label, style, colour)}`` (default
-    :data:`fireeval.book.papers.togashi.FIG7_SERIES`: red dotted AxIoU@K; blue solid, dashed,
-    dotted R@K,0.3, 0.5, 0.7, as the legend names them). In each panel (K = 1, 5, 10) the line of the
-    measure's colour and style is traced through the four σ grid columns (:func:`_trace_series`) and its
-    y read off the grid. Returns ``(drawn, untraced)``: drawn (4 σ, 12 measures) in
-    :data:`FIG4_MEASURES` order (NaN where not traced) and ``{measure: why}`` for the series that could
-    not be traced by name.
-    """
-    if series is None:
-        from fireeval.datasets import data_path
+    In each panel (K = 1, 5, 10) the line of the measure's colour and style is traced through the
+    four σ grid columns (:func:`_trace_series`), the most inked style first, and its y read off
+    the grid. Read once per file version and legend.
 
-        path = data_path(NOTEBOOK, root)
-        drawn, untraced = _fig7_by_name(str(path), path.stat().st_mtime_ns)
-        return drawn.copy(), dict(untraced)
-    return _read_fig7_series(root, series)
+    Parameters
+    ----------
+    series : dict
+        ``{measure: (label, style, colour)}`` as the figure's legend names them (the book's
+        :data:`fireeval.book.papers.togashi.FIG7_SERIES`: red dotted AxIoU@K; blue solid, dashed,
+        dotted R@K,0.3, 0.5, 0.7), for every measure of :data:`FIG4_MEASURES`.
+    root : str or Path, optional
+        The data folder (default: as :func:`fireeval.datasets.data_path` finds it).
+
+    Returns
+    -------
+    drawn : numpy.ndarray (4, 12)
+        Each series' value at σ = 1, 2, 3, 4 s, in :data:`FIG4_MEASURES` order (NaN where not traced).
+    untraced : dict
+        ``{measure: why}`` for the series that could not be traced by name.
+
+    Examples
+    --------
+    The authors' notebook must be in the data folder:
+
+    >>> fig7_series_by_name({}, root="/no/such/folder")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    fireeval.datasets.DataUnavailable: charades_sta/reference/ExperimentsOnCharadesSTA.ipynb not found
+    """
+    from fireeval.datasets import data_path
+
+    path = data_path(NOTEBOOK, root)
+    key = tuple(sorted((m, tuple(v)) for m, v in series.items()))
+    drawn, untraced = _fig7_by_name(str(path), path.stat().st_mtime_ns, key)
+    return drawn.copy(), dict(untraced)
 
 
 @functools.lru_cache(maxsize=2)
-def _fig7_by_name(path: str, mtime_ns: int):
-    """:func:`fig7_series_by_name` with the legend's own names, once per file version."""
+def _fig7_by_name(path: str, mtime_ns: int, series: tuple):
+    """:func:`fig7_series_by_name` of one file version and legend (``series`` as sorted items)."""
     from pathlib import Path
 
-    from fireeval.book.papers.togashi import FIG7_SERIES
-
-    return _read_fig7_series(Path(path).parents[len(Path(NOTEBOOK).parts) - 1], FIG7_SERIES)
+    return _read_fig7_series(Path(path).parents[len(Path(NOTEBOOK).parts) - 1], dict(series))
 
 
 def _read_fig7_series(root, series):

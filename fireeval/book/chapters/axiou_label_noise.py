@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fireeval.book.chapters.axiou_measures import standing_of
-from fireeval.book.papers.togashi import ORDERING_QUOTES, PAPER, PART_SHORT
+from fireeval.book.papers.togashi import FIG7_SERIES, ORDERING_QUOTES, PAPER, PART_SHORT
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test, verdict
 
 __all__ = ["CONVENTION_NAMES", "COMPARABLE_RANGE", "ORDERING_NEED", "SCOPE_ROW", "scope_row", "sigma_conditions", "fig7_evidence",
@@ -150,7 +150,7 @@ def fig7_evidence(errors: dict, sigmas, error: str = "abs", root=None) -> Eviden
         return Evidence.none(f"Fig. 7 of {NOTEBOOK_SOURCE} is drawn for σ = 1, 2, 3, 4 s and the mean absolute error; "
                              f"this run uses other settings. Its y axis stops at {FIG7_YMAX:g}; largest error here: {top}")
     try:
-        drawn, untraced = fig7_series_by_name(root)
+        drawn, untraced = fig7_series_by_name(FIG7_SERIES, root)
     except Exception as err:  # the notebook is not in the data folder, or its figure cannot be read
         return Evidence.none(f"the authors' Fig. 7 could not be read here ({type(err).__name__}: {err})")
     others = "; ".join(f"{CONVENTION_NAMES[c]}: largest difference {float(np.nanmax(np.abs(drawn - e))):.3f} "
@@ -321,7 +321,7 @@ def _fig7_part(evidence: Evidence, part: str, root=None) -> Evidence:
     if not evidence.cells:
         return evidence
     try:
-        drawn = fig7_series_by_name(root)[0]
+        drawn = fig7_series_by_name(FIG7_SERIES, root)[0]
     except Exception:  # noqa: BLE001 -- the comparison itself is in the evidence already
         return evidence
     high, low, _ = ORDERING_PARTS[part]

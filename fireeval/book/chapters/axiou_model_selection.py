@@ -130,6 +130,17 @@ def seed_spread(rates: dict, family: str, measure: str = "AxIoU@10") -> dict:
             "rank": int((values > value).sum()) + 1, "best": bool(value >= values.max())}
 
 
+def _seed_sources(by_seed: dict | None, fams: list, level: float) -> dict:
+    """``{seed: (results, estimates)}`` of the other split seeds, as :func:`selection_claims` reads each rule's."""
+    return {s: (res, {fam: _selection_estimates(res[fam], level=level) for fam in fams if fam in res})
+            for s, res in (by_seed or {}).items()}
+
+
+def _condition_name(fam: str) -> str:
+    """A family's condition in the claims; the single_base family says it is the closest to the paper's."""
+    return f"{fam} family" + (f" ({PRIMARY_FAMILY_NOTE.split(':')[0]})" if fam == SELECTION_FAMILY_PRIMARY else "")
+
+
 def _families_power(powers: list) -> Power:
     """One question's power over the families: the first usable family's positive control (else its first
     usable power); none possible when no family can pass the question (their reasons joined)."""
@@ -175,9 +186,7 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", 
     level = 1 - 0.05 / m
     est = {fam: _selection_estimates(results[fam], level=level) for fam in fams}
     est_first = {fam: _selection_estimates(first[fam], level=level) for fam in fams if fam in first}
-    sources = {"random": (results, est), "first": (first, est_first)}
-    for s, res in (by_seed or {}).items():
-        sources[s] = (res, {fam: _selection_estimates(res[fam], level=level) for fam in fams if fam in res})
+    sources = {"random": (results, est), "first": (first, est_first), **_seed_sources(by_seed, fams, level)}
 
     def power_of(fam, kind, rule="random"):
         r, e = sources[rule]
@@ -190,9 +199,7 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", 
             if fam not in e or e[fam][pos] is None:
                 continue
             pw = power_of(fam, kind, rule)
-            name = f"{fam} family" + (f" ({PRIMARY_FAMILY_NOTE.split(':')[0]})" if fam == SELECTION_FAMILY_PRIMARY
-                                      else "")
-            out[name] = (Estimate(float("nan"), method=f"no power: {pw.impossible}") if pw.impossible
+            out[_condition_name(fam)] = (Estimate(float("nan"), method=f"no power: {pw.impossible}") if pw.impossible
                          else e[fam][pos])
         return out
 
