@@ -440,8 +440,8 @@ def normal_swap_difference(per_topic, size: int, target: float = 0.05) -> dict:
     return {"sd_pair_difference": s, "difference": float(norm.ppf(1 - target) * np.sqrt(2.0 / size) * s)}
 
 
-@validate_params(per_query=ARRAY, sizes=ARRAY, n_trials=Int(1), rng=SEED, chunk=Int(1))
-def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int = 500) -> dict:
+@validate_params(per_query=ARRAY, sizes=ARRAY, n_trials=Int(1), rng=SEED, chunk=Int(1), groups=ANY)
+def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int = 500, groups=None) -> dict:
     """Stability of system rankings on two disjoint random query subsets (AxIoU paper Fig. 6).
 
     For each size n: draw ``n_trials`` pairs of disjoint subsets of n queries
@@ -465,11 +465,15 @@ def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int =
         Seed or generator.
     chunk : int
         Trials at a time.
+    groups : sequence of sequences of int, optional
+        Subsets of the systems (indices) ranked on the same subset draws as well: each gets its own
+        ``{"tau", "mean", "var"}`` in ``"groups"`` (the same numbers as a call on those systems alone
+        with the same ``rng``, without drawing the subsets again).
 
     Returns
     -------
     dict
-        ``mean`` and ``var`` of τ-b, each (measures, sizes).
+        ``mean`` and ``var`` of τ-b, each (measures, sizes), and ``groups`` when given.
 
     Examples
     --------
@@ -481,7 +485,8 @@ def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int =
     n_m, n_s, n_q = scores.shape
     flat = scores.reshape(n_m * n_s, n_q)
     rng = np.random.default_rng(rng)
-    tau = np.empty((n_m, len(sizes), n_trials))
+    groups = [list(g) for g in (groups or [])]
+    tau = np.empty((1 + len(groups), n_m, len(sizes), n_trials))
     for si, size in enumerate(sizes):
         a, b = disjoint_halves(n_q, int(size), n_trials, rng)
         for start in range(0, n_trials, chunk):
@@ -493,7 +498,14 @@ def subset_stability(per_query, sizes, n_trials: int = 5000, rng=0, chunk: int =
             means = (flat @ sel.reshape(-1, n_q).T).reshape(n_m, n_s, 2, stop - start)
             # (measures, trials, systems) per half
             ma, mb = means[:, :, 0].transpose(0, 2, 1), means[:, :, 1].transpose(0, 2, 1)
-            tau[:, si, start:stop] = kendall_tau_batch(ma, mb, atol=1e-9)
+            for gi, g in enumerate([slice(None), *groups]):
+                tau[gi, :, si, start:stop] = kendall_tau_batch(ma[..., g], mb[..., g], atol=1e-9)
+    out = [_tau_summary(t) for t in tau]
+    return {**out[0], "groups": out[1:]} if groups else out[0]
+
+
+def _tau_summary(tau) -> dict:
+    """``{"tau", "mean", "var"}`` of :func:`subset_stability`: NaN trials (a subset ties every system) left out."""
     with np.errstate(invalid="ignore"):
         mean = np.nanmean(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)
         var = np.nanvar(tau, axis=-1) if not np.isnan(tau).all() else np.full(tau.shape[:2], np.nan)

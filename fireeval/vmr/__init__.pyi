@@ -66,6 +66,7 @@ from .noise import (
     real_rater_bootstrap as real_rater_bootstrap,
     rater_shift as rater_shift,
     sign_change_sigma as sign_change_sigma,
+    clipped_means as clipped_means,
     convention_study as convention_study,
     ranking_table as ranking_table,
 )
@@ -76,9 +77,11 @@ from .reference import (
     FIG7_SIGMAS as FIG7_SIGMAS,
     FIG7_YMAX as FIG7_YMAX,
     STYLE_BOUNDS as STYLE_BOUNDS,
+    STYLE_SHARE as STYLE_SHARE,
     fig4_upper as fig4_upper,
     fig6_nearest_first_points as fig6_nearest_first_points,
     fig7_nearest_lines as fig7_nearest_lines,
+    fig7_series_by_name as fig7_series_by_name,
     line_style as line_style,
 )
 from .selection import (

@@ -32,7 +32,7 @@ __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulat
            "match_sigma", "rater_agreement_with_truth", "real_rater_experiment", "MEASURE_FAMILIES", "measure_family",
            "family_means", "compare_with_simulation", "rater_study", "trial_counts", "bootstrap_noise_error",
            "family_gap", "query_bootstrap_noise_error", "ORDERING_PARTS", "fam_has", "majority_gap", "ordering_gaps", "ranking_agreement", "per_query_scores",
-           "real_rater_bootstrap", "rater_shift", "sign_change_sigma", "convention_study", "ranking_table"]
+           "real_rater_bootstrap", "rater_shift", "sign_change_sigma", "clipped_means", "convention_study", "ranking_table"]
 
 LENGTH_CONVENTIONS = ("code", "paper")
 
@@ -93,9 +93,18 @@ def aggregate_raters(raters, axis: int = -3) -> np.ndarray:
     [[2.0, 12.0]]
     """
     raters = np.asarray(raters, dtype=float)
-    start = np.median(raters[..., 0], axis=axis + 1 if axis < 0 else axis)
-    length = np.median(raters[..., 1] - raters[..., 0], axis=axis + 1 if axis < 0 else axis)
+    start = _median(raters[..., 0], axis + 1 if axis < 0 else axis)
+    length = _median(raters[..., 1] - raters[..., 0], axis + 1 if axis < 0 else axis)
     return np.stack([start, start + length], axis=-1)
+
+
+def _median(x: np.ndarray, axis: int) -> np.ndarray:
+    """``np.median(x, axis)``; of an odd number of finite values, the middle one by a partition along the last axis
+    (the same number, in a third of the time: the label-noise chapter takes hundreds of them)."""
+    n = x.shape[axis]
+    if n % 2 == 0 or np.isnan(x).any():
+        return np.median(x, axis=axis)
+    return np.partition(np.moveaxis(x, axis, -1), n // 2, axis=-1)[..., n // 2]
 
 
 def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
@@ -638,14 +647,76 @@ def sign_change_sigma(sigmas, values) -> float:
 JACKKNIFE_GROUPS = 20
 
 
+def clipped_means(predictions, gt, sigmas, n_trials: int, n_raters: int, seed, clip_to, noisy, noisy_b=None,
+                  query_weights=None, strict: bool = False, ks=KS, thetas=THETAS):
+    """:func:`noise_experiment`'s noisy means (and their query resamples) with the simulated raters clipped to the
+    video, from the unclipped ones of the same draws (reference code's convention).
+
+    Clipping changes the noisy ground truth of a query only where a rater's moment leaves the video; the
+    mean over queries moves by the change of those queries' scores alone, so only they are scored again
+    (the same numbers as scoring every query, up to the rounding of float32 sums).
+
+    Parameters
+    ----------
+    predictions, gt, sigmas, n_trials, n_raters, seed, strict
+        As :func:`noise_experiment` (``length="code"``): the same draws.
+    clip_to : array_like (n_queries,)
+        The videos' lengths.
+    noisy : numpy.ndarray (n_sigmas, n_trials, n_systems, n_measures)
+        The unclipped noisy means.
+    noisy_b : numpy.ndarray (n_sigmas, n_trials, n_boot, n_systems, n_measures), optional
+        The unclipped means on every resample of the queries (``query_weights``).
+    query_weights : array_like (n_boot, n_queries), optional
+        The resamples' weights.
+
+    Returns
+    -------
+    numpy.ndarray or tuple
+        The clipped ``noisy``, or ``(noisy, noisy_b)`` with ``noisy_b``.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.5, 3.0], [10.0, 20.0]]); preds = np.array([[[[0.0, 3.0]], [[9.0, 21.0]]]])
+    >>> clean, noisy = noise_experiment(preds, gt, [2.0], n_trials=3, seed=1, ks=(1,), thetas=(0.5,))
+    >>> direct = noise_experiment(preds, gt, [2.0], n_trials=3, seed=1, ks=(1,), thetas=(0.5,), clip_to=[4.0, 30.0])[1]
+    >>> bool(np.allclose(clipped_means(preds, gt, [2.0], 3, 5, 1, [4.0, 30.0], noisy, ks=(1,), thetas=(0.5,)), direct))
+    True
+    """
+    gt = _check_gt(gt)
+    preds = np.asarray(predictions, dtype=float)
+    lengths = np.asarray(clip_to, dtype=float)[:, None]
+    draws = _draws(n_trials, n_raters, len(gt), seed)  # noise_experiment's draws for this seed
+    noisy = np.array(noisy, dtype=float)
+    w = None if noisy_b is None else np.asarray(query_weights, dtype=np.float32)
+    noisy_b = None if noisy_b is None else np.array(noisy_b)
+    for i, sigma in enumerate(sigmas):
+        raters = simulate_raters(gt, sigma, n_trials, n_raters, "code", draws=draws)
+        plain, clipped = aggregate_raters(raters), aggregate_raters(np.clip(raters, 0.0, lengths))
+        for t in range(n_trials):
+            moved = np.flatnonzero((clipped[t] != plain[t]).any(axis=-1))
+            if not moved.size:
+                continue
+            sub = preds[:, moved]
+            delta = (per_query_scores(sub, clipped[t, moved], ks, thetas, strict)
+                     - per_query_scores(sub, plain[t, moved], ks, thetas, strict))  # (S, M, moved)
+            noisy[i, t] += delta.sum(axis=-1) / len(gt)
+            if w is not None:
+                flat = delta.astype(np.float32).reshape(-1, moved.size)  # (S·M, moved): one BLAS product
+                noisy_b[i, t] += (w[:, moved] @ flat.T).reshape(noisy_b.shape[2:])
+    return noisy if w is None else (noisy, noisy_b)
+
+
 def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5, seed=0,
                      strict: bool = False, error: str = "abs", n_boot: int = 1000,
                      conventions=LENGTH_CONVENTIONS, resample_queries: bool = True, margins=None,
-                     n_boot_queries: int | None = None, clip_to=None) -> dict:
+                     n_boot_queries: int | None = None, clip_to=None, also_clipped=None) -> dict:
     """The simulated label-noise experiment under each length convention, with intervals.
 
     ``clip_to``: video lengths; simulated raters' moments are clipped to the video
-    (:func:`simulate_annotations`).
+    (:func:`simulate_annotations`). ``also_clipped``: video lengths; the result gains the
+    entry ``"code clipped"``, the reference code's convention with the raters clipped, computed
+    from the unclipped one (:func:`clipped_means`: only the queries clipping changes are scored
+    again) with the same query resamples.
 
     Returns ``{convention: {clean, noisy, error (n_sigmas, n_measures), signed (n_sigmas,
     n_measures): mean over trials and systems of noisy − clean, gaps: ordering_gaps(...),
@@ -669,28 +740,42 @@ def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
         keep = (block[None, :] != np.arange(n_groups)[:, None]).astype(float)
         weights = np.concatenate([weights, keep / keep.sum(axis=1, keepdims=True)])
     out = {}
+    entry = dict(sigmas=sigmas, error=error, n_boot=n_boot, seed=seed, margins=margins, n_q=n_q, n_groups=n_groups)
     for c in conventions:
         if resample_queries:
             clean, noisy, clean_b, noisy_b = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed,
                                                               strict=strict, query_weights=weights, clip_to=clip_to)
-            jack = None
-            if n_groups > 1:
-                clean_j, noisy_j = clean_b[n_q:], noisy_b[..., n_q:, :, :]
-                clean_b, noisy_b = clean_b[:n_q], noisy_b[..., :n_q, :, :]
-                jack = np.stack([noise_error(clean_j[g], noisy_j[..., g, :, :], error) for g in range(n_groups)])
         else:
             clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict,
                                             clip_to=clip_to)
-        mc = ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins)
-        joint = (ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins,
-                               boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed), jack=jack)
-                 if resample_queries else mc)
-        for g in joint.values():
-            g["resampled_queries"] = resample_queries
-        out[c] = {"clean": clean, "noisy": noisy, "error": noise_error(clean, noisy, error),
-                  "signed": (noisy - clean).mean(axis=(-3, -2)), "gaps": joint, "gaps_mc": mc,
-                  "resample_queries": resample_queries, "tau": ranking_agreement(clean, noisy)}
+            clean_b = noisy_b = None
+        out[c] = _study_entry(clean, noisy, clean_b, noisy_b, **entry)
+        if c == "code" and also_clipped is not None and clip_to is None:
+            moved = clipped_means(predictions, gt, sigmas, n_trials, n_raters, seed, also_clipped, noisy, noisy_b,
+                                  weights, strict)
+            noisy_c, noisy_bc = moved if resample_queries else (moved, None)
+            out["code clipped"] = _study_entry(clean, noisy_c, clean_b, noisy_bc, **entry)
     return out
+
+
+def _study_entry(clean, noisy, clean_b, noisy_b, sigmas, error, n_boot, seed, margins, n_q, n_groups) -> dict:
+    """One convention's entry of :func:`convention_study` from its means (``clean_b``/``noisy_b``: on the query
+    resamples and then the jackknife groups, or None: trials-only intervals)."""
+    resample_queries = noisy_b is not None
+    jack = None
+    if resample_queries and n_groups > 1:
+        clean_j, noisy_j = clean_b[n_q:], noisy_b[..., n_q:, :, :]
+        clean_b, noisy_b = clean_b[:n_q], noisy_b[..., :n_q, :, :]
+        jack = np.stack([noise_error(clean_j[g], noisy_j[..., g, :, :], error) for g in range(n_groups)])
+    mc = ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins)
+    joint = (ordering_gaps(clean, noisy, error, n_boot, seed, sigmas=sigmas, margins=margins,
+                           boot=query_bootstrap_noise_error(clean_b, noisy_b, error, seed), jack=jack)
+             if resample_queries else mc)
+    for g in joint.values():
+        g["resampled_queries"] = resample_queries
+    return {"clean": clean, "noisy": noisy, "error": noise_error(clean, noisy, error),
+            "signed": (noisy - clean).mean(axis=(-3, -2)), "gaps": joint, "gaps_mc": mc,
+            "resample_queries": resample_queries, "tau": ranking_agreement(clean, noisy)}
 
 
 def ranking_table(study: dict, sigmas, real: dict | None = None, measures=None) -> "pd.DataFrame":

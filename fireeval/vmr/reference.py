@@ -27,10 +27,13 @@ protocol is, in our words.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG7_SIGMAS", "FIG7_YMAX", "STYLE_BOUNDS",
-           "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines", "line_style"]
+           "STYLE_SHARE", "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines", "fig7_series_by_name",
+           "line_style"]
 
 NOTEBOOK = "charades_sta/reference/ExperimentsOnCharadesSTA.ipynb"
 NOTEBOOK_SOURCE = "the AxIoU authors' notebook ExperimentsOnCharadesSTA.ipynb (riktor/vmr-axiou @ 6d3b865c)"
@@ -95,6 +98,27 @@ def _png(data: bytes) -> np.ndarray:
     return out.reshape(h, w, ch)[..., :3].astype(np.uint8)
 
 
+def _notebook_image(root, cell: int) -> np.ndarray:
+    """The PNG output of the authors' notebook cell ``cell``, decoded once per file (read-only: shared)."""
+    from fireeval.datasets import data_path
+
+    path = data_path(NOTEBOOK, root)
+    return _decoded(str(path), path.stat().st_mtime_ns, cell)
+
+
+@functools.lru_cache(maxsize=4)
+def _decoded(path: str, mtime_ns: int, cell: int) -> np.ndarray:
+    """:func:`_notebook_image` of one file version (``mtime_ns`` keys the cache: a changed file is read again)."""
+    import base64
+    import json
+    from pathlib import Path
+
+    nb = json.loads(Path(path).read_text())
+    img = _png(base64.b64decode(nb["cells"][cell]["outputs"][0]["data"]["image/png"]))
+    img.setflags(write=False)
+    return img
+
+
 def _runs(mask):
     idx = np.flatnonzero(mask)
     if idx.size == 0:
@@ -109,10 +133,15 @@ def _coverage(mask, points, tol: int = 2, skip: int = 3) -> float:
     """
     hits = total = 0
     for (x0, y0), (x1, y1) in zip(points[:-1], points[1:]):
-        for x in range(int(np.ceil(x0)) + skip, int(np.floor(x1)) - skip + 1):
-            y = int(round(y0 + (y1 - y0) * (x - x0) / (x1 - x0)))
-            total += 1
-            hits += bool(mask[max(y - tol, 0):y + tol + 1, x].any())
+        x = np.arange(int(np.ceil(x0)) + skip, int(np.floor(x1)) - skip + 1)
+        y = np.rint(y0 + (y1 - y0) * (x - x0) / (x1 - x0)).astype(int)  # round half to even, as round() does
+        hit = np.zeros(x.size, dtype=bool)
+        for d in range(-tol, tol + 1):  # the ±tol rows that exist
+            yy = y + d
+            ok = (yy >= 0) & (yy < mask.shape[0])
+            hit |= ok & mask[np.clip(yy, 0, mask.shape[0] - 1), x]
+        total += x.size
+        hits += int(hit.sum())
     return hits / total if total else float("nan")
 
 
@@ -147,13 +176,7 @@ def line_style(coverage: float) -> str | None:
 
 def _fig7_geometry(root=None):
     """The colour masks, the three panels' σ columns and each panel's y calibration (top grid line, px per 0.02)."""
-    import base64
-    import json
-
-    from fireeval.datasets import data_path
-
-    nb = json.loads(data_path(NOTEBOOK, root).read_text())
-    img = _png(base64.b64decode(nb["cells"][29]["outputs"][0]["data"]["image/png"])).astype(int)
+    img = _notebook_image(root, 29).astype(int)
     r, g, b = img[..., 0], img[..., 1], img[..., 2]
     grid = (r == 214) & (g == 214) & (b == 214)
     colours = {"red": (r > 200) & (g < 80) & (b < 80),
@@ -263,13 +286,7 @@ def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:
     line starts with a gap). The curves rise steeply there (about 0.01 per pixel), so
     agreement is to about 0.01-0.02. Lines of one colour are not told apart.
     """
-    import base64
-    import json
-
-    from fireeval.datasets import data_path
-
-    nb = json.loads(data_path(NOTEBOOK, root).read_text())
-    img = _png(base64.b64decode(nb["cells"][19]["outputs"][0]["data"]["image/png"])).astype(int)
+    img = _notebook_image(root, 19).astype(int)
     h = img.shape[0] // 2  # the top row of panels: the means
     r, g, b = (img[:h, :, i] for i in range(3))
     grid = (r == 214) & (g == 214) & (b == 214)
@@ -299,3 +316,114 @@ def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:
                     if abs(out[j] - values[j]) <= 0.02:
                         break
     return out
+
+
+#: The inked share of a traced line of each style, as :data:`STYLE_BOUNDS` reads them (solid, dashed, dotted).
+STYLE_SHARE = {"solid": 1.0, "dashed": 0.7, "dotted": 0.38}
+
+
+def _column_candidates(mask, x: int, half: int = 7) -> list:
+    """The y pixels where a line of ``mask`` crosses the column ``x`` (±``half`` px): the centre of each run of
+    inked rows (lines drawn over each other there make one run)."""
+    return [(a + c) / 2 for a, c in _runs(mask[:, max(x - half, 0):x + half + 1].any(1))]
+
+
+def _trace_series(mask, cols, style: str, taken=()):
+    """The y pixel at each σ column of the line drawn in ``style`` through those columns, or None.
+
+    Every path through the columns' candidate pixels is traced (:func:`_coverage`); the series is the path
+    whose segments most often have the style, then whose inked share is nearest the style's
+    (:data:`STYLE_SHARE`). ``taken``: paths of lines already named; a candidate within 3 px of one is left
+    out where the column has another (so two names never share a line unless the lines meet there).
+    None when no path has the style on at least two of its segments.
+    """
+    import itertools
+
+    cands = []
+    for i, x in enumerate(cols):
+        col = _column_candidates(mask, x)
+        free = [y for y in col if all(abs(y - t[i]) > 3 for t in taken)]
+        cands.append(free or col)
+    if not all(cands):
+        return None
+    best, best_key = None, None
+    for ys in itertools.product(*cands):
+        pts = [(float(x), y) for x, y in zip(cols, ys)]
+        cov = [_coverage(mask, pts[i:i + 2], tol=1) for i in range(len(pts) - 1)]
+        key = (sum(line_style(c) == style for c in cov), -abs(float(np.mean(cov)) - STYLE_SHARE[style]))
+        if best_key is None or key > best_key:
+            best, best_key = ys, key
+    return best if best_key[0] >= 2 else None
+
+
+def fig7_series_by_name(series: dict, root=None):
+    """Each measure's series in the authors' Fig. 7 read by its name: colour and line style, not by our values.
+
+    In each panel (K = 1, 5, 10) the line of the measure's colour and style is traced through the
+    four σ grid columns (:func:`_trace_series`), the most inked style first, and its y read off
+    the grid. Read once per file version and legend.
+
+    Parameters
+    ----------
+    series : dict
+        ``{measure: (label, style, colour)}`` as the figure's legend names them (the book's
+        :data:`fireeval.book.papers.togashi.FIG7_SERIES`: red dotted AxIoU@K; blue solid, dashed,
+        dotted R@K,0.3, 0.5, 0.7), for every measure of :data:`FIG4_MEASURES`.
+    root : str or Path, optional
+        The data folder (default: as :func:`fireeval.datasets.data_path` finds it).
+
+    Returns
+    -------
+    drawn : numpy.ndarray (4, 12)
+        Each series' value at σ = 1, 2, 3, 4 s, in :data:`FIG4_MEASURES` order (NaN where not traced).
+    untraced : dict
+        ``{measure: why}`` for the series that could not be traced by name.
+
+    Examples
+    --------
+    The authors' notebook must be in the data folder:
+
+    >>> fig7_series_by_name({}, root="/no/such/folder")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    fireeval.datasets.DataUnavailable: charades_sta/reference/ExperimentsOnCharadesSTA.ipynb not found
+    """
+    from fireeval.datasets import data_path
+
+    path = data_path(NOTEBOOK, root)
+    key = tuple(sorted((m, tuple(v)) for m, v in series.items()))
+    drawn, untraced = _fig7_by_name(str(path), path.stat().st_mtime_ns, key)
+    return drawn.copy(), dict(untraced)
+
+
+@functools.lru_cache(maxsize=2)
+def _fig7_by_name(path: str, mtime_ns: int, series: tuple):
+    """:func:`fig7_series_by_name` of one file version and legend (``series`` as sorted items)."""
+    from pathlib import Path
+
+    return _read_fig7_series(Path(path).parents[len(Path(NOTEBOOK).parts) - 1], dict(series))
+
+
+def _read_fig7_series(root, series):
+    """:func:`fig7_series_by_name`'s reading of ``series`` off the figure."""
+    colours, panels, calib = _fig7_geometry(root)
+    drawn = np.full((len(FIG7_SIGMAS), len(FIG4_MEASURES)), np.nan)
+    untraced = {}
+    for p, cols in enumerate(panels):
+        top, step = calib[p]
+        k = (1, 5, 10)[p]
+        taken = {c: [] for c in colours}
+        # the most inked style first: a solid line is the surest to trace, and is then not taken for another name
+        names = sorted((m for m in FIG4_MEASURES if m == f"AxIoU@{k}" or m.startswith(f"R@{k},")),
+                       key=lambda m: -STYLE_SHARE[series[m][1]])
+        for m in names:
+            j = FIG4_MEASURES.index(m)
+            _, style, colour = series[m]
+            ys = _trace_series(colours[colour], cols, style, taken[colour])
+            if ys is None:
+                untraced[m] = (f"no path through the four σ columns of the K = {k} panel is drawn {style} in {colour} "
+                               "on two of its three segments: where it runs close to another line of that colour, "
+                               "its dashes cannot be told from that line")
+                continue
+            taken[colour].append(ys)
+            drawn[:, j] = [0.12 + (top - y) / step * 0.02 for y in ys]
+    return drawn, untraced

@@ -10,6 +10,10 @@ from fireeval.synthetic.moment_collection import simulate_moments
 from fireeval.vmr import noise, selection, stability, tau_matrices, variants
 
 
+#: The primary family's condition: named as the family closest to the paper's 640 variants.
+SB = "single_base family (closest to the paper's 640 variants)"
+
+
 @pytest.fixture(scope="module")
 def small():
     gt, lengths, preds = simulate_moments(120, 4, seed=3)
@@ -105,7 +109,7 @@ def test_selection_claims_use_an_exact_interval_for_whole_successes():
     recs = {r["id"]: r for r in axiou_model_selection.selection_claims(res, "stand-in: test")}  # no "only": no existence claim
     assert "selection.paper_split_exists" not in recs
     rate = {c["condition"]: c for c in recs["selection.axiou10_above_average"]["family"]["conditions"]}
-    assert rate["single_base family"]["high"] > 0  # never [0, 0]
+    assert rate[SB]["high"] > 0  # never [0, 0]
     assert recs["selection.axiou10_above_average"]["verdict"] == "not testable here"  # a stand-in family
     best = {c["condition"]: c for c in recs["selection.axiou10_best"]["family"]["conditions"]}
     assert best["full family"]["value"] == pytest.approx(0.15)
@@ -127,7 +131,7 @@ def test_a_family_where_no_pick_is_ever_above_average_has_no_power():
         assert nd["label"] == "not testable here" and nd["method"].startswith("no power")
         assert recs[f"selection.{q}"]["verdict"] == "not testable here"  # stand-in, about the paper
     exists = recs["selection.paper_split_exists"]
-    assert {c["condition"]: c["label"] for c in exists["family"]["conditions"]}["single_base family"] == "reproduced"
+    assert {c["condition"]: c["label"] for c in exists["family"]["conditions"]}[SB] == "reproduced"
     # what the families show is the claim's row "here": holds at 1 of 2, unclear where there is no power
     # (the paper's existence statement: one family where it occurs shows it; a stricter question needs each family)
     assert exists["here"][0]["label"] == "reproduced" and "holds at 1 of 2" in exists["here"][0]["found"]
@@ -166,11 +170,13 @@ def test_agreement_blocks_and_claims():
     assert recs["agreement.r_vs_r"]["label"] == "contradicted"  # ... so no pair "conflicts"
     # one condition per pair, each with its own Bonferroni interval; every row has a stated weight
     fam = recs["agreement.axiou_vs_r"]["family"]
-    assert fam["of"] == 27 and fam["hold"] == 27 and "Bonferroni" in fam["multiplicity"]
+    assert fam["of"] == 9 and fam["hold"] == 9 and "Bonferroni" in fam["multiplicity"]  # AxIoU@10's 9 pairs
     assert all(row["weight"] in ("equal", "secondary") for r in recs.values() for row in r["sensitivity"])
-    # the scope AxIoU@10 only is a row of equal standing with its own 9 conditions
+    # every AxIoU@K is a secondary row with its own 27 conditions: the authors' Fig. 4 rules it out (AxIoU@1 < 0)
     scope = next(row for row in recs["agreement.axiou_vs_r"]["sensitivity"] if row["kind"] == "scope")
-    assert scope["weight"] == "equal" and scope["family"]["of"] == 9
+    assert scope["weight"] == "secondary" and scope["family"]["of"] == 27
+    assert "Fig. 4 prints τ below 0 for AxIoU@1 against R@5,0.3 (-0.07), R@10,0.3 (-0.21), R@10,0.5 (-0.07)" in \
+        scope["reason"]
     # the uncertainty over systems is a row on every τ claim
     assert all(any(row["name"].startswith("uncertainty over systems") for row in r["sensitivity"]) for r in recs.values())
     # The same numbers lowered below every bar: the verdict flips, the values do not.
@@ -202,9 +208,11 @@ def test_a_family_claim_is_decided_per_condition_not_by_its_extreme():
     rec = next(r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", tau_jack=jack)
                if r["id"] == "agreement.axiou_vs_r")
     fam = rec["family"]
-    assert fam["of"] == 27 and fam["hold"] == 24 and len(fam["fail"]) == 3
-    assert all("R@10,0.3" in c for c in fam["fail"]) and fam["summary"].startswith("holds at 24 of 27; fails at")
+    assert fam["of"] == 9 and fam["hold"] == 8 and fam["fail"] == ["R@10,0.3 vs AxIoU@10"]
+    assert fam["summary"].startswith("holds at 8 of 9; fails at R@10,0.3 vs AxIoU@10")
     assert rec["label"] == "contradicted" and rec["basis"].startswith("contradicted: fails at a condition")
+    every = next(row for row in rec["sensitivity"] if row["kind"] == "scope")["family"]  # the secondary row
+    assert every["of"] == 27 and every["hold"] == 24 and all("R@10,0.3" in c for c in every["fail"])
     # "can conflict" needs one pair only: the reversed measure conflicts with every other R@K,θ
     conflict = next(r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", tau_jack=jack)
                     if r["id"] == "agreement.r_vs_r")
@@ -220,23 +228,28 @@ def test_a_bar_built_from_its_own_cell_is_refused():
         claim.evaluate(1.0)
     assert axiou_measures.own_cell(claim, togashi.cell_name("AxIoU@10", "AxIoU@1"), claim.test)  # order-free
     assert axiou_measures.own_cell(claim, togashi.cell_name("AxIoU@10", "R@5,0.7"), claim.test) is None
-    # ... and the builder, on the paper's own matrix, leaves every pair that IS the bar's cell untested: R@1,θ ranks the
-    # six systems as AxIoU@1 does, so AxIoU@10 vs R@1,θ is the cell "AxIoU@1 vs AxIoU@10" the 0.355 bar comes from.
+    # ... and the builder, on the paper's own matrix, leaves untested every pair whose two rankings are the bar cell's:
+    # AxIoU@10 vs R@1,θ are different pairs from "AxIoU@1 vs AxIoU@10", but R@1,θ ranks the six systems exactly as
+    # AxIoU@1 does, so their τ is that cell's and sits at the bar read off it.
     tau = togashi.FIG4_TAU.copy()
     samples = np.repeat(tau[None], 50, axis=0) + np.random.default_rng(0).normal(0, 1e-3, (50, 12, 12))
     recs = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test")}
     rows = {row["name"]: row for row in recs["agreement.axiou_vs_r"]["sensitivity"]}
-    ax10 = {c["condition"]: c for c in rows["AxIoU@10 only (which AxIoU@K the sentence means is left open)"]["family"][
-        "conditions"]}
-    refused = [name for name, c in ax10.items() if c["method"].startswith("untested")]
-    assert sorted(refused) == ["R@1,0.3 vs AxIoU@10", "R@1,0.5 vs AxIoU@10", "R@1,0.7 vs AxIoU@10"]
-    assert all(ax10[n]["label"] == "not testable here" for n in refused)  # unclear, never passed by construction
-    # the primary family shows each refused cell as untested, with the bar, never as a verdict such as "depends"
     primary = {c["condition"]: c for c in recs["agreement.axiou_vs_r"]["family"]["conditions"]}
-    assert primary["R@1,0.5 vs AxIoU@10"]["label"].startswith("untested: this cell sets the bar (0.355)")
+    refused = [name for name, c in primary.items() if c["method"].startswith("untested")]
+    assert sorted(refused) == ["R@1,0.3 vs AxIoU@10", "R@1,0.5 vs AxIoU@10", "R@1,0.7 vs AxIoU@10"]
+    assert all(primary[n]["verdict"] == "not testable here" for n in refused)  # never passed by construction
+    # each refused condition says precisely why: a different pair, the same two rankings, the same τ at the bar
+    assert primary["R@1,0.5 vs AxIoU@10"]["label"].startswith(
+        "untested: a different pair from the bar's cell tau(AxIoU@1, AxIoU@10), but R@1,0.5 ranks the six systems "
+        "exactly as AxIoU@1 does, so its τ is that cell's, 0.360, and sits at the bar read off it (0.355)")
     assert "untested at R@1,0.3 vs AxIoU@10" in recs["agreement.axiou_vs_r"]["family"]["summary"]
+    # the bar's own cell (AxIoU@1 vs AxIoU@10) is refused as such
+    own = {c["condition"]: c for c in recs["agreement.axiou_vs_axiou"]["family"]["conditions"]}
+    assert own["AxIoU@1 vs AxIoU@10"]["method"] == "untested: this cell sets the bar (0.355)"
     # under the 'remarkably' bar (read off AxIoU@10 vs R@5,0.7) that pair is the one refused
-    rem = {c["condition"]: c for c in rows["AxIoU@10 only, τ ≥ 0.725"]["family"]["conditions"]}
+    rem = {c["condition"]: c for c in rows["τ ≥ 0.725: §6.2's 'remarkably' agreeing pair (printed 0.73)"]["family"][
+        "conditions"]}
     assert [n for n, c in rem.items() if c["method"].startswith("untested")] == ["R@5,0.7 vs AxIoU@10"]
     # another bar (not read off a cell) refuses nothing
     other = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", threshold=0.5)}
@@ -318,28 +331,52 @@ def test_sign_change_sigma():
     assert noise.sign_change_sigma([1, 2], [1.0, -1.0]) == pytest.approx(1.5)
 
 
-def test_r03_part_is_scoped_to_a_majority_of_sigma_and_the_high_theta_parts_to_every_sigma():
-    # §6.4: "In all σ, the AxIoU instances show lower errors than R@K,0.7/0.5 but higher errors than R@K,0.3
-    # instances in a wide range of noise levels": one σ against the claim flips the every-σ parts, not the R@K,0.3 one.
-    by_sigma = np.array([-0.002, 0.008, 0.013, 0.013])
-    samples = by_sigma + np.random.default_rng(0).normal(0, 1e-4, (200, 4))
+def _noise_records(by_sigma):
+    """The four ordering claims on one dataset whose every part has the per-σ gaps ``by_sigma`` (tight intervals)."""
+    by_sigma = np.asarray(by_sigma, float)
+    samples = by_sigma + np.random.default_rng(0).normal(0, 1e-4, (200, len(by_sigma)))
     g = {"by_sigma": by_sigma, "by_sigma_samples": samples, "min": float(by_sigma.min()),
          "min_samples": samples.min(axis=1), "majority": float(noise.majority_gap(by_sigma)),
          "majority_samples": noise.majority_gap(samples), "sigmas": [1.0, 2.0, 3.0, 4.0]}
     gaps = {part: g for part in togashi.ORDERING_QUOTES}
-    recs = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
-    assert recs["noise.r03_not_above_axiou.ds"]["verdict"] == "reproduced"
-    assert recs["noise.r03_not_above_axiou.ds"]["family"]["summary"].startswith("holds at 3 of 4; fails at σ = 1 s")
-    assert recs["noise.r07_above_axiou.ds"]["label"] == "contradicted"  # "all σ": the one σ against it decides
-    assert recs["noise.r07_above_axiou.ds"]["family"]["fail"] == ["σ = 1 s"]
-    assert "majority" in recs["noise.r03_not_above_axiou.ds"]["quantity"]
-    # each row's reason says which reading it is and why, so "3 of 4" reads as it should in both
-    assert "read at a strict majority of σ: the paper says 'in a wide range of noise levels'" in \
-        recs["noise.r03_not_above_axiou.ds"]["basis"]
-    assert "read at every σ: 'in particular' continues" in recs["noise.r07_above_r05.ds"]["basis"]
-    assert recs["noise.r03_not_above_axiou.ds"]["basis"].startswith("holds at 3 of 4")  # the label's own words first
-    # Two σ of four against it is no majority: the verdict flips.
-    assert noise.majority_gap([-0.002, -0.001, 0.013, 0.013]) < 0
+    return {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
+
+
+def test_every_part_is_read_at_every_sigma_with_a_majority_of_sigma_as_an_equal_row():
+    # §6.4: "In all datasets and all σ, the AxIoU instances show lower errors than R@K,0.7/0.5 but higher errors than
+    # R@K,0.3 instances in a wide range of noise levels": both scopes have equal standing, for all four parts alike.
+    recs = _noise_records([-0.002, 0.008, 0.013, 0.013])  # holds at 3 of 4 σ, fails at σ = 1 s
+    for part in togashi.ORDERING_QUOTES:
+        r = recs[f"noise.{part}.ds"]
+        assert r["family"]["need"] == "every condition" and r["family"]["fail"] == ["σ = 1 s"]
+        row = next(x for x in r["sensitivity"] if x["kind"] == "scope")
+        assert row["weight"] == "equal" and row["name"].startswith("a strict majority of σ") and row["reason"]
+        assert row["label"] == "reproduced" and row["value"] == pytest.approx(0.75)
+        # every σ: contradicted; a majority of σ: reproduced -> depends, by the mechanism
+        assert r["label"] == "depends", (part, r["basis"])
+        assert "read at every σ: §6.4's sentence opens 'In all datasets and all σ'" in r["basis"]
+        assert "every σ" in r["quantity"] and "a strict majority: a row" in r["quantity"]
+        check_record(r)
+    # two σ of four against it is no majority: contradicted under both readings
+    recs = _noise_records([-0.002, -0.001, 0.013, 0.013])
+    assert all(r["label"] == "contradicted" for r in recs.values())
+    # every σ holds: reproduced under both
+    recs = _noise_records([0.002, 0.008, 0.013, 0.013])
+    assert all(r["label"] == "reproduced" for r in recs.values())
+    # an unclear σ and three that hold: inconclusive at every σ, reproduced at a majority -> depends
+    row = axiou_label_noise.scope_row({"a": _est(0.01, -0.01, 0.02), "b": _est(0.02, 0.01, 0.03),
+                                       "c": _est(0.02, 0.01, 0.03), "d": _est(0.02, 0.01, 0.03)}, Test(">", 0.0))
+    assert (row.estimate.low, row.estimate.high) == (0.75, 1.0)
+    # the reverse reading: primary a majority, the row every σ
+    row = axiou_label_noise.scope_row({"a": _est(0.01, -0.01, 0.02), "b": _est(0.02, 0.01, 0.03)}, Test(">", 0.0),
+                                      need=0.75)
+    assert str(row.test) == ">= 1" and (row.estimate.low, row.estimate.high) == (0.5, 1.0)
+
+
+def _est(value, low, high):
+    from fireeval.stats.claims import Estimate
+
+    return Estimate(value, low, high, "test")
 
 
 def test_ordering_gaps_carry_the_majority_statistic(small):
@@ -375,7 +412,7 @@ def test_query_bootstrap_brackets_the_point_and_is_wider_than_trials_only(small)
     # "comparable": a ratio over a range of margins (rows of equal weight), since the paper gives none
     r03 = {r["id"]: r for r in recs}["noise.r03_not_above_axiou.ds"]
     assert r03["reading"]["source"] == "no guidance: range" and r03["test"] == "<= 1"
-    assert {row["kind"] for row in r03["sensitivity"]} == {"margin", "interval method"}
+    assert {row["kind"] for row in r03["sensitivity"]} == {"scope", "margin", "interval method"}
     assert all(row["weight"] == "equal" for row in r03["sensitivity"])
     # each σ's ratio or gap: BCa (grouped jackknife over the queries; the jackknife normal interval where BCa is
     # unstable, and the method says so), the percentile interval a row
@@ -423,10 +460,10 @@ def test_paper_split_claim_is_an_existence_claim_over_splits():
     exists = recs["selection.paper_split_exists"]
     conds = {c["condition"]: c for c in exists["family"]["conditions"]}
     assert conds["full family"]["label"] == "reproduced"  # one split of 20: exact interval > 0
-    assert conds["single_base family"]["verdict"] == "not reproduced"  # 0 of 20: [0, x], undecided
+    assert conds[SB]["verdict"] == "not reproduced"  # 0 of 20: [0, x], undecided
     # about the paper, on stand-in families: never contradicted; one row per family, the primary first
-    assert exists["verdict"] == "not testable here" and list(conds) == ["single_base family", "full family"]
-    assert exists["here"][0]["found"] == "holds at 1 of 2; unclear at single_base family"
+    assert exists["verdict"] == "not testable here" and list(conds) == [SB, "full family"]
+    assert exists["here"][0]["found"] == f"holds at 1 of 2; unclear at {SB}"
     # the paper's sentence is an existence statement ("only AxIoU@10 selected ..." on its one split and family):
     # one stand-in family where it occurs shows it; the stricter questions need every family
     assert exists["here"][0]["label"] == "reproduced" and exists["family"]["need"] == "at least one condition"
@@ -516,7 +553,7 @@ def test_the_rate_question_has_no_power_when_no_measure_reaches_half_of_the_spli
     conds = {c["condition"]: c for c in rate["family"]["conditions"]}
     full = conds["full family"]  # nothing can pass there: not testable, never contradicted
     assert full["label"] == "not testable here" and "R@5,0.5" in full["method"]
-    sb = conds["single_base family"]  # the best is AxIoU@10 itself: no control, but power; 4 of 40 is below 0.5
+    sb = conds[SB]  # the best is AxIoU@10 itself: no control, but power; 4 of 40 is below 0.5
     assert sb["label"] == "contradicted"
     assert rate["power"]["passes"] is None and "AxIoU@10's own" in rate["power"]["why_none"]
     other = dict(high, best_measure="R@1,0.5")  # another measure at 0.9 is a control that passes
@@ -577,3 +614,45 @@ def test_leave_one_system_out_shares_rank_all_but_one_system():
     tau = stability.subset_vs_full(pq[:, [0, 2, 3]], [10, 20], n_trials=6, seed=1)
     want = stability.win_shares(np.nanmean(tau, axis=-1), stability.same_k_pairs(measures))[">="]
     assert got[">="][1] == pytest.approx(float(want))
+
+
+def test_a_split_seed_that_flips_a_family_caps_the_claim_at_inconclusive():
+    # AxIoU@10's pick above average everywhere in 36 of 40 splits under the primary seed, 4 of 40 under another:
+    # the seed row (kind "seed") re-estimates the same reading, so the claim is no firmer than inconclusive.
+    many, few = np.r_[np.ones(36), np.zeros(4)], np.r_[np.ones(4), np.zeros(36)]
+    fam = lambda a: {"above": a, "best_other": few, "only": a, "any": a, "best": a,  # noqa: E731
+                     "best_measure": "R@1,0.5", "runner_up": few}
+    steady = {r["id"]: r for r in axiou_model_selection.selection_claims(
+        {"single_base": fam(many)}, "real: lists", by_seed={1: {"single_base": fam(many)}})}
+    assert steady["selection.axiou10_above_average"]["here"][0]["label"] == "reproduced"  # the stand-in's row
+    rows = steady["selection.axiou10_above_average"]["sensitivity"]
+    assert [r["kind"] for r in rows] == ["seed"] and rows[0]["name"].startswith("split seed 1")
+    flipped = {r["id"]: r for r in axiou_model_selection.selection_claims(
+        {"single_base": fam(many)}, "real: lists", by_seed={1: {"single_base": fam(few)}})}
+    rate = flipped["selection.axiou10_above_average"]
+    assert rate["here"][0]["label"] == "inconclusive" and rate["flips"] == ["split seed 1 (another draw of the random "
+                                                                   "validation/test splits)"]
+    check_record(rate)
+    # the spread the prose gives: the primary seed's rate among the seeds'
+    spread = axiou_model_selection.seed_spread({0: {"f": {"AxIoU@10": 0.548}}, 1: {"f": {"AxIoU@10": 0.41}},
+                                                2: {"f": {"AxIoU@10": 0.47}}}, "f")
+    assert (spread["low"], spread["high"], spread["rank"], spread["best"]) == (0.41, 0.548, 1, True)
+
+
+def test_the_clipped_study_from_the_unclipped_one_equals_scoring_every_query(small):
+    # Only the queries that clipping changes are scored again (issue 38); the means, their query resamples and every
+    # gap equal those of clipping and scoring every query.
+    gt, lengths, preds = small
+    lengths = np.minimum(lengths, gt[:, 1] + 1.0)  # short videos: clipping moves many raters
+    kw = dict(n_trials=5, n_boot=60, conventions=("code",), seed=2)
+    fast = noise.convention_study(preds, gt, [1.0, 4.0], also_clipped=lengths, **kw)
+    direct = noise.convention_study(preds, gt, [1.0, 4.0], clip_to=lengths, **kw)["code"]
+    assert set(fast) == {"code", "code clipped"}
+    ours = fast["code clipped"]
+    assert not np.allclose(ours["noisy"], fast["code"]["noisy"])  # clipping moved something
+    np.testing.assert_allclose(ours["noisy"], direct["noisy"], atol=1e-12)
+    np.testing.assert_allclose(ours["error"], direct["error"], atol=1e-12)
+    for part, g in ours["gaps"].items():
+        np.testing.assert_allclose(g["by_sigma"], direct["gaps"][part]["by_sigma"], atol=1e-12)
+        np.testing.assert_allclose(g["by_sigma_samples"], direct["gaps"][part]["by_sigma_samples"], atol=1e-5)
+        np.testing.assert_allclose(g["by_sigma_jack"], direct["gaps"][part]["by_sigma_jack"], atol=1e-5)

@@ -68,3 +68,15 @@ def test_disjoint_halves():
         assert not set(x) & set(y)
     with pytest.raises(ValueError, match="need 12 items"):
         disjoint_halves(10, 6, 1)
+
+
+def test_disjoint_halves_draws_what_numpy_permuted_draws():
+    # The per-row shuffle (issue 38: half the time) gives the very permutations of rng.permuted(axis=1), so every
+    # subset-stability number is unchanged; and the generator is left in the same state.
+    rng = np.random.default_rng(7)
+    perm = rng.permuted(np.broadcast_to(np.arange(50), (30, 50)), axis=1)
+    ours = np.random.default_rng(7)
+    a, b = disjoint_halves(50, 20, 30, rng=ours)
+    np.testing.assert_array_equal(a, perm[:, :20])
+    np.testing.assert_array_equal(b, perm[:, 20:40])
+    assert ours.random() == rng.random()

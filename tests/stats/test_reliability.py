@@ -142,3 +142,15 @@ def test_warning_threshold_matches_naive_loop_and_reads_well():
     assert np.isnan(high.worst_above[0.98]) and high.threshold is None and len(high.below) == 2
     top = reliability.warning_threshold([0.95, 0.97], [0.03, 0.01], grid=[0.9, 0.96, 0.98])
     assert top.threshold == 0.96 and top.below.tolist() == [0.03]
+
+
+def test_subset_stability_of_groups_of_systems_equals_a_call_on_them_alone():
+    # One set of subset draws serves a subset of the systems too (issue 38: the draws are not made twice).
+    rng = np.random.default_rng(4)
+    pq = rng.random((3, 6, 80)) + np.linspace(0, 0.3, 6)[None, :, None]
+    both = reliability.subset_stability(pq, [10, 30], n_trials=40, rng=1, groups=[[0, 2, 3, 5]])
+    alone = reliability.subset_stability(pq[:, [0, 2, 3, 5]], [10, 30], n_trials=40, rng=1)
+    whole = reliability.subset_stability(pq, [10, 30], n_trials=40, rng=1)
+    np.testing.assert_array_equal(both["groups"][0]["tau"], alone["tau"])
+    np.testing.assert_array_equal(both["mean"], whole["mean"])
+    assert "groups" not in whole

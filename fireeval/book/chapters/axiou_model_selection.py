@@ -15,7 +15,7 @@ import numpy as np
 from fireeval.book.papers.togashi import GLOB_FIRST, PAPER, SELECTION_QUOTE
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 
-__all__ = ["SELECTION_FAMILY_PRIMARY", "EXISTS_NEED_REASON", "selection_claims"]
+__all__ = ["SELECTION_FAMILY_PRIMARY", "PRIMARY_FAMILY_NOTE", "EXISTS_NEED_REASON", "seed_spread", "selection_claims"]
 
 
 def _selection_estimates(r, seed=0, level: float = 0.95):
@@ -73,6 +73,9 @@ def _selection_power(r, kind: str, fam: str, idx, method, paper: str = "AxIoU@10
 
 
 SELECTION_FAMILY_PRIMARY = "single_base"
+#: Why the single_base family is named in every claim: of the stand-in families, it is the closest to the paper's.
+PRIMARY_FAMILY_NOTE = ("closest to the paper's 640 variants: one model's NMS thresholds × boundary rescalings at full "
+                       "depth, as the paper's are one model's checkpoints × NMS thresholds")
 #: Why the paper's own statement needs one family, not every one: what its sentence asserts.
 EXISTS_NEED_REASON = ("the sentence reports what happened on the paper's one split of its one, unreleased family of "
                       "variants: that the outcome occurs. Each family here is a stand-in of equal standing for that "
@@ -90,6 +93,54 @@ def _first_index_rows(first_conds: dict) -> list:
                                "family's order, which is ours, not theirs")]
 
 
+def _seed_rows(by_seed: dict, conds_of) -> list:
+    """One sensitivity row per other split seed (kind "seed": a flip makes the claim at most inconclusive)."""
+    return [Alternative(f"split seed {s} (another draw of the random validation/test splits)", kind="seed",
+                        conditions=conds_of(s), weight="equal",
+                        reason="the same reading on other random splits: a re-estimate, not another reading")
+            for s in by_seed]
+
+
+def seed_spread(rates: dict, family: str, measure: str = "AxIoU@10") -> dict:
+    """Where the primary seed's rate of ``measure`` in ``family`` lies among the split seeds' rates.
+
+    Parameters
+    ----------
+    rates : dict
+        ``{seed: {family: {measure: rate}}}``, the primary seed first (as the chapter runs them).
+    family, measure : str
+        Which rate.
+
+    Returns
+    -------
+    dict
+        ``value`` (the primary seed's), ``low``/``high`` (the range over seeds), ``seeds``, ``rank``
+        (1 = the highest of the seeds) and ``best``: whether the primary seed's is the highest.
+
+    Examples
+    --------
+    >>> r = seed_spread({0: {"f": {"AxIoU@10": 0.55}}, 1: {"f": {"AxIoU@10": 0.41}}, 2: {"f": {"AxIoU@10": 0.5}}}, "f")
+    >>> r["value"], r["low"], r["high"], r["rank"], r["best"]
+    (0.55, 0.41, 0.55, 1, True)
+    """
+    seeds = list(rates)
+    values = np.array([float(rates[s][family][measure]) for s in seeds])
+    value = float(values[0])
+    return {"value": value, "low": float(values.min()), "high": float(values.max()), "seeds": seeds,
+            "rank": int((values > value).sum()) + 1, "best": bool(value >= values.max())}
+
+
+def _seed_sources(by_seed: dict | None, fams: list, level: float) -> dict:
+    """``{seed: (results, estimates)}`` of the other split seeds, as :func:`selection_claims` reads each rule's."""
+    return {s: (res, {fam: _selection_estimates(res[fam], level=level) for fam in fams if fam in res})
+            for s, res in (by_seed or {}).items()}
+
+
+def _condition_name(fam: str) -> str:
+    """A family's condition in the claims; the single_base family says it is the closest to the paper's."""
+    return f"{fam} family" + (f" ({PRIMARY_FAMILY_NOTE.split(':')[0]})" if fam == SELECTION_FAMILY_PRIMARY else "")
+
+
 def _families_power(powers: list) -> Power:
     """One question's power over the families: the first usable family's positive control (else its first
     usable power); none possible when no family can pass the question (their reasons joined)."""
@@ -101,7 +152,8 @@ def _families_power(powers: list) -> Power:
 
 
 def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", first: dict | None = None,
-                     primary: str = SELECTION_FAMILY_PRIMARY, families_note: dict | None = None) -> list[dict]:
+                     primary: str = SELECTION_FAMILY_PRIMARY, families_note: dict | None = None,
+                     by_seed: dict | None = None) -> list[dict]:
     """§6.6's finding asked of stand-in variant families: one claim per question, a row per family.
 
     ``results``: ``{family: fireeval.vmr.selection.family_claim_inputs(...)[family]}`` (random
@@ -121,7 +173,9 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", 
     measure's pick is ever above average everywhere, or none reaches half of the splits) is "not
     testable" there (its condition is NaN, the reason in its method), never "contradicted".
     ``primary`` names the family listed first (the nearest to the paper's: one model under NMS
-    and rescaling).
+    and rescaling, :data:`PRIMARY_FAMILY_NOTE`; its condition says so). ``by_seed``: ``{seed:
+    results}`` of the same families on other split seeds: one row per seed of kind "seed" (a
+    re-estimate: where it flips the label, the claim is at most inconclusive).
     """
     from fireeval.book.papers.togashi import FIG8_PROTOCOL
 
@@ -132,20 +186,21 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", 
     level = 1 - 0.05 / m
     est = {fam: _selection_estimates(results[fam], level=level) for fam in fams}
     est_first = {fam: _selection_estimates(first[fam], level=level) for fam in fams if fam in first}
+    sources = {"random": (results, est), "first": (first, est_first), **_seed_sources(by_seed, fams, level)}
 
     def power_of(fam, kind, rule="random"):
-        r, e = (results, est) if rule == "random" else (first, est_first)
+        r, e = sources[rule]
         return _selection_power(r[fam], kind, fam, e[fam][3], e[fam][4], paper_measure)
 
     def conds(kind, pos, rule="random"):
-        e = est if rule == "random" else est_first
+        e = sources[rule][1]
         out = {}
         for fam in fams:
             if fam not in e or e[fam][pos] is None:
                 continue
             pw = power_of(fam, kind, rule)
-            out[f"{fam} family"] = (Estimate(float("nan"), method=f"no power: {pw.impossible}") if pw.impossible
-                                    else e[fam][pos])
+            out[_condition_name(fam)] = (Estimate(float("nan"), method=f"no power: {pw.impossible}") if pw.impossible
+                         else e[fam][pos])
         return out
 
     quote = SELECTION_QUOTE.format(measure=paper_measure)
@@ -179,6 +234,7 @@ def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", 
         if not primary_conds:
             continue
         rows = _first_index_rows(conds(kind, pos, "first") if est_first else {})
+        rows += _seed_rows(by_seed or {}, lambda s: conds(kind, pos, s))
         power = _families_power([power_of(f, kind) for f in fams if f in est and est[f][pos] is not None])
         claim = Claim(f"selection.{cid}", paper=PAPER, section="§6.6, Fig. 8", quote=q,
                       quantity=f"{quantity}; one condition per stand-in family ({', '.join(fams)}), random "
