@@ -6,6 +6,8 @@ drawn once and shared by all systems/measures, so comparisons are paired.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from fireeval.core.validation import ARRAY, Int, Real, SEED, validate_params
@@ -119,13 +121,39 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
     scores = np.asarray(per_query, dtype=float)
     n = scores.shape[-1]
     size = size or n
-    rng = np.random.default_rng(rng)
     out = np.empty(scores.shape[:-1] + (n_resamples,))
-    for start in range(0, n_resamples, chunk):
-        stop = min(start + chunk, n_resamples)
+    for start, stop, counts in _counts_in_chunks(n, size, n_resamples, rng, chunk):
         # Summing counts per query avoids materialising (..., chunk, size) samples.
-        out[..., start:stop] = scores @ bootstrap_counts(n, size, stop - start, rng).T / size
+        out[..., start:stop] = scores @ counts.T / size
     return out
+
+
+#: Resample counts of :func:`bootstrap_means` by (n, size, n_resamples, chunk, seed), kept for the process: a
+#: chapter resamples its queries with one seed for many statistics, and drawing the counts costs more than
+#: using them. Stored as small integers (at most this many bytes in all, least recently used dropped).
+_COUNTS_MEMO: OrderedDict = OrderedDict()
+_COUNTS_MEMO_BYTES = 96 * 2**20
+
+
+def _counts_in_chunks(n: int, size: int, n_resamples: int, rng, chunk: int):
+    """``(start, stop, counts)`` per chunk of resamples, the counts drawn from ``rng`` in order (as floats); with
+    an int seed, the same counts as the first time (kept in :data:`_COUNTS_MEMO`)."""
+    bounds = [(start, min(start + chunk, n_resamples)) for start in range(0, n_resamples, chunk)]
+    if not isinstance(rng, (int, np.integer)) or size >= 2**16:
+        generator = np.random.default_rng(rng)
+        for start, stop in bounds:
+            yield start, stop, bootstrap_counts(n, size, stop - start, generator)
+        return
+    key = (n, size, n_resamples, chunk, int(rng))
+    if key not in _COUNTS_MEMO:
+        generator = np.random.default_rng(rng)
+        _COUNTS_MEMO[key] = [bootstrap_counts(n, size, stop - start, generator).astype(np.uint16)
+                             for start, stop in bounds]
+        while sum(c.nbytes for v in _COUNTS_MEMO.values() for c in v) > _COUNTS_MEMO_BYTES and len(_COUNTS_MEMO) > 1:
+            _COUNTS_MEMO.popitem(last=False)
+    _COUNTS_MEMO.move_to_end(key)
+    for (start, stop), counts in zip(bounds, _COUNTS_MEMO[key]):
+        yield start, stop, counts.astype(float)
 
 
 @validate_params(per_query=ARRAY, sizes=ARRAY, q=Real(0, 1), n_resamples=Int(1), rng=SEED)

@@ -1,4 +1,4 @@
-"""The per-slice memo of bootstrap_agreement / jackknife_agreement returns what the direct batch computes."""
+"""The stats memos (agreement per slice, bootstrap counts per seed) return what the direct computation does."""
 import numpy as np
 import pytest
 
@@ -78,3 +78,20 @@ def test_memo_drops_the_least_recently_used():
     assert calls == [4] and len(memo._store) == 3
     memo.get(("k",), np.arange(16.0).reshape(4, 2, 2)[3:], ref, compute)  # the last is kept
     assert calls == [4]
+
+
+def test_bootstrap_means_memo_draws_what_the_generator_draws():
+    from fireeval.stats import resampling
+
+    resampling._COUNTS_MEMO.clear()
+    scores = _scores((3, 40))
+    by_generator = resampling.bootstrap_means(scores, 25, 230, np.random.default_rng(5), chunk=100)  # no memo
+    first = resampling.bootstrap_means(scores, 25, 230, 5, chunk=100)
+    second = resampling.bootstrap_means(scores[1], 25, 230, 5, chunk=100)  # from the memo
+    assert len(resampling._COUNTS_MEMO) == 1
+    np.testing.assert_array_equal(first, by_generator)
+    np.testing.assert_array_equal(second, resampling.bootstrap_means(scores[1], 25, 230, np.random.default_rng(5),
+                                                                     chunk=100))
+    assert not np.array_equal(resampling.bootstrap_means(scores, 25, 230, 6, chunk=100), first)  # another seed
+    other = resampling.bootstrap_means(scores, 40, 230, 5, chunk=100)  # another size: other counts
+    np.testing.assert_array_equal(other, resampling.bootstrap_means(scores, 40, 230, np.random.default_rng(5), chunk=100))
