@@ -95,3 +95,24 @@ def test_bootstrap_means_memo_draws_what_the_generator_draws():
     assert not np.array_equal(resampling.bootstrap_means(scores, 25, 230, 6, chunk=100), first)  # another seed
     other = resampling.bootstrap_means(scores, 40, 230, 5, chunk=100)  # another size: other counts
     np.testing.assert_array_equal(other, resampling.bootstrap_means(scores, 40, 230, np.random.default_rng(5), chunk=100))
+
+
+def test_deviation_quantile_memo_draws_what_the_generator_draws():
+    from fireeval.stats import resampling
+
+    resampling._COUNTS_MEMO.clear()
+    scores = _scores((2, 3, 50))
+    gen = np.random.default_rng(4)  # the computation before the memo: bootstrap_means per size, one generator
+    want = np.stack([np.quantile(np.abs(resampling.bootstrap_means(scores, n, 2500, gen) - scores.mean(-1, keepdims=True)),
+                                 0.95, axis=-1) for n in (20, 50, 80)], axis=-1)
+    got = resampling.bootstrap_deviation_quantile(scores, [20, 50, 80], n_resamples=2500, rng=4)
+    again = resampling.bootstrap_deviation_quantile(scores[1:, :1], [20, 50, 80], n_resamples=2500, rng=4)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(again, resampling.bootstrap_deviation_quantile(  # the memo's counts, reused
+        scores[1:, :1], [20, 50, 80], n_resamples=2500, rng=np.random.default_rng(4)))
+    np.testing.assert_array_equal(resampling.bootstrap_deviation_quantile(scores, [20, 50, 80], n_resamples=2500,
+                                                                          rng=np.random.default_rng(4)), want)
+    # one size from a fresh seed: bootstrap_means' own draws (one memo entry serves both)
+    single = resampling.bootstrap_deviation_quantile(scores, [20], n_resamples=2500, rng=4)[..., 0]
+    means = resampling.bootstrap_means(scores, 20, 2500, 4)
+    np.testing.assert_array_equal(single, np.quantile(np.abs(means - scores.mean(-1, keepdims=True)), 0.95, axis=-1))
