@@ -71,9 +71,11 @@ def check_moments(moments, source: str = "moments") -> np.ndarray:
     """
     from fireeval.core.ranking import real_numbers
 
+    # A numeric array is never ragged: its text (array2string, slow) is made only for other input.
+    numeric = isinstance(moments, np.ndarray) and moments.dtype != object
     arr = real_numbers(moments, f"{source}: a time",  # booleans and text such as "4" are refused, not read
-                       ragged=f"{source}: moments are not [[start, end], ...] numbers: {str(moments)[:80]}. "
-                              "Fix: give each moment as [start, end] seconds")
+                       ragged=None if numeric else f"{source}: moments are not [[start, end], ...] numbers: "
+                                                   f"{str(moments)[:80]}. Fix: give each moment as [start, end] seconds")
     if arr.ndim < 1 or arr.shape[-1] != 2:
         raise ValueError(f"{source}: moments must be [[start, end], ...], got shape {arr.shape}. "
                          "Fix: give each moment as two numbers, [start, end] seconds")

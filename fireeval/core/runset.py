@@ -21,6 +21,20 @@ from fireeval.core.trec import raise_bad_run, read_run, trec_order
 __all__ = ["RunSet"]
 
 
+def _factorize(columns: list) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize`` of the columns one after another: (a code per row, the distinct values in order of first
+    appearance, as objects). Columns of pyarrow strings (what :func:`fireeval.core.trec.read_run` returns) are
+    encoded by pyarrow without a copy to Python strings per row, several times faster; the codes are the same."""
+    if all(isinstance(c.array, pd.arrays.ArrowStringArray) for c in columns):
+        import pyarrow as pa
+
+        encoded = pa.chunked_array([pa.array(c.array) for c in columns]).combine_chunks().dictionary_encode()
+        if encoded.null_count == 0:
+            return (encoded.indices.to_numpy().astype(np.intp),
+                    np.asarray(encoded.dictionary.to_pylist(), dtype=object))
+    return pd.factorize(np.concatenate([c.to_numpy(dtype=object) for c in columns]))
+
+
 @dataclass(frozen=True, eq=False)
 class RunSet:
     """Ranked runs over a common topic list.
@@ -76,14 +90,12 @@ class RunSet:
             frames.append(frame)
         sizes = np.array([len(f) for f in frames])
         run_idx = np.repeat(np.arange(len(names), dtype=np.int32), sizes)
-        query = np.concatenate([f["query"].to_numpy(dtype=object) for f in frames])
-        docno = np.concatenate([f["docno"].to_numpy(dtype=object) for f in frames])
         rank = np.concatenate([f["rank"].to_numpy() for f in frames])
-        topic_codes, topics = pd.factorize(query)
+        topic_codes, topics = _factorize([f["query"] for f in frames])
         order = np.argsort(np.asarray(topics, dtype=str))  # topics sorted as strings
         topic_codes = np.argsort(order)[topic_codes]
         topics = np.asarray(topics, dtype=str)[order]
-        doc_codes, docnos = pd.factorize(docno)
+        doc_codes, docnos = _factorize([f["docno"] for f in frames])
         cls._check_duplicates(names, run_idx, topic_codes, doc_codes, len(docnos), sources or {})
         if depth is not None:
             keep = rank <= depth

@@ -170,21 +170,39 @@ class SampledJudgements:
         return pd.DataFrame(rows)
 
 
-def _by_width(fn, grades, last, *per_row, chunks: int = 8) -> np.ndarray:
-    """``fn`` row by row on ``grades`` (n_rows, width) cut after each row's ``last`` useful rank.
+def _by_width(fns: dict, grades, last, chunks: int = 8) -> dict:
+    """Each ``fns[name](rows, chunk)`` on the rows of ``grades`` (n_rows, width) cut after each row's ``last``
+    useful rank: ``{name: (n_rows,)}``.
 
     Every measure here sums over the relevant (positive-grade) documents of a list, each
     term reading only the ranks above it, so the ranks after a row's last positive grade
     change nothing: rows are sorted by that rank and scored in chunks, each cut to its
-    widest row (the same values, with far fewer cells at low sampling rates).
+    widest row (the same values, with far fewer cells at low sampling rates). ``fns`` get
+    a :class:`_Chunk` (the cut grades and, computed once for every measure, their
+    condensed list) and the chunk's row indices.
     """
     order = np.argsort(last, kind="stable")
-    out = np.empty(len(grades))
-    for chunk in np.array_split(order, chunks):
-        if len(chunk):
-            width = max(int(last[chunk].max()), 1)
-            out[chunk] = fn(grades[chunk, :width], *(a[chunk] for a in per_row))
+    out = {name: np.empty(len(grades)) for name in fns}
+    for rows in np.array_split(order, chunks):
+        if len(rows):
+            chunk = _Chunk(grades[rows, :max(int(last[rows].max()), 1)])
+            for name, fn in fns.items():
+                out[name][rows] = fn(chunk, rows)
     return out
+
+
+class _Chunk:
+    """A chunk of :func:`_by_width`: its grades and their condensed list (unjudged and -1 removed), made once."""
+
+    def __init__(self, grades):
+        self.grades = grades
+        self._condensed = None
+
+    @property
+    def condensed(self):
+        if self._condensed is None:
+            self._condensed = ranking.condense(self.grades)[0]
+        return self._condensed
 
 
 def _score(shape, cells, cell_row, grade, keep, row_topic, level, measures) -> dict:
@@ -202,21 +220,17 @@ def _score(shape, cells, cell_row, grade, keep, row_topic, level, measures) -> d
     topic_of_row = np.tile(np.arange(n_topics), n_runs)
     n_rel = np.bincount(row_topic[rel], minlength=n_topics).astype(float)[topic_of_row]
     n_non = np.bincount(row_topic[non], minlength=n_topics).astype(float)[topic_of_row]
-    out = {}
-    if "map" in measures:
-        out["map"] = _by_width(lambda x, r: ranking.average_precision(x, r, level), dense, last, n_rel)
-    if "bpref" in measures:
-        out["bpref"] = _by_width(lambda x, r, n: ranking.bpref(x, r, n, level), dense, last, n_rel, n_non)
-    if "infAP" in measures:
-        out["infAP"] = _by_width(lambda x, r: ranking.inferred_ap(x, r, level), dense, last, n_rel)
-    # Condensed lists (unjudged and -1 removed) of the rows cut after their last positive grade.
-    condensed = lambda x: ranking.condense(x)[0]  # noqa: E731
-    if "map_judged" in measures:
-        out["map_judged"] = _by_width(lambda x, r: ranking.average_precision(condensed(x), r, level), dense, last,
-                                      n_rel)
+    fns = {
+        "map": lambda c, r: ranking.average_precision(c.grades, n_rel[r], level),
+        "bpref": lambda c, r: ranking.bpref(c.grades, n_rel[r], n_non[r], level),
+        "infAP": lambda c, r: ranking.inferred_ap(c.grades, n_rel[r], level),
+        # Condensed lists (unjudged and -1 removed) of the rows cut after their last positive grade.
+        "map_judged": lambda c, r: ranking.average_precision(c.condensed, n_rel[r], level),
+    }
     if "ndcg_judged" in measures:
         ideal = ranking.ideal_gains(np.where(keep, row_topic, -1), grade, n_topics)[topic_of_row]
-        out["ndcg_judged"] = _by_width(lambda x, i: ranking.ndcg(condensed(x), i), dense, last, ideal)
+        fns["ndcg_judged"] = lambda c, r: ranking.ndcg(c.condensed, ideal[r])
+    out = _by_width({m: fns[m] for m in fns if m in measures}, dense, last)
     return {m: out[m].reshape(n_runs, n_topics) for m in measures}
 
 

@@ -89,12 +89,20 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
 
 
 @validate_params(a=ARRAY, b=ARRAY, chunk=Int(1))
-def kendall_tau_many(a, b, chunk: int = 64) -> np.ndarray:
+def kendall_tau_many(a, b, chunk: int = 4096) -> np.ndarray:
     """Kendall's tau-b row by row, like :func:`kendall_tau_batch` (exact ties, no ``atol``), faster.
 
-    Counts concordant and discordant pairs from boolean "i above j" matrices instead
-    of float sign differences: about 4x faster for thousands of rows of ~100 systems
-    (bootstrap bands). τ-b = (C - D) / sqrt(U_a U_b), with U_x the pairs not tied in x.
+    Knight's algorithm, vectorised over rows: each row is ordered by ``a`` (ties by ``b``),
+    the discordant pairs are the inversions of ``b`` in that order, counted by a bottom-up
+    merge of sorted blocks (:func:`_inversions`), and the tied pairs from the sorted values.
+    With n0 = n(n-1)/2 pairs, n1 / n2 tied in a / b, n3 tied in both and D discordant,
+
+    .. math:: \\tau_b = \\frac{n_0 - n_1 - n_2 + n_3 - 2D}{\\sqrt{(n_0 - n_1)(n_0 - n_2)}}
+
+    O(n log² n) per row instead of the n² pair matrices of :func:`_kendall_tau_pairs` (which
+    it equals exactly, and which rows holding NaN still use: NaN ties with everything there):
+    about twice as fast for ~100 systems (bootstrap bands), more for more systems. NaN where
+    either row is constant.
 
     Parameters
     ----------
@@ -117,6 +125,81 @@ def kendall_tau_many(a, b, chunk: int = 64) -> np.ndarray:
     shape, n = a.shape[:-1], a.shape[-1]
     a, b = a.reshape(-1, n), b.reshape(-1, n)
     out = np.empty(len(a))
+    nan = np.isnan(a).any(-1) | np.isnan(b).any(-1)
+    if nan.any():
+        out[nan] = _kendall_tau_pairs(a[nan], b[nan])
+    finite = np.flatnonzero(~nan)
+    n0 = n * (n - 1) // 2
+    for start in range(0, len(finite), chunk):
+        rows = finite[start:start + chunk]
+        rank_a, tied_a = _dense_ranks(a[rows])
+        rank_b, tied_b = _dense_ranks(b[rows])
+        order = np.argsort(rank_a * (n + 1) + rank_b, axis=-1)  # by a, ties by b (equal keys: equal pairs)
+        a_sorted, b_in_order = np.take_along_axis(rank_a, order, -1), np.take_along_axis(rank_b, order, -1)
+        tied_both = (a_sorted[:, 1:] == a_sorted[:, :-1]) & (b_in_order[:, 1:] == b_in_order[:, :-1])
+        n1, n2, n3 = _tied_pairs(tied_a), _tied_pairs(tied_b), _tied_pairs(tied_both)
+        num = (n0 - n1 - n2 + n3 - 2 * _inversions(b_in_order)).astype(float)
+        den = np.sqrt((n0 - n1).astype(float) * (n0 - n2))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[rows] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return out.reshape(shape)
+
+
+def _dense_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense ranks (0, 1, ...; equal values share one) of each row of ``x`` (rows, n), and, in sorted order,
+    whether each value equals the one before it (rows, n - 1)."""
+    order = np.argsort(x, axis=-1)
+    ordered = np.take_along_axis(x, order, -1)
+    same = ordered[:, 1:] == ordered[:, :-1]
+    step = np.zeros(x.shape, dtype=np.int32)
+    np.cumsum(~same, axis=-1, dtype=np.int32, out=step[:, 1:])
+    ranks = np.empty_like(step)
+    np.put_along_axis(ranks, order, step, -1)
+    return ranks, same
+
+
+def _tied_pairs(same_as_previous: np.ndarray) -> np.ndarray:
+    """Pairs of equal values per row, from a sorted row's "equals the one before" flags (rows, n - 1)."""
+    position = np.arange(1, same_as_previous.shape[-1] + 1)
+    group_start = np.maximum.accumulate(np.where(same_as_previous, 0, position), axis=-1)
+    return (position - group_start).sum(-1, dtype=np.int64)
+
+
+def _inversions(values: np.ndarray, base: int = 16) -> np.ndarray:
+    """Pairs i < j with values[i] > values[j], per row of small non-negative ints (rows, n).
+
+    Rows are padded to a power of two with a value above all (which adds no inversion); blocks of
+    ``base`` count theirs by comparing every pair, then sorted blocks are merged level by level:
+    a block's two sorted halves are sorted together with a tag bit (left half 0, right 1, so an equal
+    left value sorts first and is not counted), and each right value counts the left values after it.
+    """
+    rows, n = values.shape
+    size = 1 << max(int(np.ceil(np.log2(max(n, 2)))), 1)
+    base = min(base, size)
+    top = int(values.max(initial=0)) + 1
+    dtype = np.int16 if 2 * top + 1 < np.iinfo(np.int16).max else np.int64
+    padded = np.full((rows, size), top, dtype=dtype)
+    padded[:, :n] = values
+    blocks = padded.reshape(rows, size // base, base)
+    upper = np.triu(np.ones((base, base), dtype=bool), 1)
+    count = ((blocks[..., :, None] > blocks[..., None, :]) & upper).reshape(rows, -1).sum(-1, dtype=np.int64)
+    merged = np.sort(blocks, axis=-1, kind="stable").reshape(rows, size)
+    width = base
+    while width < size:
+        halves = merged.reshape(rows, size // (2 * width), 2 * width)
+        tag = np.repeat(np.array([0, 1], dtype=dtype), width)
+        keys = np.sort(halves * 2 + tag, axis=-1, kind="stable")
+        left = (keys & 1) == 0
+        left_before = np.cumsum(left, axis=-1, dtype=np.int32)
+        count += np.where(left, 0, width - left_before).reshape(rows, -1).sum(-1, dtype=np.int64)
+        merged = (keys >> 1).reshape(rows, size)
+        width *= 2
+    return count
+
+
+def _kendall_tau_pairs(a: np.ndarray, b: np.ndarray, chunk: int = 64) -> np.ndarray:
+    """τ-b of each row of (rows, n) ``a``, ``b`` from boolean "i above j" matrices (a NaN ties with everything)."""
+    out = np.empty(len(a))
     for start in range(0, len(a), chunk):
         sa, sb = a[start:start + chunk], b[start:start + chunk]
         above_a = sa[:, :, None] > sa[:, None, :]
@@ -128,7 +211,7 @@ def kendall_tau_many(a, b, chunk: int = 64) -> np.ndarray:
         den = np.sqrt(count(above_a).astype(float) * count(above_b))
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + chunk] = np.where(den > 0, (concordant - discordant) / np.where(den > 0, den, 1), np.nan)
-    return out.reshape(shape)
+    return out
 
 
 @validate_params(estimate=ARRAY, truth=ARRAY)

@@ -13,6 +13,8 @@ system rankings on two disjoint random query subsets. Both use
 """
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,6 +75,60 @@ def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025
     return low, high
 
 
+def _agreement(statistic: str):
+    if statistic == "tau_b":
+        return kendall_tau_many
+    if statistic == "tau_ap":
+        return tau_ap_batch
+    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
+
+
+class _SliceMemo:
+    """Results of :func:`bootstrap_agreement` and :func:`jackknife_agreement` per (n_systems, n_topics) slice,
+    kept for the process (least recently used dropped beyond ``max_entries``).
+
+    A chapter asks for the same resamples of the same scores many times (every claim's rival, the exercises'
+    subsets of the chapter's own samples, a reading shared by two claims); each slice is computed once. A
+    slice is keyed by a digest of its bytes and shape, of the reference's, and by the call's settings (the
+    seed must be an int: a generator's draws depend on its state). Each slice is computed exactly as the
+    whole batch is (one matrix product per slice, τ row by row), so the values do not depend on what was
+    computed before; the returned array is a new one.
+    """
+
+    def __init__(self, max_entries: int = 8192):
+        self.max_entries = max_entries
+        self._store: OrderedDict = OrderedDict()
+
+    @staticmethod
+    def digest(array: np.ndarray) -> bytes:
+        array = np.ascontiguousarray(array)
+        return hashlib.blake2b(array.tobytes(), digest_size=16, person=str(array.shape).encode()[:16]).digest()
+
+    def get(self, key: tuple, scores: np.ndarray, ref: np.ndarray, compute) -> np.ndarray:
+        """``compute(slices)`` for the slices of ``scores`` (..., n_systems, n_topics) not yet stored."""
+        if ref.ndim != 2 or scores.ndim < 2 or scores.shape[-2:] != ref.shape or not scores.size:
+            return compute(scores)  # a reference per slice (or broadcast): computed whole, not stored
+        flat = scores.reshape((-1,) + scores.shape[-2:])
+        ref_key = self.digest(ref)
+        keys = [key + (ref_key, self.digest(s)) for s in flat]
+        missing = [i for i, k in enumerate(keys) if k not in self._store]
+        if missing:
+            for i, row in zip(missing, compute(flat[missing])):
+                self._store[keys[i]] = row
+        out = np.stack([self._store[k] for k in keys])
+        for k in keys:
+            self._store.move_to_end(k)
+        while len(self._store) > self.max_entries:
+            self._store.popitem(last=False)
+        return out.reshape(scores.shape[:-2] + out.shape[1:])
+
+    def clear(self) -> None:
+        self._store.clear()
+
+
+_AGREEMENT_MEMO = _SliceMemo()
+
+
 @validate_params(per_topic=ANY, reference=ANY, n_resamples=Int(1), rng=SEED, statistic=STR, topics=ANY)
 def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, statistic: str = "tau_b",
                         topics=None) -> np.ndarray:
@@ -121,15 +177,20 @@ def bootstrap_agreement(per_topic, reference, n_resamples: int = 1000, rng=0, st
     ref = np.asarray(reference, dtype=float)
     if topics is not None:
         scores, ref = scores[..., topics], ref[..., topics]
+    agreement = _agreement(statistic)
     n_topics = scores.shape[-1]
-    counts = bootstrap_counts(n_topics, n_topics, n_resamples, rng)
-    means = np.swapaxes(scores @ counts.T / n_topics, -1, -2)  # (..., n_resamples, n_systems)
-    ref_means = (ref @ counts.T / n_topics).T  # (n_resamples, n_systems)
-    if statistic == "tau_b":
-        return kendall_tau_many(means, ref_means)
-    if statistic == "tau_ap":
-        return tau_ap_batch(means, ref_means)
-    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
+    if not isinstance(rng, (int, np.integer)):  # a generator's draws depend on its state: nothing to reuse
+        counts = bootstrap_counts(n_topics, n_topics, n_resamples, rng)
+        means = np.swapaxes(scores @ counts.T / n_topics, -1, -2)  # (..., n_resamples, n_systems)
+        return agreement(means, (ref @ counts.T / n_topics).T)
+
+    def compute(missing):  # the (n_systems, n_topics) slices not yet computed: (len(missing), n_resamples)
+        counts = bootstrap_counts(n_topics, n_topics, n_resamples, rng)
+        means = np.swapaxes(missing @ counts.T / n_topics, -1, -2)  # (k, n_resamples, n_systems)
+        ref_means = (ref @ counts.T / n_topics).T  # (n_resamples, n_systems)
+        return agreement(means, ref_means)
+
+    return _AGREEMENT_MEMO.get(("bootstrap", statistic, int(n_resamples), int(rng)), scores, ref, compute)
 
 
 @validate_params(per_topic=ANY, reference=ANY, statistic=STR, topics=ANY)
@@ -161,15 +222,16 @@ def jackknife_agreement(per_topic, reference, statistic: str = "tau_b", topics=N
     ref = np.asarray(reference, dtype=float)
     if topics is not None:
         scores, ref = scores[..., topics], ref[..., topics]
+    agreement = _agreement(statistic)
     n = scores.shape[-1]
-    # Mean without topic i = (sum - x_i) / (n - 1): (..., n_systems, n_topics) -> (..., n_topics, n_systems).
-    means = np.swapaxes((scores.sum(-1, keepdims=True) - scores) / (n - 1), -1, -2)
-    ref_means = np.swapaxes((ref.sum(-1, keepdims=True) - ref) / (n - 1), -1, -2)
-    if statistic == "tau_b":
-        return kendall_tau_many(means, ref_means)
-    if statistic == "tau_ap":
-        return tau_ap_batch(means, ref_means)
-    raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
+
+    def compute(missing):  # (k, n_systems, n_topics) -> (k, n_topics)
+        # Mean without topic i = (sum - x_i) / (n - 1): (..., n_systems, n_topics) -> (..., n_topics, n_systems).
+        means = np.swapaxes((missing.sum(-1, keepdims=True) - missing) / (n - 1), -1, -2)
+        ref_means = np.swapaxes((ref.sum(-1, keepdims=True) - ref) / (n - 1), -1, -2)
+        return agreement(means, ref_means)
+
+    return _AGREEMENT_MEMO.get(("jackknife", statistic), scores, ref, compute)
 
 
 @validate_params(depths=ARRAY, low=ARRAY, high=ARRAY, level=Real(0, 1, closed='neither'))

@@ -6,6 +6,8 @@ drawn once and shared by all systems/measures, so comparisons are paired.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from fireeval.core.validation import ARRAY, Int, Real, SEED, validate_params
@@ -119,13 +121,44 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
     scores = np.asarray(per_query, dtype=float)
     n = scores.shape[-1]
     size = size or n
-    rng = np.random.default_rng(rng)
     out = np.empty(scores.shape[:-1] + (n_resamples,))
-    for start in range(0, n_resamples, chunk):
-        stop = min(start + chunk, n_resamples)
+    for _, start, stop, counts in _counts_in_chunks(n, (size,), n_resamples, rng, chunk):
         # Summing counts per query avoids materialising (..., chunk, size) samples.
-        out[..., start:stop] = scores @ bootstrap_counts(n, size, stop - start, rng).T / size
+        out[..., start:stop] = scores @ counts.T / size
     return out
+
+
+#: Resample counts by (n, sizes, n_resamples, chunk, seed), kept for the process: a chapter resamples its
+#: queries with one seed for many statistics, and drawing the counts costs more than using them. Stored as
+#: small integers (at most this many bytes in all, least recently used dropped).
+_COUNTS_MEMO: OrderedDict = OrderedDict()
+_COUNTS_MEMO_BYTES = 128 * 2**20
+
+
+def _counts_in_chunks(n: int, sizes, n_resamples: int, rng, chunk: int):
+    """``(i, start, stop, counts)``: for each size ``sizes[i]`` in turn, its resamples' counts (floats) chunk by
+    chunk, all drawn from one generator made from ``rng`` in that order (as :func:`bootstrap_means` and
+    :func:`bootstrap_deviation_quantile` draw them); with an int seed, the same counts as the first time
+    (kept in :data:`_COUNTS_MEMO`)."""
+    bounds = [(start, min(start + chunk, n_resamples)) for start in range(0, n_resamples, chunk)]
+    if not isinstance(rng, (int, np.integer)) or max(sizes) >= 2**16:
+        generator = np.random.default_rng(rng)
+        for i, size in enumerate(sizes):
+            for start, stop in bounds:
+                yield i, start, stop, bootstrap_counts(n, size, stop - start, generator)
+        return
+    key = (n, tuple(sizes), n_resamples, chunk, int(rng))
+    if key not in _COUNTS_MEMO:
+        generator = np.random.default_rng(rng)
+        _COUNTS_MEMO[key] = [[bootstrap_counts(n, size, stop - start, generator).astype(np.uint16)
+                              for start, stop in bounds] for size in sizes]
+        while (sum(c.nbytes for v in _COUNTS_MEMO.values() for per_size in v for c in per_size) > _COUNTS_MEMO_BYTES
+               and len(_COUNTS_MEMO) > 1):
+            _COUNTS_MEMO.popitem(last=False)
+    _COUNTS_MEMO.move_to_end(key)
+    for i, per_size in enumerate(_COUNTS_MEMO[key]):
+        for (start, stop), counts in zip(bounds, per_size):
+            yield i, start, stop, counts.astype(float)
 
 
 @validate_params(per_query=ARRAY, sizes=ARRAY, q=Real(0, 1), n_resamples=Int(1), rng=SEED)
@@ -162,8 +195,12 @@ def bootstrap_deviation_quantile(per_query, sizes, q: float = 0.95, n_resamples:
     """
     scores = np.asarray(per_query, dtype=float)
     full = scores.mean(axis=-1, keepdims=True)
-    rng = np.random.default_rng(rng)
-    out = [np.quantile(np.abs(bootstrap_means(scores, n, n_resamples, rng) - full), q, axis=-1) for n in sizes]
+    sizes = [int(n) or scores.shape[-1] for n in np.atleast_1d(sizes)]  # :func:`bootstrap_means`' default size
+    means = [np.empty(scores.shape[:-1] + (n_resamples,)) for _ in sizes]
+    # one generator for every size in turn, chunks of 1000 resamples: bootstrap_means' draws for each size
+    for i, start, stop, counts in _counts_in_chunks(scores.shape[-1], sizes, n_resamples, rng, 1000):
+        means[i][..., start:stop] = scores @ counts.T / sizes[i]
+    out = [np.quantile(np.abs(m - full), q, axis=-1) for m in means]
     return np.stack(out, axis=-1)
 
 

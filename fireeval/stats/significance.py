@@ -515,8 +515,8 @@ def _quantile_sorted(sorted_cols, q):
 def holm(pvalues) -> np.ndarray:
     """Holm's step-down adjusted p-values (statsmodels ``multipletests(method='holm')``).
 
-    ``p_(k) -> max_{l <= k} min(1, (m - l + 1) p_(l))`` over the sorted p-values. (statsmodels
-    runs ``gc.collect()`` in every Holm call: ~0.1 s in a large process.)
+    ``p_(k) -> max_{l <= k} min(1, (m - l + 1) p_(l))`` over the sorted p-values, computed as statsmodels
+    computes it but without the ``gc.collect()`` it runs in every Holm call (~0.1-0.4 s in a large process).
 
     Parameters
     ----------
@@ -533,12 +533,16 @@ def holm(pvalues) -> np.ndarray:
     >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
     [0.03, 0.06, 0.06]
     """
-    from statsmodels.stats.multitest import multipletests
-
     p = np.asarray(pvalues, dtype=float)
     if p.size == 0:
         return p
-    return multipletests(p, method="holm")[1]
+    # statsmodels' computation, step for step (its gc.collect() left out; tests/stats/test_holm.py compares):
+    order = np.argsort(p)
+    adjusted = np.maximum.accumulate(p[order] * np.arange(p.size, 0, -1))
+    adjusted[adjusted > 1] = 1
+    out = np.empty_like(adjusted)
+    out[order] = adjusted
+    return out
 
 
 @validate_params(pvalues=ARRAY, n_resamples=Int(1), two_sided=BOOL, exact=BOOL)
