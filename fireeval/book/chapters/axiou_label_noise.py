@@ -340,7 +340,7 @@ def _fig7_part(evidence: Evidence, part: str, root=None) -> Evidence:
     for k in (1, 5, 10):
         hi, lo = FIG4_MEASURES.index(high.replace("@K", f"@{k}")), FIG4_MEASURES.index(low.replace("@K", f"@{k}"))
         gap = drawn[:, hi] - drawn[:, lo]
-        cells.append(f"K = {k}: " + ", ".join(f"{g:+.3f}" for g in gap))
+        cells.append(_drawn_gap_cell(k, gap, high, low))
         neg = [f"{x:g}" for x, g in zip(FIG7_SIGMAS, gap) if g < 0]
         if neg:
             reversed_.append(f"K = {k} at σ = {', '.join(neg)} s")
@@ -348,7 +348,22 @@ def _fig7_part(evidence: Evidence, part: str, root=None) -> Evidence:
            else "the authors' own figure keeps the order at every σ and K where both lines are traced")
     return replace(evidence, detail=f"{evidence.detail}. As drawn by the authors, {high} minus {low} at σ = "
                                     f"{', '.join(f'{x:g}' for x in FIG7_SIGMAS)} s: " + "; ".join(cells)
-                                    + f" -- {rev} (series by name; NaN where a line was not traced)")
+                                    + f" -- {rev} (series by name)")
+
+
+def _drawn_gap_cell(k: int, gap, high: str, low: str) -> str:
+    """One K's drawn gaps over σ; a σ where a line was not traced is named as missing, never shown as NaN.
+
+    >>> _drawn_gap_cell(1, np.array([np.nan, np.nan]), "R@K,0.7", "AxIoU@K")
+    'K = 1: not compared (R@1,0.7 or AxIoU@1 could not be traced in the figure)'
+    >>> _drawn_gap_cell(5, np.array([0.01, np.nan]), "R@K,0.7", "AxIoU@K")
+    'K = 5: +0.010, missing (a line not traced at this σ)'
+    """
+    if not np.isfinite(gap).any():
+        return (f"K = {k}: not compared ({high.replace('@K', f'@{k}')} or {low.replace('@K', f'@{k}')} could not be "
+                "traced in the figure)")
+    return f"K = {k}: " + ", ".join(f"{g:+.3f}" if np.isfinite(g) else "missing (a line not traced at this σ)"
+                                    for g in gap)
 
 
 def noise_ordering_by_sigma(gaps: dict, sigmas) -> pd.DataFrame:
