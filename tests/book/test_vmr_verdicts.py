@@ -593,6 +593,23 @@ def test_real_rater_claims_are_the_books_own_with_a_control(small):
         assert r["power"]["control"] and r["power"]["estimate"] is not None
 
 
+def test_real_rater_comparable_gets_the_simulated_claims_margins():
+    from fireeval.core.moments import measure_names
+    from fireeval.vmr.noise import measure_family
+
+    names = measure_names()
+    # R@K,0.3's real-rater error 1.15 × AxIoU@K's, tightly: contradicted at margin 0, reproduced at 25 %
+    err = np.array([0.115 if measure_family(m) == "R@K,0.3" else 0.1 if measure_family(m) == "AxIoU@K" else 0.2
+                    for m in names])
+    samples = err * (1 + np.random.default_rng(0).normal(0, 0.002, (200, 1)))
+    rec = {r["id"]: r for r in axiou_label_noise.real_rater_claims(
+        {"ds": {"error": err, "error_samples": samples}}, {"ds": "real: test"})}["raters.r03_not_above_axiou.ds"]
+    sim = [(r.name, str(r.test), r.weight) for r in axiou_label_noise.margin_rows(conditions={})]
+    assert [(r["name"], r["test"], r["weight"]) for r in rec["sensitivity"] if r["kind"] == "margin"] == sim
+    assert rec["label"] == "depends"  # the 25 % margin, of equal standing, flips the sign test
+    assert "The paper's words" in rec["reading"]["passage"]  # the box quotes the paper as the paper's
+
+
 def test_noise_claims_have_a_constant_measure_control_and_per_sigma_rows(small):
     gt, _, preds = small
     clean, noisy = noise.noise_experiment(preds, gt, [1.0, 3.0], n_trials=6, seed=0)

@@ -18,7 +18,7 @@ from fireeval.book.papers.togashi import FIG7_SERIES, ORDERING_QUOTES, PAPER, PA
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test, verdict
 
 __all__ = ["CONVENTION_NAMES", "COMPARABLE_RANGE", "ORDERING_NEED", "SCOPE_ROW", "scope_row", "sigma_conditions", "fig7_evidence",
-           "noise_ordering_claims", "noise_ordering_by_sigma", "per_k_exceptions", "per_k_note", "interval_comparison",
+           "noise_ordering_claims", "margin_rows", "noise_ordering_by_sigma", "per_k_exceptions", "per_k_note", "interval_comparison",
            "real_rater_claims"]
 
 # Short names (they become glue keys: no colon); the quantity says what each convention is.
@@ -181,10 +181,7 @@ def _noise_rows(part, conds, by_conv: dict, primary_c: str, clipped_part=None) -
                                 conditions=sigma_conditions(part, g0, percentile=True), weight="equal",
                                 reason="another interval for the same reading"))
     if _ratio(part, g0):
-        rows += [Alternative(f"margin {t - 1:.0%}: R@K,0.3's error at most {t:g} × AxIoU@K's", kind="margin",
-                             test=Test("<=", t), conditions=conds, weight="equal",
-                             reason="'comparable' has no margin in the paper: the range it leaves open")
-                 for t in COMPARABLE_RANGE[1:]]
+        rows += margin_rows(conditions=conds)
     for c, g in by_conv.items():
         if c != primary_c:
             rows += _convention_rows(c, sigma_conditions(part, g[part]), _ratio(part, g0))
@@ -194,6 +191,20 @@ def _noise_rows(part, conds, by_conv: dict, primary_c: str, clipped_part=None) -
                                 reason="a noise model the authors did not simulate: a diagnostic of the "
                                        "model, not a reading of their claim"))
     return rows
+
+
+def margin_rows(**ratio) -> list:
+    """The rows of equal standing of 'comparable' (the R@K,0.3 part): R@K,0.3's error at most 1.05, 1.1, 1.25 times
+    AxIoU@K's (:data:`COMPARABLE_RANGE`; the paper gives no margin). ``ratio``: the ratio of the two errors, as
+    ``conditions=`` (one per σ) or ``estimate=`` (one value, e.g. against real raters).
+
+    >>> [(r.name, str(r.test), r.weight) for r in margin_rows(estimate=Estimate(1.1, 1.0, 1.2, "b"))][-1]
+    ("margin 25%: R@K,0.3's error at most 1.25 × AxIoU@K's", '<= 1.25', 'equal')
+    """
+    return [Alternative(f"margin {t - 1:.0%}: R@K,0.3's error at most {t:g} × AxIoU@K's", kind="margin",
+                        test=Test("<=", t), weight="equal",
+                        reason="'comparable' has no margin in the paper: the range it leaves open", **ratio)
+            for t in COMPARABLE_RANGE[1:]]
 
 
 def _convention_rows(c: str, alt: dict, ratio: bool) -> list:
@@ -329,7 +340,7 @@ def _fig7_part(evidence: Evidence, part: str, root=None) -> Evidence:
     for k in (1, 5, 10):
         hi, lo = FIG4_MEASURES.index(high.replace("@K", f"@{k}")), FIG4_MEASURES.index(low.replace("@K", f"@{k}"))
         gap = drawn[:, hi] - drawn[:, lo]
-        cells.append(f"K = {k}: " + ", ".join(f"{g:+.3f}" for g in gap))
+        cells.append(_drawn_gap_cell(k, gap, high, low))
         neg = [f"{x:g}" for x, g in zip(FIG7_SIGMAS, gap) if g < 0]
         if neg:
             reversed_.append(f"K = {k} at σ = {', '.join(neg)} s")
@@ -337,7 +348,22 @@ def _fig7_part(evidence: Evidence, part: str, root=None) -> Evidence:
            else "the authors' own figure keeps the order at every σ and K where both lines are traced")
     return replace(evidence, detail=f"{evidence.detail}. As drawn by the authors, {high} minus {low} at σ = "
                                     f"{', '.join(f'{x:g}' for x in FIG7_SIGMAS)} s: " + "; ".join(cells)
-                                    + f" -- {rev} (series by name; NaN where a line was not traced)")
+                                    + f" -- {rev} (series by name)")
+
+
+def _drawn_gap_cell(k: int, gap, high: str, low: str) -> str:
+    """One K's drawn gaps over σ; a σ where a line was not traced is named as missing, never shown as NaN.
+
+    >>> _drawn_gap_cell(1, np.array([np.nan, np.nan]), "R@K,0.7", "AxIoU@K")
+    'K = 1: not compared (R@1,0.7 or AxIoU@1 could not be traced in the figure)'
+    >>> _drawn_gap_cell(5, np.array([0.01, np.nan]), "R@K,0.7", "AxIoU@K")
+    'K = 5: +0.010, missing (a line not traced at this σ)'
+    """
+    if not np.isfinite(gap).any():
+        return (f"K = {k}: not compared ({high.replace('@K', f'@{k}')} or {low.replace('@K', f'@{k}')} could not be "
+                "traced in the figure)")
+    return f"K = {k}: " + ", ".join(f"{g:+.3f}" if np.isfinite(g) else "missing (a line not traced at this σ)"
+                                    for g in gap)
 
 
 def noise_ordering_by_sigma(gaps: dict, sigmas) -> pd.DataFrame:
@@ -440,8 +466,11 @@ def real_rater_claims(real: dict, datasets: dict) -> list[dict]:
                           test=_test(part), data=datasets[ds], fmt=".4f", standing=standing_of(datasets[ds]),
                           short=f"{PART_SHORT[part]} against real re-annotations ({_DATASET_NAMES.get(ds, ds)})",
                           reading=Reading("the paper's simulated-noise ordering asked of a real second annotation "
-                                          "(5 raters' median), at face value: the gap's sign", quote,
-                                          "book's own question", "§6.4"))
+                                          "(5 raters' median), at face value: the gap's sign"
+                                          + (", with the same margins of 'comparable' as under simulated noise "
+                                             "(rows of equal standing)" if part == "r03_not_above_axiou" else ""),
+                                          "does the order hold for a real second annotation? The paper's words "
+                                          f"(§6.4, about simulated noise): ‘{quote}’", "book's own question", "§6.4"))
             # The paper says nothing about real raters: the question is the book's own.
             finding = claim.book_finding(id=claim.id, quote=f"on real re-annotations: {claim.quote}",
                                          short=claim.short)
@@ -450,6 +479,19 @@ def real_rater_claims(real: dict, datasets: dict) -> list[dict]:
             power = Power.positive_control(
                 f"a constant measure (no error) in place of {low}: the same gap", Estimate.from_samples(
                     float(family_means(rb["error"], families=(high,))[high]), hs, "bootstrap of the re-annotated queries"))
+            rows = margin_rows(estimate=_real_ratio(rb, high, low)) if part == "r03_not_above_axiou" else []
             records.append(finding.evaluate(est, evidence=Evidence.none("the paper has no real-rater experiment"),
-                                            power=power, sensitivity=[]))
+                                            power=power, sensitivity=rows))
     return records
+
+
+def _real_ratio(rb: dict, high: str, low: str) -> Estimate:
+    """R@K,0.3's real-rater error over AxIoU@K's (``low`` over ``high``), with the gap's bootstrap of the queries."""
+    from fireeval.vmr.noise import family_means
+
+    point = family_means(rb["error"], families=(high, low))
+    samples = family_means(rb["error_samples"], families=(high, low))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return Estimate.from_samples(float(point[low] / point[high]), np.asarray(samples[low]) / np.asarray(samples[high]),
+                                     f"ratio of the two errors; {len(rb['error_samples'])} bootstrap resamples of the "
+                                     "re-annotated queries")

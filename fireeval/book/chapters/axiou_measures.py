@@ -264,7 +264,7 @@ def _threshold_rows(cid, op, claim, tau: _TauData, pairs, every) -> list:
         rows.append(Alternative(f"every AxIoU@K, τ ≥ {REMARKABLY:g}", kind="scope × threshold", test=rem,
                                 conditions=tau.conds(every, op, REMARKABLY, claim), weight="secondary",
                                 reason=every_k_reason()))
-    rows.append(Alternative("τ ≥ 0.8 (a round number: the book's earlier reading)", kind="threshold",
+    rows.append(Alternative("τ ≥ 0.8 (a common rule of thumb for agreement, not the paper's bar)", kind="threshold",
                             test=Test(op, 0.8), conditions=tau.conds(pairs, op, 0.8, claim), weight="secondary",
                             reason="a convention of the book's, not the paper's usage"))
     return rows
