@@ -418,6 +418,13 @@ def found_html(row) -> str:
 
     out = escape(row["found here"])
     fam = row.get("family")
+    impossible = (row.get("power") or {}).get("impossible")
+    if fam and impossible and row.get("label") == "not testable here" and fam.get("conditions") and all(
+            c.get("low") is not None and c["low"] == c["high"] == c["value"] for c in fam["conditions"]):
+        # every condition is an exact value the test cannot weigh (two systems: τ = ±1): one line, not a list
+        values = ", ".join(f"{v:+g}" for v in sorted({c["value"] for c in fam["conditions"]}))
+        return escape(f"{len(fam['conditions'])} conditions, each exactly {values}: "
+                      f"{impossible.split(':')[0].split(';')[0].strip()}, so none can inform the claim")
     if fam:
         items = "".join(f"<li>{escape(c['condition'])}: {_condition_text(c)}</li>" for c in fam["conditions"])
         out += f"<details><summary>each condition</summary><ul>{items}</ul></details>"
