@@ -208,26 +208,27 @@ LABEL_COLOURS = {"reproduced": "#009E73", "contradicted": "#D55E00", "inconclusi
 
 def _fields_html(row) -> str:
     """The fair-verdict fields of one claim, folded: evidence, reading, standing, power, sensitivity."""
-    ev = _evidence_html(row.get("evidence") or {})
+    # the book's own findings compare with published numbers (NIST's scores, a repository's metric files), not a paper's
+    numbers = "published numbers" if str(row.get("paper", "")).startswith("this book") else "paper's numbers"
+    ev = _evidence_html(row.get("evidence") or {}, f"the {numbers}")
     reading = _reading_html(row.get("reading") or {}, _passage_label(row))
     power = _power_html(row.get("power") or {})
     sens = _sensitivity_html(row.get("sensitivity", []))
     return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
-            f"<dt>paper's numbers ({glossary_link('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
+            f"<dt>{numbers} ({glossary_link('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
             f"<dt>{glossary_link('power')}</dt><dd>{power}</dd>"
             f"<dt>{glossary_link('sensitivity rows', 'sensitivity-row')}</dt>"
             f"<dd>{'<ul>' + sens + '</ul>' if sens else 'no alternative reading'}</dd>"
             "</dl></details>")
 
 
-def _evidence_html(e: dict) -> str:
-    """A claim's evidence field: the paper's values compared and whether they reproduce, else its detail."""
+def _evidence_html(e: dict, whose: str = "the paper's numbers") -> str:
+    """A claim's evidence field: the printed values (``whose``) compared and whether they reproduce, else its detail."""
     from html import escape
 
     if not e.get("cells"):
         return escape(e.get("detail") or e.get("source") or "")
-    ok = {True: "the paper's numbers reproduce", False: "the paper's numbers do not reproduce",
-          None: ""}[e.get("numbers_reproduce")]
+    ok = {True: f"{whose} reproduce", False: f"{whose} do not reproduce", None: ""}[e.get("numbers_reproduce")]
     ev = (f"{e['cells']} value(s) of {escape(e['source'])} compared; largest difference "
           f"{e['max_abs_diff']:.4g} (tolerance {e['tolerance']:g}): {ok}")
     return ev + (f". {escape(e['detail'])}" if e.get("detail") else "")

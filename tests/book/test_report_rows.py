@@ -40,3 +40,13 @@ def test_a_family_fold_names_the_row_that_moved_a_condition_and_an_untested_cell
     html = found_html({"found here": "holds at 0 of 2", "family": fam})
     assert "σ = 1 s: 1.020 [0.980, 1.060] <em>depends</em> (inconclusive by its interval; margin 10%" in html
     assert "R@1,0.5 vs AxIoU@10: <em>untested: this cell sets the bar (0.355)</em>" in html and "n/a" not in html
+
+
+def test_the_books_own_findings_compare_published_numbers_not_a_papers():
+    evidence = {"source": "NIST official-scores.map", "cells": 2, "max_abs_diff": 0.0, "tolerance": 5e-05,
+                "numbers_reproduce": True}
+    row = {"evidence": evidence, "reading": {"rule": "r", "source": "s"}, "power": {"why_none": "x"},
+           "sensitivity": []}
+    own = _fields_html({**row, "paper": "this book (leaderboards)"})
+    assert "the published numbers reproduce" in own and "paper's numbers" not in own
+    assert "the paper's numbers reproduce" in _fields_html({**row, "paper": "Togashi et al. 2022"})
