@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 
 __all__ = ["book_chapters", "chapter_records", "verdict_counts", "verdict_chart", "ScoreboardTable", "PAPERS", "paper_of",
-           "by_paper", "paper_summary", "PaperSummary", "PaperTable"]
+           "by_paper", "here_rows", "paper_summary", "PaperSummary", "PaperTable"]
 
 
 def book_chapters(root) -> list[str]:
