@@ -138,9 +138,10 @@ def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins
     ``records`` come from :meth:`fireeval.stats.claims.Claim.evaluate`. Every record must
     carry the five fair-verdict fields (:data:`fireeval.stats.claims.FIELDS`); a chapter
     that forgets one fails here, naming the claim. For each claim this glues
-    ``claim.<id>.verdict``, ``claim.<id>.label`` (the shown word: contradicted or
-    inconclusive for "not reproduced"), ``claim.<id>.found`` (number with interval, per
-    convention) and, per convention, ``claim.<id>.<convention>.verdict`` and ``.value``,
+    ``claim.<id>.verdict`` and ``claim.<id>.label`` (both the shown word: contradicted or
+    inconclusive for "not reproduced"; the headline keeps the internal verdict), ``claim.<id>.found``
+    (number with interval, per convention) and, per convention, ``claim.<id>.<convention>.verdict``
+    (its shown word) and ``.value``,
     so the prose takes verdict words and numbers from glue only. It also glues
     ``claims_table``: the "paper vs here" box shown at the top of the chapter.
 
@@ -168,7 +169,7 @@ def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins
     >>> [(r["id"], r["verdict"]) for r in claims([record])]
     [('fn.c1', 'reproduced')]
     """
-    from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, check_record, merge_twins, summary_rows
+    from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, check_record, label, merge_twins, summary_rows
 
     twins = {r["id"]: r for r in records if r["id"].endswith(".here")} if legacy_twins else {}
     seen = set()
@@ -186,13 +187,15 @@ def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins
             raise ValueError(f"claim id {r['id']!r} is used twice")
         seen.add(r["id"])
     for r, row in zip(records, summary_rows(records)):
-        glue(f"claim.{r['id']}.verdict", r["verdict"])
+        # a page shows only the five words a reader is taught: the ``.verdict`` glue is the shown word too
+        # (the headline keeps the internal verdict)
+        glue(f"claim.{r['id']}.verdict", r["label"])
         glue(f"claim.{r['id']}.label", r["label"])
         glue(f"claim.{r['id']}.found", row["found here"])
         for name, c in r["conventions"].items():
             key = f"claim.{r['id']}.{name}" if name else f"claim.{r['id']}"
             if name:
-                glue(f"{key}.verdict", c["verdict"])
+                glue(f"{key}.verdict", label(c))
             glue(f"{key}.value", c["value"])
     # A chapter not yet rewritten to one row per statement keeps its '.here' twins (and their glue names)
     # for its prose; its box and the book's scoreboard fold each twin into its paper's claim.
