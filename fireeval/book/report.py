@@ -138,9 +138,10 @@ def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins
     ``records`` come from :meth:`fireeval.stats.claims.Claim.evaluate`. Every record must
     carry the five fair-verdict fields (:data:`fireeval.stats.claims.FIELDS`); a chapter
     that forgets one fails here, naming the claim. For each claim this glues
-    ``claim.<id>.verdict``, ``claim.<id>.label`` (the shown word: contradicted or
-    inconclusive for "not reproduced"), ``claim.<id>.found`` (number with interval, per
-    convention) and, per convention, ``claim.<id>.<convention>.verdict`` and ``.value``,
+    ``claim.<id>.verdict`` and ``claim.<id>.label`` (both the shown word: contradicted or
+    inconclusive for "not reproduced"; the headline keeps the internal verdict), ``claim.<id>.found``
+    (number with interval, per convention) and, per convention, ``claim.<id>.<convention>.verdict``
+    (its shown word) and ``.value``,
     so the prose takes verdict words and numbers from glue only. It also glues
     ``claims_table``: the "paper vs here" box shown at the top of the chapter.
 
@@ -168,7 +169,7 @@ def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins
     >>> [(r["id"], r["verdict"]) for r in claims([record])]
     [('fn.c1', 'reproduced')]
     """
-    from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, check_record, merge_twins, summary_rows
+    from fireeval.stats.claims import FIELDS, LABELS, VERDICTS, check_record, label, merge_twins, summary_rows
 
     twins = {r["id"]: r for r in records if r["id"].endswith(".here")} if legacy_twins else {}
     seen = set()
@@ -186,13 +187,15 @@ def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins
             raise ValueError(f"claim id {r['id']!r} is used twice")
         seen.add(r["id"])
     for r, row in zip(records, summary_rows(records)):
-        glue(f"claim.{r['id']}.verdict", r["verdict"])
+        # a page shows only the five words a reader is taught: the ``.verdict`` glue is the shown word too
+        # (the headline keeps the internal verdict)
+        glue(f"claim.{r['id']}.verdict", r["label"])
         glue(f"claim.{r['id']}.label", r["label"])
         glue(f"claim.{r['id']}.found", row["found here"])
         for name, c in r["conventions"].items():
             key = f"claim.{r['id']}.{name}" if name else f"claim.{r['id']}"
             if name:
-                glue(f"{key}.verdict", c["verdict"])
+                glue(f"{key}.verdict", label(c))
             glue(f"{key}.value", c["value"])
     # A chapter not yet rewritten to one row per statement keeps its '.here' twins (and their glue names)
     # for its prose; its box and the book's scoreboard fold each twin into its paper's claim.
@@ -208,26 +211,27 @@ LABEL_COLOURS = {"reproduced": "#009E73", "contradicted": "#D55E00", "inconclusi
 
 def _fields_html(row) -> str:
     """The fair-verdict fields of one claim, folded: evidence, reading, standing, power, sensitivity."""
-    ev = _evidence_html(row.get("evidence") or {})
+    # the book's own findings compare with published numbers (NIST's scores, a repository's metric files), not a paper's
+    numbers = "published numbers" if str(row.get("paper", "")).startswith("this book") else "paper's numbers"
+    ev = _evidence_html(row.get("evidence") or {}, f"the {numbers}")
     reading = _reading_html(row.get("reading") or {}, _passage_label(row))
     power = _power_html(row.get("power") or {})
     sens = _sensitivity_html(row.get("sensitivity", []))
     return ("<details><summary>evidence, reading, power, sensitivity</summary><dl>"
-            f"<dt>paper's numbers ({glossary_link('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
+            f"<dt>{numbers} ({glossary_link('evidence')})</dt><dd>{ev}</dd><dt>reading</dt><dd>{reading}</dd>"
             f"<dt>{glossary_link('power')}</dt><dd>{power}</dd>"
             f"<dt>{glossary_link('sensitivity rows', 'sensitivity-row')}</dt>"
             f"<dd>{'<ul>' + sens + '</ul>' if sens else 'no alternative reading'}</dd>"
             "</dl></details>")
 
 
-def _evidence_html(e: dict) -> str:
-    """A claim's evidence field: the paper's values compared and whether they reproduce, else its detail."""
+def _evidence_html(e: dict, whose: str = "the paper's numbers") -> str:
+    """A claim's evidence field: the printed values (``whose``) compared and whether they reproduce, else its detail."""
     from html import escape
 
     if not e.get("cells"):
         return escape(e.get("detail") or e.get("source") or "")
-    ok = {True: "the paper's numbers reproduce", False: "the paper's numbers do not reproduce",
-          None: ""}[e.get("numbers_reproduce")]
+    ok = {True: f"{whose} reproduce", False: f"{whose} do not reproduce", None: ""}[e.get("numbers_reproduce")]
     ev = (f"{e['cells']} value(s) of {escape(e['source'])} compared; largest difference "
           f"{e['max_abs_diff']:.4g} (tolerance {e['tolerance']:g}): {ok}")
     return ev + (f". {escape(e['detail'])}" if e.get("detail") else "")
@@ -418,6 +422,13 @@ def found_html(row) -> str:
 
     out = escape(row["found here"])
     fam = row.get("family")
+    impossible = (row.get("power") or {}).get("impossible")
+    if fam and impossible and row.get("label") == "not testable here" and fam.get("conditions") and all(
+            c.get("low") is not None and c["low"] == c["high"] == c["value"] for c in fam["conditions"]):
+        # every condition is an exact value the test cannot weigh (two systems: τ = ±1): one line, not a list
+        values = ", ".join(f"{v:+g}" for v in sorted({c["value"] for c in fam["conditions"]}))
+        return escape(f"{len(fam['conditions'])} conditions, each exactly {values}: "
+                      f"{impossible.split(':')[0].split(';')[0].strip()}, so none can inform the claim")
     if fam:
         items = "".join(f"<li>{escape(c['condition'])}: {_condition_text(c)}</li>" for c in fam["conditions"])
         out += f"<details><summary>each condition</summary><ul>{items}</ul></details>"

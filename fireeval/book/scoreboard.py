@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 
 __all__ = ["book_chapters", "chapter_records", "verdict_counts", "verdict_chart", "ScoreboardTable", "PAPERS", "paper_of",
-           "by_paper", "paper_summary", "PaperSummary", "PaperTable"]
+           "by_paper", "here_rows", "paper_summary", "PaperSummary", "PaperTable"]
 
 
 def book_chapters(root) -> list[str]:
@@ -212,9 +212,44 @@ def _why_untestable(record: Mapping) -> str:
         else:
             why = "the test has no power here"
         return why + (f" (on {_stand_in_name(record)})" if record.get("standing") == "stand-in" else "")
-    if record.get("standing") == "stand-in":
+    if record.get("standing") == "stand-in" and record.get("here"):
         return "the paper's data are not public here"
     return (record.get("why") or record.get("basis") or "").split(";")[0].rstrip(".")
+
+
+def _on_stand_in_data(record: Mapping) -> bool:
+    """A record tested on stand-in data though it speaks for itself (the book's own findings on a stand-in):
+    its verdict is counted with the stand-ins' rows, not with the rows on real data."""
+    return record.get("standing") != "stand-in" and str(record.get("data", "")).startswith("stand-in")
+
+
+def here_rows(record: Mapping) -> list[dict]:
+    """What the stand-ins show for a record: its ``here`` rows; a stand-in claim without any (its test has no
+    power on the stand-in either) gets one ``not testable here`` row with the reason, so every stand-in claim
+    shows the same layout.
+
+    Parameters
+    ----------
+    record : dict
+        A claim record.
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> here_rows({"standing": "stand-in", "data": "stand-in: QVHighlights val, two checkpoints", "here": [],
+    ...            "basis": "no power: with two checkpoints, τ is +1 or −1: nothing to weigh", "power": {}})[0]["found"]
+    'with two checkpoints, τ is +1 or −1'
+    """
+    if record.get("here") or record.get("standing") != "stand-in":
+        return list(record.get("here") or [])
+    why = str(record.get("why") or record.get("basis") or "")
+    why = why.split("no power:", 1)[-1].split(":")[0].split(";")[0].strip()
+    data = record["data"].split("stand-in", 1)[-1].lstrip(" s:").strip() if "stand-in" in record["data"] \
+        else record["data"]
+    return [{"data": data, "label": "not testable here", "found": why, "basis": record.get("basis", "")}]
 
 
 def _stand_in_name(record: Mapping) -> str:
@@ -309,7 +344,7 @@ def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
         untestable = [r for r in recs if r["label"] == "not testable here"]
         if untestable:
             sentences.append(_untestable_sentence(untestable))
-        here = [(h, r) for r in recs for h in (r.get("here") or [])]
+        here = [(h, r) for r in recs for h in here_rows(r)]
         if here:
             sentences.append(f"On the stand-ins, {_counts(h['label'] for h, _ in here)}: " + _listing(
                 (f"“{(r.get('short') or r['quote']).rstrip('.')}”: {h['label']} on "
@@ -326,10 +361,20 @@ def _count_sentence(key: str, recs: list[dict]) -> str:
     they came out on the paper's own data."""
     noun = "finding" if key == "book" else "statement"
     plural = "s" if len(recs) != 1 else ""
-    if key != "book" and all(r["label"] == "not testable here" for r in recs):
+    if key == "book":
+        real = [r for r in recs if not _on_stand_in_data(r)]
+        stand = [r for r in recs if _on_stand_in_data(r)]
+        names = "; ".join(dict.fromkeys(_stand_in_name(r) for r in stand))
+        return (f"{len(recs)} {noun}{plural} tested: {_counts(r['label'] for r in real)}"
+                + (f"; {len(stand)} of them on a stand-in ({names}): {_counts(r['label'] for r in stand)}"
+                   if stand else "") + ".")
+    testable = [r for r in recs if r["label"] != "not testable here"]
+    if not testable:
         return f"{len(recs)} {noun}{plural} tested; none can be tested on the paper's own data."
-    return (f"{len(recs)} {noun}{plural} tested" + ("" if key == "book" else " on the paper's own data")
-            + f": {_counts(r['label'] for r in recs)}.")
+    if len(testable) == len(recs):
+        return f"{len(recs)} {noun}{plural} tested on the paper's own data: {_counts(r['label'] for r in recs)}."
+    return (f"{len(recs)} {noun}{plural} tested, {len(testable)} of them testable on the paper's own data: "
+            f"{_counts(r['label'] for r in testable)}; {len(recs) - len(testable)} not testable here.")
 
 
 def _untestable_sentence(untestable: list[dict]) -> str:
@@ -421,9 +466,10 @@ class PaperTable:
         out = []
         for key, items in by_paper(self.records).items():
             paper = next(p for p in PAPERS if p["key"] == key)
-            here = Counter(h["label"] for _, r in items for h in (r.get("here") or []))
+            here = Counter(h["label"] for _, r in items for h in here_rows(r))
+            here.update(r["label"] for _, r in items if _on_stand_in_data(r))
             out.append({"paper": paper["name"], "key": key, "tested": len(items),
-                        "counts": Counter(r["label"] for _, r in items), "here": here,
+                        "counts": Counter(r["label"] for _, r in items if not _on_stand_in_data(r)), "here": here,
                         "gist": sentences[key][1] if len(sentences[key]) > 1 else sentences[key][0]})
         return out
 
@@ -478,10 +524,11 @@ def verdict_counts(records: Mapping[str, list[dict]]):
     for chapter, recs in records.items():
         for r in recs:
             who = names[paper_of(r)]
-            rows.append({"chapter": chapter, "paper": r["paper"], "who": who, "scope": "the paper's data",
+            scope = "here, on a stand-in" if _on_stand_in_data(r) else "the paper's data"
+            rows.append({"chapter": chapter, "paper": r["paper"], "who": who, "scope": scope,
                          "label": r["label"], "id": r["id"]})
             rows += [{"chapter": chapter, "paper": r["paper"], "who": who, "scope": "here, on a stand-in",
-                      "label": h["label"], "id": r["id"]} for h in (r.get("here") or [])]
+                      "label": h["label"], "id": r["id"]} for h in here_rows(r)]
     return pd.DataFrame(rows, columns=["chapter", "paper", "who", "scope", "label", "id"])
 
 
@@ -572,13 +619,17 @@ class ScoreboardTable:
         for key, items in by_paper(self.records).items():
             body = []
             for chapter, r in items:
-                row = summary_rows([r])[0]
+                row = {**summary_rows([r])[0], "here": here_rows(r)}
+                if _on_stand_in_data(r):
+                    row["data_note"] = f"on a stand-in ({_stand_in_name(r)})"
                 href = f"{self.prefix}{chapter}.html#claim-{r['id']}"
                 body.append(f'<tr><td data-label="claim"><a href="{escape(href)}">{escape(row["short"])}</a>'
                             f"<br><small>{escape(r['section'])}</small></td>"
                             f'<td data-label="paper\'s number">{escape(row[PAPERS_NUMBER] or "—")}</td>'
                             f'<td data-label="found here">{found_html({**row, "interval": ""})}</td>'
-                            f'<td data-label="verdict">{verdict_html(row)}</td></tr>')
+                            f'<td data-label="verdict">{verdict_html(row)}'
+                            + (f"<br><small>{escape(row['data_note'])}</small>" if row.get("data_note") else "")
+                            + "</td></tr>")
             parts.append(f"<details><summary>{escape(names[key])}: {len(items)} claim{'s' if len(items) != 1 else ''}"
                          f" ({_counts(r['label'] for _, r in items)})</summary><table class=\"table\"><thead><tr>"
                          "<th>claim</th><th>paper's number</th><th>found here (95% interval)</th><th>verdict</th>"

@@ -983,18 +983,20 @@ class Claim:
         rows = []
         if self.reading is None or not self.reading.thresholds:
             return rows, overall, basis
-        at = {}
+        at, shown = {}, {}
         for t in self.reading.thresholds:
             test = Test(self.test.op, t)
             per = {n: dict(zip(("verdict", "basis"), verdict(e, test))) for n, e in estimates.items()}
-            at[t] = _overall(per)[0]
+            at[t], b = _overall(per)
+            # the reader sees the verdict's word (contradicted, inconclusive), never the internal "not reproduced"
+            shown[t] = label({"verdict": at[t], "basis": b, "conventions": per})
             for n, e in estimates.items():
                 rows.append(self._row(Alternative(f"threshold {t:g}" + (f", {n}" if n else ""), e,
                                                   _RANGE_KIND, test, replaces=n)))
         if len(set(at.values())) > 1:
             overall = "depends"
             basis = "flips inside the range the paper leaves open: " + "; ".join(
-                f"{self.test.op} {t:g}: {v}" for t, v in at.items())
+                f"{self.test.op} {t:g}: {v}" for t, v in shown.items())
         return rows, overall, basis
 
     def evaluate_family(self, conditions: Mapping[str, Estimate], *, multiplicity: str, need="all",
@@ -1389,13 +1391,14 @@ def summary_rows(records: Sequence[Mapping]) -> list[dict]:
             methods = [r["family"].get("multiplicity", "")]
         elif r["conventions"]:
             found = "; ".join((f"{name}: " if name else "") + format_estimate(c, r.get("fmt", ".3f"))
-                              + (f" ({label(c)})" if r["verdict"] == "depends" else "")
+                              + (f" ({label(c)})" if r["verdict"] == "depends" and len(r["conventions"]) > 1 else "")
                               for name, c in r["conventions"].items())
             found += f" (test: {r['test']})"
             methods = list(dict.fromkeys(c.get("method") for c in r["conventions"].values() if c.get("method")))
         else:
             found, methods = r["why"] or r["basis"], []
-        basis = "" if r["verdict"] == "depends" and not r.get("on_stand_in") else r["basis"]
+        # every verdict keeps its reason; a "depends" says which reading flips it
+        basis = r["basis"]
         rows.append({"claim": f"{r['quote']} ({r['paper']}, {r['section']})", "short": r.get("short", r["quote"]),
                      "paper's number": r.get("paper_value") or "", "found here": found,
                      "interval": "; ".join(m for m in methods if m),

@@ -129,3 +129,43 @@ def test_untestable_counts_follow_each_rows_own_reason_and_the_stand_in_sentence
         '<a class="fireeval-term" href="../book/glossary.html#term-C-K">C@K</a> and '
         '<a class="fireeval-term" href="../book/glossary.html#term-b">τ-b</a> and '
         '<a class="fireeval-term" href="../book/glossary.html#term-proxy-annotator">proxy</a>\'s')
+
+
+def test_a_first_reader_sees_what_is_testable_where_and_why():
+    two = Power.none_possible("with two checkpoints, τ can only be +1 or −1: no bar can be weighed")
+    ok, exact = Estimate(0.95, 0.92, 0.97, "b"), Estimate(1.0, 1.0, 1.0, "b")
+    own = Claim("raters", paper="this book (axiou_label_noise chapter)", section="§1", quote="own finding",
+                quantity="d", test=Test(">", 0), data="stand-in: 5 blind baselines, real raters", standing="original",
+                reading=Reading("as written", "d > 0", "book's own question")).evaluate(
+        Estimate(-0.03, -0.04, -0.02, "b"), evidence=Evidence.none("-"), power=Power.no_control("none"))
+    lfs = Claim("agree", paper="Togashi et al. 2022", section="§1", quote="annotators agreed", quantity="α",
+                test=Test(">", 0.8), data="stand-in: proxy", standing="stand-in",
+                reading=Reading("as written", "α", "paper's definition"), evidence=Evidence.none("-"),
+                power=Power.no_control("none"),
+                untestable="the labels are Git LFS objects not present here; a proxy has no annotators").evaluate()
+    recs = {"axiou_measures": [_record("a", ok, paper="Togashi et al. 2022"),
+                               _record("s", ok, "stand-in", "Togashi et al. 2022"), lfs,
+                               _family_record("qv", {"x vs y": exact, "x vs z": exact}, "stand-in", two)],
+            "axiou_label_noise": [own, _record("b", ok, paper="this book (x)")]}
+    sentences = scoreboard.paper_summary(recs)
+    axiou, book = " ".join(sentences["axiou"]), " ".join(sentences["book"])
+    # item 1: how many are testable on the paper's data, beside how many are not
+    assert "4 statements tested, 1 of them testable on the paper's own data: 1 reproduced; 3 not testable here." \
+        in axiou
+    # item 13: a stand-in claim the stand-in cannot test either counts under its own reason, not "not public"
+    assert "1 because the paper's data are not public here (stand-in: y)" in axiou
+    assert "1 because the labels are Git LFS objects not present here" in axiou
+    # every stand-in claim gets a "here" row, the untestable ones with the reason
+    rows = {r["paper"]: r for r in scoreboard.PaperTable(recs).rows()}
+    assert rows["AxIoU (Togashi et al. 2022)"]["here"]["not testable here"] == 2
+    # item 2: the book's finding on stand-in data is counted and marked as a stand-in's row
+    book_row = rows["This book's own findings"]
+    assert book_row["counts"] == {"reproduced": 1} and book_row["here"] == {"contradicted": 1}
+    assert "1 of them on a stand-in (5 blind baselines): 1 contradicted" in book
+    html = scoreboard.ScoreboardTable(recs)._repr_html_()
+    assert "on a stand-in (5 blind baselines)" in html
+    # item 9: a family of exact ±1 values the test cannot weigh is one line, not one line per pair
+    assert "2 conditions, each exactly +1: with two checkpoints, τ can only be +1 or −1, so none can inform" in html
+    assert "1.000 [1.000, 1.000]" not in html
+    counts = scoreboard.verdict_counts(recs)
+    assert counts[counts["id"] == "raters"]["scope"].tolist() == ["here, on a stand-in"]

@@ -252,6 +252,17 @@ def test_a_threshold_range_gives_depends_only_when_it_flips_inside():
     assert holds["verdict"] == "reproduced" and len(holds["sensitivity"]) == 2
 
 
+def test_a_depends_shows_its_reason_in_reader_words_only():
+    # the range's rows name each threshold's verdict as a reader sees it (contradicted / inconclusive), and the
+    # box's row keeps that reason, so the verdict cell folds out "why" for a depends too
+    reading = Reading("'comparable' over margins", "comparable", "no guidance: range", thresholds=(1.05, 1.25))
+    flips = _claim(test=Test("<=", 1.25), standing="original", reading=reading).evaluate(
+        Estimate(1.12), evidence=_NO_EVIDENCE, power=_NO_CONTROL)
+    assert "<= 1.05: contradicted" in flips["basis"] and "not reproduced" not in flips["basis"]
+    row = summary_rows([flips])[0]
+    assert row["basis"] == flips["basis"] and "<summary><small>why</small>" in report.verdict_html(row)
+
+
 def test_missing_fields_are_listed_and_refused_by_the_chapter_box():
     rec = _claim().evaluate(Estimate(0.95))
     assert set(rec["missing"]) == set(FIELDS) - {"sensitivity"}

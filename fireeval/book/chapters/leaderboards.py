@@ -1219,10 +1219,11 @@ def _shrink(analysis: Analysis) -> dict:
         per = b.slots[:, k].mean(axis=1) - b.slots[:, k + 1].mean(axis=1)
         drop = 1 - float(per.max()) / float(sub.iloc[0]) if float(sub.iloc[0]) > 0 else -np.inf  # relative shrink
         if best is None or drop > best["drop"]:
-            best = {"drop": drop, "pair": f"{r['a']} over {r['b']}", "subset": float(sub.iloc[0]),
+            best = {"drop": drop, "pair": f"{r['a']} over {r['b']}", "subset": float(sub.iloc[0]), "full": float(r["diff"]),
                     "low": float(per.min()), "high": float(per.max()), "mean": float(mean.iloc[0]),
                     "flips": t.attrs.get("slot_flips", {}).get(k + 1, (0, 0))}
-    return best or {"pair": "n/a", "subset": np.nan, "low": np.nan, "high": np.nan, "mean": np.nan, "flips": (0, 0)}
+    return best or {"pair": "n/a", "subset": np.nan, "full": np.nan, "low": np.nan, "high": np.nan, "mean": np.nan,
+                    "flips": (0, 0)}
 
 
 def prose_values(analyses: dict) -> dict:
@@ -1290,9 +1291,10 @@ def prose_values(analyses: dict) -> dict:
     out["charades_tie_note"] = "; ".join(ties) or "none"
     out["charades_rated"] = ch.board.conditions[0].values.shape[1] if ch and ch.board.conditions else "n/a"
     out["charades_ratings"] = int(ch.board.slots.shape[0]) if ch and ch.board.slots is not None else "n/a"
-    sh = (_shrink(ch) if ch else None) or {"pair": "n/a", "subset": np.nan, "low": np.nan, "high": np.nan,
-                                           "mean": np.nan, "flips": (0, 0)}
+    sh = (_shrink(ch) if ch else None) or {"pair": "n/a", "subset": np.nan, "full": np.nan, "low": np.nan,
+                                           "high": np.nan, "mean": np.nan, "flips": (0, 0)}
     out.update({"charades_shrink_pair": sh["pair"], "charades_shrink_subset": sh["subset"],
+                "charades_shrink_full": sh["full"],
                 "charades_shrink_low": sh["low"], "charades_shrink_high": sh["high"],
                 "charades_shrink_mean": sh["mean"], "charades_shrink_flips": sh["flips"][0],
                 "charades_slot_draws": sh["flips"][1]})
