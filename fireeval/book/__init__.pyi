@@ -106,6 +106,7 @@ from .scoreboard import (
     PAPERS as PAPERS,
     paper_of as paper_of,
     by_paper as by_paper,
+    here_rows as here_rows,
     paper_summary as paper_summary,
     PaperSummary as PaperSummary,
     PaperTable as PaperTable,
