@@ -55,7 +55,28 @@ def video_splits(videos, n_splits: int = 100, seed=0, fraction: float = 0.5) -> 
 
 
 def group_sums(scores, videos) -> tuple[np.ndarray, np.ndarray]:
-    """Sum the last (query) axis of ``scores`` per video: (..., n_videos), plus the video codes per query."""
+    r"""Sum the last (query) axis of ``scores`` per video.
+
+    Parameters
+    ----------
+    scores : array_like (..., n_queries)
+        Per-query scores (any leading axes, e.g. variants and measures).
+    videos : sequence (n_queries,)
+        Each query's video id; videos are numbered in order of first appearance.
+
+    Returns
+    -------
+    sums : numpy.ndarray (..., n_videos)
+        :math:`\sum_{q \in v} s_q` for each video :math:`v`, as float64.
+    codes : numpy.ndarray (n_queries,)
+        Each query's video number (index into the last axis of ``sums``).
+
+    Examples
+    --------
+    >>> sums, codes = group_sums([1.0, 2.0, 4.0], ["a", "b", "a"])
+    >>> sums.tolist(), codes.tolist()
+    ([5.0, 2.0], [0, 1, 0])
+    """
     codes, _ = pd.factorize(np.asarray(videos))
     order = np.argsort(codes, kind="stable")
     counts = np.bincount(codes)
@@ -66,11 +87,33 @@ def group_sums(scores, videos) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
-    """Mean per-query score on the validation and the test side of every split.
+    r"""Mean per-query score on the validation and the test side of every split.
 
-    ``scores``: (n_variants, n_measures, n_queries); ``val_mask``: (n_splits,
-    n_queries) from :func:`video_splits` (constant within a video). Returns
-    ``(val, test)``, each (n_splits, n_variants, n_measures).
+    Parameters
+    ----------
+    scores : array_like (n_variants, n_measures, n_queries)
+        Per-query scores of every variant on every measure.
+    videos : sequence (n_queries,)
+        Each query's video id.
+    val_mask : array_like of bool (n_splits, n_queries)
+        True = validation, from :func:`video_splits` (constant within a video).
+
+    Returns
+    -------
+    val, test : numpy.ndarray (n_splits, n_variants, n_measures)
+        :math:`\bar s_{\text{val}} = \sum_{q \in \text{val}} s_q / |\text{val}|` and the same over the
+        test queries.
+
+    Raises
+    ------
+    ValueError
+        When the masks and the scores cover different numbers of queries.
+
+    Examples
+    --------
+    >>> val, test = split_means([[[1.0, 3.0, 5.0]]], ["a", "a", "b"], [[True, True, False]])
+    >>> val.tolist(), test.tolist()
+    ([[[2.0]]], [[[5.0]]])
     """
     scores = np.asarray(scores)
     val_mask = np.asarray(val_mask, dtype=bool)
@@ -90,8 +133,20 @@ def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pick_best(val) -> np.ndarray:
-    """Index of the best variant per split and measure (first one on ties): (n_splits, n_measures).
+    r"""Index of the best variant per split and measure (the first one on ties).
 
+    Parameters
+    ----------
+    val : array_like (n_splits, n_variants, n_measures)
+        Validation means, e.g. from :func:`split_means`.
+
+    Returns
+    -------
+    numpy.ndarray of int (n_splits, n_measures)
+        :math:`\arg\max_v \text{val}[s, v, m]`.
+
+    Examples
+    --------
     >>> pick_best([[[0.1, 0.5], [0.3, 0.5]]]).tolist()
     [[1, 0]]
     """
@@ -101,9 +156,23 @@ def pick_best(val) -> np.ndarray:
 def pick_random_tie(val, rng=0) -> np.ndarray:
     """Index of the best variant per split and measure, exact ties broken uniformly at random.
 
-    ``val``: (n_splits, n_variants, n_measures). Every variant whose validation mean
-    equals the maximum is equally likely, whatever its place in the family.
+    Every variant whose validation mean equals the maximum is equally likely, whatever its
+    place in the family.
 
+    Parameters
+    ----------
+    val : array_like (n_splits, n_variants, n_measures)
+        Validation means.
+    rng : int or numpy.random.Generator
+        Seed or generator of the tie draws.
+
+    Returns
+    -------
+    numpy.ndarray of int (n_splits, n_measures)
+        The picked variant of each split and measure.
+
+    Examples
+    --------
     >>> picks = np.stack([pick_random_tie([[[0.5], [0.5], [0.1]]], rng=s) for s in range(200)]).ravel()
     >>> sorted(set(picks.tolist())), bool(0.3 < (picks == 0).mean() < 0.7)
     ([0, 1], True)
@@ -116,8 +185,24 @@ def pick_random_tie(val, rng=0) -> np.ndarray:
 
 
 def zscores(values, axis: int = -2) -> np.ndarray:
-    """z-scores along ``axis`` with the population std; 0 where all values are equal.
+    r"""z-scores along ``axis`` with the population std; 0 where all values are equal.
 
+    .. math:: z_i = (x_i - \bar x) / \sigma, \quad \sigma = \sqrt{\tfrac1n \sum_i (x_i - \bar x)^2}
+
+    Parameters
+    ----------
+    values : array_like
+        The values (e.g. the picks' test scores, (n_splits, n_picks, n_measures)).
+    axis : int
+        The axis to standardise along.
+
+    Returns
+    -------
+    numpy.ndarray
+        The z-scores, same shape as ``values``; 0 where the spread is below float noise.
+
+    Examples
+    --------
     >>> zscores([[1.0], [3.0]]).ravel().tolist()
     [-1.0, 1.0]
     """
@@ -130,7 +215,23 @@ def zscores(values, axis: int = -2) -> np.ndarray:
 
 
 def above_average_everywhere(z) -> np.ndarray:
-    """True where a pick's z-score is > 0 on every test measure (last axis)."""
+    r"""True where a pick's z-score is > 0 on every test measure (last axis).
+
+    Parameters
+    ----------
+    z : array_like (..., n_test_measures)
+        z-scores from :func:`zscores`.
+
+    Returns
+    -------
+    numpy.ndarray of bool (...)
+        :math:`\forall m: z_m > 0`.
+
+    Examples
+    --------
+    >>> above_average_everywhere([[0.5, 1.0], [0.5, 0.0]]).tolist()
+    [True, False]
+    """
     return (np.asarray(z) > 0).all(axis=-1)
 
 
@@ -139,6 +240,21 @@ def unique_variants(scores) -> np.ndarray:
 
     Post-processing often leaves a list unchanged (e.g. NMS that suppresses nothing);
     such duplicates are one system, not several.
+
+    Parameters
+    ----------
+    scores : array_like (n_variants, ...)
+        Per-variant scores (e.g. (n_variants, n_measures, n_queries)).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Indices of the distinct variants, in family order.
+
+    Examples
+    --------
+    >>> unique_variants([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).tolist()
+    [0, 2]
     """
     s = np.ascontiguousarray(np.asarray(scores))
     seen, keep = set(), []
@@ -155,21 +271,57 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
                          n_tie_draws: int = 1) -> dict:
     """Run the Fig. 8 protocol over ``n_splits`` video-grouped splits.
 
-    ``scores``: (n_variants, n_measures, n_queries) per-query scores named by
-    ``measures``. ``val_measures`` defaults to all measures; ``test_measures`` to
-    every R@K,θ except R@10,0.3 (the paper drops one saturated R@ from the 9, leaving
-    8 test measures).
+    Parameters
+    ----------
+    scores : array_like (n_variants, n_measures, n_queries)
+        Per-query scores named by ``measures``.
+    videos : sequence (n_queries,)
+        Each query's video id (splits are by video).
+    measures : sequence of str
+        The measures' names, in ``scores``' order.
+    val_measures : sequence of str, optional
+        The validation measures; default all measures.
+    test_measures : sequence of str, optional
+        The test measures; default every R@K,θ except R@10,0.3 (the paper drops one
+        saturated R@ from the 9, leaving 8 test measures).
+    n_splits : int
+        Random splits.
+    seed : int
+        Seed of the splits (and of the tie draws, on their own stream).
+    fraction : float
+        Share of the videos sent to validation.
+    ties : {"first", "random"}
+        ``"first"``: first variant in family order; ``"random"``: uniform among the tied
+        variants, ``n_tie_draws`` independent draws.
+    n_tie_draws : int
+        Tie draws per split with ``ties="random"``.
 
-    ``ties``: ``"first"`` (first variant in family order) or ``"random"`` (uniform
-    among the tied variants, ``n_tie_draws`` independent draws seeded from ``seed``).
+    Returns
+    -------
+    dict
+        ``picks`` (draws·splits, val), ``test_scores`` (draws·splits, val, test) of the picks,
+        ``z`` (draws·splits, val, test), ``above`` (draws·splits, val), ``above_by_split``
+        (splits, val: share of tie draws above average everywhere), ``tied`` (share of
+        (split, validation measure) cases whose maximum is shared by several variants) and
+        ``rate`` {validation measure: share of splits (and draws) where its pick is above
+        average on every test measure}, plus ``val_measures``, ``test_measures``,
+        ``val_mask``, ``val_means``, ``test_means``, ``ties``, ``n_tie_draws``. With one
+        draw the first axis is the splits.
 
-    Returns a dict of arrays: ``picks`` (draws·splits, val), ``test_scores`` (draws·splits,
-    val, test) of the picks, ``z`` (draws·splits, val, test), ``above`` (draws·splits,
-    val), ``above_by_split`` (splits, val: share of tie draws above average
-    everywhere), ``tied`` (share of (split, validation measure) cases whose maximum is
-    shared by several variants) and ``rate`` {validation measure: share of splits
-    (and draws) where its pick is above average on every test measure}, plus
-    ``val_measures``, ``test_measures``. With one draw the first axis is the splits.
+    Raises
+    ------
+    ValueError
+        For an unknown ``ties`` rule.
+    KeyError
+        For validation or test measures not in ``measures``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.random((3, 2, 8))  # 3 variants, 2 measures, 8 queries
+    >>> out = selection_experiment(s, list("aabbccdd"), ["AxIoU@1", "R@1,0.5"], n_splits=4)
+    >>> out["picks"].shape, out["z"].shape, sorted(out["rate"])
+    ((4, 2), (4, 2, 1), ['AxIoU@1', 'R@1,0.5'])
     """
     if ties not in TIES:
         raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
@@ -206,23 +358,43 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
 def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@10") -> dict:
     """What the validation measures picked in :func:`selection_experiment`, as values for the prose.
 
-    ``out``: the experiment's dict; ``table``: the variants' DataFrame (columns
-    ``variant`` and ``depth``, rows in score order, e.g. from
-    :func:`fireeval.vmr.variants.family_scores`); a pick is *truncated* when its depth is
-    below ``max_depth``; blind priors are the variants whose name starts with
-    "blind prior". ``paper_measure`` is the measure the paper found best (AxIoU@10).
+    Parameters
+    ----------
+    out : dict
+        The experiment's dict.
+    table : pandas.DataFrame
+        The variants (columns ``variant`` and ``depth``, rows in score order, e.g. from
+        :func:`fireeval.vmr.variants.family_scores`); a pick is *truncated* when its depth is
+        below ``max_depth``; blind priors are the variants whose name starts with "blind prior".
+    max_depth : int
+        The full list depth.
+    paper_measure : str
+        The measure the paper found best (AxIoU@10).
 
-    Returns a dict: ``rate`` (Series: share of splits above average everywhere, per
-    validation measure), ``best_measure``/``best_rate`` (highest rate, first on ties),
-    ``axiou10_rate`` (the paper measure's rate, NaN if absent), ``n_nonzero`` and
-    ``nonzero_list`` ("M (0.42), …" by decreasing rate, or "none"), ``top_pick`` and
-    ``top_share`` (Series: each measure's most frequent pick and its share of splits),
-    ``n_prior_picks``/``prior_pickers`` and ``truncated_pickers`` (measures whose most
-    frequent pick is a blind prior / a truncated list; "none" when empty),
-    ``none_rate`` (share of splits where no pick is above average everywhere),
-    ``only_ax10_rate`` (the paper's outcome: the paper measure and no other),
-    ``paper_cmp`` (a sentence comparing with the paper), ``ax10_pick`` and
-    ``ax10_pick_share``.
+    Returns
+    -------
+    dict
+        ``rate`` (Series: share of splits above average everywhere, per validation
+        measure), ``best_measure``/``best_rate`` (highest rate, first on ties),
+        ``axiou10_rate`` (the paper measure's rate, NaN if absent), ``n_nonzero`` and
+        ``nonzero_list`` ("M (0.42), …" by decreasing rate, or "none"), ``top_pick`` and
+        ``top_share`` (Series: each measure's most frequent pick and its share of splits),
+        ``n_prior_picks``/``prior_pickers`` and ``truncated_pickers`` (measures whose most
+        frequent pick is a blind prior / a truncated list; "none" when empty),
+        ``none_rate`` (share of splits where no pick is above average everywhere),
+        ``only_ax10_rate`` (the paper's outcome: the paper measure and no other),
+        ``paper_cmp`` (a sentence comparing with the paper), ``ax10_pick`` and
+        ``ax10_pick_share``.
+
+    Examples
+    --------
+    >>> s = np.array([[[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]],
+    ...               [[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]]])
+    >>> out = selection_experiment(s, list("aabb"), ["AxIoU@10", "R@1,0.5"], n_splits=2)
+    >>> table = pd.DataFrame({"variant": ["full", "blind prior"], "depth": [10, 10]})
+    >>> summary = pick_summary(out, table, max_depth=10)
+    >>> summary["best_measure"], summary["prior_pickers"]
+    ('R@1,0.5', 'AxIoU@10')
     """
     val_measures = list(out["val_measures"])
     rate = pd.Series(out["rate"])
@@ -254,17 +426,36 @@ def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@1
 
 
 def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
-    """Per family, the per-split shares the claims need
-    (:func:`fireeval.book.chapters.axiou_model_selection.selection_claims`).
+    """Per family, the per-split shares the claims need.
 
-    ``runs``: ``{family: selection_experiment(...)}``. Returns ``{family: {"above": (n_splits,)
-    share of tie draws in which ``paper_measure``'s pick is above average everywhere,
-    "best_other": (n_splits,) the same for the other validation measure with the highest
-    overall rate, "best_other_measure": its name, "only": (n_splits,) share of tie draws in which
-    ``paper_measure``'s pick and no other measure's is above average everywhere -- the
-    paper's single-split outcome, "any": the same for *some* measure's pick (the claims'
-    power: where it is 0 in every split, no measure can pass), "best" / "best_measure":
-    the measure with the highest rate and its per-split shares, "runner_up": the next one's}}``.
+    The claims are built by :func:`fireeval.book.chapters.axiou_model_selection.selection_claims`.
+
+    Parameters
+    ----------
+    runs : dict
+        ``{family: selection_experiment(...)}``.
+    paper_measure : str
+        The measure the paper found best; must be a validation measure of every run.
+
+    Returns
+    -------
+    dict
+        ``{family: {"above": (n_splits,) share of tie draws in which ``paper_measure``'s
+        pick is above average everywhere, "best_other": (n_splits,) the same for the other
+        validation measure with the highest overall rate, "best_other_measure": its name,
+        "only": (n_splits,) share of tie draws in which ``paper_measure``'s pick and no other
+        measure's is above average everywhere -- the paper's single-split outcome, "any":
+        the same for *some* measure's pick (the claims' power: where it is 0 in every
+        split, no measure can pass), "best" / "best_measure": the measure with the highest
+        rate and its per-split shares, "runner_up": the next one's}}``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> out = selection_experiment(rng.random((3, 2, 8)), list("aabbccdd"), ["AxIoU@10", "R@1,0.5"], n_splits=4)
+    >>> inputs = family_claim_inputs({"nms": out})
+    >>> inputs["nms"]["above"].shape, inputs["nms"]["best_other_measure"]
+    ((4,), 'R@1,0.5')
     """
     out = {}
     for fam, r in runs.items():
