@@ -37,8 +37,20 @@ DEFAULT_NMS_THRESHOLDS = tuple(np.round(np.linspace(0.05, 1.0, 20), 2).tolist())
 
 
 def nms_thresholds(n: int) -> tuple:
-    """``n`` NMS thresholds evenly spaced from 0.05 to 1.0 (rounded to 3 decimals); ``(1.0,)`` when n <= 1.
+    """``n`` NMS thresholds evenly spaced from 0.05 to 1.0 (rounded to 3 decimals).
 
+    Parameters
+    ----------
+    n : int
+        How many thresholds; ``n <= 1`` gives ``(1.0,)`` (no NMS).
+
+    Returns
+    -------
+    tuple of float
+        The thresholds, increasing.
+
+    Examples
+    --------
     >>> nms_thresholds(3), nms_thresholds(1)
     ((0.05, 0.525, 1.0), (1.0,))
     """
@@ -46,11 +58,30 @@ def nms_thresholds(n: int) -> tuple:
 
 
 def nms_variants(moments, thresholds=DEFAULT_NMS_THRESHOLDS) -> np.ndarray:
-    """Temporal NMS of every list at every threshold: (n_thresholds, n_queries, N, 2), NaN-padded.
+    """Temporal NMS of every list at every threshold.
 
     A moment is dropped when its IoU with a kept higher-ranked moment exceeds the
     threshold; survivors keep their rank order and move to the front.
 
+    Parameters
+    ----------
+    moments : array_like (n_queries, N, 2)
+        Ranked lists in seconds, NaN-padded.
+    thresholds : sequence of float
+        IoU thresholds (1.0 leaves a list unchanged).
+
+    Returns
+    -------
+    numpy.ndarray (n_thresholds, n_queries, N, 2)
+        The lists after NMS, NaN-padded.
+
+    Raises
+    ------
+    ValueError
+        When ``moments`` is not (n_queries, N, 2).
+
+    Examples
+    --------
     >>> m = np.array([[[0, 10], [1, 10], [20, 30]]], dtype=float)
     >>> nms_variants(m, [0.5, 1.0])[:, 0, :, 0].tolist()
     [[0.0, 20.0, nan], [0.0, 1.0, 20.0]]
@@ -63,11 +94,33 @@ def nms_variants(moments, thresholds=DEFAULT_NMS_THRESHOLDS) -> np.ndarray:
 
 
 def rescale(moments, factor: float, durations=None) -> np.ndarray:
-    """Multiply each moment's width by ``factor`` about its centre; clip to [0, duration].
+    r"""Multiply each moment's width by ``factor`` about its centre; clip to [0, duration].
 
-    ``moments``: (..., n_queries, N, 2); ``durations``: (n_queries,). Factor 1 returns
-    the moments unchanged (no clipping), so the original list is one of the variants.
+    With centre :math:`c = (t_0 + t_1)/2`, the moment becomes
+    :math:`[c + f(t_0 - c),\ c + f(t_1 - c)]`, clipped. Factor 1 returns the moments unchanged
+    (no clipping), so the original list is one of the variants.
 
+    Parameters
+    ----------
+    moments : array_like (..., n_queries, N, 2)
+        Moments in seconds.
+    factor : float
+        Width factor :math:`f` (> 0).
+    durations : array_like (n_queries,), optional
+        Video durations to clip to; None clips at 0 only.
+
+    Returns
+    -------
+    numpy.ndarray
+        The rescaled moments, same shape.
+
+    Raises
+    ------
+    ValueError
+        When ``factor`` is not positive.
+
+    Examples
+    --------
     >>> rescale([[[2.0, 6.0]]], 1.5, [10.0]).tolist()
     [[[1.0, 7.0]]]
     """
@@ -86,6 +139,20 @@ def rescale(moments, factor: float, durations=None) -> np.ndarray:
 def truncate_iou(iou, depth: int) -> np.ndarray:
     """IoU with every moment below rank ``depth`` removed (IoU 0, as a missing moment).
 
+    Parameters
+    ----------
+    iou : array_like (..., N)
+        Each ranked moment's IoU with the ground truth.
+    depth : int
+        How many top-ranked moments to keep.
+
+    Returns
+    -------
+    numpy.ndarray (..., N)
+        The IoU, 0 from rank ``depth`` on.
+
+    Examples
+    --------
     >>> truncate_iou([[0.2, 0.9, 0.4]], 2).tolist()
     [[0.2, 0.9, 0.0]]
     """
@@ -101,21 +168,53 @@ def family_scores(lists: dict, gt, durations, nms_bases=(), nms_thresholds=DEFAU
 
     Parameters
     ----------
-    lists : {name: (n_queries, N, 2)} real ranked lists (seconds, NaN-padded).
-    gt : (n_queries, 2) ground truth; durations : (n_queries,) video lengths.
-    nms_bases : names in ``lists`` that get NMS at every threshold (lists produced
-        without NMS); the others are used as they are.
-    scales, depths : boundary rescaling factors and truncation depths applied to every
-        list (real or NMS'd).
-    prior : (train_start, train_length) normalised training moments, or None for no
+    lists : dict of str to array_like (n_queries, N, 2)
+        Real ranked lists (seconds, NaN-padded).
+    gt : array_like (n_queries, 2)
+        Ground truth in seconds.
+    durations : array_like (n_queries,)
+        Video lengths in seconds.
+    nms_bases : sequence of str
+        Names in ``lists`` that get NMS at every threshold (lists produced without NMS);
+        the others are used as they are.
+    nms_thresholds : sequence of float
+        The NMS thresholds of :func:`nms_variants`.
+    scales, depths : sequence of float, sequence of int
+        Boundary rescaling factors and truncation depths applied to every list (real or NMS'd).
+    prior : tuple of array_like, optional
+        ``(train_start, train_length)`` normalised training moments, or None for no
         blind-prior variants; each (bandwidth, prior NMS) pair gives one variant,
         scored unscaled at full depth.
+    bandwidths, prior_nms : sequence of float
+        The blind priors' kernel bandwidths and NMS thresholds.
+    k : int
+        List depth (lists are cut or NaN-padded to ``k``).
+    ks, thetas : sequence
+        The measures' depths K and IoU thresholds θ.
+    strict : bool
+        Passed to :func:`fireeval.core.moments.score_all` (IoU > θ instead of ≥ θ).
 
     Returns
     -------
-    table : DataFrame, one row per variant (variant, base, nms, scale, depth, bandwidth).
-    scores : float32 array (n_variants, n_measures, n_queries), measures in
-        :func:`fireeval.core.moments.measure_names` order.
+    table : pandas.DataFrame
+        One row per variant (variant, base, nms, scale, depth, bandwidth).
+    scores : numpy.ndarray of float32 (n_variants, n_measures, n_queries)
+        Measures in :func:`fireeval.core.moments.measure_names` order.
+
+    Raises
+    ------
+    KeyError
+        When an NMS base is not among the lists.
+    ValueError
+        When a list is not aligned to the ground truth.
+
+    Examples
+    --------
+    >>> lists = {"sys": [[[0.0, 5.0], [4.0, 9.0]], [[1.0, 3.0], [2.0, 8.0]]]}
+    >>> table, scores = family_scores(lists, [[0.0, 5.0], [2.0, 8.0]], [10.0, 10.0],
+    ...                               scales=(1.0,), depths=(1, 2), k=2, ks=(1,), thetas=(0.5,))
+    >>> table["variant"].tolist(), scores.shape
+    (['sys | scale=1 | depth=1', 'sys | scale=1 | depth=2'], (2, 2, 2))
     """
     gt = np.asarray(gt, dtype=float)
     durations = np.asarray(durations, dtype=float)
@@ -180,10 +279,35 @@ def distinct_family_scores(lists: dict, gt, durations, **kwargs):
 
     Post-processing often leaves a list unchanged (NMS that suppresses nothing, a depth
     beyond what NMS left); such variants are one system, not several
-    (:func:`fireeval.vmr.selection.unique_variants`, first variant kept). ``kwargs`` go to
-    :func:`family_scores`. Returns ``(table, scores, n_built)``: the distinct variants'
-    table (re-indexed from 0) and scores, and how many variants were built before
-    dropping duplicates.
+    (:func:`fireeval.vmr.selection.unique_variants`, first variant kept).
+
+    Parameters
+    ----------
+    lists : dict of str to array_like (n_queries, N, 2)
+        Real ranked lists (seconds, NaN-padded).
+    gt : array_like (n_queries, 2)
+        Ground truth in seconds.
+    durations : array_like (n_queries,)
+        Video lengths in seconds.
+    **kwargs
+        Passed to :func:`family_scores`.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        The distinct variants (re-indexed from 0).
+    scores : numpy.ndarray (n_distinct, n_measures, n_queries)
+        Their per-query scores.
+    n_built : int
+        How many variants were built before dropping duplicates.
+
+    Examples
+    --------
+    >>> lists = {"sys": [[[0.0, 5.0]], [[1.0, 3.0]]]}
+    >>> table, scores, n_built = distinct_family_scores(lists, [[0.0, 5.0], [2.0, 8.0]], [10.0, 10.0],
+    ...                                                 scales=(1.0,), depths=(1, 2), k=1, ks=(1,), thetas=(0.5,))
+    >>> len(table), n_built
+    (1, 2)
     """
     from fireeval.vmr.selection import unique_variants
 
@@ -209,7 +333,40 @@ def build_family(kind: str, lists: dict, gt, durations, nms_bases=(), nms_thresh
     drops truncation (depth ``k`` only) and the blind priors; ``single_base`` keeps only
     ``single_base`` (default: the first of ``nms_bases``), re-NMSed at every threshold
     and rescaled, at depth ``k`` -- the nearest thing to the paper's hyper-parameter
-    grid of one model that released lists allow. Returns ``(table, scores, n_built)``.
+    grid of one model that released lists allow.
+
+    Parameters
+    ----------
+    kind : {"full", "nondegenerate", "single_base"}
+        The family.
+    lists, gt, durations, nms_bases, nms_thresholds, scales, depths, prior, bandwidths, prior_nms, k, strict
+        As in :func:`family_scores`.
+    single_base : str, optional
+        The base list of the ``single_base`` family.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        The distinct variants.
+    scores : numpy.ndarray (n_distinct, n_measures, n_queries)
+        Their per-query scores on the 12 measures.
+    n_built : int
+        Variants built before dropping duplicates.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``.
+    KeyError
+        When ``single_base`` is not among the lists.
+
+    Examples
+    --------
+    >>> lists = {"a": [[[0.0, 5.0], [4.0, 9.0]], [[1.0, 3.0], [2.0, 8.0]]]}
+    >>> table, scores, n_built = build_family("single_base", lists, [[0.0, 5.0], [2.0, 8.0]], [10.0, 10.0],
+    ...                                       nms_thresholds=(0.5, 1.0), scales=(1.0,), k=2)
+    >>> table["variant"].tolist(), scores.shape[1:], n_built
+    (['a | nms=0.5 | scale=1 | depth=2'], (12, 2), 2)
     """
     if kind not in VARIANT_FAMILIES:
         raise ValueError(f"family must be one of {', '.join(VARIANT_FAMILIES)}, got {kind!r}")
