@@ -36,6 +36,26 @@ DEFAULT_GRID = tuple(np.round(np.arange(0, 1.01, 0.1), 2))
 
 
 class Counterexample(NamedTuple):
+    """A pair of IoU lists on which a measure breaks an axiom (from :func:`find_counterexample`).
+
+    Parameters
+    ----------
+    axiom : str
+        ``"INV"`` or ``"MON"``.
+    a, b : tuple of float
+        The IoU lists of systems A and B; they differ only at ``position``.
+    position : int
+        The 1-based rank at which ``b`` differs from ``a``.
+    score_a, score_b : float
+        The measure's scores of A and B.
+
+    Examples
+    --------
+    >>> ce = Counterexample("MON", (0.0,), (0.1,), 1, 0.0, 0.0)
+    >>> ce.axiom, ce.score_b > ce.score_a
+    ('MON', False)
+    """
+
     axiom: str
     a: tuple
     b: tuple
@@ -51,13 +71,28 @@ def _best_before(a, position):
 
 
 def axiom_of(a, b):
-    """Which axiom governs the pair: ``("INV" | "MON", position)`` or ``(None, None)``.
+    r"""Which axiom governs the pair.
 
-    ``a`` and ``b`` are equal-length IoU lists; the pair is governed by an axiom only
-    when they differ at exactly one position and B is better there.
+    The pair is governed by an axiom only when ``a`` and ``b`` differ at exactly one
+    position k and B is better there (:math:`b_k > a_k`); with :math:`\text{best} = \max_{i<k} a_i`
+    it is INV-k when :math:`b_k < \text{best}` and MON-k when :math:`b_k > \text{best}`.
 
+    Parameters
+    ----------
+    a, b : array_like (L,)
+        Equal-length IoU lists of systems A and B.
+
+    Returns
+    -------
+    tuple
+        ``("INV" | "MON", position)`` with a 1-based position, or ``(None, None)``.
+
+    Examples
+    --------
     >>> axiom_of([0.6, 0.1], [0.6, 0.3]), axiom_of([0.1, 0.2], [0.1, 0.5])
     (('INV', 2), ('MON', 2))
+    >>> axiom_of([0.5, 0.1], [0.5, 0.5])
+    (None, None)
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -72,7 +107,32 @@ def axiom_of(a, b):
 
 
 def violates(measure, a, b, atol: float = 1e-12) -> bool:
-    """True when the pair (a, b) is governed by an axiom and ``measure`` breaks it."""
+    r"""True when the pair (a, b) is governed by an axiom and ``measure`` breaks it.
+
+    INV-k is broken when :math:`|m(b) - m(a)| > \text{atol}`, MON-k when
+    :math:`m(b) \le m(a) + \text{atol}`.
+
+    Parameters
+    ----------
+    measure : callable
+        ``iou (n, L) -> (n,)`` scores (e.g. :func:`fireeval.core.moments.measure_function`).
+    a, b : array_like (L,)
+        IoU lists of systems A and B.
+    atol : float
+        Score differences up to ``atol`` count as equal.
+
+    Returns
+    -------
+    bool
+        False as well when no axiom governs the pair.
+
+    Examples
+    --------
+    >>> from fireeval.core.moments import measure_function
+    >>> r = measure_function("R@1,0.5")
+    >>> violates(r, [0.0], [0.1]), violates(r, [0.0], [0.6])
+    (True, False)
+    """
     axiom, _ = axiom_of(a, b)
     if axiom is None:
         return False
@@ -83,10 +143,40 @@ def violates(measure, a, b, atol: float = 1e-12) -> bool:
 def find_counterexample(measure, axiom: str, k_max: int, grid=DEFAULT_GRID, atol: float = 1e-12):
     """Smallest pair (a, b) of IoU lists on ``grid`` on which ``measure`` breaks ``axiom``.
 
-    Searches lists of length 1, 2, ..., ``k_max`` (use the measure's K); within a
-    length, the first violation in order of fewest non-zero IoUs, then smallest total
-    IoU. Returns a :class:`Counterexample`, or None when the measure satisfies the
-    axiom on the whole grid. Vectorised: every candidate of one length is scored in one call.
+    Searches lists of length 1, 2, ..., ``k_max``; within a length, the first violation
+    in order of fewest non-zero IoUs, then smallest total IoU. Vectorised: every
+    candidate of one length is scored in one call.
+
+    Parameters
+    ----------
+    measure : callable
+        ``iou (n, L) -> (n,)`` scores.
+    axiom : {"INV", "MON"}
+        The axiom to test.
+    k_max : int
+        Longest list searched (use the measure's K).
+    grid : sequence of float
+        The IoU values a list may take.
+    atol : float
+        Score differences up to ``atol`` count as equal.
+
+    Returns
+    -------
+    Counterexample or None
+        None when the measure satisfies the axiom on the whole grid.
+
+    Raises
+    ------
+    ValueError
+        For an unknown axiom.
+
+    Examples
+    --------
+    >>> from fireeval.core.moments import measure_function
+    >>> find_counterexample(measure_function("R@1,0.5"), "MON", k_max=1)
+    Counterexample(axiom='MON', a=(0.0,), b=(0.1,), position=1, score_a=0.0, score_b=0.0)
+    >>> find_counterexample(measure_function("AxIoU@2"), "INV", k_max=2) is None
+    True
     """
     if axiom not in ("INV", "MON"):
         raise ValueError(f"axiom must be 'INV' or 'MON', got {axiom!r}")
@@ -127,6 +217,27 @@ def claims_table(claims=PAPER_CLAIMS, grid=DEFAULT_GRID, strict: bool = False):
 
     Each measure is searched over lists up to its cutoff K on ``grid``; ``found``
     is False when no counterexample exists there (consistent with the axiom holding).
+
+    Parameters
+    ----------
+    claims : sequence of (str, str, bool)
+        ``(measure, axiom, the paper says it holds)``, as :data:`PAPER_CLAIMS`.
+    grid : sequence of float
+        The IoU values searched.
+    strict : bool
+        Passed to :func:`fireeval.core.moments.measure_function` (IoU > θ instead of ≥ θ).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns measure, axiom, "paper: satisfied", found, "A's IoUs", "B's IoUs",
+        "changed rank", "score A", "score B".
+
+    Examples
+    --------
+    >>> t = claims_table([("R@1,0.5", "MON", False), ("AxIoU@1", "MON", True)])
+    >>> t[["measure", "paper: satisfied", "found"]].values.tolist()
+    [['R@1,0.5', False, True], ['AxIoU@1', True, False]]
     """
     import pandas as pd
 

@@ -19,11 +19,35 @@ __all__ = ["bootstrap_tau_matrix", "jackknife_tau_matrix", "leave_one_system_out
 
 
 def bootstrap_tau_matrix(per_query, n_boot: int = 1000, seed=0) -> tuple[np.ndarray, np.ndarray]:
-    """Kendall τ-b between every two measures' system rankings, and on bootstrap resamples of the queries.
+    r"""Kendall τ-b between every two measures' system rankings, and on bootstrap resamples of the queries.
 
-    ``per_query``: (n_measures, n_systems, n_queries). Returns ``(tau (M, M), samples
-    (n_boot, M, M))``; each resample re-ranks the systems by their mean over the same
-    resampled queries for every measure (paired).
+    Each resample re-ranks the systems by their mean over the same resampled queries for
+    every measure (paired): with :math:`\bar x_{m,s}` measure m's mean for system s,
+    :math:`T_{a,b} = \tau_b\big((\bar x_{a,s})_s, (\bar x_{b,s})_s\big)`.
+
+    Parameters
+    ----------
+    per_query : array_like (n_measures, n_systems, n_queries)
+        Each measure's per-query scores of each system.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    tau : numpy.ndarray (M, M)
+        τ-b on all queries, ones on the diagonal.
+    samples : numpy.ndarray (n_boot, M, M)
+        τ-b on each resample.
+
+    Examples
+    --------
+    >>> pq = np.array([[[0.1, 0.2, 0.3], [0.5, 0.6, 0.7], [0.9, 0.8, 1.0]],
+    ...                [[0.3, 0.1, 0.2], [0.2, 0.3, 0.4], [0.8, 0.9, 0.7]]])  # 2 measures, 3 systems
+    >>> tau, samples = bootstrap_tau_matrix(pq, n_boot=5)
+    >>> tau.tolist(), samples.shape
+    ([[1.0, 1.0], [1.0, 1.0]], (5, 2, 2))
     """
     from fireeval.stats.agreement import kendall_tau_batch
     from fireeval.stats.resampling import bootstrap_indices
@@ -44,10 +68,25 @@ def bootstrap_tau_matrix(per_query, n_boot: int = 1000, seed=0) -> tuple[np.ndar
 def agreement_blocks(measures) -> dict:
     """The pairs of measures each §6.2 claim is about, and the degenerate K = 1 block.
 
-    ``axiou_vs_r``: AxIoU@K against every R@K,θ; ``axiou_vs_axiou``: AxIoU@K among
-    themselves; ``r_vs_r``: R@K,θ among themselves; ``k1_vs_deeper``: pairs with exactly
-    one K = 1 measure -- where two systems with identical top-1 moments tie on one side
-    only, so τ-b cannot reach 1.
+    Parameters
+    ----------
+    measures : sequence of str
+        Measure names (``AxIoU@K`` and ``R@K,θ``).
+
+    Returns
+    -------
+    dict of str to list of (int, int)
+        Index pairs (i < j): ``axiou_vs_r`` AxIoU@K against every R@K,θ;
+        ``axiou_vs_r_same_k`` the same at equal K; ``axiou_vs_axiou`` AxIoU@K among
+        themselves; ``r_vs_r`` R@K,θ among themselves; ``k1_vs_deeper`` pairs with exactly
+        one K = 1 measure -- where two systems with identical top-1 moments tie on one side
+        only, so τ-b cannot reach 1.
+
+    Examples
+    --------
+    >>> b = agreement_blocks(["AxIoU@1", "AxIoU@5", "R@1,0.5", "R@5,0.5"])
+    >>> b["axiou_vs_r_same_k"], b["k1_vs_deeper"]
+    ([(0, 2), (1, 3)], [(0, 1), (0, 3), (1, 2), (2, 3)])
     """
     measures = list(measures)
     is_ax = [m.startswith("AxIoU") for m in measures]
@@ -62,7 +101,32 @@ def agreement_blocks(measures) -> dict:
 
 
 def agreement_summary(tau_point, tau_samples, measures) -> pd.DataFrame:
-    """min and median τ per block, with and without the K = 1 vs deeper pairs, 95 % bootstrap intervals."""
+    """min and median τ per block, with and without the K = 1 vs deeper pairs, 95 % bootstrap intervals.
+
+    Parameters
+    ----------
+    tau_point : numpy.ndarray (M, M)
+        τ-b matrix (e.g. from :func:`bootstrap_tau_matrix`).
+    tau_samples : numpy.ndarray (n_boot, M, M)
+        Its bootstrap samples.
+    measures : sequence of str
+        The measures' names, in the matrices' order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (block of :func:`agreement_blocks`, pair subset, statistic): columns block,
+        pairs, "n pairs", statistic, "τ-b" and "95% interval" (percentile bootstrap).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> pq = rng.random((3, 4, 10))
+    >>> tau, samples = bootstrap_tau_matrix(pq, n_boot=50)
+    >>> s = agreement_summary(tau, samples, ["AxIoU@5", "R@5,0.5", "R@5,0.7"])
+    >>> s[["block", "pairs", "statistic"]].values.tolist()[:2]
+    [['axiou_vs_r', 'all pairs', 'min'], ['axiou_vs_r', 'all pairs', 'median']]
+    """
     blocks = agreement_blocks(measures)
     k1 = set(blocks["k1_vs_deeper"])
     rows = []
@@ -81,7 +145,29 @@ def agreement_summary(tau_point, tau_samples, measures) -> pd.DataFrame:
 
 
 def jackknife_tau_matrix(per_query) -> np.ndarray:
-    """Leave-one-query-out τ-b matrices: (n_queries, M, M), the jackknife beside :func:`bootstrap_tau_matrix`."""
+    r"""Leave-one-query-out τ-b matrices, the jackknife beside :func:`bootstrap_tau_matrix`.
+
+    Row q ranks the systems by their mean over every query but q:
+    :math:`\bar x^{(-q)}_{m,s} = (\sum_{q'} x_{m,s,q'} - x_{m,s,q}) / (n - 1)`.
+
+    Parameters
+    ----------
+    per_query : array_like (n_measures, n_systems, n_queries)
+        Each measure's per-query scores of each system.
+
+    Returns
+    -------
+    numpy.ndarray (n_queries, M, M)
+        τ-b matrices, ones on the diagonal.
+
+    Examples
+    --------
+    >>> pq = np.array([[[0.1, 0.2, 0.3], [0.5, 0.6, 0.7], [0.9, 0.8, 1.0]],
+    ...                [[0.3, 0.1, 0.2], [0.2, 0.3, 0.4], [0.8, 0.9, 0.7]]])
+    >>> jk = jackknife_tau_matrix(pq)
+    >>> jk.shape, jk[:, 0, 1].round(3).tolist()
+    ((3, 2, 2), [1.0, 1.0, 1.0])
+    """
     from fireeval.stats.agreement import kendall_tau_batch
 
     pq = np.asarray(per_query, dtype=float)
