@@ -33,11 +33,34 @@ TIES = ("random", "first")
 
 
 def video_splits(videos, n_splits: int = 100, seed=0, fraction: float = 0.5) -> np.ndarray:
-    """Validation masks: (n_splits, n_queries) boolean, True = validation.
+    """Validation masks, True = validation.
 
     Each split sends a random ``round(fraction · n_videos)`` of the distinct videos
     to validation; a query follows its video.
 
+    Parameters
+    ----------
+    videos : sequence (n_queries,)
+        Each query's video id (no missing values).
+    n_splits : int
+        Random splits.
+    seed : int
+        Seed of the splits.
+    fraction : float
+        Share of the videos sent to validation; both sides must be non-empty.
+
+    Returns
+    -------
+    numpy.ndarray of bool (n_splits, n_queries)
+        True where the query is on the validation side.
+
+    Raises
+    ------
+    ValueError
+        For a missing video id, or a fraction that leaves one side empty.
+
+    Examples
+    --------
     >>> m = video_splits(["a", "a", "b", "c"], n_splits=3, seed=0)
     >>> bool((m[:, 0] == m[:, 1]).all()), m.shape
     (True, (3, 4))

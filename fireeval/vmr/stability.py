@@ -20,13 +20,33 @@ AUTHOR_SIZES = tuple(range(100, 3720, 100))
 
 
 def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, chunk: int = 16) -> np.ndarray:
-    """τ-b between each measure's ranking on a random n-query subset and on all queries: (measures, sizes, trials).
+    r"""τ-b between each measure's ranking on a random n-query subset and on all queries.
 
-    ``per_query``: (measures, systems, queries). One permutation per trial; its first n
-    queries are the subset for size n. NaN where the subset ties every system. The
+    One permutation per trial; its first n queries are the subset for size n. The
     subset sums are block sums of the permuted scores accumulated over the sizes, so
     nothing is re-scored or summed twice.
 
+    Parameters
+    ----------
+    per_query : array_like (n_measures, n_systems, n_queries)
+        Each measure's per-query scores of each system.
+    sizes : sequence of int
+        Subset sizes; sizes outside 1..n_queries are dropped.
+    n_trials : int
+        Random permutations (trials).
+    seed : int
+        Seed of the permutations.
+    chunk : int
+        Trials processed at once (memory, not results).
+
+    Returns
+    -------
+    numpy.ndarray (n_measures, n_sizes, n_trials)
+        :math:`\tau_b(\bar x^{\text{subset}}, \bar x^{\text{all}})` per measure, size and trial;
+        NaN where the subset ties every system.
+
+    Examples
+    --------
     >>> pq = np.array([[[0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]]])  # 1 measure, 2 systems, 4 queries
     >>> subset_vs_full(pq, sizes=[4], n_trials=2)[0, 0].tolist()
     [1.0, 1.0]
@@ -53,7 +73,23 @@ def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, 
 
 
 def same_k_pairs(measures) -> list[tuple[int, int]]:
-    """(AxIoU@K, R@K,θ) index pairs at the same K."""
+    """(AxIoU@K, R@K,θ) index pairs at the same K.
+
+    Parameters
+    ----------
+    measures : sequence of str
+        Measure names.
+
+    Returns
+    -------
+    list of (int, int)
+        ``(index of AxIoU@K, index of R@K,θ)`` for every R@K,θ whose AxIoU@K is present.
+
+    Examples
+    --------
+    >>> same_k_pairs(["AxIoU@1", "R@1,0.5", "R@1,0.7", "R@5,0.5"])
+    [(0, 1), (0, 2)]
+    """
     measures = list(measures)
     out = []
     for j, m in enumerate(measures):
@@ -66,12 +102,28 @@ def same_k_pairs(measures) -> list[tuple[int, int]]:
 
 
 def win_shares(mean_tau, pairs) -> dict:
-    """Share of (pair, size) comparisons AxIoU@K wins, three tie rules: ``>=``, ``>`` and ties left out.
+    r"""Share of (pair, size) comparisons AxIoU@K wins, three tie rules: ``>=``, ``>`` and ties left out.
 
-    ``mean_tau``: (measures, sizes, ...) mean τ per size (trailing axes: replicates).
-    Returns ``{">=": share, ">": share, "ties excluded": share, "ties": share of ties}``,
-    each of shape ``mean_tau.shape[2:]``.
+    With :math:`a, b` the two measures' mean τ over the P pairs and S sizes,
+    :math:`\text{share}_{\ge} = \frac{1}{PS}\sum [a \ge b]`, :math:`\text{share}_{>}` likewise, ties
+    :math:`= \text{share}_{\ge} - \text{share}_{>}` and "ties excluded"
+    :math:`= \text{share}_{>} / (1 - \text{ties})` (NaN when every comparison ties).
 
+    Parameters
+    ----------
+    mean_tau : array_like (n_measures, n_sizes, ...)
+        Mean τ per measure and size (trailing axes: replicates).
+    pairs : sequence of (int, int)
+        (AxIoU@K, R@K,θ) index pairs, e.g. from :func:`same_k_pairs`.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``{">=": share, ">": share, "ties excluded": share, "ties": share of ties}``,
+        each of shape ``mean_tau.shape[2:]``.
+
+    Examples
+    --------
     >>> m = np.array([[1.0, 0.9], [1.0, 0.8]])  # AxIoU, R; two sizes
     >>> {k: float(v) for k, v in win_shares(m, [(0, 1)]).items()}
     {'>=': 1.0, '>': 0.5, 'ties excluded': 1.0, 'ties': 0.5}
@@ -92,11 +144,33 @@ def win_shares(mean_tau, pairs) -> dict:
 def win_share_estimates(tau, measures, n_boot: int = 1000, seed=0) -> dict:
     """The three win shares with bootstrap replicates and jackknife values over the trials.
 
-    ``tau``: (measures, sizes, trials), NaN trials left out. Returns ``{rule: (point,
-    bootstrap samples (n_boot,), jackknife values (trials,))}`` for the rules of
-    :func:`win_shares`, plus ``"n"``: the number of comparisons. The bootstrap resamples
-    the trials (the same for every measure and size: paired); the jackknife leaves one
-    trial out.
+    The bootstrap resamples the trials (the same for every measure and size: paired); the
+    jackknife leaves one trial out.
+
+    Parameters
+    ----------
+    tau : array_like (n_measures, n_sizes, n_trials)
+        τ per trial, e.g. from :func:`subset_vs_full`; NaN trials left out.
+    measures : sequence of str
+        The measures' names.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    dict
+        ``{rule: (point, bootstrap samples (n_boot,), jackknife values (trials,))}`` for the
+        rules ``">="``, ``">"``, ``"ties excluded"`` of :func:`win_shares`, plus ``"ties"``
+        (point share of ties) and ``"n"`` (the number of comparisons).
+
+    Examples
+    --------
+    >>> t = np.array([[[0.9, 0.8, 0.7]], [[0.5, 0.6, 0.9]]])  # AxIoU@1, R@1,0.5; one size, three trials
+    >>> est = win_share_estimates(t, ["AxIoU@1", "R@1,0.5"], n_boot=4)
+    >>> est[">="][0], est[">="][1].shape, est[">="][2].tolist(), est["n"]
+    (1.0, (4,), [1.0, 1.0, 1.0], 1)
     """
     from fireeval.vmr.noise import trial_counts
 
@@ -161,14 +235,33 @@ def instance_shares(mean_tau, pairs) -> np.ndarray:
 
 
 def stability_wins(tau, measures, n_boot: int = 1000, seed=0) -> tuple[float, np.ndarray, int]:
-    """Share of (K, θ, subset size) comparisons in which AxIoU@K's mean τ is at least R@K,θ's, and its bootstrap.
+    r"""Share of (K, θ, subset size) comparisons in which AxIoU@K's mean τ is at least R@K,θ's, and its bootstrap.
 
-    ``tau``: (n_measures, n_sizes, n_trials) from
-    :func:`fireeval.stats.reliability.subset_stability` (NaN trials left out). The
-    bootstrap resamples the subset-sampling trials (the same trials for every measure
-    and size: paired) and recomputes every mean τ. Returns ``(share, samples (n_boot,),
-    n_comparisons)``.
+    The bootstrap resamples the subset-sampling trials (the same trials for every measure
+    and size: paired) and recomputes every mean τ.
 
+    Parameters
+    ----------
+    tau : array_like (n_measures, n_sizes, n_trials)
+        τ per trial, from :func:`fireeval.stats.reliability.subset_stability` (NaN trials left out).
+    measures : sequence of str
+        The measures' names.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    share : float
+        :math:`\frac{1}{PS}\sum [\bar\tau_{\text{AxIoU@K}} \ge \bar\tau_{\text{R@K},\theta}]`.
+    samples : numpy.ndarray (n_boot,)
+        The share on each resample.
+    n_comparisons : int
+        Pairs × sizes.
+
+    Examples
+    --------
     >>> t = np.array([[[0.9, 0.8]], [[0.5, 0.6]]])  # AxIoU@1 vs R@1,0.5, one size, two trials
     >>> stability_wins(t, ["R@1,0.5", "AxIoU@1"], n_boot=5)[0]
     0.0
