@@ -57,15 +57,41 @@ def _draws(n_trials, n_raters, n_queries, rng):
 
 def simulate_raters(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
                     rng=0, draws=None) -> np.ndarray:
-    """Individual simulated raters' moments: shape (n_trials, n_raters, n_queries, 2), seconds.
+    r"""Individual simulated raters' moments, in seconds.
 
-    .. math:: \\hat s \\sim \\mathcal N(s, \\sigma^2), \\quad
-       \\hat\\ell \\sim (e - s) + \\mathrm{Exp}(1) \\;(\\text{code}) \\text{ or } \\mathrm{Exp}(\\text{mean } e - s) \\;(\\text{paper})
+    .. math:: \hat s \sim \mathcal N(s, \sigma^2), \quad
+       \hat\ell \sim (e - s) + \mathrm{Exp}(1) \;(\text{code}) \text{ or } \mathrm{Exp}(\text{mean } e - s) \;(\text{paper})
 
-    ``draws`` = (standard normals, unit exponentials), each (n_trials, n_raters,
-    n_queries), lets callers reuse the same randomness for several σ. Moments are not
-    clipped to the video (the reference code does not clip either).
+    Moments are not clipped to the video (the reference code does not clip either).
 
+    Parameters
+    ----------
+    gt : array_like (n_queries, 2)
+        Ground truth [start, end] in seconds (finite, end >= start).
+    sigma : float
+        Standard deviation of the start, seconds (>= 0).
+    n_trials, n_raters : int
+        Simulated datasets and raters per dataset.
+    length : {"code", "paper"}
+        The length convention.
+    rng : int or numpy.random.Generator
+        Seed of the draws.
+    draws : tuple of numpy.ndarray, optional
+        (standard normals, unit exponentials), each (n_trials, n_raters, n_queries), to
+        reuse the same randomness for several σ.
+
+    Returns
+    -------
+    numpy.ndarray (n_trials, n_raters, n_queries, 2)
+        The raters' moments.
+
+    Raises
+    ------
+    ValueError
+        For malformed ground truth, an unknown convention or a negative σ.
+
+    Examples
+    --------
     >>> r = simulate_raters([[10.0, 20.0]], sigma=0.0, n_trials=1, n_raters=2, rng=0)
     >>> r[0, :, 0, 0].tolist(), bool((r[0, :, 0, 1] - r[0, :, 0, 0] >= 10).all())
     ([10.0, 10.0], True)
@@ -83,12 +109,25 @@ def simulate_raters(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, le
 
 
 def aggregate_raters(raters, axis: int = -3) -> np.ndarray:
-    """Median start and median length over raters: [med start, med start + med length].
+    r"""Median start and median length over raters: [med start, med start + med length].
 
-    ``raters`` has shape (..., n_raters, n_queries, 2); the rater axis is ``axis``
-    (default: third from last). Used for both simulated and real raters, so both are
-    aggregated the same way.
+    Used for both simulated and real raters, so both are aggregated the same way.
 
+    Parameters
+    ----------
+    raters : array_like (..., n_raters, n_queries, 2)
+        The raters' moments in seconds.
+    axis : int
+        The rater axis (default: third from last).
+
+    Returns
+    -------
+    numpy.ndarray (..., n_queries, 2)
+        :math:`[\tilde s,\ \tilde s + \tilde\ell]` with :math:`\tilde s` the median start and
+        :math:`\tilde\ell` the median length.
+
+    Examples
+    --------
     >>> aggregate_raters([[[0, 10]], [[2, 6]], [[4, 20]]]).tolist()
     [[2.0, 12.0]]
     """
@@ -109,11 +148,23 @@ def _median(x: np.ndarray, axis: int) -> np.ndarray:
 
 def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
                          rng=0, draws=None, clip_to=None) -> np.ndarray:
-    """Noisy ground truths, one per trial: (n_trials, n_queries, 2) = medians of ``n_raters`` raters.
+    """Noisy ground truths, one per trial: the medians of ``n_raters`` simulated raters.
 
-    ``clip_to``: the videos' lengths (n_queries,): each simulated rater's moment is clipped
-    to [0, length], as a real rater's always is (the reference code does not clip).
+    Parameters
+    ----------
+    gt, sigma, n_trials, n_raters, length, rng, draws
+        As in :func:`simulate_raters`.
+    clip_to : array_like (n_queries,), optional
+        The videos' lengths: each simulated rater's moment is clipped to [0, length], as a
+        real rater's always is (the reference code does not clip).
 
+    Returns
+    -------
+    numpy.ndarray (n_trials, n_queries, 2)
+        The aggregated moments (:func:`aggregate_raters`).
+
+    Examples
+    --------
     >>> simulate_annotations([[8.0, 10.0]], 0.0, 1, 1, clip_to=[10.0])[0, 0].tolist()
     [8.0, 10.0]
     """
@@ -125,18 +176,46 @@ def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 
 
 def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, chunk: int = 2,
                  query_weights=None):
-    """Mean score of every system on every ground truth: (..., n_systems, n_measures).
+    """Mean score of every system on every ground truth.
 
-    ``predictions``: (n_systems, n_queries, K, 2); ``gts``: (n_queries, 2) or
-    (n_gts, n_queries, 2). Measures are in :func:`fireeval.core.moments.measure_names`
-    order. IoU is computed for ``chunk`` ground truths at a time: each step is already
+    IoU is computed for ``chunk`` ground truths at a time: each step is already
     vectorised over systems, queries and ranks, and larger chunks only leave the CPU
     cache (25 trials at once took 3.7x as long as 1 or 2 on Charades-STA; bench_label_noise).
 
-    ``query_weights`` (n_boot, n_queries), rows summing to 1 (e.g. bootstrap counts /
-    n_queries): also return the weighted means on every resample of the queries, one
-    matrix product per chunk, as ``(means, resampled)`` with resampled (..., n_boot,
-    n_systems, n_measures) in float32.
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists in seconds, NaN-padded.
+    gts : array_like (n_queries, 2) or (n_gts, n_queries, 2)
+        One or several ground truths.
+    ks, thetas : sequence
+        The measures' cut-offs K and IoU thresholds θ.
+    strict : bool
+        IoU > θ instead of ≥ θ.
+    chunk : int
+        Ground truths scored at once (speed only).
+    query_weights : array_like (n_boot, n_queries), optional
+        Rows summing to 1 (e.g. bootstrap counts / n_queries): also return the weighted
+        means on every resample of the queries, one matrix product per chunk.
+
+    Returns
+    -------
+    numpy.ndarray (..., n_systems, n_measures) or tuple
+        Measures in :func:`fireeval.core.moments.measure_names` order; with
+        ``query_weights``, ``(means, resampled)`` with resampled (..., n_boot, n_systems,
+        n_measures) in float32.
+
+    Raises
+    ------
+    ValueError
+        When the shapes of predictions, ground truth or weights disagree.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> system_means(preds, gt, ks=(1,), thetas=(0.5,)).round(3).tolist()  # R@1,0.5 and AxIoU@1
+    [[1.0, 0.817], [0.5, 0.483]]
     """
     preds = np.asarray(predictions, dtype=float)
     gts = np.asarray(gts, dtype=float)
@@ -183,12 +262,42 @@ def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
                      clip_to=None):
     """Clean and noisy mean scores for every σ.
 
-    Returns ``(clean, noisy)``: clean (n_systems, n_measures) and noisy
-    (n_sigmas, n_trials, n_systems, n_measures). One set of random draws serves every
-    σ (common random numbers). With ``query_weights`` (n_boot, n_queries; see
-    :func:`system_means`) it returns ``(clean, noisy, clean_resampled,
-    noisy_resampled)``, the same means on every resample of the queries: (n_boot,
-    n_systems, n_measures) and (n_sigmas, n_trials, n_boot, n_systems, n_measures).
+    One set of random draws serves every σ (common random numbers).
+
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists in seconds.
+    gt : array_like (n_queries, 2)
+        The clean ground truth.
+    sigmas : sequence of float
+        Start noise levels, seconds.
+    n_trials, n_raters, length
+        As in :func:`simulate_raters`.
+    seed : int
+        Seed of the draws.
+    ks, thetas, strict
+        The measures, as in :func:`system_means`.
+    query_weights : array_like (n_boot, n_queries), optional
+        Query resamples (see :func:`system_means`).
+    clip_to : array_like (n_queries,), optional
+        Video lengths to clip the simulated raters to.
+
+    Returns
+    -------
+    tuple
+        ``(clean, noisy)``: clean (n_systems, n_measures) and noisy (n_sigmas, n_trials,
+        n_systems, n_measures); with ``query_weights`` ``(clean, noisy, clean_resampled,
+        noisy_resampled)``: (n_boot, n_systems, n_measures) and (n_sigmas, n_trials,
+        n_boot, n_systems, n_measures).
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> clean, noisy = noise_experiment(preds, gt, [1.0, 2.0], n_trials=3, ks=(1,), thetas=(0.5,))
+    >>> clean.shape, noisy.shape
+    ((2, 2), (2, 3, 2, 2))
     """
     gt = _check_gt(gt)
     draws = _draws(n_trials, n_raters, len(gt), seed)
@@ -205,13 +314,35 @@ def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
 
 
 def noise_error(clean, noisy, error: str = "abs", by_system: bool = False) -> np.ndarray:
-    """Error of each measure under label noise, averaged over systems.
+    r"""Error of each measure under label noise, averaged over systems.
 
-    ``clean``: (n_systems, n_measures); ``noisy``: (..., n_trials, n_systems, n_measures).
-    ``error="abs"``: mean over trials of ``|clean − noisy|`` (reference code);
-    ``"rmse"``: sqrt(mean over trials of (clean − noisy)²) (paper text). Returns
-    (..., n_measures), or (..., n_systems, n_measures) with ``by_system``.
+    With :math:`c_s` the clean and :math:`n_{t,s}` the noisy mean of system s in trial t:
+    ``error="abs"`` (reference code) is :math:`\frac1S\sum_s \frac1T\sum_t |c_s - n_{t,s}|`,
+    ``"rmse"`` (paper text) is :math:`\frac1S\sum_s \sqrt{\frac1T\sum_t (c_s - n_{t,s})^2}`.
 
+    Parameters
+    ----------
+    clean : array_like (n_systems, n_measures)
+        Clean mean scores.
+    noisy : array_like (..., n_trials, n_systems, n_measures)
+        Noisy mean scores.
+    error : {"abs", "rmse"}
+        The error convention.
+    by_system : bool
+        Keep the systems axis instead of averaging it.
+
+    Returns
+    -------
+    numpy.ndarray (..., n_measures) or (..., n_systems, n_measures)
+        The error per measure.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``error``.
+
+    Examples
+    --------
     >>> noise_error([[0.5]], [[[0.4]], [[0.7]]]).round(3).tolist()
     [0.15]
     >>> noise_error([[0.5]], [[[0.4]], [[0.7]]], error="rmse").round(4).tolist()
@@ -228,10 +359,27 @@ def noise_error(clean, noisy, error: str = "abs", by_system: bool = False) -> np
 
 
 def pairwise_iou(raters) -> np.ndarray:
-    """Mean temporal IoU over all pairs of raters, per query: (..., n_queries).
+    r"""Mean temporal IoU over all pairs of raters, per query.
 
-    ``raters``: (..., n_raters, n_queries, 2).
+    .. math:: \frac{2}{R(R-1)} \sum_{i<j} \mathrm{IoU}(r_i, r_j)
 
+    Parameters
+    ----------
+    raters : array_like (..., n_raters, n_queries, 2)
+        The raters' moments (at least two raters).
+
+    Returns
+    -------
+    numpy.ndarray (..., n_queries)
+        The mean pairwise IoU.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two raters.
+
+    Examples
+    --------
     >>> pairwise_iou([[[0, 10]], [[5, 10]], [[0, 10]]]).round(4).tolist()  # pairs: .5, 1, .5
     [0.6667]
     """
@@ -251,7 +399,25 @@ def pairwise_iou(raters) -> np.ndarray:
 
 
 def rater_agreement_with_truth(gt, raters) -> np.ndarray:
-    """Mean IoU between each rater's moment and the original ground truth, per query."""
+    r"""Mean IoU between each rater's moment and the original ground truth, per query.
+
+    Parameters
+    ----------
+    gt : array_like (n_queries, 2)
+        The original annotation.
+    raters : array_like (..., n_raters, n_queries, 2)
+        The raters' moments.
+
+    Returns
+    -------
+    numpy.ndarray (..., n_queries)
+        :math:`\frac1R \sum_r \mathrm{IoU}(r, g)`.
+
+    Examples
+    --------
+    >>> rater_agreement_with_truth([[0.0, 10.0]], [[[0.0, 10.0]], [[5.0, 10.0]]]).tolist()
+    [0.75]
+    """
     raters = np.asarray(raters, dtype=float)
     iou = temporal_iou(np.moveaxis(raters, -3, -2), np.asarray(gt, dtype=float))  # (..., queries, raters)
     return iou.mean(axis=-1)
@@ -259,7 +425,30 @@ def rater_agreement_with_truth(gt, raters) -> np.ndarray:
 
 def simulated_pairwise_iou(gt, sigmas, n_trials: int = 20, n_raters: int = 5, length: str = "code",
                            seed=0) -> np.ndarray:
-    """Mean pairwise IoU of simulated raters for each σ: (n_sigmas,), averaged over trials and queries."""
+    """Mean pairwise IoU of simulated raters for each σ, averaged over trials and queries.
+
+    Parameters
+    ----------
+    gt : array_like (n_queries, 2)
+        Ground truth in seconds.
+    sigmas : sequence of float
+        Start noise levels.
+    n_trials, n_raters, length
+        As in :func:`simulate_raters` (the same draws for every σ).
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    numpy.ndarray (n_sigmas,)
+        :func:`pairwise_iou` averaged over trials and queries.
+
+    Examples
+    --------
+    >>> curve = simulated_pairwise_iou([[0.0, 10.0], [5.0, 30.0]], [0.0, 2.0, 8.0], n_trials=5)
+    >>> bool(curve[0] > curve[1] > curve[2])
+    True
+    """
     gt = _check_gt(gt)
     draws = _draws(n_trials, n_raters, len(gt), seed)
     return np.array([pairwise_iou(simulate_raters(gt, s, n_trials, n_raters, length, draws=draws)).mean()
@@ -275,7 +464,37 @@ def match_sigma(gt, real_raters, sigma_grid=None, n_trials: int = 20, length: st
     agreement lies outside the curve on ``sigma_grid`` -- e.g. when the length noise
     alone already makes simulated raters agree less than real ones.
 
-    Returns ``{sigma, real, curve: (sigma_grid, simulated agreement), in_range}``.
+    Parameters
+    ----------
+    gt : array_like (n_queries, 2)
+        The original annotation of the re-annotated queries.
+    real_raters : array_like (n_raters, n_queries, 2)
+        The real raters' moments.
+    sigma_grid : array_like, optional
+        σ values simulated (default 0, 0.25, ..., 12 s).
+    n_trials : int
+        Simulated datasets per σ.
+    length : {"code", "paper"}
+        The length convention.
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    dict
+        ``{sigma, real, curve: (sigma_grid, simulated agreement), in_range}``.
+
+    Raises
+    ------
+    ValueError
+        When the raters are not (n_raters, n_queries, 2).
+
+    Examples
+    --------
+    >>> real = np.array([[[0.0, 11.0]], [[2.0, 12.0]], [[1.0, 12.0]]])
+    >>> m = match_sigma([[1.0, 11.0]], real, sigma_grid=[0.0, 1.0, 2.0, 4.0], n_trials=10)
+    >>> round(m["real"], 3), m["in_range"], round(m["sigma"], 2)
+    (0.831, True, 1.2)
     """
     real_raters = np.asarray(real_raters, dtype=float)
     if real_raters.ndim != 3 or real_raters.shape[-1] != 2 or real_raters.shape[1] != len(gt):
@@ -293,13 +512,43 @@ def real_rater_experiment(predictions, gt, raters, ks=KS, thetas=THETAS, strict:
                           error: str = "abs") -> dict:
     """Score the systems against real raters' boundaries, one rater at a time and their median.
 
-    ``raters``: (n_raters, n_queries, 2) seconds, aligned to ``gt`` (n_queries, 2).
     The median ground truth is built exactly like the simulated one
     (:func:`aggregate_raters`), so ``error_median`` is the real-data counterpart of one
-    simulated noisy dataset. Returns clean, per-rater and median mean scores
-    ((n_systems, n_measures), (n_raters, n_systems, n_measures), (n_systems,
-    n_measures)) and the errors per measure: ``error_median`` and ``error_per_rater``
-    (averaged over raters, then systems).
+    simulated noisy dataset.
+
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists of the re-annotated queries.
+    gt : array_like (n_queries, 2)
+        Their original annotation.
+    raters : array_like (n_raters, n_queries, 2)
+        The raters' moments, aligned to ``gt``.
+    ks, thetas, strict
+        The measures, as in :func:`system_means`.
+    error : {"abs", "rmse"}
+        As in :func:`noise_error`.
+
+    Returns
+    -------
+    dict
+        ``clean`` (n_systems, n_measures), ``per_rater`` (n_raters, n_systems, n_measures),
+        ``median`` (n_systems, n_measures) mean scores, and the errors per measure
+        ``error_median`` and ``error_per_rater`` (averaged over raters, then systems).
+
+    Raises
+    ------
+    ValueError
+        When the raters are not (n_raters, n_queries, 2).
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> raters = np.array([gt, gt + 1.0, gt + 2.0])
+    >>> out = real_rater_experiment(preds, gt, raters, ks=(1,), thetas=(0.5,))
+    >>> out["per_rater"].shape, out["error_median"].round(3).tolist()
+    ((3, 2, 2), [0.0, 0.158])
     """
     raters = np.asarray(raters, dtype=float)
     if raters.ndim != 3 or raters.shape[1:] != (len(gt), 2):
@@ -318,6 +567,18 @@ MEASURE_FAMILIES = ("R@K,0.3", "R@K,0.5", "R@K,0.7", "AxIoU@K")
 def measure_family(measure: str) -> str:
     """The family a measure belongs to across cut-offs: ``R@K,θ`` (per θ) or ``AxIoU@K``.
 
+    Parameters
+    ----------
+    measure : str
+        A measure name such as ``R@5,0.7`` or ``AxIoU@10``.
+
+    Returns
+    -------
+    str
+        Its family name.
+
+    Examples
+    --------
     >>> measure_family("R@5,0.7"), measure_family("AxIoU@10")
     ('R@K,0.7', 'AxIoU@K')
     """
@@ -325,12 +586,26 @@ def measure_family(measure: str) -> str:
 
 
 def family_means(values, measures=None, families=MEASURE_FAMILIES) -> dict:
-    """Mean of ``values`` over each family's measures (the last axis): ``{family: (...)}``.
+    """Mean of ``values`` over each family's measures (the last axis).
 
-    ``values``: (..., n_measures) in the order of ``measures`` (default
-    :func:`fireeval.core.moments.measure_names`), e.g. :func:`noise_error`'s (n_sigmas,
-    n_measures). Every family is averaged over its cut-offs K.
+    Every family is averaged over its cut-offs K.
 
+    Parameters
+    ----------
+    values : array_like (..., n_measures)
+        Values per measure, e.g. :func:`noise_error`'s (n_sigmas, n_measures).
+    measures : sequence of str, optional
+        The measures of the last axis (default :func:`fireeval.core.moments.measure_names`).
+    families : sequence of str
+        The families to average (:func:`measure_family` names).
+
+    Returns
+    -------
+    dict of str to float or numpy.ndarray (...)
+        ``{family: mean over its measures}``.
+
+    Examples
+    --------
     >>> family_means([0.1, 0.3, 0.2, 0.4], ["R@1,0.3", "R@5,0.3", "AxIoU@1", "AxIoU@5"], ["R@K,0.3", "AxIoU@K"])
     {'R@K,0.3': 0.2, 'AxIoU@K': 0.30000000000000004}
     """
@@ -349,15 +624,44 @@ def compare_with_simulation(predictions, gt, raters, sigma: float, n_trials: int
                             error: str = "abs", agreement_trials: int = 20) -> dict:
     """Real-rater error next to the simulated error at one σ, on the same queries.
 
-    ``predictions``: (n_systems, n_queries, K, 2) restricted to the re-annotated
-    queries; ``gt``: their original annotation (n_queries, 2); ``raters``: (n_raters,
-    n_queries, 2). Runs :func:`real_rater_experiment` and :func:`noise_experiment` at
-    ``sigma`` (same seed), and simulates ``agreement_trials`` sets of raters at
-    ``sigma`` (``rng=seed``) for their agreement. Returns a dict: ``real`` (the real-rater
-    dict), ``simulated_error`` (n_measures,), ``tau`` (Kendall τ-b between the real
-    median-rater and simulated errors per measure), ``ratio`` (mean over measures of
-    real / simulated error, simulated floored at 1e-12), ``sim_pairwise`` and
-    ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean IoU with ``gt``).
+    Runs :func:`real_rater_experiment` and :func:`noise_experiment` at ``sigma`` (same
+    seed), and simulates ``agreement_trials`` sets of raters at ``sigma`` (``rng=seed``)
+    for their agreement.
+
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists restricted to the re-annotated queries.
+    gt : array_like (n_queries, 2)
+        Their original annotation.
+    raters : array_like (n_raters, n_queries, 2)
+        The real raters' moments.
+    sigma : float
+        The simulated start noise, seconds.
+    n_trials, n_raters, length, seed, ks, thetas, strict
+        As in :func:`noise_experiment`.
+    error : {"abs", "rmse"}
+        As in :func:`noise_error`.
+    agreement_trials : int
+        Simulated rater sets for the agreement statistics.
+
+    Returns
+    -------
+    dict
+        ``real`` (the real-rater dict), ``simulated_error`` (n_measures,), ``tau`` (Kendall
+        τ-b between the real median-rater and simulated errors per measure), ``ratio`` (mean
+        over measures of real / simulated error, simulated floored at 1e-12),
+        ``sim_pairwise`` and ``sim_vs_truth`` (simulated raters' mean pairwise IoU and mean
+        IoU with ``gt``).
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> raters = np.array([gt, gt + 1.0, gt + 2.0])
+    >>> out = compare_with_simulation(preds, gt, raters, 1.0, n_trials=5, ks=(1,), thetas=(0.5,), agreement_trials=5)
+    >>> out["simulated_error"].shape, sorted(out)
+    ((2,), ['ratio', 'real', 'sim_pairwise', 'sim_vs_truth', 'simulated_error', 'tau'])
     """
     from fireeval.stats.agreement import kendall_tau
 
@@ -378,13 +682,44 @@ def rater_study(predictions, gt, rater_queries, raters, sigmas=(1, 2, 3, 4), n_t
     """The whole label-noise protocol on one dataset: simulated noise, real raters, and the two compared.
 
     1. :func:`noise_experiment` and :func:`noise_error` over ``sigmas`` on all queries;
-    2. :func:`match_sigma` of the real ``raters`` (n_raters, n_rated, 2) on the queries
-       ``rater_queries`` (indices into ``gt``), with ``match_trials`` trials on ``sigma_grid``;
+    2. :func:`match_sigma` of the real ``raters`` on the queries ``rater_queries``, with
+       ``match_trials`` trials on ``sigma_grid``;
     3. :func:`compare_with_simulation` on those queries at the matching σ, or at the
        largest of ``sigmas`` when no σ on the grid matches (``sim_sigma``).
 
-    Returns ``{clean, noisy, error`` (n_sigmas, n_measures), ``match, sim_sigma,
-    vs_truth`` (real raters' mean IoU with the original annotation), ``comparison}``.
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists of every query.
+    gt : array_like (n_queries, 2)
+        The original annotation.
+    rater_queries : array_like of int (n_rated,)
+        Indices into ``gt`` of the re-annotated queries.
+    raters : array_like (n_raters, n_rated, 2)
+        The real raters' moments.
+    sigmas, n_trials, n_raters, length, seed, strict
+        As in :func:`noise_experiment` (the 12 default measures).
+    error : {"abs", "rmse"}
+        As in :func:`noise_error`.
+    sigma_grid : array_like, optional
+        As in :func:`match_sigma`.
+    match_trials : int
+        Simulated datasets per σ in :func:`match_sigma`.
+
+    Returns
+    -------
+    dict
+        ``{clean, noisy, error`` (n_sigmas, n_measures), ``match, sim_sigma, vs_truth``
+        (real raters' mean IoU with the original annotation), ``comparison}``.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> raters = np.array([gt[[1]], gt[[1]] + 1.0, gt[[1]] + 2.0])
+    >>> out = rater_study(preds, gt, [1], raters, sigmas=(1, 2), n_trials=3, match_trials=3)
+    >>> out["error"].shape, round(out["vs_truth"], 3)
+    ((2, 12), 0.828)
     """
     gt = np.asarray(gt, dtype=float)
     clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, length, seed, strict=strict)
@@ -402,12 +737,28 @@ def rater_study(predictions, gt, rater_queries, raters, sigmas=(1, 2, 3, 4), n_t
 
 
 def trial_counts(n_items: int, n_boot: int = 1000, seed=0) -> np.ndarray:
-    """Bootstrap weights: ``(n_boot, n_items)`` counts of each item in a resample with replacement.
+    """Bootstrap weights: counts of each item in a resample with replacement.
 
     A statistic that is a mean over items is then ``values @ counts.T / n_items`` for
     every resample at once. Used for the Monte-Carlo trials of the noise experiment
     and for the re-annotated queries.
 
+    Parameters
+    ----------
+    n_items : int
+        Items (trials or queries).
+    n_boot : int
+        Resamples.
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    numpy.ndarray (n_boot, n_items)
+        Counts; each row sums to ``n_items``.
+
+    Examples
+    --------
     >>> trial_counts(5, 3, seed=0).sum(axis=1).tolist()
     [5.0, 5.0, 5.0]
     """
@@ -417,13 +768,42 @@ def trial_counts(n_items: int, n_boot: int = 1000, seed=0) -> np.ndarray:
 
 
 def bootstrap_noise_error(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0) -> np.ndarray:
-    """:func:`noise_error` on ``n_boot`` resamples of the Monte-Carlo trials: (n_boot, ..., n_measures).
+    """:func:`noise_error` on ``n_boot`` resamples of the Monte-Carlo trials.
 
-    ``noisy``: (n_sigmas, n_trials, n_systems, n_measures). The same trials are resampled
-    for every σ, measure and system (paired: the experiment uses common random numbers),
-    so differences between measures and the minimum over σ keep their correlation.
-    The percentile interval of these samples is the Monte-Carlo interval of the error:
-    how much the finite number of noisy datasets could move it.
+    The same trials are resampled for every σ, measure and system (paired: the
+    experiment uses common random numbers), so differences between measures and the
+    minimum over σ keep their correlation. The percentile interval of these samples is
+    the Monte-Carlo interval of the error: how much the finite number of noisy datasets
+    could move it.
+
+    Parameters
+    ----------
+    clean : array_like (n_systems, n_measures)
+        Clean mean scores.
+    noisy : array_like (n_sigmas, n_trials, n_systems, n_measures)
+        Noisy mean scores.
+    error : {"abs", "rmse"}
+        As in :func:`noise_error`.
+    n_boot : int
+        Resamples of the trials.
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    numpy.ndarray (n_boot, ..., n_measures)
+        The error on each resample.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``error``.
+
+    Examples
+    --------
+    >>> b = bootstrap_noise_error([[0.5]], [[[[0.4]], [[0.7]]]], n_boot=4)
+    >>> b.shape, sorted(set(b.ravel().round(3).tolist())) <= [0.1, 0.15, 0.2]
+    ((4, 1, 1), True)
     """
     diff = np.asarray(noisy, dtype=float) - np.asarray(clean, dtype=float)
     n_trials = diff.shape[-3]
@@ -438,17 +818,46 @@ def bootstrap_noise_error(clean, noisy, error: str = "abs", n_boot: int = 1000, 
 
 
 def query_bootstrap_noise_error(clean_resampled, noisy_resampled, error: str = "abs", seed=0) -> np.ndarray:
-    """:func:`noise_error` with the queries and the Monte-Carlo trials resampled jointly: (n_boot, ..., n_measures).
+    """:func:`noise_error` with the queries and the Monte-Carlo trials resampled jointly.
 
-    ``clean_resampled``: (n_boot, n_systems, n_measures) and ``noisy_resampled``:
-    (..., n_trials, n_boot, n_systems, n_measures), the systems' mean scores on
-    bootstrap resamples of the queries (:func:`noise_experiment` with
-    ``query_weights``). Resample b takes query resample b for the clean and every noisy
-    ground truth (paired) and its own resample of the trials (:func:`trial_counts`,
-    the same for every σ), so the interval covers both the sampling of the test queries
-    and the finite number of noisy datasets. The paper's claim is about the measures on
-    the dataset: its uncertainty is mostly over queries, which the trial-only
+    Resample b takes query resample b for the clean and every noisy ground truth
+    (paired) and its own resample of the trials (:func:`trial_counts`, the same for
+    every σ), so the interval covers both the sampling of the test queries and the
+    finite number of noisy datasets. The paper's claim is about the measures on the
+    dataset: its uncertainty is mostly over queries, which the trial-only
     :func:`bootstrap_noise_error` holds fixed.
+
+    Parameters
+    ----------
+    clean_resampled : array_like (n_boot, n_systems, n_measures)
+        The systems' clean means on bootstrap resamples of the queries
+        (:func:`noise_experiment` with ``query_weights``).
+    noisy_resampled : array_like (..., n_trials, n_boot, n_systems, n_measures)
+        The noisy means on the same resamples.
+    error : {"abs", "rmse"}
+        As in :func:`noise_error`.
+    seed : int
+        Seed of the trial resamples.
+
+    Returns
+    -------
+    numpy.ndarray (n_boot, ..., n_measures)
+        The error on each joint resample.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``error``.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> w = trial_counts(2, 4, seed=1) / 2
+    >>> clean, noisy, clean_b, noisy_b = noise_experiment(preds, gt, [1.0, 2.0], n_trials=3, ks=(1,), thetas=(0.5,),
+    ...                                                   query_weights=w)
+    >>> query_bootstrap_noise_error(clean_b, noisy_b).shape
+    (4, 2, 2)
     """
     diff = np.asarray(noisy_resampled, dtype=np.float32) - np.asarray(clean_resampled, dtype=np.float32)
     n_trials, n_boot = diff.shape[-4], diff.shape[-3]
@@ -463,8 +872,28 @@ def query_bootstrap_noise_error(clean_resampled, noisy_resampled, error: str = "
 
 
 def family_gap(values, high: str, low: str, measures=None) -> np.ndarray:
-    """``family_means(values)[high] − family_means(values)[low]``: (...,), e.g. R@K,0.7's error minus AxIoU@K's.
+    r"""The difference of two families' means, e.g. R@K,0.7's error minus AxIoU@K's.
 
+    .. math:: \text{gap} = \overline{v}_{\text{high}} - \overline{v}_{\text{low}}
+
+    with :math:`\overline{v}_F` the mean over family F's measures (:func:`family_means`).
+
+    Parameters
+    ----------
+    values : array_like (..., n_measures)
+        Values per measure.
+    high, low : str
+        The two families.
+    measures : sequence of str, optional
+        The measures of the last axis (default :func:`fireeval.core.moments.measure_names`).
+
+    Returns
+    -------
+    numpy.ndarray (...)
+        The gap.
+
+    Examples
+    --------
     >>> round(float(family_gap([0.1, 0.3, 0.2, 0.4], "AxIoU@K", "R@K,0.3", ["R@1,0.3", "R@5,0.3", "AxIoU@1", "AxIoU@5"])), 6)
     0.1
     """
@@ -488,6 +917,20 @@ def majority_gap(gaps, axis: int = -1):
     levels -- the test for a claim made "in a wide range of noise levels" rather than
     at every σ (for which the minimum is the statistic).
 
+    Parameters
+    ----------
+    gaps : array_like
+        Gaps per σ (along ``axis``).
+    axis : int
+        The σ axis.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float64
+        The order statistic, the shape of ``gaps`` without ``axis``.
+
+    Examples
+    --------
     >>> float(majority_gap([-0.002, 0.008, 0.013, 0.013])), float(majority_gap([-0.002, -0.001, 0.013, 0.013]))
     (0.008, -0.001)
     """
@@ -543,7 +986,26 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
 
 
 def fam_has(measures, family: str, k) -> bool:
-    """Whether ``measures`` holds ``family``'s member at cut-off ``k`` (e.g. R@K,0.5 at K = 5 is R@5,0.5)."""
+    """Whether ``measures`` holds ``family``'s member at cut-off ``k`` (e.g. R@K,0.5 at K = 5 is R@5,0.5).
+
+    Parameters
+    ----------
+    measures : collection of str
+        Measure names.
+    family : str
+        A family name such as ``R@K,0.5`` or ``AxIoU@K``.
+    k : int
+        The cut-off.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> fam_has(["R@5,0.5", "AxIoU@5"], "R@K,0.5", 5), fam_has(["R@5,0.5"], "AxIoU@K", 5)
+    (True, False)
+    """
     return family.replace("@K", f"@{k}") in measures
 
 
