@@ -940,23 +940,60 @@ def majority_gap(gaps, axis: int = -1):
 
 def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, parts=ORDERING_PARTS,
                   sigmas=None, boot=None, measures=None, margins=None, jack=None) -> dict:
-    """Each part of the ordering claim as a gap between two families' errors, per σ, its minimum and its majority value.
+    r"""Each part of the ordering claim as a gap between two families' errors, per σ, its minimum and its majority value.
 
-    For part ``(high, low, op)`` the gap is error(high) − error(low), family means over K;
-    the claim holds at every σ when the minimum over σ satisfies ``op 0``, and at a
-    strict majority of σ when :func:`majority_gap` does. Returns ``{part: {"by_sigma":
-    (n_sigmas,), "by_sigma_samples": (n_boot, n_sigmas), "min": float, "min_samples":
-    (n_boot,), "majority": float, "majority_samples": (n_boot,), "sigmas"}}``, samples
-    from :func:`bootstrap_noise_error` (``sigmas``, if given, only labels the grid), or
-    ``boot`` (n_boot, n_sigmas, n_measures) when given, e.g. from
-    :func:`query_bootstrap_noise_error`. ``"per_k"``: (n_sigmas, n_ks) and
-    ``"per_k_samples"``: (n_boot, n_sigmas, n_ks), the same gap at each cut-off K.
-    ``margins``: ``{part: m}`` relative margins: that part's gap becomes (1 + m) ·
-    error(high) − error(low), e.g. "R@K,0.3 comparable or lower" read as R@K,0.3's error
-    at most (1 + m) times AxIoU@K's (m = 0: not higher). ``jack``: (n_groups, n_sigmas,
-    n_measures) grouped-jackknife errors (:func:`convention_study`); the same statistics
-    on them come back as ``min_jack``, ``majority_jack``, ``high_jack``, ``low_jack``
-    (for BCa intervals).
+    For part ``(high, low, op)`` the gap is
+
+    .. math:: g(\sigma) = (1 + m)\,\overline{E}_{\text{high}}(\sigma) - \overline{E}_{\text{low}}(\sigma)
+
+    with :math:`\overline{E}_F` family F's error averaged over K (:func:`family_means`) and
+    :math:`m` the part's margin (0 unless ``margins`` says otherwise); the claim holds at every
+    σ when :math:`\min_\sigma g` satisfies ``op 0``, and at a strict majority of σ when
+    :func:`majority_gap` does.
+
+    Parameters
+    ----------
+    clean : array_like (n_systems, n_measures)
+        Clean mean scores.
+    noisy : array_like (n_sigmas, n_trials, n_systems, n_measures)
+        Noisy mean scores.
+    error : {"abs", "rmse"}
+        As in :func:`noise_error`.
+    n_boot : int
+        Resamples of :func:`bootstrap_noise_error` (when ``boot`` is not given).
+    seed : int
+        Seed of the resamples.
+    parts : dict
+        ``{part: (high family, low family, op)}``, default :data:`ORDERING_PARTS`.
+    sigmas : sequence of float, optional
+        Only labels the grid.
+    boot : array_like (n_boot, n_sigmas, n_measures), optional
+        Resampled errors to use instead, e.g. from :func:`query_bootstrap_noise_error`.
+    measures : sequence of str, optional
+        The measures of the last axis (default :func:`fireeval.core.moments.measure_names`).
+    margins : dict, optional
+        ``{part: m}`` relative margins, e.g. "R@K,0.3 comparable or lower" read as
+        R@K,0.3's error at most (1 + m) times AxIoU@K's (m = 0: not higher).
+    jack : array_like (n_groups, n_sigmas, n_measures), optional
+        Grouped-jackknife errors (:func:`convention_study`), for BCa intervals.
+
+    Returns
+    -------
+    dict
+        ``{part: {"by_sigma": (n_sigmas,), "by_sigma_samples": (n_boot, n_sigmas), "min":
+        float, "min_samples": (n_boot,), "majority": float, "majority_samples": (n_boot,),
+        "sigmas", "ks", "per_k": (n_sigmas, n_ks), "per_k_samples": (n_boot, n_sigmas,
+        n_ks), "margin", "high", "high_samples", "low", "low_samples"}}``; with ``jack``
+        also ``by_sigma_jack``, ``min_jack``, ``majority_jack``, ``high_jack``, ``low_jack``.
+
+    Examples
+    --------
+    >>> measures = ["R@1,0.7", "AxIoU@1"]
+    >>> clean = np.array([[0.5, 0.5]])
+    >>> noisy = np.array([[[[0.3, 0.45]], [[0.6, 0.5]]], [[[0.2, 0.4]], [[0.7, 0.6]]]])  # 2 σ, 2 trials, 1 system
+    >>> g = ordering_gaps(clean, noisy, n_boot=10, parts={"r07": ("R@K,0.7", "AxIoU@K", ">")}, measures=measures)
+    >>> g["r07"]["by_sigma"].round(3).tolist(), round(g["r07"]["min"], 3), g["r07"]["ks"]
+    ([0.125, 0.15], 0.125, [1])
     """
     margins = margins or {}
     point = noise_error(clean, noisy, error)
@@ -1012,9 +1049,24 @@ def fam_has(measures, family: str, k) -> bool:
 def ranking_agreement(clean, noisy) -> np.ndarray:
     """Kendall τ-b between the systems' ranking on the clean and on each noisy ground truth.
 
-    ``clean``: (n_systems, n_measures); ``noisy``: (..., n_systems, n_measures).
-    Returns (..., n_measures): 1 when noise leaves every measure's ranking of the
-    systems unchanged (systems tied in both count as agreeing, as τ-b does).
+    Parameters
+    ----------
+    clean : array_like (n_systems, n_measures)
+        Clean mean scores.
+    noisy : array_like (..., n_systems, n_measures)
+        Noisy mean scores.
+
+    Returns
+    -------
+    numpy.ndarray (..., n_measures)
+        τ-b per measure: 1 when noise leaves the measure's ranking of the systems
+        unchanged (systems tied in both count as agreeing, as τ-b does).
+
+    Examples
+    --------
+    >>> clean = [[0.9, 0.5], [0.5, 0.6], [0.1, 0.7]]  # 3 systems, 2 measures
+    >>> ranking_agreement(clean, [[0.8, 0.7], [0.4, 0.6], [0.2, 0.5]]).round(3).tolist()
+    [1.0, -1.0]
     """
     from fireeval.stats.agreement import kendall_tau_batch
 
@@ -1023,7 +1075,31 @@ def ranking_agreement(clean, noisy) -> np.ndarray:
 
 
 def per_query_scores(predictions, gt, ks=KS, thetas=THETAS, strict: bool = False) -> np.ndarray:
-    """Per-query scores (n_systems, n_measures, n_queries) against one ground truth (n_queries, 2)."""
+    """Per-query scores of every system on every measure against one ground truth.
+
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists in seconds, NaN-padded.
+    gt : array_like (n_queries, 2)
+        The ground truth.
+    ks, thetas : sequence
+        The measures' cut-offs K and IoU thresholds θ.
+    strict : bool
+        IoU > θ instead of ≥ θ.
+
+    Returns
+    -------
+    numpy.ndarray (n_systems, n_measures, n_queries)
+        Measures in :func:`fireeval.core.moments.measure_names` order.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> per_query_scores(preds, gt, ks=(1,), thetas=(0.5,)).round(3).tolist()
+    [[[1.0, 1.0], [0.8, 0.833]], [[1.0, 0.0], [0.667, 0.3]]]
+    """
     iou = temporal_iou(np.asarray(predictions, dtype=float), np.asarray(gt, dtype=float))
     scores = score_all(iou, ks, thetas, strict)
     return np.stack([scores[m] for m in measure_names(ks, thetas)], axis=1)
@@ -1031,16 +1107,42 @@ def per_query_scores(predictions, gt, ks=KS, thetas=THETAS, strict: bool = False
 
 def real_rater_bootstrap(predictions, gt, raters, n_boot: int = 1000, seed=0, ks=KS, thetas=THETAS,
                          strict: bool = False) -> dict:
-    """The real raters' effect on scores and rankings, with a bootstrap over the re-annotated queries.
+    r"""The real raters' effect on scores and rankings, with a bootstrap over the re-annotated queries.
 
-    ``predictions``: (n_systems, n_queries, K, 2) restricted to the re-annotated queries;
-    ``gt``: their original annotation; ``raters``: (n_raters, n_queries, 2), aggregated as
-    the simulation does (:func:`aggregate_raters`). Per measure: ``error`` (mean over
-    systems of ``|original − raters' median|`` mean score; one noisy dataset, so "abs" and
-    "rmse" agree), ``signed`` (mean over systems of raters' − original), ``tau``
-    (Kendall τ-b between the systems' rankings on the two ground truths), each with
-    ``*_samples`` (n_boot, n_measures) from resampling queries (same resample for
-    everything: paired).
+    The raters are aggregated as the simulation does (:func:`aggregate_raters`). Per
+    measure, with :math:`o_s` and :math:`r_s` system s's mean on the original and the
+    raters' median annotation: ``error`` :math:`= \frac1S\sum_s |r_s - o_s|` (one noisy
+    dataset, so "abs" and "rmse" agree), ``signed`` :math:`= \frac1S\sum_s (r_s - o_s)`,
+    ``tau`` = Kendall τ-b between the two rankings of the systems.
+
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists restricted to the re-annotated queries.
+    gt : array_like (n_queries, 2)
+        Their original annotation.
+    raters : array_like (n_raters, n_queries, 2)
+        The raters' moments.
+    n_boot : int
+        Resamples of the queries (the same resample for everything: paired).
+    seed : int
+        Seed of the resamples.
+    ks, thetas, strict
+        The measures, as in :func:`per_query_scores`.
+
+    Returns
+    -------
+    dict
+        ``error``, ``signed``, ``tau`` (n_measures,) and ``error_samples``,
+        ``signed_samples``, ``tau_samples`` (n_boot, n_measures).
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> out = real_rater_bootstrap(preds, gt, np.array([gt, gt + 1.0, gt + 2.0]), n_boot=5, ks=(1,), thetas=(0.5,))
+    >>> out["error"].round(3).tolist(), out["tau_samples"].shape
+    ([0.0, 0.158], (5, 2))
     """
     from fireeval.stats.agreement import kendall_tau_batch
 
@@ -1062,10 +1164,33 @@ def real_rater_bootstrap(predictions, gt, raters, n_boot: int = 1000, seed=0, ks
 def rater_shift(gt, raters, durations, n_boot: int = 1000, seed=0) -> "pd.DataFrame":
     """How the raters' median moment differs from the original annotation, with bootstrap intervals over queries.
 
-    Rows: start shift, end shift and length change (seconds; raters' median minus
-    original), length ratio (median of raters' length / original length), share of
-    original ends past the video, share of the raters' median ends past the video.
-    Columns: value, low, high (95% bootstrap percentile interval over queries).
+    Parameters
+    ----------
+    gt : array_like (n_queries, 2)
+        The original annotation.
+    raters : array_like (n_raters, n_queries, 2)
+        The raters' moments (aggregated by :func:`aggregate_raters`).
+    durations : array_like (n_queries,)
+        The videos' lengths.
+    n_boot : int
+        Resamples of the queries.
+    seed : int
+        Seed of the resamples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows: start shift, end shift and length change (seconds; raters' median minus
+        original), length ratio (median of raters' length / original length), share of
+        original ends past the video, share of the raters' median ends past the video.
+        Columns: value, low, high (95% bootstrap percentile interval over queries).
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> t = rater_shift(gt, np.array([gt, gt + 1.0, gt + 2.0]), [30.0, 30.0], n_boot=20)
+    >>> t["value"].round(3).tolist()
+    [1.0, 1.0, 0.0, 1.0, 0.0, 0.0]
     """
     import pandas as pd
 
@@ -1092,10 +1217,29 @@ def rater_shift(gt, raters, durations, n_boot: int = 1000, seed=0) -> "pd.DataFr
 
 
 def sign_change_sigma(sigmas, values) -> float:
-    """The σ at which ``values`` first changes sign (linear interpolation); NaN if it never does.
+    r"""The σ at which ``values`` first changes sign (linear interpolation); NaN if it never does.
 
+    Between grid points :math:`\sigma_i` and :math:`\sigma_{i+1}` with values of opposite
+    sign, :math:`\sigma^* = \sigma_i + (\sigma_{i+1} - \sigma_i)\, v_i / (v_i - v_{i+1})`.
+
+    Parameters
+    ----------
+    sigmas : array_like (n,)
+        The σ grid, increasing.
+    values : array_like (n,)
+        Values at each σ (e.g. an ordering gap).
+
+    Returns
+    -------
+    float
+        The first crossing of zero, or NaN.
+
+    Examples
+    --------
     >>> sign_change_sigma([1, 2, 3], [0.2, -0.2, -0.4])
     1.5
+    >>> sign_change_sigma([1, 2], [0.1, 0.2])
+    nan
     """
     s, v = np.asarray(sigmas, dtype=float), np.asarray(values, dtype=float)
     flips = np.flatnonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)
@@ -1174,24 +1318,55 @@ def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
                      n_boot_queries: int | None = None, clip_to=None, also_clipped=None) -> dict:
     """The simulated label-noise experiment under each length convention, with intervals.
 
-    ``clip_to``: video lengths; simulated raters' moments are clipped to the video
-    (:func:`simulate_annotations`). ``also_clipped``: video lengths; the result gains the
-    entry ``"code clipped"``, the reference code's convention with the raters clipped, computed
-    from the unclipped one (:func:`clipped_means`: only the queries clipping changes are scored
-    again) with the same query resamples.
-
-    Returns ``{convention: {clean, noisy, error (n_sigmas, n_measures), signed (n_sigmas,
-    n_measures): mean over trials and systems of noisy − clean, gaps: ordering_gaps(...),
-    gaps_mc: the same with the Monte-Carlo-only interval, tau (n_sigmas, n_trials,
-    n_measures): ranking agreement clean vs each noisy dataset}}``.
     ``gaps`` resamples the test queries jointly with the trials
-    (:func:`query_bootstrap_noise_error`) when ``resample_queries``, else it is
-    ``gaps_mc`` (trials only, queries fixed: :func:`bootstrap_noise_error`). Both
-    conventions use the same seed (the same normal and exponential draws) and the same
-    query resamples. ``margins``: see :func:`ordering_gaps`. ``n_boot_queries``: resamples
-    of the joint interval (default ``n_boot``); each costs one (queries × systems·measures)
-    product per trial and σ, the chapter's largest cost, so the chapter uses fewer than for
-    the cheap trials-only interval.
+    (:func:`query_bootstrap_noise_error`) when ``resample_queries``, else it is ``gaps_mc``
+    (trials only, queries fixed: :func:`bootstrap_noise_error`). Both conventions use the
+    same seed (the same normal and exponential draws) and the same query resamples.
+
+    Parameters
+    ----------
+    predictions : array_like (n_systems, n_queries, K, 2)
+        Ranked lists in seconds.
+    gt : array_like (n_queries, 2)
+        The clean ground truth.
+    sigmas, n_trials, n_raters, seed, strict
+        As in :func:`noise_experiment` (the 12 default measures).
+    error : {"abs", "rmse"}
+        As in :func:`noise_error`.
+    n_boot : int
+        Resamples of the trials-only interval.
+    conventions : sequence of str
+        Length conventions to run (:data:`LENGTH_CONVENTIONS`).
+    resample_queries : bool
+        Also resample the queries (joint interval, plus a grouped jackknife for BCa).
+    margins : dict, optional
+        See :func:`ordering_gaps`.
+    n_boot_queries : int, optional
+        Resamples of the joint interval (default ``n_boot``); each costs one (queries ×
+        systems·measures) product per trial and σ, the chapter's largest cost.
+    clip_to : array_like (n_queries,), optional
+        Video lengths; simulated raters' moments are clipped to the video
+        (:func:`simulate_annotations`).
+    also_clipped : array_like (n_queries,), optional
+        Video lengths; the result gains the entry ``"code clipped"``, the reference code's
+        convention with the raters clipped, computed from the unclipped one
+        (:func:`clipped_means`) with the same query resamples.
+
+    Returns
+    -------
+    dict
+        ``{convention: {clean, noisy, error (n_sigmas, n_measures), signed (n_sigmas,
+        n_measures): mean over trials and systems of noisy − clean, gaps: ordering_gaps(...),
+        gaps_mc: the same with the Monte-Carlo-only interval, resample_queries, tau
+        (n_sigmas, n_trials, n_measures): ranking agreement clean vs each noisy dataset}}``.
+
+    Examples
+    --------
+    >>> gt = np.array([[0.0, 5.0], [10.0, 20.0]])
+    >>> preds = np.array([[[[0.0, 4.0]], [[9.0, 21.0]]], [[[1.0, 6.0]], [[12.0, 15.0]]]])  # 2 systems, 2 queries, K = 1
+    >>> study = convention_study(preds, gt, sigmas=(1, 2), n_trials=3, n_boot=5)
+    >>> sorted(study), study["code"]["error"].shape, sorted(study["code"]["gaps"])
+    (['code', 'paper'], (2, 12), ['r03_not_above_axiou', 'r05_above_axiou', 'r07_above_axiou', 'r07_above_r05'])
     """
     gt = _check_gt(gt)
     n_q = int(n_boot_queries or n_boot)
@@ -1241,12 +1416,33 @@ def _study_entry(clean, noisy, clean_b, noisy_b, sigmas, error, n_boot, seed, ma
 
 
 def ranking_table(study: dict, sigmas, real: dict | None = None, measures=None) -> "pd.DataFrame":
-    """How often noise changes the systems' ranking, per measure: one row per (source, σ), one column per measure.
+    """How often noise changes the systems' ranking, per measure: one column per (source, σ), one row per measure.
 
-    ``study``: one convention's entry of :func:`convention_study`; ``real``:
-    :func:`real_rater_bootstrap`'s dict. Cells: mean τ-b [2.5 %, 97.5 % over trials]
-    (simulated) or τ-b [95 % bootstrap over queries] (real raters), and for simulated
-    noise the share of trials whose ranking differs from the clean one.
+    Cells: mean τ-b [2.5 %, 97.5 % over trials] (simulated) or τ-b [95 % bootstrap over
+    queries] (real raters), and for simulated noise the share of trials whose ranking
+    differs from the clean one.
+
+    Parameters
+    ----------
+    study : dict
+        One convention's entry of :func:`convention_study`.
+    sigmas : sequence of float
+        The study's σ levels.
+    real : dict, optional
+        :func:`real_rater_bootstrap`'s dict.
+    measures : sequence of str, optional
+        The measures (default :func:`fireeval.core.moments.measure_names`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: measure; columns: "simulated, σ = … s" and, with ``real``, "real raters' median".
+
+    Examples
+    --------
+    >>> study = {"tau": np.array([[[1.0, 1.0], [1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]])}  # 1 σ, 4 trials, 2 measures
+    >>> ranking_table(study, (1,), measures=["AxIoU@1", "R@1,0.5"])["simulated, σ = 1 s"].tolist()
+    ['1.00 [1.00, 1.00]; 0% changed', '0.50 [-0.85, 1.00]; 25% changed']
     """
     import pandas as pd
 
