@@ -41,8 +41,23 @@ NOTEBOOK_SOURCE = "the AxIoU authors' notebook ExperimentsOnCharadesSTA.ipynb (r
 FIG4_MEASURES = ("R@1,0.3", "R@1,0.5", "R@1,0.7", "R@5,0.3", "R@5,0.5", "R@5,0.7", "R@10,0.3", "R@10,0.5",
                  "R@10,0.7", "AxIoU@1", "AxIoU@5", "AxIoU@10")
 def fig4_upper(tau) -> np.ndarray:
-    """The 66 cells above the diagonal of a 12 × 12 τ matrix (ours, or the paper's printed
-    :data:`fireeval.book.papers.togashi.FIG4_TAU`), row by row."""
+    r"""The 66 cells above the diagonal of a 12 × 12 τ matrix, row by row.
+
+    Parameters
+    ----------
+    tau : array_like (n, n)
+        A τ matrix: ours, or the paper's printed :data:`fireeval.book.papers.togashi.FIG4_TAU`.
+
+    Returns
+    -------
+    numpy.ndarray (n(n − 1)/2,)
+        :math:`(\tau_{ij})_{i<j}` in row order.
+
+    Examples
+    --------
+    >>> fig4_upper(np.arange(9).reshape(3, 3)).tolist()
+    [1.0, 2.0, 5.0]
+    """
     t = np.asarray(tau, dtype=float)
     return t[np.triu_indices(len(t), k=1)]
 
@@ -241,15 +256,37 @@ def _fig7_calibration(grid, cols):
 def fig7_nearest_lines(errors, root=None, styles: bool = False):
     """For each of our errors, the nearest value drawn in the authors' Fig. 7 in that measure's colour.
 
-    ``errors``: (4 σ, 12 measures) in :data:`FIG4_MEASURES` order, σ = 1, 2, 3, 4 s. The
-    figure (notebook cell 29) has one panel per K with the three R@K,θ in blue and
+    The figure (notebook cell 29) has one panel per K with the three R@K,θ in blue and
     AxIoU@K in red; its axes are calibrated on the grid lines (0.02 apart, the top one
     0.12). For each (σ, measure) this returns the y value of the pixel of the measure's
-    colour, within ±7 px of the σ grid column (dotted lines have gaps), closest to our value (NaN if none): the
-    line the figure draws there that our number is nearest to. With ``styles``, also the
-    line style of the drawn line each measure's four points lie on (traced between the σ
-    columns, :func:`line_style` of the best-traced of its three segments; None where no line is traced): what tells the three blue
-    lines apart by name (solid, dashed and dotted are θ = 0.3, 0.5, 0.7 as labelled).
+    colour, within ±7 px of the σ grid column (dotted lines have gaps), closest to our
+    value (NaN if none): the line the figure draws there that our number is nearest to.
+
+    Parameters
+    ----------
+    errors : array_like (4, 12)
+        Our errors at σ = 1, 2, 3, 4 s, measures in :data:`FIG4_MEASURES` order.
+    root : str or Path, optional
+        The data folder (default: as :func:`fireeval.datasets.data_path` finds it).
+    styles : bool
+        Also return the line style of the drawn line each measure's four points lie on
+        (traced between the σ columns, :func:`line_style` of the best-traced of its three
+        segments; None where no line is traced): what tells the three blue lines apart by
+        name (solid, dashed and dotted are θ = 0.3, 0.5, 0.7 as labelled).
+
+    Returns
+    -------
+    numpy.ndarray (4, 12) or tuple
+        The nearest drawn values; with ``styles``, ``(values, styles)`` with styles a list
+        of 12 style names or None.
+
+    Examples
+    --------
+    The authors' notebook must be in the data folder:
+
+    >>> fig7_nearest_lines(np.zeros((4, 12)), root="/no/such/folder")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    fireeval.datasets.DataUnavailable: charades_sta/reference/ExperimentsOnCharadesSTA.ipynb not found
     """
     colours, panels, calib = _fig7_geometry(root)
     errors = np.asarray(errors, dtype=float)
@@ -278,13 +315,37 @@ def fig7_nearest_lines(errors, root=None, styles: bool = False):
 def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:
     """For each measure's mean τ at n = 100, the nearest value drawn at n = 100 in the authors' Fig. 6.
 
-    ``mean_tau_at_100``: (12,) in :data:`FIG4_MEASURES` order. Fig. 6 (notebook cell 19),
-    top row: one panel per K, R@K,θ in blue, AxIoU@K in red, x = index of n (0 is
-    n = 100, the first grid column); the y axis is calibrated on its grid lines (0.05
-    apart, the lowest 0.70). The value returned is the pixel of the measure's colour
-    within ±1 px of that column closest to ours (up to 4 px to the right where a dotted
-    line starts with a gap). The curves rise steeply there (about 0.01 per pixel), so
-    agreement is to about 0.01-0.02. Lines of one colour are not told apart.
+    Fig. 6 (notebook cell 19), top row: one panel per K, R@K,θ in blue, AxIoU@K in red,
+    x = index of n (0 is n = 100, the first grid column); the y axis is calibrated on its
+    grid lines (0.05 apart, the lowest 0.70). The value returned is the pixel of the
+    measure's colour within ±1 px of that column closest to ours (up to 4 px to the right
+    where a dotted line starts with a gap). The curves rise steeply there (about 0.01 per
+    pixel), so agreement is to about 0.01-0.02. Lines of one colour are not told apart.
+
+    Parameters
+    ----------
+    mean_tau_at_100 : array_like (12,)
+        Our mean τ at n = 100, in :data:`FIG4_MEASURES` order.
+    root : str or Path, optional
+        The data folder (default: as :func:`fireeval.datasets.data_path` finds it).
+
+    Returns
+    -------
+    numpy.ndarray (12,)
+        The nearest drawn values (NaN where no pixel of the colour is found).
+
+    Raises
+    ------
+    ValueError
+        When the figure's grid is not the expected 3 panels × 4 columns.
+
+    Examples
+    --------
+    The authors' notebook must be in the data folder:
+
+    >>> fig6_nearest_first_points(np.full(12, 0.8), root="/no/such/folder")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    fireeval.datasets.DataUnavailable: charades_sta/reference/ExperimentsOnCharadesSTA.ipynb not found
     """
     img = _notebook_image(root, 19).astype(int)
     h = img.shape[0] // 2  # the top row of panels: the means
