@@ -953,16 +953,8 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
 
     Parameters
     ----------
-    clean : array_like (n_systems, n_measures)
-        Clean mean scores.
-    noisy : array_like (n_sigmas, n_trials, n_systems, n_measures)
-        Noisy mean scores.
-    error : {"abs", "rmse"}
-        As in :func:`noise_error`.
-    n_boot : int
-        Resamples of :func:`bootstrap_noise_error` (when ``boot`` is not given).
-    seed : int
-        Seed of the resamples.
+    clean, noisy, error, n_boot, seed
+        As in :func:`bootstrap_noise_error` (``n_boot`` and ``seed`` only when ``boot`` is not given).
     parts : dict
         ``{part: (high family, low family, op)}``, default :data:`ORDERING_PARTS`.
     sigmas : sequence of float, optional
