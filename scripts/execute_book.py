@@ -125,6 +125,10 @@ def main(argv=None) -> int:
             cache.cache_notebook_bundle(CacheBundleIn(nb, stage.uri, data={"execution_seconds": seconds}),
                                         check_validity=False, overwrite=True)
             timings[name] = seconds
+            # Sphinx re-reads a page only when its source is newer than its last reading, and a notebook
+            # re-executed for a change in fireeval (or the intro, for a chapter's) has the same source:
+            # mark it changed, or the page keeps the old outputs.
+            os.utime(path)
             print(f"execute_book: {name} {seconds:.1f} s", flush=True)
 
         with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(todo_all)))) as pool:
