@@ -27,8 +27,6 @@ NOT_YET = {
     ("book/chapters/leaderboards.py", "prose_values"): 51,
     ("book/chapters/leaderboards.py", "summary"): 29,
     ("book/chapters/leaderboards.py", "_trec8"): 27,
-    ("book/chapters/leaderboards.py", "condition_tests"): 21,
-    ("book/chapters/leaderboards.py", "pair_claims"): 21,
 }
 
 

@@ -447,19 +447,30 @@ def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0, level:
         pairs = adjacent + (others if cond.standing == "stand-in" else [])
         if not pairs:
             continue
-        pi, pj = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-        est = _intervals(v[pi] - v[pj], n_bootstrap, seed + 1 + c, board.unit, level)
-        est95 = _intervals(v[pi] - v[pj], n_bootstrap, seed + 1 + c, board.unit, 0.95) if level != 0.95 else est
-        est = [e if j == i + 1 else e95 for (i, j), e, e95 in zip(pairs, est, est95)]
-        for (i, j), (bca, _, _) in zip(pairs, est):
-            rows.append({"pair": i + 1 if j == i + 1 else 0, "i": i, "j": j, "adjacent": j == i + 1,
-                         "a": board.names[i], "b": board.names[j], "condition": cond.name,
-                         "kind": cond.kind, "standing": cond.standing, "primary": cond.primary,
-                         "diff": np.nan if bca is None else bca.value, "bca": bca,
-                         "ci_low": np.nan if bca is None else bca.low, "ci_high": np.nan if bca is None else bca.high,
-                         "n_topics": v.shape[1], "why": "" if bca is not None else (cond.why or "not computable")})
+        est = _condition_intervals(board, v, pairs, n_bootstrap, seed + 1 + c, level)
+        rows.extend(_condition_row(board, cond, i, j, bca, v.shape[1]) for (i, j), (bca, _, _) in zip(pairs, est))
     return pd.DataFrame(rows, columns=["pair", "i", "j", "adjacent", "a", "b", "condition", "kind", "standing",
                                        "primary", "diff", "bca", "ci_low", "ci_high", "n_topics", "why"])
+
+
+def _condition_intervals(board: Board, v, pairs, n_bootstrap: int, seed: int, level: float) -> list:
+    """The intervals of A − B under one condition's scores ``v`` for ``pairs``: an adjacent pair's at
+    ``level``, any other pair's at 95%."""
+    pi, pj = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    est = _intervals(v[pi] - v[pj], n_bootstrap, seed, board.unit, level)
+    est95 = _intervals(v[pi] - v[pj], n_bootstrap, seed, board.unit, 0.95) if level != 0.95 else est
+    return [e if j == i + 1 else e95 for (i, j), e, e95 in zip(pairs, est, est95)]
+
+
+def _condition_row(board: Board, cond: Condition, i: int, j: int, bca, n_topics: int) -> dict:
+    """One row of :func:`condition_tests`: pair ``i`` over ``j`` under ``cond``, with its interval ``bca``."""
+    computed = bca is not None
+    return {"pair": i + 1 if j == i + 1 else 0, "i": i, "j": j, "adjacent": j == i + 1,
+            "a": board.names[i], "b": board.names[j], "condition": cond.name,
+            "kind": cond.kind, "standing": cond.standing, "primary": cond.primary,
+            "diff": bca.value if computed else np.nan, "bca": bca,
+            "ci_low": bca.low if computed else np.nan, "ci_high": bca.high if computed else np.nan,
+            "n_topics": n_topics, "why": "" if computed else (cond.why or "not computable")}
 
 
 #: Every pair of a published ordering is tested among its top this many systems (TREC-8: 15 of 129 runs, 105 pairs).
@@ -671,52 +682,8 @@ def pair_claims(board: Board, tests, conditions) -> list[dict]:
     verdict "not testable here", what the stand-in shows in its ``here`` row) decided by its primary
     condition, with the other conditions of that kind as secondary rows (the threshold sweep).
     """
-    from fireeval.stats.claims import Alternative
-
-    records = []
+    records = [_pair_record(board, tests, conditions, row) for _, row in tests.iterrows()]
     n = len(tests)
-    for _, row in tests.iterrows():
-        k = int(row["pair"]) - 1
-        d = board.values[k] - board.values[k + 1]
-        m, level = int(row["m"]), float(row["level"])
-        claim = _claim(board, k, k + 1, f"{board.title}, adjacent pair {k + 1} of {n}", m,
-                       untestable=row["tie"] or None)
-        evidence = _evidence(board, k, k + 1, [row["mean_a"], row["mean_b"]])
-        mc = row.get("p_perm_holm_se", np.nan)
-        near = ", within 2.58 errors of 0.05: another seed may decide it the other way" if row.get("near") else ""
-        mc = f" ± {mc:.2g} (Monte-Carlo error{near})" if np.isfinite(mc) and mc > 0 else ""
-        holm = "" if row["tie"] else (f", Holm over the {m} adjacent pairs that are not ties p = "
-                                      f"{row['p_perm_holm']:.4g}{mc}; paired t-test Holm p = {row['p_t_holm']:.4g}")
-        claim.notes = (f"paired randomisation test ({row['permutations']} sign flips{', exact' if row['exact'] else ''}"
-                       f"): p = {row['p_perm']:.4g}{holm}" + "".join(f"; {x}" for x in row.get("notes", []) or []))
-        lv = _level_text(level)
-        sens = [Alternative("95% BCa interval, unadjusted (this pair alone)", row["bca95"], kind="multiplicity",
-                            weight="secondary", reason=f"a diagnostic: the step is one of a family of {m}, and an "
-                            "interval that ignores the family overstates what one step shows"),
-                Alternative(f"{lv} percentile bootstrap interval", row["percentile"], kind="interval method",
-                            weight="equal"),
-                Alternative(f"{lv} paired t interval", row["t_interval"], kind="interval method", weight="equal")]
-        draw = getattr(tests, "attrs", {}).get("slot_flips", {}).get(k + 1)
-        if draw is not None and len(draw) > 2:
-            sens.append(Alternative(
-                f"one of the {_n_ratings(board)} ratings drawn at random per query: unclear in {draw[0]} of {draw[1]} "
-                "draws (the median draw shown)", draw[2], kind="label noise", weight="secondary",
-                reason=f"a diagnostic, not a rater: the re-annotation files carry no worker id, so a draw mixes "
-                       f"raters query by query; it shows how often one rating per query leaves the step unclear "
-                       f"({draw[0]} of {draw[1]} draws); the per-query aggregates are the readings of standing"))
-        mine = conditions[conditions["pair"] == k + 1]
-        for _, c in mine.iterrows():
-            if c["standing"] == "stand-in" and c["bca"] is not None:
-                continue  # its own claim below
-            weight = _weight(c["kind"])
-            if c["bca"] is None:
-                sens.append(Alternative(c["condition"], kind=c["kind"], why=c["why"], **weight))
-            else:
-                sens.append(Alternative(c["condition"], c["bca"], kind=c["kind"], **weight))
-        power = pair_power(d, row["effect"], board.unit, 0.05 / max(m, 1), resolved=_verdict_word(row["bca"])
-                           in ("holds", "reversed"), material=row["effect_material"])
-        records.append(claim.evaluate(row["bca"], evidence=evidence, power=power,
-                                      sensitivity=[] if row["tie"] else sens))
     stand = conditions[(conditions["standing"] == "stand-in") & conditions["bca"].notna()]
     for (i, j, kind), group in stand.groupby(["i", "j", "kind"], sort=False):
         section = (f"{board.title}, adjacent pair {i + 1} of {n}" if j == i + 1 else
@@ -725,6 +692,65 @@ def pair_claims(board: Board, tests, conditions) -> list[dict]:
         records.extend(_stand_in_claims(board, int(i), int(j), group, kind,
                                         _claim(board, int(i), int(j), section, m), m))
     return records
+
+
+def _pair_record(board: Board, tests, conditions, row) -> dict:
+    """The evaluated claim of one adjacent pair: ``row`` of :func:`pair_tests` with its notes, its
+    sensitivity rows (:func:`_pair_sensitivity`) and its power."""
+    k = int(row["pair"]) - 1
+    d = board.values[k] - board.values[k + 1]
+    m = int(row["m"])
+    claim = _claim(board, k, k + 1, f"{board.title}, adjacent pair {k + 1} of {len(tests)}", m,
+                   untestable=row["tie"] or None)
+    evidence = _evidence(board, k, k + 1, [row["mean_a"], row["mean_b"]])
+    claim.notes = _pair_notes(row, m)
+    sens = _pair_sensitivity(board, tests, conditions, row, k, m)
+    power = pair_power(d, row["effect"], board.unit, 0.05 / max(m, 1), resolved=_verdict_word(row["bca"])
+                       in ("holds", "reversed"), material=row["effect_material"])
+    return claim.evaluate(row["bca"], evidence=evidence, power=power, sensitivity=[] if row["tie"] else sens)
+
+
+def _pair_notes(row, m: int) -> str:
+    """A pair's randomisation and t-test p-values (with Holm over the ``m`` pairs and the Monte-Carlo error)."""
+    mc = row.get("p_perm_holm_se", np.nan)
+    near = ", within 2.58 errors of 0.05: another seed may decide it the other way" if row.get("near") else ""
+    mc = f" ± {mc:.2g} (Monte-Carlo error{near})" if np.isfinite(mc) and mc > 0 else ""
+    holm = "" if row["tie"] else (f", Holm over the {m} adjacent pairs that are not ties p = "
+                                  f"{row['p_perm_holm']:.4g}{mc}; paired t-test Holm p = {row['p_t_holm']:.4g}")
+    return (f"paired randomisation test ({row['permutations']} sign flips{', exact' if row['exact'] else ''}"
+            f"): p = {row['p_perm']:.4g}{holm}" + "".join(f"; {x}" for x in row.get("notes", []) or []))
+
+
+def _pair_sensitivity(board: Board, tests, conditions, row, k: int, m: int) -> list:
+    """The sensitivity rows of adjacent pair ``k``: the unadjusted and other-method intervals, the slot draws
+    (Charades-STA) and every condition but a computed stand-in's (that one has its own claim)."""
+    from fireeval.stats.claims import Alternative
+
+    lv = _level_text(float(row["level"]))
+    sens = [Alternative("95% BCa interval, unadjusted (this pair alone)", row["bca95"], kind="multiplicity",
+                        weight="secondary", reason=f"a diagnostic: the step is one of a family of {m}, and an "
+                        "interval that ignores the family overstates what one step shows"),
+            Alternative(f"{lv} percentile bootstrap interval", row["percentile"], kind="interval method",
+                        weight="equal"),
+            Alternative(f"{lv} paired t interval", row["t_interval"], kind="interval method", weight="equal")]
+    draw = getattr(tests, "attrs", {}).get("slot_flips", {}).get(k + 1)
+    if draw is not None and len(draw) > 2:
+        sens.append(Alternative(
+            f"one of the {_n_ratings(board)} ratings drawn at random per query: unclear in {draw[0]} of {draw[1]} "
+            "draws (the median draw shown)", draw[2], kind="label noise", weight="secondary",
+            reason=f"a diagnostic, not a rater: the re-annotation files carry no worker id, so a draw mixes "
+                   f"raters query by query; it shows how often one rating per query leaves the step unclear "
+                   f"({draw[0]} of {draw[1]} draws); the per-query aggregates are the readings of standing"))
+    mine = conditions[conditions["pair"] == k + 1]
+    for _, c in mine.iterrows():
+        if c["standing"] == "stand-in" and c["bca"] is not None:
+            continue  # its own claim below
+        weight = _weight(c["kind"])
+        if c["bca"] is None:
+            sens.append(Alternative(c["condition"], kind=c["kind"], why=c["why"], **weight))
+        else:
+            sens.append(Alternative(c["condition"], c["bca"], kind=c["kind"], **weight))
+    return sens
 
 
 def _n_ratings(board: Board) -> int:
