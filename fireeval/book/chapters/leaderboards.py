@@ -1436,45 +1436,15 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
     import pandas as pd
 
     from fireeval import pooling
-    from fireeval.core.judgements import Qrels
     from fireeval.core.runset import RunSet
     from fireeval.core.trec import read_run
 
     notes = []
-    if real:
-        from fireeval.datasets import data_path, trec8
-
-        table = trec8.load_runs_table(root=data_dir)
-        official = trec8.load_official_map(root=data_dir)
-        table["published"] = table["run"].map(official)
-        ranked = table.sort_values(["published", "run"], ascending=[False, True])["run"].tolist()
-        n = len(ranked) if not trec_pairs else min(len(ranked), trec_pairs + 1)
-        # A reader's run may land anywhere in the ordering: then every run is read, so its neighbours are there.
-        needed = sorted(ranked if extra_runs else set(ranked[:n]) | set(table.loc[table["pooled"], "run"]))
-        paths = [data_path(f"trec8_adhoc/runs/input.{r}.gz", data_dir) for r in needed]
-        qrels = trec8.load_qrels(root=data_dir)
-        pool_depth = 100
-        data = "real: TREC-8 Ad Hoc, official runs and NIST's qrels"
-        source = "TREC-8 official MAP (NIST official-scores.map, 4 decimals)"
-    else:
-        from fireeval.synthetic.trec_collection import simulate_pooled_trec
-
-        frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3,
-                                                             n_docs=3000, depth=300, pool_depth=50, seed=seed)
-        needed, paths, pool_depth = list(frames), None, 50
-        qrels = Qrels(qrels_frame)
-        table["published"] = np.nan
-        ranked = None
-        data = "stand-in: synthetic TREC-style collection (24 simulated runs, 16 pooled to depth 50)"
-        source = "none: the synthetic runs have no published scores; ordered by their MAP here"
-    frames_extra = {}
-    for path in extra_runs:
-        frame = read_run(path)
-        tag = str(frame["tag"].iloc[0])
-        name = tag if tag not in needed and tag not in frames_extra else f"{tag} ({path})"
-        frames_extra[name] = frame
-    if real:
-        frames = {name: read_run(p, check_duplicates=False) for name, p in zip(needed, paths)}
+    src = _trec8_real(data_dir, trec_pairs, bool(extra_runs)) if real else _trec8_synthetic(seed)
+    table, needed, paths, qrels, pool_depth = (src[k] for k in ("table", "needed", "paths", "qrels", "pool_depth"))
+    frames_extra = _reader_frames(extra_runs, needed)
+    frames = ({name: read_run(p, check_duplicates=False) for name, p in zip(needed, paths)} if real
+              else src["frames"])
     runs = RunSet.from_frames({**frames, **frames_extra}, sources={**dict(zip(needed, paths or ())),
                                                                    **dict(zip(frames_extra, extra_runs))})
     names = list(runs.names)
@@ -1487,7 +1457,68 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
     lo = pooling.compare_leave_outs(pool, qrels, "map")
     means = lo.original.mean(axis=1)
     published = table.set_index("run")["published"].reindex(names).to_numpy(dtype=float)
-    # The published ordering: official MAP; a reader's run placed by its own MAP (synthetic: all by MAP).
+    keep = _trec8_keep(names, published, means, src["ranked"], frames_extra, trec_pairs, notes)
+    names_k = [names[i] for i in keep]
+    if frames_extra:
+        notes.append(f"{len(frames_extra)} reader run(s) scored on the official qrels and placed by MAP: "
+                     + ", ".join(f"{n} (MAP {means[names.index(n)]:.4f})" for n in frames_extra))
+    conditions = [
+        Condition("each run scored with its own run left out of the pool", "pool bias", lo.run_out[keep]),
+        Condition("each run scored with its own group left out of the pool", "pool bias", lo.group_out[keep])]
+    return Board("trec8", "TREC-8", "MAP", "topics", names_k, lo.original[keep], published[keep], 1.0, src["source"],
+                 5e-5, src["data"] + (f"; {len(names_k)} runs from the top of the ordering" if trec_pairs else ""),
+                 "original", conditions, notes, [n for n in names_k if n in frames_extra],
+                 facts={"runs": int(len(table)), "pooled": int(table["pooled"].astype(bool).sum()),
+                        "pool_depth": int(pool_depth)})
+
+
+def _trec8_real(data_dir, trec_pairs, reader_runs: bool) -> dict:
+    """TREC-8's official runs table (with the official MAP as ``published``), the runs to read and NIST's qrels."""
+    from fireeval.datasets import data_path, trec8
+
+    table = trec8.load_runs_table(root=data_dir)
+    official = trec8.load_official_map(root=data_dir)
+    table["published"] = table["run"].map(official)
+    ranked = table.sort_values(["published", "run"], ascending=[False, True])["run"].tolist()
+    n = len(ranked) if not trec_pairs else min(len(ranked), trec_pairs + 1)
+    # A reader's run may land anywhere in the ordering: then every run is read, so its neighbours are there.
+    needed = sorted(ranked if reader_runs else set(ranked[:n]) | set(table.loc[table["pooled"], "run"]))
+    return {"table": table, "ranked": ranked, "needed": needed, "qrels": trec8.load_qrels(root=data_dir),
+            "paths": [data_path(f"trec8_adhoc/runs/input.{r}.gz", data_dir) for r in needed], "pool_depth": 100,
+            "data": "real: TREC-8 Ad Hoc, official runs and NIST's qrels",
+            "source": "TREC-8 official MAP (NIST official-scores.map, 4 decimals)"}
+
+
+def _trec8_synthetic(seed) -> dict:
+    """The seeded TREC-style stand-in: its runs (``frames``), runs table and qrels; no published scores."""
+    from fireeval.core.judgements import Qrels
+    from fireeval.synthetic.trec_collection import simulate_pooled_trec
+
+    frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3,
+                                                         n_docs=3000, depth=300, pool_depth=50, seed=seed)
+    table["published"] = np.nan
+    return {"table": table, "ranked": None, "needed": list(frames), "frames": frames, "paths": None,
+            "qrels": Qrels(qrels_frame), "pool_depth": 50,
+            "data": "stand-in: synthetic TREC-style collection (24 simulated runs, 16 pooled to depth 50)",
+            "source": "none: the synthetic runs have no published scores; ordered by their MAP here"}
+
+
+def _reader_frames(extra_runs, needed) -> dict:
+    """The reader's runs read, each named by its tag (with its path when the tag is taken)."""
+    from fireeval.core.trec import read_run
+
+    frames_extra = {}
+    for path in extra_runs:
+        frame = read_run(path)
+        tag = str(frame["tag"].iloc[0])
+        name = tag if tag not in needed and tag not in frames_extra else f"{tag} ({path})"
+        frames_extra[name] = frame
+    return frames_extra
+
+
+def _trec8_keep(names, published, means, ranked, frames_extra, trec_pairs, notes) -> list:
+    """The indices into ``names`` of the tested runs in published order: official MAP, a reader's run placed by
+    its own MAP (synthetic: all by MAP); the top ``trec_pairs`` + 1, reaching down to the reader's runs (noted)."""
     place = np.where(np.isfinite(published), published, means)
     order = sorted(range(len(names)), key=lambda i: (-place[i], names[i]))
     if ranked is not None and not frames_extra:
@@ -1498,19 +1529,7 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
         if top > trec_pairs + 1:
             notes.append(f"the tested pairs reach down to the reader's run(s): {top - 1} adjacent pairs, not "
                          f"{trec_pairs}")
-    keep = order if not trec_pairs else order[:top]
-    names_k = [names[i] for i in keep]
-    if frames_extra:
-        notes.append(f"{len(frames_extra)} reader run(s) scored on the official qrels and placed by MAP: "
-                     + ", ".join(f"{n} (MAP {means[names.index(n)]:.4f})" for n in frames_extra))
-    conditions = [
-        Condition("each run scored with its own run left out of the pool", "pool bias", lo.run_out[keep]),
-        Condition("each run scored with its own group left out of the pool", "pool bias", lo.group_out[keep])]
-    return Board("trec8", "TREC-8", "MAP", "topics", names_k, lo.original[keep], published[keep], 1.0, source,
-                 5e-5, data + (f"; {len(names_k)} runs from the top of the ordering" if trec_pairs else ""),
-                 "original", conditions, notes, [n for n in names_k if n in frames_extra],
-                 facts={"runs": int(len(table)), "pooled": int(table["pooled"].astype(bool).sum()),
-                        "pool_depth": int(pool_depth)})
+    return order if not trec_pairs else order[:top]
 
 
 def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
