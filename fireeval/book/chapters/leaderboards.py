@@ -1112,22 +1112,38 @@ def summary(analysis: Analysis) -> dict:
     are not ties, the pairs that hold under every condition, are reversed under one, or stay unclear
     (``threats``; a control of :data:`CONTROL_KINDS` is counted apart, under ``controls``, never as a
     threat); the same over the non-adjacent pairs a stand-in threat is tested on (``other``)."""
-    b, t, c = analysis.board, analysis.tests, analysis.conditions
+    b, t = analysis.board, analysis.tests
     ties = [bool(w) for w in t["tie"]] if len(t) else []
-    word = [("tie" if tie else _verdict_word(e)) for tie, e in zip(ties, t["bca"])] if len(t) else []
-    out = {"pairs": len(t), "ties": sum(ties), "hold": word.count("holds"), "reversed": word.count("reversed"),
-           "unclear": word.count("unclear"), "n_topics": int(b.values.shape[1]), "n_systems": len(b.names),
-           "holm_significant": int(((t["p_perm_holm"] < 0.05) & (t["diff"] > 0)).sum()) if len(t) else 0,
-           "no_power": int(sum(not tie and e > eff for tie, e, eff in zip(ties, t["min_detectable"], t["effect"])))
-           if len(t) else 0,
-           "no_power_material": int(sum(not tie and e > eff for tie, e, eff in
-                                        zip(ties, t["min_detectable"], t["effect_material"]))) if len(t) else 0,
-           "unadjusted_hold": sum(not tie and _verdict_word(e) == "holds" for tie, e in zip(ties, t["bca95"]))
-           if len(t) else 0,
-           "min_detectable_median": float(np.median(t["min_detectable"])) if len(t) else float("nan"),
-           "level": float(t["level"].iloc[0]) if len(t) else 0.95, "m": int(t["m"].iloc[0]) if len(t) else 0,
+    counts = _step_counts(t, ties)
+    out = {**{k: counts[k] for k in ("pairs", "ties", "hold", "reversed", "unclear")},
+           "n_topics": int(b.values.shape[1]), "n_systems": len(b.names),
+           **{k: v for k, v in counts.items() if k not in ("pairs", "ties", "hold", "reversed", "unclear")},
            "threats": {}, "other": {}, "controls": {}}
-    tied = {(k, k + 1) for k, tie in enumerate(ties) if tie}
+    _count_threats(out, analysis.conditions, {(k, k + 1) for k, tie in enumerate(ties) if tie})
+    return out
+
+
+def _step_counts(t, ties) -> dict:
+    """:func:`summary`'s counts over the adjacent pairs ``t`` (:func:`pair_tests`; ``ties`` its tie flags)."""
+    if not len(t):
+        return {"pairs": 0, "ties": 0, "hold": 0, "reversed": 0, "unclear": 0, "holm_significant": 0,
+                "no_power": 0, "no_power_material": 0, "unadjusted_hold": 0,
+                "min_detectable_median": float("nan"), "level": 0.95, "m": 0}
+    word = [("tie" if tie else _verdict_word(e)) for tie, e in zip(ties, t["bca"])]
+    return {"pairs": len(t), "ties": sum(ties), "hold": word.count("holds"), "reversed": word.count("reversed"),
+            "unclear": word.count("unclear"),
+            "holm_significant": int(((t["p_perm_holm"] < 0.05) & (t["diff"] > 0)).sum()),
+            "no_power": int(sum(not tie and e > eff for tie, e, eff in zip(ties, t["min_detectable"], t["effect"]))),
+            "no_power_material": int(sum(not tie and e > eff for tie, e, eff in
+                                         zip(ties, t["min_detectable"], t["effect_material"]))),
+            "unadjusted_hold": sum(not tie and _verdict_word(e) == "holds" for tie, e in zip(ties, t["bca95"])),
+            "min_detectable_median": float(np.median(t["min_detectable"])),
+            "level": float(t["level"].iloc[0]), "m": int(t["m"].iloc[0])}
+
+
+def _count_threats(out: dict, c, tied: set) -> None:
+    """Fill ``out``'s ``threats``, ``other`` and ``controls`` from the condition rows ``c``, per kind (pairs in
+    ``tied`` left out)."""
     for kind, group in c.groupby("kind", sort=False):
         for where in ("threats", "other"):
             g = group[group["adjacent"].astype(bool) == (where == "threats")]
@@ -1140,7 +1156,6 @@ def summary(analysis: Analysis) -> dict:
             out[where][kind] = {"pairs": sum(v != "—" for v in vals), "holds": vals.count("holds"),
                                 "reversed": vals.count("reversed"), "unclear": vals.count("unclear"),
                                 "not computable": vals.count("—")}
-    return out
 
 
 def parse_predictions(items) -> dict:
@@ -1257,62 +1272,93 @@ def prose_values(analyses: dict) -> dict:
     out = {}
     for key in BENCHMARKS:
         a = analyses.get(key)
-        s = summary(a) if a else None
-        for name in ("pairs", "ties", "hold", "reversed", "unclear", "holm_significant", "n_topics", "n_systems",
-                     "unadjusted_hold", "m"):
-            out[f"{key}_{name}"] = s[name] if s else "n/a"
-        out[f"{key}_level"] = _level_text(s["level"]) if s else "n/a"
-        out[f"{key}_min_detectable"] = s["min_detectable_median"] if s else float("nan")
-        for kind in ("pool bias", "label noise", "false negatives", "subset", "tie rule", "IoU convention"):
-            for where, prefix in (("threats", ""), ("other", "other_"), ("controls", "")):
-                if (where == "controls") != (kind in CONTROL_KINDS):
-                    continue
-                t = (s or {}).get(where, {}).get(kind, {})
-                for what in ("pairs", "holds", "reversed", "unclear"):
-                    out[f"{key}_{prefix}{kind.replace(' ', '_')}_{what}"] = t.get(what, "n/a")
-        t = a.tests if a else None
-        if a and len(t):
-            free = ~t["tie"].astype(bool)
-            # No power: the smallest detectable difference exceeds the stated effect (never the observed step).
-            weak = free & (t["min_detectable"] > t["effect"])
-            holds = np.array([_verdict_word(e) == "holds" for e in t["bca"]], dtype=bool)
-            out[f"{key}_no_power"] = int(weak.sum())
-            out[f"{key}_no_power_hold"] = int((weak.to_numpy() & holds).sum())
-            weak10 = free & (t["min_detectable"] > t["effect_material"])  # beyond the material effect too
-            out[f"{key}_no_power_material"] = int(weak10.sum())
-            out[f"{key}_no_power_material_hold"] = int((weak10.to_numpy() & holds).sum())
-            out[f"{key}_effect_material_median"] = (float(t.loc[free, "effect_material"].median()) if free.any()
-                                                    else float("nan"))
-            out[f"{key}_effect_median"] = float(t.loc[free, "effect"].median()) if free.any() else float("nan")
-            out[f"{key}_published_ties"] = int(t["tie"].str.contains("published").sum())
-        else:
-            for name in ("no_power", "no_power_hold", "no_power_material", "no_power_material_hold", "published_ties"):
-                out[f"{key}_{name}"] = "n/a"
-            out[f"{key}_effect_median"] = out[f"{key}_effect_material_median"] = float("nan")
-        out[f"{key}_diff"] = float(t["diff"].iloc[0]) if a and len(t) else float("nan")
-        o = getattr(a, "ordering", None) if a else None
-        sup = ordering_support(o) if o is not None else {}
-        for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "t_hold", "holm_near", "permutations", "top",
-                     "systems", "fallback", "resamples"):
-            out[f"{key}_all_{name}"] = sup.get(name, "n/a")
-        for name in ("leader", "leader_above", "holm_leader", "holm_leader_above"):
-            out[f"{key}_all_{name}"] = sup.get(name, "n/a")
-        out[f"{key}_all_supported"] = sup.get("supported", "n/a")
-        # the ordering claim's own count and label: a pair holds there only when its BCa, percentile and paired t
-        # intervals agree (Claim.evaluate_family weighs each pair's interval-method rows)
-        rec = next((r for r in (a.records if a else []) if r["id"].endswith(".ordering")), None)
-        out[f"{key}_all_claim_hold"] = rec["family"]["hold"] if rec and rec.get("family") else "n/a"
-        out[f"{key}_all_claim_label"] = rec["label"] if rec else "n/a"
-    tr = analyses.get("trec8")
-    out["trec8_runs_total"] = tr.board.facts.get("runs", "n/a") if tr else "n/a"
-    out["trec8_pooled_runs"] = tr.board.facts.get("pooled", "n/a") if tr else "n/a"
-    out["trec8_pool_depth"] = tr.board.facts.get("pool_depth", "n/a") if tr else "n/a"
-    shift = pool_shift(analyses["trec8"]) if "trec8" in analyses else {}
+        out.update(_summary_values(key, summary(a) if a else None))
+        out.update(_power_values(key, a.tests if a else None))
+        out.update(_ordering_values(key, a))
+    out.update(_trec8_values(analyses.get("trec8")))
+    out.update(_charades_values(analyses.get("charades_sta")))
+    out.update({f"all_{k}": v for k, v in overview(analyses).items()})
+    return out
+
+
+def _summary_values(key: str, s: dict | None) -> dict:
+    """:func:`prose_values` of one benchmark read from its :func:`summary` ``s`` (None: not run)."""
+    out = {}
+    for name in ("pairs", "ties", "hold", "reversed", "unclear", "holm_significant", "n_topics", "n_systems",
+                 "unadjusted_hold", "m"):
+        out[f"{key}_{name}"] = s[name] if s else "n/a"
+    out[f"{key}_level"] = _level_text(s["level"]) if s else "n/a"
+    out[f"{key}_min_detectable"] = s["min_detectable_median"] if s else float("nan")
+    for kind in ("pool bias", "label noise", "false negatives", "subset", "tie rule", "IoU convention"):
+        for where, prefix in (("threats", ""), ("other", "other_"), ("controls", "")):
+            if (where == "controls") != (kind in CONTROL_KINDS):
+                continue
+            t = (s or {}).get(where, {}).get(kind, {})
+            for what in ("pairs", "holds", "reversed", "unclear"):
+                out[f"{key}_{prefix}{kind.replace(' ', '_')}_{what}"] = t.get(what, "n/a")
+    return out
+
+
+def _power_values(key: str, t) -> dict:
+    """:func:`prose_values` of one benchmark's power, ties and top step, from its pair tests ``t`` (None: not run)."""
+    out = {}
+    if t is not None and len(t):
+        free = ~t["tie"].astype(bool)
+        # No power: the smallest detectable difference exceeds the stated effect (never the observed step).
+        weak = free & (t["min_detectable"] > t["effect"])
+        holds = np.array([_verdict_word(e) == "holds" for e in t["bca"]], dtype=bool)
+        out[f"{key}_no_power"] = int(weak.sum())
+        out[f"{key}_no_power_hold"] = int((weak.to_numpy() & holds).sum())
+        weak10 = free & (t["min_detectable"] > t["effect_material"])  # beyond the material effect too
+        out[f"{key}_no_power_material"] = int(weak10.sum())
+        out[f"{key}_no_power_material_hold"] = int((weak10.to_numpy() & holds).sum())
+        out[f"{key}_effect_material_median"] = (float(t.loc[free, "effect_material"].median()) if free.any()
+                                                else float("nan"))
+        out[f"{key}_effect_median"] = float(t.loc[free, "effect"].median()) if free.any() else float("nan")
+        out[f"{key}_published_ties"] = int(t["tie"].str.contains("published").sum())
+        out[f"{key}_diff"] = float(t["diff"].iloc[0])
+        return out
+    for name in ("no_power", "no_power_hold", "no_power_material", "no_power_material_hold", "published_ties"):
+        out[f"{key}_{name}"] = "n/a"
+    out[f"{key}_effect_median"] = out[f"{key}_effect_material_median"] = float("nan")
+    out[f"{key}_diff"] = float("nan")
+    return out
+
+
+def _ordering_values(key: str, a) -> dict:
+    """:func:`prose_values` of one benchmark's test of every pair of its top systems (``a``: None when not run)."""
+    o = getattr(a, "ordering", None) if a else None
+    sup = ordering_support(o) if o is not None else {}
+    out = {f"{key}_all_{name}": sup.get(name, "n/a")
+           for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "t_hold", "holm_near", "permutations",
+                        "top", "systems", "fallback", "resamples", "leader", "leader_above", "holm_leader",
+                        "holm_leader_above", "supported")}
+    # the ordering claim's own count and label: a pair holds there only when its BCa, percentile and paired t
+    # intervals agree (Claim.evaluate_family weighs each pair's interval-method rows)
+    rec = next((r for r in (a.records if a else []) if r["id"].endswith(".ordering")), None)
+    out[f"{key}_all_claim_hold"] = rec["family"]["hold"] if rec and rec.get("family") else "n/a"
+    out[f"{key}_all_claim_label"] = rec["label"] if rec else "n/a"
+    return out
+
+
+def _trec8_values(tr) -> dict:
+    """:func:`prose_values` of TREC-8 alone: its pool, the pool shift and the published ties (``tr``: None when
+    not run)."""
+    out = {"trec8_runs_total": tr.board.facts.get("runs", "n/a") if tr else "n/a",
+           "trec8_pooled_runs": tr.board.facts.get("pooled", "n/a") if tr else "n/a",
+           "trec8_pool_depth": tr.board.facts.get("pool_depth", "n/a") if tr else "n/a"}
+    shift = pool_shift(tr) if tr is not None else {}
     out["trec8_pool_shift"] = shift.get("median_shift", float("nan"))
     out["trec8_half_width"] = shift.get("median_half_width", float("nan"))
     tie_pairs = [f"{r['a']} and {r['b']}" for _, r in tr.tests.iterrows() if "published" in r["tie"]] if tr else []
     out["trec8_tie_note"] = "; ".join(tie_pairs) or "none"
-    ch = analyses.get("charades_sta")
+    return out
+
+
+def _charades_values(ch) -> dict:
+    """:func:`prose_values` of Charades-STA alone: ties, ratings, the query subset's shrink (``ch``: None when
+    not run)."""
+    out = {}
     ties = [f"{r['a']} and {r['b']}" for _, r in ch.tests.iterrows() if r["tie"]] if ch else []
     out["charades_tie_note"] = "; ".join(ties) or "none"
     out["charades_rated"] = ch.board.conditions[0].values.shape[1] if ch and ch.board.conditions else "n/a"
@@ -1325,7 +1371,6 @@ def prose_values(analyses: dict) -> dict:
                 "charades_shrink_mean": sh["mean"], "charades_shrink_flips": sh["flips"][0],
                 "charades_slot_draws": sh["flips"][1]})
     out["charades_median_note"] = _median_note(ch) if ch else "n/a"
-    out.update({f"all_{k}": v for k, v in overview(analyses).items()})
     return out
 
 
