@@ -589,3 +589,16 @@ def test_the_shrinking_gap_is_given_on_all_queries_too():
     full = b.values[b.names.index(winner)] - b.values[b.names.index(loser)]
     assert v["charades_shrink_full"] == pytest.approx(full.mean())
     assert np.isnan(lb.prose_values({})["charades_shrink_full"])
+
+
+def test_prose_glues_the_same_names_whether_a_benchmark_ran_or_not():
+    # issue 36: prose_values is split into one helper per part; every glue name stays defined either way, and a
+    # benchmark that did not run gives n/a or NaN for each of its own names, never a number
+    rng = np.random.default_rng(3)
+    x = np.stack([rng.random(40) + 0.2 - 0.1 * k for k in range(4)])
+    ran = lb.prose_values({"trec8": analyse(board(x))})
+    idle = lb.prose_values({})
+    assert set(ran) == set(idle)
+    assert ran["trec8_pairs"] == 3 and ran["trec8_n_systems"] == 4 and np.isfinite(ran["trec8_diff"])
+    own = [k for k in idle if k.startswith("trec8_") and k not in ("trec8_tie_note",)]
+    assert own and all(idle[k] == "n/a" or (isinstance(idle[k], float) and np.isnan(idle[k])) for k in own)

@@ -447,19 +447,30 @@ def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0, level:
         pairs = adjacent + (others if cond.standing == "stand-in" else [])
         if not pairs:
             continue
-        pi, pj = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-        est = _intervals(v[pi] - v[pj], n_bootstrap, seed + 1 + c, board.unit, level)
-        est95 = _intervals(v[pi] - v[pj], n_bootstrap, seed + 1 + c, board.unit, 0.95) if level != 0.95 else est
-        est = [e if j == i + 1 else e95 for (i, j), e, e95 in zip(pairs, est, est95)]
-        for (i, j), (bca, _, _) in zip(pairs, est):
-            rows.append({"pair": i + 1 if j == i + 1 else 0, "i": i, "j": j, "adjacent": j == i + 1,
-                         "a": board.names[i], "b": board.names[j], "condition": cond.name,
-                         "kind": cond.kind, "standing": cond.standing, "primary": cond.primary,
-                         "diff": np.nan if bca is None else bca.value, "bca": bca,
-                         "ci_low": np.nan if bca is None else bca.low, "ci_high": np.nan if bca is None else bca.high,
-                         "n_topics": v.shape[1], "why": "" if bca is not None else (cond.why or "not computable")})
+        est = _condition_intervals(board, v, pairs, n_bootstrap, seed + 1 + c, level)
+        rows.extend(_condition_row(board, cond, i, j, bca, v.shape[1]) for (i, j), (bca, _, _) in zip(pairs, est))
     return pd.DataFrame(rows, columns=["pair", "i", "j", "adjacent", "a", "b", "condition", "kind", "standing",
                                        "primary", "diff", "bca", "ci_low", "ci_high", "n_topics", "why"])
+
+
+def _condition_intervals(board: Board, v, pairs, n_bootstrap: int, seed: int, level: float) -> list:
+    """The intervals of A − B under one condition's scores ``v`` for ``pairs``: an adjacent pair's at
+    ``level``, any other pair's at 95%."""
+    pi, pj = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    est = _intervals(v[pi] - v[pj], n_bootstrap, seed, board.unit, level)
+    est95 = _intervals(v[pi] - v[pj], n_bootstrap, seed, board.unit, 0.95) if level != 0.95 else est
+    return [e if j == i + 1 else e95 for (i, j), e, e95 in zip(pairs, est, est95)]
+
+
+def _condition_row(board: Board, cond: Condition, i: int, j: int, bca, n_topics: int) -> dict:
+    """One row of :func:`condition_tests`: pair ``i`` over ``j`` under ``cond``, with its interval ``bca``."""
+    computed = bca is not None
+    return {"pair": i + 1 if j == i + 1 else 0, "i": i, "j": j, "adjacent": j == i + 1,
+            "a": board.names[i], "b": board.names[j], "condition": cond.name,
+            "kind": cond.kind, "standing": cond.standing, "primary": cond.primary,
+            "diff": bca.value if computed else np.nan, "bca": bca,
+            "ci_low": bca.low if computed else np.nan, "ci_high": bca.high if computed else np.nan,
+            "n_topics": n_topics, "why": "" if computed else (cond.why or "not computable")}
 
 
 #: Every pair of a published ordering is tested among its top this many systems (TREC-8: 15 of 129 runs, 105 pairs).
@@ -671,52 +682,8 @@ def pair_claims(board: Board, tests, conditions) -> list[dict]:
     verdict "not testable here", what the stand-in shows in its ``here`` row) decided by its primary
     condition, with the other conditions of that kind as secondary rows (the threshold sweep).
     """
-    from fireeval.stats.claims import Alternative
-
-    records = []
+    records = [_pair_record(board, tests, conditions, row) for _, row in tests.iterrows()]
     n = len(tests)
-    for _, row in tests.iterrows():
-        k = int(row["pair"]) - 1
-        d = board.values[k] - board.values[k + 1]
-        m, level = int(row["m"]), float(row["level"])
-        claim = _claim(board, k, k + 1, f"{board.title}, adjacent pair {k + 1} of {n}", m,
-                       untestable=row["tie"] or None)
-        evidence = _evidence(board, k, k + 1, [row["mean_a"], row["mean_b"]])
-        mc = row.get("p_perm_holm_se", np.nan)
-        near = ", within 2.58 errors of 0.05: another seed may decide it the other way" if row.get("near") else ""
-        mc = f" ± {mc:.2g} (Monte-Carlo error{near})" if np.isfinite(mc) and mc > 0 else ""
-        holm = "" if row["tie"] else (f", Holm over the {m} adjacent pairs that are not ties p = "
-                                      f"{row['p_perm_holm']:.4g}{mc}; paired t-test Holm p = {row['p_t_holm']:.4g}")
-        claim.notes = (f"paired randomisation test ({row['permutations']} sign flips{', exact' if row['exact'] else ''}"
-                       f"): p = {row['p_perm']:.4g}{holm}" + "".join(f"; {x}" for x in row.get("notes", []) or []))
-        lv = _level_text(level)
-        sens = [Alternative("95% BCa interval, unadjusted (this pair alone)", row["bca95"], kind="multiplicity",
-                            weight="secondary", reason=f"a diagnostic: the step is one of a family of {m}, and an "
-                            "interval that ignores the family overstates what one step shows"),
-                Alternative(f"{lv} percentile bootstrap interval", row["percentile"], kind="interval method",
-                            weight="equal"),
-                Alternative(f"{lv} paired t interval", row["t_interval"], kind="interval method", weight="equal")]
-        draw = getattr(tests, "attrs", {}).get("slot_flips", {}).get(k + 1)
-        if draw is not None and len(draw) > 2:
-            sens.append(Alternative(
-                f"one of the {_n_ratings(board)} ratings drawn at random per query: unclear in {draw[0]} of {draw[1]} "
-                "draws (the median draw shown)", draw[2], kind="label noise", weight="secondary",
-                reason=f"a diagnostic, not a rater: the re-annotation files carry no worker id, so a draw mixes "
-                       f"raters query by query; it shows how often one rating per query leaves the step unclear "
-                       f"({draw[0]} of {draw[1]} draws); the per-query aggregates are the readings of standing"))
-        mine = conditions[conditions["pair"] == k + 1]
-        for _, c in mine.iterrows():
-            if c["standing"] == "stand-in" and c["bca"] is not None:
-                continue  # its own claim below
-            weight = _weight(c["kind"])
-            if c["bca"] is None:
-                sens.append(Alternative(c["condition"], kind=c["kind"], why=c["why"], **weight))
-            else:
-                sens.append(Alternative(c["condition"], c["bca"], kind=c["kind"], **weight))
-        power = pair_power(d, row["effect"], board.unit, 0.05 / max(m, 1), resolved=_verdict_word(row["bca"])
-                           in ("holds", "reversed"), material=row["effect_material"])
-        records.append(claim.evaluate(row["bca"], evidence=evidence, power=power,
-                                      sensitivity=[] if row["tie"] else sens))
     stand = conditions[(conditions["standing"] == "stand-in") & conditions["bca"].notna()]
     for (i, j, kind), group in stand.groupby(["i", "j", "kind"], sort=False):
         section = (f"{board.title}, adjacent pair {i + 1} of {n}" if j == i + 1 else
@@ -725,6 +692,65 @@ def pair_claims(board: Board, tests, conditions) -> list[dict]:
         records.extend(_stand_in_claims(board, int(i), int(j), group, kind,
                                         _claim(board, int(i), int(j), section, m), m))
     return records
+
+
+def _pair_record(board: Board, tests, conditions, row) -> dict:
+    """The evaluated claim of one adjacent pair: ``row`` of :func:`pair_tests` with its notes, its
+    sensitivity rows (:func:`_pair_sensitivity`) and its power."""
+    k = int(row["pair"]) - 1
+    d = board.values[k] - board.values[k + 1]
+    m = int(row["m"])
+    claim = _claim(board, k, k + 1, f"{board.title}, adjacent pair {k + 1} of {len(tests)}", m,
+                   untestable=row["tie"] or None)
+    evidence = _evidence(board, k, k + 1, [row["mean_a"], row["mean_b"]])
+    claim.notes = _pair_notes(row, m)
+    sens = _pair_sensitivity(board, tests, conditions, row, k, m)
+    power = pair_power(d, row["effect"], board.unit, 0.05 / max(m, 1), resolved=_verdict_word(row["bca"])
+                       in ("holds", "reversed"), material=row["effect_material"])
+    return claim.evaluate(row["bca"], evidence=evidence, power=power, sensitivity=[] if row["tie"] else sens)
+
+
+def _pair_notes(row, m: int) -> str:
+    """A pair's randomisation and t-test p-values (with Holm over the ``m`` pairs and the Monte-Carlo error)."""
+    mc = row.get("p_perm_holm_se", np.nan)
+    near = ", within 2.58 errors of 0.05: another seed may decide it the other way" if row.get("near") else ""
+    mc = f" ± {mc:.2g} (Monte-Carlo error{near})" if np.isfinite(mc) and mc > 0 else ""
+    holm = "" if row["tie"] else (f", Holm over the {m} adjacent pairs that are not ties p = "
+                                  f"{row['p_perm_holm']:.4g}{mc}; paired t-test Holm p = {row['p_t_holm']:.4g}")
+    return (f"paired randomisation test ({row['permutations']} sign flips{', exact' if row['exact'] else ''}"
+            f"): p = {row['p_perm']:.4g}{holm}" + "".join(f"; {x}" for x in row.get("notes", []) or []))
+
+
+def _pair_sensitivity(board: Board, tests, conditions, row, k: int, m: int) -> list:
+    """The sensitivity rows of adjacent pair ``k``: the unadjusted and other-method intervals, the slot draws
+    (Charades-STA) and every condition but a computed stand-in's (that one has its own claim)."""
+    from fireeval.stats.claims import Alternative
+
+    lv = _level_text(float(row["level"]))
+    sens = [Alternative("95% BCa interval, unadjusted (this pair alone)", row["bca95"], kind="multiplicity",
+                        weight="secondary", reason=f"a diagnostic: the step is one of a family of {m}, and an "
+                        "interval that ignores the family overstates what one step shows"),
+            Alternative(f"{lv} percentile bootstrap interval", row["percentile"], kind="interval method",
+                        weight="equal"),
+            Alternative(f"{lv} paired t interval", row["t_interval"], kind="interval method", weight="equal")]
+    draw = getattr(tests, "attrs", {}).get("slot_flips", {}).get(k + 1)
+    if draw is not None and len(draw) > 2:
+        sens.append(Alternative(
+            f"one of the {_n_ratings(board)} ratings drawn at random per query: unclear in {draw[0]} of {draw[1]} "
+            "draws (the median draw shown)", draw[2], kind="label noise", weight="secondary",
+            reason=f"a diagnostic, not a rater: the re-annotation files carry no worker id, so a draw mixes "
+                   f"raters query by query; it shows how often one rating per query leaves the step unclear "
+                   f"({draw[0]} of {draw[1]} draws); the per-query aggregates are the readings of standing"))
+    mine = conditions[conditions["pair"] == k + 1]
+    for _, c in mine.iterrows():
+        if c["standing"] == "stand-in" and c["bca"] is not None:
+            continue  # its own claim below
+        weight = _weight(c["kind"])
+        if c["bca"] is None:
+            sens.append(Alternative(c["condition"], kind=c["kind"], why=c["why"], **weight))
+        else:
+            sens.append(Alternative(c["condition"], c["bca"], kind=c["kind"], **weight))
+    return sens
 
 
 def _n_ratings(board: Board) -> int:
@@ -1086,22 +1112,38 @@ def summary(analysis: Analysis) -> dict:
     are not ties, the pairs that hold under every condition, are reversed under one, or stay unclear
     (``threats``; a control of :data:`CONTROL_KINDS` is counted apart, under ``controls``, never as a
     threat); the same over the non-adjacent pairs a stand-in threat is tested on (``other``)."""
-    b, t, c = analysis.board, analysis.tests, analysis.conditions
+    b, t = analysis.board, analysis.tests
     ties = [bool(w) for w in t["tie"]] if len(t) else []
-    word = [("tie" if tie else _verdict_word(e)) for tie, e in zip(ties, t["bca"])] if len(t) else []
-    out = {"pairs": len(t), "ties": sum(ties), "hold": word.count("holds"), "reversed": word.count("reversed"),
-           "unclear": word.count("unclear"), "n_topics": int(b.values.shape[1]), "n_systems": len(b.names),
-           "holm_significant": int(((t["p_perm_holm"] < 0.05) & (t["diff"] > 0)).sum()) if len(t) else 0,
-           "no_power": int(sum(not tie and e > eff for tie, e, eff in zip(ties, t["min_detectable"], t["effect"])))
-           if len(t) else 0,
-           "no_power_material": int(sum(not tie and e > eff for tie, e, eff in
-                                        zip(ties, t["min_detectable"], t["effect_material"]))) if len(t) else 0,
-           "unadjusted_hold": sum(not tie and _verdict_word(e) == "holds" for tie, e in zip(ties, t["bca95"]))
-           if len(t) else 0,
-           "min_detectable_median": float(np.median(t["min_detectable"])) if len(t) else float("nan"),
-           "level": float(t["level"].iloc[0]) if len(t) else 0.95, "m": int(t["m"].iloc[0]) if len(t) else 0,
+    counts = _step_counts(t, ties)
+    out = {**{k: counts[k] for k in ("pairs", "ties", "hold", "reversed", "unclear")},
+           "n_topics": int(b.values.shape[1]), "n_systems": len(b.names),
+           **{k: v for k, v in counts.items() if k not in ("pairs", "ties", "hold", "reversed", "unclear")},
            "threats": {}, "other": {}, "controls": {}}
-    tied = {(k, k + 1) for k, tie in enumerate(ties) if tie}
+    _count_threats(out, analysis.conditions, {(k, k + 1) for k, tie in enumerate(ties) if tie})
+    return out
+
+
+def _step_counts(t, ties) -> dict:
+    """:func:`summary`'s counts over the adjacent pairs ``t`` (:func:`pair_tests`; ``ties`` its tie flags)."""
+    if not len(t):
+        return {"pairs": 0, "ties": 0, "hold": 0, "reversed": 0, "unclear": 0, "holm_significant": 0,
+                "no_power": 0, "no_power_material": 0, "unadjusted_hold": 0,
+                "min_detectable_median": float("nan"), "level": 0.95, "m": 0}
+    word = [("tie" if tie else _verdict_word(e)) for tie, e in zip(ties, t["bca"])]
+    return {"pairs": len(t), "ties": sum(ties), "hold": word.count("holds"), "reversed": word.count("reversed"),
+            "unclear": word.count("unclear"),
+            "holm_significant": int(((t["p_perm_holm"] < 0.05) & (t["diff"] > 0)).sum()),
+            "no_power": int(sum(not tie and e > eff for tie, e, eff in zip(ties, t["min_detectable"], t["effect"]))),
+            "no_power_material": int(sum(not tie and e > eff for tie, e, eff in
+                                         zip(ties, t["min_detectable"], t["effect_material"]))),
+            "unadjusted_hold": sum(not tie and _verdict_word(e) == "holds" for tie, e in zip(ties, t["bca95"])),
+            "min_detectable_median": float(np.median(t["min_detectable"])),
+            "level": float(t["level"].iloc[0]), "m": int(t["m"].iloc[0])}
+
+
+def _count_threats(out: dict, c, tied: set) -> None:
+    """Fill ``out``'s ``threats``, ``other`` and ``controls`` from the condition rows ``c``, per kind (pairs in
+    ``tied`` left out)."""
     for kind, group in c.groupby("kind", sort=False):
         for where in ("threats", "other"):
             g = group[group["adjacent"].astype(bool) == (where == "threats")]
@@ -1114,7 +1156,6 @@ def summary(analysis: Analysis) -> dict:
             out[where][kind] = {"pairs": sum(v != "—" for v in vals), "holds": vals.count("holds"),
                                 "reversed": vals.count("reversed"), "unclear": vals.count("unclear"),
                                 "not computable": vals.count("—")}
-    return out
 
 
 def parse_predictions(items) -> dict:
@@ -1231,62 +1272,93 @@ def prose_values(analyses: dict) -> dict:
     out = {}
     for key in BENCHMARKS:
         a = analyses.get(key)
-        s = summary(a) if a else None
-        for name in ("pairs", "ties", "hold", "reversed", "unclear", "holm_significant", "n_topics", "n_systems",
-                     "unadjusted_hold", "m"):
-            out[f"{key}_{name}"] = s[name] if s else "n/a"
-        out[f"{key}_level"] = _level_text(s["level"]) if s else "n/a"
-        out[f"{key}_min_detectable"] = s["min_detectable_median"] if s else float("nan")
-        for kind in ("pool bias", "label noise", "false negatives", "subset", "tie rule", "IoU convention"):
-            for where, prefix in (("threats", ""), ("other", "other_"), ("controls", "")):
-                if (where == "controls") != (kind in CONTROL_KINDS):
-                    continue
-                t = (s or {}).get(where, {}).get(kind, {})
-                for what in ("pairs", "holds", "reversed", "unclear"):
-                    out[f"{key}_{prefix}{kind.replace(' ', '_')}_{what}"] = t.get(what, "n/a")
-        t = a.tests if a else None
-        if a and len(t):
-            free = ~t["tie"].astype(bool)
-            # No power: the smallest detectable difference exceeds the stated effect (never the observed step).
-            weak = free & (t["min_detectable"] > t["effect"])
-            holds = np.array([_verdict_word(e) == "holds" for e in t["bca"]], dtype=bool)
-            out[f"{key}_no_power"] = int(weak.sum())
-            out[f"{key}_no_power_hold"] = int((weak.to_numpy() & holds).sum())
-            weak10 = free & (t["min_detectable"] > t["effect_material"])  # beyond the material effect too
-            out[f"{key}_no_power_material"] = int(weak10.sum())
-            out[f"{key}_no_power_material_hold"] = int((weak10.to_numpy() & holds).sum())
-            out[f"{key}_effect_material_median"] = (float(t.loc[free, "effect_material"].median()) if free.any()
-                                                    else float("nan"))
-            out[f"{key}_effect_median"] = float(t.loc[free, "effect"].median()) if free.any() else float("nan")
-            out[f"{key}_published_ties"] = int(t["tie"].str.contains("published").sum())
-        else:
-            for name in ("no_power", "no_power_hold", "no_power_material", "no_power_material_hold", "published_ties"):
-                out[f"{key}_{name}"] = "n/a"
-            out[f"{key}_effect_median"] = out[f"{key}_effect_material_median"] = float("nan")
-        out[f"{key}_diff"] = float(t["diff"].iloc[0]) if a and len(t) else float("nan")
-        o = getattr(a, "ordering", None) if a else None
-        sup = ordering_support(o) if o is not None else {}
-        for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "t_hold", "holm_near", "permutations", "top",
-                     "systems", "fallback", "resamples"):
-            out[f"{key}_all_{name}"] = sup.get(name, "n/a")
-        for name in ("leader", "leader_above", "holm_leader", "holm_leader_above"):
-            out[f"{key}_all_{name}"] = sup.get(name, "n/a")
-        out[f"{key}_all_supported"] = sup.get("supported", "n/a")
-        # the ordering claim's own count and label: a pair holds there only when its BCa, percentile and paired t
-        # intervals agree (Claim.evaluate_family weighs each pair's interval-method rows)
-        rec = next((r for r in (a.records if a else []) if r["id"].endswith(".ordering")), None)
-        out[f"{key}_all_claim_hold"] = rec["family"]["hold"] if rec and rec.get("family") else "n/a"
-        out[f"{key}_all_claim_label"] = rec["label"] if rec else "n/a"
-    tr = analyses.get("trec8")
-    out["trec8_runs_total"] = tr.board.facts.get("runs", "n/a") if tr else "n/a"
-    out["trec8_pooled_runs"] = tr.board.facts.get("pooled", "n/a") if tr else "n/a"
-    out["trec8_pool_depth"] = tr.board.facts.get("pool_depth", "n/a") if tr else "n/a"
-    shift = pool_shift(analyses["trec8"]) if "trec8" in analyses else {}
+        out.update(_summary_values(key, summary(a) if a else None))
+        out.update(_power_values(key, a.tests if a else None))
+        out.update(_ordering_values(key, a))
+    out.update(_trec8_values(analyses.get("trec8")))
+    out.update(_charades_values(analyses.get("charades_sta")))
+    out.update({f"all_{k}": v for k, v in overview(analyses).items()})
+    return out
+
+
+def _summary_values(key: str, s: dict | None) -> dict:
+    """:func:`prose_values` of one benchmark read from its :func:`summary` ``s`` (None: not run)."""
+    out = {}
+    for name in ("pairs", "ties", "hold", "reversed", "unclear", "holm_significant", "n_topics", "n_systems",
+                 "unadjusted_hold", "m"):
+        out[f"{key}_{name}"] = s[name] if s else "n/a"
+    out[f"{key}_level"] = _level_text(s["level"]) if s else "n/a"
+    out[f"{key}_min_detectable"] = s["min_detectable_median"] if s else float("nan")
+    for kind in ("pool bias", "label noise", "false negatives", "subset", "tie rule", "IoU convention"):
+        for where, prefix in (("threats", ""), ("other", "other_"), ("controls", "")):
+            if (where == "controls") != (kind in CONTROL_KINDS):
+                continue
+            t = (s or {}).get(where, {}).get(kind, {})
+            for what in ("pairs", "holds", "reversed", "unclear"):
+                out[f"{key}_{prefix}{kind.replace(' ', '_')}_{what}"] = t.get(what, "n/a")
+    return out
+
+
+def _power_values(key: str, t) -> dict:
+    """:func:`prose_values` of one benchmark's power, ties and top step, from its pair tests ``t`` (None: not run)."""
+    out = {}
+    if t is not None and len(t):
+        free = ~t["tie"].astype(bool)
+        # No power: the smallest detectable difference exceeds the stated effect (never the observed step).
+        weak = free & (t["min_detectable"] > t["effect"])
+        holds = np.array([_verdict_word(e) == "holds" for e in t["bca"]], dtype=bool)
+        out[f"{key}_no_power"] = int(weak.sum())
+        out[f"{key}_no_power_hold"] = int((weak.to_numpy() & holds).sum())
+        weak10 = free & (t["min_detectable"] > t["effect_material"])  # beyond the material effect too
+        out[f"{key}_no_power_material"] = int(weak10.sum())
+        out[f"{key}_no_power_material_hold"] = int((weak10.to_numpy() & holds).sum())
+        out[f"{key}_effect_material_median"] = (float(t.loc[free, "effect_material"].median()) if free.any()
+                                                else float("nan"))
+        out[f"{key}_effect_median"] = float(t.loc[free, "effect"].median()) if free.any() else float("nan")
+        out[f"{key}_published_ties"] = int(t["tie"].str.contains("published").sum())
+        out[f"{key}_diff"] = float(t["diff"].iloc[0])
+        return out
+    for name in ("no_power", "no_power_hold", "no_power_material", "no_power_material_hold", "published_ties"):
+        out[f"{key}_{name}"] = "n/a"
+    out[f"{key}_effect_median"] = out[f"{key}_effect_material_median"] = float("nan")
+    out[f"{key}_diff"] = float("nan")
+    return out
+
+
+def _ordering_values(key: str, a) -> dict:
+    """:func:`prose_values` of one benchmark's test of every pair of its top systems (``a``: None when not run)."""
+    o = getattr(a, "ordering", None) if a else None
+    sup = ordering_support(o) if o is not None else {}
+    out = {f"{key}_all_{name}": sup.get(name, "n/a")
+           for name in ("pairs", "hold", "reversed", "unclear", "holm_hold", "t_hold", "holm_near", "permutations",
+                        "top", "systems", "fallback", "resamples", "leader", "leader_above", "holm_leader",
+                        "holm_leader_above", "supported")}
+    # the ordering claim's own count and label: a pair holds there only when its BCa, percentile and paired t
+    # intervals agree (Claim.evaluate_family weighs each pair's interval-method rows)
+    rec = next((r for r in (a.records if a else []) if r["id"].endswith(".ordering")), None)
+    out[f"{key}_all_claim_hold"] = rec["family"]["hold"] if rec and rec.get("family") else "n/a"
+    out[f"{key}_all_claim_label"] = rec["label"] if rec else "n/a"
+    return out
+
+
+def _trec8_values(tr) -> dict:
+    """:func:`prose_values` of TREC-8 alone: its pool, the pool shift and the published ties (``tr``: None when
+    not run)."""
+    out = {"trec8_runs_total": tr.board.facts.get("runs", "n/a") if tr else "n/a",
+           "trec8_pooled_runs": tr.board.facts.get("pooled", "n/a") if tr else "n/a",
+           "trec8_pool_depth": tr.board.facts.get("pool_depth", "n/a") if tr else "n/a"}
+    shift = pool_shift(tr) if tr is not None else {}
     out["trec8_pool_shift"] = shift.get("median_shift", float("nan"))
     out["trec8_half_width"] = shift.get("median_half_width", float("nan"))
     tie_pairs = [f"{r['a']} and {r['b']}" for _, r in tr.tests.iterrows() if "published" in r["tie"]] if tr else []
     out["trec8_tie_note"] = "; ".join(tie_pairs) or "none"
-    ch = analyses.get("charades_sta")
+    return out
+
+
+def _charades_values(ch) -> dict:
+    """:func:`prose_values` of Charades-STA alone: ties, ratings, the query subset's shrink (``ch``: None when
+    not run)."""
+    out = {}
     ties = [f"{r['a']} and {r['b']}" for _, r in ch.tests.iterrows() if r["tie"]] if ch else []
     out["charades_tie_note"] = "; ".join(ties) or "none"
     out["charades_rated"] = ch.board.conditions[0].values.shape[1] if ch and ch.board.conditions else "n/a"
@@ -1299,7 +1371,6 @@ def prose_values(analyses: dict) -> dict:
                 "charades_shrink_mean": sh["mean"], "charades_shrink_flips": sh["flips"][0],
                 "charades_slot_draws": sh["flips"][1]})
     out["charades_median_note"] = _median_note(ch) if ch else "n/a"
-    out.update({f"all_{k}": v for k, v in overview(analyses).items()})
     return out
 
 
@@ -1410,45 +1481,15 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
     import pandas as pd
 
     from fireeval import pooling
-    from fireeval.core.judgements import Qrels
     from fireeval.core.runset import RunSet
     from fireeval.core.trec import read_run
 
     notes = []
-    if real:
-        from fireeval.datasets import data_path, trec8
-
-        table = trec8.load_runs_table(root=data_dir)
-        official = trec8.load_official_map(root=data_dir)
-        table["published"] = table["run"].map(official)
-        ranked = table.sort_values(["published", "run"], ascending=[False, True])["run"].tolist()
-        n = len(ranked) if not trec_pairs else min(len(ranked), trec_pairs + 1)
-        # A reader's run may land anywhere in the ordering: then every run is read, so its neighbours are there.
-        needed = sorted(ranked if extra_runs else set(ranked[:n]) | set(table.loc[table["pooled"], "run"]))
-        paths = [data_path(f"trec8_adhoc/runs/input.{r}.gz", data_dir) for r in needed]
-        qrels = trec8.load_qrels(root=data_dir)
-        pool_depth = 100
-        data = "real: TREC-8 Ad Hoc, official runs and NIST's qrels"
-        source = "TREC-8 official MAP (NIST official-scores.map, 4 decimals)"
-    else:
-        from fireeval.synthetic.trec_collection import simulate_pooled_trec
-
-        frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3,
-                                                             n_docs=3000, depth=300, pool_depth=50, seed=seed)
-        needed, paths, pool_depth = list(frames), None, 50
-        qrels = Qrels(qrels_frame)
-        table["published"] = np.nan
-        ranked = None
-        data = "stand-in: synthetic TREC-style collection (24 simulated runs, 16 pooled to depth 50)"
-        source = "none: the synthetic runs have no published scores; ordered by their MAP here"
-    frames_extra = {}
-    for path in extra_runs:
-        frame = read_run(path)
-        tag = str(frame["tag"].iloc[0])
-        name = tag if tag not in needed and tag not in frames_extra else f"{tag} ({path})"
-        frames_extra[name] = frame
-    if real:
-        frames = {name: read_run(p, check_duplicates=False) for name, p in zip(needed, paths)}
+    src = _trec8_real(data_dir, trec_pairs, bool(extra_runs)) if real else _trec8_synthetic(seed)
+    table, needed, paths, qrels, pool_depth = (src[k] for k in ("table", "needed", "paths", "qrels", "pool_depth"))
+    frames_extra = _reader_frames(extra_runs, needed)
+    frames = ({name: read_run(p, check_duplicates=False) for name, p in zip(needed, paths)} if real
+              else src["frames"])
     runs = RunSet.from_frames({**frames, **frames_extra}, sources={**dict(zip(needed, paths or ())),
                                                                    **dict(zip(frames_extra, extra_runs))})
     names = list(runs.names)
@@ -1461,7 +1502,68 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
     lo = pooling.compare_leave_outs(pool, qrels, "map")
     means = lo.original.mean(axis=1)
     published = table.set_index("run")["published"].reindex(names).to_numpy(dtype=float)
-    # The published ordering: official MAP; a reader's run placed by its own MAP (synthetic: all by MAP).
+    keep = _trec8_keep(names, published, means, src["ranked"], frames_extra, trec_pairs, notes)
+    names_k = [names[i] for i in keep]
+    if frames_extra:
+        notes.append(f"{len(frames_extra)} reader run(s) scored on the official qrels and placed by MAP: "
+                     + ", ".join(f"{n} (MAP {means[names.index(n)]:.4f})" for n in frames_extra))
+    conditions = [
+        Condition("each run scored with its own run left out of the pool", "pool bias", lo.run_out[keep]),
+        Condition("each run scored with its own group left out of the pool", "pool bias", lo.group_out[keep])]
+    return Board("trec8", "TREC-8", "MAP", "topics", names_k, lo.original[keep], published[keep], 1.0, src["source"],
+                 5e-5, src["data"] + (f"; {len(names_k)} runs from the top of the ordering" if trec_pairs else ""),
+                 "original", conditions, notes, [n for n in names_k if n in frames_extra],
+                 facts={"runs": int(len(table)), "pooled": int(table["pooled"].astype(bool).sum()),
+                        "pool_depth": int(pool_depth)})
+
+
+def _trec8_real(data_dir, trec_pairs, reader_runs: bool) -> dict:
+    """TREC-8's official runs table (with the official MAP as ``published``), the runs to read and NIST's qrels."""
+    from fireeval.datasets import data_path, trec8
+
+    table = trec8.load_runs_table(root=data_dir)
+    official = trec8.load_official_map(root=data_dir)
+    table["published"] = table["run"].map(official)
+    ranked = table.sort_values(["published", "run"], ascending=[False, True])["run"].tolist()
+    n = len(ranked) if not trec_pairs else min(len(ranked), trec_pairs + 1)
+    # A reader's run may land anywhere in the ordering: then every run is read, so its neighbours are there.
+    needed = sorted(ranked if reader_runs else set(ranked[:n]) | set(table.loc[table["pooled"], "run"]))
+    return {"table": table, "ranked": ranked, "needed": needed, "qrels": trec8.load_qrels(root=data_dir),
+            "paths": [data_path(f"trec8_adhoc/runs/input.{r}.gz", data_dir) for r in needed], "pool_depth": 100,
+            "data": "real: TREC-8 Ad Hoc, official runs and NIST's qrels",
+            "source": "TREC-8 official MAP (NIST official-scores.map, 4 decimals)"}
+
+
+def _trec8_synthetic(seed) -> dict:
+    """The seeded TREC-style stand-in: its runs (``frames``), runs table and qrels; no published scores."""
+    from fireeval.core.judgements import Qrels
+    from fireeval.synthetic.trec_collection import simulate_pooled_trec
+
+    frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=50, n_groups=8, runs_per_group=3,
+                                                         n_docs=3000, depth=300, pool_depth=50, seed=seed)
+    table["published"] = np.nan
+    return {"table": table, "ranked": None, "needed": list(frames), "frames": frames, "paths": None,
+            "qrels": Qrels(qrels_frame), "pool_depth": 50,
+            "data": "stand-in: synthetic TREC-style collection (24 simulated runs, 16 pooled to depth 50)",
+            "source": "none: the synthetic runs have no published scores; ordered by their MAP here"}
+
+
+def _reader_frames(extra_runs, needed) -> dict:
+    """The reader's runs read, each named by its tag (with its path when the tag is taken)."""
+    from fireeval.core.trec import read_run
+
+    frames_extra = {}
+    for path in extra_runs:
+        frame = read_run(path)
+        tag = str(frame["tag"].iloc[0])
+        name = tag if tag not in needed and tag not in frames_extra else f"{tag} ({path})"
+        frames_extra[name] = frame
+    return frames_extra
+
+
+def _trec8_keep(names, published, means, ranked, frames_extra, trec_pairs, notes) -> list:
+    """The indices into ``names`` of the tested runs in published order: official MAP, a reader's run placed by
+    its own MAP (synthetic: all by MAP); the top ``trec_pairs`` + 1, reaching down to the reader's runs (noted)."""
     place = np.where(np.isfinite(published), published, means)
     order = sorted(range(len(names)), key=lambda i: (-place[i], names[i]))
     if ranked is not None and not frames_extra:
@@ -1472,19 +1574,7 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
         if top > trec_pairs + 1:
             notes.append(f"the tested pairs reach down to the reader's run(s): {top - 1} adjacent pairs, not "
                          f"{trec_pairs}")
-    keep = order if not trec_pairs else order[:top]
-    names_k = [names[i] for i in keep]
-    if frames_extra:
-        notes.append(f"{len(frames_extra)} reader run(s) scored on the official qrels and placed by MAP: "
-                     + ", ".join(f"{n} (MAP {means[names.index(n)]:.4f})" for n in frames_extra))
-    conditions = [
-        Condition("each run scored with its own run left out of the pool", "pool bias", lo.run_out[keep]),
-        Condition("each run scored with its own group left out of the pool", "pool bias", lo.group_out[keep])]
-    return Board("trec8", "TREC-8", "MAP", "topics", names_k, lo.original[keep], published[keep], 1.0, source,
-                 5e-5, data + (f"; {len(names_k)} runs from the top of the ordering" if trec_pairs else ""),
-                 "original", conditions, notes, [n for n in names_k if n in frames_extra],
-                 facts={"runs": int(len(table)), "pooled": int(table["pooled"].astype(bool).sum()),
-                        "pool_depth": int(pool_depth)})
+    return order if not trec_pairs else order[:top]
 
 
 def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
