@@ -182,17 +182,21 @@ def test_agreement_blocks_and_claims():
     # The same numbers lowered below every bar: the verdict flips, the values do not.
     flipped = {r["id"]: r for r in axiou_measures.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "real: test",
                                                                     tau_jack=jack - 0.8)}
-    assert flipped["agreement.axiou_vs_r"]["label"] == "contradicted"
+    # at τ = 0.2 every AxIoU@10 pair is below both bars but still agrees on balance: the equal row τ > 0 disagrees
+    assert flipped["agreement.axiou_vs_r"]["label"] == "depends"
+    reversed_ = {r["id"]: r for r in axiou_measures.agreement_claims(tau - 1.2, samples - 1.2, MEASURES, "real: test",
+                                                                      tau_jack=jack - 1.2)}
+    assert reversed_["agreement.axiou_vs_r"]["label"] == "contradicted"  # τ = -0.2: below every bar, τ > 0 too
     # every R@K,θ pair at τ = 0.2: below the bar (conflict), but not reversed -- the equal row τ < 0 disagrees
     assert flipped["agreement.r_vs_r"]["label"] == "depends"
     # A stand-in can never contradict the paper; what it shows is the claim's row "here", no '.here' twin.
-    stand = axiou_measures.agreement_claims(tau - 0.8, samples - 0.8, MEASURES, "stand-in: test", tau_jack=jack - 0.8)
+    stand = axiou_measures.agreement_claims(tau - 1.2, samples - 1.2, MEASURES, "stand-in: test", tau_jack=jack - 1.2)
     assert all(r["verdict"] == "not testable here" and not r["id"].endswith(".here") for r in stand)
     assert stand[0]["here"][0]["label"] == "contradicted"
     qv = axiou_measures.agreement_claims(tau, samples, MEASURES, "stand-in: QVHighlights", prefix="qvhighlights.",
                                          on="QVHighlights")
     assert all(r["id"].startswith("qvhighlights.agreement.") for r in qv)
-    for r in [*recs.values(), *flipped.values(), *stand, *qv]:
+    for r in [*recs.values(), *flipped.values(), *reversed_.values(), *stand, *qv]:
         check_record(r)
 
 
@@ -251,6 +255,18 @@ def test_a_bar_built_from_its_own_cell_is_refused():
     rem = {c["condition"]: c for c in rows["τ ≥ 0.725: §6.2's 'remarkably' agreeing pair (printed 0.73)"]["family"][
         "conditions"]}
     assert [n for n, c in rem.items() if c["method"].startswith("untested")] == ["R@5,0.7 vs AxIoU@10"]
+    # the refused pairs stay refused in the percentile row (not "unclear" there while untested in the primary)
+    pct = {c["condition"]: c for c in rows["percentile interval"]["family"]["conditions"]}
+    assert sorted(n for n, c in pct.items() if c["method"].startswith("untested")) == sorted(refused)
+    # the unqualified 'agree well' has the plain-sense row τ > 0 of equal standing, as 'conflict' has τ < 0 ...
+    plain = rows["τ > 0: the rankings agree on balance (the plain sense of 'agree')"]
+    assert plain["weight"] == "equal" and plain["test"] == "> 0"
+    assert all(c["verdict"] == "reproduced" for c in plain["family"]["conditions"])  # every printed AxIoU@10 τ >= 0.36
+    # ... and the qualified 'agree reasonably well' reads the 'remarkably' bar as secondary: the paper's own word for 0.36
+    ax_rows = {row["name"]: row for row in recs["agreement.axiou_vs_axiou"]["sensitivity"]}
+    assert ax_rows["τ ≥ 0.725: §6.2's 'remarkably' agreeing pair (printed 0.73)"]["weight"] == "secondary"
+    assert not any(n.startswith("τ > 0") for n in ax_rows)
+    assert rows["τ ≥ 0.725: §6.2's 'remarkably' agreeing pair (printed 0.73)"]["weight"] == "equal"
     # another bar (not read off a cell) refuses nothing
     other = {r["id"]: r for r in axiou_measures.agreement_claims(tau, samples, MEASURES, "real: test", threshold=0.5)}
     assert not any(c["method"].startswith("untested") for c in other["agreement.axiou_vs_r"]["family"]["conditions"])
