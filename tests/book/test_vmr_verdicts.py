@@ -531,6 +531,8 @@ def test_author_stability_claim_tie_rules_are_sensitivity_rows():
     rec = axiou_measures.author_stability_claim(tau, measures, [100, 200], "stand-in: test", n_boot=50, loso_shares=loso)
     sysrows = [r for r in rec["sensitivity"] if r["name"].startswith("uncertainty over systems")]
     assert len(sysrows) == 3 and sysrows[0]["low"] == 0.5 and sysrows[0]["kind"] == "interval method"
+    # a range of leave-out values has no stated coverage: a secondary row, so it cannot decide on an extreme
+    assert all(r["weight"] == "secondary" and "range (minimum to maximum)" in r["reason"] for r in sysrows)
     # the control: R@K,0.7, which §6.3 calls unstable, is beaten
     assert rec["power"]["estimate"]["value"] == 1.0 and rec["power"]["passes"] is True
     assert rec["verdict"] == "not testable here" and rec["standing"] == "stand-in"

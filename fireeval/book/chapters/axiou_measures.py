@@ -427,9 +427,16 @@ def _axiom_power(table) -> Power:
                                   "exists (misses counted)", Estimate(float((~r_mon["found"]).sum())), Test("<=", 0))
 
 
+#: Why the leave-one-system-out rows of the stability claim are secondary.
+LOSO_RANGE_REASON = ("a diagnostic of how the share depends on which systems were ranked, which resampling subsets of "
+                     "queries cannot show; but the row is the range (minimum to maximum) of the leave-out shares, not "
+                     "an interval with a stated coverage, so it would decide the claim on an extreme of the six "
+                     "values, which the book's claims never do")
+
+
 def _system_rows(w: dict, loso_shares: dict | None, loso_note: str) -> list:
-    """:func:`author_stability_claim`'s rows of the uncertainty over systems: per tie rule, the range of the
-    share with each system left out in turn (``loso_shares``: ``{rule: (n_systems,) shares}``), or one row
+    """:func:`author_stability_claim`'s rows of the uncertainty over systems (secondary: :data:`LOSO_RANGE_REASON`):
+    per tie rule, the range of the share with each system left out in turn (``loso_shares``: ``{rule: (n_systems,) shares}``), or one row
     saying it was not computed."""
     if loso_shares is None:
         return [Alternative("uncertainty over systems", why="no leave-one-system-out shares given",
@@ -445,9 +452,7 @@ def _system_rows(w: dict, loso_shares: dict | None, loso_note: str) -> list:
                 f"uncertainty over systems ({name}): each of the {len(loso_shares[rule])} systems left out in turn"
                 f"{loso_note}", Estimate(value, min(v.min(), value), max(v.max(), value),
                                          "range of the share with each system left out in turn"),
-                kind="interval method", replaces=name, weight="equal",
-                reason="the paper's words are about the measures, not these six systems; resampling subsets of "
-                       "queries cannot show how the share depends on which systems were ranked"))
+                kind="interval method", replaces=name, weight="secondary", reason=LOSO_RANGE_REASON))
     return rows
 
 
