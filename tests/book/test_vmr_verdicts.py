@@ -530,9 +530,13 @@ def test_author_stability_claim_tie_rules_are_sensitivity_rows():
     loso = {rule: np.array([1.0, 1.0, 0.5]) for rule in ("ties excluded", ">=", ">")}
     rec = axiou_measures.author_stability_claim(tau, measures, [100, 200], "stand-in: test", n_boot=50, loso_shares=loso)
     sysrows = [r for r in rec["sensitivity"] if r["name"].startswith("uncertainty over systems")]
-    assert len(sysrows) == 3 and sysrows[0]["low"] == 0.5 and sysrows[0]["kind"] == "interval method"
-    # a range of leave-out values has no stated coverage: a secondary row, so it cannot decide on an extreme
-    assert all(r["weight"] == "secondary" and "range (minimum to maximum)" in r["reason"] for r in sysrows)
+    assert len(sysrows) == 3 and sysrows[0]["kind"] == "interval method" and sysrows[0]["weight"] == "equal"
+    # a jackknife interval over the systems, not the range of the leave-out values (which would sit on an extreme):
+    # leave-out shares 1, 1, 0.5 -> se = sqrt(2/3 * (2 * (1/6)^2 + (1/3)^2)) = 1/3, so 1 ± 1.96/3 clipped to [0, 1]
+    assert sysrows[0]["low"] == pytest.approx(1 - 1.959964 / 3, abs=1e-4) and sysrows[0]["high"] == 1.0
+    assert "jackknife over the systems" in sysrows[0]["method"]
+    e = axiou_measures.jackknife_interval(0.7, [0.3, 0.7, 0.7, 0.7, 0.7, 0.7], "jk")
+    assert e.low < 0.3 < e.high  # wider than the range, whose low end is the one extreme value
     # the control: R@K,0.7, which §6.3 calls unstable, is beaten
     assert rec["power"]["estimate"]["value"] == 1.0 and rec["power"]["passes"] is True
     assert rec["verdict"] == "not testable here" and rec["standing"] == "stand-in"

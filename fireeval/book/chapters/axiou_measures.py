@@ -22,7 +22,7 @@ from fireeval.book.papers.togashi import (AGREEMENT_QUOTES, AGREEMENT_SHORT, PAP
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 
 __all__ = ["standing_of", "every_k_reason", "agreement_claims", "agreement_conditions", "canonical_cell", "axiom_claim", "author_stability_claim",
-           "own_cell", "QV_EFFECT", "qv_power", "two_system_power"]
+           "own_cell", "jackknife_interval", "REMARKABLY_QUALIFIED_REASON", "AGREE_PLAIN_REASON", "QV_EFFECT", "qv_power", "two_system_power"]
 
 
 def standing_of(data: str) -> str:
@@ -427,17 +427,31 @@ def _axiom_power(table) -> Power:
                                   "exists (misses counted)", Estimate(float((~r_mon["found"]).sum())), Test("<=", 0))
 
 
-#: Why the leave-one-system-out rows of the stability claim are secondary.
-LOSO_RANGE_REASON = ("a diagnostic of how the share depends on which systems were ranked, which resampling subsets of "
-                     "queries cannot show; but the row is the range (minimum to maximum) of the leave-out shares, not "
-                     "an interval with a stated coverage, so it would decide the claim on an extreme of the six "
-                     "values, which the book's claims never do")
+def jackknife_interval(value: float, leave_out, method: str, level: float = 0.95, bounds=None) -> Estimate:
+    """``value`` with the jackknife normal interval from its leave-one-out values: value ± z·se, se² = (n − 1)/n ·
+    Σ(θ₍ᵢ₎ − θ̄₍.₎)² (Efron & Tibshirani 1993, §11.2), clipped to ``bounds``. Unlike the range of the leave-out values,
+    its width scales the spread of the leave-out values by n − 1, as the jackknife does, and no one extreme sets an end.
+
+    >>> e = jackknife_interval(0.5, [0.4, 0.5, 0.6], "jk")
+    >>> round(e.low, 3), round(e.high, 3)
+    (0.274, 0.726)
+    """
+    from scipy.stats import norm
+
+    v = np.asarray(leave_out, float)
+    v = v[np.isfinite(v)]
+    se = float(np.sqrt((v.size - 1) / v.size * np.sum((v - v.mean()) ** 2))) if v.size > 1 else float("nan")
+    z = float(norm.ppf(0.5 + level / 2))
+    low, high = value - z * se, value + z * se
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return Estimate(value, low, high, f"{method} ({v.size} leave-out values, {level:.0%})")
 
 
 def _system_rows(w: dict, loso_shares: dict | None, loso_note: str) -> list:
-    """:func:`author_stability_claim`'s rows of the uncertainty over systems (secondary: :data:`LOSO_RANGE_REASON`):
-    per tie rule, the range of the share with each system left out in turn (``loso_shares``: ``{rule: (n_systems,) shares}``), or one row
-    saying it was not computed."""
+    """:func:`author_stability_claim`'s rows of the uncertainty over systems: per tie rule, the jackknife interval
+    (:func:`jackknife_interval`) of the share from its values with each system left out in turn (``loso_shares``:
+    ``{rule: (n_systems,) shares}``), or one row saying it was not computed."""
     if loso_shares is None:
         return [Alternative("uncertainty over systems", why="no leave-one-system-out shares given",
                             kind="interval method", weight="secondary", reason="not computed")]
@@ -450,9 +464,12 @@ def _system_rows(w: dict, loso_shares: dict | None, loso_note: str) -> list:
             value = float(w[rule][0])
             rows.append(Alternative(
                 f"uncertainty over systems ({name}): each of the {len(loso_shares[rule])} systems left out in turn"
-                f"{loso_note}", Estimate(value, min(v.min(), value), max(v.max(), value),
-                                         "range of the share with each system left out in turn"),
-                kind="interval method", replaces=name, weight="secondary", reason=LOSO_RANGE_REASON))
+                f"{loso_note}", jackknife_interval(value, v, "jackknife over the systems (each left out in turn): "
+                                                              "normal interval from the jackknife standard error, "
+                                                              "clipped to [0, 1]", bounds=(0.0, 1.0)),
+                kind="interval method", replaces=name, weight="equal",
+                reason="the paper's words are about the measures, not these six systems; resampling subsets of "
+                       "queries cannot show how the share depends on which systems were ranked"))
     return rows
 
 
