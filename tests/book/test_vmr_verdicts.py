@@ -701,3 +701,27 @@ def test_the_clipped_study_from_the_unclipped_one_equals_scoring_every_query(sma
         np.testing.assert_allclose(g["by_sigma"], direct["gaps"][part]["by_sigma"], atol=1e-12)
         np.testing.assert_allclose(g["by_sigma_samples"], direct["gaps"][part]["by_sigma_samples"], atol=1e-5)
         np.testing.assert_allclose(g["by_sigma_jack"], direct["gaps"][part]["by_sigma_jack"], atol=1e-5)
+
+
+def test_a_gap_part_has_a_per_instance_row_of_each_k_at_each_sigma():
+    # §6.4's "instances": each K is one; the mean over K (primary) can hide a K at which the order fails
+    by_sigma = np.array([0.01, 0.01])
+    per_k = np.array([[0.02, 0.02, -0.01], [0.02, 0.02, 0.02]])  # K = 10 fails at σ = 1 s
+    rng = np.random.default_rng(0)
+    g = {"by_sigma": by_sigma, "by_sigma_samples": by_sigma + rng.normal(0, 1e-4, (200, 2)), "sigmas": [1.0, 2.0],
+         "ks": [1, 5, 10], "per_k": per_k, "per_k_samples": per_k + rng.normal(0, 1e-4, (200, 2, 3))}
+    gaps = {part: g for part in togashi.ORDERING_QUOTES}
+    recs = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
+    r05 = recs["noise.r05_above_axiou.ds"]
+    row = next(r for r in r05["sensitivity"] if r["kind"] == "per instance")
+    assert row["weight"] == "equal" and row["family"]["of"] == 6 and row["label"] == "contradicted"
+    assert [c["condition"] for c in row["family"]["conditions"] if c["verdict"] != "reproduced"] == ["K = 10, σ = 1 s"]
+    assert "Bonferroni over the 6 (σ, K) cells" in row["family"]["conditions"][0]["method"]
+    assert r05["label"] != "reproduced"  # the mean over K holds at every σ, one instance does not: not reproduced
+    # the R@K,0.3 clause (a majority of σ) has no such row
+    assert not any(r["kind"] == "per instance" for r in recs["noise.r03_not_above_axiou.ds"]["sensitivity"])
+    per_k[1, 2] = 0.02
+    per_k[0, 2] = 0.02
+    g.update(per_k=per_k, per_k_samples=per_k + rng.normal(0, 1e-4, (200, 2, 3)))
+    again = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
+    assert again["noise.r05_above_axiou.ds"]["label"] == "reproduced"

@@ -283,6 +283,7 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clippe
             r03 = part == "r03_not_above_axiou"
             rows = [scope_row(conds, test, need, "secondary" if r03 else "equal", R03_EVERY_SIGMA_REASON if r03 else None),
                     *_noise_rows(part, conds, by_conv, primary_c, clipped[ds][part] if clipped and ds in clipped else None)]
+            rows += _per_k_rows(part, g0)
             scope = "every σ" if need == "all" else "a strict majority of σ"
             quantity, reading = _noise_quantity_reading(part, g0, quote, scope, error, ds)
             claim = Claim(f"noise.{part}.{ds}", paper=PAPER, section="§6.4, Fig. 7",
@@ -294,6 +295,27 @@ def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clippe
                 conds, multiplicity=f"Bonferroni: each σ's interval at {1 - 0.05 / n:.2%} ({n} σ)", need=need,
                 evidence=ev, power=_noise_control(part, g0), sensitivity=rows), part))
     return records
+
+
+#: Why each K at each σ is a reading of equal standing for the parts read at every σ.
+PER_K_REASON = ("§6.4 speaks of 'the AxIoU instances' and 'the R@K,θ instances': each K is an instance, and the "
+                "primary's mean over K can hide a K at which the order fails")
+
+
+def _per_k_rows(part, g) -> list:
+    """The per-instance row of a gap part read at every σ: each (σ, K) cell a condition (percentile interval,
+    Bonferroni over the cells); none for the R@K,0.3 ratio, a majority reading, or gaps without per-K values."""
+    sig, ks = g.get("sigmas"), g.get("ks")
+    if _ratio(part, g) or ORDERING_NEED[part] != "all" or "per_k_samples" not in g or sig is None or ks is None:
+        return []
+    per_k, samples = np.asarray(g["per_k"], float), np.asarray(g["per_k_samples"], float)
+    n = per_k.size
+    level = 1 - 0.05 / n
+    cells = {f"K = {k}, σ = {s:g} s": Estimate.from_samples(
+        float(per_k[i, j]), samples[:, i, j], f"{level:.2%} percentile; Bonferroni over the {n} (σ, K) cells",
+        level=level) for i, s in enumerate(sig) for j, k in enumerate(ks)}
+    return [Alternative("per instance: each K at each σ (not the mean over K)", kind="per instance",
+                        conditions=cells, weight="equal", reason=PER_K_REASON)]
 
 
 def _with_scope(record: dict, part: str) -> dict:
