@@ -104,3 +104,16 @@ def test_distinct_family_scores_drops_exact_duplicates_only():
     assert n_built == len(table) == 4  # rows: a d1, b d1, a d2, b d2
     assert dt[["base", "depth"]].values.tolist() == [["a", 1], ["a", 2]] and list(dt.index) == [0, 1]
     np.testing.assert_array_equal(ds, scores[[0, 2]])
+
+
+def test_nms_thresholds_are_the_stated_decimals_so_an_iou_at_the_threshold_is_kept():
+    # np.linspace(0.05, 1.0, 20) gives 0.39999999999999997, 0.49999999999999994, 0.7999999999999999: with those,
+    # grid moments whose IoU is exactly 0.4/0.5/0.8 are suppressed, which "drop when IoU exceeds the threshold"
+    # does not say. The rounded grid keeps them (the cause of a reviewer's different single_base_alt rate).
+    thr = variants.nms_thresholds(20)
+    assert (thr[7], thr[9], thr[15]) == (0.4, 0.5, 0.8)
+    assert np.linspace(0.05, 1.0, 20)[9] < 0.5  # the raw grid is below the stated value
+    m = np.array([[[0.0, 2.0], [0.0, 4.0], [10.0, 11.0]]])  # IoU(0-2, 0-4) = 0.5 exactly
+    starts = variants.nms_variants(m, [thr[9], np.linspace(0.05, 1.0, 20)[9]])[:, 0, :, 0]
+    assert starts[0].tolist() == [0.0, 0.0, 10.0]  # at 0.5 the moment at IoU 0.5 stays
+    assert starts[1].tolist()[:2] == [0.0, 10.0] and np.isnan(starts[1, 2])  # at 0.4999... it is suppressed
