@@ -742,3 +742,17 @@ def test_a_gap_part_has_a_per_instance_row_of_each_k_at_each_sigma():
     g.update(per_k=per_k, per_k_samples=per_k + rng.normal(0, 1e-4, (200, 2, 3)))
     again = {r["id"]: r for r in axiou_label_noise.noise_ordering_claims({"ds": {"code": gaps}}, {"ds": "real: test"})}
     assert again["noise.r05_above_axiou.ds"]["label"] == "reproduced"
+
+
+def test_agreement_rows_over_systems_are_jackknife_intervals_not_the_leave_out_range():
+    """Every τ claim's row of uncertainty over systems: the jackknife interval, so no one left-out system sets an
+    end (the range of the six leave-out τ made the interval's end an extreme)."""
+    from fireeval.book.chapters.axiou_measures import _loso_conditions, jackknife_interval
+
+    point = np.array([[1.0, 0.6], [0.6, 1.0]])
+    loso = np.array([[[1.0, v], [v, 1.0]] for v in (0.2, 0.6, 0.6, 0.7, 0.8, 0.9)])
+    row = _loso_conditions([(0, 1)], ["a", "b"], point, loso)["a vs b"]
+    expected = jackknife_interval(0.6, loso[:, 0, 1], "jk", bounds=(-1.0, 1.0))
+    assert (row.low, row.high) == (expected.low, expected.high)
+    assert row.low < 0.2 and row.high == 1.0  # wider than the range [0.2, 0.9], clipped to τ's bounds
+    assert "jackknife" in row.method

@@ -103,18 +103,19 @@ def canonical_cell(a: str, b: str, tau_point, measures) -> str:
 
 
 def _loso_conditions(pairs, measures, tau_point, tau_loso) -> dict:
-    """Per pair: τ over all systems with the range of the leave-one-system-out τ as its interval."""
+    """Per pair: τ over all systems with the jackknife interval over systems (:func:`jackknife_interval`, from the
+    τ with each system left out in turn, clipped to [−1, 1]): no one left-out system sets an end, as the range
+    of the leave-out values would."""
     out = {}
     for i, j in pairs:
+        name = f"{measures[i]} vs {measures[j]}"
         v = np.asarray(tau_loso)[:, i, j]
-        v = v[np.isfinite(v)]
-        value = float(tau_point[i, j])
-        if v.size == 0:
-            out[f"{measures[i]} vs {measures[j]}"] = Estimate(float("nan"), method="no τ with a system left out")
+        if not np.isfinite(v).any():
+            out[name] = Estimate(float("nan"), method="no τ with a system left out")
             continue
-        out[f"{measures[i]} vs {measures[j]}"] = Estimate(
-            value, min(v.min(), value), max(v.max(), value),
-            f"range of τ with each of the {len(tau_loso)} systems left out in turn (uncertainty over systems)")
+        out[name] = jackknife_interval(
+            float(tau_point[i, j]), v, f"jackknife interval over systems: each of the {len(tau_loso)} left out in "
+            "turn (uncertainty over systems)", bounds=(-1.0, 1.0))
     return out
 
 
