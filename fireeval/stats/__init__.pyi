@@ -63,6 +63,7 @@ from .resampling import (
     bootstrap_means as bootstrap_means,
     bootstrap_deviation_quantile as bootstrap_deviation_quantile,
     disjoint_halves as disjoint_halves,
+    jackknife_se as jackknife_se,
 )
 from .significance import (
     PerTopicScores as PerTopicScores,

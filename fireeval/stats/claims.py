@@ -66,6 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fireeval.core.validation import ANY, ARRAY, BOOL, NUMBER, Real, STR, validate_params
+from fireeval.stats.resampling import jackknife_se
 
 __all__ = ["WEIGHTS", "STABILITY_KINDS", "check_record", "merge_twins", "VERDICTS", "LABELS", "STANDINGS", "READING_SOURCES", "FIELDS", "Estimate", "Test", "Evidence", "Reading",
            "Power", "Alternative", "Claim", "verdict", "label", "format_estimate", "summary_rows", "bca_interval"]
@@ -449,7 +450,7 @@ def _bca_stand_in(value: float, b: np.ndarray, jack: np.ndarray, alpha: float, w
     the interval [-3, -1])."""
     from scipy.special import ndtri
 
-    spread = float(np.sqrt((jack.size - 1) / jack.size * np.sum((jack - jack.mean()) ** 2))) if jack.size > 1 else 0.0
+    spread = jackknife_se(jack) if jack.size > 1 else 0.0
     seen = np.concatenate([b, jack, [value]])
     floor, ceiling = float(seen.min()), float(seen.max())
     if spread > 0:

@@ -12,7 +12,8 @@ import numpy as np
 
 from fireeval.core.validation import ARRAY, Int, Real, SEED, validate_params
 
-__all__ = ["bootstrap_indices", "bootstrap_counts", "bootstrap_means", "bootstrap_deviation_quantile", "disjoint_halves"]
+__all__ = ["bootstrap_indices", "bootstrap_counts", "bootstrap_means", "bootstrap_deviation_quantile", "disjoint_halves",
+           "jackknife_se"]
 
 
 @validate_params(n_items=Int(1), size=Int(1), n_resamples=Int(1), rng=SEED)
@@ -242,3 +243,35 @@ def disjoint_halves(n_items: int, size: int, n_trials: int, rng=0) -> tuple[np.n
     for row in perm:
         rng.shuffle(row)
     return perm[:, :size], perm[:, size:2 * size]
+
+
+@validate_params(leave_out=ARRAY)
+def jackknife_se(leave_out) -> float:
+    r"""The jackknife standard error of a statistic from its leave-one-out values
+    :math:`\hat\theta_{(1)}, \dots, \hat\theta_{(n)}` (Efron & Tibshirani 1993, §11.2):
+
+    .. math:: \widehat{se}_{jack} = \sqrt{\tfrac{n - 1}{n} \sum_i (\hat\theta_{(i)} - \hat\theta_{(\cdot)})^2}
+
+    A NaN among the values gives NaN (drop the leave-outs without a value first); fewer than two values give NaN.
+
+    Parameters
+    ----------
+    leave_out : array_like of float, shape (n,)
+        The statistic with each unit (query, system) left out in turn.
+
+    Returns
+    -------
+    float
+        The standard error; NaN with fewer than two values.
+
+    Examples
+    --------
+    >>> round(jackknife_se([0.4, 0.5, 0.6]), 4)   # sqrt(2/3 * 0.02)
+    0.1155
+    >>> jackknife_se([0.5])
+    nan
+    """
+    v = np.asarray(leave_out, float).ravel()
+    if v.size < 2:
+        return float("nan")
+    return float(np.sqrt((v.size - 1) / v.size * np.sum((v - v.mean()) ** 2)))

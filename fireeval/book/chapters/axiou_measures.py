@@ -20,6 +20,7 @@ import pandas as pd
 from fireeval.book.papers.togashi import (AGREEMENT_QUOTES, AGREEMENT_SHORT, PAPER, REASONABLY_WELL,
                                           REASONABLY_WELL_PAIR, REMARKABLY, REMARKABLY_PAIR, USAGE, cell_name)
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
+from fireeval.stats.resampling import jackknife_se
 
 __all__ = ["standing_of", "every_k_reason", "agreement_claims", "agreement_conditions", "canonical_cell", "axiom_claim", "author_stability_claim",
            "own_cell", "jackknife_interval", "REMARKABLY_QUALIFIED_REASON", "AGREE_PLAIN_REASON", "QV_EFFECT", "qv_power", "two_system_power"]
@@ -441,7 +442,7 @@ def jackknife_interval(value: float, leave_out, method: str, level: float = 0.95
 
     v = np.asarray(leave_out, float)
     v = v[np.isfinite(v)]
-    se = float(np.sqrt((v.size - 1) / v.size * np.sum((v - v.mean()) ** 2))) if v.size > 1 else float("nan")
+    se = jackknife_se(v)
     z = float(norm.ppf(0.5 + level / 2))
     low, high = value - z * se, value + z * se
     if bounds is not None:
