@@ -4,8 +4,8 @@
 self-contained HTML page, as the book shows it: cells tagged ``remove-cell`` left out,
 ``remove-input`` / ``hide-input`` without their code, ``remove-output`` without
 outputs; every ``{glue:text}`key:fmt``` / ``{glue}`key``` role and ``{glue:}`` /
-``{glue:figure}`` directive replaced by the value the chapter glued (formatted by
-myst-nb's own :func:`myst_nb.core.variables.format_plain_text`, so the numbers read
+``{glue:figure}`` directive replaced by the value the chapter glued (formatted as
+myst-nb formats them (its ``format_plain_text`` rule, without importing myst-nb), so the numbers read
 as in the built book); charts as their static SVG (``fireeval.book.plotting``'s chart
 bundle), with every ``<script>`` removed. It needs no network and no JavaScript.
 Markdown is rendered with markdown-it (the parser MyST uses); other MyST roles show
@@ -82,14 +82,39 @@ def glued_outputs(nb) -> dict:
     return out
 
 
-def _plain(bundle: dict, fmt: str, key: str) -> str:
-    from myst_nb.core.variables import format_plain_text
+def _format_plain_text(text: str, fmt_spec: str) -> str:
+    """A glued value's plain text as ``{glue:text}`key:FMT``` shows it in the book: myst-nb's rule
+    (``myst_nb.core.variables.format_plain_text``, the same steps), here so that writing a page does not
+    import myst-nb's renderer, Sphinx and jupyter-cache (2 s of every ``fireeval run``);
+    ``tests/book/test_page_format.py`` holds it equal to myst-nb's on every kind of value and format.
 
+    >>> _format_plain_text("0.123456", ".2f"), _format_plain_text("'text'", ""), _format_plain_text("12", "d")
+    ('0.12', 'text', '12')
+    """
+    from ast import literal_eval
+
+    try:
+        value = literal_eval(text)  # the repr of a str loses its quotes
+    except (SyntaxError, ValueError):
+        value = text
+    if fmt_spec == "":
+        return str(value)
+    type_char = fmt_spec[-1]
+    if type_char == "s":
+        value = str(value)
+    elif type_char in ("b", "c", "d", "o", "x", "X"):
+        value = int(value)
+    elif type_char in ("e", "E", "f", "F", "g", "G", "n", "%"):
+        value = float(value)
+    return format(value, fmt_spec)
+
+
+def _plain(bundle: dict, fmt: str, key: str) -> str:
     text = bundle.get("text/plain")
     if text is None:
         raise KeyError(key)
     text = "".join(text) if isinstance(text, list) else text
-    return html.escape(format_plain_text(text, fmt))
+    return html.escape(_format_plain_text(text, fmt))
 
 
 def _rich(bundle: dict, md) -> str:

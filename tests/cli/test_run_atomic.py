@@ -299,3 +299,29 @@ def test_without_symbolic_links_the_three_files_are_moved_into_place(tmp_path, m
     _results.publish(new, out, "tiny")
     assert _shown(out) == {"new"} and not new.exists()
     assert all(not (out / n).is_symlink() for n in _results.result_names("tiny"))
+
+
+def test_the_executed_notebook_is_written_once_when_execution_ends(tmp_path, monkeypatch):
+    """Issue 38: papermill wrote the whole notebook at every cell's start and end (93 writes for the metrics
+    chapter, each serialising every chart so far); `fireeval run` writes it when execution ends: once on success,
+    once with the error on a failure, as papermill's last save writes it."""
+    import nbformat
+    import papermill.engines
+    import papermill.execute
+
+    writes = []
+    for module in (papermill.engines, papermill.execute):
+        real = module.write_ipynb
+        monkeypatch.setattr(module, "write_ipynb",
+                            lambda nb, path, _real=real, **kw: (writes.append(path), _real(nb, path, **kw))[1])
+    nb, out = _setup(tmp_path)
+    assert cli.main(["run", str(nb), "-p", "value", "5", "--output", str(out)]) == 0
+    # the engine's one save when execution ended, then papermill.execute_notebook's own final write
+    assert len(writes) == 2 and len(set(writes)) == 1, writes
+    executed = nbformat.read(out / "tiny.ipynb", as_version=4)
+    assert [c.metadata.papermill["status"] for c in executed.cells if c.cell_type == "code"] == ["completed"] * 3
+    writes.clear()
+    assert cli.main(["run", str(nb), "-p", "fail", "True", "--output", str(out)]) == 2
+    failed = nbformat.read(out / "tiny.failed.ipynb", as_version=4)
+    assert [c.metadata.papermill.get("status") for c in failed.cells if c.cell_type == "code"][-1] == "failed"
+    assert 1 <= len(writes) <= 2, writes  # at the end (and papermill's error marker), never per cell

@@ -51,6 +51,8 @@ read = {"qrels": Path(qrels).read_text() if qrels else None,
         "extra_runs": [Path(p).read_text() for p in extra_runs],
         "predictions": {k: Path(p).read_text() for k, p in predictions.items()}}
 warnings.warn("a warning the reader should see without the kernel's file name")
+if sleep:
+    Path("in-the-cell").touch()  # (the kernel runs in the chapter's folder: the test waits for this)
 time.sleep(sleep)
 report.glue("value", value)
 report.headline({"value": value, "data_source": source, "read": read})
@@ -260,14 +262,16 @@ def _consistent(out, value):
 @pytest.mark.parametrize("moment", [0.5, 2.0, "in the chapter's cell"])
 def test_an_interrupt_leaves_the_previous_results_whole_in_one_line(place, previous, moment):
     before = _files(previous)
+    in_the_cell = place / "chapter" / "in-the-cell"  # the chapter's cell writes it, then sleeps
+    in_the_cell.unlink(missing_ok=True)
     proc = subprocess.Popen([sys.executable, "-m", "fireeval", "run", str(place / "chapter" / "small.md"), "-p",
                              "value", "4", "-p", "sleep", "60", "--output", str(previous)], cwd=place / "me",
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     if moment == "in the chapter's cell":
         deadline = time.time() + 120
-        while time.time() < deadline and not list(previous.glob(".small.running-*/small.ipynb")):
+        while time.time() < deadline and not in_the_cell.exists():  # (the notebook is written only at the end)
             time.sleep(0.1)
-        time.sleep(2)
+        time.sleep(1)
     else:
         time.sleep(moment)
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group, the kernel too
