@@ -48,6 +48,51 @@ def pytest_runtest_setup(item):
     gc.freeze()
 
 
+# --------------------------------------------------------------------------- scheduling on xdist workers
+# Issue 38: with xdist's default `--dist load` the CI run (2 workers) spent ~1000 of its 2840 worker-seconds idle.
+# `load` hands each worker a fixed batch of the collection in order and never takes back what it sent: the first
+# worker's second batch held nearly every chapter execution (tests/book), so the other worker, done with its cheap
+# tests, waited for it for minutes. Two changes: `-n N` steals work (xdist's `worksteal`: a worker that runs out
+# takes half of what another has left), and the tests that execute a chapter (marked `notebook`) run first,
+# grouped by chapter (the tests reading one chapter's runs next to each other, so that one worker executes a run
+# while the other works elsewhere instead of waiting on its lock), the biggest group first; cheap tests fill the end.
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`-n N` (xdist's `load`, given no other `--dist`) steals work: no worker sits idle while another has a queue."""
+    if config.getoption("dist") == "load":
+        from xdist.scheduler import WorkStealingScheduling
+
+        return WorkStealingScheduling(config, log)
+    return None
+
+
+def chapter_of(item) -> str | None:
+    """The chapter a test marked ``notebook`` executes (from its parameters: ``path``, ``chapter`` or a command's
+    ``args``), ``""`` when it names none, ``None`` for a test that executes no chapter."""
+    if item.get_closest_marker("notebook") is None:
+        return None
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if isinstance(params.get("path"), Path):
+        return params["path"].stem
+    if isinstance(params.get("chapter"), str):
+        return params["chapter"]
+    args = params.get("args")
+    if isinstance(args, list) and len(args) > 1 and args[0] == "run":
+        return Path(str(args[1])).stem
+    return ""
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Chapter executions first, grouped by chapter, the biggest group first; every other test after them in
+    collection order (the same order in every xdist worker: it depends on the collection alone)."""
+    chapters = [chapter_of(item) for item in items]
+    size = {c: chapters.count(c) for c in set(chapters) if c is not None}
+    order = sorted(range(len(items)), key=lambda i: (chapters[i] is None,
+                                                     (-size[chapters[i]], chapters[i]) if chapters[i] is not None
+                                                     else (0, ""), i))
+    items[:] = [items[i] for i in order]
+
+
 # --------------------------------------------------------------------------- chapters, executed once
 @dataclass(frozen=True)
 class ChapterRun:
