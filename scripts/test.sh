@@ -12,7 +12,8 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 bash scripts/setup.sh
 setup=$((SECONDS - start))
 # Property tests run hypothesis's "ci" profile (tests/conftest.py: reproducible examples, stated counts and
-# deadline); chapters are executed once per parameter set and shared between the tests and the two workers.
+# deadline); chapters are executed once per parameter set and shared between the tests and the two workers, which
+# steal work from each other (the chapter executions first: tests/conftest.py, issue 38).
 mkdir -p _build
 HYPOTHESIS_PROFILE=ci .venv/bin/python -m pytest -n 2 -p no:cacheprovider --durations=15 \
   --junitxml=_build/.fireeval-pytest-junit.xml --doctest-modules fireeval tests
