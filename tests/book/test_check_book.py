@@ -51,11 +51,22 @@ def _wide_table() -> str:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    """The small site, built once per worker: tests read it and never change it (copy it first)."""
+def site(tmp_path_factory, once_per_session):
+    """The small site, built once per test session and shared by both xdist workers (``once_per_session``; the
+    build takes 15-30 s: the chart script's bundle, every chart fitted): tests read it and never change it (copy
+    it first)."""
+    from conftest import session_folder
+
+    root = session_folder(tmp_path_factory) / "check-book-site"
+    return Path(once_per_session("check-book-site", lambda: str(_build_site(root))))
+
+
+def _build_site(root: Path) -> Path:
     import vl_convert
 
-    root = tmp_path_factory.mktemp("site")
+    if root.exists():  # a build cut short (it raised): start again
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
     (root / "_static").mkdir()
     (root / "_static" / "charts.js").write_text(
         offline_book.charts_script(vl_convert.javascript_bundle(offline_book.CHARTS_SNIPPET,
