@@ -37,6 +37,19 @@ def test_recorded_times_are_marked_met_or_missed(tmp_path):
     assert _row(lines, "test command incl. set-up").split("target <= 360 s: ")[1].startswith("met")
 
 
+def test_the_worker_seconds_no_test_used_are_shown(tmp_path):
+    """Issue 38: 2 workers x 1,420 s paid for 2,840 worker-s, the tests used 1,828 of them."""
+    (tmp_path / ".fireeval-test-times.json").write_text(json.dumps(
+        {"setup": 20, "pytest": 100, "book": 150, "page_check": 9, "total": 300, "workers": 2, "cores": 2,
+         "load_start": "0.5 0.5 0.5", "load_end": "1.0 1.0 1.0", "finished": "2026-11-28T03:10:00Z"}))
+    (tmp_path / ".fireeval-pytest-junit.xml").write_text(
+        '<testsuites><testsuite><testcase classname="a" name="t1" time="120.5"/>'
+        '<testcase classname="a" name="t2" time="29.5"/></testsuite></testsuites>')
+    row = _row(_bench(tmp_path), "tests 150 worker-s")
+    assert row.strip() == "tests 150 worker-s of 2 x 100 s = 200: 50 worker-s (25%) outside tests (start-up, collection, " \
+                  "idle workers)", row
+
+
 def test_a_partial_or_absent_record_is_not_a_verdict(tmp_path):
     lines = _bench(tmp_path)
     assert "not measured" in _row(lines, "whole book") and "not measured" in _row(lines, "pytest -n 2")
