@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from fireeval.core.trec import PATH
-from fireeval.core.validation import BOOL, STR, Check, Instance, Options, validate_params
+from fireeval.core.validation import BOOL, STR, Check, Instance, Options, ParamError, validate_params
 
 __all__ = [
     "tokenize",
@@ -68,7 +68,8 @@ def _check_texts(name, value):
     """Texts (captions, tokens): an iterable of str -- a list, tuple, set, array or Series; one str is refused (it
     would be read letter by letter)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise ValueError(f"{name}={value!r:.60} is a {type(value).__name__}, not a list of texts. "
+        what = "one string" if isinstance(value, (str, bytes)) else f"a {type(value).__name__}"
+        raise ParamError(f"{name}={value!r:.60} is {what}, not a list of texts. "
                          "Fix: pass a list of str (one caption per entry)")
 
 
