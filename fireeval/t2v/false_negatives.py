@@ -92,6 +92,7 @@ _JUDGEMENTS = Instance(Judgements, fix="pass the pooled fireeval.core.judgements
 _KS = Array(1, np.inf)  # cut-offs: at least 1
 _THRESHOLDS = Array(0, 1)  # thresholds of caption agreement, which lies in [0, 1]
 _BY_PROXY = Instance(Mapping, fix="pass {proxy: scores (Q, V)}")
+_OWN_VIDEO = [Instance(Sequence, np.ndarray, fix="pass each query's own video (a list, range or array of int)"), None]
 _THRESHOLD_OF = Instance(Mapping, fix="pass {proxy: threshold}")
 # (fireeval.t2v.similarity.PROXIES: that module loads scipy, which scoring a matrix does not need)
 _PROXIES = ("bow", "pos", "syn", "meteor")
@@ -749,7 +750,7 @@ AGGREGATES = ("max", "quorum2", "mean")
 
 
 @validate_params(queries=TEXTS, video_captions=TEXTS, proxy=_PROXY, aggregate=Options(*AGGREGATES),
-                 own_video=[ARRAY, None], chunk=Int(1), similarity=[_CALLABLE, None])
+                 own_video=_OWN_VIDEO, chunk=Int(1), similarity=[_CALLABLE, None])
 def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[str]], proxy: str = "bow",
                       aggregate: str = "max", own_video: Sequence[int] | None = None, chunk: int = 200,
                       similarity: Callable | None = None) -> np.ndarray:
@@ -1376,7 +1377,7 @@ def containment_matrix(queries: Sequence[str], captions: Sequence[str]) -> np.nd
     return sim_mod.set_containment_matrix(qs, cs)
 
 
-@validate_params(queries=TEXTS, video_captions=TEXTS, proxy=Options(*_PROXIES, "containment"), own_video=[ARRAY, None])
+@validate_params(queries=TEXTS, video_captions=TEXTS, proxy=Options(*_PROXIES, "containment"), own_video=_OWN_VIDEO)
 def agreement_for(queries: Sequence[str], video_captions: Sequence[Sequence[str]], proxy: str,
                   own_video: Sequence[int] | None = None) -> np.ndarray:
     """:func:`caption_agreement` (max over the video's captions) for a proxy name, including ``"containment"``.

@@ -64,7 +64,7 @@ __all__ = [
 
 PROXIES = ("bow", "pos", "syn", "meteor")
 _TAGGER = [Instance(Callable, fix="pass a function caption -> [(word, tag), ...]"), None]
-_SETS = Instance(Sequence, fix="pass a list of sets")
+_SETS = Instance(Iterable, fix="pass a list of sets")
 _NOUNS = Instance(Iterable, fix="pass each item's noun classes (a list of tuples)")
 
 # spaCy 3.8.18, spacy/lang/en/stop_words.py (MIT licence), the list Wray et al.'s
