@@ -72,6 +72,7 @@ from .nlp import (
     lesk_synset as lesk_synset,
     meteor as meteor,
     meteor_matrix as meteor_matrix,
+    TEXTS as TEXTS,
 )
 from .retrieval import (
     first_positive_rank as first_positive_rank,
