@@ -9,10 +9,9 @@ from fireeval.core.validation import ParamError
 from fireeval.datasets import charades, moment_formats, msvd
 
 
-def _message(err) -> str:
-    text = str(err.value)
-    assert "\n" not in text and "Fix:" in text, text
-    return text
+def _message(err) -> str:  # the error's one line, which names the fix
+    assert "\n" not in str(err.value) and "Fix:" in str(err.value), err.value
+    return str(err.value)
 
 
 def test_a_count_below_one_and_a_folder_that_is_not_a_path_are_refused():

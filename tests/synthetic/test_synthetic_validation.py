@@ -9,10 +9,9 @@ from fireeval.core.validation import ParamError
 from fireeval.synthetic import fire_study, moment_collection, trec_collection, video
 
 
-def _message(err) -> str:
-    text = str(err.value)
-    assert "\n" not in text and "Fix:" in text, text
-    return text
+def _message(err) -> str:  # the error's one line, which names the fix
+    assert "\n" not in str(err.value) and "Fix:" in str(err.value), err.value
+    return str(err.value)
 
 
 def test_a_probability_outside_0_1_is_refused():

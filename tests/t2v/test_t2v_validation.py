@@ -10,10 +10,9 @@ from fireeval.t2v import false_negatives as fire
 from fireeval.t2v import retrieval, semantic_evaluation as se
 
 
-def _message(err) -> str:
-    text = str(err.value)
-    assert "\n" not in text and "Fix:" in text, text
-    return text
+def _message(err) -> str:  # the error's one line, which names the fix
+    assert "\n" not in str(err.value) and "Fix:" in str(err.value), err.value
+    return str(err.value)
 
 
 def test_a_cut_off_below_one_is_refused():
