@@ -23,10 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import data_path, read_json, reannotations
-from fireeval.datasets.reannotations import bounds as reannotation_bounds
 from fireeval.core.validation import Instance, Int, Options, validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import ROOT, data_path, read_json, reannotations
+from fireeval.datasets.reannotations import bounds as reannotation_bounds
 
 __all__ = ["label_noise_inputs", "SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "reannotation_bounds",
            "REANNOTATION_FILES"]

@@ -45,10 +45,10 @@ import operator
 
 import numpy as np
 
-from fireeval.datasets import DECIMAL, MAX_LINE_CHARS, check_readable, data_path, decimal_number, read_json, text_lines
 from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, Options, validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import (
+    DECIMAL, MAX_LINE_CHARS, ROOT, check_readable, data_path, decimal_number, read_json, text_lines)
 
 # pandas and the re-annotation helpers are imported inside the functions that need them,
 # so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.

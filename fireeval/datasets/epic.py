@@ -18,9 +18,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import data_path
 from fireeval.core.validation import validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import ROOT, data_path
 
 __all__ = ["CLIPS", "SENTENCES", "load_clips", "load_captions"]
 

@@ -34,11 +34,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import DataError, data_path, registry
 from fireeval.core.judgements import Judgements
 from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, STR, Instance, Options, validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import ROOT, DataError, data_path, registry
 
 __all__ = ["FILES", "POINTERS", "PREDICTIONS", "FIRE_MODELS", "LABELS", "read_lfs_pointer", "read_labels", "parse_labels",
            "load_labels", "to_judgements", "named_judgements", "agreement_table", "load_predictions"]

@@ -40,9 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
-from fireeval.datasets import check_readable, decimal_number, read_json, text_lines
 from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, BOOL, STR, Check, Instance, Int, Options, validate_params
+from fireeval.datasets import check_readable, decimal_number, read_json, text_lines
 
 __all__ = ["FORMATS", "ACCEPTED", "detect_format", "normalize_query", "read_entries", "read_predictions"]
 

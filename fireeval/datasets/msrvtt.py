@@ -37,9 +37,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import data_path
 from fireeval.core.validation import BOOL, Instance, Options, validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import ROOT, data_path
 
 __all__ = ["MODELS", "DIAGONAL_ONLY", "QUERIES", "load_queries", "load_video_captions",
            "load_similarity", "load_video_captions_1ka", "captions_outside"]

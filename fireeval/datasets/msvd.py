@@ -15,9 +15,8 @@ import re
 
 import pandas as pd
 
-from fireeval.datasets import data_path
 from fireeval.core.validation import BOOL, STR, Options, validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import ROOT, data_path
 
 __all__ = ["SPLITS", "CAPTIONS", "load_split", "load_captions", "normalise_caption", "FILES"]
 

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fireeval.datasets import data_path, read_json, read_jsonl, text_lines
 from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, BOOL, Instance, Int, Options, validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import ROOT, data_path, read_json, read_jsonl, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 

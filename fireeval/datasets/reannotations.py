@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
 from fireeval.core.validation import BOOL, STR, Instance, validate_params
 
 __all__ = ["COLUMNS", "align", "bounds"]

@@ -27,6 +27,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+
 from fireeval.core.validation import Instance, validate_params
 
 __all__ = ["MAX_ALLOCATION", "MAX_ELEMENTS", "ALLOWED_GLOBALS", "RestrictedUnpickler", "UnsafePickleError", "safe_load", "safe_loads"]

@@ -32,9 +32,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fireeval.datasets import check_readable, read_json, text_lines
 from fireeval.core.trec import PATH
 from fireeval.core.validation import ARRAY, BOOL, STR, Instance, validate_params
+from fireeval.datasets import check_readable, read_json, text_lines
 
 __all__ = ["read_matrix", "read_ids", "read_pairs", "read_labels", "read_captions", "check_matrix",
            "positives_matrix", "load_aligned"]

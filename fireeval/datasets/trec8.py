@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fireeval.datasets import data_path, registry
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.validation import BOOL, STR, Instance, Int, Options, validate_params
-from fireeval.datasets import ROOT
+from fireeval.datasets import ROOT, data_path, registry
 
 __all__ = ["run_names", "load_runs", "load_qrels", "load_runs_table", "load_official_map", "load_gloo_official",
            "load_trec_eval_output", "TREC_EVAL_RUNS", "TREC_EVAL_VERSIONS", "FILES"]

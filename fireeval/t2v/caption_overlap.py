@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 from sklearn.feature_extraction.text import TfidfVectorizer
+
 from fireeval.core.validation import ARRAY, Instance, Int, Options, validate_params
 from fireeval.t2v.nlp import TEXTS
 
