@@ -124,7 +124,7 @@ def content_words(caption: str, stop_words: Iterable[str] = STOP_WORDS) -> froze
 
 @lru_cache(maxsize=1 << 17)
 def _content_words_cached(caption: str, stop: frozenset) -> frozenset[str]:
-    return frozenset(w for w in tokenize(caption) if w not in stop)
+    return frozenset(w for w in tokenize.__wrapped__(caption) if w not in stop)  # (unchecked: per distinct caption)
 
 
 @validate_params(captions=TEXTS, proxy=Options(*PROXIES), stop_words=TEXTS, tagger=_TAGGER)
