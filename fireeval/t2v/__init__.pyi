@@ -83,6 +83,7 @@ from .retrieval import (
     scores_under_tie_rule as scores_under_tie_rule,
     tie_bounds as tie_bounds,
     RANK_MEASURES as RANK_MEASURES,
+    CUTOFFS as CUTOFFS,
 )
 from .semantic_evaluation import (
     rank_order as rank_order,

@@ -35,6 +35,7 @@ import numpy as np
 from fireeval.core.judgements import Judgements
 from fireeval.core.validation import ARRAY, SEED, STR, Array, Check, Instance, Int, Options, ParamError, Real, validate_params
 from fireeval.t2v.nlp import TEXTS
+from fireeval.t2v.retrieval import CUTOFFS
 
 if TYPE_CHECKING:  # (pandas and scipy.stats are imported where they are used: scoring a matrix needs neither)
     import pandas as pd
@@ -89,7 +90,6 @@ METRICS = ("C@1", "C@5", "C@10", "AP@20")
 _RUNS = Instance(Mapping, fix="pass {model: ranked ids (Q, depth)}")
 _CALLABLE = Instance(Callable, fix="pass a function")
 _JUDGEMENTS = Instance(Judgements, fix="pass the pooled fireeval.core.judgements.Judgements (judge_pool)")
-_KS = Array(1, np.inf)  # cut-offs: at least 1
 _THRESHOLDS = Array(0, 1)  # thresholds of caption agreement, which lies in [0, 1]
 _BY_PROXY = Instance(Mapping, fix="pass {proxy: scores (Q, V)}")
 _OWN_VIDEO = [Instance(Sequence, np.ndarray, fix="pass each query's own video (a list, range or array of int)"), None]
@@ -268,7 +268,7 @@ def gains_of(lists, positives) -> np.ndarray:
     return np.where(lists >= 0, positives[q, np.maximum(lists, 0)], False).astype(np.int8)
 
 
-@validate_params(lists=ARRAY, positives=ARRAY, ks=_KS, ap_depth=Int(1), ap=Options("fire", "trec"))
+@validate_params(lists=ARRAY, positives=ARRAY, ks=CUTOFFS, ap_depth=Int(1), ap=Options("fire", "trec"))
 def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth: int = 20,
                      ap: str = "fire") -> dict[str, np.ndarray]:
     """Per-query C@K for each K and AP@K at K = ``ap_depth``: ``{name: array (..., n_queries)}``.
@@ -306,13 +306,16 @@ def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth:
     """
     from fireeval.core import measures
 
-    gains = gains_of(lists, positives)
+    # (the checks of gains_of and measures.score are skipped: their arguments are built here from checked ones,
+    # and a chapter calls this per model, threshold and labelling)
+    gains = gains_of.__wrapped__(lists, positives)
+    score = measures.score.__wrapped__
     n_positive = np.broadcast_to(np.asarray(positives, dtype=bool).sum(axis=-1), gains.shape[:-1])
     # The registered measures: C@K is trec_eval's success_K; FIRE's AP@K averages over the positives
     # found in the top K (FIRE_AP@K), trec_eval's over all of them (map_cut_K).
-    out = {f"C@{k}": measures.score(f"C@{k}", gains, n_positive) for k in ks}
+    out = {f"C@{k}": score(f"C@{k}", gains, n_positive) for k in ks}
     ap_name = f"FIRE_AP@{ap_depth}" if ap == "fire" else f"map_cut_{ap_depth}"
-    out[f"AP@{ap_depth}"] = measures.score(ap_name, gains, n_positive)
+    out[f"AP@{ap_depth}"] = score(ap_name, gains, n_positive)
     return out
 
 
@@ -1534,7 +1537,7 @@ def original_rank_under_ties(similarity) -> dict[str, np.ndarray]:
     return {"stable": 1 + above + tied_before, "positive last": 1 + above + tied, "positive first": 1 + above}
 
 
-@validate_params(runs=Instance(Mapping, fix="pass {model: similarity (Q, Q)}"), ks=_KS)
+@validate_params(runs=Instance(Mapping, fix="pass {model: similarity (Q, Q)}"), ks=CUTOFFS)
 def tie_table(runs: Mapping[str, np.ndarray], ks: Sequence[int] = (1, 5, 10)) -> pd.DataFrame:
     """C@K of the original positive under each tie rule, and how many queries' positives tie.
 

@@ -30,19 +30,20 @@ order, the book's rule), relevant last (worst case) -- and returns their range;
 """
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from fireeval.core import tied_scores
-from fireeval.core.validation import ARRAY, STR, Array, Instance, Int, Options, Real, validate_params
+from fireeval.core.validation import ARRAY, STR, Check, Instance, Int, Options, ParamError, Real, validate_params
 from fireeval.t2v.nlp import TEXTS
 
 # fireeval.t2v.false_negatives (pandas, scipy.stats) is imported by the functions that pool or correct:
 # R@K, MdR and MnR need none of it (`fireeval evaluate-similarity` without corrections).
 
 __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corrected_by_proxy",
-           "evaluate_similarity", "scores_under_tie_rule", "tie_bounds", "RANK_MEASURES"]
+           "evaluate_similarity", "scores_under_tie_rule", "tie_bounds", "RANK_MEASURES", "CUTOFFS"]
 
 #: Measures :func:`tie_bounds` knows: ``R@K`` / ``C@K`` (a relevant video in the top K), ``MdR`` / ``MnR``
 #: (median / mean rank of the best-ranked relevant video, 1 = top), ``AP@K`` (FIRE's AP@K, as
@@ -50,7 +51,21 @@ __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corr
 #: exponential gain, cut at the relevant items: :func:`fireeval.t2v.semantic_evaluation.proxy_ndcg`).
 RANK_MEASURES = ("R@K", "C@K", "MdR", "MnR", "AP@K", "nDCG", "nDCG_exp")
 _RUNS = Instance(Mapping, fix="pass {model: similarity (queries, videos)}")
-_KS = Array(1, np.inf)  # cut-offs: at least 1
+
+
+def _check_cutoffs(name, value):
+    items = list(value) if isinstance(value, (list, tuple, range, np.ndarray)) else []
+    if not items:
+        raise ParamError(f"{name}={value!r:.60} is not a list of cut-offs. Fix: give cut-offs as whole numbers of at "
+                         "least 1, e.g. (1, 5, 10)")
+    bad = [k for k in items if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1]
+    if bad:
+        raise ParamError(f"{name}={value!r:.60} holds {bad[0]!r}, not a whole number of at least 1. Fix: give cut-offs "
+                         "as whole numbers of at least 1, e.g. (1, 5, 10)")
+
+
+#: the declaration of cut-offs (``ks`` of R@K, C@K): whole numbers of at least 1, one or a list
+CUTOFFS = Check(_check_cutoffs, fix="give cut-offs as whole numbers of at least 1")
 _MEASURES = Instance(list, tuple, fix="pass measure names as a list, e.g. ['R@1', 'MdR']")
 # (proxy and aggregate of corrected_by_proxy are checked where they are used: caption_agreement and
 # similarity_matrix, whose modules load pandas and scipy, which scoring a matrix does not need)
@@ -101,7 +116,7 @@ def _tied(similarity, positives) -> int:
     return int(((s == best) & ~positives).any(axis=1).sum())
 
 
-@validate_params(runs=_RUNS, positives=ARRAY, ks=_KS)
+@validate_params(runs=_RUNS, positives=ARRAY, ks=CUTOFFS)
 def recall_table(runs: Mapping[str, np.ndarray], positives, ks: Sequence[int] = (1, 5, 10)) -> dict:
     """``{model: {"R@1": ..., "MdR": ..., "MnR": ..., "tied": n}}`` against the original ``positives``.
 
@@ -216,7 +231,7 @@ def corrected_by_proxy(runs: Mapping[str, np.ndarray], original, query_texts: Se
     return np.asarray(original, dtype=bool) | judgements.relevant, judgements
 
 
-@validate_params(runs=_RUNS, original=ARRAY, ks=_KS, ap_depth=Int(1), corrected=[ARRAY, None])
+@validate_params(runs=_RUNS, original=ARRAY, ks=CUTOFFS, ap_depth=Int(1), corrected=[ARRAY, None])
 def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[int] = (1, 5, 10),
                         ap_depth: int = 20, corrected=None) -> dict:
     """Everything ``fireeval evaluate-similarity`` prints, as plain data.

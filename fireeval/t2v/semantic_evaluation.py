@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from fireeval.core.tied_scores import TIE_RULES
-from fireeval.core.validation import ARRAY, BOOL, SEED, Array, Instance, Int, Options, Real, validate_params
+from fireeval.core.validation import ARRAY, BOOL, SEED, Instance, Int, Options, Real, validate_params
 from fireeval.t2v.nlp import TEXTS
+from fireeval.t2v.retrieval import CUTOFFS
 from fireeval.t2v.similarity import PROXIES
 
 __all__ = [
@@ -47,7 +48,6 @@ __all__ = [
 _GAIN = Options("linear", "exponential")
 _CUT = [Options("relevant"), None]
 _TIE_RULE = Options(*TIE_RULES)
-_KS = Array(1, np.inf)  # cut-offs: at least 1
 _RUNS = Instance(Mapping, fix="pass {run: scores (queries, items)}")
 _BY_PROXY = Instance(Mapping, fix="pass {proxy: value}")
 
@@ -247,7 +247,7 @@ def positive_rank(scores, positive=None, tie_rule: str = "stable") -> np.ndarray
     return (_order(scores, relevant, tie_rule) == positive[:, None]).argmax(axis=1)
 
 
-@validate_params(ranks=ARRAY, ks=_KS)
+@validate_params(ranks=ARRAY, ks=CUTOFFS)
 def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
     """Video-retrieval "R@K" (:func:`fireeval.core.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
 
@@ -273,13 +273,14 @@ def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
     ranks = np.asarray(ranks)
     depth = max(ks)
     gains = (np.arange(depth)[None, :] == ranks[:, None]).astype(float)
-    out = {f"R@{k}": float(ranking.correct_at_k(gains, k).mean()) for k in ks}
+    correct_at_k = ranking.correct_at_k.__wrapped__  # (unchecked: gains built here, ks checked above)
+    out = {f"R@{k}": float(correct_at_k(gains, k).mean()) for k in ks}
     values = np.array(list(out.values()))
     out["GMR"] = float(np.exp(np.log(values).mean())) if (values > 0).all() else 0.0
     return out
 
 
-@validate_params(scores=ARRAY, equivalent=ARRAY, ks=_KS, tie_rule=_TIE_RULE)
+@validate_params(scores=ARRAY, equivalent=ARRAY, ks=CUTOFFS, tie_rule=_TIE_RULE)
 def gmr_bounds(scores, equivalent, ks=(1, 5, 10), tie_rule: str = "stable") -> dict:
     """Bounds on instance recall when equivalent items count as the positive (Wray et al., Fig. 5).
 
@@ -351,7 +352,7 @@ def gmr_bound_ranks(scores, equivalent, tie_rule: str = "stable") -> dict:
             "upper": np.where(equivalent, rank_of, order.shape[1]).min(axis=1)}
 
 
-@validate_params(scores=ARRAY, equivalent=ARRAY, ks=_KS, n_resamples=Int(1), seed=SEED,
+@validate_params(scores=ARRAY, equivalent=ARRAY, ks=CUTOFFS, n_resamples=Int(1), seed=SEED,
                  base=Options("lower", "reported"), tie_rule=_TIE_RULE)
 def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000, seed: int = 0,
                       base: str = "lower", tie_rule: str = "stable"):
@@ -775,7 +776,7 @@ def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"
     return pd.DataFrame(rows)
 
 
-@validate_params(run_scores=_RUNS, ks=_KS, tie_bounds=BOOL)
+@validate_params(run_scores=_RUNS, ks=CUTOFFS, tie_bounds=BOOL)
 def instance_table(run_scores: dict, ks=(1, 5, 10), tie_bounds: bool = False) -> pd.DataFrame:
     """Instance metrics (%) of each run: R@K of the diagonal positive and their GMR (:func:`recall_at_ks`).
 

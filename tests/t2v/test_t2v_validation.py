@@ -19,8 +19,10 @@ def test_a_cut_off_below_one_is_refused():
     ranks = np.array([0, 3, 7])
     with pytest.raises(ParamError) as err:
         se.recall_at_ks(ranks, ks=(0, 5))
-    assert _message(err) == ("recall_at_ks: ks=(0, 5) holds 0.0, outside [1, inf]. Fix: give numbers from 1 to inf "
-                             "as a list or array")
+    assert _message(err) == ("ks=(0, 5) holds 0, not a whole number of at least 1. Fix: give cut-offs as whole numbers "
+                             "of at least 1, e.g. (1, 5, 10)")
+    with pytest.raises(ValueError, match=r"^ks=\(2\.5,\) holds 2\.5, not a whole number"):
+        fire.per_query_scores(np.array([[0, 1]]), np.eye(2, dtype=bool)[:1], ks=(2.5,))
     with pytest.raises(ValueError, match=r"^evaluate_similarity: ap_depth=0 is outside \[1, ∞\)\. Fix: give an integer "
                                          r"of at least 1$"):
         retrieval.evaluate_similarity({"m": np.eye(3)}, np.eye(3, dtype=bool), ap_depth=0)
