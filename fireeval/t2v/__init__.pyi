@@ -8,6 +8,7 @@ from . import (
     caption_overlap as caption_overlap,
     false_negatives as false_negatives,
     nlp as nlp,
+    param_checks as param_checks,
     retrieval as retrieval,
     semantic_evaluation as semantic_evaluation,
     similarity as similarity,
@@ -72,7 +73,10 @@ from .nlp import (
     lesk_synset as lesk_synset,
     meteor as meteor,
     meteor_matrix as meteor_matrix,
+)
+from .param_checks import (
     TEXTS as TEXTS,
+    CUTOFFS as CUTOFFS,
 )
 from .retrieval import (
     first_positive_rank as first_positive_rank,
@@ -83,7 +87,6 @@ from .retrieval import (
     scores_under_tie_rule as scores_under_tie_rule,
     tie_bounds as tie_bounds,
     RANK_MEASURES as RANK_MEASURES,
-    CUTOFFS as CUTOFFS,
 )
 from .semantic_evaluation import (
     rank_order as rank_order,

@@ -16,7 +16,7 @@ from scipy import stats
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from fireeval.core.validation import ARRAY, Instance, Int, Options, validate_params
-from fireeval.t2v.nlp import TEXTS
+from fireeval.t2v.param_checks import TEXTS
 
 __all__ = ["train_test_similarity", "length_correlations"]
 

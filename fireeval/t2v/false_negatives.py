@@ -34,8 +34,7 @@ import numpy as np
 
 from fireeval.core.judgements import Judgements
 from fireeval.core.validation import ARRAY, SEED, STR, Array, Check, Instance, Int, Options, ParamError, Real, validate_params
-from fireeval.t2v.nlp import TEXTS
-from fireeval.t2v.retrieval import CUTOFFS
+from fireeval.t2v.param_checks import CUTOFFS, TEXTS
 
 if TYPE_CHECKING:  # (pandas and scipy.stats are imported where they are used: scoring a matrix needs neither)
     import pandas as pd

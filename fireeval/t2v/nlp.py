@@ -37,7 +37,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -45,7 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from fireeval.core.trec import PATH
-from fireeval.core.validation import BOOL, STR, Check, Instance, Options, ParamError, validate_params
+from fireeval.core.validation import BOOL, STR, Instance, Options, validate_params
+from fireeval.t2v.param_checks import TEXTS
 
 __all__ = [
     "tokenize",
@@ -60,21 +61,8 @@ __all__ = [
     "lesk_synset",
     "meteor",
     "meteor_matrix",
-    "TEXTS",
 ]
 
-
-def _check_texts(name, value):
-    """Texts (captions, tokens): an iterable of str -- a list, tuple, set, array or Series; one str is refused (it
-    would be read letter by letter)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        what = "one string" if isinstance(value, (str, bytes)) else f"a {type(value).__name__}"
-        raise ParamError(f"{name}={value!r:.60} is {what}, not a list of texts. "
-                         "Fix: pass a list of str (one caption per entry)")
-
-
-#: the declaration of a parameter holding captions (or tokens, or each video's captions): an iterable, not one str
-TEXTS = Check(_check_texts, fix="pass a list of str")
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 

@@ -30,20 +30,19 @@ order, the book's rule), relevant last (worst case) -- and returns their range;
 """
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from fireeval.core import tied_scores
-from fireeval.core.validation import ARRAY, STR, Check, Instance, Int, Options, ParamError, Real, validate_params
-from fireeval.t2v.nlp import TEXTS
+from fireeval.core.validation import ARRAY, STR, Instance, Int, Options, Real, validate_params
+from fireeval.t2v.param_checks import CUTOFFS, TEXTS
 
 # fireeval.t2v.false_negatives (pandas, scipy.stats) is imported by the functions that pool or correct:
 # R@K, MdR and MnR need none of it (`fireeval evaluate-similarity` without corrections).
 
 __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corrected_by_proxy",
-           "evaluate_similarity", "scores_under_tie_rule", "tie_bounds", "RANK_MEASURES", "CUTOFFS"]
+           "evaluate_similarity", "scores_under_tie_rule", "tie_bounds", "RANK_MEASURES"]
 
 #: Measures :func:`tie_bounds` knows: ``R@K`` / ``C@K`` (a relevant video in the top K), ``MdR`` / ``MnR``
 #: (median / mean rank of the best-ranked relevant video, 1 = top), ``AP@K`` (FIRE's AP@K, as
@@ -53,19 +52,6 @@ RANK_MEASURES = ("R@K", "C@K", "MdR", "MnR", "AP@K", "nDCG", "nDCG_exp")
 _RUNS = Instance(Mapping, fix="pass {model: similarity (queries, videos)}")
 
 
-def _check_cutoffs(name, value):
-    items = list(value) if isinstance(value, (list, tuple, range, np.ndarray)) else []
-    if not items:
-        raise ParamError(f"{name}={value!r:.60} is not a list of cut-offs. Fix: give cut-offs as whole numbers of at "
-                         "least 1, e.g. (1, 5, 10)")
-    bad = [k for k in items if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1]
-    if bad:
-        raise ParamError(f"{name}={value!r:.60} holds {bad[0]!r}, not a whole number of at least 1. Fix: give cut-offs "
-                         "as whole numbers of at least 1, e.g. (1, 5, 10)")
-
-
-#: the declaration of cut-offs (``ks`` of R@K, C@K): whole numbers of at least 1, one or a list
-CUTOFFS = Check(_check_cutoffs, fix="give cut-offs as whole numbers of at least 1")
 _MEASURES = Instance(list, tuple, fix="pass measure names as a list, e.g. ['R@1', 'MdR']")
 # (proxy and aggregate of corrected_by_proxy are checked where they are used: caption_agreement and
 # similarity_matrix, whose modules load pandas and scipy, which scoring a matrix does not need)

@@ -18,8 +18,7 @@ import pandas as pd
 
 from fireeval.core.tied_scores import TIE_RULES
 from fireeval.core.validation import ARRAY, BOOL, SEED, Instance, Int, Options, Real, validate_params
-from fireeval.t2v.nlp import TEXTS
-from fireeval.t2v.retrieval import CUTOFFS
+from fireeval.t2v.param_checks import CUTOFFS, TEXTS
 from fireeval.t2v.similarity import PROXIES
 
 __all__ = [

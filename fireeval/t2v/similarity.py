@@ -45,7 +45,8 @@ import scipy.sparse as sp
 
 from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, ARRAY, STR, Instance, Options, Real, validate_params
-from fireeval.t2v.nlp import TEXTS, tokenize
+from fireeval.t2v.nlp import tokenize
+from fireeval.t2v.param_checks import TEXTS
 
 __all__ = [
     "PROXIES",
