@@ -27,13 +27,12 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, BOOL, STR, Check, Instance, validate_params
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "named_root", "folders_read", "has_data",
            "registry",
            "check_readable", "text_lines", "read_json", "read_jsonl", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
-           "choose_source", "optional_data", "SOURCES", "DECIMAL", "decimal_number", "ROOT"]
+           "choose_source", "optional_data", "SOURCES", "DECIMAL", "decimal_number", "ROOT", "FILE"]
 
 #: Longest line the line-based readers accept (a data line is far shorter; a binary or
 #: corrupt file is refused instead of being read into memory as one huge line).
@@ -41,6 +40,9 @@ MAX_LINE_CHARS = 1 << 20
 
 #: the declaration of a ``root`` parameter: the data folder's path, or None for the default search
 ROOT = [Instance(str, os.PathLike, fix="pass the data folder's path (str or Path)"), None]
+#: the declaration of a file's path (as ``fireeval.core.trec``'s, without importing the TREC readers: ``fireeval diff``
+#: reads its headlines through :func:`check_readable`)
+FILE = Instance(str, os.PathLike, fix="pass a file's path (str or Path)")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # An installed wheel ships the registry inside the package (setup.py's build step); a
@@ -83,7 +85,7 @@ class DataUnavailable(FileNotFoundError):
     """
 
 
-@validate_params(path=PATH, what=STR, text=BOOL)
+@validate_params(path=FILE, what=STR, text=BOOL)
 def check_readable(path, what: str = "file", text: bool = True) -> Path:
     """``path`` as a Path if it is a readable regular file that looks like text, else a one-line error.
 
@@ -129,7 +131,7 @@ def check_readable(path, what: str = "file", text: bool = True) -> Path:
     return path
 
 
-@validate_params(path=PATH, what=STR)
+@validate_params(path=FILE, what=STR)
 def text_lines(path, what: str = "file"):
     """Yield ``(line_number, line)`` of a UTF-8 text file, without the newline.
 
@@ -279,7 +281,7 @@ def json_int(text: str) -> int:
     return value
 
 
-@validate_params(path=PATH, what=STR, text=[Instance(str, bytes, fix="pass the file's content as str or bytes"), None])
+@validate_params(path=FILE, what=STR, text=[Instance(str, bytes, fix="pass the file's content as str or bytes"), None])
 def read_json(path, what: str = "JSON file", text=None):
     """Parse a JSON file (or ``text`` read from ``path``) with one-line errors naming file and line.
 
@@ -323,7 +325,7 @@ def read_json(path, what: str = "JSON file", text=None):
         raise ValueError(f"{path}: not UTF-8 text ({err.reason}). Fix: save the file as UTF-8.") from None
 
 
-@validate_params(path=PATH, what=STR)
+@validate_params(path=FILE, what=STR)
 def read_jsonl(path, what="JSONL file"):
     """``[(line_number, object), ...]`` of a JSON-lines file (one object a line); BOM and blank lines accepted, other errors name file and line.
 

@@ -45,10 +45,9 @@ import operator
 
 import numpy as np
 
-from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, Options, validate_params
 from fireeval.datasets import (
-    DECIMAL, MAX_LINE_CHARS, ROOT, check_readable, data_path, decimal_number, read_json, text_lines)
+    DECIMAL, FILE, MAX_LINE_CHARS, ROOT, check_readable, data_path, decimal_number, read_json, text_lines)
 
 # pandas and the re-annotation helpers are imported inside the functions that need them,
 # so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.
@@ -90,7 +89,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@validate_params(path=PATH, allow_reversed=BOOL)
+@validate_params(path=FILE, allow_reversed=BOOL)
 def read_sta_rows(path, allow_reversed: bool = False) -> list:
     """Rows ``(video, description, start, end)`` of a Charades-STA style file ``VIDEO START END##DESCRIPTION``.
 
@@ -188,7 +187,7 @@ def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:
     return rows
 
 
-@validate_params(path=PATH, allow_reversed=BOOL)
+@validate_params(path=FILE, allow_reversed=BOOL)
 def read_sta(path, allow_reversed: bool = False):
     """A Charades-STA style file -> DataFrame video, description, start, end (see :func:`read_sta_rows`)."""
     import pandas as pd
@@ -471,7 +470,7 @@ def load_all_predictions(systems=SYSTEMS, root=None, k: int = 10, source: str = 
     return {s: align_predictions(prediction_entries(s, root, source), gt, k, name=s)[0] for s in systems}
 
 
-@validate_params(path=PATH, gt=ANY, k=[Int(1), None])
+@validate_params(path=FILE, gt=ANY, k=[Int(1), None])
 def read_predictions_file(path, gt, k: int | None = None):
     """Predictions from a file, aligned to ``gt`` rows (a DataFrame with video, description[, length],
     or the rows of :func:`read_sta_rows`).

@@ -35,9 +35,8 @@ import numpy as np
 import pandas as pd
 
 from fireeval.core.judgements import Judgements
-from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, STR, Instance, Options, validate_params
-from fireeval.datasets import ROOT, DataError, data_path, registry
+from fireeval.datasets import FILE, ROOT, DataError, data_path, registry
 
 __all__ = ["FILES", "POINTERS", "PREDICTIONS", "FIRE_MODELS", "LABELS", "read_lfs_pointer", "read_labels", "parse_labels",
            "load_labels", "to_judgements", "named_judgements", "agreement_table", "load_predictions"]
@@ -56,7 +55,7 @@ _LABELS = Instance(pd.DataFrame, fix="pass the DataFrame of read_labels or load_
 _TEXTS = Instance(Sequence, np.ndarray, fix="pass a list of str")
 
 
-@validate_params(path=PATH)
+@validate_params(path=FILE)
 def read_lfs_pointer(path) -> dict:
     """``{"sha256", "size"}`` of the object a Git LFS pointer file stands for.
 
@@ -89,7 +88,7 @@ def _check_not_pointer(path):
                         "under FIREEVAL_DATA/fire/")
 
 
-@validate_params(path=PATH, expected_sha256=[STR, None])
+@validate_params(path=FILE, expected_sha256=[STR, None])
 def read_labels(path, expected_sha256: str | None = None) -> pd.DataFrame:
     """Parse a FIRE dataset file (exact upstream schema) into one row per judged pair.
 

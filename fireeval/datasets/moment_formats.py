@@ -40,9 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, BOOL, STR, Check, Instance, Int, Options, validate_params
-from fireeval.datasets import check_readable, decimal_number, read_json, text_lines
+from fireeval.datasets import FILE, check_readable, decimal_number, read_json, text_lines
 
 __all__ = ["FORMATS", "ACCEPTED", "detect_format", "normalize_query", "read_entries", "read_predictions"]
 
@@ -72,7 +71,7 @@ def normalize_query(text: str) -> str:
     return text.strip(" .")
 
 
-@validate_params(path=PATH, fmt=_FORMAT)
+@validate_params(path=FILE, fmt=_FORMAT)
 def detect_format(path, fmt: str = "auto") -> str:
     """The format of ``path``: ``fmt`` itself when given, else from the extension (and the first line of a .txt)."""
     path = Path(path)
@@ -144,7 +143,7 @@ def _table_rows(path, delimiter: str):
     return out
 
 
-@validate_params(path=PATH, fmt=_FORMAT)
+@validate_params(path=FILE, fmt=_FORMAT)
 def read_entries(path, fmt: str = "auto"):
     """``(format, entries)``: the file's predictions as entries before matching.
 
@@ -225,7 +224,7 @@ def _unmatched(keys, index, limit: int = 10) -> list:
     return [k for k in keys if k not in index][:limit]
 
 
-@validate_params(path=PATH, gt=ANY, gt_kind=Options("charades", "qvhighlights"), fmt=_FORMAT, normalize=BOOL,
+@validate_params(path=FILE, gt=ANY, gt_kind=Options("charades", "qvhighlights"), fmt=_FORMAT, normalize=BOOL,
                  k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None])
 def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool = False, k: int | None = None,
                      info: dict | None = None) -> np.ndarray:

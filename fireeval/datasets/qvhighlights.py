@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fireeval.core.trec import PATH
 from fireeval.core.validation import ANY, BOOL, Instance, Int, Options, validate_params
-from fireeval.datasets import ROOT, data_path, read_json, read_jsonl, text_lines
+from fireeval.datasets import FILE, ROOT, data_path, read_json, read_jsonl, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
@@ -47,7 +46,7 @@ def load_ground_truth(split: str = "val", root=None):
     return read_ground_truth_file(data_path(f"{FOLDER}/{SPLITS[split]}", root))
 
 
-@validate_params(path=PATH)
+@validate_params(path=FILE)
 def read_ground_truth_records(path) -> list:
     """``[(qid, query, vid, duration, windows), ...]`` from a QVHighlights-style JSONL ground-truth file.
 
@@ -86,7 +85,7 @@ def read_ground_truth_records(path) -> list:
     return rows
 
 
-@validate_params(path=PATH)
+@validate_params(path=FILE)
 def read_ground_truth_file(path):
     """A QVHighlights-style JSONL ground-truth file as a DataFrame ``qid, query, vid, duration, windows, n_windows``."""
     import pandas as pd
@@ -121,7 +120,7 @@ def load_predictions(run: str = "ckpt", root=None, k: int = 10, split: str = "va
     return read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), load_ground_truth(split, root), k)
 
 
-@validate_params(path=PATH, gt=ANY, k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None])
+@validate_params(path=FILE, gt=ANY, k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None])
 def read_predictions_file(path, gt, k: int | None = None, info: dict | None = None) -> np.ndarray:
     """Moment-DETR style JSONL predictions (``qid``, ``pred_relevant_windows = [[s, e, score], ...]``),
     aligned to ``gt`` (a DataFrame with ``qid`` or a list of qids) by ``qid``.

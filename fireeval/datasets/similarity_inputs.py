@@ -32,9 +32,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fireeval.core.trec import PATH
 from fireeval.core.validation import ARRAY, BOOL, STR, Instance, validate_params
-from fireeval.datasets import check_readable, read_json, text_lines
+from fireeval.datasets import FILE, check_readable, read_json, text_lines
 
 __all__ = ["read_matrix", "read_ids", "read_pairs", "read_labels", "read_captions", "check_matrix",
            "positives_matrix", "load_aligned"]
@@ -44,7 +43,7 @@ _TRUE = {"1", "true", "yes", "relevant", "y", "t"}
 _FALSE = {"0", "false", "no", "not", "irrelevant", "n", "f", "non-relevant", "nonrelevant"}
 
 
-@validate_params(path=PATH)
+@validate_params(path=FILE)
 def read_matrix(path) -> np.ndarray:
     """A ``.npy`` similarity matrix as a float array (queries x videos), refusing pickles, non-2-D and non-numbers.
 
@@ -117,7 +116,7 @@ def check_matrix(sim, query_ids, video_ids, where: str = "similarity matrix") ->
     return sim
 
 
-@validate_params(path=PATH, what=STR)
+@validate_params(path=FILE, what=STR)
 def read_ids(path, what: str = "id list") -> tuple[list, list | None]:
     """``(ids, texts or None)`` from a file with one ``id`` or ``id<TAB>text`` per line; duplicates refused."""
     ids, texts, seen = [], [], {}
@@ -152,7 +151,7 @@ def _table(path, what, columns: int):
         yield lineno, [f.strip() for f in fields[:columns]]
 
 
-@validate_params(path=PATH, query_ids=_IDS, video_ids=_IDS)
+@validate_params(path=FILE, query_ids=_IDS, video_ids=_IDS)
 def read_pairs(path, query_ids, video_ids) -> np.ndarray:
     """Ground truth ``query_id<TAB>video_id`` lines as a bool ``(queries, videos)`` matrix.
 
@@ -195,7 +194,7 @@ def _require_positive(out, query_ids, where, fix):
                          f"(e.g. {names}). Fix: {fix}.")
 
 
-@validate_params(path=PATH, query_ids=_IDS, video_ids=_IDS)
+@validate_params(path=FILE, query_ids=_IDS, video_ids=_IDS)
 def read_labels(path, query_ids, video_ids) -> tuple[np.ndarray, np.ndarray, int]:
     """Relevance labels ``query_id<TAB>video_id<TAB>label`` as ``(judged, relevant, n_unknown)`` bool matrices.
 
@@ -230,7 +229,7 @@ def read_labels(path, query_ids, video_ids) -> tuple[np.ndarray, np.ndarray, int
     return judged, relevant, unknown
 
 
-@validate_params(path=PATH, video_ids=_IDS)
+@validate_params(path=FILE, video_ids=_IDS)
 def read_captions(path, video_ids) -> list:
     """Video captions in video-list order; every video needs one.
 
@@ -260,7 +259,7 @@ def read_captions(path, video_ids) -> list:
     return out
 
 
-@validate_params(path=PATH, queries=PATH, videos=PATH, query_ids=_IDS, video_ids=_IDS, name=[STR, None],
+@validate_params(path=FILE, queries=FILE, videos=FILE, query_ids=_IDS, video_ids=_IDS, name=[STR, None],
                  check_ties=BOOL)
 def load_aligned(path, queries, videos, query_ids, video_ids, name: str | None = None,
                  check_ties: bool = True) -> np.ndarray:
