@@ -23,17 +23,26 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
+
+from fireeval.core.validation import ANY, BOOL, STR, Check, Instance, validate_params
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "named_root", "folders_read", "has_data",
            "registry",
            "check_readable", "text_lines", "read_json", "read_jsonl", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
-           "choose_source", "optional_data", "SOURCES", "DECIMAL", "decimal_number"]
+           "choose_source", "optional_data", "SOURCES", "DECIMAL", "decimal_number", "ROOT", "FILE"]
 
 #: Longest line the line-based readers accept (a data line is far shorter; a binary or
 #: corrupt file is refused instead of being read into memory as one huge line).
 MAX_LINE_CHARS = 1 << 20
+
+#: the declaration of a ``root`` parameter: the data folder's path, or None for the default search
+ROOT = [Instance(str, os.PathLike, fix="pass the data folder's path (str or Path)"), None]
+#: the declaration of a file's path (as ``fireeval.core.trec``'s, without importing the TREC readers: ``fireeval diff``
+#: reads its headlines through :func:`check_readable`)
+FILE = Instance(str, os.PathLike, fix="pass a file's path (str or Path)")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # An installed wheel ships the registry inside the package (setup.py's build step); a
@@ -76,6 +85,7 @@ class DataUnavailable(FileNotFoundError):
     """
 
 
+@validate_params(path=FILE, what=STR, text=BOOL)
 def check_readable(path, what: str = "file", text: bool = True) -> Path:
     """``path`` as a Path if it is a readable regular file that looks like text, else a one-line error.
 
@@ -121,6 +131,7 @@ def check_readable(path, what: str = "file", text: bool = True) -> Path:
     return path
 
 
+@validate_params(path=FILE, what=STR)
 def text_lines(path, what: str = "file"):
     """Yield ``(line_number, line)`` of a UTF-8 text file, without the newline.
 
@@ -188,7 +199,7 @@ def _parse_json(data):
             pass  # the standard library gives the verdict and the message
     if isinstance(data, bytes):
         data = data.decode("utf-8-sig")
-    return json.loads(data, parse_int=json_int)
+    return json.loads(data, parse_int=json_int.__wrapped__)  # (unchecked: called for every integer of a file)
 
 
 #: A number as a text file writes it: optional sign, digits with an optional fraction, optional
@@ -197,6 +208,7 @@ def _parse_json(data):
 DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+@validate_params(text=ANY, where=STR, what=STR, fix=STR)
 def decimal_number(text, where: str, what: str, fix: str = "give seconds as plain decimal numbers, e.g. 12.5"):
     """``float(text)`` when ``text`` is a plain decimal number (:data:`DECIMAL`), else a one-line ValueError.
 
@@ -243,6 +255,7 @@ class JSONNumberError(ValueError):
     """
 
 
+@validate_params(text=STR)
 def json_int(text: str) -> int:
     """``parse_int`` for :func:`json.loads`: an int, or :class:`JSONNumberError` past float range.
 
@@ -268,6 +281,7 @@ def json_int(text: str) -> int:
     return value
 
 
+@validate_params(path=FILE, what=STR, text=[Instance(str, bytes, fix="pass the file's content as str or bytes"), None])
 def read_json(path, what: str = "JSON file", text=None):
     """Parse a JSON file (or ``text`` read from ``path``) with one-line errors naming file and line.
 
@@ -311,6 +325,7 @@ def read_json(path, what: str = "JSON file", text=None):
         raise ValueError(f"{path}: not UTF-8 text ({err.reason}). Fix: save the file as UTF-8.") from None
 
 
+@validate_params(path=FILE, what=STR)
 def read_jsonl(path, what="JSONL file"):
     """``[(line_number, object), ...]`` of a JSON-lines file (one object a line); BOM and blank lines accepted, other errors name file and line.
 
@@ -337,7 +352,7 @@ def read_jsonl(path, what="JSONL file"):
     out = []
     for lineno, line in text_lines(path, what):
         try:
-            rec = json.loads(line, parse_int=json_int)
+            rec = json.loads(line, parse_int=json_int.__wrapped__)  # (unchecked: called for every integer of a file)
         except JSONNumberError as err:
             raise ValueError(f"{path}:{lineno}: {err}. Fix: write windows and scores as ordinary numbers.") from None
         except json.JSONDecodeError as err:
@@ -352,12 +367,14 @@ def read_jsonl(path, what="JSONL file"):
 
 
 @lru_cache(maxsize=1)
+@validate_params()
 def registry() -> dict:
     """``{path: record}`` from data/registry.json."""
     with open(REGISTRY_PATH) as fh:
         return {r["path"]: r for r in json.load(fh)["files"]}
 
 
+@validate_params(root=ROOT)
 def named_root(root=None):
     """``(folder, how)`` of the data folder the reader named -- ``root`` (a chapter's ``data_dir``), else
     ``FIREEVAL_DATA`` -- or ``(None, None)`` when none was named. ``how`` says where the name came from.
@@ -421,6 +438,7 @@ def _read_from(base: Path, path: Path) -> Path:
     return path
 
 
+@validate_params()
 def folders_read() -> list:
     """The data folders (resolved) that :func:`data_path` found files in, in this process, in order:
     what ``fireeval run`` reports as the folder a chapter read.
@@ -438,6 +456,7 @@ def folders_read() -> list:
     return list(_FOLDERS_READ)
 
 
+@validate_params(name=STR, root=ROOT, download=BOOL)
 def data_path(name: str, root=None, download: bool = False) -> Path:
     """Verified local path of registry file ``name`` (e.g. ``"msrvtt/runs/clip4clip_msrvtt.npy"``).
 
@@ -511,6 +530,7 @@ def _download(name: str, record: dict) -> Path:
                               "under FIREEVAL_DATA.") from None
 
 
+@validate_params(root=ROOT)
 def has_data(*names: str, root=None) -> bool:
     """True when every named registry file is present locally and verified.
 
@@ -539,6 +559,7 @@ def has_data(*names: str, root=None) -> bool:
     return True
 
 
+@validate_params(root=ROOT)
 def data_root(root=None) -> Path | None:
     """The folder data are read from (the named one, else the shared folder) when it exists, or None.
 
@@ -567,6 +588,22 @@ def data_root(root=None) -> Path | None:
 SOURCES = ("auto", "real", "synthetic")
 
 
+def _check_source(name, data_source):
+    if data_source not in SOURCES:
+        raise ValueError(f"{name}={data_source!r} is not one of {', '.join(SOURCES)}. "
+                         "Fix: -p data_source auto (or real, synthetic).")
+
+
+def _check_registry_paths(name, value):
+    """Registry paths: an iterable of str (a single str is refused: it would be read letter by letter)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError(f"choose_source: {name}={value!r:.60} is not a list of registry paths. "
+                         "Fix: pass registry paths as a list of str, e.g. [\"trec8_adhoc/qrels.trec8.adhoc.txt.gz\"]")
+
+
+@validate_params(data_source=Check(_check_source, fix="-p data_source auto (or real, synthetic)"),
+                 files=Check(_check_registry_paths, fix="pass registry paths as a list of str"), root=ROOT,
+                 reader_inputs=[Instance(Mapping, fix="pass {parameter: value}"), None], what=STR)
 def choose_source(data_source: str, files, root=None, reader_inputs: dict | None = None,
                   what: str = "the chapter's data") -> str:
     """``"real"`` or ``"synthetic"``: the one decision every chapter makes, with no silent fallback.
@@ -607,9 +644,6 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
     >>> choose_source("synthetic", [])
     'synthetic'
     """
-    if data_source not in SOURCES:
-        raise ValueError(f"data_source={data_source!r} is not one of {', '.join(SOURCES)}. "
-                         "Fix: -p data_source auto (or real, synthetic).")
     named = {k: v for k, v in (reader_inputs or {}).items() if v not in (None, "", [], {}, ())}
     folder, how = named_root(root)
     asked = ([f"{how}={str(folder)!r}"] if folder is not None else []) + [f"{k}" for k in named]
@@ -648,6 +682,7 @@ def choose_source(data_source: str, files, root=None, reader_inputs: dict | None
     return "synthetic"
 
 
+@validate_params(root=ROOT)
 def optional_data(*names: str, root=None) -> bool:
     """For files a chapter uses when present (FIRE's labels, extra runs): True when all are present and
     verified, False when none is present; a file that is present but fails its checksum, or a set found

@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import data_path, read_json, reannotations
+from fireeval.core.validation import Instance, Int, Options, validate_params
+from fireeval.datasets import ROOT, data_path, read_json, reannotations
 from fireeval.datasets.reannotations import bounds as reannotation_bounds
 
 __all__ = ["label_noise_inputs", "SPLITS", "load_ground_truth", "ground_truth_quirks", "load_reannotations", "reannotation_bounds",
@@ -34,14 +35,13 @@ SPLITS = ("train", "val_1", "val_2")
 REANNOTATION_FILES = tuple(f"{FOLDER}/human_reannotations/test_0{i}.csv" for i in range(5))
 
 
+@validate_params(split=Options(*SPLITS), root=ROOT)
 def load_ground_truth(split: str = "val_2", root=None) -> pd.DataFrame:
     """One row per (video, sentence) in file order.
 
     Columns: ``video`` (with ``v_``), ``description`` (as in the file, leading space
     kept), ``start``, ``end``, ``length`` (the video duration; seconds).
     """
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     path = data_path(f"{FOLDER}/{split}.json", root)
     doc = read_json(path, "ActivityNet Captions JSON file ({video: {duration, timestamps, sentences}})")
     if not isinstance(doc, dict):
@@ -61,6 +61,7 @@ def load_ground_truth(split: str = "val_2", root=None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["video", "description", "start", "end", "length"])
 
 
+@validate_params(gt=Instance(pd.DataFrame, fix="pass the DataFrame of load_ground_truth"))
 def ground_truth_quirks(gt: pd.DataFrame) -> dict:
     """Counts of rows with end > length, start > end, start == end."""
     return {"end_after_length": int((gt["end"] > gt["length"]).sum()),
@@ -68,6 +69,7 @@ def ground_truth_quirks(gt: pd.DataFrame) -> dict:
             "zero_length": int((gt["start"] == gt["end"]).sum())}
 
 
+@validate_params(root=ROOT)
 def load_reannotations(root=None) -> pd.DataFrame:
     """The five-rater re-annotations of 1288 val_2 queries, in seconds, one row per rating.
 
@@ -89,6 +91,7 @@ def load_reannotations(root=None) -> pd.DataFrame:
     return reannotations.align(r, gt, f"{FOLDER}/human_reannotations", normalise_space=True)
 
 
+@validate_params(split=Options(*SPLITS), root=ROOT, max_queries=Int(0))
 def label_noise_inputs(split: str = "val_2", root=None, max_queries: int = 0) -> dict:
     """Everything the label-noise protocol needs from ActivityNet Captions, as arrays.
 

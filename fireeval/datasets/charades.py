@@ -45,7 +45,9 @@ import operator
 
 import numpy as np
 
-from fireeval.datasets import DECIMAL, MAX_LINE_CHARS, check_readable, data_path, decimal_number, read_json, text_lines
+from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, Options, validate_params
+from fireeval.datasets import (
+    DECIMAL, FILE, MAX_LINE_CHARS, ROOT, check_readable, data_path, decimal_number, read_json, text_lines)
 
 # pandas and the re-annotation helpers are imported inside the functions that need them,
 # so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.
@@ -74,6 +76,7 @@ GROUND_TRUTH_FILES = ("charades_sta/charades_sta_test.txt", "charades_sta/Charad
 REANNOTATION_FILES = tuple(f"{FOLDER}/human_reannotations/test_0{i}.csv" for i in range(3))
 #: The query that SCDM's files list 10 times (once with moments).
 DUPLICATED_QUERY = ("MA6GY", "person opening a box.")
+_SOURCE = Options("json", "pickle")  # the AxIoU repository's JSON export, or its pickles
 
 
 def __getattr__(name):
@@ -86,6 +89,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@validate_params(path=FILE, allow_reversed=BOOL)
 def read_sta_rows(path, allow_reversed: bool = False) -> list:
     """Rows ``(video, description, start, end)`` of a Charades-STA style file ``VIDEO START END##DESCRIPTION``.
 
@@ -167,8 +171,8 @@ def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:
         if not sep or len(parts) != 3:
             raise ValueError(f"{path}:{lineno}: expected 'VIDEO START END##DESCRIPTION', got {line[:80]!r}. "
                              "Fix: use the official charades_sta_{split}.txt file.")
-        start = decimal_number(parts[1], f"{path}:{lineno}", "start")
-        end = decimal_number(parts[2], f"{path}:{lineno}", "end")
+        start = decimal_number.__wrapped__(parts[1], f"{path}:{lineno}", "start")  # (unchecked: called per line)
+        end = decimal_number.__wrapped__(parts[2], f"{path}:{lineno}", "end")
         if start < 0 or (start > end and not allow_reversed):
             check_moments([start, end], f"{path}:{lineno}")  # raises, naming the problem
         key = (parts[0], desc)
@@ -183,6 +187,7 @@ def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:
     return rows
 
 
+@validate_params(path=FILE, allow_reversed=BOOL)
 def read_sta(path, allow_reversed: bool = False):
     """A Charades-STA style file -> DataFrame video, description, start, end (see :func:`read_sta_rows`)."""
     import pandas as pd
@@ -190,6 +195,7 @@ def read_sta(path, allow_reversed: bool = False):
     return pd.DataFrame(read_sta_rows(path, allow_reversed), columns=["video", "description", "start", "end"])
 
 
+@validate_params(split=Options("test", "train"), root=ROOT)
 def load_ground_truth(split: str = "test", root=None):
     """Charades-STA queries in the official file order, with the video length.
 
@@ -198,8 +204,6 @@ def load_ground_truth(split: str = "test", root=None):
     """
     import pandas as pd
 
-    if split not in ("test", "train"):
-        raise ValueError(f"split must be 'test' or 'train', got {split!r}")
     gt = read_sta(data_path(f"{FOLDER}/charades_sta_{split}.txt", root), allow_reversed=True)
     lengths = pd.read_csv(data_path(f"{FOLDER}/Charades_v1_{split}.csv", root), usecols=["id", "length"])
     gt = gt.merge(lengths.rename(columns={"id": "video"}), on="video", how="left", validate="many_to_one")
@@ -222,19 +226,14 @@ def _entries_from_pickle(system, root):
     return [(e[0][0], e[0][1], e[1], e[2]) for e in raw]
 
 
+@validate_params(system=Options(*PICKLES), root=ROOT, source=_SOURCE)
 def prediction_entries(system: str, root=None, source: str = "json") -> list:
     """Raw entries ``(video, description, moments or None, ratings or None)`` in file order.
 
     ``source="json"`` reads the derived ``predictions/{system}.json``; ``"pickle"`` the
     original pickle through the restricted unpickler. Both give the same entries.
     """
-    if system not in PICKLES:
-        raise KeyError(f"unknown Charades-STA system {system!r}; known: {list(PICKLES)}")
-    if source == "json":
-        return _entries_from_json(system, root)
-    if source == "pickle":
-        return _entries_from_pickle(system, root)
-    raise ValueError(f"source must be 'json' or 'pickle', got {source!r}")
+    return (_entries_from_json if source == "json" else _entries_from_pickle)(system, root)
 
 
 def _gt_keys(gt):
@@ -247,6 +246,8 @@ def _gt_keys(gt):
     return keys, lengths
 
 
+@validate_params(entries=Instance(list, tuple, fix="pass a list of entries (video, description, moments, ratings)"),
+                 gt=ANY, k=[Int(1), None], name=STR)
 def align_predictions(entries, gt, k=None, name="predictions"):
     """Entries -> (n_queries, k, 2) array in ground-truth row order, plus a quirk count.
 
@@ -450,6 +451,7 @@ def _align_checked(entries, gt, k=None, name="predictions"):
     return out, info
 
 
+@validate_params(system=Options(*PICKLES), root=ROOT, k=Int(1), source=_SOURCE)
 def load_predictions(system: str, root=None, k: int = 10, source: str = "json") -> np.ndarray:
     """Top-``k`` moments of ``system`` for every test query: ``(3720, k, 2)`` [start, end] seconds.
 
@@ -461,12 +463,14 @@ def load_predictions(system: str, root=None, k: int = 10, source: str = "json") 
     return align_predictions(prediction_entries(system, root, source), gt, k, name=system)[0]
 
 
+@validate_params(systems=Instance(list, tuple, fix="pass a list of system names"), root=ROOT, k=Int(1), source=_SOURCE)
 def load_all_predictions(systems=SYSTEMS, root=None, k: int = 10, source: str = "json") -> dict:
     """``{system: (3720, k, 2) array}`` for several systems (ground truth read once)."""
     gt = load_ground_truth("test", root)
     return {s: align_predictions(prediction_entries(s, root, source), gt, k, name=s)[0] for s in systems}
 
 
+@validate_params(path=FILE, gt=ANY, k=[Int(1), None])
 def read_predictions_file(path, gt, k: int | None = None):
     """Predictions from a file, aligned to ``gt`` rows (a DataFrame with video, description[, length],
     or the rows of :func:`read_sta_rows`).
@@ -508,6 +512,7 @@ def read_predictions_file(path, gt, k: int | None = None):
     return align_predictions(entries, gt, k, name=str(Path(path)))
 
 
+@validate_params(system=Options(*PICKLES), root=ROOT, source=_SOURCE)
 def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
     """Counts of what :func:`load_predictions` had to handle for ``system``.
 
@@ -520,6 +525,7 @@ def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
     return align_predictions(prediction_entries(system, root, source), gt, 10, name=system)[1]
 
 
+@validate_params(root=ROOT)
 def load_reannotations(root=None):
     """The five-rater re-annotations of 1000 test queries, in seconds, one row per rating.
 

@@ -18,7 +18,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import data_path
+from fireeval.core.validation import validate_params
+from fireeval.datasets import ROOT, data_path
 
 __all__ = ["CLIPS", "SENTENCES", "load_clips", "load_captions"]
 
@@ -34,6 +35,7 @@ def _classes(text, path, row):
     return tuple(sorted(int(v) for v in value))
 
 
+@validate_params(root=ROOT)
 def load_clips(root=None) -> pd.DataFrame:
     """The 9668 test clips: ``narration_id, video_id, narration, verb_class, noun_classes`` (tuple)."""
     path = data_path(CLIPS, root=root)
@@ -45,6 +47,7 @@ def load_clips(root=None) -> pd.DataFrame:
     return frame[["narration_id", "video_id", "narration", "verb_class", "noun_classes"]]
 
 
+@validate_params(root=ROOT)
 def load_captions(root=None) -> pd.DataFrame:
     """The 3842 caption queries in file order, with their clip's classes.
 

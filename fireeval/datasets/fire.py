@@ -28,14 +28,15 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import DataError, data_path, registry
 from fireeval.core.judgements import Judgements
+from fireeval.core.validation import ANY, STR, Instance, Options, validate_params
+from fireeval.datasets import FILE, ROOT, DataError, data_path, registry
 
 __all__ = ["FILES", "POINTERS", "PREDICTIONS", "FIRE_MODELS", "LABELS", "read_lfs_pointer", "read_labels", "parse_labels",
            "load_labels", "to_judgements", "named_judgements", "agreement_table", "load_predictions"]
@@ -50,8 +51,11 @@ LABELS = ("relevant", "irrelevant")
 _REQUIRED = ("query", "video_id", "annotator_ids", "annotator_labels", "response_ids", "queue_ids", "models",
              "dataset")
 _LFS_MAGIC = b"version https://git-lfs"
+_LABELS = Instance(pd.DataFrame, fix="pass the DataFrame of read_labels or load_labels")
+_TEXTS = Instance(Sequence, np.ndarray, fix="pass a list of str")
 
 
+@validate_params(path=FILE)
 def read_lfs_pointer(path) -> dict:
     """``{"sha256", "size"}`` of the object a Git LFS pointer file stands for.
 
@@ -84,6 +88,7 @@ def _check_not_pointer(path):
                         "under FIREEVAL_DATA/fire/")
 
 
+@validate_params(path=FILE, expected_sha256=[STR, None])
 def read_labels(path, expected_sha256: str | None = None) -> pd.DataFrame:
     """Parse a FIRE dataset file (exact upstream schema) into one row per judged pair.
 
@@ -126,6 +131,7 @@ def _checked_entry(entry: dict, agree: bool, where: str) -> tuple[list, tuple]:
     return labels, models
 
 
+@validate_params(data=ANY, source=STR)
 def parse_labels(data: dict, source: str = "<FIRE dict>") -> pd.DataFrame:
     """:func:`read_labels` on an already parsed FIRE dict (``source`` names it in errors)."""
     path = source
@@ -149,14 +155,13 @@ def parse_labels(data: dict, source: str = "<FIRE dict>") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+@validate_params(dataset=Options(*FILES), root=ROOT)
 def load_labels(dataset: str = "msrvtt", root=None) -> pd.DataFrame:
     """The real FIRE labels for ``"msrvtt"`` or ``"msvd"``, verified against the registry.
 
     The registry's sha256 is the Git LFS pointer's oid (a test checks they agree).
     Raises :class:`fireeval.datasets.DataUnavailable` when the file is not present.
     """
-    if dataset not in FILES:
-        raise ValueError(f"dataset must be one of {list(FILES)}, not {dataset!r}")
     return read_labels(data_path(FILES[dataset], root))
 
 
@@ -164,6 +169,8 @@ def _normalise(text: str) -> str:
     return " ".join(str(text).split())
 
 
+@validate_params(labels=_LABELS, queries=_TEXTS, video_ids=_TEXTS, models=[_TEXTS, None], normalise=Instance(Callable,
+                 fix="pass a function str -> str"))
 def to_judgements(labels: pd.DataFrame, queries: Sequence[str], video_ids: Sequence[str],
                   models: Sequence[str] | None = None, normalise=_normalise) -> tuple[Judgements, dict]:
     """Place FIRE labels on the (query row x video) grid of a benchmark.
@@ -206,6 +213,8 @@ def to_judgements(labels: pd.DataFrame, queries: Sequence[str], video_ids: Seque
     return Judgements(tuple(tags), contributed, judged, relevant), stats
 
 
+@validate_params(labels=_LABELS, queries=_TEXTS, video_ids=_TEXTS, names=[Instance(Mapping,
+                 fix="pass {FIRE tag: run name}"), None])
 def named_judgements(labels: pd.DataFrame, queries: Sequence[str], video_ids: Sequence[str],
                      names: dict | None = None) -> tuple[Judgements, dict]:
     """:func:`to_judgements` with the upstream model tags renamed by ``names`` (default :data:`FIRE_MODELS`:
@@ -214,6 +223,7 @@ def named_judgements(labels: pd.DataFrame, queries: Sequence[str], video_ids: Se
     return judgements.rename(FIRE_MODELS if names is None else names), stats
 
 
+@validate_params(labels=_LABELS)
 def agreement_table(labels: pd.DataFrame) -> dict:
     """FIRE Table 2: pairs, agreement, relevant share, and inter-annotator reliability.
 
@@ -251,6 +261,7 @@ def agreement_table(labels: pd.DataFrame) -> dict:
     return out
 
 
+@validate_params(dataset=Options(*FILES), root=ROOT)
 def load_predictions(dataset: str = "msrvtt", root=None) -> dict[str, np.ndarray]:
     """FIRE's own similarity matrices from ``predictions.zip``: ``{upstream tag: sim_test}``.
 

@@ -40,7 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fireeval.datasets import check_readable, decimal_number, read_json, text_lines
+from fireeval.core.validation import ANY, BOOL, STR, Check, Instance, Int, Options, validate_params
+from fireeval.datasets import FILE, check_readable, decimal_number, read_json, text_lines
 
 __all__ = ["FORMATS", "ACCEPTED", "detect_format", "normalize_query", "read_entries", "read_predictions"]
 
@@ -51,6 +52,15 @@ ACCEPTED = ('accepted formats: .json {"entries": [{"vid", "query", "moments", "r
             "(--format json|pkl|csv|tsv|momentdetr|2dtan when the extension does not say)")
 
 
+def _check_format(name, fmt):
+    if fmt != "auto" and fmt not in FORMATS:
+        raise ValueError(f"unknown predictions format {name}={fmt!r}. Fix: {ACCEPTED}.")
+
+
+_FORMAT = Check(_check_format, fix="'auto' or one of FORMATS")
+
+
+@validate_params(text=STR)
 def normalize_query(text: str) -> str:
     """The opt-in normalised form of a query text.
 
@@ -61,12 +71,11 @@ def normalize_query(text: str) -> str:
     return text.strip(" .")
 
 
+@validate_params(path=FILE, fmt=_FORMAT)
 def detect_format(path, fmt: str = "auto") -> str:
     """The format of ``path``: ``fmt`` itself when given, else from the extension (and the first line of a .txt)."""
     path = Path(path)
     if fmt != "auto":
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown predictions format {fmt!r}. Fix: {ACCEPTED}.")
         return fmt
     suffix = path.suffix.lower()
     by_suffix = {".json": "json", ".pkl": "pkl", ".pickle": "pkl", ".csv": "csv", ".tsv": "tsv",
@@ -87,7 +96,7 @@ def detect_format(path, fmt: str = "auto") -> str:
 
 def _number(value, where: str, what: str) -> float:
     """A time or score of a text row: a plain decimal number (``1_0``, ``inf``, ``nan`` and ``0x1`` are refused)."""
-    return decimal_number(value, where, what, "give seconds and scores as plain decimal numbers, e.g. 12.5")
+    return decimal_number.__wrapped__(value, where, what, "give seconds and scores as plain decimal numbers, e.g. 12.5")
 
 
 def _group(rows):
@@ -134,6 +143,7 @@ def _table_rows(path, delimiter: str):
     return out
 
 
+@validate_params(path=FILE, fmt=_FORMAT)
 def read_entries(path, fmt: str = "auto"):
     """``(format, entries)``: the file's predictions as entries before matching.
 
@@ -214,6 +224,8 @@ def _unmatched(keys, index, limit: int = 10) -> list:
     return [k for k in keys if k not in index][:limit]
 
 
+@validate_params(path=FILE, gt=ANY, gt_kind=Options("charades", "qvhighlights"), fmt=_FORMAT, normalize=BOOL,
+                 k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None])
 def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool = False, k: int | None = None,
                      info: dict | None = None) -> np.ndarray:
     """Predictions of ``path`` (any accepted format) as ``(queries, width, 2)`` [start, end] aligned to ``gt``.
@@ -226,8 +238,6 @@ def read_predictions(path, gt, gt_kind: str, fmt: str = "auto", normalize: bool 
     """
     from fireeval.datasets import charades
 
-    if gt_kind not in ("charades", "qvhighlights"):
-        raise ValueError(f"gt_kind must be 'charades' or 'qvhighlights', not {gt_kind!r}. Fix: give one of the two")
     fmt, entries = read_entries(path, fmt)
     info = {} if info is None else info
     qids, norm, gt_rows = _ground_truth_keys(gt, gt_kind, normalize)
@@ -261,7 +271,7 @@ def _ground_truth_keys(gt, gt_kind: str, normalize: bool):
     else:
         keys = [(r[2], r[1]) for r in gt]
         qids = [r[0] for r in gt]
-    norm = normalize_query if normalize else (lambda q: q)
+    norm = normalize_query.__wrapped__ if normalize else (lambda q: q)  # (unchecked: called per query)
     gt_rows = [(v, norm(q)) for v, q in keys]
     if normalize:
         seen = {}

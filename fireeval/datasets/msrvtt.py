@@ -32,11 +32,13 @@ dropping punctuation (e.g. "t-shirts" -> "t shirts"), 2 of them only approximate
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-from fireeval.datasets import data_path
+from fireeval.core.validation import BOOL, Instance, Options, validate_params
+from fireeval.datasets import ROOT, data_path
 
 __all__ = ["MODELS", "DIAGONAL_ONLY", "QUERIES", "load_queries", "load_video_captions",
            "load_similarity", "load_video_captions_1ka", "captions_outside"]
@@ -52,6 +54,7 @@ MODELS = {"clip4clip": "msrvtt/runs/clip4clip_msrvtt.npy",
 DIAGONAL_ONLY = frozenset({"GRAM", "VAST"})
 
 
+@validate_params(root=ROOT)
 def load_queries(root=None) -> pd.DataFrame:
     """The 1000 1k-A queries as ``DataFrame(video_id, sentence)`` in similarity-matrix row order.
 
@@ -68,16 +71,16 @@ def load_queries(root=None) -> pd.DataFrame:
     return frame[["video_id", "sentence"]].reset_index(drop=True)
 
 
+@validate_params(split=Options(*CAPTIONS), root=ROOT)
 def load_video_captions(split: str = "test", root=None) -> dict:
     """``{video_id: [caption, ...]}`` of the official ``split`` ("test" or "val"), captions in sen_id order."""
-    if split not in CAPTIONS:
-        raise ValueError(f"split must be one of {sorted(CAPTIONS)}, not {split!r}")
     path = data_path(CAPTIONS[split], root=root)
     with open(path) as fh:
         raw = json.load(fh)
     return {vid: [" ".join(sents[k].split()) for k in sorted(sents, key=int)] for vid, sents in raw.items()}
 
 
+@validate_params(root=ROOT)
 def load_video_captions_1ka(root=None) -> list:
     """The 20 captions of each 1k-A video, as a list in query (= column) order."""
     queries = load_queries(root)
@@ -88,6 +91,7 @@ def load_video_captions_1ka(root=None) -> list:
     return [captions[v] for v in queries["video_id"]]
 
 
+@validate_params(model=Options(*MODELS), root=ROOT, diagonal_only_ok=BOOL, check_ties=BOOL)
 def load_similarity(model: str, root=None, diagonal_only_ok: bool = False, check_ties: bool = True) -> np.ndarray:
     """The ``(1000 queries, 1000 videos)`` float32 similarity matrix of ``model`` (a key of :data:`MODELS`).
 
@@ -98,8 +102,6 @@ def load_similarity(model: str, root=None, diagonal_only_ok: bool = False, check
     gives one :class:`~fireeval.core.tied_scores.TiedFillWarning` naming the model, the file,
     the depth really ranked and what it means.
     """
-    if model not in MODELS:
-        raise ValueError(f"unknown MSR-VTT run {model!r}; choose one of {sorted(MODELS)}")
     if model in DIAGONAL_ONLY and not diagonal_only_ok:
         raise ValueError(f"{model}: only 50 non-zeros per row and unknown off-diagonal column order, so only "
                          "diagonal-based metrics are valid; pass diagonal_only_ok=True if that is what you use")
@@ -115,6 +117,7 @@ def load_similarity(model: str, root=None, diagonal_only_ok: bool = False, check
     return sim
 
 
+@validate_params(video_ids=Instance(Iterable, fix="pass the video ids (a list of str)"), root=ROOT)
 def captions_outside(video_ids, root=None) -> tuple[list, int]:
     """Captions of the official test + val videos *not* in ``video_ids``, and how many such videos.
 

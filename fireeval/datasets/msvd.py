@@ -15,7 +15,8 @@ import re
 
 import pandas as pd
 
-from fireeval.datasets import data_path
+from fireeval.core.validation import BOOL, STR, Options, validate_params
+from fireeval.datasets import ROOT, data_path
 
 __all__ = ["SPLITS", "CAPTIONS", "load_split", "load_captions", "normalise_caption", "FILES"]
 
@@ -25,14 +26,14 @@ FILES = [SPLITS["test"], CAPTIONS["test"]]
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+@validate_params(split=Options(*SPLITS), root=ROOT)
 def load_split(split: str = "test", root=None) -> list[str]:
     """Clip ids of a split, in the list's order (the row/column order of CE/CLIP4Clip matrices)."""
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {list(SPLITS)}, not {split!r}")
     with open(data_path(SPLITS[split], root)) as fh:
         return [line.strip() for line in fh if line.strip()]
 
 
+@validate_params(text=STR)
 def normalise_caption(text: str) -> str:
     """Lower-cased word tokens joined by one space (the form FIRE's MSVD queries take).
 
@@ -42,14 +43,13 @@ def normalise_caption(text: str) -> str:
     return " ".join(_WORD.findall(str(text).lower()))
 
 
+@validate_params(split=Options(*CAPTIONS), root=ROOT, normalise=BOOL)
 def load_captions(split: str = "test", root=None, normalise: bool = False) -> dict[str, list[str]]:
     """``{clip_id: [caption, ...]}`` for the English rows of ``split`` ("test" or "val"), in split order.
 
     Clips follow :func:`load_split`'s order; captions keep the corpus order. Rows
     marked English are kept as they are (one test row is Hindi mislabelled English).
     """
-    if split not in CAPTIONS:
-        raise ValueError(f"captions exist for {list(CAPTIONS)}, not {split!r}")
     path = data_path(CAPTIONS[split], root)
     frame = pd.read_csv(path, dtype={"VideoID": str, "Description": str}, keep_default_na=False)
     missing = {"VideoID", "Start", "End", "Language", "Description"} - set(frame.columns)
@@ -57,7 +57,7 @@ def load_captions(split: str = "test", root=None, normalise: bool = False) -> di
         raise ValueError(f"{path}: columns {sorted(missing)} missing; expected the raw MSVD corpus header")
     frame = frame[frame["Language"] == "English"]
     clip = frame["VideoID"] + "_" + frame["Start"].astype(str) + "_" + frame["End"].astype(str)
-    text = frame["Description"].map(normalise_caption) if normalise else frame["Description"]
+    text = frame["Description"].map(normalise_caption.__wrapped__) if normalise else frame["Description"]
     grouped = text.groupby(clip.to_numpy(), sort=False).agg(list)
     order = load_split(split, root)
     absent = [c for c in order if c not in grouped.index]

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fireeval.datasets import data_path, read_json, read_jsonl, text_lines
+from fireeval.core.validation import ANY, BOOL, Instance, Int, Options, validate_params
+from fireeval.datasets import FILE, ROOT, data_path, read_json, read_jsonl, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
@@ -36,16 +37,16 @@ RUNS = {"ckpt": ("momentdetr_ckpt_val_preds.jsonl", "momentdetr_ckpt_val_preds_m
         "sample": ("momentdetr_sample_val_preds.jsonl", "momentdetr_sample_val_preds_metrics_raw.json")}
 
 
+@validate_params(split=Options(*SPLITS), root=ROOT)
 def load_ground_truth(split: str = "val", root=None):
     """One row per query in file order: ``qid, query, vid, duration, windows, n_windows``.
 
     ``windows`` is a list of [start, end] seconds; see :func:`windows_array`.
     """
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {list(SPLITS)}, got {split!r}")
     return read_ground_truth_file(data_path(f"{FOLDER}/{SPLITS[split]}", root))
 
 
+@validate_params(path=FILE)
 def read_ground_truth_records(path) -> list:
     """``[(qid, query, vid, duration, windows), ...]`` from a QVHighlights-style JSONL ground-truth file.
 
@@ -84,6 +85,7 @@ def read_ground_truth_records(path) -> list:
     return rows
 
 
+@validate_params(path=FILE)
 def read_ground_truth_file(path):
     """A QVHighlights-style JSONL ground-truth file as a DataFrame ``qid, query, vid, duration, windows, n_windows``."""
     import pandas as pd
@@ -93,6 +95,7 @@ def read_ground_truth_file(path):
     return gt
 
 
+@validate_params(gt=ANY)
 def windows_array(gt) -> np.ndarray:
     """Ground-truth windows as (queries, max windows, 2), NaN-padded.
 
@@ -107,17 +110,17 @@ def windows_array(gt) -> np.ndarray:
     return out
 
 
+@validate_params(run=Options(*RUNS), root=ROOT, k=Int(1), split=Options(*SPLITS))
 def load_predictions(run: str = "ckpt", root=None, k: int = 10, split: str = "val"):
     """Moment-DETR's top-``k`` windows, (queries, k, 2) seconds, aligned to ``load_ground_truth(split)``.
 
     Ranked by the predicted score, descending (stable). Queries without predictions
     are all NaN (score 0).
     """
-    if run not in RUNS:
-        raise KeyError(f"unknown QVHighlights run {run!r}; known: {list(RUNS)}")
     return read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), load_ground_truth(split, root), k)
 
 
+@validate_params(path=FILE, gt=ANY, k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None])
 def read_predictions_file(path, gt, k: int | None = None, info: dict | None = None) -> np.ndarray:
     """Moment-DETR style JSONL predictions (``qid``, ``pred_relevant_windows = [[s, e, score], ...]``),
     aligned to ``gt`` (a DataFrame with ``qid`` or a list of qids) by ``qid``.
@@ -172,12 +175,14 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     return out
 
 
+@validate_params(run=Options(*RUNS), root=ROOT)
 def load_reported_metrics(run: str = "ckpt", root=None) -> dict:
     """The repository's own metric file for ``run`` (``brief``, ``full``, ...; percentages)."""
     path = data_path(f"{FOLDER}/{RUNS[run][1]}", root)
     return read_json(path, "metrics JSON file")
 
 
+@validate_params(root=ROOT, single_window=BOOL)
 def load_runs(root=None, single_window: bool = False) -> dict:
     """The val split with both Moment-DETR prediction files, ready for the AxIoU chapters.
 

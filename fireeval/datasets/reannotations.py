@@ -18,7 +18,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fireeval.core.validation import BOOL, STR, Instance, validate_params
+
 __all__ = ["COLUMNS", "align", "bounds"]
+
+_FRAME = Instance(pd.DataFrame, fix="pass a DataFrame")
 
 COLUMNS = ["query", "rater", "video", "description", "start", "end", "start_pct", "end_pct", "length",
            "hit_id", "file"]
@@ -29,6 +33,7 @@ def _key(video: pd.Series, description: pd.Series, normalise_space: bool) -> pd.
     return pd.MultiIndex.from_arrays([video.to_numpy(), text.to_numpy()])
 
 
+@validate_params(raw=_FRAME, gt=_FRAME, source=STR, normalise_space=BOOL)
 def align(raw: pd.DataFrame, gt: pd.DataFrame, source: str, normalise_space: bool = False) -> pd.DataFrame:
     """Re-annotation rows matched to ground-truth rows, in seconds, one row per rating.
 
@@ -73,6 +78,7 @@ def align(raw: pd.DataFrame, gt: pd.DataFrame, source: str, normalise_space: boo
     return r[COLUMNS].sort_values(["query", "rater"], ignore_index=True)
 
 
+@validate_params(reannotations=_FRAME)
 def bounds(reannotations: pd.DataFrame):
     """``(queries, bounds)``: ground-truth rows (n,) sorted, rater moments (n, raters, 2) in seconds.
 

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fireeval.core.validation import Instance, validate_params
+
 __all__ = ["MAX_ALLOCATION", "MAX_ELEMENTS", "ALLOWED_GLOBALS", "RestrictedUnpickler", "UnsafePickleError", "safe_load", "safe_loads"]
 
 
@@ -125,6 +127,7 @@ def _latin1_encode(text, encoding="latin1"):
     return text.encode("latin1")
 
 
+_ALLOWED = [Instance(dict, fix="pass {(module, name): object}"), None]
 #: (module, name) -> the object it resolves to. Nothing else can be loaded.
 ALLOWED_GLOBALS = {
     ("builtins", "list"): list, ("builtins", "dict"): dict, ("builtins", "tuple"): tuple,
@@ -171,6 +174,7 @@ class RestrictedUnpickler(pickle.Unpickler):
                 "and it really needs this type, pass allowed={(module, name): obj}.") from None
 
 
+@validate_params(file=Instance(str, Path, io.IOBase, fix="pass a path or a binary file object"), allowed=_ALLOWED)
 def safe_load(file, *, allowed=None):
     """Unpickle ``file`` (path or binary file object) admitting only plain data types.
 
@@ -245,6 +249,7 @@ def _unpickle(fh, allowed, source):
                                 "JSON form.") from None
 
 
+@validate_params(data=Instance(bytes, bytearray, memoryview, fix="pass the pickle's bytes"), allowed=_ALLOWED)
 def safe_loads(data: bytes, *, allowed=None):
     """:func:`safe_load` from bytes."""
     fh = io.BytesIO(data)

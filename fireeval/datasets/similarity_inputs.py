@@ -28,17 +28,22 @@ prints one warning line and its numbers as ranges over tie rules.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from fireeval.datasets import check_readable, read_json, text_lines
+from fireeval.core.validation import ARRAY, BOOL, STR, Instance, validate_params
+from fireeval.datasets import FILE, check_readable, read_json, text_lines
 
 __all__ = ["read_matrix", "read_ids", "read_pairs", "read_labels", "read_captions", "check_matrix",
            "positives_matrix", "load_aligned"]
 
+_IDS = Instance(Sequence, np.ndarray, fix="pass the ids as a list")
 _TRUE = {"1", "true", "yes", "relevant", "y", "t"}
 _FALSE = {"0", "false", "no", "not", "irrelevant", "n", "f", "non-relevant", "nonrelevant"}
 
 
+@validate_params(path=FILE)
 def read_matrix(path) -> np.ndarray:
     """A ``.npy`` similarity matrix as a float array (queries x videos), refusing pickles, non-2-D and non-numbers.
 
@@ -89,6 +94,7 @@ def _check_npy_length(path, arr) -> None:
                          "numpy.save(path, matrix).")
 
 
+@validate_params(sim=ARRAY, query_ids=_IDS, video_ids=_IDS, where=STR)
 def check_matrix(sim, query_ids, video_ids, where: str = "similarity matrix") -> np.ndarray:
     """``sim`` if its shape matches the id lists and every score is finite; else a one-line ValueError."""
     sim = np.asarray(sim)
@@ -110,6 +116,7 @@ def check_matrix(sim, query_ids, video_ids, where: str = "similarity matrix") ->
     return sim
 
 
+@validate_params(path=FILE, what=STR)
 def read_ids(path, what: str = "id list") -> tuple[list, list | None]:
     """``(ids, texts or None)`` from a file with one ``id`` or ``id<TAB>text`` per line; duplicates refused."""
     ids, texts, seen = [], [], {}
@@ -144,6 +151,7 @@ def _table(path, what, columns: int):
         yield lineno, [f.strip() for f in fields[:columns]]
 
 
+@validate_params(path=FILE, query_ids=_IDS, video_ids=_IDS)
 def read_pairs(path, query_ids, video_ids) -> np.ndarray:
     """Ground truth ``query_id<TAB>video_id`` lines as a bool ``(queries, videos)`` matrix.
 
@@ -165,6 +173,7 @@ def read_pairs(path, query_ids, video_ids) -> np.ndarray:
     return out
 
 
+@validate_params(query_ids=_IDS, video_ids=_IDS)
 def positives_matrix(query_ids, video_ids) -> np.ndarray:
     """Each query's own video (same id), the default ground truth; refused when some query has none."""
     vpos = {v: j for j, v in enumerate(video_ids)}
@@ -185,6 +194,7 @@ def _require_positive(out, query_ids, where, fix):
                          f"(e.g. {names}). Fix: {fix}.")
 
 
+@validate_params(path=FILE, query_ids=_IDS, video_ids=_IDS)
 def read_labels(path, query_ids, video_ids) -> tuple[np.ndarray, np.ndarray, int]:
     """Relevance labels ``query_id<TAB>video_id<TAB>label`` as ``(judged, relevant, n_unknown)`` bool matrices.
 
@@ -219,6 +229,7 @@ def read_labels(path, query_ids, video_ids) -> tuple[np.ndarray, np.ndarray, int
     return judged, relevant, unknown
 
 
+@validate_params(path=FILE, video_ids=_IDS)
 def read_captions(path, video_ids) -> list:
     """Video captions in video-list order; every video needs one.
 
@@ -248,6 +259,8 @@ def read_captions(path, video_ids) -> list:
     return out
 
 
+@validate_params(path=FILE, queries=FILE, videos=FILE, query_ids=_IDS, video_ids=_IDS, name=[STR, None],
+                 check_ties=BOOL)
 def load_aligned(path, queries, videos, query_ids, video_ids, name: str | None = None,
                  check_ties: bool = True) -> np.ndarray:
     """The reader's matrix ``path`` (rows in the order of id file ``queries``, columns in that of ``videos``)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fireeval.datasets import data_path, registry
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
+from fireeval.core.validation import BOOL, STR, Instance, Int, Options, validate_params
+from fireeval.datasets import ROOT, data_path, registry
 
 __all__ = ["run_names", "load_runs", "load_qrels", "load_runs_table", "load_official_map", "load_gloo_official",
            "load_trec_eval_output", "TREC_EVAL_RUNS", "TREC_EVAL_VERSIONS", "FILES"]
@@ -24,6 +25,7 @@ TREC_EVAL_VERSIONS = ("9.0.7", "10.0")
 TREC_EVAL_OUTPUT = "trec8_adhoc/reference/trec_eval/v{version}.{run}.all_trec.q.txt.gz"
 
 
+@validate_params()
 def run_names() -> list[str]:
     """The 129 run tags, from the registry (no file access)."""
     prefix = "trec8_adhoc/runs/input."
@@ -33,6 +35,8 @@ def run_names() -> list[str]:
 FILES = [QRELS, RUNS_TABLE] + [f"trec8_adhoc/runs/input.{n}.gz" for n in run_names()]
 
 
+@validate_params(names=[Instance(list, tuple, fix="pass a list of run tags"), None], root=ROOT, download=BOOL,
+                 depth=[Int(1), None])
 def load_runs(names=None, root=None, download: bool = False, depth: int | None = None) -> RunSet:
     """All (or the named) TREC-8 runs as one :class:`RunSet`, named by run tag."""
     names = list(names) if names is not None else run_names()
@@ -40,11 +44,13 @@ def load_runs(names=None, root=None, download: bool = False, depth: int | None =
     return RunSet.read(paths, names=names, depth=depth)
 
 
+@validate_params(root=ROOT, download=BOOL)
 def load_qrels(root=None, download: bool = False) -> Qrels:
     """The official TREC-8 ad hoc qrels (86,830 judgements, binary)."""
     return Qrels.read(data_path(QRELS, root, download))
 
 
+@validate_params(root=ROOT)
 def load_runs_table(root=None) -> pd.DataFrame:
     """run, group, type, field_flags, pooled (bool: contributed its top 100 to the pool), official_map."""
     table = pd.read_csv(data_path(RUNS_TABLE, root), sep="\t", dtype={"run": str, "group": str})
@@ -52,6 +58,7 @@ def load_runs_table(root=None) -> pd.DataFrame:
     return table
 
 
+@validate_params(root=ROOT, download=BOOL)
 def load_official_map(root=None, download: bool = False) -> pd.Series:
     """NIST's official MAP per run (4 decimals)."""
     frame = pd.read_csv(data_path(OFFICIAL, root, download), sep=r"\s+", header=None, names=["run", "map"],
@@ -59,11 +66,13 @@ def load_official_map(root=None, download: bool = False) -> pd.Series:
     return frame.set_index("run")["map"]
 
 
+@validate_params(root=ROOT)
 def load_gloo_official(root=None) -> pd.DataFrame:
     """NIST's own (unfinished) leave-one-group-out scores per run: a sanity bound, not a golden value."""
     return pd.read_csv(data_path(GLOO, root), sep="\t", dtype={"run": str}).set_index("run")
 
 
+@validate_params(run=Options(*TREC_EVAL_RUNS), version=Options(*TREC_EVAL_VERSIONS), root=ROOT)
 def load_trec_eval_output(run: str, version: str = "9.0.7", root=None) -> pd.DataFrame:
     """What NIST's trec_eval ``version`` printed for ``trec_eval -q -m all_trec`` on ``run`` (official qrels).
 
@@ -72,9 +81,6 @@ def load_trec_eval_output(run: str, version: str = "9.0.7", root=None) -> pd.Dat
     ``'1-0--'`` for relstring, the tag for runid). ``run`` is one of :data:`TREC_EVAL_RUNS`,
     ``version`` one of :data:`TREC_EVAL_VERSIONS`.
     """
-    if run not in TREC_EVAL_RUNS or version not in TREC_EVAL_VERSIONS:
-        raise ValueError(f"no stored trec_eval output for run {run!r}, version {version!r}. Fix: a run of "
-                         f"{', '.join(TREC_EVAL_RUNS)} and a version of {', '.join(TREC_EVAL_VERSIONS)}")
     frame = pd.read_csv(data_path(TREC_EVAL_OUTPUT.format(version=version, run=run), root), sep="\t", header=None,
                         names=["measure", "topic", "printed"], dtype=str, keep_default_na=False, quoting=3)
     frame["measure"] = frame["measure"].str.strip()

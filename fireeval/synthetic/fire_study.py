@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fireeval.core.validation import ARRAY, STR, Instance, Int, Real, validate_params
 from fireeval.synthetic.video import CaptionedVideos, simulate_captions
 
 __all__ = ["FireSimulation", "simulate_fire", "simulate_models", "simulate_labels", "fire_dataset_dict",
@@ -31,6 +32,10 @@ __all__ = ["FireSimulation", "simulate_fire", "simulate_models", "simulate_label
 
 # name: (quality, family). Two models of one family overlap strongly; the third is apart.
 DEFAULT_MODELS = {"ModelA": (3.0, 0), "ModelB": (2.0, 1), "ModelC": (1.8, 1)}
+_MODELS = Instance(Mapping, fix="pass {name: (quality, family)}")
+_TEXTS = Instance(Sequence, np.ndarray, fix="pass a list of str")
+_LISTS = Instance(Sequence, np.ndarray, fix="pass one entry per judged pair (a list or array)")
+_LISTS_BY_MODEL = Instance(Mapping, fix="pass {model: int array (n_queries, >= depth)}")
 # FIRE's file schema only knows its three models; the simulated ones play their parts
 # (ModelA the strong outsider like CLIP4Clip, B and C the overlapping pair like TeachText and SSB).
 SYNTHETIC_TAGS = {"ModelA": "CLIP4CLIP", "ModelB": "CE", "ModelC": "SSB"}
@@ -73,6 +78,7 @@ class FireSimulation:
         return self.data.video_ids
 
 
+@validate_params(truth=ARRAY, models=_MODELS, overlap=Real(0, 1), own_bonus=Real(), seed=Int(0))
 def simulate_models(truth, models: Mapping[str, tuple] = DEFAULT_MODELS, overlap: float = 0.7,
                     own_bonus: float = 0.5, seed: int = 0) -> dict[str, np.ndarray]:
     """Similarity matrices of simulated models: ``{name: (n_queries, n_videos)}``.
@@ -108,8 +114,6 @@ def simulate_models(truth, models: Mapping[str, tuple] = DEFAULT_MODELS, overlap
     >>> sorted(sims), sims["ModelA"].shape, sims["ModelA"].argmax(axis=1).tolist()
     (['ModelA', 'ModelB', 'ModelC'], (3, 3), [0, 1, 2])
     """
-    if not 0 <= overlap <= 1:
-        raise ValueError(f"overlap must be in [0, 1], not {overlap}")
     truth = np.asarray(truth, dtype=float)
     rng = np.random.default_rng(seed)
     families = {}
@@ -123,6 +127,8 @@ def simulate_models(truth, models: Mapping[str, tuple] = DEFAULT_MODELS, overlap
     return out
 
 
+@validate_params(n_videos=Int(1), captions_per_video=Int(1), n_topics=Int(1), models=_MODELS, overlap=Real(0, 1),
+                 own_bonus=Real(), seed=Int(0))
 def simulate_fire(n_videos: int = 1000, captions_per_video: int = 20, n_topics: int = 40,
                   models: Mapping[str, tuple] = DEFAULT_MODELS, overlap: float = 0.7, own_bonus: float = 0.5,
                   seed: int = 0, **caption_kwargs) -> FireSimulation:
@@ -155,6 +161,7 @@ def simulate_fire(n_videos: int = 1000, captions_per_video: int = 20, n_topics: 
     return FireSimulation(data, [flat[i] for i in qidx], truth, sims, np.eye(n_videos, dtype=bool))
 
 
+@validate_params(truth_of_pairs=ARRAY, error_rate=Real(0, 1), p_second=Real(0, 1), seed=Int(0), n_annotators=Int(3))
 def simulate_labels(truth_of_pairs, error_rate: float = 0.05, p_second: float = 0.1, seed: int = 0,
                     n_annotators: int = 100) -> tuple[list[list[str]], list[list[int]]]:
     """Crowd labels for pairs whose true relevance is ``truth_of_pairs`` (bool, one per pair).
@@ -190,8 +197,6 @@ def simulate_labels(truth_of_pairs, error_rate: float = 0.05, p_second: float = 
     >>> labels, ids
     ([['relevant', 'relevant'], ['irrelevant', 'irrelevant']], [[3, 84], [88, 42]])
     """
-    if not 0 <= error_rate <= 1:
-        raise ValueError(f"error_rate must be a probability, not {error_rate}")
     truth = np.asarray(truth_of_pairs, dtype=bool)
     rng = np.random.default_rng(seed)
     n = len(truth)
@@ -207,6 +212,8 @@ def simulate_labels(truth_of_pairs, error_rate: float = 0.05, p_second: float = 
     return labels, ids
 
 
+@validate_params(queries=_TEXTS, video_ids=_TEXTS, pairs=_LISTS, labels=_LISTS, annotator_ids=_LISTS, models=_LISTS,
+                 dataset=STR)
 def fire_dataset_dict(queries: Sequence[str], video_ids: Sequence[str], pairs, labels, annotator_ids,
                       models, dataset: str = "MSRVTT") -> dict:
     """A dict in FIRE's exact file schema (``mmr/datasets.py`` FireDataset) for judged pairs.
@@ -261,6 +268,8 @@ def fire_dataset_dict(queries: Sequence[str], video_ids: Sequence[str], pairs, l
             "datasets": [dataset]}
 
 
+@validate_params(sim=Instance(FireSimulation), lists=_LISTS_BY_MODEL, depth=Int(1), error_rate=Real(0, 1),
+                 p_second=Real(0, 1), seed=Int(0), tags=Instance(Mapping, fix="pass {model: FIRE tag}"))
 def simulated_fire_file(sim: FireSimulation, lists: Mapping[str, np.ndarray], depth: int = 10,
                         error_rate: float = 0.05, p_second: float = 0.1, seed: int = 0,
                         tags: Mapping[str, str] = SYNTHETIC_TAGS) -> dict:

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from fireeval.core.validation import SEED, Int, Real, validate_params
+
 __all__ = ["activitynet_label_noise_inputs", "simulate_moments", "system_qualities"]
 
 
+@validate_params(n_systems=Int(1))
 def system_qualities(n_systems: int) -> np.ndarray:
     """Quality of each simulated system, best first: evenly spaced in [0.15, 0.7].
 
@@ -40,6 +43,7 @@ def system_qualities(n_systems: int) -> np.ndarray:
     return np.linspace(0.7, 0.15, n_systems) if n_systems > 1 else np.array([0.5])
 
 
+@validate_params(n_queries=Int(1), n_systems=Int(1), seed=SEED, k=Int(1), mean_length=Real(0, None, closed="neither"))
 def simulate_moments(n_queries: int = 3720, n_systems: int = 6, seed=0, k: int = 10,
                      mean_length: float = 30.0):
     """Simulate ground truth and ``n_systems`` ranked top-``k`` prediction lists.
@@ -99,6 +103,7 @@ def simulate_moments(n_queries: int = 3720, n_systems: int = 6, seed=0, k: int =
     return gt, lengths, predictions
 
 
+@validate_params(n_queries=Int(1), seed=Int(0), n_rated=Int(0))
 def activitynet_label_noise_inputs(n_queries: int = 3000, seed: int = 0, n_rated: int = 500) -> dict:
     """A labelled synthetic stand-in with the same keys as :func:`fireeval.datasets.activitynet.label_noise_inputs`.
 

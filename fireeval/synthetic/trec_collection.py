@@ -9,9 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fireeval.core.validation import Int, Real, validate_params
+
 __all__ = ["simulate_trec", "simulate_pooled_trec"]
 
 
+@validate_params(n_topics=Int(1), n_groups=Int(1), runs_per_group=Int(1), n_docs=Int(1), depth=Int(1),
+                 relevant_rate=Real(0, 1), seed=Int(0))
 def simulate_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: int = 3, n_docs: int = 2000,
                   depth: int = 200, relevant_rate: float = 0.02, seed: int = 0):
     """Simulate runs over a collection with complete relevance judgements.
@@ -72,6 +76,8 @@ def simulate_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: int = 3
     return runs, qrels, pd.DataFrame(rows)
 
 
+@validate_params(n_topics=Int(1), n_groups=Int(1), runs_per_group=Int(1), pooled_per_group=Int(0), pool_depth=Int(1),
+                 n_docs=Int(1), depth=Int(1), relevant_rate=Real(0, 1), seed=Int(0))
 def simulate_pooled_trec(n_topics: int = 25, n_groups: int = 8, runs_per_group: int = 3, pooled_per_group: int = 2,
                          pool_depth: int = 20, n_docs: int = 2000, depth: int = 200, relevant_rate: float = 0.02,
                          seed: int = 0):

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fireeval.core.validation import Int, Real, validate_params
+
 __all__ = ["CaptionedVideos", "simulate_captions", "SLOTS"]
 
 SLOTS = ("subject", "action", "object", "place")
@@ -160,19 +162,6 @@ class CaptionedVideos:
         return starts + (rng.random(len(counts)) * counts).astype(int)
 
 
-def _check_caption_params(n_videos, captions_per_video, n_topics, per_topic: dict, probabilities: dict) -> None:
-    """:func:`simulate_captions`' checks: counts of at least 1, probabilities in [0, 1]."""
-    if n_videos < 1 or captions_per_video < 1 or n_topics < 1:
-        raise ValueError("n_videos, captions_per_video and n_topics must all be >= 1, got "
-                         f"{n_videos}, {captions_per_video}, {n_topics}")
-    for name, p in probabilities.items():
-        if not 0 <= p <= 1:
-            raise ValueError(f"{name} must be a probability, not {p}")
-    for slot, k in per_topic.items():
-        if k < 1:
-            raise ValueError(f"{slot}s_per_topic must be >= 1, not {k}")
-
-
 def _concept_table():
     """The global concept table: (names ``slot:word``, slot index, surface forms, each slot's first index)."""
     names, slots, forms, offset = [], [], [], {}
@@ -198,6 +187,9 @@ def _caption_text(template: str, words: dict) -> str:
     return " ".join(template.format(**words).split())
 
 
+@validate_params(n_videos=Int(1), captions_per_video=Int(1), n_topics=Int(1), actions_per_topic=Int(1),
+                 objects_per_topic=Int(1), places_per_topic=Int(1), p_subject=Real(0, 1), p_object=Real(0, 1),
+                 p_place=Real(0, 1), seed=Int(0))
 def simulate_captions(n_videos: int = 200, captions_per_video: int = 20, n_topics: int = 10, *,
                       actions_per_topic: int = 3, objects_per_topic: int = 4, places_per_topic: int = 2,
                       p_subject: float = 0.8, p_object: float = 0.8, p_place: float = 0.5,
@@ -230,8 +222,6 @@ def simulate_captions(n_videos: int = 200, captions_per_video: int = 20, n_topic
     True
     """
     per_topic = {"action": actions_per_topic, "object": objects_per_topic, "place": places_per_topic}
-    _check_caption_params(n_videos, captions_per_video, n_topics, per_topic,
-                          {"p_subject": p_subject, "p_object": p_object, "p_place": p_place})
     rng = np.random.default_rng(seed)
     names, slots, forms, offset = _concept_table()
     n_concepts = len(names)

@@ -6,6 +6,7 @@
 - ``nlp``: tokeniser, offline WordNet and tagger, METEOR.
 - ``caption_overlap``: train-test TF-IDF caption overlap (FIRE Table 7).
 - ``retrieval``: scoring a similarity matrix: R@K, median and mean rank, FIRE-style corrected scores.
+- ``param_checks``: the declarations its functions' parameters share (captions, cut-offs).
 
 Imports :mod:`fireeval.core` and :mod:`fireeval.stats` only.
 Names are re-exported lazily (listed in ``__init__.pyi``).

@@ -8,6 +8,7 @@ from . import (
     caption_overlap as caption_overlap,
     false_negatives as false_negatives,
     nlp as nlp,
+    param_checks as param_checks,
     retrieval as retrieval,
     semantic_evaluation as semantic_evaluation,
     similarity as similarity,
@@ -72,6 +73,10 @@ from .nlp import (
     lesk_synset as lesk_synset,
     meteor as meteor,
     meteor_matrix as meteor_matrix,
+)
+from .param_checks import (
+    TEXTS as TEXTS,
+    CUTOFFS as CUTOFFS,
 )
 from .retrieval import (
     first_positive_rank as first_positive_rank,

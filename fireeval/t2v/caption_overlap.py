@@ -15,9 +15,14 @@ import numpy as np
 from scipy import stats
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from fireeval.core.validation import ARRAY, Instance, Int, Options, validate_params
+from fireeval.t2v.param_checks import TEXTS
+
 __all__ = ["train_test_similarity", "length_correlations"]
 
 
+@validate_params(test_captions=TEXTS, train_captions=TEXTS, k=Int(1), analyzer=Options("word", "char", "char_wb"),
+                 ngram_range=Instance(tuple, fix="pass (min_n, max_n)"), chunk=Int(1))
 def train_test_similarity(test_captions: Sequence[str], train_captions: Sequence[str], k: int = 10,
                           analyzer: str = "char_wb", ngram_range: tuple[int, int] = (1, 5),
                           chunk: int = 250) -> np.ndarray:
@@ -62,6 +67,7 @@ def train_test_similarity(test_captions: Sequence[str], train_captions: Sequence
     return out
 
 
+@validate_params(similarity=ARRAY, captions=TEXTS)
 def length_correlations(similarity, captions: Sequence[str]) -> dict:
     """Spearman and Kendall (tau-b) correlation of ``similarity`` with caption length.
 

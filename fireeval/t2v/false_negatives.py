@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fireeval.core.judgements import Judgements
+from fireeval.core.validation import ARRAY, SEED, STR, Array, Check, Instance, Int, Options, ParamError, Real, validate_params
+from fireeval.t2v.param_checks import CUTOFFS, TEXTS
 
 if TYPE_CHECKING:  # (pandas and scipy.stats are imported where they are used: scoring a matrix needs neither)
     import pandas as pd
@@ -83,8 +85,34 @@ __all__ = [
 
 METRICS = ("C@1", "C@5", "C@10", "AP@20")
 
+# The parameters' declarations shared by this module's functions (issue 36).
+_RUNS = Instance(Mapping, fix="pass {model: ranked ids (Q, depth)}")
+_CALLABLE = Instance(Callable, fix="pass a function")
+_JUDGEMENTS = Instance(Judgements, fix="pass the pooled fireeval.core.judgements.Judgements (judge_pool)")
+_THRESHOLDS = Array(0, 1)  # thresholds of caption agreement, which lies in [0, 1]
+_BY_PROXY = Instance(Mapping, fix="pass {proxy: scores (Q, V)}")
+_OWN_VIDEO = [Instance(Sequence, np.ndarray, fix="pass each query's own video (a list, range or array of int)"), None]
+_THRESHOLD_OF = Instance(Mapping, fix="pass {proxy: threshold}")
+# (fireeval.t2v.similarity.PROXIES: that module loads scipy, which scoring a matrix does not need)
+_PROXIES = ("bow", "pos", "syn", "meteor")
+# a proxy's name where a ``similarity`` function may replace it (then only a label): similarity_matrix checks it
+_PROXY = STR
+
+
+def _check_frame(name, value, optional=False):
+    """A DataFrame (duck-typed: pandas is imported where it is used)."""
+    if (optional and value is None) or (hasattr(value, "columns") and hasattr(value, "loc")):
+        return
+    raise ParamError(f"{name}={value!r:.60} is a {type(value).__name__}, not a DataFrame. "
+                     "Fix: pass the DataFrame this module's table functions return" + " or None" * optional)
+
+
+_FRAME = Check(_check_frame, fix="pass a DataFrame")
+_FRAME_OR_NONE = Check(lambda name, value: _check_frame(name, value, optional=True), fix="pass a DataFrame or None")
+
 
 # --------------------------------------------------------------------------- ranked lists
+@validate_params(similarity=ARRAY, depth=[Int(1), None])
 def ranked_lists(similarity, depth: int | None = None) -> np.ndarray:
     """Item ids of each query's ranking by similarity: shape ``(n_queries, depth)``.
 
@@ -117,6 +145,7 @@ def ranked_lists(similarity, depth: int | None = None) -> np.ndarray:
     return order[..., :depth] if depth else order
 
 
+@validate_params(lists=ARRAY, n_items=Int(1), depth=Int(1))
 def pool(lists, n_items: int, depth: int = 10) -> np.ndarray:
     """Which (query, item) pairs each model puts in its top ``depth``: bool ``(n_models, Q, n_items)``.
 
@@ -152,6 +181,8 @@ def pool(lists, n_items: int, depth: int = 10) -> np.ndarray:
     return mask
 
 
+@validate_params(lists=[_RUNS, ARRAY], n_items=Int(1), annotator=[ARRAY, _CALLABLE], depth=Int(1),
+                 models=[Instance(list, tuple, fix="pass the model names as a list"), None])
 def judge_pool(lists: Mapping[str, np.ndarray] | np.ndarray, n_items: int, annotator: Callable | np.ndarray,
                depth: int = 10, models: Sequence[str] | None = None) -> Judgements:
     """Pool each model's top ``depth`` and judge every pooled pair with ``annotator``.
@@ -210,6 +241,7 @@ def judge_pool(lists: Mapping[str, np.ndarray] | np.ndarray, n_items: int, annot
 
 
 # --------------------------------------------------------------------------- scoring
+@validate_params(lists=ARRAY, positives=ARRAY)
 def gains_of(lists, positives) -> np.ndarray:
     """Binary gains (1 = positive) of ranked ``lists`` (..., Q, depth) under ``positives`` (Q, V).
 
@@ -235,6 +267,7 @@ def gains_of(lists, positives) -> np.ndarray:
     return np.where(lists >= 0, positives[q, np.maximum(lists, 0)], False).astype(np.int8)
 
 
+@validate_params(lists=ARRAY, positives=ARRAY, ks=CUTOFFS, ap_depth=Int(1), ap=Options("fire", "trec"))
 def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth: int = 20,
                      ap: str = "fire") -> dict[str, np.ndarray]:
     """Per-query C@K for each K and AP@K at K = ``ap_depth``: ``{name: array (..., n_queries)}``.
@@ -272,18 +305,20 @@ def per_query_scores(lists, positives, ks: Sequence[int] = (1, 5, 10), ap_depth:
     """
     from fireeval.core import measures
 
-    if ap not in ("fire", "trec"):
-        raise ValueError(f"ap must be 'fire' or 'trec', not {ap!r}")
-    gains = gains_of(lists, positives)
+    # (the checks of gains_of and measures.score are skipped: their arguments are built here from checked ones,
+    # and a chapter calls this per model, threshold and labelling)
+    gains = gains_of.__wrapped__(lists, positives)
+    score = measures.score.__wrapped__
     n_positive = np.broadcast_to(np.asarray(positives, dtype=bool).sum(axis=-1), gains.shape[:-1])
     # The registered measures: C@K is trec_eval's success_K; FIRE's AP@K averages over the positives
     # found in the top K (FIRE_AP@K), trec_eval's over all of them (map_cut_K).
-    out = {f"C@{k}": measures.score(f"C@{k}", gains, n_positive) for k in ks}
+    out = {f"C@{k}": score(f"C@{k}", gains, n_positive) for k in ks}
     ap_name = f"FIRE_AP@{ap_depth}" if ap == "fire" else f"map_cut_{ap_depth}"
-    out[f"AP@{ap_depth}"] = measures.score(ap_name, gains, n_positive)
+    out[f"AP@{ap_depth}"] = score(ap_name, gains, n_positive)
     return out
 
 
+@validate_params(lists=_RUNS, positives=[ARRAY, Instance(Mapping, fix="pass {model: positives (Q, V)}")])
 def score_table(lists: Mapping[str, np.ndarray], positives: Mapping[str, np.ndarray] | np.ndarray,
                 **kwargs) -> pd.DataFrame:
     """Mean scores: rows = models, columns = metrics. ``positives`` may be per model.
@@ -317,6 +352,7 @@ def score_table(lists: Mapping[str, np.ndarray], positives: Mapping[str, np.ndar
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+@validate_params(lists=_RUNS, original=ARRAY, corrected=ARRAY)
 def table1(lists: Mapping[str, np.ndarray], original, corrected, **kwargs) -> pd.DataFrame:
     """FIRE Table 1: each model's scores with original and corrected positives, and the delta.
 
@@ -352,6 +388,7 @@ def table1(lists: Mapping[str, np.ndarray], original, corrected, **kwargs) -> pd
     return frame.rename_axis(["model", "metric"]).reset_index()
 
 
+@validate_params(t1=_FRAME)
 def table1_nested(t1: pd.DataFrame) -> dict:
     """A :func:`table1` frame as ``{model: {metric: {"original", "corrected", "delta"}}}`` (fractions).
 
@@ -374,6 +411,8 @@ def table1_nested(t1: pd.DataFrame) -> dict:
                 for r in g.itertuples()} for m, g in t1.groupby("model", sort=False)}
 
 
+@validate_params(t1=_FRAME, paper=Instance(Mapping, fix="pass {model: {metric: (original, corrected)}}"), source=STR,
+                 truth=_FRAME_OR_NONE, metrics=[Instance(list, tuple, fix="pass the metrics as a list"), None])
 def table1_comparison(t1: pd.DataFrame, paper: Mapping[str, Mapping[str, tuple]], source: str,
                       truth: pd.DataFrame | None = None, metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """Our Table 1 beside the paper's, in percent: rows (source, model), columns (metric, quantity).
@@ -437,6 +476,7 @@ def table1_comparison(t1: pd.DataFrame, paper: Mapping[str, Mapping[str, tuple]]
                 [[m for m in metrics if m in present], ["original", "corrected", "delta"]])))
 
 
+@validate_params(lists=_RUNS, original=ARRAY, judgements=_JUDGEMENTS)
 def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judgements,
                     **kwargs) -> pd.DataFrame:
     """FIRE Table 4: every model scored with all judgements ("All") and without its own ("New").
@@ -479,6 +519,7 @@ def leave_model_out(lists: Mapping[str, np.ndarray], original, judgements: Judge
     return pd.DataFrame(rows)
 
 
+@validate_params(t4=_FRAME)
 def leave_model_out_nested(t4: pd.DataFrame) -> dict:
     """A :func:`leave_model_out` frame as ``{model: {"All"|"New": {metric: score}}}``.
 
@@ -501,6 +542,7 @@ def leave_model_out_nested(t4: pd.DataFrame) -> dict:
             for m, g in t4.groupby("model", sort=False)}
 
 
+@validate_params(lists=_RUNS, positives=ARRAY, metrics=Instance(list, tuple, fix="pass the metrics as a list"))
 def per_query_array(lists: Mapping[str, np.ndarray], positives, metrics: Sequence[str], **kwargs) -> np.ndarray:
     """Per-query scores of every model and metric as one array ``(n_models, n_metrics, n_queries)``.
 
@@ -536,6 +578,7 @@ def per_query_array(lists: Mapping[str, np.ndarray], positives, metrics: Sequenc
     return np.stack(out)
 
 
+@validate_params(lists=_RUNS, k=Int(1), p=Real(0, 1, closed="neither"))
 def prediction_overlap(lists: Mapping[str, np.ndarray], k: int = 10, p: float = 0.9) -> pd.DataFrame:
     """FIRE Table 3: mean top-K overlap and RBO between every pair of models.
 
@@ -578,6 +621,7 @@ def prediction_overlap(lists: Mapping[str, np.ndarray], k: int = 10, p: float = 
     return pd.DataFrame(rows)
 
 
+@validate_params(lists=ARRAY, original=ARRAY, corrected=ARRAY, max_rank=Int(1))
 def positive_ranks(lists, original, corrected, max_rank: int = 50) -> pd.DataFrame:
     """FIRE Fig. 12: rank (1-based, up to ``max_rank``) of every positive, labelled original or new.
 
@@ -610,6 +654,7 @@ def positive_ranks(lists, original, corrected, max_rank: int = 50) -> pd.DataFra
     return pd.concat(rows, ignore_index=True).sort_values(["query", "rank"], ignore_index=True)
 
 
+@validate_params(correct_a=ARRAY, correct_b=ARRAY, name_a=STR, name_b=STR)
 def correctness_groups(correct_a, correct_b, name_a: str, name_b: str) -> np.ndarray:
     """FIRE Fig. 3 groups per query: "Both", "<a> only", "<b> only" or "None".
 
@@ -633,6 +678,7 @@ def correctness_groups(correct_a, correct_b, name_a: str, name_b: str) -> np.nda
     return labels[a.astype(int) * 2 + b.astype(int)]
 
 
+@validate_params(lists=_RUNS, positives=Instance(Mapping, fix="pass {labelling: positives (Q, V)}"), k=Int(1))
 def correctness_by_labels(lists: Mapping[str, np.ndarray], positives: Mapping[str, np.ndarray], k: int,
                           **columns) -> pd.DataFrame:
     """FIRE Figs. 3 and 8: which of the first two models is correct at ``k``, per query and labelling.
@@ -676,6 +722,7 @@ def correctness_by_labels(lists: Mapping[str, np.ndarray], positives: Mapping[st
     return pd.concat(frames)
 
 
+@validate_params(captions=TEXTS)
 def caption_lengths(captions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Length of each caption in words (whitespace tokens) and in characters (stripped).
 
@@ -704,6 +751,8 @@ def caption_lengths(captions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 AGGREGATES = ("max", "quorum2", "mean")
 
 
+@validate_params(queries=TEXTS, video_captions=TEXTS, proxy=_PROXY, aggregate=Options(*AGGREGATES),
+                 own_video=_OWN_VIDEO, chunk=Int(1), similarity=[_CALLABLE, None])
 def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[str]], proxy: str = "bow",
                       aggregate: str = "max", own_video: Sequence[int] | None = None, chunk: int = 200,
                       similarity: Callable | None = None) -> np.ndarray:
@@ -757,8 +806,6 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
     """
     from fireeval.t2v import similarity as sim_mod
 
-    if aggregate not in AGGREGATES:
-        raise ValueError(f"aggregate must be one of {AGGREGATES}, not {aggregate!r}")
     similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
     queries = list(queries)
     counts = np.array([len(c) for c in video_captions])
@@ -802,6 +849,7 @@ def _aggregate(grid, aggregate):
     return np.where(np.isfinite(value), value, 0.0)
 
 
+@validate_params(agreement_scores=ARRAY, threshold=Real(0, 1))
 def proxy_verdicts(agreement_scores, threshold: float) -> np.ndarray:
     """The proxy annotator's verdicts: relevant when the caption agreement reaches ``threshold``.
 
@@ -821,12 +869,11 @@ def proxy_verdicts(agreement_scores, threshold: float) -> np.ndarray:
     >>> proxy_verdicts([[0.2, 0.5, 0.9]], 0.5).tolist()
     [[False, True, True]]
     """
-    if not 0 <= threshold <= 1:
-        raise ValueError(f"threshold must be in [0, 1], not {threshold}")
     return np.asarray(agreement_scores) >= threshold
 
 
 # --------------------------------------------------------------------------- sweeps and samples
+@validate_params(lists=_RUNS, original=ARRAY, agreement_scores=ARRAY, thresholds=_THRESHOLDS, depth=Int(1))
 def threshold_sweep(lists: Mapping[str, np.ndarray], original, agreement_scores, thresholds: Sequence[float],
                     depth: int = 10, **kwargs) -> pd.DataFrame:
     """Table 1 and pool statistics for every proxy threshold: one row per (threshold, model, metric).
@@ -883,6 +930,8 @@ def threshold_sweep(lists: Mapping[str, np.ndarray], original, agreement_scores,
     return pd.concat(frames, ignore_index=True)
 
 
+@validate_params(queries=TEXTS, video_captions=TEXTS, judgements=_JUDGEMENTS, agreement_scores=ARRAY, original=ARRAY,
+                 n=Int(1), seed=SEED, proxy=_PROXY, similarity=[_CALLABLE, None])
 def verdict_sample(queries: Sequence[str], video_captions: Sequence[Sequence[str]], judgements: Judgements,
                    agreement_scores, original, n: int = 12, seed: int = 0, proxy: str = "bow",
                    similarity: Callable | None = None) -> pd.DataFrame:
@@ -952,6 +1001,8 @@ def verdict_sample(queries: Sequence[str], video_captions: Sequence[Sequence[str
     return pd.DataFrame(rows)
 
 
+@validate_params(agreement_scores=ARRAY, judgements=_JUDGEMENTS, original=ARRAY, thresholds=_THRESHOLDS,
+                 truth=[ARRAY, None])
 def proxy_calibration(agreement_scores, judgements: Judgements, original, thresholds: Sequence[float],
                       truth=None) -> pd.DataFrame:
     """Per threshold: the proxy's recall on original pairs (own caption held out), its
@@ -1008,6 +1059,7 @@ def proxy_calibration(agreement_scores, judgements: Judgements, original, thresh
 
 
 # --------------------------------------------------------------------------- comparing proxy annotators
+@validate_params(agreement_scores=ARRAY, pooled=ARRAY, target_share=Real(0, 1), thresholds=_THRESHOLDS)
 def calibrated_threshold(agreement_scores, pooled, target_share: float, thresholds: Sequence[float]) -> float:
     """The threshold in ``thresholds`` whose relevant share of the ``pooled`` pairs is closest to ``target_share``.
 
@@ -1057,6 +1109,7 @@ def _kappa(a, b) -> float:
     return (po - pe) / (1 - pe) if pe < 1 else float("nan")
 
 
+@validate_params(scores=_BY_PROXY, thresholds=_THRESHOLD_OF, mask=ARRAY)
 def verdict_overlap(scores: Mapping[str, np.ndarray], thresholds: Mapping[str, float], mask) -> pd.DataFrame:
     """How far several thresholded proxy annotators agree on the same pairs (``mask``).
 
@@ -1095,6 +1148,7 @@ def verdict_overlap(scores: Mapping[str, np.ndarray], thresholds: Mapping[str, f
     return pd.DataFrame(rows, columns=["proxy a", "proxy b", "same verdict", "kappa", "jaccard of relevant"])
 
 
+@validate_params(scores=_BY_PROXY, thresholds=_THRESHOLDS, reference=ARRAY, mask=ARRAY)
 def verdict_accuracy(scores: Mapping[str, np.ndarray], thresholds: Sequence[float], reference, mask) -> pd.DataFrame:
     """Each proxy at each threshold against reference labels (human labels or a simulation's truth).
 
@@ -1141,6 +1195,8 @@ def verdict_accuracy(scores: Mapping[str, np.ndarray], thresholds: Sequence[floa
     return pd.DataFrame(rows)
 
 
+@validate_params(queries=TEXTS, video_captions=TEXTS, scores=_BY_PROXY, thresholds=_THRESHOLD_OF, candidates=ARRAY,
+                 n_per_stratum=Int(1), seed=SEED, n_captions=Int(1))
 def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequence[str]],
                         scores: Mapping[str, np.ndarray], thresholds: Mapping[str, float], candidates,
                         n_per_stratum: int = 8, seed: int = 0, n_captions: int = 3) -> pd.DataFrame:
@@ -1211,6 +1267,10 @@ def stratified_verdicts(queries: Sequence[str], video_captions: Sequence[Sequenc
     return pd.DataFrame(rows)
 
 
+@validate_params(queries=TEXTS, video_captions=TEXTS, pool_scores=Instance(Mapping,
+                 fix="pass {run: similarity (Q, V)}"), proxies=Instance(list, tuple, fix="pass the proxies as a list"),
+                 target_share=Real(0, 1), thresholds=[_THRESHOLDS, None], fixed=[_THRESHOLD_OF, None], depth=Int(1),
+                 chunk=Int(1), tie_break_seed=[Int(0), None])
 def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Sequence[str]],
                           pool_scores: Mapping[str, np.ndarray], proxies: Sequence[str], target_share: float,
                           thresholds: Sequence[float] | None, fixed: Mapping[str, float] | None = None,
@@ -1288,6 +1348,7 @@ def calibrated_annotators(queries: Sequence[str], video_captions: Sequence[Seque
 
 
 # --------------------------------------------------------------------------- review additions
+@validate_params(queries=TEXTS, captions=TEXTS)
 def containment_matrix(queries: Sequence[str], captions: Sequence[str]) -> np.ndarray:
     """Share of each query's content words found in each caption: ``|q ∩ c| / |q|``.
 
@@ -1312,11 +1373,13 @@ def containment_matrix(queries: Sequence[str], captions: Sequence[str]) -> np.nd
     """
     from fireeval.t2v import similarity as sim_mod
 
-    qs = [sim_mod.content_words(q) for q in sim_mod.check_captions(queries, "queries")]
-    cs = [sim_mod.content_words(c) for c in sim_mod.check_captions(captions, "captions")]
+    words = sim_mod.content_words.__wrapped__  # (unchecked: called per text)
+    qs = [words(q) for q in sim_mod.check_captions(queries, "queries")]
+    cs = [words(c) for c in sim_mod.check_captions(captions, "captions")]
     return sim_mod.set_containment_matrix(qs, cs)
 
 
+@validate_params(queries=TEXTS, video_captions=TEXTS, proxy=Options(*_PROXIES, "containment"), own_video=_OWN_VIDEO)
 def agreement_for(queries: Sequence[str], video_captions: Sequence[Sequence[str]], proxy: str,
                   own_video: Sequence[int] | None = None) -> np.ndarray:
     """:func:`caption_agreement` (max over the video's captions) for a proxy name, including ``"containment"``.
@@ -1349,6 +1412,7 @@ def agreement_for(queries: Sequence[str], video_captions: Sequence[Sequence[str]
                              similarity=similarity)
 
 
+@validate_params(agreement_scores=ARRAY, mask=ARRAY, target_share=Real(0, 1), always=[ARRAY, None])
 def share_calibrated_threshold(agreement_scores, mask, target_share: float, always=None) -> float:
     """The threshold, among all distinct scores on ``mask``, whose relevant share is closest to ``target_share``.
 
@@ -1394,6 +1458,7 @@ def share_calibrated_threshold(agreement_scores, mask, target_share: float, alwa
     return float(values[np.flatnonzero(gap <= gap.min() + 1e-12)[-1]])
 
 
+@validate_params(agreement_by_proxy=_BY_PROXY, thresholds=_THRESHOLD_OF, words=ARRAY, edges=ARRAY)
 def recall_by_length(agreement_by_proxy: Mapping[str, np.ndarray], thresholds: Mapping[str, float], words,
                      edges: Sequence[int] = (0, 6, 9, 12)) -> pd.DataFrame:
     """Each proxy's recall on the original pairs, by query length in words.
@@ -1440,6 +1505,7 @@ def recall_by_length(agreement_by_proxy: Mapping[str, np.ndarray], thresholds: M
     return pd.DataFrame(rows)
 
 
+@validate_params(similarity=ARRAY)
 def original_rank_under_ties(similarity) -> dict[str, np.ndarray]:
     """Rank (1 = top) of each query's own video (the diagonal) under three tie rules.
 
@@ -1470,6 +1536,7 @@ def original_rank_under_ties(similarity) -> dict[str, np.ndarray]:
     return {"stable": 1 + above + tied_before, "positive last": 1 + above + tied, "positive first": 1 + above}
 
 
+@validate_params(runs=Instance(Mapping, fix="pass {model: similarity (Q, Q)}"), ks=CUTOFFS)
 def tie_table(runs: Mapping[str, np.ndarray], ks: Sequence[int] = (1, 5, 10)) -> pd.DataFrame:
     """C@K of the original positive under each tie rule, and how many queries' positives tie.
 
@@ -1505,6 +1572,7 @@ def tie_table(runs: Mapping[str, np.ndarray], ks: Sequence[int] = (1, 5, 10)) ->
     return pd.DataFrame(rows)
 
 
+@validate_params(per_query_a=ARRAY, per_query_b=ARRAY, n_resamples=Int(1), seed=SEED, size=[Int(1), None])
 def paired_difference(per_query_a, per_query_b, n_resamples: int = 10_000, seed: int = 0,
                       size: int | None = None) -> tuple[float, np.ndarray]:
     """Mean of ``a - b`` over queries and its paired bootstrap distribution.
@@ -1539,6 +1607,7 @@ def paired_difference(per_query_a, per_query_b, n_resamples: int = 10_000, seed:
     return float(d.mean()), resampling.bootstrap_means(d, size, n_resamples, seed)
 
 
+@validate_params(x=ARRAY, y=ARRAY, n_resamples=Int(1), seed=SEED)
 def bootstrap_spearman(x, y, n_resamples: int = 1000, seed: int = 0) -> tuple[float, np.ndarray]:
     """Spearman correlation of ``x`` and ``y`` and its bootstrap distribution (pairs resampled).
 
@@ -1663,6 +1732,7 @@ def binomial_deviation(p: float, size: int, q: float = 0.95) -> float:
     return float(norm.ppf((1 + q) / 2) * np.sqrt(p * (1 - p) / size))
 
 
+@validate_params(lists=_RUNS, original=ARRAY, agreement_scores=ARRAY, thresholds=_THRESHOLDS, depth=Int(1))
 def corrected_by_threshold(lists: Mapping[str, np.ndarray], original, agreement_scores, thresholds: Sequence[float],
                            depth: int = 10, **kwargs) -> pd.DataFrame:
     """Corrected scores along a threshold grid, with the pooled relevant share with and without originals.
@@ -1704,6 +1774,7 @@ def corrected_by_threshold(lists: Mapping[str, np.ndarray], original, agreement_
     return sweep
 
 
+@validate_params(similarity=ARRAY)
 def positive_loses_ties(similarity) -> np.ndarray:
     """A float64 copy of ``similarity`` whose diagonal is nudged just below its value.
 
@@ -1730,6 +1801,8 @@ def positive_loses_ties(similarity) -> np.ndarray:
     return s
 
 
+@validate_params(per_query=ARRAY, size=Int(1), n_resamples=Int(1), seed=SEED, q=Real(0, 1), level=Real(0, 1,
+                 closed="neither"))
 def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000, seed: int = 0, q: float = 0.95,
                                 level: float = 0.95) -> tuple[float, float, float]:
     """FIRE's budget statistic for one score vector, with its Monte-Carlo interval.
@@ -1778,6 +1851,7 @@ def deviation_quantile_interval(per_query, size: int, n_resamples: int = 10_000,
     return value, float(min(dev[max(lo_rank - 1, 0)], value)), float(max(dev[min(hi_rank, n_resamples - 1)], value))
 
 
+@validate_params(sweep=_FRAME, calibrated=Instance(Mapping, fix="pass {label: threshold}"))
 def correction_band(sweep: pd.DataFrame, calibrated: Mapping[str, float]) -> pd.DataFrame:
     """Table 1 as a band: per (model, metric) the original score, the corrected score at
     each calibrated threshold, and the corrected range over the whole threshold sweep.

@@ -37,12 +37,16 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from fireeval.core.trec import PATH
+from fireeval.core.validation import BOOL, STR, Instance, Options, validate_params
+from fireeval.t2v.param_checks import TEXTS
 
 __all__ = [
     "tokenize",
@@ -63,6 +67,7 @@ __all__ = [
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+@validate_params(caption=STR)
 def tokenize(caption: str) -> list[str]:
     """Lower-cased word tokens of ``caption`` (runs of letters/digits, keeping "n't"-style endings).
 
@@ -128,6 +133,7 @@ class TaggerUnavailable(ImportError):
     """
 
 
+@validate_params()
 def user_cache_dir() -> Path:
     """``$FIREEVAL_CACHE``, else ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``.
 
@@ -195,6 +201,7 @@ def lexnames_from_manpage(path) -> str:
     return "".join(f"{num}\t{cat}.{name}\t{_LEX_CATEGORY[cat]}\n" for num, cat, name in rows)
 
 
+@validate_params(system_dir=[PATH, None], cache_dir=[PATH, None], search_nltk=BOOL)
 def ensure_wordnet(system_dir=None, cache_dir=None, search_nltk: bool = True) -> str:
     """Make NLTK's WordNet loadable offline; return where it comes from.
 
@@ -557,6 +564,7 @@ _RULES = ((_imperative, "VERB"), (_after_to_or_coordinated, "VERB"), (_between_s
           (_progressive, "VERB"), (_after_function_word, "NOUN"))
 
 
+@validate_params(caption=STR, ego=BOOL)
 def pos_tag(caption: str, ego: bool = False) -> list:
     """Universal part-of-speech tags ``[(word, tag), ...]`` of a caption's tokens.
 
@@ -591,15 +599,13 @@ def pos_tag(caption: str, ego: bool = False) -> list:
     >>> [t for _, t in pos_tag("open fridge", ego=True)]
     ['VERB', 'NOUN']
     """
-    if not isinstance(caption, str):
-        raise TypeError(f"a caption must be a str, not {type(caption).__name__} ({caption!r})")
     return list(_pos_tag_cached(caption, bool(ego)))
 
 
 @lru_cache(maxsize=1 << 17)
 def _pos_tag_cached(caption: str, ego: bool) -> tuple:
     """:func:`pos_tag`, memoised per distinct caption (a chapter tags the same captions many times)."""
-    words = tokenize(caption)
+    words = list(_tokens(caption))
     if not words:
         return ()
     text = " ".join((["i"] if ego else []) + words)
@@ -614,6 +620,7 @@ def _pos_tag_cached(caption: str, ego: bool) -> tuple:
     return tuple(zip(words, _repair(words, tags, ego)))
 
 
+@validate_params(caption=STR)
 def ego_pos_tag(caption: str) -> list:
     """:func:`pos_tag` with ``ego=True`` (for imperative egocentric narrations, e.g. EPIC-KITCHENS).
 
@@ -646,6 +653,7 @@ def _senses(word: str, pos: str):
     return tuple((ss.name(), frozenset(ss.definition().split())) for ss in synsets)
 
 
+@validate_params(context=TEXTS, word=STR, pos=Options("n", "v", "a", "r", "s"))
 def lesk_synset(context: Sequence[str], word: str, pos: str) -> str | None:
     """Name of the Lesk sense of ``word`` in ``context`` (e.g. "drive.v.01"), None if WordNet has none.
 
@@ -682,6 +690,8 @@ def lesk_synset(context: Sequence[str], word: str, pos: str) -> str | None:
     return best
 
 
+@validate_params(captions=TEXTS, synsets=BOOL, tagger=[Instance(Callable,
+                 fix="pass a function caption -> [(word, tag), ...]"), None])
 def verb_noun_sets(captions: Sequence[str], synsets: bool = False, tagger=None):
     """Per caption, the set of its verbs and the set of its nouns (surface forms, lower-cased).
 
@@ -729,8 +739,9 @@ def _verb_noun(tagged, synsets):
     v = [w for w, t in tagged if t == "VERB"]
     n = [w for w, t in tagged if t == "NOUN"]
     if synsets:
-        v = [lesk_synset(context, w, "v") or w for w in v]
-        n = [lesk_synset(context, w, "n") or w for w in n]
+        lesk = lesk_synset.__wrapped__  # (unchecked: called per word)
+        v = [lesk(context, w, "v") or w for w in v]
+        n = [lesk(context, w, "n") or w for w in n]
     return frozenset(v), frozenset(n)
 
 
@@ -980,6 +991,7 @@ def _meteor_by_combination(matches, chunks, hyp_len, ref_len, alpha, beta, gamma
     return np.asarray(values)[inverse.reshape(-1)].reshape(matches.shape)
 
 
+@validate_params(reference=STR, hypothesis=STR)
 def meteor(reference: str, hypothesis: str) -> float:
     """NLTK METEOR of one hypothesis caption against one reference caption (both tokenised).
 
@@ -1005,6 +1017,7 @@ def _cache_key(refs, hyps):
     return hashlib.sha256(payload).hexdigest()[:24]
 
 
+@validate_params(references=TEXTS, hypotheses=TEXTS, cache_dir=[PATH, None], verbose=BOOL)
 def meteor_matrix(references: Sequence[str], hypotheses: Sequence[str], cache_dir=None,
                   verbose: bool = False) -> np.ndarray:
     """METEOR of every hypothesis (columns) against every reference (rows).
@@ -1047,7 +1060,8 @@ def meteor_matrix(references: Sequence[str], hypotheses: Sequence[str], cache_di
     refs = list(dict.fromkeys(references))
     hyps = list(dict.fromkeys(hypotheses))
     start = time.perf_counter()
-    distinct = _meteor_distinct([tokenize(r) for r in refs], [tokenize(h) for h in hyps])
+    tokens = tokenize.__wrapped__  # (unchecked: called per caption)
+    distinct = _meteor_distinct([tokens(r) for r in refs], [tokens(h) for h in hyps])
     if verbose:
         print(f"METEOR: {len(refs)} x {len(hyps)} distinct pairs in {time.perf_counter() - start:.1f} s")
     ri = {r: i for i, r in enumerate(refs)}

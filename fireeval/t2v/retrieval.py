@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from fireeval.core import tied_scores
+from fireeval.core.validation import ARRAY, STR, Instance, Int, Options, Real, validate_params
+from fireeval.t2v.param_checks import CUTOFFS, TEXTS
 
 # fireeval.t2v.false_negatives (pandas, scipy.stats) is imported by the functions that pool or correct:
 # R@K, MdR and MnR need none of it (`fireeval evaluate-similarity` without corrections).
@@ -47,8 +49,15 @@ __all__ = ["first_positive_rank", "recall_table", "corrected_from_labels", "corr
 #: :func:`fireeval.t2v.false_negatives.per_query_scores`), ``nDCG`` / ``nDCG_exp`` (graded relevance, linear /
 #: exponential gain, cut at the relevant items: :func:`fireeval.t2v.semantic_evaluation.proxy_ndcg`).
 RANK_MEASURES = ("R@K", "C@K", "MdR", "MnR", "AP@K", "nDCG", "nDCG_exp")
+_RUNS = Instance(Mapping, fix="pass {model: similarity (queries, videos)}")
 
 
+_MEASURES = Instance(list, tuple, fix="pass measure names as a list, e.g. ['R@1', 'MdR']")
+# (proxy and aggregate of corrected_by_proxy are checked where they are used: caption_agreement and
+# similarity_matrix, whose modules load pandas and scipy, which scoring a matrix does not need)
+
+
+@validate_params(similarity=ARRAY, positives=ARRAY)
 def first_positive_rank(similarity, positives) -> np.ndarray:
     """Rank (1 = top) of each query's best-ranked positive under the book's tie rule (ties in video order,
     as :func:`fireeval.t2v.false_negatives.ranked_lists`); for one positive on the diagonal it is
@@ -93,6 +102,7 @@ def _tied(similarity, positives) -> int:
     return int(((s == best) & ~positives).any(axis=1).sum())
 
 
+@validate_params(runs=_RUNS, positives=ARRAY, ks=CUTOFFS)
 def recall_table(runs: Mapping[str, np.ndarray], positives, ks: Sequence[int] = (1, 5, 10)) -> dict:
     """``{model: {"R@1": ..., "MdR": ..., "MnR": ..., "tied": n}}`` against the original ``positives``.
 
@@ -133,6 +143,7 @@ def recall_table(runs: Mapping[str, np.ndarray], positives, ks: Sequence[int] = 
     return out
 
 
+@validate_params(original=ARRAY, judged=ARRAY, relevant=ARRAY)
 def corrected_from_labels(original, judged, relevant) -> np.ndarray:
     """Corrected positives: the original positives plus every labelled-relevant pair (unjudged pairs stay negative).
 
@@ -155,6 +166,8 @@ def corrected_from_labels(original, judged, relevant) -> np.ndarray:
     return np.asarray(original, dtype=bool) | (np.asarray(judged, dtype=bool) & np.asarray(relevant, dtype=bool))
 
 
+@validate_params(runs=_RUNS, original=ARRAY, query_texts=TEXTS, video_captions=TEXTS, proxy=STR, aggregate=STR,
+                 threshold=Real(0, 1), pool_depth=Int(1))
 def corrected_by_proxy(runs: Mapping[str, np.ndarray], original, query_texts: Sequence[str],
                        video_captions: Sequence[Sequence[str]], proxy: str = "bow", aggregate: str = "max",
                        threshold: float = 0.4, pool_depth: int = 10):
@@ -204,6 +217,7 @@ def corrected_by_proxy(runs: Mapping[str, np.ndarray], original, query_texts: Se
     return np.asarray(original, dtype=bool) | judgements.relevant, judgements
 
 
+@validate_params(runs=_RUNS, original=ARRAY, ks=CUTOFFS, ap_depth=Int(1), corrected=[ARRAY, None])
 def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[int] = (1, 5, 10),
                         ap_depth: int = 20, corrected=None) -> dict:
     """Everything ``fireeval evaluate-similarity`` prints, as plain data.
@@ -250,8 +264,6 @@ def evaluate_similarity(runs: Mapping[str, np.ndarray], original, ks: Sequence[i
             raise ValueError(f"{name}: similarity shape {np.shape(sim)} differs from the positives' {original.shape}. "
                              "Fix: give one row per query and one column per video, as the positives")
     ks = tuple(int(k) for k in ks)
-    if min(ks) < 1 or ap_depth < 1:
-        raise ValueError(f"cut-offs must be >= 1 (got ks={ks}, ap_depth={ap_depth}). Fix: give e.g. ks=(1, 5, 10)")
     out = {"n_queries": int(original.shape[0]), "n_videos": int(original.shape[1]),
            "positives_per_query": float(original.sum(axis=1).mean()),
            "recall": recall_table(runs, original, ks), "corrected": None}
@@ -284,6 +296,7 @@ def _parse_measure(name: str) -> tuple[str, int | None]:
                      "(K an integer >= 1)")
 
 
+@validate_params(similarity=ARRAY, relevance=ARRAY, rule=Options(*tied_scores.TIE_RULES), measures=_MEASURES)
 def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
                           measures=("R@1", "R@5", "R@10", "MdR", "MnR")) -> dict[str, np.ndarray]:
     """Per-query values of ``measures`` with the ranking's ties broken by ``rule``.
@@ -351,6 +364,7 @@ def scores_under_tie_rule(similarity, relevance, rule: str = "stable",
     return out
 
 
+@validate_params(similarity=ARRAY, relevance=ARRAY, measures=_MEASURES)
 def tie_bounds(similarity, relevance, measures=("R@1", "R@5", "R@10", "MdR", "MnR")) -> dict[str, dict]:
     """Each measure under the three tie rules, and its range: what a tie rule can move.
 

@@ -11,8 +11,15 @@ Ranking rule everywhere: score descending, ties to the lower item index
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import numpy as np
 import pandas as pd
+
+from fireeval.core.tied_scores import TIE_RULES
+from fireeval.core.validation import ARRAY, BOOL, SEED, Instance, Int, Options, Real, validate_params
+from fireeval.t2v.param_checks import CUTOFFS, TEXTS
+from fireeval.t2v.similarity import PROXIES
 
 __all__ = [
     "rank_order",
@@ -37,8 +44,15 @@ __all__ = [
     "relevance_matrices",
 ]
 
+_GAIN = Options("linear", "exponential")
+_CUT = [Options("relevant"), None]
+_TIE_RULE = Options(*TIE_RULES)
+_RUNS = Instance(Mapping, fix="pass {run: scores (queries, items)}")
+_BY_PROXY = Instance(Mapping, fix="pass {proxy: value}")
 
 
+
+@validate_params(scores=ARRAY)
 def rank_order(scores) -> np.ndarray:
     """Ranked item indices per query row, best first: ``np.argsort(-scores, axis=1, kind="stable")``.
 
@@ -83,6 +97,7 @@ def rank_order(scores) -> np.ndarray:
     return order
 
 
+@validate_params(scores=ARRAY, relevance=ARRAY, gain=_GAIN, cut=_CUT, tie_rule=_TIE_RULE)
 def proxy_ndcg(scores, relevance, gain: str = "linear", cut: str | None = "relevant",
                tie_rule: str = "stable") -> np.ndarray:
     """Per-query nDCG of a run (``scores``) against graded ``relevance`` in [0, 1], both (queries, items).
@@ -144,6 +159,7 @@ def _ndcg_of_order(order, relevance, ideal, gain, cut):
     return ranking.ndcg(gains, ideal, gain=gain)
 
 
+@validate_params(relevance=ARRAY, gain=_GAIN, cut=_CUT)
 def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "relevant") -> np.ndarray:
     """Per-query nDCG that a uniformly random ranking scores on average, in closed form.
 
@@ -178,17 +194,10 @@ def expected_random_ndcg(relevance, gain: str = "linear", cut: str | None = "rel
     if rel.ndim != 2:
         raise ValueError(f"relevance must be a (queries, items) matrix, not shape {rel.shape}. "
                          "Fix: give one row per query, one column per item")
-    if gain not in ("linear", "exponential"):
-        raise ValueError(f"gain must be 'linear' or 'exponential', not {gain!r}. Fix: give one of the two")
     g = rel if gain == "linear" else np.exp2(rel) - 1
     n_items = rel.shape[1]
     discount = 1.0 / np.log2(np.arange(2, n_items + 2))
-    if cut == "relevant":
-        depth = (rel > 0).sum(axis=1)
-    elif cut is None:
-        depth = np.full(rel.shape[0], n_items)
-    else:
-        raise ValueError(f"cut must be 'relevant' or None, not {cut!r}. Fix: give one of the two")
+    depth = (rel > 0).sum(axis=1) if cut == "relevant" else np.full(rel.shape[0], n_items)
     cumulative = np.concatenate([[0.0], np.cumsum(discount)])
     expected_dcg = g.mean(axis=1) * cumulative[depth]
     # The ideal gains, sorted descending and cut at depth, in one reused buffer
@@ -210,6 +219,7 @@ def _order(scores, relevant, tie_rule: str) -> np.ndarray:
     return tied_scores.order_under_tie_rule(scores, relevant, tie_rule)
 
 
+@validate_params(scores=ARRAY, positive=[ARRAY, Instance(range), None], tie_rule=_TIE_RULE)
 def positive_rank(scores, positive=None, tie_rule: str = "stable") -> np.ndarray:
     """0-based rank of each query's positive item (default: the diagonal) under :func:`rank_order`, or with
     equal scores broken by ``tie_rule`` (:data:`fireeval.core.tied_scores.TIE_RULES`: the positive first or last).
@@ -236,6 +246,7 @@ def positive_rank(scores, positive=None, tie_rule: str = "stable") -> np.ndarray
     return (_order(scores, relevant, tie_rule) == positive[:, None]).argmax(axis=1)
 
 
+@validate_params(ranks=ARRAY, ks=CUTOFFS)
 def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
     """Video-retrieval "R@K" (:func:`fireeval.core.ranking.correct_at_k`) of 0-based ranks, plus their geometric mean.
 
@@ -261,12 +272,14 @@ def recall_at_ks(ranks, ks=(1, 5, 10)) -> dict:
     ranks = np.asarray(ranks)
     depth = max(ks)
     gains = (np.arange(depth)[None, :] == ranks[:, None]).astype(float)
-    out = {f"R@{k}": float(ranking.correct_at_k(gains, k).mean()) for k in ks}
+    correct_at_k = ranking.correct_at_k.__wrapped__  # (unchecked: gains built here, ks checked above)
+    out = {f"R@{k}": float(correct_at_k(gains, k).mean()) for k in ks}
     values = np.array(list(out.values()))
     out["GMR"] = float(np.exp(np.log(values).mean())) if (values > 0).all() else 0.0
     return out
 
 
+@validate_params(scores=ARRAY, equivalent=ARRAY, ks=CUTOFFS, tie_rule=_TIE_RULE)
 def gmr_bounds(scores, equivalent, ks=(1, 5, 10), tie_rule: str = "stable") -> dict:
     """Bounds on instance recall when equivalent items count as the positive (Wray et al., Fig. 5).
 
@@ -301,6 +314,7 @@ def gmr_bounds(scores, equivalent, ks=(1, 5, 10), tie_rule: str = "stable") -> d
     return {k: recall_at_ks(r, ks) for k, r in gmr_bound_ranks(scores, equivalent, tie_rule).items()}
 
 
+@validate_params(scores=ARRAY, equivalent=ARRAY, tie_rule=_TIE_RULE)
 def gmr_bound_ranks(scores, equivalent, tie_rule: str = "stable") -> dict:
     """Per-query 0-based ranks behind :func:`gmr_bounds`: ``{lower, reported, upper}``.
 
@@ -337,6 +351,8 @@ def gmr_bound_ranks(scores, equivalent, tie_rule: str = "stable") -> dict:
             "upper": np.where(equivalent, rank_of, order.shape[1]).min(axis=1)}
 
 
+@validate_params(scores=ARRAY, equivalent=ARRAY, ks=CUTOFFS, n_resamples=Int(1), seed=SEED,
+                 base=Options("lower", "reported"), tie_rule=_TIE_RULE)
 def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000, seed: int = 0,
                       base: str = "lower", tie_rule: str = "stable"):
     """GMR upper bound minus ``base`` (percentage points) and its bootstrap over queries.
@@ -368,8 +384,6 @@ def gmr_gap_bootstrap(scores, equivalent, ks=(1, 5, 10), n_resamples: int = 2000
     """
     from fireeval.stats import resampling
 
-    if base not in ("lower", "reported"):
-        raise ValueError(f"base={base!r} is not a GMR base. Fix: use 'lower' or 'reported'")
     ranks = gmr_bound_ranks(scores, equivalent, tie_rule)
     hits = np.stack([ranks[b] < k for b in ("upper", base) for k in ks]).astype(float)  # (2 * len(ks), Q)
     means = resampling.bootstrap_means(hits, n_resamples=n_resamples, rng=seed).reshape(2, len(ks), -1)
@@ -428,6 +442,7 @@ def _gmr_gap_point(scores, equivalent, tie_rule: str, ks=(1, 5, 10)) -> float:
     return 100 * (recall_at_ks(ranks["upper"], ks)["GMR"] - recall_at_ks(ranks["lower"], ks)["GMR"])
 
 
+@validate_params(relevance_a=ARRAY, relevance_b=ARRAY, threshold=Real(0, 1), n_resamples=Int(1), seed=SEED)
 def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resamples: int = 2000, seed: int = 0):
     """Mean over queries of (#items with relevance_a >= T) − (#items with relevance_b >= T), and its paired bootstrap.
 
@@ -458,6 +473,7 @@ def relevant_count_difference(relevance_a, relevance_b, threshold: float, n_resa
     return float(d.mean()), resampling.bootstrap_means(d, n_resamples=n_resamples, rng=seed)
 
 
+@validate_params(relevance=ARRAY, thresholds=ARRAY)
 def mean_relevant_at_threshold(relevance, thresholds) -> dict:
     """Average number of items per query with relevance >= T, for each threshold T (Wray et al., Fig. 4).
 
@@ -482,6 +498,7 @@ def mean_relevant_at_threshold(relevance, thresholds) -> dict:
     return {float(t): float((relevance >= t).sum(axis=1).mean()) for t in thresholds}
 
 
+@validate_params(a=ARRAY, b=ARRAY)
 def rowwise_pearson(a, b) -> np.ndarray:
     """Pearson r between row ``i`` of ``a`` and row ``i`` of ``b`` (NaN for a constant row).
 
@@ -537,6 +554,7 @@ def _pairwise_correlation(mats: dict, names: list, out: dict) -> dict:
     return out
 
 
+@validate_params(relevance=_BY_PROXY)
 def proxy_correlation(relevance: dict) -> dict:
     """Mean per-query Pearson r between every two relevance matrices of the same shape.
 
@@ -600,6 +618,8 @@ def proxy_correlation(relevance: dict) -> dict:
     return out
 
 
+@validate_params(video_captions=TEXTS, proxy=Options(*PROXIES), n_caption_queries=Int(1), n_video_queries=Int(1),
+                 seed=SEED, gain=_GAIN)
 def random_ndcg_both_directions(video_captions, proxy: str = "bow", n_caption_queries: int = 2000,
                                 n_video_queries: int = 300, seed: int = 0, gain: str = "linear", **kwargs) -> dict:
     """Expected nDCG of a random ranking in Wray et al.'s protocol (Eq. 3), on sampled queries.
@@ -659,6 +679,7 @@ def random_ndcg_both_directions(video_captions, proxy: str = "bow", n_caption_qu
     return {"text-to-video": a, "video-to-text": b, "mean": 0.5 * (a + b), "share_relevant": float((t2v > 0).mean())}
 
 
+@validate_params(query_captions=TEXTS, video_captions=TEXTS)
 def text_only_scores(query_captions, video_captions) -> np.ndarray:
     """A text-only baseline run: TF-IDF cosine between each query and one *other* caption of each video.
 
@@ -691,6 +712,8 @@ def text_only_scores(query_captions, video_captions) -> np.ndarray:
     return (tfidf.transform(query_captions) @ tfidf.transform(other).T).toarray()
 
 
+@validate_params(run_scores=_RUNS, relevance=_BY_PROXY, gains=Instance(list, tuple,
+                 fix="pass gains as a list, e.g. ['linear']"), tie_bounds=BOOL)
 def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"),
                tie_bounds: bool = False) -> pd.DataFrame:
     """Mean :func:`proxy_ndcg` (%) of every run under every relevance matrix and gain.
@@ -752,6 +775,7 @@ def ndcg_table(run_scores: dict, relevance: dict, gains=("linear", "exponential"
     return pd.DataFrame(rows)
 
 
+@validate_params(run_scores=_RUNS, ks=CUTOFFS, tie_bounds=BOOL)
 def instance_table(run_scores: dict, ks=(1, 5, 10), tie_bounds: bool = False) -> pd.DataFrame:
     """Instance metrics (%) of each run: R@K of the diagonal positive and their GMR (:func:`recall_at_ks`).
 
@@ -789,6 +813,7 @@ def instance_table(run_scores: dict, ks=(1, 5, 10), tie_bounds: bool = False) ->
     return table
 
 
+@validate_params(ndcg_linear=Instance(pd.DataFrame, fix="pass the ndcg_table frame (runs x proxies)"), proxies=TEXTS)
 def run_order_note(ndcg_linear: pd.DataFrame, proxies) -> tuple[bool, str]:
     """Whether every proxy orders the runs the same way, and a sentence saying so (and whether SYN is lowest).
 
@@ -822,6 +847,7 @@ def run_order_note(ndcg_linear: pd.DataFrame, proxies) -> tuple[bool, str]:
     return same, note
 
 
+@validate_params(random_run=_BY_PROXY, relevance=_BY_PROXY, paper_setting=_BY_PROXY, paper_random=_BY_PROXY)
 def random_ndcg_checks(random_run: dict, relevance: dict, paper_setting: dict, paper_random: dict) -> pd.DataFrame:
     """Random-ranking nDCG (%, linear gain) in several settings, one row per setting, one column per proxy.
 
@@ -861,6 +887,8 @@ def random_ndcg_checks(random_run: dict, relevance: dict, paper_setting: dict, p
     return pd.DataFrame(checks).T
 
 
+@validate_params(video_captions=TEXTS, query_captions=TEXTS, stop_lists=Instance(Mapping,
+                 fix="pass {name: stop words}"))
 def stop_word_check(video_captions, query_captions, stop_lists: dict) -> pd.DataFrame:
     """BoW relevance under different stop lists: share of pairs with relevance > 0 and expected random nDCG (%).
 
@@ -898,6 +926,8 @@ def stop_word_check(video_captions, query_captions, stop_lists: dict) -> pd.Data
                                                           for n, r in variants.items()}}).rename_axis("stop words")
 
 
+@validate_params(captions=TEXTS, proxies=TEXTS, tagger=[Instance(Callable,
+                 fix="pass a function caption -> [(word, tag), ...]"), None])
 def relevance_matrices(captions, proxies, tagger=None) -> dict:
     """Caption-to-caption relevance ``{proxy: (n, n)}`` (:func:`fireeval.t2v.similarity.similarity_matrix`).
 

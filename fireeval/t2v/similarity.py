@@ -37,13 +37,16 @@ correlation) lives in :mod:`fireeval.t2v.semantic_evaluation`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
 
+from fireeval.core.trec import PATH
+from fireeval.core.validation import ANY, ARRAY, STR, Instance, Options, Real, validate_params
 from fireeval.t2v.nlp import tokenize
+from fireeval.t2v.param_checks import TEXTS
 
 __all__ = [
     "PROXIES",
@@ -61,6 +64,9 @@ __all__ = [
 ]
 
 PROXIES = ("bow", "pos", "syn", "meteor")
+_TAGGER = [Instance(Callable, fix="pass a function caption -> [(word, tag), ...]"), None]
+_SETS = Instance(Iterable, fix="pass a list of sets")
+_NOUNS = Instance(Iterable, fix="pass each item's noun classes (a list of tuples)")
 
 # spaCy 3.8.18, spacy/lang/en/stop_words.py (MIT licence), the list Wray et al.'s
 # reference code takes from `spacy_model.Defaults.stop_words`; pinned here so BoW does
@@ -91,6 +97,7 @@ STOP_WORDS = frozenset(_SPACY_STOP_WORDS.split())
 
 
 
+@validate_params(caption=STR, stop_words=TEXTS)
 def content_words(caption: str, stop_words: Iterable[str] = STOP_WORDS) -> frozenset[str]:
     """The BoW word set: tokens of ``caption`` that are not stop words.
 
@@ -109,7 +116,7 @@ def content_words(caption: str, stop_words: Iterable[str] = STOP_WORDS) -> froze
     ['car', 'driving', 'man', 'road']
     """
     if not isinstance(caption, str):
-        return frozenset(w for w in tokenize(caption))  # tokenize raises the clear TypeError
+        return frozenset(w for w in tokenize(caption))  # (unchecked calls) tokenize raises the clear TypeError
     # Cached per (caption, stop list): the same captions are looked up again for every
     # chunk of queries (fire.caption_agreement), 235k calls for 21.6k distinct captions.
     stop = stop_words if isinstance(stop_words, frozenset) else frozenset(stop_words)
@@ -118,9 +125,10 @@ def content_words(caption: str, stop_words: Iterable[str] = STOP_WORDS) -> froze
 
 @lru_cache(maxsize=1 << 17)
 def _content_words_cached(caption: str, stop: frozenset) -> frozenset[str]:
-    return frozenset(w for w in tokenize(caption) if w not in stop)
+    return frozenset(w for w in tokenize.__wrapped__(caption) if w not in stop)  # (unchecked: per distinct caption)
 
 
+@validate_params(captions=TEXTS, proxy=Options(*PROXIES), stop_words=TEXTS, tagger=_TAGGER)
 def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STOP_WORDS,
                   tagger=None) -> list[tuple[float, list[frozenset]]]:
     """Each caption's item sets per channel: ``[(weight, [set per caption]), ...]``.
@@ -154,7 +162,8 @@ def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STO
     captions = check_captions(captions, "captions")
     if proxy == "bow":
         stop = frozenset(stop_words)
-        return [(1.0, [content_words(c, stop) for c in captions])]
+        words = content_words.__wrapped__  # (unchecked: called per caption)
+        return [(1.0, [words(c, stop) for c in captions])]
     if proxy in ("pos", "syn"):
         from fireeval.t2v import nlp
 
@@ -165,6 +174,7 @@ def caption_items(captions: Sequence[str], proxy: str = "bow", *, stop_words=STO
     raise ValueError(f"unknown proxy {proxy!r}; choose one of {PROXIES}")
 
 
+@validate_params(captions=ANY, name=STR)
 def check_captions(captions, name: str = "captions") -> list[str]:
     """``captions`` as a list of strings, or a TypeError naming ``name`` and the first entry that is not one.
 
@@ -212,6 +222,7 @@ def _binary_rows(sets_a, sets_b):
             for ind, ptr in mats]
 
 
+@validate_params(sets_a=_SETS, sets_b=_SETS)
 def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np.ndarray:
     """Jaccard index (IoU) of every pair of sets, as a dense ``(len(a), len(b))`` array.
 
@@ -259,6 +270,7 @@ def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np
     return inter
 
 
+@validate_params(sets_a=_SETS, sets_b=_SETS)
 def set_containment_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np.ndarray:
     """Share of each set of ``a`` found in each set of ``b``, as a dense ``(len(a), len(b))`` array.
 
@@ -284,6 +296,7 @@ def set_containment_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable
     return np.divide(inter, size_a, out=np.zeros_like(inter), where=size_a > 0)
 
 
+@validate_params(verbs_a=ARRAY, nouns_a=_NOUNS, verbs_b=[ARRAY, None], nouns_b=[_NOUNS, None])
 def epic_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
     """EPIC-KITCHENS-100's official semantic relevance of every item in ``a`` (rows) with every item in ``b``.
 
@@ -324,6 +337,8 @@ def _weighted_iou(channels_a, channels_b):
     return out
 
 
+@validate_params(captions_a=TEXTS, captions_b=TEXTS, proxy=Options(*PROXIES), stop_words=TEXTS, tagger=_TAGGER,
+                 cache_dir=[PATH, None])
 def similarity_matrix(captions_a: Sequence[str], captions_b: Sequence[str], proxy: str = "bow", *,
                       stop_words=STOP_WORDS, tagger=None, cache_dir=None) -> np.ndarray:
     """Proxy similarity of every caption in ``captions_a`` with every caption in ``captions_b``.
@@ -357,8 +372,6 @@ def similarity_matrix(captions_a: Sequence[str], captions_b: Sequence[str], prox
         from fireeval.t2v import nlp
 
         return nlp.meteor_matrix(captions_a, captions_b, cache_dir=cache_dir)
-    if proxy not in PROXIES:
-        raise ValueError(f"unknown proxy {proxy!r}; choose one of {PROXIES}")
     # Items of both sides in one pass so a tagger/Lesk runs once per distinct caption.
     distinct = list(dict.fromkeys(captions_a + captions_b))
     where = {c: i for i, c in enumerate(distinct)}
@@ -381,6 +394,8 @@ def _frequent_items(sets: Sequence[frozenset], min_fraction: float) -> frozenset
     return frozenset(item for item, n in counts.items() if n >= need - 1e-9)
 
 
+@validate_params(video_captions=TEXTS, proxy=Options(*PROXIES), min_fraction=Real(0, 1, closed="right"),
+                 stop_words=TEXTS, tagger=_TAGGER)
 def video_item_sets(video_captions: Sequence[Sequence[str]], proxy: str = "bow", *, min_fraction: float = 0.25,
                     stop_words=STOP_WORDS, tagger=None) -> list[tuple[float, list[frozenset]]]:
     """Video-level item sets: items in at least ``min_fraction`` of a video's captions.
@@ -409,9 +424,8 @@ def video_item_sets(video_captions: Sequence[Sequence[str]], proxy: str = "bow",
     ...     [["a man drives a car", "a man in a car", "a woman sings", "a car", "a dog"]])]
     [(1.0, [['car', 'man']])]
     """
-    if not 0 < min_fraction <= 1:
-        raise ValueError(f"min_fraction must be in (0, 1], not {min_fraction}")
-    video_captions = [check_captions(caps, f"video_captions[{v}]") for v, caps in enumerate(video_captions)]
+    check = check_captions.__wrapped__  # (unchecked: called per video)
+    video_captions = [check(caps, f"video_captions[{v}]") for v, caps in enumerate(video_captions)]
     flat = [c for caps in video_captions for c in caps]
     distinct = list(dict.fromkeys(flat))
     where = {c: i for i, c in enumerate(distinct)}
@@ -422,6 +436,7 @@ def video_item_sets(video_captions: Sequence[Sequence[str]], proxy: str = "bow",
     return out
 
 
+@validate_params(video_captions=TEXTS, query_captions=TEXTS, proxy=Options(*PROXIES))
 def query_relevance(video_captions, query_captions, proxy: str = "bow", **kwargs) -> np.ndarray:
     """Wray's Eq. 10 for text-to-video retrieval: ``R[q, v] = 1`` if ``v`` is query ``q``'s video, else
     the proxy similarity of video ``v`` (its captions) with caption ``q``. Shape (queries, videos).
@@ -457,6 +472,8 @@ def query_relevance(video_captions, query_captions, proxy: str = "bow", **kwargs
     return rel
 
 
+@validate_params(video_captions=TEXTS, captions=TEXTS, proxy=Options(*PROXIES), min_fraction=Real(0, 1,
+                 closed="right"), stop_words=TEXTS, tagger=_TAGGER, cache_dir=[PATH, None])
 def video_similarity_matrix(video_captions: Sequence[Sequence[str]], captions: Sequence[str], proxy: str = "bow",
                             *, min_fraction: float = 0.25, stop_words=STOP_WORDS, tagger=None,
                             cache_dir=None) -> np.ndarray:
@@ -507,8 +524,6 @@ def video_similarity_matrix(video_captions: Sequence[Sequence[str]], captions: S
         best = np.zeros_like(sums)
         np.maximum.at(best, owner, m)
         return 0.5 * (mean + best)
-    if proxy not in PROXIES:
-        raise ValueError(f"unknown proxy {proxy!r}; choose one of {PROXIES}")
     vid = video_item_sets(video_captions, proxy, min_fraction=min_fraction, stop_words=stop_words, tagger=tagger)
     cap = caption_items(captions, proxy, stop_words=stop_words, tagger=tagger)
     return _weighted_iou(vid, cap)

@@ -21,6 +21,9 @@ NOT_DECLARED = {"fireeval.core.validation.validate_params"}
 DECLARED = (
     "fireeval.core",
     "fireeval.stats",
+    "fireeval.t2v",
+    "fireeval.datasets",
+    "fireeval.synthetic",
 )
 
 

@@ -77,7 +77,8 @@ def test_rank_order_follows_ratings(tmp_path):
 
 
 def test_unknown_system():
-    with pytest.raises(KeyError, match="known"):
+    with pytest.raises(ValueError, match=r"prediction_entries: system='TwoTAN' is not one of the accepted values\. "
+                                         r"Fix: use one of '2DTAN', 'SCDM'"):
         charades.prediction_entries("TwoTAN")
 
 

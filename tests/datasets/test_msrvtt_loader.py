@@ -34,7 +34,7 @@ def test_similarity_runs_reproduce_recall():
 def test_diagonal_only_models_refused_by_default():
     with pytest.raises(ValueError, match="diagonal"):
         msrvtt.load_similarity("GRAM")
-    with pytest.raises(ValueError, match="unknown MSR-VTT run"):
+    with pytest.raises(ValueError, match="load_similarity: model='clip' is not one of the accepted values. Fix: use one"):
         msrvtt.load_similarity("clip")
     with pytest.raises(ValueError, match="split"):
         msrvtt.load_video_captions("train")

@@ -81,7 +81,8 @@ def test_video_similarity_matrix_bow():
 
 
 def test_bad_input_errors():
-    with pytest.raises(ValueError, match="unknown proxy"):
+    with pytest.raises(ValueError, match="^similarity_matrix: proxy='tfidf' is not one of the accepted values. Fix: use one "
+                                         "of 'bow', 'pos', 'syn', 'meteor'$"):
         sim.similarity_matrix(["a"], ["b"], proxy="tfidf")
     with pytest.raises(TypeError, match="captions_b\\[1\\]"):
         sim.similarity_matrix(["a"], ["b", None])
