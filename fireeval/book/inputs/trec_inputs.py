@@ -28,7 +28,7 @@ import pandas as pd
 from fireeval.book.inputs import Inputs, decide, reader_label
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
-from fireeval.core.trec import read_run
+from fireeval.core.trec import read_run, read_run_table
 from fireeval.datasets import data_path, trec8
 
 __all__ = ["TrecInputs", "metrics_inputs", "pooled_inputs", "read_reader_runs", "read_reader_qrels",
@@ -229,13 +229,10 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
     if source == "synthetic":
         return _synthetic_pooled(chapter, data_source, pool_depth, seed)
     judgements = read_reader_qrels(own_qrels) if own_qrels else trec8.load_qrels(root=data_dir)
-    frames, sources = {}, {}
-    for n in names:
-        sources[n] = data_path(RUN_PATH.format(n), data_dir)
-        frames[n] = read_run(sources[n], check_duplicates=False)  # checked by RunSet, on integer codes
-    mine, mine_sources, pooled_tags = read_reader_runs(extra, judgements, taken=frames, pooled=pooled_named)
-    frames.update(mine)
-    runs = RunSet.from_frames(frames, sources={**sources, **mine_sources})
+    sources = {n: data_path(RUN_PATH.format(n), data_dir) for n in names}
+    tables = {n: read_run_table(path) for n, path in sources.items()}  # validated, in trec_eval order: no frames
+    mine, mine_sources, pooled_tags = read_reader_runs(extra, judgements, taken=tables, pooled=pooled_named)
+    runs = RunSet.from_tables({**tables, **mine}, sources=mine_sources)
     if own_qrels:
         runs, judgements = _restrict(runs, judgements, own_qrels)
     table = _pooled_runs_table(trec8.load_runs_table(root=data_dir), names, mine, pooled_tags)
