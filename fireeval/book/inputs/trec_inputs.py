@@ -229,8 +229,7 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
     if source == "synthetic":
         return _synthetic_pooled(chapter, data_source, pool_depth, seed)
     judgements = read_reader_qrels(own_qrels) if own_qrels else trec8.load_qrels(root=data_dir)
-    sources = {n: data_path(RUN_PATH.format(n), data_dir) for n in names}
-    tables = {n: read_run_table(path) for n, path in sources.items()}  # validated, in trec_eval order: no frames
+    tables = _read_tables(names, data_dir)
     mine, mine_sources, pooled_tags = read_reader_runs(extra, judgements, taken=tables, pooled=pooled_named)
     runs = RunSet.from_tables({**tables, **mine}, sources=mine_sources)
     if own_qrels:
@@ -248,6 +247,12 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
                       runs=runs, qrels=judgements, table=table, gloo=gloo, reader_runs=tuple(mine),
                       reader_qrels=str(own_qrels) if own_qrels else None,
                       complete=comparable and len(names) == 129)
+
+
+def _read_tables(names, data_dir) -> dict:
+    """TREC-8's runs ``names`` as :func:`read_run_table` reads them (validated, in trec_eval order): no frame and no
+    Python string per row, for :meth:`RunSet.from_tables`."""
+    return {n: read_run_table(data_path(RUN_PATH.format(n), data_dir)) for n in names}
 
 
 def _synthetic_pooled(chapter: str, data_source, pool_depth: int, seed: int) -> TrecInputs:
