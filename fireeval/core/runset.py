@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from fireeval.core.judgements import Qrels
-from fireeval.core.trec import raise_bad_run, read_run, trec_order
+from fireeval.core.trec import RunTable, as_bytes_array, bytes_hash, raise_bad_run, read_run, trec_order
 
 __all__ = ["RunSet"]
 
@@ -33,6 +33,39 @@ def _factorize(columns: list) -> tuple[np.ndarray, np.ndarray]:
             return (encoded.indices.to_numpy().astype(np.intp),
                     np.asarray(encoded.dictionary.to_pylist(), dtype=object))
     return pd.factorize(np.concatenate([c.to_numpy(dtype=object) for c in columns]))
+
+
+def _run_rows(name: str, run) -> tuple:
+    """``(topic names, topic index per row, docno bytes per row, 1-based rank per row)`` of one run of
+    :meth:`RunSet.from_tables`, rows in trec_eval order."""
+    if isinstance(run, RunTable):
+        sizes = np.diff(run.starts)
+        rank = np.arange(len(run.doc_codes)) - np.repeat(run.starts[:-1], sizes) + 1
+        return run.topics, np.repeat(np.arange(len(run.topics)), sizes), run.dictionary[run.doc_codes], rank
+    if len(run) == 0:
+        raise ValueError(f"run {name!r} is empty: it retrieves no document for any topic. Fix: leave it out or "
+                         "give its documents")
+    frame = run if "rank" in run else trec_order(run)
+    topic, topics = pd.factorize(frame["query"].astype(str).to_numpy(dtype=object))
+    return (np.asarray(topics, dtype=str), topic, as_bytes_array(frame["docno"].to_numpy(dtype=object)),
+            frame["rank"].to_numpy())
+
+
+def _intern_first_seen(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(code per text, distinct texts as str objects)`` of a bytes (``S``) array, codes in order of first
+    appearance: what ``pd.factorize`` gives for the decoded strings, without decoding every row."""
+    def first_rows(codes):  # codes numbered in order of first appearance: the row where each first appears
+        seen = np.maximum.accumulate(codes)
+        return np.flatnonzero(np.r_[True, seen[1:] != seen[:-1]]) if len(codes) else np.zeros(0, dtype=np.int64)
+
+    width = -(-max(texts.dtype.itemsize, 1) // 8) * 8  # whole 64-bit words, zero-padded
+    words = np.ascontiguousarray(texts, dtype=f"S{width}").view(np.uint64).reshape(len(texts), -1)
+    codes, _ = pd.factorize(bytes_hash(words))
+    firsts = first_rows(codes)
+    if not (words[firsts][codes] == words).all():  # two distinct docnos with one hash: code the texts exactly
+        codes, _ = pd.factorize(texts.astype(object))
+        firsts = first_rows(codes)
+    return codes, np.asarray([t.decode("utf-8") for t in texts[firsts].tolist()], dtype=object)
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,12 +130,56 @@ class RunSet:
         topics = np.asarray(topics, dtype=str)[order]
         doc_codes, docnos = _factorize([f["docno"] for f in frames])
         cls._check_duplicates(names, run_idx, topic_codes, doc_codes, len(docnos), sources or {})
+        return cls._assemble(names, run_idx, topic_codes, topics, doc_codes, docnos, rank, depth)
+
+    @classmethod
+    def _assemble(cls, names, run_idx, topic_codes, topics, doc_codes, docnos, rank, depth) -> "RunSet":
+        """The RunSet of rows given as (run, topic, document code, 1-based rank), the top ``depth`` kept."""
         if depth is not None:
             keep = rank <= depth
             run_idx, topic_codes, doc_codes, rank = run_idx[keep], topic_codes[keep], doc_codes[keep], rank[keep]
         docs = np.full((len(names), len(topics), int(rank.max())), -1, dtype=np.int32)
         docs[run_idx, topic_codes, rank - 1] = doc_codes
         return cls(names, topics, pd.Index(docnos), docs)
+
+    @classmethod
+    def from_tables(cls, runs: Mapping[str, "RunTable | pd.DataFrame"], depth: int | None = None,
+                    sources: Mapping[str, object] | None = None) -> "RunSet":
+        """Build from ``{name: run}``, each run a :class:`fireeval.core.trec.RunTable` (what
+        :func:`fireeval.core.trec.read_run_table` returns: validated, in trec_eval order) or a frame
+        as :meth:`from_frames` takes.
+
+        The same RunSet as :meth:`from_frames` of the same runs read with :func:`read_run` (names,
+        topics, vocabulary in order of first appearance, codes), without making a Python string per
+        row: a table's docnos stay bytes, coded by one hash table over their 64-bit hashes (the bytes
+        confirmed; an exact pass over the texts if two distinct docnos ever shared a hash). A table's
+        duplicates were refused when it was read; a frame's are checked as in :meth:`from_frames`.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from fireeval.core.trec import read_run_table
+        >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+        >>> _ = open(path, "w").write("2 Q0 b 1 0.7 s\\n1 Q0 a 1 0.5 s\\n1 Q0 b 2 0.9 s\\n")
+        >>> runs = RunSet.from_tables({"s": read_run_table(path)})
+        >>> runs.topics.tolist(), runs.docnos.tolist(), runs.docs.tolist()
+        (['1', '2'], ['b', 'a'], [[[0, 1], [0, -1]]])
+        """
+        if not runs:
+            raise ValueError("no runs given. Fix: pass at least one run")
+        names = list(runs)
+        parts = [_run_rows(name, runs[name]) for name in names]
+        sizes = np.array([len(p[1]) for p in parts])
+        run_idx = np.repeat(np.arange(len(names), dtype=np.int32), sizes)
+        topics = np.unique(np.concatenate([p[0] for p in parts]).astype(str))  # sorted as strings
+        topic_codes = np.concatenate([np.searchsorted(topics, p[0].astype(str))[p[1]] for p in parts])
+        rank = np.concatenate([p[3] for p in parts])
+        doc_codes, docnos = _intern_first_seen(np.concatenate([p[2] for p in parts]))
+        framed = np.repeat([not isinstance(runs[n], RunTable) for n in names], sizes)
+        if framed.any():  # tables were checked for duplicates when read
+            cls._check_duplicates(names, run_idx[framed], topic_codes[framed], doc_codes[framed], len(docnos),
+                                  sources or {})
+        return cls._assemble(names, run_idx, topic_codes, topics, doc_codes, docnos, rank, depth)
 
     @staticmethod
     def _check_duplicates(names, run_idx, topic_codes, doc_codes, n_docs, sources):

@@ -142,7 +142,7 @@ class Pool:
     run_contributions: np.ndarray
     group_contributions: np.ndarray
     contributors: str = "pooled"
-    # The last full-qrels gain lookup (qrels, topics, cols, gains): sweeps and both
+    # The last full-qrels lookup (qrels, topics, cols, gains, judged): sweeps and both
     # leave-outs on the same qrels share it. Holding the qrels keeps its id valid.
     _gains: list = field(default_factory=list, repr=False, compare=False)
 
@@ -483,15 +483,28 @@ def _is_binary(qrels: Qrels) -> bool:
 
 def _topics_and_gains(pool: Pool, qrels: Qrels):
     """Evaluation topics (every qrels topic), their columns in the RunSet, and full-qrels gains."""
+    return _lookup_once(pool, qrels)[:3]
+
+
+def _judged_cells(pool: Pool, qrels: Qrels) -> np.ndarray:
+    """Is the document at each (run, evaluation topic, rank) cell in ``qrels``? From the same lookup as the gains."""
+    return _lookup_once(pool, qrels)[3]
+
+
+def _lookup_once(pool: Pool, qrels: Qrels):
+    """``(topics, cols, gains, judged)`` of :func:`_topics_and_gains` and :func:`_judged_cells`: the qrels looked
+    up at every cell once per pool and qrels (sweeps, leave-outs and the infAP check share it)."""
     if pool._gains and pool._gains[0] is qrels:
         return pool._gains[1:]
     _check_topics(pool.runs, qrels)
     topics = qrels.topics
     cols = pd.Index(pool.runs.topics).get_indexer(topics)
-    gains = pool.runs.gains(qrels, topics)
-    gains.flags.writeable = False  # shared between calls
-    pool._gains[:] = [qrels, topics, cols, gains]
-    return topics, cols, gains
+    grades = pool.runs.grades(qrels, topics)
+    judged = ~np.isnan(grades)
+    gains = np.nan_to_num(grades, nan=0.0, copy=False)
+    gains.flags.writeable = judged.flags.writeable = False  # shared between calls
+    pool._gains[:] = [qrels, topics, cols, gains, judged]
+    return topics, cols, gains, judged
 
 
 class _RelevantCells:
@@ -1027,8 +1040,7 @@ def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map"
     relevant_cells = _RelevantCells(gains, cell_depth, level) if any(m.kind == "map" for m in measures) else None
     cells = judged_non = None
     if incomplete:
-        judged = pool.runs.judged(qrels)[:, cols] & (cols >= 0)[None, :, None]
-        cells = JudgedCells(gains, judged, qrels.relevance_level, cell_depth)
+        cells = JudgedCells(gains, _judged_cells(pool, qrels), qrels.relevance_level, cell_depth)
         grade = qrels.frame["relevance"].to_numpy()
         judged_non = (grade >= 0) & ~relevant  # bpref's N: judged non-relevant (a negative grade is not judged)
         n_non_all = np.bincount(row_topic[judged_non], minlength=len(topics))

@@ -121,19 +121,29 @@ def kendall_tau_many(a, b, chunk: int = 4096) -> np.ndarray:
     >>> kendall_tau_many([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
     array([ 0.333, -0.333])
     """
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-    shape, n = a.shape[:-1], a.shape[-1]
-    a, b = a.reshape(-1, n), b.reshape(-1, n)
-    out = np.empty(len(a))
-    nan = np.isnan(a).any(-1) | np.isnan(b).any(-1)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    full = np.broadcast_shapes(a.shape, b.shape)
+    shape, n = full[:-1], full[-1]
+    # Each distinct row of a and of b is ranked once (a reference shared by many rows, as in a
+    # bootstrap band over depths, is ranked once per resample): row r of the result reads row
+    # source_a[r] of a's own rows and source_b[r] of b's.
+    source_a = np.broadcast_to(np.arange(a[..., 0].size).reshape(a.shape[:-1]), shape).reshape(-1)
+    source_b = np.broadcast_to(np.arange(b[..., 0].size).reshape(b.shape[:-1]), shape).reshape(-1)
+    a, b = np.broadcast_to(a, a.shape[:-1] + (n,)).reshape(-1, n), np.broadcast_to(b, b.shape[:-1] + (n,)).reshape(-1, n)
+    out = np.empty(len(source_a))
+    nan = np.isnan(a).any(-1)[source_a] | np.isnan(b).any(-1)[source_b]
     if nan.any():
-        out[nan] = _kendall_tau_pairs(a[nan], b[nan])
+        out[nan] = _kendall_tau_pairs(a[source_a[nan]], b[source_b[nan]])
     finite = np.flatnonzero(~nan)
     n0 = n * (n - 1) // 2
+    ranked_b = _dense_ranks(b) if len(b) < len(source_b) else None  # b shared by rows of a: rank it once
     for start in range(0, len(finite), chunk):
         rows = finite[start:start + chunk]
-        rank_a, tied_a = _dense_ranks(a[rows])
-        rank_b, tied_b = _dense_ranks(b[rows])
+        rank_a, tied_a = _dense_ranks(a[source_a[rows]])
+        if ranked_b is None:
+            rank_b, tied_b = _dense_ranks(b[source_b[rows]])
+        else:
+            rank_b, tied_b = ranked_b[0][source_b[rows]], ranked_b[1][source_b[rows]]
         order = np.argsort(rank_a * (n + 1) + rank_b, axis=-1)  # by a, ties by b (equal keys: equal pairs)
         a_sorted, b_in_order = np.take_along_axis(rank_a, order, -1), np.take_along_axis(rank_b, order, -1)
         tied_both = (a_sorted[:, 1:] == a_sorted[:, :-1]) & (b_in_order[:, 1:] == b_in_order[:, :-1])
@@ -168,14 +178,17 @@ def _tied_pairs(same_as_previous: np.ndarray) -> np.ndarray:
 def _inversions(values: np.ndarray, base: int = 16) -> np.ndarray:
     """Pairs i < j with values[i] > values[j], per row of small non-negative ints (rows, n).
 
-    Rows are padded to a power of two with a value above all (which adds no inversion); blocks of
-    ``base`` count theirs by comparing every pair, then sorted blocks are merged level by level:
+    Rows are padded to ``base · 2**levels`` with a value above all (which adds no inversion); blocks of
+    at most ``base`` count theirs by comparing every pair, then sorted blocks are merged level by level:
     a block's two sorted halves are sorted together with a tag bit (left half 0, right 1, so an equal
     left value sorts first and is not counted), and each right value counts the left values after it.
     """
     rows, n = values.shape
-    size = 1 << max(int(np.ceil(np.log2(max(n, 2)))), 1)
-    base = min(base, size)
+    # Blocks of `base` values (at most `base`; at least 2), merged `levels` times: the padded width is
+    # base * 2**levels, the smallest such at or above n (129 values: 136, not the next power of two, 256).
+    levels = max(int(np.ceil(np.log2(max(n, 2) / base))), 0)
+    base = max(-(-n // (1 << levels)), 2)
+    size = base << levels
     top = int(values.max(initial=0)) + 1
     dtype = np.int16 if 2 * top + 1 < np.iinfo(np.int16).max else np.int64
     padded = np.full((rows, size), top, dtype=dtype)

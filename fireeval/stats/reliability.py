@@ -360,8 +360,9 @@ def _swap_table(per_topic, size, n_trials, bins, rng, difference) -> pd.DataFram
     for start in range(0, n_trials, 100):  # chunks keep (trials, pairs) arrays small
         mean_a = scores[:, set_a[start:start + 100]].mean(-1).T  # (trials, systems)
         mean_b = scores[:, set_b[start:start + 100]].mean(-1).T
-        diff_a, diff_b = mean_a[:, i] - mean_a[:, j], mean_b[:, i] - mean_b[:, j]
-        which = np.searchsorted(bins, difference(mean_a[:, i], mean_a[:, j], diff_a), side="right") - 1
+        a_i, a_j = mean_a[:, i], mean_a[:, j]  # gathered once (the pairs' means on set A)
+        diff_a, diff_b = a_i - a_j, mean_b[:, i] - mean_b[:, j]
+        which = np.searchsorted(bins, difference(a_i, a_j, diff_a), side="right") - 1
         inside = (which >= 0) & (which < n_bins)
         pairs += np.bincount(which[inside], minlength=n_bins)
         swaps += np.bincount(which[(diff_a * diff_b < 0) & inside], minlength=n_bins)

@@ -120,6 +120,26 @@ def test_depth_sweep_equals_rescoring_with_depth_qrels():
     assert list(sweep.mean("map").columns) == [1, 3, 20, "original"]
 
 
+
+def test_depth_sweep_incomplete_measures_on_the_shared_lookup_equal_rescoring_with_depth_qrels():
+    """bpref, infAP and the condensed lists read the judged cells from the lookup the gains came from (one per
+    pool and qrels, issue 38): the same values as scoring each depth's qrels from scratch."""
+    from fireeval.pooling.incomplete import incomplete_scores
+
+    frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=6, n_groups=3, n_docs=300, depth=60, seed=2)
+    runs, qrels = RunSet.from_frames(frames), Qrels(qrels_frame)
+    pool = pooling.build_pool(runs, table["pooled"].to_numpy(), table, depth=20)
+    names = ["bpref", "infAP", "map_judged", "ndcg_judged"]
+    pooling.depth_sweep(pool, qrels, [2], ["map"])  # the lookup made here is reused below
+    looked_up = pooling._judged_cells(pool, qrels)
+    sweep = pooling.depth_sweep(pool, qrels, [1, 5, 20], names)
+    assert pooling._judged_cells(pool, qrels) is looked_up
+    for i, k in enumerate([1, 5, 20]):
+        slow = incomplete_scores(runs, pool.at_depth(qrels, k), names, topics=qrels.topics)
+        for m in names:
+            np.testing.assert_allclose(sweep.values[m][i], slow[m], atol=1e-12, err_msg=f"{m} at depth {k}")
+    np.testing.assert_array_equal(looked_up, runs.judged(qrels)[:, pd.Index(runs.topics).get_indexer(qrels.topics)])
+
 def test_depth_sweep_and_leave_outs_honour_the_relevance_level():
     # Graded qrels with relevance_level=2 (trec_eval -l 2): the fast paths must count only grades >= 2.
     frames, qrels_frame, table, _ = simulate_pooled_trec(n_topics=5, n_groups=3, n_docs=300, depth=60, seed=3)

@@ -37,3 +37,18 @@ def test_matches_scipy(pairs):
     want = stats.kendalltau(a, b).statistic
     got = kendall_tau_many(a, b)
     assert (np.isnan(want) and np.isnan(got)) or got == pytest.approx(want, abs=1e-12)
+
+
+def test_a_reference_shared_by_many_rows_is_ranked_once_with_the_same_values():
+    """A bootstrap band: rows (depths, resamples, systems) against one reference per resample (resamples,
+    systems); b is ranked once per resample, and every value is still the pair count's."""
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 20, (4, 30, 129)) / 20
+    b = rng.integers(0, 20, (30, 129)) / 20
+    b[3] = 0.25  # a constant reference row: NaN in every depth
+    a[2, 5, 7] = np.nan  # a NaN row keeps the pair count
+    got = kendall_tau_many(a, b, chunk=17)
+    want = agreement._kendall_tau_pairs(a.reshape(-1, 129), np.broadcast_to(b, a.shape).reshape(-1, 129))
+    np.testing.assert_array_equal(got, want.reshape(4, 30))
+    assert np.isnan(got[:, 3]).all()
+    np.testing.assert_array_equal(kendall_tau_many(b, a), got)  # a shared by rows of b: the same τ-b

@@ -28,7 +28,7 @@ import pandas as pd
 from fireeval.book.inputs import Inputs, decide, reader_label
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
-from fireeval.core.trec import read_run
+from fireeval.core.trec import read_run, read_run_table
 from fireeval.datasets import data_path, trec8
 
 __all__ = ["TrecInputs", "metrics_inputs", "pooled_inputs", "read_reader_runs", "read_reader_qrels",
@@ -229,13 +229,9 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
     if source == "synthetic":
         return _synthetic_pooled(chapter, data_source, pool_depth, seed)
     judgements = read_reader_qrels(own_qrels) if own_qrels else trec8.load_qrels(root=data_dir)
-    frames, sources = {}, {}
-    for n in names:
-        sources[n] = data_path(RUN_PATH.format(n), data_dir)
-        frames[n] = read_run(sources[n], check_duplicates=False)  # checked by RunSet, on integer codes
-    mine, mine_sources, pooled_tags = read_reader_runs(extra, judgements, taken=frames, pooled=pooled_named)
-    frames.update(mine)
-    runs = RunSet.from_frames(frames, sources={**sources, **mine_sources})
+    tables = _read_tables(names, data_dir)
+    mine, mine_sources, pooled_tags = read_reader_runs(extra, judgements, taken=tables, pooled=pooled_named)
+    runs = RunSet.from_tables({**tables, **mine}, sources=mine_sources)
     if own_qrels:
         runs, judgements = _restrict(runs, judgements, own_qrels)
     table = _pooled_runs_table(trec8.load_runs_table(root=data_dir), names, mine, pooled_tags)
@@ -251,6 +247,12 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
                       runs=runs, qrels=judgements, table=table, gloo=gloo, reader_runs=tuple(mine),
                       reader_qrels=str(own_qrels) if own_qrels else None,
                       complete=comparable and len(names) == 129)
+
+
+def _read_tables(names, data_dir) -> dict:
+    """TREC-8's runs ``names`` as :func:`read_run_table` reads them (validated, in trec_eval order): no frame and no
+    Python string per row, for :meth:`RunSet.from_tables`."""
+    return {n: read_run_table(data_path(RUN_PATH.format(n), data_dir)) for n in names}
 
 
 def _synthetic_pooled(chapter: str, data_source, pool_depth: int, seed: int) -> TrecInputs:
