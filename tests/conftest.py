@@ -211,3 +211,10 @@ def trec8_runs(once_per_session):
 
     require_data(*trec8.FILES)
     return once_per_session("trec8_runs", trec8.load_runs)
+
+
+def one_line(excinfo) -> str:
+    """The message of a ``pytest.raises`` error that must be one line with a ``Fix:`` (declared validation, issue 36)."""
+    text = str(excinfo.value)
+    assert "\n" not in text and "Fix:" in text, text
+    return text

@@ -21,12 +21,14 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from fireeval.core.validation import STR, Instance, validate_params
 
 __all__ = ["result_names", "publish", "is_current", "remove_stale"]
 
 _NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
 
 
+@validate_params(stem=STR)
 def result_names(stem: str) -> list[str]:
     """The three names a run of chapter ``stem`` leaves in ``--output``."""
     return [f"{stem}.ipynb", f"{stem}.headline.json", f"{stem}.html"]
@@ -76,6 +78,7 @@ def _adopt(out: Path, stem: str) -> None:
         shutil.rmtree(out / old, ignore_errors=True)
 
 
+@validate_params(run=Instance(str, os.PathLike), out=Instance(str, os.PathLike), stem=STR)
 def publish(run: Path, out: Path, stem: str) -> None:
     """Make the folder ``run`` (inside ``out``, holding :func:`result_names`) the results of ``stem``."""
     link_name = _link_name(stem)
@@ -96,11 +99,13 @@ def publish(run: Path, out: Path, stem: str) -> None:
         shutil.rmtree(out / old, ignore_errors=True)
 
 
+@validate_params(out=Instance(str, os.PathLike), stem=STR, run=Instance(str, os.PathLike))
 def is_current(out: Path, stem: str, run: Path) -> bool:
     """Whether the folder ``run`` has become the results of ``stem`` in ``out`` (its files are not its alone)."""
     return _current(out, stem) == run.name or not (run / f"{stem}.ipynb").exists()
 
 
+@validate_params(out=Instance(str, os.PathLike), stem=STR)
 def remove_stale(out: Path, stem: str) -> None:
     """Delete what killed runs of ``stem`` left in ``out``: folders of runs whose process is gone (a ``pid``
     file) or that are no longer the results, and half-made links."""

@@ -45,6 +45,8 @@ import traceback
 
 import numpy as np
 
+from fireeval.core.validation import CALLABLE, SEED, Int, validate_params
+
 __all__ = ["check_recall_at_k_theta", "check_axiou", "check_kendall_tau", "check_average_precision",
            "check_bpref", "check_correct_at_k", "check_fire_ap", "check_ndcg", "check_holm", "TOLERANCE"]
 
@@ -127,6 +129,7 @@ _MOMENT_CASES = [
 ]
 
 
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_recall_at_k_theta(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(predictions, truth, k, theta)``: R@K,θ of one query (1.0 or 0.0).
 
@@ -175,6 +178,7 @@ def check_recall_at_k_theta(student, n_random: int = 20, seed: int = 0) -> bool:
                     lambda p, t, k, theta: recall_at_k_iou(_iou(p, t), k, theta)[0])
 
 
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_axiou(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(predictions, truth, k)``: AxIoU@K of one query.
 
@@ -220,6 +224,7 @@ def check_axiou(student, n_random: int = 20, seed: int = 0) -> bool:
 
 
 # ---------------------------------------------------------------- agreement between two orderings
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_kendall_tau(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(order_a, order_b)``: Kendall's τ between two orderings of the same systems.
 
@@ -301,6 +306,7 @@ def _grades(ranking, qrels):
     return grades, sum(g >= 1 for g in values), sum(g == 0 for g in values)
 
 
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_average_precision(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(ranking, qrels)``: average precision of one topic (trec_eval's ``map`` per topic).
 
@@ -348,6 +354,7 @@ def check_average_precision(student, n_random: int = 20, seed: int = 0) -> bool:
     return _compare("average precision", "fireeval.core.ranking.average_precision", student, cases, expected)
 
 
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_bpref(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(ranking, qrels)``: bpref of one topic (trec_eval's ``bpref``).
 
@@ -431,6 +438,7 @@ def _positive_gains(ranking, positives):
     return np.array([[index[v] for v in ranking]]), row
 
 
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_correct_at_k(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(ranking, positives, k)``: Correct@K of one query (1.0 or 0.0).
 
@@ -473,6 +481,7 @@ def check_correct_at_k(student, n_random: int = 20, seed: int = 0) -> bool:
     return _compare("Correct@K", "fireeval.core.ranking.correct_at_k", student, cases, expected)
 
 
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_fire_ap(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(ranking, positives, depth)``: AP@depth of one query as FIRE's code computes it.
 
@@ -534,6 +543,7 @@ _GRADED_CASES = [
 ]
 
 
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_ndcg(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(ranking, relevance)``: nDCG of one query with graded relevance, as Wray et al. use it.
 
@@ -587,6 +597,7 @@ def check_ndcg(student, n_random: int = 20, seed: int = 0) -> bool:
 
 
 # ---------------------------------------------------------------- multiple comparisons
+@validate_params(student=CALLABLE, n_random=Int(1), seed=SEED)
 def check_holm(student, n_random: int = 20, seed: int = 0) -> bool:
     """Check ``student(pvalues)``: Holm's step-down adjusted p-values, in the input's order.
 

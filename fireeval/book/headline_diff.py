@@ -20,9 +20,12 @@ line naming the file and the fix -- never "last one wins" or "only in A".
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import json
+import os
 import math
 from pathlib import Path
+from fireeval.core.validation import BOOL, COLLECTION, STR, Instance, Real, validate_params
 
 __all__ = ["load_headline", "check_headline", "diff_headlines", "format_diff", "RTOL", "ATOL"]
 
@@ -62,6 +65,7 @@ def _strict_loads(text: str):
     return Decoder().decode(text)
 
 
+@validate_params(path=Instance(str, os.PathLike))
 def load_headline(path) -> dict:
     """A headline (what ``fireeval run`` writes) as a dict, from its ``.headline.json`` or its executed ``.ipynb``.
 
@@ -122,6 +126,7 @@ def load_headline(path) -> dict:
     return doc
 
 
+@validate_params(doc=Instance(Mapping), name=STR)
 def check_headline(doc: dict, name: str = "headline") -> dict:
     """``{id: claim}`` of a headline's ``claims``, or a one-line ValueError naming ``name`` and the claim.
 
@@ -215,6 +220,7 @@ def _is_timing(key: str) -> bool:
     return any(word in key for word in ("seconds", "elapsed"))
 
 
+@validate_params(a=Instance(Mapping), b=Instance(Mapping), timings=BOOL, rtol=Real(0), atol=Real(0), names=COLLECTION)
 def diff_headlines(a: dict, b: dict, timings: bool = False, rtol: float = RTOL, atol: float = ATOL,
                    names=("A", "B")) -> dict:
     """``{"claims": [...], "only_a": [...], "only_b": [...], "keys": [...], "within_tolerance": n, "rtol", "atol"}``.
@@ -339,6 +345,7 @@ def _interval(v, other=None) -> str:
     return show(value, ovalue) + (f" [{show(lo, olo)}, {show(hi, ohi)}]" if lo is not None and hi is not None else "")
 
 
+@validate_params(d=Instance(Mapping), name_a=STR, name_b=STR)
 def format_diff(d: dict, name_a: str = "A", name_b: str = "B") -> str:
     """The diff as text: one block per changed claim, then the changed keys; "no change" when equal.
 

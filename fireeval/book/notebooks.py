@@ -23,6 +23,7 @@ keys its glued ``headline`` must contain.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import ast
 import contextlib
 import functools
@@ -32,6 +33,8 @@ from pathlib import Path
 
 from fireeval.book import _results
 from fireeval.book.report import HEADLINE_MIME
+import os
+from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, validate_params
 
 __all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
            "check_value", "coerce_parameters", "execute", "extract_headline", "install_note", "with_install_cell",
@@ -85,6 +88,7 @@ class ChapterFailed(RuntimeError):
 NOTEBOOK_SUFFIXES = (".md", ".myst", ".mystnb", ".ipynb", ".py")
 
 
+@validate_params(name_or_path=Instance(str, os.PathLike))
 def find_notebook(name_or_path) -> Path:
     """A notebook path from a bare chapter name such as ``pool_depth`` or a notebook path.
 
@@ -126,6 +130,7 @@ def find_notebook(name_or_path) -> Path:
     raise FileNotFoundError(f"{text}: no such notebook. Fix: give a notebook path or one of: {', '.join(known)}")
 
 
+@validate_params(path=Instance(str, os.PathLike))
 def load(path):
     """Read a text (MyST/py:percent) or .ipynb notebook as an nbformat node.
 
@@ -155,6 +160,7 @@ def _parameters_cell(nb):
     return None
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"))
 def declared_parameters(nb) -> dict:
     """``{name: default}`` from the cell tagged ``parameters`` (literal assignments only).
 
@@ -189,6 +195,7 @@ def declared_parameters(nb) -> dict:
     return params
 
 
+@validate_params(source=STR)
 def parameter_comments(source: str) -> dict:
     """``{name: comment text}`` of each literal assignment in a parameters cell (its comment on the last line).
 
@@ -220,6 +227,7 @@ def parameter_comments(source: str) -> dict:
     return out
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"))
 def parameter_specs(nb) -> dict:
     """``{name: SPEC or None}``: the text after ``Allowed:`` in each parameter's comment.
 
@@ -305,6 +313,7 @@ def _scalar_check(spec: str):
     return check
 
 
+@validate_params(spec=STR)
 def parse_spec(spec: str):
     """A checker ``value -> (ok, normalised value)`` for a parameter SPEC (see the module docstring).
 
@@ -358,6 +367,7 @@ def parse_spec(spec: str):
     return lambda v: (nullable, v) if v is None else scalar(v)
 
 
+@validate_params(name=STR, value=ANY, spec=STR, source=STR)
 def check_value(name: str, value, spec: str, source: str = "notebook"):
     """``value`` normalised (ints become floats where SPEC says float), or ParameterError saying what is allowed.
 
@@ -414,6 +424,7 @@ def parse_value(text: str):
         return text
 
 
+@validate_params(declared=Instance(Mapping), given=Instance(Mapping), source=STR, specs=[Instance(Mapping), None])
 def coerce_parameters(declared: dict, given: dict, source: str = "notebook", specs: dict | None = None) -> dict:
     """Check ``given`` against the declared defaults and their ``Allowed:`` SPECs; ints are accepted for floats.
 
@@ -472,6 +483,7 @@ PATH_PARAMETERS = {"data_dir": "folder", "cache_dir": "new folder", "qrels": "fi
                    "extra_runs_pooled": "file or tag", "predictions": "file", "similarity": "file"}
 
 
+@validate_params(params=Instance(Mapping), cwd=[Instance(str, os.PathLike), None], option=[Instance(Mapping), None])
 def resolve_paths(params: dict, cwd=None, option=None) -> dict:
     """``params`` with every path a reader gave (:data:`PATH_PARAMETERS`, in strings, lists and dict values)
     made absolute against ``cwd`` (default: the caller's working directory), each named file and folder
@@ -555,6 +567,7 @@ def _registry_path(value: str) -> bool:
     return value in registry()
 
 
+@validate_params(cwd=[Instance(str, os.PathLike), None], data_dir=[Instance(str, os.PathLike), None])
 def resolve_data_environment(cwd=None, data_dir=None) -> None:
     """Make a relative ``FIREEVAL_DATA`` absolute against ``cwd`` (the kernel, which inherits it, runs in
     the chapter's folder); unless ``data_dir`` names the folder instead, refuse one that names no folder:
@@ -617,6 +630,7 @@ def _with_data_cell(nb):
     return nb
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"))
 def data_folders_read(nb) -> list | None:
     """The data folders an executed notebook read (reported by its runner's last cell, which is removed
     from ``nb``), or None when that cell did not run.
@@ -649,6 +663,7 @@ def data_folders_read(nb) -> list | None:
     return found
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"))
 def extract_headline(nb) -> dict | None:
     """The glued ``headline`` dict from an executed notebook (a NotebookNode or the plain dict of its JSON), or None.
 
@@ -677,6 +692,8 @@ def extract_headline(nb) -> dict | None:
     return None
 
 
+@validate_params(notebook=Instance(str, os.PathLike), parameters=[Instance(Mapping), None],
+                 output_dir=[Instance(str, os.PathLike), None], kernel_name=STR, timeout=Int(1), progress=BOOL)
 def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_name: str = "python3",
             timeout: int = 3600, progress: bool = False) -> dict:
     """Validate parameters, execute the notebook with papermill, write the outputs atomically.
@@ -861,6 +878,7 @@ def _signals_held():
                 os.kill(os.getpid(), got[0])
 
 
+@validate_params(out=Instance(str, os.PathLike), data_dir=[Instance(str, os.PathLike), None])
 def refuse_data_directory(out: Path, data_dir=None) -> None:
     """Outputs never go into a data directory (the shared data, FIREEVAL_DATA, the chapter's data_dir).
 
@@ -1002,6 +1020,7 @@ def _short(err: BaseException) -> str:
 INSTALL_TAG = "fireeval-install"
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"), chapter=STR)
 def install_note(nb, chapter: str) -> str:
     """Markdown that tells the reader of a downloaded notebook how to install what ``chapter`` needs.
 
@@ -1069,6 +1088,7 @@ Data: give {data} as `--data-dir` (or set `data_dir` in the parameters cell, or 
 environment variable). Without it the chapter runs on a seeded synthetic stand-in and says so.{wordnet}{oracle}"""
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"), chapter=STR)
 def with_install_cell(nb, chapter: str):
     """A copy of ``nb`` whose first cell is :func:`install_note` (tagged ``fireeval-install``), once.
 

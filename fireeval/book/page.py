@@ -16,9 +16,12 @@ scalar keys and the claims table (id, label, found).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import html
+import os
 import re
 from pathlib import Path
+from fireeval.core.validation import STR, Instance, validate_params
 
 __all__ = ["write_page", "render_page", "glued_outputs", "run_summary", "claims_rows", "reader_warnings"]
 
@@ -48,6 +51,7 @@ footer{margin-top:2rem;border-top:1px solid #eee}main{overflow-wrap:break-word}
 """
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"))
 def glued_outputs(nb) -> dict:
     """``{key: mime bundle}`` of every value the executed notebook glued (myst-nb's ``scrapbook`` outputs).
 
@@ -245,6 +249,7 @@ def _outputs_html(outputs, md) -> str:
 _WARNING = re.compile(r"^(?P<where>\S.*?):(?P<line>\d+): (?P<kind>\w*Warning): (?P<text>.*)$")
 
 
+@validate_params(text=STR)
 def reader_warnings(text: str) -> str:
     """A kernel's stderr with each Python warning as the reader should see it, ``warning: message``: without
     the kernel's temporary file (``/tmp/ipykernel_123/456.py:7: UserWarning: ...``), the module's path
@@ -285,6 +290,8 @@ def _markdown_renderer():
     return MarkdownIt("commonmark", {"html": True}).enable("table").enable("strikethrough")
 
 
+@validate_params(nb=Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"), title=[STR, None],
+                 source=[STR, None], data=STR)
 def render_page(nb, title: str | None = None, source: str | None = None, data: str = "") -> tuple[str, list]:
     """``(html, missing)``: the page of executed notebook ``nb`` and the glue keys the prose names but
     the notebook did not glue (shown marked in the page). ``data`` is the page's data line (which
@@ -350,6 +357,8 @@ def render_page(nb, title: str | None = None, source: str | None = None, data: s
     return page, sorted(set(missing))
 
 
+@validate_params(nb=[Instance(Mapping, fix="pass a notebook (nbformat.NotebookNode)"), Instance(str, os.PathLike)],
+                 path=Instance(str, os.PathLike), source=[STR, None], data=STR)
 def write_page(nb, path, source: str | None = None, data: str = "") -> list:
     """Write the page of executed notebook ``nb`` (a node or a path to an .ipynb) to ``path``;
     return the glue keys the prose names that the notebook did not glue.
@@ -401,6 +410,7 @@ def _found(claim: dict):
         return first.get("value") if isinstance(first, dict) else claim.get("why")
 
 
+@validate_params(headline=Instance(Mapping))
 def claims_rows(headline: dict) -> list[dict]:
     """``[{id, label, verdict, found}]`` from a headline's ``claims`` list (empty without one).
 
@@ -437,6 +447,7 @@ def _short(value, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+@validate_params(headline=Instance(Mapping), files=[Instance(Mapping), None])
 def run_summary(headline: dict, files: dict | None = None) -> str:
     """The few lines ``fireeval run`` prints: files written, scalar headline keys, the claims table.
 

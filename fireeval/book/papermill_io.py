@@ -39,6 +39,7 @@ import ast
 import os
 import sys
 import threading
+from fireeval.core.validation import validate_params
 
 __all__ = ["TextNotebookHandler", "FireevalPythonTranslator", "install", "TEXT_SUFFIXES"]
 
@@ -155,7 +156,7 @@ def _make_translator():
 
             _state.cell = None
             source = parameters_cell["source"]
-            nb = _CellNotebook(parameters_cell)
+            nb = _cell_notebook(parameters_cell)
             try:
                 body = ast.parse(source).body
                 if not all(isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
@@ -184,14 +185,12 @@ def _make_translator():
     return FireevalPythonTranslator
 
 
-class _CellNotebook:
+def _cell_notebook(cell):
     """The minimal notebook :func:`fireeval.book.notebooks.declared_parameters` reads: one parameters cell."""
+    from nbformat import NotebookNode
 
-    def __init__(self, cell):
-        from nbformat import NotebookNode
-
-        self.cells = [NotebookNode(cell_type="code", source=cell["source"],
-                                   metadata=NotebookNode(tags=["parameters"]))]
+    return NotebookNode(cells=[NotebookNode(cell_type="code", source=cell["source"],
+                                            metadata=NotebookNode(tags=["parameters"]))])
 
 
 def _validate(parameters: dict, inspected) -> dict:
@@ -235,6 +234,7 @@ def _in_papermill_command() -> bool:
 FireevalPythonTranslator = None
 
 
+@validate_params()
 def install() -> None:
     """Route text notebooks to the handler and register the translator for Python (idempotent).
 

@@ -26,15 +26,20 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import hashlib
 import html
 import json
 import re
 
 import altair as alt
+from fireeval.core.validation import ANY, BOOL, COLLECTION, NUMBER, STR, Instance, Int, Options, Real, validate_params
 
 __all__ = ["setup", "titled", "knob", "ordering_chart", "chart_bundle", "fit_to_column", "PALETTE", "VEGALITE_VERSION",
            "CHART_CLASS", "MAX_WIDTH"]
+
+#: a chart's title or caption: one line, or a list of lines
+_TEXT = Instance(str, list, tuple, fix="pass a str or a list of lines")
 
 # Colour-blind-safe (Okabe-Ito), in the order series are usually added.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -161,6 +166,7 @@ def _has_legend_encoding(node) -> bool:
     return any(_has_legend_encoding(v) for k, v in node.items() if k not in _NOT_VIEWS and isinstance(v, (dict, list)))
 
 
+@validate_params(spec=Instance(Mapping), max_width=Int(1), svg=[STR, None])
 def fit_to_column(spec: dict, max_width: int = MAX_WIDTH, svg: str | None = None) -> tuple[dict, str]:
     """``(spec, static SVG)`` of a chart no wider than ``max_width`` px, changed as little as needed.
 
@@ -339,6 +345,7 @@ def _static_svg_raw(spec: dict) -> str:
     return vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION)
 
 
+@validate_params(spec=Instance(Mapping), fit=BOOL)
 def chart_bundle(spec: dict, fit: bool = True) -> dict:
     """The mime bundle of one chart: HTML with the static SVG and the live specification.
 
@@ -387,6 +394,7 @@ def _renderer(spec: dict, **metadata) -> dict:
     return chart_bundle(spec)
 
 
+@validate_params(renderer=Options("fireeval", "svg"))
 def setup(renderer: str = "fireeval") -> None:
     """Register and enable the theme; show charts as static SVG plus their live specification.
 
@@ -413,6 +421,7 @@ def setup(renderer: str = "fireeval") -> None:
     alt.data_transformers.disable_max_rows()
 
 
+@validate_params(chart=ANY, title=_TEXT, caption=_TEXT)
 def titled(chart, title: str, caption: str):
     """Give ``chart`` a title and a one-line caption that says what to look at.
 
@@ -448,6 +457,8 @@ def _lines(text: str, width: int):
     return wrapped if len(wrapped) > 1 else text
 
 
+@validate_params(name=STR, value=ANY, options=[COLLECTION, None], labels=[COLLECTION, None], min=[NUMBER, None],
+                 max=[NUMBER, None], step=[Real(0, closed="neither"), None], label=[STR, None])
 def knob(name: str, value, *, options=None, labels=None, min=None, max=None, step=None, label: str | None = None):
     """A Vega-Lite parameter bound to a control: a drop-down over ``options`` or a slider over ``[min, max]``.
 
@@ -497,6 +508,8 @@ def knob(name: str, value, *, options=None, labels=None, min=None, max=None, ste
     return alt.param(name=name, value=value, bind=bind)
 
 
+@validate_params(comparison=ANY, adjust=[Options("holm", "tukey", "none", "t", "t-holm"), None], title=[STR, None],
+                 caption=[STR, None])
 def ordering_chart(comparison, adjust: str | None = None, *, title: str | None = None, caption: str | None = None):
     """The ordering of a :class:`fireeval.stats.significance.Comparison` with its letters (compact letter display).
 

@@ -7,11 +7,14 @@ of its key numbers. It is glued (myst-nb) under the name ``headline`` with an
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import json
 import math
 from numbers import Integral, Real
 
 import numpy as np
+
+from fireeval.core.validation import ANY, BOOL, COLLECTION, STR, Instance, validate_params
 
 __all__ = ["headline", "glue", "claims", "ClaimsTable", "found_html", "verdict_html", "CLAIMS_STYLE", "to_jsonable",
            "HEADLINE_MIME"]
@@ -20,6 +23,7 @@ __all__ = ["headline", "glue", "claims", "ClaimsTable", "found_html", "verdict_h
 HEADLINE_MIME = "application/vnd.fireeval.headline+json"
 
 
+@validate_params(value=ANY)
 def to_jsonable(value):
     """Convert numpy scalars/arrays, tuples and non-string keys to plain JSON types.
 
@@ -41,10 +45,14 @@ def to_jsonable(value):
     >>> to_jsonable({1: np.float32(0.5), "a": (np.int64(2), float("nan")), "b": np.arange(2)})
     {'1': 0.5, 'a': [2, None], 'b': [0, 1]}
     """
+    return _jsonable(value)
+
+
+def _jsonable(value):  # (the recursion, without the declared check at every level)
     if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
-        return [to_jsonable(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+        return [_jsonable(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, Integral):
@@ -68,6 +76,7 @@ class _Headline:
         return json.dumps(self.data, indent=1)
 
 
+@validate_params(data=Instance(Mapping))
 def headline(data: dict) -> dict:
     """Glue ``data`` as this notebook's ``headline`` and return its JSON-safe form.
 
@@ -95,6 +104,7 @@ def headline(data: dict) -> dict:
     return clean
 
 
+@validate_params(name=STR, value=ANY, display=BOOL)
 def glue(name: str, value, display: bool = False) -> None:
     """Glue one value for the prose (``{glue:text}`name:.3f```); numpy scalars become Python numbers.
 
@@ -132,6 +142,7 @@ def _glue(name, value, display=False):
     myst_glue(name, value, display=display)
 
 
+@validate_params(records=COLLECTION, title=STR, legacy_twins=BOOL)
 def claims(records: list[dict], title: str = "Claims and verdicts", legacy_twins: bool = False) -> list[dict]:
     """Glue a chapter's evaluated claims and return them for the headline's ``claims`` list.
 
@@ -337,6 +348,7 @@ CLAIMS_STYLE = """<style>
 </style>"""
 
 
+@validate_params(row=Instance(Mapping))
 def verdict_html(row) -> str:
     """The verdict cell: the label in its colour, and for a stand-in what its data show (the 'here' rows).
 
@@ -393,6 +405,7 @@ def _condition_text(c) -> str:
             + (f" ({escape(c['why'])})" if c.get("why") else ""))
 
 
+@validate_params(row=Instance(Mapping))
 def found_html(row) -> str:
     """What was found here, with the interval method; a family's conditions are folded under its count.
 

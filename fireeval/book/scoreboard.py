@@ -9,14 +9,18 @@ the scoreboard always shows what the chapters computed in this build.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
+
+from fireeval.core.validation import COLLECTION, Instance, validate_params
 
 __all__ = ["book_chapters", "chapter_records", "verdict_counts", "verdict_chart", "ScoreboardTable", "PAPERS", "paper_of",
            "by_paper", "here_rows", "paper_summary", "PaperSummary", "PaperTable"]
 
 
+@validate_params(root=Instance(str, os.PathLike))
 def book_chapters(root) -> list[str]:
     """The chapter notebooks (names under ``notebooks/``) in the table of contents' order.
 
@@ -54,6 +58,7 @@ def book_chapters(root) -> list[str]:
     return found
 
 
+@validate_params(root=Instance(str, os.PathLike), chapters=[COLLECTION, None], cache=[Instance(str, os.PathLike), None])
 def chapter_records(root, chapters: Sequence[str] | None = None, cache=None) -> dict[str, list[dict]]:
     """``{chapter: claims}`` from the executed chapters in the execution cache.
 
@@ -121,6 +126,7 @@ PAPERS = (
 )
 
 
+@validate_params(record=Instance(Mapping))
 def paper_of(record: Mapping) -> str:
     """The key in :data:`PAPERS` of the paper a claim tests (``book`` for the book's own findings).
 
@@ -147,6 +153,7 @@ def paper_of(record: Mapping) -> str:
     return "book"
 
 
+@validate_params(records=Instance(Mapping))
 def by_paper(records: Mapping[str, list[dict]]) -> dict[str, list[tuple[str, dict]]]:
     """``{paper key: [(chapter, record), ...]}`` in :data:`PAPERS` order (papers without claims left out).
 
@@ -223,6 +230,7 @@ def _on_stand_in_data(record: Mapping) -> bool:
     return record.get("standing") != "stand-in" and str(record.get("data", "")).startswith("stand-in")
 
 
+@validate_params(record=Instance(Mapping))
 def here_rows(record: Mapping) -> list[dict]:
     """What the stand-ins show for a record: its ``here`` rows; a stand-in claim without any (its test has no
     power on the stand-in either) gets one ``not testable here`` row with the reason, so every stand-in claim
@@ -299,6 +307,7 @@ def _said(record: Mapping) -> str:
     return f"“{short}” ({found})" if "[" in found or "holds at" in found else f"“{short}”"
 
 
+@validate_params(records=Instance(Mapping))
 def paper_summary(records: Mapping[str, list[dict]]) -> dict[str, list[str]]:
     """Per paper, two to four sentences assembled from its claims' computed verdicts (none typed).
 
@@ -493,6 +502,7 @@ class PaperTable:
                 f"<tbody>{body}</tbody></table></div>")
 
 
+@validate_params(records=Instance(Mapping))
 def verdict_counts(records: Mapping[str, list[dict]]):
     """A tidy table: one row per claim and scope (the paper's data, or a stand-in's ``here`` row).
 
@@ -532,6 +542,7 @@ def verdict_counts(records: Mapping[str, list[dict]]):
     return pd.DataFrame(rows, columns=["chapter", "paper", "who", "scope", "label", "id"])
 
 
+@validate_params(records=Instance(Mapping))
 def verdict_chart(records: Mapping[str, list[dict]]):
     """Stacked bars per paper: its statements' verdicts on the paper's data, and what the stand-ins show.
 

@@ -38,10 +38,13 @@ at the end of the notebook, so the figure at the top is the one this build took.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import math
 import re
 import time
 from pathlib import Path
+import os
+from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, Real, validate_params
 
 __all__ = ["Solutions", "lookup", "same", "reading_minutes", "unfolded_words", "visible_code_cells", "RunClock", "SOLUTION_TOLERANCE", "WORDS_PER_MINUTE"]
 
@@ -107,6 +110,7 @@ def _steps(path: str) -> list:
     return steps
 
 
+@validate_params(headline=Instance(Mapping), path=STR)
 def lookup(headline: dict, path: str):
     """The value at ``path`` in ``headline`` (see the module docstring); KeyError names the missing step.
 
@@ -144,6 +148,7 @@ def lookup(headline: dict, path: str):
     return value
 
 
+@validate_params(a=ANY, b=ANY, tolerance=Real(0))
 def same(a, b, tolerance: float = SOLUTION_TOLERANCE) -> bool:
     """Equal, with floats compared to ``tolerance`` (relative and absolute) and containers element-wise.
 
@@ -163,6 +168,10 @@ def same(a, b, tolerance: float = SOLUTION_TOLERANCE) -> bool:
     >>> same(0.1 + 0.2, 0.3), same([1, 2.0], [1, 2.0000000001]), same("a", "b")
     (True, True, False)
     """
+    return _same(a, b, tolerance)
+
+
+def _same(a, b, tolerance: float) -> bool:  # (the recursion, without the declared check at every level)
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -170,9 +179,9 @@ def same(a, b, tolerance: float = SOLUTION_TOLERANCE) -> bool:
             return math.isnan(a) and math.isnan(b)
         return math.isclose(a, b, rel_tol=tolerance, abs_tol=tolerance)
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k], tolerance) for k in a)
+        return a.keys() == b.keys() and all(_same(a[k], b[k], tolerance) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y, tolerance) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y, tolerance) for x, y in zip(a, b))
     return a == b
 
 
@@ -200,6 +209,7 @@ def _blocks(text: str):
             yield "other", body
 
 
+@validate_params(source=Instance(str, os.PathLike), code=BOOL)
 def unfolded_words(source: str | Path, code: bool = True) -> int:
     r"""Words a reader sees in a MyST chapter without opening a fold: the prose, the admonitions that are
     not dropdowns, and the visible code cells' lines (QuantEcon counts a lecture's code too); removed
@@ -231,6 +241,7 @@ def unfolded_words(source: str | Path, code: bool = True) -> int:
     return len(re.findall(r"\S+", prose + " " + " ".join(shown)))
 
 
+@validate_params(source=Instance(str, os.PathLike))
 def visible_code_cells(source: str | Path) -> list[int]:
     """The line counts (blank and comment lines left out) of a chapter's visible code cells, in order.
 
@@ -257,6 +268,7 @@ def visible_code_cells(source: str | Path) -> list[int]:
     return [len(body) for kind, body in _blocks(text) if kind == "code"]
 
 
+@validate_params(source=Instance(str, os.PathLike), words_per_minute=Int(1))
 def reading_minutes(source: str | Path, words_per_minute: int = WORDS_PER_MINUTE) -> int:
     """Minutes to read the prose a reader sees of a MyST chapter without opening a fold
     (:func:`unfolded_words` without the code cells: code is run and skimmed, not read at prose speed),

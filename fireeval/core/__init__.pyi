@@ -139,4 +139,7 @@ from .validation import (
     ARRAY as ARRAY,
     PROBABILITIES as PROBABILITIES,
     ParamError as ParamError,
+    COLLECTION as COLLECTION,
+    CALLABLE as CALLABLE,
+    COUNTS as COUNTS,
 )

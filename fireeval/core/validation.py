@@ -30,7 +30,7 @@ import numbers
 import numpy as np
 
 __all__ = ["validate_params", "Int", "Real", "Options", "Instance", "Array", "Check", "ANY", "BOOL", "STR", "SEED",
-           "NUMBER", "ARRAY", "PROBABILITIES", "ParamError"]
+           "NUMBER", "ARRAY", "PROBABILITIES", "ParamError", "COLLECTION", "CALLABLE", "COUNTS"]
 
 
 class ParamError(ValueError, TypeError):
@@ -366,3 +366,29 @@ def validate_params(**spec):
         checked.__fireeval_params__ = dict(spec)
         return checked
     return decorate
+
+
+class _Collection(_Constraint):
+    fix = "pass a list, tuple, set, dict or array (not a single str or None)"
+
+    def problem(self, value):
+        if isinstance(value, (str, bytes)) or value is None or not (
+                hasattr(value, "__len__") and hasattr(value, "__iter__")):
+            return ParamError, f"is a {type(value).__name__}, not a collection"
+        return None
+
+
+class _Callable(_Constraint):
+    fix = "pass a function"
+
+    def problem(self, value):
+        return None if callable(value) else (ParamError, f"is a {type(value).__name__}, not callable")
+
+
+#: names, indices or masks: a list, tuple, set, dict (its keys), array or pandas object (a single str or None is
+#: refused: iterating it would give its letters)
+COLLECTION = _Collection()
+#: a function (or any callable)
+CALLABLE = _Callable()
+#: positive counts or depths (1, 2, ...) as a list or array
+COUNTS = Array(1, np.inf)

@@ -30,6 +30,9 @@ import numpy as np
 
 from fireeval.core import measures as registry
 from fireeval.core.measures import Context
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
+from fireeval.core.validation import ARRAY, COLLECTION, STR, Instance, validate_params
 
 __all__ = ["INCOMPLETE_MEASURES", "JudgedCells", "binary_ideal_gains", "canonical_name", "incomplete_scores",
            "is_incomplete_measure"]
@@ -45,6 +48,7 @@ def _family_root(name) -> str | None:
         return None
 
 
+@validate_params(name=STR)
 def is_incomplete_measure(name: str) -> bool:
     """True for a measure this module computes (``bpref``, ``infAP``, ``map_judged``, ``ndcg_judged``,
     under any registered name: ``Bpref``, ``AP'``, ``map'``, ``nDCG'``).
@@ -64,6 +68,7 @@ def is_incomplete_measure(name: str) -> bool:
     return _family_root(name) in INCOMPLETE_MEASURES
 
 
+@validate_params(name=STR)
 def canonical_name(name: str) -> str:
     """The registry's root name of a measure of this module (``map'`` -> ``map_judged``).
 
@@ -178,6 +183,7 @@ class JudgedCells:
         return {name: out[name] for name in names}
 
 
+@validate_params(n_relevant=ARRAY)
 def binary_ideal_gains(n_relevant) -> np.ndarray:
     """Ideal grades of binary judgements with ``n_relevant`` relevant documents: (..., max count).
 
@@ -198,6 +204,7 @@ def binary_ideal_gains(n_relevant) -> np.ndarray:
     return (np.arange(width) < n[..., None]).astype(float)
 
 
+@validate_params(runs=Instance(RunSet), qrels=Instance(Qrels), measures=COLLECTION, topics=[COLLECTION, None])
 def incomplete_scores(runs, qrels, measures=INCOMPLETE_MEASURES, topics=None) -> dict:
     """Per-topic ``bpref``, ``infAP``, ``map_judged``, ``ndcg_judged`` of every run: ``{name: (runs, topics)}``.
 

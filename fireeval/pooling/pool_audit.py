@@ -35,6 +35,7 @@ from fireeval.core.runset import RunSet
 from fireeval.pooling.pools import build_pool, compare_leave_outs
 from fireeval.stats.claims import Estimate
 from fireeval.stats.reliability import warning_threshold
+from fireeval.core.validation import ANY, ARRAY, COUNTS, STR, Array, Instance, Int, Options, Real, validate_params
 
 __all__ = ["DropModel", "fit_drop_model", "reference_losses", "cross_validate", "validation_summary",
            "RunAudit", "audit_run", "coverage", "score_range", "runs_fully_judged", "RISKS"]
@@ -86,6 +87,7 @@ class DropModel:
         return np.median(losses, axis=1), np.quantile(losses, self.quantile, axis=1)
 
 
+@validate_params(share=Array(0, 1), loss=ARRAY, n_neighbours=Int(1), quantile=Real(0, 1))
 def fit_drop_model(share, loss, n_neighbours: int = 15, quantile: float = 0.9) -> DropModel:
     """A :class:`DropModel` from reference runs' judged@K (after leave-out) and relative losses.
 
@@ -115,6 +117,7 @@ def fit_drop_model(share, loss, n_neighbours: int = 15, quantile: float = 0.9) -
     return DropModel(share[keep], loss[keep], int(n_neighbours), float(quantile))
 
 
+@validate_params(runs=Instance(RunSet), qrels=Instance(Qrels), pool_depth=Int(1), pooled=ANY, groups=ANY, measure=STR)
 def reference_losses(runs: RunSet, qrels: Qrels, pool_depth: int = 100, pooled=None, groups=None,
                      measure: str = "map") -> pd.DataFrame:
     """The leave-out experiment on reference runs: per run, judged@K after leave-out and relative loss.
@@ -177,6 +180,7 @@ def reference_losses(runs: RunSet, qrels: Qrels, pool_depth: int = 100, pooled=N
     return out
 
 
+@validate_params(runs=Instance(RunSet), qrels=Instance(Qrels), depth=Int(1))
 def runs_fully_judged(runs: RunSet, qrels: Qrels, depth: int) -> np.ndarray:
     """Per run: is every document of its top ``depth`` judged, on every qrels topic?
 
@@ -223,6 +227,8 @@ def _present(runs, topics, depth):
     return out
 
 
+@validate_params(table=Instance(pd.DataFrame), share=STR, loss=STR, by=STR, max_loss=Real(0, 1), n_neighbours=Int(1),
+                 fit_on=[Options("pooled"), None])
 def cross_validate(table: pd.DataFrame, share: str = "judged@100", loss: str = "relative drop",
                    by: str = "group", max_loss: float = 0.02, n_neighbours: int = 15,
                    fit_on: str | None = "pooled") -> pd.DataFrame:
@@ -288,6 +294,7 @@ def cross_validate(table: pd.DataFrame, share: str = "judged@100", loss: str = "
     return pd.concat(rows).reindex(table.index)
 
 
+@validate_params(cv=Instance(pd.DataFrame), max_loss=Real(0, 1))
 def validation_summary(cv: pd.DataFrame, max_loss: float = 0.02) -> dict:
     """Precision and recall of the warning, and calibration of the drop model, from :func:`cross_validate`.
 
@@ -345,6 +352,7 @@ def validation_summary(cv: pd.DataFrame, max_loss: float = 0.02) -> dict:
     }
 
 
+@validate_params(runs=Instance(RunSet), qrels=Instance(Qrels), ks=COUNTS)
 def coverage(runs: RunSet, qrels: Qrels, ks=(10, 100)) -> pd.DataFrame:
     """Per run and topic: judged@k (share of the top k judged) and unjudged@k (count), for each k.
 
@@ -396,6 +404,7 @@ def coverage(runs: RunSet, qrels: Qrels, ks=(10, 100)) -> pd.DataFrame:
     return pd.DataFrame(columns, index=index)
 
 
+@validate_params(runs=Instance(RunSet), qrels=Instance(Qrels), pool_depth=Int(1))
 def score_range(runs: RunSet, qrels: Qrels, pool_depth: int = 100) -> pd.DataFrame:
     """Per run, mean over every qrels topic: MAP, bpref, infAP, AP′ (condensed MAP) and the MAP upper bound.
 
@@ -554,6 +563,8 @@ class RunAudit:
                 "per_topic": self.per_topic.reset_index().to_dict("records")}
 
 
+@validate_params(qrels=Instance(Qrels), run=Instance(RunSet), pool_depth=Int(1), reference=[Instance(RunSet), None],
+                 groups=ANY, pooled=ANY, max_loss=Real(0, 1), n_neighbours=Int(1))
 def audit_run(qrels: Qrels, run: RunSet, pool_depth: int = 100, reference: RunSet | None = None, groups=None,
               pooled=None, max_loss: float = 0.02, n_neighbours: int = 15) -> RunAudit:
     """Audit the single run in ``run`` against ``qrels`` (see the module docstring).

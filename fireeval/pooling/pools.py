@@ -37,6 +37,8 @@ from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core import ranking
 from fireeval.pooling.incomplete import JudgedCells, binary_ideal_gains, canonical_name, is_incomplete_measure
+from fireeval.core.validation import (ANY, ARRAY, CALLABLE, COLLECTION, COUNTS, NUMBER, SEED, STR, Instance, Int,
+                                      Options, Real, validate_params)
 
 __all__ = ["Pool", "build_pool", "measure_name", "DepthSweep", "depth_sweep", "sweep_depths", "measure_table",
            "relevant_count_association",
@@ -364,6 +366,7 @@ def _check_topics(runs: RunSet, qrels: Qrels) -> None:
                          "their judgements. Fix: drop them from the qrels (Qrels.restrict) or add runs for them")
 
 
+@validate_params(runs=Instance(RunSet), pooled=ANY, groups=ANY, depth=Int(1), contributors=Options("pooled", "all"))
 def build_pool(runs: RunSet, pooled=None, groups=None, depth: int = 100, contributors: str = "pooled") -> Pool:
     """Pool the top ``depth`` of the ``pooled`` runs, recording depth and contributors.
 
@@ -406,10 +409,6 @@ def build_pool(runs: RunSet, pooled=None, groups=None, depth: int = 100, contrib
     >>> pool.documents().set_index("docno")["min_depth"].to_dict()
     {'a': 1, 'b': 2, 'c': 1, 'd': 2, 'e': 3}
     """
-    if depth < 1:
-        raise ValueError(f"pool depth must be >= 1, got {depth}")
-    if contributors not in ("pooled", "all"):
-        raise ValueError(f"contributors must be 'pooled' or 'all', not {contributors!r}")
     empty = [name for name, n in zip(runs.names, runs.n_retrieved.sum(axis=1)) if n == 0]
     if empty:
         raise ValueError(f"run(s) {empty[:5]} retrieve no document for any topic. Fix: check the run "
@@ -456,6 +455,7 @@ def _measures(measures) -> list[Measure]:
     return [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
 
 
+@validate_params(measure=Instance(str, Measure))
 def measure_name(measure) -> str:
     """Canonical name of a measure: trec_eval's, or one of :mod:`fireeval.pooling.incomplete`'s.
 
@@ -694,6 +694,8 @@ class DepthSweep:
         }, index=pd.Index(measures, name="measure"))
 
 
+@validate_params(sweep=Instance(DepthSweep), samples=Instance(Mapping), samples_ap=[Instance(Mapping), None],
+                 k=Int(1), level=Real(-1, 1), label=CALLABLE)
 def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = None, k: int = 3,
                   level: float = 0.90, label=str) -> pd.DataFrame:
     """Per measure: τ-b and τ_AP at depth ``k`` with 95 % BCa bands, and the depths where τ-b passes ``level``.
@@ -767,6 +769,7 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
     return pd.DataFrame(rows).set_index("measure")
 
 
+@validate_params(cross=Instance(Mapping))
 def crossing_text(cross: dict) -> str:
     """``band_crossing`` as text: ``"5–15"``, ``"3"``, ``"not reached"``.
 
@@ -790,6 +793,7 @@ def crossing_text(cross: dict) -> str:
     return str(a) if a == b else f"{a}–{b}"
 
 
+@validate_params(gap=NUMBER, samples_ap=ARRAY, samples_b=ARRAY, level=Real(0, 1, closed="neither"))
 def tau_ap_gap_sentence(gap: float, samples_ap, samples_b, level: float = 0.95) -> str:
     """How τ_AP compares with τ-b, decided by the paired bootstrap interval of τ_AP − τ-b.
 
@@ -829,6 +833,7 @@ def tau_ap_gap_sentence(gap: float, samples_ap, samples_b, level: float = 0.95) 
             "nearer the top or the bottom of the ranking")
 
 
+@validate_params(qrels=Instance(Qrels), topics=COLLECTION)
 def relevant_split(qrels: Qrels, topics) -> tuple[np.ndarray, np.ndarray, float]:
     """Topic indices with at most / more than the median number of relevant documents, and the median.
 
@@ -862,6 +867,8 @@ def _spearman_rows(x, y) -> np.ndarray:
         return (rx * ry).sum(-1) / np.sqrt((rx ** 2).sum(-1) * (ry ** 2).sum(-1))
 
 
+@validate_params(sweep=Instance(DepthSweep), qrels=Instance(Qrels), measure=STR, k=Int(1), n_resamples=Int(1),
+                 rng=SEED, n_permutations=Int(1))
 def relevant_count_association(sweep: DepthSweep, qrels: Qrels, measure: str, k: int, n_resamples: int = 1000,
                                rng: int = 0, n_permutations: int = 2000) -> dict:
     """Does a depth-``k`` pool disturb the ranking more on topics with many relevant documents? Two readings.
@@ -957,6 +964,7 @@ def _first_above(series: pd.Series, level: float) -> int | None:
     return int(above.index[0]) if len(above) else None
 
 
+@validate_params(max_depth=Int(1), pool_depth=Int(1))
 def sweep_depths(max_depth: int, pool_depth: int) -> list[int]:
     """Depths of a pool-depth sweep: 1 ... min(max_depth, pool_depth), then ``pool_depth``.
 
@@ -980,6 +988,7 @@ def sweep_depths(max_depth: int, pool_depth: int) -> list[int]:
     return list(range(1, min(max_depth, pool_depth) + 1)) + ([pool_depth] if pool_depth > max_depth else [])
 
 
+@validate_params(pool=Instance(Pool), qrels=Instance(Qrels), depths=COUNTS, measures=COLLECTION)
 def depth_sweep(pool: Pool, qrels: Qrels, depths: Sequence[int], measures=("map",)) -> DepthSweep:
     """Re-score every run with the depth-K qrels for every K in ``depths``.
 
@@ -1080,6 +1089,7 @@ def _complete_scores_at_depth(measures, gains, cell_depth, k, n_rel, level, rele
     return out
 
 
+@validate_params(pool=Instance(Pool), qrels=Instance(Qrels), by=Options("run", "group"), measures=COLLECTION)
 def leave_out_scores(pool: Pool, qrels: Qrels, by: str = "run", measures=("map",)) -> Scores:
     """Score each run with the qrels that lack what its own run (or group) alone contributed.
 
@@ -1223,6 +1233,7 @@ class LeaveOutComparison:
         return int((self.table[column] < -atol).sum())
 
 
+@validate_params(pool=Instance(Pool), qrels=Instance(Qrels), measure=STR, run_type=[COLLECTION, None])
 def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=None) -> LeaveOutComparison:
     """Score every run with the full qrels, with its run left out and with its group left out.
 
@@ -1269,6 +1280,7 @@ def compare_leave_outs(pool: Pool, qrels: Qrels, measure: str = "map", run_type=
     return LeaveOutComparison(original, run_out, group_out, table)
 
 
+@validate_params(pool=Instance(Pool), qrels=Instance(Qrels), runs=COLLECTION)
 def leave_out_runs(pool: Pool, qrels: Qrels, runs) -> Qrels:
     """Qrels without the documents that only the runs in ``runs`` contributed.
 
@@ -1317,6 +1329,7 @@ def leave_out_runs(pool: Pool, qrels: Qrels, runs) -> Qrels:
     return qrels.restrict(~(in_pool & ~in_rest))
 
 
+@validate_params(table=Instance(pd.DataFrame), n=Int(1), fallback=STR)
 def losers_sentence(table: pd.DataFrame, n: int = 5,
                     fallback: str = "the runs at the top of the table above") -> str:
     """Who the ``n`` largest group-leave-out losers are, by run type (``fallback`` without manual runs).
@@ -1349,6 +1362,7 @@ def losers_sentence(table: pd.DataFrame, n: int = 5,
             "automatic systems rank low")
 
 
+@validate_params(n_gain=Int(0))
 def gain_sentence(n_gain: int) -> str:
     """Why ``n_gain`` runs gain from their group's leave-out (:meth:`LeaveOutComparison.n_gain`).
 
@@ -1370,6 +1384,7 @@ def gain_sentence(n_gain: int) -> str:
             "leave the qrels, a run of that group that did not retrieve them has fewer relevant documents to find")
 
 
+@validate_params(pool=Instance(Pool), qrels=Instance(Qrels), table=Instance(pd.DataFrame), ks=COUNTS)
 def leave_out_risk(pool: Pool, qrels: Qrels, table: pd.DataFrame, ks=(10, 100)) -> pd.DataFrame:
     """``table`` (:attr:`LeaveOutComparison.table`) plus what predicts a run's group-leave-out loss.
 

@@ -34,6 +34,9 @@ import pandas as pd
 from fireeval.core import ranking
 from fireeval.stats.agreement import kendall_tau_many
 from fireeval.stats.reliability import bootstrap_agreement, jackknife_agreement
+from fireeval.core.judgements import Qrels
+from fireeval.core.runset import RunSet
+from fireeval.core.validation import ARRAY, BOOL, COLLECTION, SEED, Array, Instance, validate_params
 
 __all__ = ["SAMPLED_MEASURES", "SampledJudgements", "sample_rows", "sampled_judgements", "sampled_grades"]
 
@@ -41,6 +44,7 @@ __all__ = ["SAMPLED_MEASURES", "SampledJudgements", "sample_rows", "sampled_judg
 SAMPLED_MEASURES = ("map", "bpref", "infAP", "map_judged", "ndcg_judged")
 
 
+@validate_params(row_topic=ARRAY, rates=Array(0, 1), seed=SEED)
 def sample_rows(row_topic, rates, seed: int) -> np.ndarray:
     """Nested random samples of qrels rows per topic: boolean (n_rates, n_rows).
 
@@ -79,6 +83,7 @@ def sample_rows(row_topic, rates, seed: int) -> np.ndarray:
     return position[None, :] < quota
 
 
+@validate_params(grade_row=ARRAY, keep_row=ARRAY)
 def sampled_grades(grade_row, keep_row) -> np.ndarray:
     """Grades of a sampled qrels in trec_eval's convention: the grade where sampled, -1 elsewhere.
 
@@ -234,6 +239,8 @@ def _score(shape, cells, cell_row, grade, keep, row_topic, level, measures) -> d
     return {m: out[m].reshape(n_runs, n_topics) for m in measures}
 
 
+@validate_params(runs=Instance(RunSet), qrels=Instance(Qrels), rates=Array(0, 1), seeds=ARRAY, measures=COLLECTION,
+                 stratified=BOOL)
 def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES,
                        stratified: bool = False) -> SampledJudgements:
     """Re-score every run with random samples of each topic's judgements (see the module docstring).

@@ -30,6 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from fireeval.core.validation import ARRAY, BOOL, CALLABLE, COLLECTION, Array, Int, Options, Real, validate_params
+
 __all__ = ["axiom_of", "violates", "find_counterexample", "Counterexample", "DEFAULT_GRID", "PAPER_CLAIMS", "claims_table"]
 
 DEFAULT_GRID = tuple(np.round(np.arange(0, 1.01, 0.1), 2))
@@ -70,6 +72,7 @@ def _best_before(a, position):
     return np.where(mask, a, -np.inf).max(axis=-1)
 
 
+@validate_params(a=ARRAY, b=ARRAY)
 def axiom_of(a, b):
     r"""Which axiom governs the pair.
 
@@ -106,6 +109,7 @@ def axiom_of(a, b):
     return ("INV" if b[pos - 1] < best else "MON"), pos
 
 
+@validate_params(measure=CALLABLE, a=ARRAY, b=ARRAY, atol=Real(0))
 def violates(measure, a, b, atol: float = 1e-12) -> bool:
     r"""True when the pair (a, b) is governed by an axiom and ``measure`` breaks it.
 
@@ -140,6 +144,7 @@ def violates(measure, a, b, atol: float = 1e-12) -> bool:
     return abs(sb - sa) > atol if axiom == "INV" else not sb > sa + atol
 
 
+@validate_params(measure=CALLABLE, axiom=Options("INV", "MON"), k_max=Int(1), grid=Array(0, 1), atol=Real(0))
 def find_counterexample(measure, axiom: str, k_max: int, grid=DEFAULT_GRID, atol: float = 1e-12):
     """Smallest pair (a, b) of IoU lists on ``grid`` on which ``measure`` breaks ``axiom``.
 
@@ -212,6 +217,7 @@ PAPER_CLAIMS = (("AxIoU@3", "INV", True), ("AxIoU@3", "MON", True), ("R@3,0.5", 
                 ("DCG@3", "INV", False), ("DCG@3", "MON", True))
 
 
+@validate_params(claims=COLLECTION, grid=Array(0, 1), strict=BOOL)
 def claims_table(claims=PAPER_CLAIMS, grid=DEFAULT_GRID, strict: bool = False):
     """One row per (measure, axiom): the paper's claim and the smallest counterexample found.
 

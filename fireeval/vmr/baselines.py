@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from fireeval.core.validation import ARRAY, SEED, Array, Int, Real, validate_params
+
 __all__ = ["normalised_moments", "candidate_grid", "prior_density", "blind_prior", "random_moments",
            "sliding_windows", "full_video", "nms_keep", "compact", "activitynet_baselines"]
 
 
+@validate_params(gt=ARRAY, durations=ARRAY)
 def normalised_moments(gt, durations) -> tuple[np.ndarray, np.ndarray]:
     r"""Training moments as (normalised start, normalised length), clipped to [0, 1].
 
@@ -63,6 +66,7 @@ def normalised_moments(gt, durations) -> tuple[np.ndarray, np.ndarray]:
     return start, np.clip(end - start, 0, 1)
 
 
+@validate_params(step=Real(0, 1, closed="right"))
 def candidate_grid(step: float = 1 / 32) -> np.ndarray:
     r"""All normalised moments [i·step, j·step] with i < j on a regular grid.
 
@@ -86,6 +90,7 @@ def candidate_grid(step: float = 1 / 32) -> np.ndarray:
     return np.stack([i * step, j * step], axis=1)
 
 
+@validate_params(candidates=ARRAY, train_start=ARRAY, train_length=ARRAY, bandwidth=Real(0, closed="neither"))
 def prior_density(candidates, train_start, train_length, bandwidth: float) -> np.ndarray:
     r"""Gaussian-kernel density of the training (start, length) at each candidate (up to a constant).
 
@@ -128,6 +133,7 @@ def prior_density(candidates, train_start, train_length, bandwidth: float) -> np
     return (a @ b.T)[s_idx, l_idx]
 
 
+@validate_params(moments=ARRAY, threshold=Array(0, 1))
 def nms_keep(moments, threshold) -> np.ndarray:
     """Greedy temporal NMS in rank order: which moments survive.
 
@@ -171,6 +177,7 @@ def nms_keep(moments, threshold) -> np.ndarray:
     return keep
 
 
+@validate_params(moments=ARRAY, keep=ARRAY)
 def compact(moments, keep) -> np.ndarray:
     """Move kept moments to the front (rank order preserved), NaN-pad the rest.
 
@@ -197,6 +204,8 @@ def compact(moments, keep) -> np.ndarray:
     return out
 
 
+@validate_params(train_start=ARRAY, train_length=ARRAY, durations=ARRAY, k=Int(1),
+                 bandwidth=Real(0, closed="neither"), nms_threshold=Real(0, 1), step=Real(0, 1, closed="right"))
 def blind_prior(train_start, train_length, durations, k: int = 10, bandwidth: float = 0.05,
                 nms_threshold: float = 0.5, step: float = 1 / 32) -> np.ndarray:
     """The same top-K prior moments for every query, scaled to each video.
@@ -241,6 +250,7 @@ def blind_prior(train_start, train_length, durations, k: int = 10, bandwidth: fl
     return kept[None, :, :] * d[:, None, None]
 
 
+@validate_params(durations=ARRAY, k=Int(1), rng=SEED)
 def random_moments(durations, k: int = 10, rng=0) -> np.ndarray:
     """K uniform random moments per query: two U(0, duration) points, sorted.
 
@@ -269,6 +279,7 @@ def random_moments(durations, k: int = 10, rng=0) -> np.ndarray:
     return u * d[:, None, None]
 
 
+@validate_params(durations=ARRAY, k=Int(1), width=Real(0, 1, closed="right"))
 def sliding_windows(durations, k: int = 10, width: float = 0.3) -> np.ndarray:
     """K windows of normalised ``width``, starts evenly spaced from 0 to 1 − width.
 
@@ -303,6 +314,7 @@ def sliding_windows(durations, k: int = 10, width: float = 0.3) -> np.ndarray:
     return win[None] * np.asarray(durations, dtype=float)[:, None, None]
 
 
+@validate_params(durations=ARRAY)
 def full_video(durations) -> np.ndarray:
     """The whole video as the only moment.
 
@@ -331,6 +343,7 @@ def _pad(moments, k):
     return out
 
 
+@validate_params(train_gt=ARRAY, train_durations=ARRAY, durations=ARRAY, k=Int(1), seed=SEED)
 def activitynet_baselines(train_gt, train_durations, durations, k: int = 10, seed: int = 0) -> dict:
     """Five labelled baselines of graded, explainable quality.
 

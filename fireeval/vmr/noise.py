@@ -23,9 +23,13 @@ difference (the paper's wording); then the mean over systems.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal_iou
+from fireeval.core.validation import (ARRAY, BOOL, COLLECTION, COUNTS, SEED, STR, Array, Instance, Int, Options, Real,
+                                      validate_params)
 
 __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations",
            "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
@@ -35,6 +39,8 @@ __all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulat
            "real_rater_bootstrap", "rater_shift", "sign_change_sigma", "clipped_means", "convention_study", "ranking_table"]
 
 LENGTH_CONVENTIONS = ("code", "paper")
+_SIGMAS = Array(0, np.inf)  # start noise levels, seconds (>= 0)
+_ERRORS = Options("abs", "rmse")  # the error conventions of noise_error
 
 
 def _check_gt(gt) -> np.ndarray:
@@ -55,6 +61,8 @@ def _draws(n_trials, n_raters, n_queries, rng):
     return z, x
 
 
+@validate_params(gt=ARRAY, sigma=Real(0), n_trials=Int(1), n_raters=Int(1), length=Options(*LENGTH_CONVENTIONS),
+                 rng=SEED, draws=[Instance(tuple), None])
 def simulate_raters(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
                     rng=0, draws=None) -> np.ndarray:
     r"""Individual simulated raters' moments, in seconds.
@@ -97,10 +105,6 @@ def simulate_raters(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, le
     ([10.0, 10.0], True)
     """
     gt = _check_gt(gt)
-    if length not in LENGTH_CONVENTIONS:
-        raise ValueError(f"length must be one of {LENGTH_CONVENTIONS} (reference code / paper text), got {length!r}")
-    if sigma < 0:
-        raise ValueError(f"sigma is a standard deviation in seconds and must be >= 0, got {sigma}")
     z, x = draws if draws is not None else _draws(n_trials, n_raters, len(gt), rng)
     start, true_len = gt[:, 0], gt[:, 1] - gt[:, 0]
     starts = start + sigma * z
@@ -108,6 +112,7 @@ def simulate_raters(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, le
     return np.stack([starts, starts + lengths], axis=-1)
 
 
+@validate_params(raters=ARRAY, axis=Int())
 def aggregate_raters(raters, axis: int = -3) -> np.ndarray:
     r"""Median start and median length over raters: [med start, med start + med length].
 
@@ -146,6 +151,8 @@ def _median(x: np.ndarray, axis: int) -> np.ndarray:
     return np.partition(np.moveaxis(x, axis, -1), n // 2, axis=-1)[..., n // 2]
 
 
+@validate_params(gt=ARRAY, sigma=Real(0), n_trials=Int(1), n_raters=Int(1), length=Options(*LENGTH_CONVENTIONS),
+                 rng=SEED, draws=[Instance(tuple), None], clip_to=[ARRAY, None])
 def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 5, length: str = "code",
                          rng=0, draws=None, clip_to=None) -> np.ndarray:
     """Noisy ground truths, one per trial: the medians of ``n_raters`` simulated raters.
@@ -174,6 +181,8 @@ def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 
     return aggregate_raters(raters)
 
 
+@validate_params(predictions=ARRAY, gts=ARRAY, ks=COUNTS, thetas=Array(0, 1), strict=BOOL, chunk=Int(1),
+                 query_weights=[ARRAY, None])
 def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, chunk: int = 2,
                  query_weights=None):
     """Mean score of every system on every ground truth.
@@ -257,6 +266,9 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
     return (out[0], resampled[0]) if single else (out, resampled)
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, sigmas=_SIGMAS, n_trials=Int(1), n_raters=Int(1),
+                 length=Options(*LENGTH_CONVENTIONS), seed=SEED, ks=COUNTS, thetas=Array(0, 1), strict=BOOL,
+                 query_weights=[ARRAY, None], clip_to=[ARRAY, None])
 def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5,
                      length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False, query_weights=None,
                      clip_to=None):
@@ -313,6 +325,7 @@ def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
     return clean, np.stack([r[0] for r in runs]), clean_b, np.stack([r[1] for r in runs])
 
 
+@validate_params(clean=ARRAY, noisy=ARRAY, error=_ERRORS, by_system=BOOL)
 def noise_error(clean, noisy, error: str = "abs", by_system: bool = False) -> np.ndarray:
     r"""Error of each measure under label noise, averaged over systems.
 
@@ -358,6 +371,7 @@ def noise_error(clean, noisy, error: str = "abs", by_system: bool = False) -> np
     return per_system if by_system else per_system.mean(axis=-2)
 
 
+@validate_params(raters=ARRAY)
 def pairwise_iou(raters) -> np.ndarray:
     r"""Mean temporal IoU over all pairs of raters, per query.
 
@@ -398,6 +412,7 @@ def pairwise_iou(raters) -> np.ndarray:
     return np.nan_to_num(iou).mean(axis=-1)
 
 
+@validate_params(gt=ARRAY, raters=ARRAY)
 def rater_agreement_with_truth(gt, raters) -> np.ndarray:
     r"""Mean IoU between each rater's moment and the original ground truth, per query.
 
@@ -423,6 +438,8 @@ def rater_agreement_with_truth(gt, raters) -> np.ndarray:
     return iou.mean(axis=-1)
 
 
+@validate_params(gt=ARRAY, sigmas=_SIGMAS, n_trials=Int(1), n_raters=Int(2), length=Options(*LENGTH_CONVENTIONS),
+                 seed=SEED)
 def simulated_pairwise_iou(gt, sigmas, n_trials: int = 20, n_raters: int = 5, length: str = "code",
                            seed=0) -> np.ndarray:
     """Mean pairwise IoU of simulated raters for each σ, averaged over trials and queries.
@@ -455,6 +472,8 @@ def simulated_pairwise_iou(gt, sigmas, n_trials: int = 20, n_raters: int = 5, le
                      for s in sigmas])
 
 
+@validate_params(gt=ARRAY, real_raters=ARRAY, sigma_grid=[_SIGMAS, None], n_trials=Int(1),
+                 length=Options(*LENGTH_CONVENTIONS), seed=SEED)
 def match_sigma(gt, real_raters, sigma_grid=None, n_trials: int = 20, length: str = "code", seed=0) -> dict:
     """The σ whose simulated raters agree with each other as much as the real raters do.
 
@@ -508,6 +527,7 @@ def match_sigma(gt, real_raters, sigma_grid=None, n_trials: int = 20, length: st
     return {"sigma": sigma, "real": real, "curve": (grid, curve), "in_range": in_range}
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, raters=ARRAY, ks=COUNTS, thetas=Array(0, 1), strict=BOOL, error=_ERRORS)
 def real_rater_experiment(predictions, gt, raters, ks=KS, thetas=THETAS, strict: bool = False,
                           error: str = "abs") -> dict:
     """Score the systems against real raters' boundaries, one rater at a time and their median.
@@ -564,6 +584,7 @@ def real_rater_experiment(predictions, gt, raters, ks=KS, thetas=THETAS, strict:
 MEASURE_FAMILIES = ("R@K,0.3", "R@K,0.5", "R@K,0.7", "AxIoU@K")
 
 
+@validate_params(measure=STR)
 def measure_family(measure: str) -> str:
     """The family a measure belongs to across cut-offs: ``R@K,θ`` (per θ) or ``AxIoU@K``.
 
@@ -585,6 +606,7 @@ def measure_family(measure: str) -> str:
     return "AxIoU@K" if measure.startswith("AxIoU") else f"R@K,{measure.split(',')[1]}"
 
 
+@validate_params(values=ARRAY, measures=[COLLECTION, None], families=COLLECTION)
 def family_means(values, measures=None, families=MEASURE_FAMILIES) -> dict:
     """Mean of ``values`` over each family's measures (the last axis).
 
@@ -611,14 +633,17 @@ def family_means(values, measures=None, families=MEASURE_FAMILIES) -> dict:
     """
     measures = list(measures or measure_names())
     v = np.asarray(values, dtype=float)
-    out = {}
+    out, family_of = {}, measure_family.__wrapped__  # (per measure and family: without the declared check)
     for f in families:
         # A mean of the stacked columns (not v[..., idx].mean(-1)) keeps the summation order of earlier releases.
-        mean = np.mean([v[..., measures.index(m)] for m in measures if measure_family(m) == f], axis=0)
+        mean = np.mean([v[..., measures.index(m)] for m in measures if family_of(m) == f], axis=0)
         out[f] = float(mean) if np.ndim(mean) == 0 else mean
     return out
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, raters=ARRAY, sigma=Real(0), n_trials=Int(1), n_raters=Int(1),
+                 length=Options(*LENGTH_CONVENTIONS), seed=SEED, ks=COUNTS, thetas=Array(0, 1), strict=BOOL,
+                 error=_ERRORS, agreement_trials=Int(1))
 def compare_with_simulation(predictions, gt, raters, sigma: float, n_trials: int = 100, n_raters: int = 5,
                             length: str = "code", seed=0, ks=KS, thetas=THETAS, strict: bool = False,
                             error: str = "abs", agreement_trials: int = 20) -> dict:
@@ -676,6 +701,9 @@ def compare_with_simulation(predictions, gt, raters, sigma: float, n_trials: int
             "sim_vs_truth": float(rater_agreement_with_truth(gt, sim_raters).mean())}
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, rater_queries=ARRAY, raters=ARRAY, sigmas=_SIGMAS, n_trials=Int(1),
+                 n_raters=Int(1), length=Options(*LENGTH_CONVENTIONS), seed=SEED, strict=BOOL, error=_ERRORS,
+                 sigma_grid=[_SIGMAS, None], match_trials=Int(1))
 def rater_study(predictions, gt, rater_queries, raters, sigmas=(1, 2, 3, 4), n_trials: int = 100,
                 n_raters: int = 5, length: str = "code", seed=0, strict: bool = False, error: str = "abs",
                 sigma_grid=None, match_trials: int = 20) -> dict:
@@ -736,6 +764,7 @@ def rater_study(predictions, gt, rater_queries, raters, sigmas=(1, 2, 3, 4), n_t
 # --- Uncertainty, rankings and the real raters' shift (issue: verdicts, not narratives) -------------------------
 
 
+@validate_params(n_items=Int(1), n_boot=Int(1), seed=SEED)
 def trial_counts(n_items: int, n_boot: int = 1000, seed=0) -> np.ndarray:
     """Bootstrap weights: counts of each item in a resample with replacement.
 
@@ -767,6 +796,7 @@ def trial_counts(n_items: int, n_boot: int = 1000, seed=0) -> np.ndarray:
     return bootstrap_counts(n_items, n_items, n_boot, seed)
 
 
+@validate_params(clean=ARRAY, noisy=ARRAY, error=_ERRORS, n_boot=Int(1), seed=SEED)
 def bootstrap_noise_error(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0) -> np.ndarray:
     """:func:`noise_error` on ``n_boot`` resamples of the Monte-Carlo trials.
 
@@ -817,6 +847,7 @@ def bootstrap_noise_error(clean, noisy, error: str = "abs", n_boot: int = 1000, 
     return per_system.mean(axis=-2)
 
 
+@validate_params(clean_resampled=ARRAY, noisy_resampled=ARRAY, error=_ERRORS, seed=SEED)
 def query_bootstrap_noise_error(clean_resampled, noisy_resampled, error: str = "abs", seed=0) -> np.ndarray:
     """:func:`noise_error` with the queries and the Monte-Carlo trials resampled jointly.
 
@@ -871,6 +902,7 @@ def query_bootstrap_noise_error(clean_resampled, noisy_resampled, error: str = "
     return per_system.mean(axis=-2).astype(float)
 
 
+@validate_params(values=ARRAY, high=STR, low=STR, measures=[COLLECTION, None])
 def family_gap(values, high: str, low: str, measures=None) -> np.ndarray:
     r"""The difference of two families' means, e.g. R@K,0.7's error minus AxIoU@K's.
 
@@ -910,6 +942,7 @@ ORDERING_PARTS = {
 }
 
 
+@validate_params(gaps=ARRAY, axis=Int())
 def majority_gap(gaps, axis: int = -1):
     """The gap at a strict majority of σ: the ``(n − 1) // 2``-th smallest of ``n`` gaps along ``axis``.
 
@@ -938,6 +971,9 @@ def majority_gap(gaps, axis: int = -1):
     return np.take(g, (g.shape[axis] - 1) // 2, axis=axis)
 
 
+@validate_params(clean=ARRAY, noisy=ARRAY, error=_ERRORS, n_boot=Int(1), seed=SEED, parts=Instance(Mapping),
+                 sigmas=[ARRAY, None], boot=[ARRAY, None], measures=[COLLECTION, None],
+                 margins=[Instance(Mapping), None], jack=[ARRAY, None])
 def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, parts=ORDERING_PARTS,
                   sigmas=None, boot=None, measures=None, margins=None, jack=None) -> dict:
     r"""Each part of the ordering claim as a gap between two families' errors, per σ, its minimum and its majority value.
@@ -997,7 +1033,8 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
         g, gb = m * fam[high] - fam[low], m * fam_b[high] - fam_b[low]
         names = measures or measure_names()
         col = lambda fam, k: names.index(fam.replace("@K", f"@{k}"))  # noqa: E731  the family's member at K
-        ks = [k for k in KS if fam_has(names, high, k) and fam_has(names, low, k)]
+        has = fam_has.__wrapped__  # (per K: without the declared check)
+        ks = [k for k in KS if has(names, high, k) and has(names, low, k)]
         hi_idx, lo_idx = [col(high, k) for k in ks], [col(low, k) for k in ks]
         out[name] = {"by_sigma": g, "by_sigma_samples": gb, "min": float(g.min()), "min_samples": gb.min(axis=-1),
                      "majority": float(majority_gap(g)), "majority_samples": majority_gap(gb),
@@ -1014,6 +1051,7 @@ def ordering_gaps(clean, noisy, error: str = "abs", n_boot: int = 1000, seed=0, 
     return out
 
 
+@validate_params(measures=COLLECTION, family=STR, k=Int(1))
 def fam_has(measures, family: str, k) -> bool:
     """Whether ``measures`` holds ``family``'s member at cut-off ``k`` (e.g. R@K,0.5 at K = 5 is R@5,0.5).
 
@@ -1038,6 +1076,7 @@ def fam_has(measures, family: str, k) -> bool:
     return family.replace("@K", f"@{k}") in measures
 
 
+@validate_params(clean=ARRAY, noisy=ARRAY)
 def ranking_agreement(clean, noisy) -> np.ndarray:
     """Kendall τ-b between the systems' ranking on the clean and on each noisy ground truth.
 
@@ -1066,6 +1105,7 @@ def ranking_agreement(clean, noisy) -> np.ndarray:
     return kendall_tau_batch(np.swapaxes(noisy, -1, -2), np.swapaxes(np.asarray(clean, dtype=float), -1, -2))
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, ks=COUNTS, thetas=Array(0, 1), strict=BOOL)
 def per_query_scores(predictions, gt, ks=KS, thetas=THETAS, strict: bool = False) -> np.ndarray:
     """Per-query scores of every system on every measure against one ground truth.
 
@@ -1097,6 +1137,8 @@ def per_query_scores(predictions, gt, ks=KS, thetas=THETAS, strict: bool = False
     return np.stack([scores[m] for m in measure_names(ks, thetas)], axis=1)
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, raters=ARRAY, n_boot=Int(1), seed=SEED, ks=COUNTS, thetas=Array(0, 1),
+                 strict=BOOL)
 def real_rater_bootstrap(predictions, gt, raters, n_boot: int = 1000, seed=0, ks=KS, thetas=THETAS,
                          strict: bool = False) -> dict:
     r"""The real raters' effect on scores and rankings, with a bootstrap over the re-annotated queries.
@@ -1153,6 +1195,7 @@ def real_rater_bootstrap(predictions, gt, raters, n_boot: int = 1000, seed=0, ks
     return out
 
 
+@validate_params(gt=ARRAY, raters=ARRAY, durations=ARRAY, n_boot=Int(1), seed=SEED)
 def rater_shift(gt, raters, durations, n_boot: int = 1000, seed=0) -> "pd.DataFrame":
     """How the raters' median moment differs from the original annotation, with bootstrap intervals over queries.
 
@@ -1208,6 +1251,7 @@ def rater_shift(gt, raters, durations, n_boot: int = 1000, seed=0) -> "pd.DataFr
     return pd.DataFrame(table).set_index("quantity")
 
 
+@validate_params(sigmas=ARRAY, values=ARRAY)
 def sign_change_sigma(sigmas, values) -> float:
     r"""The σ at which ``values`` first changes sign (linear interpolation); NaN if it never does.
 
@@ -1245,6 +1289,9 @@ def sign_change_sigma(sigmas, values) -> float:
 JACKKNIFE_GROUPS = 20
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, sigmas=_SIGMAS, n_trials=Int(1), n_raters=Int(1), seed=SEED,
+                 clip_to=ARRAY, noisy=ARRAY, noisy_b=[ARRAY, None], query_weights=[ARRAY, None], strict=BOOL,
+                 ks=COUNTS, thetas=Array(0, 1))
 def clipped_means(predictions, gt, sigmas, n_trials: int, n_raters: int, seed, clip_to, noisy, noisy_b=None,
                   query_weights=None, strict: bool = False, ks=KS, thetas=THETAS):
     """:func:`noise_experiment`'s noisy means (and their query resamples) with the simulated raters clipped to the
@@ -1304,6 +1351,10 @@ def clipped_means(predictions, gt, sigmas, n_trials: int, n_raters: int, seed, c
     return noisy if w is None else (noisy, noisy_b)
 
 
+@validate_params(predictions=ARRAY, gt=ARRAY, sigmas=_SIGMAS, n_trials=Int(1), n_raters=Int(1), seed=SEED, strict=BOOL,
+                 error=_ERRORS, n_boot=Int(1), conventions=COLLECTION, resample_queries=BOOL,
+                 margins=[Instance(Mapping), None], n_boot_queries=[Int(1), None], clip_to=[ARRAY, None],
+                 also_clipped=[ARRAY, None])
 def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, n_raters: int = 5, seed=0,
                      strict: bool = False, error: str = "abs", n_boot: int = 1000,
                      conventions=LENGTH_CONVENTIONS, resample_queries: bool = True, margins=None,
@@ -1407,6 +1458,7 @@ def _study_entry(clean, noisy, clean_b, noisy_b, sigmas, error, n_boot, seed, ma
             "resample_queries": resample_queries, "tau": ranking_agreement(clean, noisy)}
 
 
+@validate_params(study=Instance(Mapping), sigmas=ARRAY, real=[Instance(Mapping), None], measures=[COLLECTION, None])
 def ranking_table(study: dict, sigmas, real: dict | None = None, measures=None) -> "pd.DataFrame":
     """How often noise changes the systems' ranking, per measure: one column per (source, σ), one row per measure.
 

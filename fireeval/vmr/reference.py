@@ -27,9 +27,13 @@ protocol is, in our words.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import functools
+import os
 
 import numpy as np
+
+from fireeval.core.validation import ARRAY, BOOL, NUMBER, Instance, validate_params
 
 __all__ = ["NOTEBOOK", "NOTEBOOK_SOURCE", "FIG4_MEASURES", "FIG7_SIGMAS", "FIG7_YMAX", "STYLE_BOUNDS",
            "STYLE_SHARE", "fig4_upper", "fig6_nearest_first_points", "fig7_nearest_lines", "fig7_series_by_name",
@@ -40,6 +44,7 @@ NOTEBOOK_SOURCE = "the AxIoU authors' notebook ExperimentsOnCharadesSTA.ipynb (r
 
 FIG4_MEASURES = ("R@1,0.3", "R@1,0.5", "R@1,0.7", "R@5,0.3", "R@5,0.5", "R@5,0.7", "R@10,0.3", "R@10,0.5",
                  "R@10,0.7", "AxIoU@1", "AxIoU@5", "AxIoU@10")
+@validate_params(tau=ARRAY)
 def fig4_upper(tau) -> np.ndarray:
     r"""The 66 cells above the diagonal of a 12 × 12 τ matrix, row by row.
 
@@ -165,6 +170,7 @@ def _coverage(mask, points, tol: int = 2, skip: int = 3) -> float:
 STYLE_BOUNDS = ((0.88, "solid"), (0.55, "dashed"), (0.15, "dotted"))
 
 
+@validate_params(coverage=NUMBER)
 def line_style(coverage: float) -> str | None:
     """``solid``, ``dashed`` or ``dotted`` from the inked share of a traced line (None: no line, or NaN).
 
@@ -253,6 +259,7 @@ def _fig7_calibration(grid, cols):
     return rows[0], float(np.median(np.diff(rows)))
 
 
+@validate_params(errors=ARRAY, root=[Instance(str, os.PathLike), None], styles=BOOL)
 def fig7_nearest_lines(errors, root=None, styles: bool = False):
     """For each of our errors, the nearest value drawn in the authors' Fig. 7 in that measure's colour.
 
@@ -312,6 +319,7 @@ def fig7_nearest_lines(errors, root=None, styles: bool = False):
     return (out, found) if styles else out
 
 
+@validate_params(mean_tau_at_100=ARRAY, root=[Instance(str, os.PathLike), None])
 def fig6_nearest_first_points(mean_tau_at_100, root=None) -> np.ndarray:
     """For each measure's mean τ at n = 100, the nearest value drawn at n = 100 in the authors' Fig. 6.
 
@@ -417,6 +425,7 @@ def _trace_series(mask, cols, style: str, taken=()):
     return best if best_key[0] >= 2 else None
 
 
+@validate_params(series=Instance(Mapping), root=[Instance(str, os.PathLike), None])
 def fig7_series_by_name(series: dict, root=None):
     """Each measure's series in the authors' Fig. 7 read by its name: colour and line style, not by our values.
 

@@ -21,10 +21,13 @@ product.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import hashlib
 
 import numpy as np
 import pandas as pd
+
+from fireeval.core.validation import ARRAY, COLLECTION, SEED, STR, Instance, Int, Options, Real, validate_params
 
 __all__ = ["video_splits", "group_sums", "split_means", "pick_best", "pick_random_tie", "zscores",
            "above_average_everywhere", "unique_variants", "selection_experiment", "pick_summary", "TIES", "family_claim_inputs"]
@@ -32,6 +35,7 @@ __all__ = ["video_splits", "group_sums", "split_means", "pick_best", "pick_rando
 TIES = ("random", "first")
 
 
+@validate_params(videos=COLLECTION, n_splits=Int(1), seed=SEED, fraction=Real(0, 1, closed="neither"))
 def video_splits(videos, n_splits: int = 100, seed=0, fraction: float = 0.5) -> np.ndarray:
     """Validation masks, True = validation.
 
@@ -77,6 +81,7 @@ def video_splits(videos, n_splits: int = 100, seed=0, fraction: float = 0.5) -> 
     return (rank < n_val)[:, codes]
 
 
+@validate_params(scores=ARRAY, videos=COLLECTION)
 def group_sums(scores, videos) -> tuple[np.ndarray, np.ndarray]:
     r"""Sum the last (query) axis of ``scores`` per video.
 
@@ -109,6 +114,7 @@ def group_sums(scores, videos) -> tuple[np.ndarray, np.ndarray]:
     return sums, codes
 
 
+@validate_params(scores=ARRAY, videos=COLLECTION, val_mask=ARRAY)
 def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
     r"""Mean per-query score on the validation and the test side of every split.
 
@@ -155,6 +161,7 @@ def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
     return np.moveaxis(val.reshape(shape), -1, 0), np.moveaxis(test.reshape(shape), -1, 0)
 
 
+@validate_params(val=ARRAY)
 def pick_best(val) -> np.ndarray:
     r"""Index of the best variant per split and measure (the first one on ties).
 
@@ -176,6 +183,7 @@ def pick_best(val) -> np.ndarray:
     return np.argmax(np.asarray(val), axis=-2)
 
 
+@validate_params(val=ARRAY, rng=SEED)
 def pick_random_tie(val, rng=0) -> np.ndarray:
     """Index of the best variant per split and measure, exact ties broken uniformly at random.
 
@@ -207,6 +215,7 @@ def pick_random_tie(val, rng=0) -> np.ndarray:
     return np.argmax(key, axis=-2)
 
 
+@validate_params(values=ARRAY, axis=Int())
 def zscores(values, axis: int = -2) -> np.ndarray:
     r"""z-scores along ``axis`` with the population std; 0 where all values are equal.
 
@@ -237,6 +246,7 @@ def zscores(values, axis: int = -2) -> np.ndarray:
     return np.where(tiny, 0.0, (v - mean) / np.where(tiny, 1.0, std))
 
 
+@validate_params(z=ARRAY)
 def above_average_everywhere(z) -> np.ndarray:
     r"""True where a pick's z-score is > 0 on every test measure (last axis).
 
@@ -258,6 +268,7 @@ def above_average_everywhere(z) -> np.ndarray:
     return (np.asarray(z) > 0).all(axis=-1)
 
 
+@validate_params(scores=ARRAY)
 def unique_variants(scores) -> np.ndarray:
     """Indices of the first variant of each group with identical per-query scores on every measure.
 
@@ -289,6 +300,9 @@ def unique_variants(scores) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
+@validate_params(scores=ARRAY, videos=COLLECTION, measures=COLLECTION, val_measures=[COLLECTION, None],
+                 test_measures=[COLLECTION, None], n_splits=Int(1), seed=SEED, fraction=Real(0, 1, closed="neither"),
+                 ties=Options(*TIES), n_tie_draws=Int(1))
 def selection_experiment(scores, videos, measures, val_measures=None, test_measures=None,
                          n_splits: int = 100, seed=0, fraction: float = 0.5, ties: str = "first",
                          n_tie_draws: int = 1) -> dict:
@@ -378,6 +392,7 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
             "val_means": val, "test_means": test}
 
 
+@validate_params(out=Instance(Mapping), table=Instance(pd.DataFrame), max_depth=Int(1), paper_measure=STR)
 def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@10") -> dict:
     """What the validation measures picked in :func:`selection_experiment`, as values for the prose.
 
@@ -448,6 +463,7 @@ def pick_summary(out: dict, table, max_depth: int, paper_measure: str = "AxIoU@1
     }
 
 
+@validate_params(runs=Instance(Mapping), paper_measure=STR)
 def family_claim_inputs(runs: dict, paper_measure: str = "AxIoU@10") -> dict:
     """Per family, the per-split shares the claims need.
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fireeval.core.validation import ARRAY, COLLECTION, COUNTS, SEED, Int, validate_params
+
 __all__ = ["AUTHOR_SIZES", "subset_vs_full", "same_k_pairs", "win_shares", "win_share_estimates", "stability_wins",
            "leave_one_system_out_shares"]
 
@@ -19,6 +21,7 @@ __all__ = ["AUTHOR_SIZES", "subset_vs_full", "same_k_pairs", "win_shares", "win_
 AUTHOR_SIZES = tuple(range(100, 3720, 100))
 
 
+@validate_params(per_query=ARRAY, sizes=COUNTS, n_trials=Int(1), seed=SEED, chunk=Int(1))
 def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, chunk: int = 16) -> np.ndarray:
     r"""τ-b between each measure's ranking on a random n-query subset and on all queries.
 
@@ -72,6 +75,7 @@ def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, 
     return tau
 
 
+@validate_params(measures=COLLECTION)
 def same_k_pairs(measures) -> list[tuple[int, int]]:
     """(AxIoU@K, R@K,θ) index pairs at the same K.
 
@@ -101,6 +105,7 @@ def same_k_pairs(measures) -> list[tuple[int, int]]:
     return out
 
 
+@validate_params(mean_tau=ARRAY, pairs=COLLECTION)
 def win_shares(mean_tau, pairs) -> dict:
     r"""Share of (pair, size) comparisons AxIoU@K wins, three tie rules: ``>=``, ``>`` and ties left out.
 
@@ -141,6 +146,7 @@ def win_shares(mean_tau, pairs) -> dict:
     return {">=": ge_s, ">": gt_s, "ties excluded": excl, "ties": ties}
 
 
+@validate_params(tau=ARRAY, measures=COLLECTION, n_boot=Int(1), seed=SEED)
 def win_share_estimates(tau, measures, n_boot: int = 1000, seed=0) -> dict:
     """The three win shares with bootstrap replicates and jackknife values over the trials.
 
@@ -234,6 +240,7 @@ def instance_shares(mean_tau, pairs) -> np.ndarray:
     return (wins > losses).mean(0)
 
 
+@validate_params(tau=ARRAY, measures=COLLECTION, n_boot=Int(1), seed=SEED)
 def stability_wins(tau, measures, n_boot: int = 1000, seed=0) -> tuple[float, np.ndarray, int]:
     r"""Share of (K, θ, subset size) comparisons in which AxIoU@K's mean τ is at least R@K,θ's, and its bootstrap.
 
@@ -283,6 +290,7 @@ def stability_wins(tau, measures, n_boot: int = 1000, seed=0) -> tuple[float, np
     return float(share[0]), share[1:], int(wins[..., 0].size)
 
 
+@validate_params(per_query=ARRAY, measures=COLLECTION, sizes=COUNTS, n_trials=Int(1), seed=SEED)
 def leave_one_system_out_shares(per_query, measures, sizes, n_trials: int = 500, seed=0) -> dict:
     """The win shares of :func:`win_shares` on the authors' protocol with each system left out in turn.
 

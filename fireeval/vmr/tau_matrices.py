@@ -13,11 +13,13 @@ import numpy as np
 import pandas as pd
 
 from fireeval.stats.claims import Estimate
+from fireeval.core.validation import ARRAY, COLLECTION, SEED, Int, validate_params
 
 __all__ = ["bootstrap_tau_matrix", "jackknife_tau_matrix", "leave_one_system_out_tau", "agreement_blocks",
            "agreement_summary", "same_ranking_cells"]
 
 
+@validate_params(per_query=ARRAY, n_boot=Int(1), seed=SEED)
 def bootstrap_tau_matrix(per_query, n_boot: int = 1000, seed=0) -> tuple[np.ndarray, np.ndarray]:
     r"""Kendall τ-b between every two measures' system rankings, and on bootstrap resamples of the queries.
 
@@ -65,6 +67,7 @@ def bootstrap_tau_matrix(per_query, n_boot: int = 1000, seed=0) -> tuple[np.ndar
     return full[0], full[1:]
 
 
+@validate_params(measures=COLLECTION)
 def agreement_blocks(measures) -> dict:
     """The pairs of measures each §6.2 claim is about, and the degenerate K = 1 block.
 
@@ -100,6 +103,7 @@ def agreement_blocks(measures) -> dict:
             "k1_vs_deeper": [(i, j) for i, j in pairs if k1[i] != k1[j]]}
 
 
+@validate_params(tau_point=ARRAY, tau_samples=ARRAY, measures=COLLECTION)
 def agreement_summary(tau_point, tau_samples, measures) -> pd.DataFrame:
     """min and median τ per block, with and without the K = 1 vs deeper pairs, 95 % bootstrap intervals.
 
@@ -144,6 +148,7 @@ def agreement_summary(tau_point, tau_samples, measures) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@validate_params(per_query=ARRAY)
 def jackknife_tau_matrix(per_query) -> np.ndarray:
     r"""Leave-one-query-out τ-b matrices, the jackknife beside :func:`bootstrap_tau_matrix`.
 
@@ -181,6 +186,7 @@ def jackknife_tau_matrix(per_query) -> np.ndarray:
 
 
 
+@validate_params(per_query=ARRAY)
 def leave_one_system_out_tau(per_query) -> np.ndarray:
     r"""τ-b matrices with each system left out in turn: (n_systems, M, M).
 
@@ -223,6 +229,7 @@ def leave_one_system_out_tau(per_query) -> np.ndarray:
     return full
 
 
+@validate_params(per_query=ARRAY, measures=COLLECTION)
 def same_ranking_cells(per_query, measures) -> dict:
     """For each measure, the first measure (in ``measures`` order) that ranks the systems identically.
 

@@ -24,11 +24,15 @@ training hyper-parameters or of models overfitting their validation data.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
 from fireeval.vmr.baselines import blind_prior, compact, nms_keep
 from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal_iou
+from fireeval.core.validation import (ARRAY, BOOL, COLLECTION, COUNTS, STR, Array, Instance, Int, Options, Real,
+                                      validate_params)
 
 __all__ = ["DEFAULT_NMS_THRESHOLDS", "nms_thresholds", "nms_variants", "rescale", "truncate_iou", "family_scores",
            "distinct_family_scores", "VARIANT_FAMILIES", "build_family"]
@@ -36,6 +40,7 @@ __all__ = ["DEFAULT_NMS_THRESHOLDS", "nms_thresholds", "nms_variants", "rescale"
 DEFAULT_NMS_THRESHOLDS = tuple(np.round(np.linspace(0.05, 1.0, 20), 2).tolist())
 
 
+@validate_params(n=Int())
 def nms_thresholds(n: int) -> tuple:
     """``n`` NMS thresholds evenly spaced from 0.05 to 1.0 (rounded to 3 decimals).
 
@@ -57,6 +62,7 @@ def nms_thresholds(n: int) -> tuple:
     return tuple(np.round(np.linspace(0.05, 1.0, n), 3).tolist()) if n > 1 else (1.0,)
 
 
+@validate_params(moments=ARRAY, thresholds=Array(0, 1))
 def nms_variants(moments, thresholds=DEFAULT_NMS_THRESHOLDS) -> np.ndarray:
     """Temporal NMS of every list at every threshold.
 
@@ -93,6 +99,7 @@ def nms_variants(moments, thresholds=DEFAULT_NMS_THRESHOLDS) -> np.ndarray:
     return compact(np.broadcast_to(m, keep.shape + (2,)), keep)
 
 
+@validate_params(moments=ARRAY, factor=Real(0, closed="neither"), durations=[ARRAY, None])
 def rescale(moments, factor: float, durations=None) -> np.ndarray:
     r"""Multiply each moment's width by ``factor`` about its centre; clip to [0, duration].
 
@@ -136,6 +143,7 @@ def rescale(moments, factor: float, durations=None) -> np.ndarray:
     return np.clip(out, lo, hi)
 
 
+@validate_params(iou=ARRAY, depth=Int(1))
 def truncate_iou(iou, depth: int) -> np.ndarray:
     """IoU with every moment below rank ``depth`` removed (IoU 0, as a missing moment).
 
@@ -160,6 +168,10 @@ def truncate_iou(iou, depth: int) -> np.ndarray:
     return np.where(np.arange(iou.shape[-1]) < depth, iou, 0.0)
 
 
+@validate_params(lists=Instance(Mapping), gt=ARRAY, durations=ARRAY, nms_bases=COLLECTION, nms_thresholds=Array(0, 1),
+                 scales=Array(0, np.inf), depths=COUNTS, prior=[Instance(tuple, list), None],
+                 bandwidths=Array(0, np.inf), prior_nms=Array(0, 1), k=Int(1), ks=COUNTS, thetas=Array(0, 1),
+                 strict=BOOL)
 def family_scores(lists: dict, gt, durations, nms_bases=(), nms_thresholds=DEFAULT_NMS_THRESHOLDS,
                   scales=(0.8, 0.9, 1.0, 1.1, 1.25), depths=(3, 5, 10), prior=None,
                   bandwidths=(0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3), prior_nms=(0.3, 0.5, 0.7),
@@ -274,6 +286,7 @@ def _label(r) -> str:
     return " | ".join(parts)
 
 
+@validate_params(lists=Instance(Mapping), gt=ARRAY, durations=ARRAY)
 def distinct_family_scores(lists: dict, gt, durations, **kwargs):
     """:func:`family_scores` without duplicates: variants whose per-query scores equal an earlier one's are dropped.
 
@@ -323,6 +336,10 @@ VARIANT_FAMILIES = {
 }
 
 
+@validate_params(kind=Options(*VARIANT_FAMILIES), lists=Instance(Mapping), gt=ARRAY, durations=ARRAY,
+                 nms_bases=COLLECTION, nms_thresholds=Array(0, 1), scales=Array(0, np.inf), depths=COUNTS,
+                 prior=[Instance(tuple, list), None], bandwidths=Array(0, np.inf), prior_nms=Array(0, 1),
+                 single_base=[STR, None], k=Int(1), strict=BOOL)
 def build_family(kind: str, lists: dict, gt, durations, nms_bases=(), nms_thresholds=DEFAULT_NMS_THRESHOLDS,
                  scales=(0.8, 0.9, 1.0, 1.1, 1.25), depths=(3, 5, 10), prior=None,
                  bandwidths=(0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3), prior_nms=(0.3, 0.5, 0.7),

@@ -9,8 +9,8 @@ import pkgutil
 import numpy as np
 import pytest
 
-from fireeval.core.validation import (ANY, ARRAY, BOOL, PROBABILITIES, SEED, Array, Check, Int, Options, ParamError,
-                                      Real, validate_params)
+from fireeval.core.validation import (ANY, ARRAY, BOOL, CALLABLE, COLLECTION, COUNTS, PROBABILITIES, SEED, Array, Check,
+                                      Int, Options, ParamError, Real, validate_params)
 
 #: the decorator itself takes any declaration
 NOT_DECLARED = {"fireeval.core.validation.validate_params"}
@@ -24,6 +24,9 @@ DECLARED = (
     "fireeval.t2v",
     "fireeval.datasets",
     "fireeval.synthetic",
+    "fireeval.pooling",
+    "fireeval.vmr",
+    "fireeval.book",
 )
 
 
@@ -131,3 +134,31 @@ def test_a_declaration_of_a_parameter_the_function_lacks_fails_at_definition():
 
 def test_param_error_is_both_value_error_and_type_error():
     assert issubclass(ParamError, ValueError) and issubclass(ParamError, TypeError)
+
+
+@validate_params(names=COLLECTION, func=CALLABLE, depths=COUNTS)
+def _named(names=(), func=len, depths=(1,)):
+    """Another toy: the constraints the study and book functions use."""
+    return len(names)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"names": "map"}, "_named: names='map' is a str, not a collection. Fix: pass a list, tuple, set, dict or array"),
+    ({"names": None}, "names=None is a NoneType, not a collection"),
+    ({"names": 3}, "names=3 is a int, not a collection"),
+    ({"func": 3}, "func=3 is a int, not callable. Fix: pass a function"),
+    ({"depths": [1, 0]}, "depths=[1, 0] holds 0.0, outside [1, inf]"),
+    ({"depths": [2, float("nan")]}, "holds nan, outside [1, inf]"),
+])
+def test_collection_callable_and_counts_refuse_in_one_line(kwargs, message):
+    with pytest.raises(ValueError) as err:
+        _named(**kwargs)
+    assert message in _one_line(err)
+
+
+def test_collection_takes_lists_sets_dicts_arrays_and_pandas_objects():
+    import pandas as pd
+
+    for names in (["a"], ("a",), {"a"}, {"a": 1}, {"a": 1}.keys(), np.array(["a"]), pd.Index(["a"]), pd.Series([1])):
+        assert _named(names) == 1
+    assert _named(func=print, depths=np.array([1, 10, 100])) == 0

@@ -289,7 +289,8 @@ def test_contributors_all_counts_unpooled_runs_as_owners():
     assert strict.documents()["docno"].tolist() == nist.documents()["docno"].tolist()  # same pool
     assert strict.unique_contributions(by="group")["n_unique"].tolist() == [2, 0]  # x, y
     assert nist.unique_contributions(by="group")["n_unique"].tolist() == [1, 0]  # y only
-    with pytest.raises(ValueError, match="contributors must be"):
+    with pytest.raises(ValueError, match="build_pool: contributors='some' is not one of the accepted values. "
+                                         "Fix: use one of 'pooled', 'all'"):
         pooling.build_pool(runs, contributors="some")
 
 

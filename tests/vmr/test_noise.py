@@ -146,9 +146,10 @@ def test_match_sigma_out_of_range_is_nan():
 
 
 def test_bad_inputs_name_the_problem():
-    with pytest.raises(ValueError, match="length must be one of"):
+    with pytest.raises(ValueError, match="simulate_raters: length='text' is not one of the accepted values. "
+                                         "Fix: use one of 'code', 'paper'"):
         noise.simulate_raters([[0, 1]], 1.0, length="text")
-    with pytest.raises(ValueError, match=">= 0"):
+    with pytest.raises(ValueError, match=r"sigma=-1.0 is outside \[0, ∞\)"):
         noise.simulate_raters([[0, 1]], -1.0)
     with pytest.raises(ValueError, match=r"rows \[1\]"):
         noise.simulate_raters([[0, 1], [5, 2]], 1.0)

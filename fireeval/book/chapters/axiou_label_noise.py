@@ -10,12 +10,16 @@ words are in :mod:`fireeval.book.papers.togashi`.
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
 from fireeval.book.chapters.axiou_measures import standing_of
 from fireeval.book.papers.togashi import FIG7_SERIES, ORDERING_QUOTES, PAPER, PART_SHORT
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test, verdict
+from fireeval.core.validation import ANY, ARRAY, BOOL, STR, Instance, Options, Real, validate_params
+from fireeval.stats.claims import WEIGHTS
 
 __all__ = ["CONVENTION_NAMES", "COMPARABLE_RANGE", "ORDERING_NEED", "R03_EVERY_SIGMA_REASON", "SCOPE_ROW", "scope_row", "sigma_conditions", "fig7_evidence",
            "noise_ordering_claims", "margin_rows", "noise_ordering_by_sigma", "per_k_exceptions", "per_k_note", "interval_comparison",
@@ -67,6 +71,9 @@ def _interval_method(g: dict, n: int) -> str:
     return (f"{n} bootstrap resamples of the Monte-Carlo trials (σ paired; queries and systems fixed: "
             "not a sampling interval over queries)")
 
+@validate_params(conditions=Instance(Mapping), test=Instance(Test), need=[Options("all"), Real(0, 1, closed="right")],
+                 weight=Options(*WEIGHTS),
+                 reason=[STR, None])
 def scope_row(conditions: dict, test: Test, need="all", weight: str = "equal", reason: str | None = None) -> Alternative:
     """The sensitivity row of the other scope over σ: a strict majority (primary: every σ), or every σ (primary: a
     majority), decided from each σ's own interval, never from an extreme over σ. ``weight``/``reason``: the row's
@@ -100,6 +107,7 @@ def _need(part, n: int):
     return "all" if ORDERING_NEED[part] == "all" else (n // 2 + 1) / n
 
 
+@validate_params(part=ANY, g=ANY, percentile=BOOL)
 def sigma_conditions(part, g, percentile: bool = False) -> dict:
     """One :class:`Estimate` per σ for one ordering part: the gap (or, for R@K,0.3, the ratio of its error to AxIoU@K's).
 
@@ -139,6 +147,8 @@ def _part_test(part, g, t: float = 1.0) -> Test:
     return Test("<=", t) if _ratio(part, g) else _test(part)
 
 
+@validate_params(errors=Instance(Mapping), sigmas=ARRAY, error=Options("abs", "rmse"),
+                 root=[Instance(str, os.PathLike), None])
 def fig7_evidence(errors: dict, sigmas, error: str = "abs", root=None) -> Evidence:
     """Our Charades-STA errors against the authors' Fig. 7, series by name.
 
@@ -201,6 +211,7 @@ def _noise_rows(part, conds, by_conv: dict, primary_c: str, clipped_part=None) -
     return rows
 
 
+@validate_params()
 def margin_rows(**ratio) -> list:
     """The rows of equal standing of 'comparable' (the R@K,0.3 part): R@K,0.3's error at most 1.05, 1.1, 1.25 times
     AxIoU@K's (:data:`COMPARABLE_RANGE`; the paper gives no margin). ``ratio``: the ratio of the two errors, as
@@ -255,6 +266,9 @@ def _noise_quantity_reading(part, g0, quote: str, scope: str, error: str, ds: st
                              "authors' output", "§6.4, Fig. 7")
 
 
+@validate_params(gaps=Instance(Mapping), datasets=Instance(Mapping), error=Options("abs", "rmse"),
+                 clipped=[Instance(Mapping), None], errors=[Instance(Mapping), None],
+                 root=[Instance(str, os.PathLike), None])
 def noise_ordering_claims(gaps: dict, datasets: dict, error: str = "abs", clipped: dict | None = None,
                           errors: dict | None = None, root=None) -> list[dict]:
     """One claim per part of the §6.4 ordering and per dataset, decided σ by σ.
@@ -402,6 +416,7 @@ def _drawn_gap_cell(k: int, gap, high: str, low: str) -> str:
                                     for g in gap)
 
 
+@validate_params(gaps=Instance(Mapping), sigmas=ARRAY)
 def noise_ordering_by_sigma(gaps: dict, sigmas) -> pd.DataFrame:
     """Each part of the ordering at each σ and cut-off K, per dataset and convention: gap [interval] and its verdict.
 
@@ -429,6 +444,7 @@ def noise_ordering_by_sigma(gaps: dict, sigmas) -> pd.DataFrame:
                              aggfunc="first", sort=False)
 
 
+@validate_params(gaps=Instance(Mapping), sigmas=ARRAY, part=STR, dataset=STR, convention=STR)
 def per_k_exceptions(gaps: dict, sigmas, part: str, dataset: str, convention: str) -> list[tuple[float, int, str]]:
     """The (σ, K, verdict) cells where ``part`` at a single K is not reproduced, for one dataset and convention."""
     gp = gaps[dataset][convention][part]
@@ -442,6 +458,7 @@ def per_k_exceptions(gaps: dict, sigmas, part: str, dataset: str, convention: st
     return out
 
 
+@validate_params(gaps=Instance(Mapping), sigmas=ARRAY, dataset=STR)
 def per_k_note(gaps: dict, sigmas, dataset: str) -> list[str]:
     """One phrase per part and convention: at which (σ, K) the part fails or is not shown when K is not averaged."""
     parts = []
@@ -461,6 +478,7 @@ def per_k_note(gaps: dict, sigmas, dataset: str) -> list[str]:
     return parts
 
 
+@validate_params(gaps_joint=Instance(Mapping), gaps_mc=Instance(Mapping))
 def interval_comparison(gaps_joint: dict, gaps_mc: dict) -> pd.DataFrame:
     """Each claim statistic with its query-and-trial interval (the verdict's) beside the Monte-Carlo-only one."""
     rows = []
@@ -478,6 +496,7 @@ def interval_comparison(gaps_joint: dict, gaps_mc: dict) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["dataset", "convention", "part"])
 
 
+@validate_params(real=Instance(Mapping), datasets=Instance(Mapping))
 def real_rater_claims(real: dict, datasets: dict) -> list[dict]:
     """The ordering parts tested against the real re-annotations: one claim per part and dataset.
 

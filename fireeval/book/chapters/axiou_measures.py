@@ -12,6 +12,9 @@ as a sensitivity row. The analyses are in :mod:`fireeval.vmr.tau_matrices`,
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -21,11 +24,14 @@ from fireeval.book.papers.togashi import (AGREEMENT_QUOTES, AGREEMENT_SHORT, PAP
                                           REASONABLY_WELL_PAIR, REMARKABLY, REMARKABLY_PAIR, USAGE, cell_name)
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 from fireeval.stats.resampling import jackknife_se
+from fireeval.core.validation import (ANY, ARRAY, BOOL, COLLECTION, COUNTS, NUMBER, SEED, STR, Instance, Int, Real,
+                                      validate_params)
 
 __all__ = ["standing_of", "every_k_reason", "agreement_claims", "agreement_conditions", "canonical_cell", "axiom_claim", "author_stability_claim",
            "own_cell", "jackknife_interval", "REMARKABLY_QUALIFIED_REASON", "AGREE_PLAIN_REASON", "QV_EFFECT", "qv_power", "two_system_power"]
 
 
+@validate_params(data=STR)
 def standing_of(data: str) -> str:
     """``original`` for real data of the paper's benchmark, ``stand-in`` for synthetic or stand-in data."""
     head = data.split(":", 1)[0].strip().lower()
@@ -39,6 +45,7 @@ def _canon(tau_point, measures) -> dict:
             for i, m in enumerate(measures)}
 
 
+@validate_params(claim=Instance(Claim), cell=STR, test=Instance(Test))
 def own_cell(claim: Claim, cell: str, test: Test) -> str | None:
     """Why the mechanism refuses ``test`` on ``cell`` (its bar comes from that cell), or None when it is independent.
 
@@ -55,6 +62,8 @@ def own_cell(claim: Claim, cell: str, test: Test) -> str | None:
     return None
 
 
+@validate_params(pairs=ANY, measures=COLLECTION, tau_point=ARRAY, tau_samples=ARRAY, tau_jack=ANY, method=STR,
+                 claim=Instance(Claim), test=Instance(Test), own_data=BOOL, bar_pair=ANY)
 def agreement_conditions(pairs, measures, tau_point, tau_samples, tau_jack, method: str, claim: Claim, test: Test,
                          own_data: bool, bar_pair=None) -> dict:
     """One :class:`Estimate` per pair of measures (BCa at 1 − 0.05/m, m = the pairs), the bar's own cell refused.
@@ -95,6 +104,7 @@ def _refused(a: str, b: str, canon: dict, tau: float, test: Test, bar_pair=None)
             "the bar against itself")
 
 
+@validate_params(a=STR, b=STR, tau_point=ARRAY, measures=COLLECTION)
 def canonical_cell(a: str, b: str, tau_point, measures) -> str:
     """The τ cell of measures ``a`` and ``b`` named by their rankings: each measure replaced by the first measure
     (in ``measures`` order) that ranks the systems exactly as it does, so two cells with the same two rankings
@@ -126,6 +136,7 @@ QV_EFFECT = (0.01, "the book's stated smallest effect of interest: one point (0.
                    "of such a table would act on")
 
 
+@validate_params(per_query=ARRAY, measures=COLLECTION, effect=ANY)
 def qv_power(per_query, measures, effect=QV_EFFECT) -> Power:
     """Power of "which checkpoint is better" for two systems: the minimal detectable difference against a stated effect.
 
@@ -146,6 +157,7 @@ def qv_power(per_query, measures, effect=QV_EFFECT) -> Power:
                                float(mdd[best]))
 
 
+@validate_params(separation=ANY, threshold=NUMBER)
 def two_system_power(separation: Power, threshold: float = REASONABLY_WELL) -> Power:
     """Why a τ claim between measures cannot be tested on two systems: τ of two rankings of two items is ±1.
 
@@ -164,6 +176,7 @@ def two_system_power(separation: Power, threshold: float = REASONABLY_WELL) -> P
                                + mdd)
 
 
+@validate_params()
 def every_k_reason() -> str:
     """Why "every AxIoU@K" is a secondary scope of "AxIoU@K agrees well with all instances of R@K,θ": the authors'
     own Fig. 4 (as printed, :data:`~fireeval.book.papers.togashi.FIG4_TAU`) rules it out.
@@ -332,6 +345,9 @@ def _agreement_power(cid, op, threshold, pairs, blocks, tau: _TauData) -> Power:
                      level=1 - 0.05 / len(pairs)))
 
 
+@validate_params(tau_point=ARRAY, tau_samples=ARRAY, measures=COLLECTION, data=STR, threshold=NUMBER, tau_jack=ANY,
+                 prefix=STR, evidence=[Instance(Evidence), None], on=STR, tau_loso=ANY, power=[Instance(Power), None],
+                 threshold_pair=ANY, loso_why=STR)
 def agreement_claims(tau_point, tau_samples, measures, data: str, threshold: float = REASONABLY_WELL,
                      tau_jack=None, prefix: str = "", evidence: Evidence | None = None, on: str = "",
                      tau_loso=None, power: Power | None = None, threshold_pair=None,
@@ -399,6 +415,7 @@ def agreement_claims(tau_point, tau_samples, measures, data: str, threshold: flo
     return records
 
 
+@validate_params(table=ANY, grid_note=STR)
 def axiom_claim(table: pd.DataFrame, grid_note: str) -> dict:
     """App. A's axiom statements (one per measure and axiom) checked by a counter-example search.
 
@@ -429,6 +446,7 @@ def _axiom_power(table) -> Power:
                                   "exists (misses counted)", Estimate(float((~r_mon["found"]).sum())), Test("<=", 0))
 
 
+@validate_params(value=NUMBER, leave_out=ARRAY, method=STR, level=Real(0, 1), bounds=ANY)
 def jackknife_interval(value: float, leave_out, method: str, level: float = 0.95, bounds=None) -> Estimate:
     """``value`` with the jackknife normal interval from its leave-one-out values: value ± z·se, se² = (n − 1)/n ·
     Σ(θ₍ᵢ₎ − θ̄₍.₎)² (Efron & Tibshirani 1993, §11.2), clipped to ``bounds``. Unlike the range of the leave-out values,
@@ -507,6 +525,9 @@ def _fig6_evidence(tau_full, measures: list, sizes: list, standing: str, root=No
                f"Matched to the nearest blue line instead (which cannot tell them apart), they differ by {near}")
 
 
+@validate_params(tau_full=ANY, measures=COLLECTION, sizes=COUNTS, data=STR, n_boot=Int(1), seed=SEED,
+                 disjoint_tau=ANY, disjoint_note=STR, root=[Instance(str, os.PathLike), None],
+                 loso_shares=[Instance(Mapping), None], loso_note=STR)
 def author_stability_claim(tau_full, measures, sizes, data: str, n_boot: int = 1000, seed=0,
                            disjoint_tau=None, disjoint_note: str = "", root=None, loso_shares: dict | None = None,
                            loso_note: str = "") -> dict:

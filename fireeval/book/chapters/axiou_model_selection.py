@@ -10,10 +10,13 @@ paper and carries what the families show as its ``here`` row. The experiment is
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from fireeval.book.papers.togashi import GLOB_FIRST, PAPER, SELECTION_QUOTE
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
+from fireeval.core.validation import STR, Instance, validate_params
 
 __all__ = ["SELECTION_FAMILY_PRIMARY", "PRIMARY_FAMILY_NOTE", "EXISTS_NEED_REASON", "seed_spread", "selection_claims"]
 
@@ -116,6 +119,7 @@ def _seed_rows(by_seed: dict, conds_of) -> list:
             for s in by_seed]
 
 
+@validate_params(rates=Instance(Mapping), family=STR, measure=STR)
 def seed_spread(rates: dict, family: str, measure: str = "AxIoU@10") -> dict:
     """Where the primary seed's rate of ``measure`` in ``family`` lies among the split seeds' rates.
 
@@ -166,6 +170,8 @@ def _families_power(powers: list) -> Power:
     return next((p for p in usable if p.estimate is not None), usable[0])
 
 
+@validate_params(results=Instance(Mapping), data=STR, paper_measure=STR, first=[Instance(Mapping), None], primary=STR,
+                 families_note=[Instance(Mapping), None], by_seed=[Instance(Mapping), None])
 def selection_claims(results: dict, data: str, paper_measure: str = "AxIoU@10", first: dict | None = None,
                      primary: str = SELECTION_FAMILY_PRIMARY, families_note: dict | None = None,
                      by_seed: dict | None = None) -> list[dict]:

@@ -13,6 +13,7 @@ weighed (``equal`` or ``secondary`` with its reason). FIRE's printed numbers liv
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,7 @@ from fireeval.book.papers.rodriguez import (FIRE_CODE, FIRE_MSVD_CLIP4CLIP_C1, F
 from fireeval.stats import resampling
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test, format_estimate
 from fireeval.t2v import false_negatives as fire
+from fireeval.core.validation import ANY, ARRAY, NUMBER, SEED, Instance, Int, Options, Real, validate_params
 
 __all__ = ["OTHER_ANNOTATORS", "FireEvidence", "annotator_agreement", "false_negative_claims", "table1_evidence",
            "budget_evidence", "table7_evidence", "length_neutral_verdicts", "implied_relevant_share",
@@ -35,6 +37,7 @@ OTHER_ANNOTATORS = {"containment-max ≥ 0.75": ("containment", "max", 0.75),
 _NO_FIRE_RUNS = NO_FIRE_RUNS
 
 
+@validate_params()
 def table1_evidence() -> Evidence:
     """FIRE's Table 1 (MSR-VTT) checked against itself: corrected = original + delta, and Table 4's "All" rows.
 
@@ -56,6 +59,7 @@ def table1_evidence() -> Evidence:
                             "(rounding to one decimal allows 0.1)")
 
 
+@validate_params(n_resamples=Int(1), seed=SEED)
 def budget_evidence(n_resamples=10_000, seed=0) -> Evidence:
     """FIRE's 0.029 beside the binomial half-width 1.96·√(p(1−p)/N) at its MSVD CLIP4Clip corrected C@1 (65.3 %),
     with FIRE's own resampling procedure on such a 0/1 score in the detail."""
@@ -72,6 +76,7 @@ def budget_evidence(n_resamples=10_000, seed=0) -> Evidence:
                             "multiples of 0.001 at N = 1,000). The printed number is the C@1 level's binomial spread")
 
 
+@validate_params(ours=Instance(Mapping))
 def table7_evidence(ours: dict) -> Evidence:
     """FIRE's Table 7 cells beside ours (``ours``: the same four keys)."""
     keys = ["spearman_words", "kendall_words", "spearman_chars"]
@@ -171,6 +176,7 @@ class FireEvidence:
                                      f"paired bootstrap, {self.n_resamples:,} resamples")
 
 
+@validate_params(proxy=ANY, aggregate=ANY, computed=ANY, queries=ANY, video_captions=ANY)
 def annotator_agreement(proxy, aggregate, computed, queries, video_captions):
     """Agreement matrix of a stand-in annotator, taken from ``computed`` ({(proxy, aggregate): matrix})
     when the chapter already has it, else computed from the captions."""
@@ -181,6 +187,7 @@ def annotator_agreement(proxy, aggregate, computed, queries, video_captions):
                                   similarity=fire.containment_matrix if proxy == "containment" else None)
 
 
+@validate_params(agreement=ANY)
 def length_neutral_verdicts(agreement) -> np.ndarray:
     """A length-neutral annotator: video v is relevant to query q when q agrees with v's captions
     at least as well as with its own video's other captions (``agreement[q, v] >= agreement[q, q]``).
@@ -195,6 +202,7 @@ def length_neutral_verdicts(agreement) -> np.ndarray:
     return a >= np.diagonal(a)[:, None]
 
 
+@validate_params(share=NUMBER, recall=NUMBER)
 def implied_relevant_share(share: float, recall: float) -> float:
     """Share of pooled pairs that are relevant if the proxy accepts ``share`` of them with no false
     positive and recall ``recall`` (the recall-corrected convention's assumption): share / recall.
@@ -205,6 +213,7 @@ def implied_relevant_share(share: float, recall: float) -> float:
     return share / recall if recall > 0 else float("nan")
 
 
+@validate_params(threshold=NUMBER, size=Int(1), q=Real(0, 1))
 def budget_level_band(threshold: float, size: int, q: float = 0.95) -> tuple[float, float]:
     """C@1 levels p with 1.96·√(p(1−p)/N) > ``threshold``: the band (low, high) around 0.5 where FIRE's
     statistic misses it; outside the band a model's C@1 passes whatever it is. ``(nan, nan)``: no band.
@@ -227,6 +236,7 @@ def _ratio(a, b):
         return np.where(hi > 0, lo / np.where(hi > 0, hi, 1), np.nan)
 
 
+@validate_params(boost_a=ARRAY, boost_b=ARRAY, n_resamples=Int(1), seed=SEED, interval=Options("bca", "percentile"))
 def boost_ratio_estimate(boost_a, boost_b, n_resamples=2000, seed=0, interval="bca") -> Estimate:
     """min(mean a, mean b) ÷ max(mean a, mean b) of two per-query boosts on the same queries (1: equal boosts).
 
@@ -250,6 +260,7 @@ def boost_ratio_estimate(boost_a, boost_b, n_resamples=2000, seed=0, interval="b
     return Estimate.bca(value, smp, _ratio(jack[0], jack[1]), how)
 
 
+@validate_params(boost=ARRAY, n_resamples=Int(1), seed=SEED)
 def shuffled_boost_ratio(boost, n_resamples=2000, seed=0) -> Estimate:
     """One model's per-query boost beside the same boosts on shuffled queries, as :func:`boost_ratio_estimate`'s
     ratio: equal boosts by construction (ratio 1), with the sampling noise of two unrelated query sets of the
@@ -266,6 +277,7 @@ def shuffled_boost_ratio(boost, n_resamples=2000, seed=0) -> Estimate:
                     "degenerates at the ratio's bound 1)")
 
 
+@validate_params(words=ARRAY, n_resamples=Int(1), seed=SEED, strength=Real(0, 1))
 def length_effect_control(words, n_resamples=2000, seed=0, strength=0.5) -> Estimate:
     """Spearman correlation of query length with positives per query under a synthetic labelling
     with a known length effect: each query keeps its own video and gains Poisson(``strength`` ·
@@ -297,6 +309,11 @@ def _spearman_estimate(v, smp, method) -> Estimate:
     return Estimate.from_samples(v, smp, f"{method}; bootstrap over queries, {len(smp):,} resamples")
 
 
+@validate_params(ev=ANY, calibrated=ANY, other_positives=ANY, length_spearman=ANY, length_spearman_adj=ANY,
+                 length_neutral=ANY, length_confounded=ANY, per_query=ARRAY, per_query_original=ANY, n_mid=ANY,
+                 words=ANY, train_similarity=ANY, train_corr=ANY, table2=ANY, use_real=ANY, have_fire=ANY,
+                 labels_source=ANY, proxy=ANY, aggregate=ANY, proxies_compared=ANY, train_note=ANY, names=ANY,
+                 sweep_thresholds=ANY, overlap=ANY, pooled_share=ANY, per_query_rules=ANY)
 def false_negative_claims(ev: FireEvidence, *, calibrated, other_positives, length_spearman, length_spearman_adj,
                           length_neutral, length_confounded, per_query, per_query_original, n_mid, words,
                           train_similarity, train_corr, table2, use_real, have_fire, labels_source, proxy, aggregate,
@@ -612,6 +629,7 @@ def _agreement_record(table2, labels) -> dict:
         None if table2 is None else Estimate(table2["krippendorff_alpha"], method="exact: all repeated labels"))
 
 
+@validate_params(record=Instance(Mapping))
 def without_power_object(record: dict) -> dict:
     """``record`` without the :class:`Power` object that :meth:`Claim.evaluate` leaves in an untestable claim's
     record (its ``_power`` key; the JSON ``power`` field is kept), so the record is JSON-serialisable.
@@ -622,6 +640,7 @@ def without_power_object(record: dict) -> dict:
     return {k: v for k, v in record.items() if k != "_power"}
 
 
+@validate_params(statement=Instance(Mapping), evidence=Instance(Evidence))
 def named_models_claim(statement: dict, evidence: Evidence) -> dict:
     """A paper's statement about its own named models, whose runs are not here, evaluated as "not testable here".
 

@@ -34,11 +34,16 @@ observed step (:func:`pair_power`).
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 import math
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from fireeval.core.validation import ANY, ARRAY, BOOL, NUMBER, SEED, STR, Instance, Int, Options, Real, validate_params
+from fireeval.datasets import SOURCES
 
 __all__ = ["Condition", "Board", "leaderboard_inputs", "pair_tests", "condition_tests", "pair_power", "step_power",
            "family_level", "family_resamples", "pair_ties", "slot_flip_rate", "CONTROL_KINDS", "STATED_EFFECT", "MATERIAL_EFFECT",
@@ -132,6 +137,7 @@ def _level_text(level: float) -> str:
     return f"{100 * level:.4g}%"
 
 
+@validate_params(m=Int(0), alpha=Real(0, 1, closed="neither"))
 def family_level(m: int, alpha: float = 0.05) -> float:
     """The family-wise level 1 − α/m of a Bonferroni interval over ``m`` pairs (``m`` < 1: one pair).
 
@@ -203,6 +209,7 @@ MATERIAL_EFFECT_SOURCE = ("10% of the better score, the relative difference Voor
                           "Jones, call material")
 
 
+@validate_params(better=NUMBER, relative=Real(0, 1))
 def stated_effect(better: float, relative: float = STATED_EFFECT) -> float:
     """The stated effect of a step whose better system scores ``better``: ``relative`` × ``better``.
 
@@ -212,6 +219,7 @@ def stated_effect(better: float, relative: float = STATED_EFFECT) -> float:
     return float(relative * abs(better))
 
 
+@validate_params(step=NUMBER, sd=NUMBER, n=Int(1), alpha=Real(0, 1, closed="neither"))
 def step_power(step: float, sd: float, n: int, alpha: float = 0.05) -> float:
     """Power of a two-sided paired t-test at level ``alpha`` with ``n`` topics if the true mean difference
     were ``step`` and the per-topic differences had standard deviation ``sd`` (statsmodels TTestPower).
@@ -230,6 +238,9 @@ def step_power(step: float, sd: float, n: int, alpha: float = 0.05) -> float:
     return 1.0 if math.isnan(p) and effect * math.sqrt(n) > 10 else p
 
 
+@validate_params(d=ANY, effect=NUMBER, unit=STR, alpha=Real(0, 1, closed="neither"),
+                 power=Real(0, 1, closed="neither"), resolved=BOOL, source=STR, material=[NUMBER, None],
+                 material_source=STR)
 def pair_power(d, effect: float, unit: str = "topics", alpha: float = 0.05, power: float = 0.8,
                resolved: bool = False, source: str = STATED_EFFECT_SOURCE, material: float | None = None,
                material_source: str = MATERIAL_EFFECT_SOURCE):
@@ -286,6 +297,7 @@ def pair_power(d, effect: float, unit: str = "topics", alpha: float = 0.05, powe
                                          "still", delta)
 
 
+@validate_params(board=Instance(Board))
 def pair_ties(board: Board) -> list:
     """Per adjacent pair: why it is a tie ("" when not) -- the same score on every topic, or the same
     published number (a tie in the published ordering: its order is the tie-break, not the leaderboard's)."""
@@ -304,6 +316,8 @@ def pair_ties(board: Board) -> list:
     return out
 
 
+@validate_params(board=Instance(Board), n_permutations=Int(1), n_bootstrap=Int(1), seed=SEED,
+                 alpha=Real(0, 1, closed="neither"), power=Real(0, 1, closed="neither"))
 def pair_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 2000, seed: int = 0,
                alpha: float = 0.05, power: float = 0.8):
     """One row per adjacent pair of ``board``: the query-sampling tests (module docstring).
@@ -423,6 +437,7 @@ def _stand_in_pairs(board: Board) -> list:
     return sorted(out)
 
 
+@validate_params(board=Instance(Board), n_bootstrap=Int(1), seed=SEED, level=[Real(0, 1), None])
 def condition_tests(board: Board, n_bootstrap: int = 2000, seed: int = 0, level: float | None = None):
     """One row per pair and threat: the difference A − B under it, with its BCa interval.
 
@@ -477,6 +492,7 @@ def _condition_row(board: Board, cond: Condition, i: int, j: int, bca, n_topics:
 ORDERING_TOP = 15
 
 
+@validate_params(m=Int(0), alpha=Real(0, 1, closed="neither"), tail=Int(0))
 def family_resamples(m: int, alpha: float = 0.05, tail: int = 5) -> int:
     """Bootstrap resamples that leave ``tail`` resamples beyond each end of an interval at 1 − α/m.
 
@@ -490,6 +506,8 @@ def family_resamples(m: int, alpha: float = 0.05, tail: int = 5) -> int:
     return int(math.ceil(tail * 2 * max(int(m), 1) / alpha))
 
 
+@validate_params(board=Instance(Board), n_permutations=Int(1), n_bootstrap=Int(1), seed=SEED, top=Int(1),
+                 alpha=Real(0, 1, closed="neither"))
 def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 2000, seed: int = 0,
                    top: int = ORDERING_TOP, alpha: float = 0.05):
     """Every pair (A above B) of the board's top ``top`` systems in published order, not only adjacent ones.
@@ -565,6 +583,7 @@ def ordering_tests(board: Board, n_permutations: int = 10_000, n_bootstrap: int 
     return table
 
 
+@validate_params(table=ANY)
 def ordering_support(table) -> dict:
     """What the data support of one published ordering (:func:`ordering_tests`): counts over its M pairs.
 
@@ -665,6 +684,7 @@ def _evidence(board: Board, i: int, j: int, ours):
                          f"here ({board.source})")
 
 
+@validate_params(board=Instance(Board), tests=ANY, conditions=ANY)
 def pair_claims(board: Board, tests, conditions) -> list[dict]:
     """The claims of one board: "A beats B" for every adjacent pair, and the stand-in threats' claims.
 
@@ -804,6 +824,7 @@ def _ordering_threats(board: Board, free, level: float, n_bootstrap: int, seed: 
     return out
 
 
+@validate_params(board=Instance(Board), table=ANY, n_bootstrap=Int(1), seed=SEED)
 def ordering_claim(board: Board, table, n_bootstrap: int = 2000, seed: int = 0) -> dict | None:
     """"The published ordering of the top systems holds for every pair": one family claim, a row per pair.
 
@@ -882,6 +903,7 @@ def _verdict_word(est, test_op=">") -> str:
     return "unclear"
 
 
+@validate_params(board=Instance(Board), tests=ANY, conditions=ANY)
 def survival_table(board: Board, tests, conditions):
     """One row per adjacent pair, narrow enough for the text column: the published numbers (when there are
     any), the difference with its family-wise BCa interval, Holm's p, the smallest detectable difference δ
@@ -946,6 +968,7 @@ def survival_table(board: Board, tests, conditions):
     return frame
 
 
+@validate_params(board=Instance(Board), tests=ANY, conditions=ANY)
 def survival_chart(board: Board, tests, conditions):
     """Each adjacent pair's difference A − B with its family-wise BCa interval, under query sampling and every
     threat (altair): an ordering survives a condition when its interval lies right of 0."""
@@ -989,6 +1012,7 @@ def survival_chart(board: Board, tests, conditions):
                             "adjacent pairs) under one", "condition. Right of the dashed line: A stays above B."])
 
 
+@validate_params(analyses=Instance(Mapping))
 def ordering_chart(analyses: dict):
     """The chapter's key chart: for each benchmark, every pair of its published ordering (:func:`ordering_tests`)
     as one cell -- row A above column B -- coloured by what the family-wise interval says: A stays above B,
@@ -1046,6 +1070,7 @@ class Analysis:
     ordering: object = None
 
 
+@validate_params(board=Instance(Board), tests=ANY, draws=Int(0), n_bootstrap=Int(1), seed=SEED)
 def slot_flip_rate(board: Board, tests, draws: int = 200, n_bootstrap: int = 2000, seed: int = 0) -> dict:
     """Charades-STA: ``{pair: (not clear, draws)}`` -- for each adjacent pair that is not a tie, in how many
     of ``draws`` random assignments (one of each query's ratings drawn at random, i.e. a random slot per
@@ -1079,6 +1104,8 @@ def slot_flip_rate(board: Board, tests, draws: int = 200, n_bootstrap: int = 200
     return out
 
 
+@validate_params(board=Instance(Board), n_permutations=Int(1), n_bootstrap=Int(1), seed=SEED, slot_draws=Int(0),
+                 top=Int(1))
 def analyse(board: Board, n_permutations: int = 10_000, n_bootstrap: int = 2000, seed: int = 0,
             slot_draws: int = 200, top: int = ORDERING_TOP) -> Analysis:
     """:func:`pair_tests`, :func:`condition_tests` and :func:`pair_claims` of one board (Charades-STA:
@@ -1105,6 +1132,7 @@ def _threat_word(group) -> str:
             else "holds" if all(w == "holds" for w in words) else "unclear")
 
 
+@validate_params(analysis=Instance(Analysis))
 def summary(analysis: Analysis) -> dict:
     """Counts for the prose: adjacent pairs, ties (equal scores or equal published numbers), pairs whose
     primary (family-wise) BCa interval lies above 0 (``hold``), below (``reversed``), pairs significant
@@ -1158,6 +1186,7 @@ def _count_threats(out: dict, c, tied: set) -> None:
                                 "not computable": vals.count("—")}
 
 
+@validate_params(items=ANY)
 def parse_predictions(items) -> dict:
     """``{name: path}``: the chapter's ``predictions`` parameter, in the one form every chapter takes.
 
@@ -1184,6 +1213,7 @@ def _resolve_run(path, data_dir, what: str = "extra run file"):
     return check_readable(path, what, text=not str(path).endswith((".gz", ".pkl")))
 
 
+@validate_params(analyses=Instance(Mapping))
 def overview(analyses: dict) -> dict:
     """What survives across the boards, for the closing summary (counts over the adjacent pairs that are
     not ties; the primary interval is the family-wise one).
@@ -1227,6 +1257,7 @@ def overview(analyses: dict) -> dict:
     return out
 
 
+@validate_params(analysis=Instance(Analysis))
 def pool_shift(analysis: Analysis) -> dict:
     """TREC-8: the median absolute change of A − B when runs are scored with their run or group left
     out of the pool, beside the median half-width of the query-sampling BCa interval."""
@@ -1267,6 +1298,7 @@ def _shrink(analysis: Analysis) -> dict:
                     "flips": (0, 0)}
 
 
+@validate_params(analyses=Instance(Mapping))
 def prose_values(analyses: dict) -> dict:
     """Every number the chapter's prose cites, by glue name (``n/a`` or NaN for a benchmark not run)."""
     out = {}
@@ -1397,6 +1429,7 @@ def _median_note(analysis: Analysis) -> str:
     return "; ".join(parts) or "none"
 
 
+@validate_params(analyses=Instance(Mapping), settings=Instance(Mapping))
 def headline_data(analyses: dict, settings: dict) -> dict:
     """The chapter's headline (besides its claims): data sources, orderings, pair tests, counts, power."""
     return {
@@ -1418,6 +1451,9 @@ def headline_data(analyses: dict, settings: dict) -> dict:
 
 
 # ---------------------------------------------------------------- inputs
+@validate_params(data_source=Options(*SOURCES), data_dir=[Instance(str, os.PathLike), None], seed=SEED,
+                 benchmarks=ANY, extra_runs=ANY, predictions=ANY, trec_pairs=Int(0), proxy_thresholds=ARRAY,
+                 proxy_threshold=NUMBER, synthetic_size=Int(1))
 def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, *, benchmarks=None,
                        extra_runs=(), predictions=None, trec_pairs: int = 20,
                        proxy_thresholds=PROXY_THRESHOLDS, proxy_threshold: float = 0.4,

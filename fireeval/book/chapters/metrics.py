@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
+from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, validate_params
 
 __all__ = ["metrics_claims", "PYTREC_EVAL", "ORACLE_MEASURES", "ROUNDING", "pytrec_eval_missing"]
 
@@ -34,6 +35,7 @@ _EXACT = Power.no_control("an exact comparison of values, not a sampled statisti
                           "agree, and a single differing run, topic or printed line fails it")
 
 
+@validate_params()
 def pytrec_eval_missing() -> str:
     """Why the oracle claim cannot be tested when ``import pytrec_eval`` fails, and exactly what to install."""
     return (f"pytrec_eval (trec_eval's C code for Python) is not installed here. Fix: pip install '{PYTREC_EVAL}' "
@@ -41,6 +43,9 @@ def pytrec_eval_missing() -> str:
             "chapter again")
 
 
+@validate_params(data=STR, real=BOOL, oracle_gaps=[Instance(Mapping), None], n_cells=Int(0),
+                 printed=[Instance(Mapping), None], no_printed=[STR, None], official=ANY, double=ANY, single=ANY,
+                 no_official=[STR, None])
 def metrics_claims(data: str, real: bool, oracle_gaps: Mapping[str, float] | None, n_cells: int, *,
                    printed: Mapping[str, Mapping] | None = None, no_printed: str | None = None,
                    official=None, double=None, single=None, no_official: str | None = None) -> list[dict]:

@@ -16,12 +16,16 @@ How the sensitivity rows weigh (the chapter says the same):
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from fireeval.book.chapters.trec_claims import is_synthetic, stand_in_label, tau_estimates, width_note, only_can_pass
 from fireeval.book.papers.westerveld import WESTERVELD, NO_TRECVID, DEPTH_QUOTE
 from fireeval.stats.reliability import bootstrap_agreement
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
+from fireeval.core.validation import (ANY, ARRAY, CALLABLE, COLLECTION, NUMBER, SEED, STR, Array, Instance, Int, Real,
+                                      validate_params)
 
 __all__ = ['depth_claims', 'tau_readings', 'condition_labels', 'control_rate', 'sampling_claims',
            'explanation_claim', 'holds_sentence', 'ALL_RUNS_REASON', 'EXACT_TAU_NAME', 'EXACT_TAU_REASON']
@@ -37,6 +41,7 @@ EXACT_TAU_REASON = ("the paper prints τ as a realised value on its own topics, 
 _TEST = Test(">", 0.90)
 
 
+@validate_params(values=ARRAY, reference=ARRAY, n_resamples=Int(1), rng=SEED)
 def tau_readings(values, reference, n_resamples: int, rng: int = 0) -> dict:
     """τ-b of the rankings by mean score, read four ways: ``primary`` (BCa, or the jackknife normal interval
     where BCa is unstable, saying so), ``percentile`` (same replicates), ``seed`` (BCa with the next bootstrap
@@ -120,6 +125,8 @@ def _depth_map_record(who: str, k: int, data: str, label, read: dict, every, pow
     return record
 
 
+@validate_params(sweep=ANY, k=Int(1), data=STR, label=CALLABLE, pooled=ANY, n_resamples=Int(1), rng=SEED,
+                 measures=[COLLECTION, None], pool_depth=[Int(1), None])
 def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_resamples: int = 1000, rng: int = 0,
                  measures=None, pool_depth: int | None = None) -> list[dict]:
     """Westerveld's depth-``k`` statement (MAP, τ-b > 0.90) and the book's finding for the other measures.
@@ -167,6 +174,7 @@ def depth_claims(sweep, k: int = 3, data: str = "", label=str, pooled=None, n_re
     return out
 
 
+@validate_params(record=Instance(Mapping))
 def condition_labels(record: dict) -> dict:
     """Per condition of a family claim: the label its own sensitivity rows allow (the mechanism's, so that the
     box, the intro and this chapter's table say one word per measure), ``{condition: {"label", "primary", "why"}}``.
@@ -232,6 +240,7 @@ def _paired(a_boot, b_boot, a_jack, b_jack, value, how, seeds=None, rng=0, perce
     return bca
 
 
+@validate_params(rates=Array(0, 1), rate=Real(0, 1))
 def control_rate(rates, rate: float) -> float | None:
     """The positive control's sampling rate, by a rule fixed before seeing any τ: the next rate above ``rate``.
 
@@ -358,6 +367,8 @@ def _stratified_row(stratified, m, rival, rate, against, strat_weight, n, rng, h
                     stratified.jackknife(rival, against)[si], float((ta - tb).mean()), how, rng=rng))
 
 
+@validate_params(exp=ANY, boot=Instance(Mapping), jack=Instance(Mapping), rate=Real(0, 1), control=[NUMBER, None],
+                 data=STR, label=CALLABLE, rng=SEED, stratified=ANY)
 def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | None = None, data: str = "",
                     label=str, rng: int = 0, stratified=None) -> list[dict]:
     """The book's tests of bpref, infAP and the condensed-list measures on random samples of the judgements.
@@ -425,6 +436,7 @@ def sampling_claims(exp, boot: dict, jack: dict, rate: float, control: float | N
     return out
 
 
+@validate_params(association=Instance(Mapping), k=Int(1), data=STR, measure=STR, runs=STR)
 def explanation_claim(association: dict, k: int, data: str = "", measure: str = "MAP", runs: str = "") -> dict:
     """The book's explanation: topics with many relevant documents lose more of their ranking in a
     shallow pool, from :func:`fireeval.pooling.pools.relevant_count_association`.
@@ -467,6 +479,7 @@ def explanation_claim(association: dict, k: int, data: str = "", measure: str = 
     return claim.evaluate(spearman, sensitivity=rows)
 
 
+@validate_params(record=[Instance(Mapping), None])
 def holds_sentence(record: dict | None) -> str:
     """What a family claim's conditions show, by label (:func:`condition_labels`), each with why it is not firmer.
 

@@ -15,6 +15,8 @@ there). The weights of the sensitivity rows, decided here from the paper's text 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from fireeval.book.chapters.trec_claims import (is_synthetic, stand_in_label, tau_estimates, tau_family_rows,
@@ -22,6 +24,7 @@ from fireeval.book.chapters.trec_claims import (is_synthetic, stand_in_label, ta
 from fireeval.book.papers.westerveld import (WESTERVELD, NO_TRECVID, DEPTH_QUOTE, LEAVE_QUOTE, MANUAL_QUOTE,
                                              MANUAL_RANGE, REER_QUOTE)
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
+from fireeval.core.validation import ANY, ARRAY, NUMBER, SEED, STR, Instance, Int, Real, validate_params
 
 __all__ = ['EXACT_REASON', 'POOLED_REASON', 'STRICT_REASON', 'UNITS', 'leave_out_claim', 'manual_claim',
            'reer_claim', 'reer_control', 'warning_claim']
@@ -48,6 +51,7 @@ def _multiplicity(n: int) -> str:
             "95% too; Bonferroni would widen each interval to 97.5%)")
 
 
+@validate_params(original=ANY, per_topic=Instance(Mapping), n_resamples=Int(1), rng=SEED, data=STR, pooled=ANY)
 def leave_out_claim(original, per_topic: dict, n_resamples: int = 1000, rng: int = 0, data: str = "",
                     pooled=None) -> dict:
     """Westerveld's leave-out statement, τ > 0.98, one claim with a row per leave-out (run, group).
@@ -100,6 +104,7 @@ def leave_out_claim(original, per_topic: dict, n_resamples: int = 1000, rng: int
                                  sensitivity=rows)
 
 
+@validate_params(original=ANY, per_topic=Instance(Mapping), n_resamples=Int(1), rng=SEED, data=STR, pooled=ANY)
 def manual_claim(original, per_topic: dict, n_resamples: int = 1000, rng: int = 0, data: str = "",
                  pooled=None) -> dict:
     """The interactive-run statement, with TREC-8's manual runs as the analogue: one claim.
@@ -137,6 +142,8 @@ def manual_claim(original, per_topic: dict, n_resamples: int = 1000, rng: int = 
     return claim.evaluate(estimates, power=power, sensitivity=rows)
 
 
+@validate_params(per_bin=NUMBER, cumulative=NUMBER, half=Int(0), trials=Int(1), data=STR, samples=ANY,
+                 boot_trials=[Int(1), None], control=[Instance(Estimate), None], control_what=STR)
 def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: str = "", samples=None,
                boot_trials: int | None = None, control: Estimate | None = None,
                control_what: str = "") -> dict:
@@ -185,6 +192,7 @@ def reer_claim(per_bin: float, cumulative: float, half: int, trials: int, data: 
     return claim.evaluate(estimates, power=power, sensitivity=rows)
 
 
+@validate_params(per_topic=ARRAY, half=Int(0), trials=Int(1), bins=ANY, target=Real(0, 1), rng=SEED)
 def reer_control(per_topic, half: int, trials: int, bins, target: float = 0.01, rng: int = 0) -> tuple[Estimate, str]:
     """A positive control for the REER threshold: the same runs with each run's per-topic deviations from its
     mean shrunk so that the normal model (:func:`fireeval.stats.reliability.normal_swap_difference`) puts the
@@ -206,6 +214,8 @@ def reer_control(per_topic, half: int, trials: int, bins, target: float = 0.01, 
     return Estimate(value, method=f"exact: bin edge over {trials} random splits of the shrunk collection"), what
 
 
+@validate_params(flagged_losers=Int(0), flagged=Int(0), data=STR, k=Int(1), max_loss=Real(0, 1), useful=Real(0, 1),
+                 base_rate=[Real(0, 1), None])
 def warning_claim(flagged_losers: int, flagged: int, data: str = "", k: int = 100, max_loss: float = 0.02,
                   useful: float = 0.5, base_rate: float | None = None) -> dict:
     """This book's judged@k warning, validated by leaving one group out at a time (a claim of the book's).

@@ -10,6 +10,8 @@ numbers live in :mod:`fireeval.book.papers.wray`.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from fireeval.book.chapters.false_negatives import named_models_claim, without_power_object
@@ -19,11 +21,14 @@ from fireeval.core import tied_scores
 from fireeval.stats import resampling
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 from fireeval.t2v import semantic_evaluation as se
+from fireeval.core.validation import ANY, ARRAY, NUMBER, SEED, Instance, Int, Options, Real, validate_params
+from fireeval.stats.claims import STANDINGS
 
 __all__ = ["mean_relevant_count", "share_with_other", "count_difference_curve", "widest_gap_scores",
            "semantic_claims", "flagged_runs"]
 
 
+@validate_params(run_scores=Instance(Mapping))
 def flagged_runs(run_scores) -> list[str]:
     """Runs whose stored matrix is not a full ranking (a tied fill block decides part of each row's order).
 
@@ -34,6 +39,7 @@ def flagged_runs(run_scores) -> list[str]:
     return [r for r, s in run_scores.items() if tied_scores.tied_fill(np.asarray(s)).flagged]
 
 
+@validate_params(relevance=ARRAY, threshold=NUMBER, n_resamples=Int(1), seed=SEED)
 def mean_relevant_count(relevance, threshold, n_resamples=2000, seed=0) -> Estimate:
     """Mean number of videos per query with relevance >= ``threshold`` (own video included),
     bootstrap over the queries without missing values.
@@ -47,6 +53,7 @@ def mean_relevant_count(relevance, threshold, n_resamples=2000, seed=0) -> Estim
                                  f"bootstrap over {int(rows.sum())} queries, {n_resamples:,} resamples")
 
 
+@validate_params(relevance=ARRAY, threshold=NUMBER)
 def share_with_other(relevance, threshold) -> float:
     """Share of queries with at least one video besides their own at relevance >= ``threshold``.
 
@@ -64,6 +71,7 @@ def _share_estimate(relevance, threshold) -> Estimate:
     return Estimate.proportion(k, int(rows.sum()), f"{k} of {int(rows.sum())} queries")
 
 
+@validate_params(relevance_a=ARRAY, relevance_b=ARRAY, thresholds=ARRAY, n_resamples=Int(1), seed=SEED)
 def count_difference_curve(relevance_a, relevance_b, thresholds, n_resamples=2000, seed=0):
     """Mean over queries of #(relevance_a ≥ T) − #(relevance_b ≥ T) at each T, on shared bootstrap resamples.
 
@@ -105,6 +113,7 @@ def _gap_estimate(run_scores, equivalent, n_resamples, seed, label, base="lower"
                                  f"{n_resamples:,} resamples"), per
 
 
+@validate_params(equivalent=ARRAY, seed=SEED)
 def widest_gap_scores(equivalent, seed=0) -> np.ndarray:
     """A run that ranks the query's own video first and every other equivalent video last (random order between):
     the upper GMR bound counts a hit at rank 1 for every query and the lower bound a miss at every K wherever a
@@ -194,6 +203,10 @@ def _best_trained(model_runs, relevance, rows, tie_rule) -> str:
                                                        tie_rule=tie_rule).mean())
 
 
+@validate_params(run_scores=Instance(Mapping), relevance=Instance(Mapping), equivalent=ANY, meteor_rows=ANY,
+                 equivalence_threshold=NUMBER, data=ANY, names=ANY, seed=SEED, n_resamples=Int(1), t_high=Real(0, 1),
+                 caption_equivalent=ANY, epic=ANY, fig4_thresholds=ARRAY, standing=Options(*STANDINGS),
+                 random_ndcg=ANY)
 def semantic_claims(run_scores, relevance, equivalent, meteor_rows, *, equivalence_threshold, data, names, seed,
                     n_resamples=2000, t_high=0.8, caption_equivalent=None, epic=None, fig4_thresholds=(),
                     standing="original", random_ndcg=None):

@@ -17,25 +17,31 @@ from fireeval.stats.claims import Alternative, Claim, Estimate, Power, Test
 from fireeval.stats.reliability import bootstrap_agreement, jackknife_agreement
 
 from fireeval.book.papers.westerveld import FOR_TRECVID
+from fireeval.core.validation import ANY, ARRAY, SEED, STR, Instance, Int, Options, validate_params
+from fireeval.stats.claims import WEIGHTS
 
 __all__ = ['is_synthetic', 'stand_in_label', 'finding_twin', 'tau_estimates', 'EXACT_TAU', 'tau_rows', 'needed_value', 'width_note', 'only_can_pass', 'tau_family_rows']
 
+@validate_params(data=STR)
 def is_synthetic(data: str) -> bool:
     return "synthetic" in data.split(",")[0]
 
 
+@validate_params(data=STR)
 def stand_in_label(data: str) -> str:
     """The data label of a claim about the paper: always a stand-in for TRECVID 2003."""
     on = data.split(":", 1)[-1].strip() if ":" in data else data
     return f"stand-in: {on} ({FOR_TRECVID})"
 
 
+@validate_params(claim=Instance(Claim), data=STR, short=STR, quote=[STR, None])
 def finding_twin(claim: Claim, data: str, short: str, quote: str | None = None) -> Claim:
     """``claim.book_finding`` (id ``<claim>.here``) on ``data``, the label of the data the book ran on
     (the paper's claim carries the stand-in label); a finding on synthetic data stays a stand-in."""
     return replace(claim.book_finding(f"{claim.id}.here", quote, short), data=data)
 
 
+@validate_params(per_topic=ARRAY, reference=ARRAY, n_resamples=Int(1), rng=SEED, what=STR)
 def tau_estimates(per_topic, reference, n_resamples: int, rng=0, what: str = "topics") -> tuple[Estimate, Estimate]:
     """(BCa, percentile) estimates of Kendall τ-b between the rankings by mean score.
 
@@ -60,6 +66,7 @@ EXACT_TAU = ("exact realised τ (the paper's τ is a realised value on its own t
           "population of topics)")
 
 
+@validate_params(per_topic=ARRAY, reference=ARRAY, n_resamples=Int(1), rng=SEED, prefix=STR, replaces=ANY)
 def tau_rows(per_topic, reference, n_resamples, rng, prefix="", replaces=None):
     """Primary BCa estimate and its sensitivity rows: percentile interval, another seed, the exact realised τ.
 
@@ -73,6 +80,7 @@ def tau_rows(per_topic, reference, n_resamples, rng, prefix="", replaces=None):
                  Alternative(f"{prefix}{EXACT_TAU}", exact, kind="exact value", replaces=replaces)]
 
 
+@validate_params(estimate=Instance(Estimate), test=Instance(Test))
 def needed_value(estimate: Estimate, test: Test) -> float:
     """The value the estimate would need for its whole interval to pass ``test``, its interval's shape kept.
 
@@ -88,12 +96,14 @@ def needed_value(estimate: Estimate, test: Test) -> float:
     return float(test.threshold - (estimate.high - estimate.value))
 
 
+@validate_params(estimate=Instance(Estimate), test=Instance(Test), what=STR)
 def width_note(estimate: Estimate, test: Test, what: str = "τ-b") -> str:
     return (f"with this interval's shape ({estimate.value - estimate.low:.3f} below the estimate, "
             f"{estimate.high - estimate.value:.3f} above), the test passes only when {what} is at least "
             f"{needed_value(estimate, test):.3f}")
 
 
+@validate_params(what=STR)
 def only_can_pass(what: str) -> Power:
     """A control that shows only that the test can pass (an exact τ = 1, no interval)."""
     return Power.positive_control(f"{what} (τ = 1 by construction, no interval): this control shows only that the "
@@ -102,6 +112,8 @@ def only_can_pass(what: str) -> Power:
 
 
 
+@validate_params(per_condition=ANY, n_resamples=Int(1), rng=SEED, prefix=STR, exact_weight=Options(*WEIGHTS),
+                 exact_reason=[STR, None])
 def tau_family_rows(per_condition, n_resamples: int, rng: int = 0, prefix: str = "", exact_weight: str = "equal",
                     exact_reason: str | None = None) -> tuple[dict, list]:
     """One reading of a claim over several conditions (families, for :meth:`Claim.evaluate_family`).

@@ -12,8 +12,12 @@ imported lazily (``from fireeval.book.inputs import trec_inputs``).
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 import importlib
 from dataclasses import dataclass, field
+from fireeval.core.validation import COLLECTION, STR, Instance, Options, validate_params
+from fireeval.datasets import SOURCES
 
 __all__ = ["Inputs", "decide", "reader_label"]
 
@@ -47,6 +51,8 @@ class Inputs:
         return self.note
 
 
+@validate_params(data_source=Options(*SOURCES), files=COLLECTION, data_dir=[Instance(str, os.PathLike), None],
+                 reader_inputs=[Instance(Mapping), None], what=STR)
 def decide(data_source: str, files, data_dir=None, reader_inputs: dict | None = None,
            what: str = "the chapter's data") -> str:
     """``"real"`` or ``"synthetic"``: :func:`fireeval.datasets.choose_source`, with the reader's inputs."""
@@ -55,6 +61,7 @@ def decide(data_source: str, files, data_dir=None, reader_inputs: dict | None = 
     return choose_source(data_source, files, root=data_dir, reader_inputs=reader_inputs, what=what)
 
 
+@validate_params(names=COLLECTION)
 def reader_label(names) -> str:
     """`` + 2 of yours (a, b)`` for the data labels of claims and notes, or ``""`` when there are none."""
     names = list(names)

@@ -15,11 +15,16 @@ checked against the registry: every error is one line naming the file and the fi
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from fireeval.book.inputs import Inputs
+from fireeval.core.validation import ANY, BOOL, COLLECTION, SEED, Instance, Int, Options, validate_params
+from fireeval.datasets import SOURCES
 
 __all__ = ["MomentInputs", "read_reader_predictions", "measures_inputs", "label_noise_inputs",
            "model_selection_inputs"]
@@ -65,6 +70,7 @@ def _pad(arr: np.ndarray, k: int = K) -> np.ndarray:
     return np.concatenate([arr, pad], axis=1)
 
 
+@validate_params(predictions=Instance(Mapping), gt_frame=ANY, taken=COLLECTION, normalize=BOOL)
 def read_reader_predictions(predictions: dict, gt_frame, taken=(), normalize: bool = False) -> tuple[dict, dict]:
     """``({name: (queries, K, 2)}, {name: info})`` for the reader's files, validated against ``gt_frame``.
 
@@ -139,6 +145,8 @@ def _real_base(systems, data_dir, predictions, normalize):
     return gt_frame, shipped, theirs, infos
 
 
+@validate_params(data_source=Options(*SOURCES), data_dir=[Instance(str, os.PathLike), None], systems=COLLECTION,
+                 predictions=ANY, seed=SEED, n_synthetic_queries=Int(1), normalize=BOOL)
 def measures_inputs(data_source: str = "auto", data_dir=None, systems=(), predictions=None, *, seed: int = 0,
                     n_synthetic_queries: int = 3720, normalize: bool = False) -> MomentInputs:
     """axiou_measures: Charades-STA test, the paper's systems plus the reader's predictions, or the stand-in."""
@@ -164,6 +172,8 @@ def measures_inputs(data_source: str = "auto", data_dir=None, systems=(), predic
                         list(shipped), list(theirs), infos, gt_frame, quirks)
 
 
+@validate_params(data_source=Options(*SOURCES), data_dir=[Instance(str, os.PathLike), None], systems=COLLECTION,
+                 predictions=ANY, seed=SEED, n_synthetic_queries=Int(1), normalize=BOOL)
 def label_noise_inputs(data_source: str = "auto", data_dir=None, systems=(), predictions=None, *, seed: int = 0,
                        n_synthetic_queries: int = 1000, normalize: bool = False) -> MomentInputs:
     """axiou_label_noise: as :func:`measures_inputs` plus the five-rater re-annotations (``extra``:
@@ -199,6 +209,8 @@ def label_noise_inputs(data_source: str = "auto", data_dir=None, systems=(), pre
                         extra={"rater_queries": rater_queries, "rater_moments": np.moveaxis(bounds, 1, 0)})
 
 
+@validate_params(data_source=Options(*SOURCES), data_dir=[Instance(str, os.PathLike), None], nms_bases=COLLECTION,
+                 systems=COLLECTION, predictions=ANY, seed=SEED, n_synthetic_queries=Int(1), normalize=BOOL)
 def model_selection_inputs(data_source: str = "auto", data_dir=None, nms_bases=(), systems=(), predictions=None, *,
                            seed: int = 0, n_synthetic_queries: int = 3000, normalize: bool = False) -> MomentInputs:
     """axiou_model_selection: the real lists the variant families are built from.

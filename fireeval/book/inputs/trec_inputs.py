@@ -18,6 +18,8 @@ data (:func:`fireeval.datasets.choose_source`).
 """
 from __future__ import annotations
 
+import os
+
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,8 @@ from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
 from fireeval.core.trec import read_run, read_run_table
 from fireeval.datasets import data_path, trec8
+from fireeval.core.validation import ANY, COLLECTION, SEED, Instance, Int, Options, validate_params
+from fireeval.datasets import SOURCES
 
 __all__ = ["TrecInputs", "metrics_inputs", "pooled_inputs", "read_reader_runs", "read_reader_qrels",
            "ReaderInputError"]
@@ -85,6 +89,7 @@ def _as_list(value) -> list:
     return [value] if isinstance(value, (str, Path)) else list(value)
 
 
+@validate_params(path=Instance(str, os.PathLike))
 def read_reader_qrels(path) -> Qrels:
     """The reader's qrels file, validated: TREC format (file and line on error), at least one relevant document."""
     try:
@@ -97,6 +102,7 @@ def read_reader_qrels(path) -> Qrels:
     return qrels
 
 
+@validate_params(paths=ANY, qrels=Instance(Qrels), taken=COLLECTION, pooled=COLLECTION)
 def read_reader_runs(paths, qrels: Qrels, taken=(), pooled=()) -> tuple[dict, dict, list]:
     """``(frames, sources, pooled_tags)`` of the reader's run files, validated against ``qrels``.
 
@@ -182,6 +188,8 @@ def _synthetic_why(data_source):
     return "asked for" if data_source == "synthetic" else "no TREC-8 data found"
 
 
+@validate_params(data_source=Options(*SOURCES), data_dir=[Instance(str, os.PathLike), None], n_runs=Int(1), seed=SEED,
+                 extra_runs=ANY, qrels=ANY)
 def metrics_inputs(data_source="auto", data_dir=None, n_runs: int = 129, seed: int = 0, extra_runs=(),
                    qrels=None) -> TrecInputs:
     """The metrics chapter's runs (as frames too, for pytrec_eval), qrels and NIST's official MAP."""
@@ -212,6 +220,9 @@ def metrics_inputs(data_source="auto", data_dir=None, n_runs: int = 129, seed: i
                       complete=not own_qrels and len(names) == 129)
 
 
+@validate_params(chapter=Options(*SYNTHETIC), data_source=Options(*SOURCES),
+                 data_dir=[Instance(str, os.PathLike), None], max_runs=Int(0), pool_depth=Int(1), seed=SEED,
+                 extra_runs=ANY, extra_runs_pooled=ANY, qrels=ANY)
 def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int = 0, pool_depth: int = 100,
                   seed: int = 0, extra_runs=(), extra_runs_pooled=(), qrels=None) -> TrecInputs:
     """The pool chapters' runs, qrels and run table (``chapter``: pool_depth or pool_leave_out, which sets the

@@ -19,12 +19,17 @@ line naming the file and the fix.
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from fireeval.book.inputs import Inputs
+from fireeval.core.validation import ANY, BOOL, COLLECTION, SEED, Instance, Int, Options, validate_params
+from fireeval.datasets import SOURCES
 
 __all__ = ["VideoInputs", "id_lists_beside", "read_reader_similarity", "false_negatives_inputs",
            "semantic_similarity_msrvtt"]
@@ -64,6 +69,7 @@ def _bundle(source, note, queries, video_ids, video_captions, runs, shipped, rea
                        reader_info=reader_info, extra=dict(extra or {}), ties=ties)
 
 
+@validate_params(path=Instance(str, os.PathLike))
 def id_lists_beside(path) -> tuple[Path, Path]:
     """``(<stem>.queries.txt, <stem>.videos.txt)`` beside the matrix ``path``; a missing one is a one-line error."""
     path = Path(path)
@@ -79,6 +85,7 @@ def id_lists_beside(path) -> tuple[Path, Path]:
     return out[0], out[1]
 
 
+@validate_params(similarity=Instance(Mapping), query_ids=COLLECTION, video_ids=COLLECTION, taken=COLLECTION)
 def read_reader_similarity(similarity: dict, query_ids, video_ids, taken=()) -> tuple[dict, dict]:
     """``({name: (queries, videos)}, {name: info})``: the reader's matrices in the chapter's row and column order.
 
@@ -132,6 +139,9 @@ def _check_models(models, parameter, allowed):
                          "Fix: give your own matrix with -p similarity '{\"NAME\": \"PATH.npy\"}' instead.")
 
 
+@validate_params(data_source=Options(*SOURCES), data_dir=[Instance(str, os.PathLike), None], models=COLLECTION,
+                 diagonal_models=COLLECTION, labels=Options("auto", "fire", "proxy"), similarity=ANY,
+                 n_videos_synthetic=Int(1), seed=SEED)
 def false_negatives_inputs(data_source: str = "auto", data_dir=None, models=(), diagonal_models=(), labels="auto",
                            similarity=None, *, n_videos_synthetic: int = 1000, seed: int = 0) -> VideoInputs:
     """false_negatives: MSR-VTT 1k-A with the pooled runs, FIRE's labels and runs when present, the reader's
@@ -176,6 +186,8 @@ def false_negatives_inputs(data_source: str = "auto", data_dir=None, models=(), 
                        extra={"have_fire": have_fire, "diag_runs": diag_runs, "sim": None})
 
 
+@validate_params(data_source=Options(*SOURCES), data_dir=[Instance(str, os.PathLike), None], runs=COLLECTION,
+                 similarity=ANY, n_videos=Int(1), want=BOOL)
 def semantic_similarity_msrvtt(data_source: str = "auto", data_dir=None, runs=(), similarity=None, *,
                                n_videos: int = 1000, want: bool = True) -> VideoInputs | None:
     """semantic_similarity's MSR-VTT part on real data: the first ``n_videos`` 1k-A queries and videos, the

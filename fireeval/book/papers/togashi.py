@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fireeval.core.validation import STR, validate_params
+
 __all__ = ["PAPER", "ORDERING_QUOTES", "ORDERING_SCOPE", "PART_SHORT", "AGREEMENT_QUOTES", "AGREEMENT_SHORT", "USAGE", "FIG4_TAU",
            "REASONABLY_WELL", "REASONABLY_WELL_PAIR", "REASONABLY_WELL_CELL", "REMARKABLY", "REMARKABLY_PAIR",
            "REMARKABLY_CELL", "FIG6_SERIES", "FIG7_SERIES",
@@ -88,6 +90,7 @@ def _fig4() -> np.ndarray:
 FIG4_TAU = _fig4()
 
 
+@validate_params(a=STR, b=STR)
 def cell_name(a: str, b: str) -> str:
     """The name of the τ cell of two measures, order-free: ``"tau(AxIoU@1, AxIoU@10)"``."""
     from fireeval.vmr.reference import FIG4_MEASURES
