@@ -1418,6 +1418,21 @@ def headline_data(analyses: dict, settings: dict) -> dict:
 
 
 # ---------------------------------------------------------------- inputs
+#: What the chapter's exercises read again in the same process (MSR-VTT's proxy agreement, the released
+#: Charades-STA predictions), by what they are computed from: read once, as the issue-38 cache asks.
+_READ_ONCE: dict = {}
+
+
+def _read_once(key: tuple, compute):
+    """``compute()``, kept in :data:`_READ_ONCE` under ``key`` (the value is shared: callers copy before changing it)."""
+    import os
+
+    key = (*key, os.environ.get("FIREEVAL_DATA"))  # where a data_dir of None reads from
+    if key not in _READ_ONCE:
+        _READ_ONCE[key] = compute()
+    return _READ_ONCE[key]
+
+
 def leaderboard_inputs(data_source: str = "auto", data_dir=None, seed: int = 0, *, benchmarks=None,
                        extra_runs=(), predictions=None, trec_pairs: int = 20,
                        proxy_thresholds=PROXY_THRESHOLDS, proxy_threshold: float = 0.4,
@@ -1614,7 +1629,9 @@ def _msrvtt(real, data_dir, seed, thresholds, primary, synthetic_size) -> Board:
     n = len(queries)
     original = np.eye(n, dtype=bool)
     lists = {m: fire.ranked_lists(s, depth=10) for m, s in full.items()}
-    agreement = fire.caption_agreement(queries, captions, proxy="bow", aggregate="max", own_video=np.arange(n))
+    agreement = _read_once(("msrvtt agreement", str(data_dir), real, synthetic_size if not real else None, seed),
+                           lambda: fire.caption_agreement(queries, captions, proxy="bow", aggregate="max",
+                                                          own_video=np.arange(n)))
     conditions = []
     why_diag = ("its off-diagonal column order is unknown (only 50 non-zeros per row), so which video it ranks "
                 "first when the original positive is not first cannot be known")
@@ -1679,7 +1696,8 @@ def _charades(real, data_dir, seed, predictions, synthetic_size) -> Board:
         from fireeval.datasets import charades
 
         gt_frame = charades.load_ground_truth("test", root=data_dir)
-        preds = charades.load_all_predictions(charades.SYSTEMS, root=data_dir)
+        preds = dict(_read_once(("charades predictions", str(data_dir)),
+                                lambda: charades.load_all_predictions(charades.SYSTEMS, root=data_dir)))
         if predictions:  # the reader of `fireeval evaluate-moments` and of the AxIoU chapters
             from fireeval.book.inputs.moment_inputs import read_reader_predictions
 
