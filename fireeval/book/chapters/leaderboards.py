@@ -982,11 +982,15 @@ def survival_chart(board: Board, tests, conditions):
         y=y, x="diff:Q", color=colour, yOffset="condition:N", tooltip=tip)
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="black", strokeDash=[4, 3]).encode(x="x:Q")
     height = max(120, 26 * len(tests) + 4 * len(data))
-    chart = alt.layer(rules, points, zero).properties(width=420, height=height)
+    # drawn to fit the text column at the first rendering (legend below, the plot beside the longest pair label:
+    # about 7 px a character), not found by plotting.fit_to_column's search, which drew it 11 to 17 times
+    label_px = min(420, 7 * max((len(p) for p in data["pair"]), default=10))
+    chart = alt.layer(rules, points, zero).properties(width=max(200, plotting.MAX_WIDTH - 60 - label_px), height=height)
     return plotting.titled(chart, f"{board.title}: does each step of the ordering survive?",
                            [f"Each row: an adjacent pair of the published {board.measure} ordering (A above B); each "
                             "mark: the mean", f"paired difference with its {lv} BCa interval (family-wise over the "
-                            "adjacent pairs) under one", "condition. Right of the dashed line: A stays above B."])
+                            "adjacent pairs) under one", "condition. Right of the dashed line: A stays above B."]
+                           ).configure_legend(orient="bottom", direction="horizontal", titleOrient="top", columns=3)
 
 
 def ordering_chart(analyses: dict):
