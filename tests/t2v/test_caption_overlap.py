@@ -96,7 +96,7 @@ def test_char_wb_counts_equal_count_vectorizer(ngram_range):
     from fireeval.t2v.caption_overlap import char_wb_counts
 
     cv = CountVectorizer(analyzer="char_wb", ngram_range=ngram_range, dtype=np.float64).fit(TEST + ODD[:4])
-    docs = TRAIN + ODD
+    docs = (TRAIN + ODD) * 400  # more than one block of 4,096 documents
     mine, theirs = char_wb_counts(docs, cv.vocabulary_, ngram_range), cv.transform(docs)
     assert mine.shape == theirs.shape
     for part in ("data", "indices", "indptr"):
