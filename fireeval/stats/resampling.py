@@ -162,12 +162,12 @@ def _counts_in_chunks(n: int, sizes, n_resamples: int, rng, chunk: int):
             _COUNTS_MEMO.popitem(last=False)
     _COUNTS_MEMO.move_to_end(key)
     if key not in _FLOAT_MEMO:
-        as_float = [[counts.astype(float) for counts in per_size] for per_size in _COUNTS_MEMO[key]]
-        if sum(c.nbytes for per_size in as_float for c in per_size) > _FLOAT_MEMO_BYTES:
-            for i, per_size in enumerate(as_float):
-                yield from ((i, start, stop, counts) for (start, stop), counts in zip(bounds, per_size))
+        if sum(c.size for per_size in _COUNTS_MEMO[key] for c in per_size) * 8 > _FLOAT_MEMO_BYTES:
+            for i, per_size in enumerate(_COUNTS_MEMO[key]):  # too large to keep: converted chunk by chunk
+                for (start, stop), counts in zip(bounds, per_size):
+                    yield i, start, stop, counts.astype(float)
             return
-        _FLOAT_MEMO[key] = as_float
+        _FLOAT_MEMO[key] = [[counts.astype(float) for counts in per_size] for per_size in _COUNTS_MEMO[key]]
         while sum(c.nbytes for v in _FLOAT_MEMO.values() for per_size in v for c in per_size) > _FLOAT_MEMO_BYTES:
             _FLOAT_MEMO.popitem(last=False)
     _FLOAT_MEMO.move_to_end(key)
