@@ -134,6 +134,10 @@ def bootstrap_means(per_query, size: int | None = None, n_resamples: int = 10_00
 #: small integers (at most this many bytes in all, least recently used dropped).
 _COUNTS_MEMO: OrderedDict = OrderedDict()
 _COUNTS_MEMO_BYTES = 128 * 2**20
+#: The same counts as floats (what the products read), for the keys used last within this many bytes: converting
+#: them again for every statistic cost more than the products (issue 38). Callers never write into them.
+_FLOAT_MEMO: OrderedDict = OrderedDict()
+_FLOAT_MEMO_BYTES = 256 * 2**20
 
 
 def _counts_in_chunks(n: int, sizes, n_resamples: int, rng, chunk: int):
@@ -157,9 +161,23 @@ def _counts_in_chunks(n: int, sizes, n_resamples: int, rng, chunk: int):
                and len(_COUNTS_MEMO) > 1):
             _COUNTS_MEMO.popitem(last=False)
     _COUNTS_MEMO.move_to_end(key)
-    for i, per_size in enumerate(_COUNTS_MEMO[key]):
-        for (start, stop), counts in zip(bounds, per_size):
-            yield i, start, stop, counts.astype(float)
+    as_float = _float_counts(key)
+    for i, per_size in enumerate(as_float if as_float is not None else _COUNTS_MEMO[key]):
+        for (start, stop), counts in zip(bounds, per_size):  # too large to keep as floats: converted chunk by chunk
+            yield i, start, stop, counts if as_float is not None else counts.astype(float)
+
+
+def _float_counts(key):
+    """The counts of :data:`_COUNTS_MEMO`'s ``key`` as floats, kept in :data:`_FLOAT_MEMO`; None when they alone
+    would exceed its budget."""
+    if key not in _FLOAT_MEMO:
+        if sum(c.size for per_size in _COUNTS_MEMO[key] for c in per_size) * 8 > _FLOAT_MEMO_BYTES:
+            return None
+        _FLOAT_MEMO[key] = [[counts.astype(float) for counts in per_size] for per_size in _COUNTS_MEMO[key]]
+        while sum(c.nbytes for v in _FLOAT_MEMO.values() for per_size in v for c in per_size) > _FLOAT_MEMO_BYTES:
+            _FLOAT_MEMO.popitem(last=False)
+    _FLOAT_MEMO.move_to_end(key)
+    return _FLOAT_MEMO[key]
 
 
 @validate_params(per_query=ARRAY, sizes=ARRAY, q=Real(0, 1), n_resamples=Int(1), rng=SEED)

@@ -15,6 +15,7 @@ from . import (
 )
 from .caption_overlap import (
     train_test_similarity as train_test_similarity,
+    char_wb_counts as char_wb_counts,
     length_correlations as length_correlations,
 )
 from .false_negatives import (

@@ -1332,8 +1332,11 @@ def clipped_means(predictions, gt, sigmas, n_trials: int, n_raters: int, seed, c
     lengths = np.asarray(clip_to, dtype=float)[:, None]
     draws = _draws(n_trials, n_raters, len(gt), seed)  # noise_experiment's draws for this seed
     noisy = np.array(noisy, dtype=float)
-    w = None if noisy_b is None else np.asarray(query_weights, dtype=np.float32)
+    # the weights query by query (rows): a trial's moved queries are then rows to copy, not columns to gather
+    # (the product reads them as the same (n_boot, moved) matrix, transposed in place)
+    w_by_query = None if noisy_b is None else np.ascontiguousarray(np.asarray(query_weights, dtype=np.float32).T)
     noisy_b = None if noisy_b is None else np.array(noisy_b)
+    names = measure_names(ks, thetas)
     for i, sigma in enumerate(sigmas):
         raters = simulate_raters(gt, sigma, n_trials, n_raters, "code", draws=draws)
         plain, clipped = aggregate_raters(raters), aggregate_raters(np.clip(raters, 0.0, lengths))
@@ -1341,14 +1344,15 @@ def clipped_means(predictions, gt, sigmas, n_trials: int, n_raters: int, seed, c
             moved = np.flatnonzero((clipped[t] != plain[t]).any(axis=-1))
             if not moved.size:
                 continue
-            sub = preds[:, moved]
-            delta = (per_query_scores(sub, clipped[t, moved], ks, thetas, strict)
-                     - per_query_scores(sub, plain[t, moved], ks, thetas, strict))  # (S, M, moved)
+            # both ground truths in one call (element by element, the same numbers as two calls)
+            both = score_all(temporal_iou(preds[:, moved], np.stack([clipped[t, moved], plain[t, moved]])[:, None]),
+                             ks, thetas, strict)
+            delta = np.stack([both[m][0] - both[m][1] for m in names], axis=1)  # (S, M, moved)
             noisy[i, t] += delta.sum(axis=-1) / len(gt)
-            if w is not None:
+            if w_by_query is not None:
                 flat = delta.astype(np.float32).reshape(-1, moved.size)  # (S·M, moved): one BLAS product
-                noisy_b[i, t] += (w[:, moved] @ flat.T).reshape(noisy_b.shape[2:])
-    return noisy if w is None else (noisy, noisy_b)
+                noisy_b[i, t] += (w_by_query[moved].T @ flat.T).reshape(noisy_b.shape[2:])
+    return noisy if w_by_query is None else (noisy, noisy_b)
 
 
 @validate_params(predictions=ARRAY, gt=ARRAY, sigmas=_SIGMAS, n_trials=Int(1), n_raters=Int(1), seed=SEED, strict=BOOL,

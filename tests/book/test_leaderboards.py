@@ -602,3 +602,42 @@ def test_prose_glues_the_same_names_whether_a_benchmark_ran_or_not():
     assert ran["trec8_pairs"] == 3 and ran["trec8_n_systems"] == 4 and np.isfinite(ran["trec8_diff"])
     own = [k for k in idle if k.startswith("trec8_") and k not in ("trec8_tie_note",)]
     assert own and all(idle[k] == "n/a" or (isinstance(idle[k], float) and np.isnan(idle[k])) for k in own)
+
+
+def test_msrvtt_board_read_once_equals_a_fresh_read():
+    """The proxy agreement kept for the exercise's second read (issue 38): the same board as computing it again."""
+    lb._READ_ONCE.clear()
+    first = lb.leaderboard_inputs("synthetic", seed=1, benchmarks=["msrvtt"], proxy_thresholds=(0.3, 0.6),
+                                  synthetic_size=40)["msrvtt"]
+    assert any(k[0] == "msrvtt agreement" for k in lb._READ_ONCE)
+    again = lb.leaderboard_inputs("synthetic", seed=1, benchmarks=["msrvtt"], proxy_thresholds=(0.3, 0.6),
+                                  synthetic_size=40)["msrvtt"]
+    lb._READ_ONCE.clear()
+    fresh = lb.leaderboard_inputs("synthetic", seed=1, benchmarks=["msrvtt"], proxy_thresholds=(0.3, 0.6),
+                                  synthetic_size=40)["msrvtt"]
+    for b in (again, fresh):
+        assert b.names == first.names
+        for c, d in zip(b.conditions, first.conditions):
+            np.testing.assert_array_equal(c.values, d.values)
+    other = lb.leaderboard_inputs("synthetic", seed=2, benchmarks=["msrvtt"], proxy_thresholds=(0.3, 0.6),
+                                  synthetic_size=40)["msrvtt"]  # another stand-in: its own agreement
+    assert len(lb._READ_ONCE) == 2 and not np.array_equal(other.values, first.values)
+
+
+def test_survival_chart_fits_the_column_at_its_first_rendering(monkeypatch):
+    """Drawn once, not searched for a fit (issue 38: the search drew the Charades-STA chart 17 times)."""
+    from fireeval.book import plotting
+
+    plotting.setup()
+    rng = np.random.default_rng(5)
+    x = rng.random((4, 40))
+    b = board(x, conditions=[lb.Condition("rater 1", "label noise", x[::-1].copy()),
+                             lb.Condition("pessimistic tie rule", "tie rule", x[[1, 0, 3, 2]].copy())])
+    b.names = ["2DTAN_randomized_noNMS", "ActionAwareBlind", "2DTAN_randomized", "SCDM"]
+    a = analyse(b)
+    drawn = []
+    original = plotting._static_svg_raw
+    monkeypatch.setattr(plotting, "_static_svg_raw", lambda spec, *args, **kw: drawn.append(1) or original(spec, *args, **kw))
+    fitted, svg = plotting.fit_to_column(lb.survival_chart(a.board, a.tests, a.conditions).to_dict())
+    assert len(drawn) == 1 and plotting._svg_width(svg) <= plotting.MAX_WIDTH
+    assert "fireeval_fit" not in fitted.get("usermeta", {})  # left as drawn

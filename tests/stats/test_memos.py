@@ -116,3 +116,23 @@ def test_deviation_quantile_memo_draws_what_the_generator_draws():
     single = resampling.bootstrap_deviation_quantile(scores, [20], n_resamples=2500, rng=4)[..., 0]
     means = resampling.bootstrap_means(scores, 20, 2500, 4)
     np.testing.assert_array_equal(single, np.quantile(np.abs(means - scores.mean(-1, keepdims=True)), 0.95, axis=-1))
+
+
+def test_float_counts_memo_is_the_generators_counts_and_bounded(monkeypatch):
+    """The counts kept as floats (issue 38) are the generator's, stay unwritten, and a key over the budget is not kept."""
+    from fireeval.stats import resampling
+
+    resampling._COUNTS_MEMO.clear()
+    resampling._FLOAT_MEMO.clear()
+    scores = _scores((2, 30))
+    want = resampling.bootstrap_means(scores, 30, 300, np.random.default_rng(7), chunk=128)
+    for _ in range(3):  # first from the draws, then from the float memo: equal every time
+        np.testing.assert_array_equal(resampling.bootstrap_means(scores, 30, 300, 7, chunk=128), want)
+    assert len(resampling._FLOAT_MEMO) == 1
+    key = next(iter(resampling._FLOAT_MEMO))
+    np.testing.assert_array_equal(np.concatenate(resampling._FLOAT_MEMO[key][0]),
+                                  np.concatenate([c.astype(float) for c in resampling._COUNTS_MEMO[key][0]]))
+    monkeypatch.setattr(resampling, "_FLOAT_MEMO_BYTES", 1000)  # smaller than one key's floats
+    resampling._FLOAT_MEMO.clear()
+    np.testing.assert_array_equal(resampling.bootstrap_means(scores, 30, 300, 7, chunk=128), want)
+    assert not resampling._FLOAT_MEMO

@@ -58,3 +58,47 @@ def test_length_correlations_against_scipy():
     assert out["spearman_words"] == pytest.approx(stats.pearsonr(stats.rankdata(sim), stats.rankdata(words))[0])
     assert out["kendall_words"] == pytest.approx(stats.kendalltau(sim, words).statistic)
     assert set(out) == {"spearman_words", "kendall_words", "spearman_chars", "kendall_chars"}
+
+
+def _sklearn_train_test_similarity(test_captions, train_captions, k, analyzer, ngram_range, chunk=2):
+    """The computation before issue 38: scikit-learn's TfidfVectorizer on every train caption."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vectorizer = TfidfVectorizer(analyzer=analyzer, ngram_range=tuple(ngram_range), lowercase=True)
+    test = vectorizer.fit_transform(list(test_captions))
+    train = vectorizer.transform(list(train_captions)).T.tocsc()
+    out = np.empty(len(test_captions))
+    for start in range(0, len(test_captions), chunk):
+        sims = (test[start:start + chunk] @ train).toarray()
+        out[start:start + chunk] = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
+    return out
+
+
+ODD = ["A  man\tis COOKING ", "x", "ab", "a b c d e f", "Ünïcode ΟΔΟΣ words", "", "  ", "a man is cooking",
+       "a man is cooking", "people dance", "supercalifragilistic word"]
+
+
+@pytest.mark.parametrize("analyzer,ngram_range", [("char_wb", (1, 5)), ("char", (5, 5)), ("char_wb", (3, 4)),
+                                                  ("char_wb", (4, 6)), ("char", (1, 3))])
+def test_bit_for_bit_the_sklearn_computation(analyzer, ngram_range):
+    """char_wb counted once per distinct word: not one bit differs from scikit-learn's own transform (issue 38)."""
+    test = TEST + ODD[:5]
+    train = TRAIN + ODD + TRAIN[:3]
+    for k in (1, 3):
+        got = train_test_similarity(test, train, k=k, analyzer=analyzer, ngram_range=ngram_range, chunk=3)
+        assert got.tobytes() == _sklearn_train_test_similarity(test, train, k, analyzer, ngram_range).tobytes()
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 5), (2, 2), (4, 7)])
+def test_char_wb_counts_equal_count_vectorizer(ngram_range):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from fireeval.t2v.caption_overlap import char_wb_counts
+
+    cv = CountVectorizer(analyzer="char_wb", ngram_range=ngram_range, dtype=np.float64).fit(TEST + ODD[:4])
+    docs = (TRAIN + ODD) * 400  # more than one block of 4,096 documents
+    mine, theirs = char_wb_counts(docs, cv.vocabulary_, ngram_range), cv.transform(docs)
+    assert mine.shape == theirs.shape
+    for part in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(mine, part), getattr(theirs, part)), part
+    assert mine.dtype == theirs.dtype

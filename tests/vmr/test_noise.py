@@ -202,3 +202,38 @@ def test_rater_study_falls_back_to_largest_sigma_without_match():
     assert not out["match"]["in_range"] and np.isnan(out["match"]["sigma"])
     assert out["sim_sigma"] == 3.0
     assert out["vs_truth"] == pytest.approx(float(noise.rater_agreement_with_truth(gt[[0, 2]], raters[:, [0, 2]]).mean()))
+
+
+def _clipped_means_before_issue_38(preds, gt, sigmas, n_trials, n_raters, seed, clip_to, noisy, noisy_b, w):
+    """clipped_means as it was: two per_query_scores calls per trial and the weights' columns gathered."""
+    lengths = np.asarray(clip_to, dtype=float)[:, None]
+    draws = noise._draws(n_trials, n_raters, len(gt), seed)
+    noisy, noisy_b, w = np.array(noisy, dtype=float), np.array(noisy_b), np.asarray(w, dtype=np.float32)
+    for i, sigma in enumerate(sigmas):
+        raters = noise.simulate_raters(gt, sigma, n_trials, n_raters, "code", draws=draws)
+        plain, clipped = noise.aggregate_raters(raters), noise.aggregate_raters(np.clip(raters, 0.0, lengths))
+        for t in range(n_trials):
+            moved = np.flatnonzero((clipped[t] != plain[t]).any(axis=-1))
+            if not moved.size:
+                continue
+            sub = preds[:, moved]
+            delta = noise.per_query_scores(sub, clipped[t, moved]) - noise.per_query_scores(sub, plain[t, moved])
+            noisy[i, t] += delta.sum(axis=-1) / len(gt)
+            noisy_b[i, t] += (w[:, moved] @ delta.astype(np.float32).reshape(-1, moved.size).T).reshape(noisy_b.shape[2:])
+    return noisy, noisy_b
+
+
+def test_clipped_means_bit_for_bit_the_computation_before_issue_38():
+    rng = np.random.default_rng(3)
+    n_q, lengths = 60, rng.uniform(8, 30, 60)
+    start = rng.uniform(0, lengths - 3)
+    gt = np.stack([start, np.minimum(start + rng.uniform(1, 12, n_q), lengths)], axis=1)
+    s = rng.uniform(0, lengths[None, :, None] - 2, (3, n_q, 10))
+    preds = np.stack([s, s + rng.uniform(0.5, 10, s.shape)], axis=-1)
+    preds[1, 5, 3:] = np.nan  # a short list
+    w = noise.trial_counts(n_q, 40, seed=2) / n_q
+    clean, noisy, clean_b, noisy_b = noise.noise_experiment(preds, gt, [1.0, 4.0], 6, 5, "code", 0, query_weights=w)
+    got = noise.clipped_means(preds, gt, [1.0, 4.0], 6, 5, 0, lengths, noisy, noisy_b, w)
+    want = _clipped_means_before_issue_38(preds, gt, [1.0, 4.0], 6, 5, 0, lengths, noisy, noisy_b, w)
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    assert not np.array_equal(got[0], noisy)  # some queries were clipped
