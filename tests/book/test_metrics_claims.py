@@ -110,9 +110,11 @@ def test_the_records_pass_the_chapter_box_without_legacy_twins():
 
 
 def test_trec_eval_output_loader_refuses_what_the_data_do_not_hold():
-    with pytest.raises(ValueError, match=re.escape("Fix: a run of uwmt8a0")):
+    with pytest.raises(ValueError, match=re.escape("run='input.uwmt8a0' is not one of the accepted values. Fix: use "
+                                                   "one of 'uwmt8a0'")):
         trec8.load_trec_eval_output("input.uwmt8a0", "9.0.7")
-    with pytest.raises(ValueError, match="version '9.0'"):
+    with pytest.raises(ValueError, match=re.escape("version='9.0' is not one of the accepted values. Fix: use one of "
+                                                   "'9.0.7', '10.0'")):
         trec8.load_trec_eval_output("uwmt8a0", "9.0")
 
 

@@ -85,7 +85,7 @@ def id_lists_beside(path) -> tuple[Path, Path]:
     return out[0], out[1]
 
 
-@validate_params(similarity=Instance(Mapping), query_ids=COLLECTION, video_ids=COLLECTION, taken=COLLECTION)
+@validate_params(similarity=[Instance(Mapping), None], query_ids=COLLECTION, video_ids=COLLECTION, taken=COLLECTION)
 def read_reader_similarity(similarity: dict, query_ids, video_ids, taken=()) -> tuple[dict, dict]:
     """``({name: (queries, videos)}, {name: info})``: the reader's matrices in the chapter's row and column order.
 
