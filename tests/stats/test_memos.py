@@ -116,3 +116,21 @@ def test_deviation_quantile_memo_draws_what_the_generator_draws():
     single = resampling.bootstrap_deviation_quantile(scores, [20], n_resamples=2500, rng=4)[..., 0]
     means = resampling.bootstrap_means(scores, 20, 2500, 4)
     np.testing.assert_array_equal(single, np.quantile(np.abs(means - scores.mean(-1, keepdims=True)), 0.95, axis=-1))
+
+
+def test_equal_slices_in_one_call_are_computed_once_and_returned_for_each():
+    # every seed's sample at rate 1 is the full judgements: one computation serves them all (issue 38)
+    reliability._AGREEMENT_MEMO.clear()
+    scores, ref = _scores((2, 9, 12)), _scores((9, 12), 1)
+    repeated = scores[[0, 1, 0, 0, 1]]
+    memo, seen = reliability._SliceMemo(), []
+
+    def compute(missing):
+        seen.append(len(missing))
+        return missing.sum(-1)
+
+    np.testing.assert_array_equal(memo.get(("k",), repeated, ref, compute), repeated.sum(-1))
+    assert seen == [2]
+    whole = reliability.bootstrap_agreement(repeated, ref, 120, 3)
+    np.testing.assert_array_equal(whole, _direct_bootstrap(repeated, ref, 120, 3))
+    np.testing.assert_array_equal(whole[0], whole[3])
