@@ -195,12 +195,13 @@ class _Cells:
 def _cell_scores(cells, grade, judged_seen, n_rows: int, n_rel, n_non, level, measures) -> dict:
     """MAP, bpref, infAP and AP′ of ``n_rows`` ranked lists from their graded cells alone: ``{name: (n_rows,)}``.
 
-    ``cells`` (:class:`_Cells`) and ``grade`` list every cell holding a grade (-1: in the pool, not sampled),
-    grouped by row in rank order (``judged_seen``: ``cells.within_row(grade >= 0)``); ranks holding none are NaN in :mod:`fireeval.core.ranking`'s terms,
-    which every one of these measures reads only through the ranks' positions and sums that skip them.
-    Each value is the one :func:`fireeval.core.ranking.average_precision`, :func:`~fireeval.core.ranking.bpref`
-    and :func:`~fireeval.core.ranking.inferred_ap` give on the dense (rows, depth) grades (or their condensed
-    list, for AP′), term for term and added in the same order, without the 80 % of cells that hold nothing.
+    ``cells`` (:class:`_Cells`) and ``grade`` list every cell holding a grade (-1: in the pool, not
+    sampled), grouped by row in rank order; ``judged_seen`` is ``cells.within_row(grade >= 0)``. Ranks
+    holding none are NaN in :mod:`fireeval.core.ranking`'s terms, which these measures read only through
+    the ranks' positions and sums that skip them. Each value is the one
+    :func:`fireeval.core.ranking.average_precision`, :func:`~fireeval.core.ranking.bpref` and
+    :func:`~fireeval.core.ranking.inferred_ap` give on the dense (rows, depth) grades (or their condensed
+    list, for AP′), term for term and added in the same order, without the cells that hold nothing.
     """
     rel = grade >= level
     r_row, r_rank = cells.row[rel], cells.rank[rel]
@@ -211,7 +212,8 @@ def _cell_scores(cells, grade, judged_seen, n_rows: int, n_rel, n_non, level, me
         condensed_rank = judged_seen[rel]
         out["map_judged"] = ranking.average_precision_of_cells(r_row, condensed_rank.astype(float), n_rows, n_rel)
     if "bpref" in measures or "infAP" in measures:
-        nonrel_above = cells.within_row(ranking.nonrelevant_judged(grade, level))[rel]  # at a relevant cell: strictly above
+        # at a relevant cell: the judged non-relevant ones strictly above
+        nonrel_above = cells.within_row(ranking.nonrelevant_judged(grade, level))[rel]
     if "bpref" in measures:
         n_r = n_rel[r_row]
         penalty = ranking.safe_divide(np.minimum(nonrel_above, n_r), np.minimum(n_r, n_non[r_row]))
@@ -237,9 +239,9 @@ def _condensed_by_width(fn, cells, grade, judged_seen, n_rows: int, last, chunks
 
     Rows are sorted by that rank and scored in chunks, each as wide as its widest row (the ranks after a
     row's last positive grade change nothing). A chunk's condensed grades are written straight from the
-    cells (``row``, 0-based ``rank``, ``grade``), the very array :func:`fireeval.core.ranking.condense`
-    makes of the chunk's (rows, width) grades, without that array or the whole run set's (``cells``:
-    :class:`_Cells`; ``judged_seen``: ``cells.within_row(grade >= 0)``).
+    graded cells (``cells``, a :class:`_Cells`, and their ``grade``; ``judged_seen``:
+    ``cells.within_row(grade >= 0)``), the very array :func:`fireeval.core.ranking.condense` makes of the
+    chunk's (rows, width) grades, without that array or the whole run set's.
     """
     order = np.argsort(last, kind="stable")
     out = np.empty(n_rows)

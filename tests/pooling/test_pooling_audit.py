@@ -803,11 +803,11 @@ def _dense_sampled_scores(frames, qrels, grades, level):
     positive = np.where(flat > 0, np.arange(1, depth + 1), 0)
     last = positive.max(-1)
     ideal = ranking.ideal_gains(np.where(kept, row_topic, -1), grades, len(topics))
-    ndcg = np.empty(len(flat))
+    ndcg, topic_of_row = np.empty(len(flat)), np.tile(np.arange(len(topics)), len(frames))
     for rows in np.array_split(np.argsort(last, kind="stable"), 8):
         if len(rows):
             chunk = flat[rows, :max(int(last[rows].max()), 1)]
-            ndcg[rows] = ranking.ndcg(ranking.condense(chunk)[0], ideal[np.tile(np.arange(len(topics)), len(frames))[rows]])
+            ndcg[rows] = ranking.ndcg(ranking.condense(chunk)[0], ideal[topic_of_row[rows]])
     out["ndcg_judged"] = ndcg.reshape(dense.shape[:2])
     return out
 
