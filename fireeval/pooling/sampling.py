@@ -175,67 +175,117 @@ class SampledJudgements:
         return pd.DataFrame(rows)
 
 
-def _by_width(fns: dict, grades, last, chunks: int = 8) -> dict:
-    """Each ``fns[name](rows, chunk)`` on the rows of ``grades`` (n_rows, width) cut after each row's ``last``
-    useful rank: ``{name: (n_rows,)}``.
+class _Cells:
+    """Cells grouped by row in rank order (``row``, 0-based ``rank``): each cell's row's first cell, and per
+    cell the count of flagged cells of its row up to and including it (:meth:`within_row`)."""
 
-    Every measure here sums over the relevant (positive-grade) documents of a list, each
-    term reading only the ranks above it, so the ranks after a row's last positive grade
-    change nothing: rows are sorted by that rank and scored in chunks, each cut to its
-    widest row (the same values, with far fewer cells at low sampling rates). ``fns`` get
-    a :class:`_Chunk` (the cut grades and, computed once for every measure, their
-    condensed list) and the chunk's row indices.
+    def __init__(self, row, rank):
+        self.row, self.rank = row, rank
+        starts = ranking.row_starts(row)
+        self.first = np.repeat(starts, np.diff(np.r_[starts, len(row)]))  # each cell's row's first cell
+        self.position = np.arange(1, len(row) + 1) - self.first  # 1-based place among its row's cells
+
+    def within_row(self, flag) -> np.ndarray:
+        """What a cumulative sum of ``flag`` along each row's ranks reads at each cell (a rank holding no cell adds
+        nothing)."""
+        seen = np.cumsum(flag, dtype=np.int64)
+        return seen - (seen - flag)[self.first]
+
+
+def _cell_scores(cells, grade, judged_seen, n_rows: int, n_rel, n_non, level, measures) -> dict:
+    """MAP, bpref, infAP and AP′ of ``n_rows`` ranked lists from their graded cells alone: ``{name: (n_rows,)}``.
+
+    ``cells`` (:class:`_Cells`) and ``grade`` list every cell holding a grade (-1: in the pool, not
+    sampled), grouped by row in rank order; ``judged_seen`` is ``cells.within_row(grade >= 0)``. Ranks
+    holding none are NaN in :mod:`fireeval.core.ranking`'s terms, which these measures read only through
+    the ranks' positions and sums that skip them. Each value is the one
+    :func:`fireeval.core.ranking.average_precision`, :func:`~fireeval.core.ranking.bpref` and
+    :func:`~fireeval.core.ranking.inferred_ap` give on the dense (rows, depth) grades (or their condensed
+    list, for AP′), term for term and added in the same order, without the cells that hold nothing.
     """
-    order = np.argsort(last, kind="stable")
-    out = {name: np.empty(len(grades)) for name in fns}
-    for rows in np.array_split(order, chunks):
-        if len(rows):
-            chunk = _Chunk(grades[rows, :max(int(last[rows].max()), 1)])
-            for name, fn in fns.items():
-                out[name][rows] = fn(chunk, rows)
+    rel = grade >= level
+    r_row, r_rank = cells.row[rel], cells.rank[rel]
+    out = {}
+    if "map" in measures:
+        out["map"] = ranking.average_precision_of_cells(r_row, r_rank + 1.0, n_rows, n_rel)
+    if "map_judged" in measures:  # the rank in the condensed list: judged (grade >= 0) cells up to this one
+        condensed_rank = judged_seen[rel]
+        out["map_judged"] = ranking.average_precision_of_cells(r_row, condensed_rank.astype(float), n_rows, n_rel)
+    if "bpref" in measures or "infAP" in measures:
+        # at a relevant cell: the judged non-relevant ones strictly above
+        nonrel_above = cells.within_row(ranking.nonrelevant_judged(grade, level))[rel]
+    if "bpref" in measures:
+        n_r = n_rel[r_row]
+        penalty = ranking.safe_divide(np.minimum(nonrel_above, n_r), np.minimum(n_r, n_non[r_row]))
+        total = np.bincount(r_row, weights=1.0 - penalty, minlength=n_rows)  # each row's terms in rank order
+        out["bpref"] = ranking.safe_divide(total, n_rel)
+    if "infAP" in measures:
+        rel_above = cells.within_row(rel)[rel] - 1
+        # every cell holds a grade: those up to it that are not judged (>= 0) are the pooled, unjudged ones (< 0)
+        pooled_above = rel_above + nonrel_above + (cells.position - judged_seen)[rel]
+        i = r_rank.astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            estimate = (1.0 / (i + 1) + (i / (i + 1)) * (pooled_above / np.where(i > 0, i, 1.0))
+                        * ((rel_above + ranking.INFAP_EPSILON)
+                           / (rel_above + nonrel_above + 2 * ranking.INFAP_EPSILON)))
+        estimate = np.where(i == 0, 1.0, estimate)
+        out["infAP"] = ranking.safe_divide(np.bincount(r_row, weights=estimate, minlength=n_rows), n_rel)
     return out
 
 
-class _Chunk:
-    """A chunk of :func:`_by_width`: its grades and their condensed list (unjudged and -1 removed), made once."""
+def _condensed_by_width(fn, cells, grade, judged_seen, n_rows: int, last, chunks: int = 8) -> np.ndarray:
+    """``fn(condensed, rows)`` on the condensed lists (judged cells moved up, NaN after) of ``n_rows`` ranked
+    lists, each list cut after its ``last`` useful rank: (n_rows,).
 
-    def __init__(self, grades):
-        self.grades = grades
-        self._condensed = None
+    Rows are sorted by that rank and scored in chunks, each as wide as its widest row (the ranks after a
+    row's last positive grade change nothing). A chunk's condensed grades are written straight from the
+    graded cells (``cells``, a :class:`_Cells`, and their ``grade``; ``judged_seen``:
+    ``cells.within_row(grade >= 0)``), the very array :func:`fireeval.core.ranking.condense` makes of the
+    chunk's (rows, width) grades, without that array or the whole run set's.
+    """
+    order = np.argsort(last, kind="stable")
+    out = np.empty(n_rows)
+    parts = np.array_split(order, chunks)
+    chunk_of, position = np.empty(n_rows, dtype=np.int64), np.empty(n_rows, dtype=np.int64)
+    for c, rows in enumerate(parts):
+        chunk_of[rows], position[rows] = c, np.arange(len(rows))
+    widths = np.array([max(int(last[rows].max()), 1) if len(rows) else 0 for rows in parts])
+    cell_chunk = chunk_of[cells.row]
+    # the judged cells (trec_eval -J keeps grades >= 0) within their chunk's width, grouped by chunk
+    kept = np.flatnonzero((grade >= 0) & (cells.rank < widths[cell_chunk]))
+    kept = kept[np.argsort(cell_chunk[kept], kind="stable")]
+    bounds = np.r_[0, np.cumsum(np.bincount(cell_chunk[kept], minlength=len(parts)))]
+    for c, rows in enumerate(parts):
+        if len(rows):
+            mine = kept[bounds[c]:bounds[c + 1]]
+            condensed = np.full((len(rows), widths[c]), np.nan)
+            condensed[position[cells.row[mine]], judged_seen[mine] - 1] = grade[mine]  # place in the condensed list
+            out[rows] = fn(condensed, rows)
+    return out
 
-    @property
-    def condensed(self):
-        if self._condensed is None:
-            self._condensed = ranking.condense(self.grades)[0]
-        return self._condensed
 
-
-def _score(shape, cells, cell_row, grade, keep, row_topic, level, measures) -> dict:
-    n_runs, n_topics, depth = shape
-    flat_row = cells[0].astype(np.int64) * n_topics + cells[1]
+def _score(shape, cells_, cell_row, grade, keep, row_topic, level, measures) -> dict:
+    """Every measure on one sample (``keep``) of the judgements; ``cells_``: the graded cells (:class:`_Cells`,
+    rows of (run, topic) in run, topic, rank order), ``cell_row`` each one's qrels row."""
+    n_runs, n_topics, _ = shape
+    n_rows = n_runs * n_topics
+    flat_row, rank = cells_.row, cells_.rank
     g = sampled_grades(grade[cell_row], keep[cell_row])
-    dense = np.full((n_runs * n_topics, depth), np.nan)
-    dense[flat_row, cells[2]] = g
-    # Each row's last rank holding a positive grade (cells come in run, topic, rank order).
-    rows, ranks = flat_row[g > 0], cells[2][g > 0] + 1
-    ends = np.r_[rows[1:] != rows[:-1], True] if len(rows) else np.zeros(0, dtype=bool)
-    last = np.zeros(n_runs * n_topics, dtype=np.int64)
-    last[rows[ends]] = ranks[ends]
     rel, non = keep & (grade >= level), keep & (grade >= 0) & (grade < level)
     topic_of_row = np.tile(np.arange(n_topics), n_runs)
     n_rel = np.bincount(row_topic[rel], minlength=n_topics).astype(float)[topic_of_row]
     n_non = np.bincount(row_topic[non], minlength=n_topics).astype(float)[topic_of_row]
-    fns = {
-        "map": lambda c, r: ranking.average_precision(c.grades, n_rel[r], level),
-        "bpref": lambda c, r: ranking.bpref(c.grades, n_rel[r], n_non[r], level),
-        "infAP": lambda c, r: ranking.inferred_ap(c.grades, n_rel[r], level),
-        # Condensed lists (unjudged and -1 removed) of the rows cut after their last positive grade.
-        "map_judged": lambda c, r: ranking.average_precision(c.condensed, n_rel[r], level),
-    }
+    judged_seen = cells_.within_row(g >= 0)
+    out = _cell_scores(cells_, g, judged_seen, n_rows, n_rel, n_non, level, measures)
     if "ndcg_judged" in measures:
+        # Each row's last rank holding a positive grade.
+        rows, ranks = flat_row[g > 0], rank[g > 0] + 1
+        ends = np.r_[rows[1:] != rows[:-1], True] if len(rows) else np.zeros(0, dtype=bool)
+        last = np.zeros(n_rows, dtype=np.int64)
+        last[rows[ends]] = ranks[ends]
         ideal = ranking.ideal_gains(np.where(keep, row_topic, -1), grade, n_topics)[topic_of_row]
-        fns["ndcg_judged"] = lambda c, r: ranking.ndcg(c.condensed, ideal[r])
-    out = _by_width({m: fns[m] for m in fns if m in measures}, dense, last)
+        out["ndcg_judged"] = _condensed_by_width(lambda c, r: ranking.ndcg(c, ideal[r]), cells_, g, judged_seen,
+                                                 n_rows, last)
     return {m: out[m].reshape(n_runs, n_topics) for m in measures}
 
 
@@ -306,6 +356,7 @@ def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES,
     cells = np.nonzero(found >= 0)
     cell_row = known[found[cells]]
     shape = (len(runs.names), len(topics), cell_keys.shape[-1])
+    cells = _Cells(cells[0].astype(np.int64) * len(topics) + cells[1], cells[2].astype(np.int64))
     full = np.ones(len(grade), dtype=bool)
     reference = _score(shape, cells, cell_row, grade, full, row_topic, level, measures)
     values = {m: np.empty((len(rates), len(seeds)) + shape[:2]) for m in measures}

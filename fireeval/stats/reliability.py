@@ -90,9 +90,9 @@ class _SliceMemo:
     A chapter asks for the same resamples of the same scores many times (every claim's rival, the exercises'
     subsets of the chapter's own samples, a reading shared by two claims); each slice is computed once. A
     slice is keyed by a digest of its bytes and shape, of the reference's, and by the call's settings (the
-    seed must be an int: a generator's draws depend on its state). Each slice is computed exactly as the
-    whole batch is (one matrix product per slice, τ row by row), so the values do not depend on what was
-    computed before; the returned array is a new one.
+    seed must be an int: a generator's draws depend on its state); equal slices in one call are computed
+    once. Each slice is computed exactly as the whole batch is (one matrix product per slice, τ row by row),
+    so the values do not depend on what was computed before; the returned array is a new one.
     """
 
     def __init__(self, max_entries: int = 8192):
@@ -111,7 +111,13 @@ class _SliceMemo:
         flat = scores.reshape((-1,) + scores.shape[-2:])
         ref_key = self.digest(ref)
         keys = [key + (ref_key, self.digest(s)) for s in flat]
-        missing = [i for i, k in enumerate(keys) if k not in self._store]
+        # one slice per key: equal slices in one call (e.g. every seed's sample at rate 1, the full judgements)
+        # are computed once
+        missing, wanted = [], set()
+        for i, k in enumerate(keys):
+            if k not in self._store and k not in wanted:
+                wanted.add(k)
+                missing.append(i)
         if missing:
             for i, row in zip(missing, compute(flat[missing])):
                 self._store[keys[i]] = row

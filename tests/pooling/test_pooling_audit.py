@@ -754,3 +754,78 @@ def test_judged_cells_equal_core_measures_on_any_list(rows, extra_rel, extra_non
     np.testing.assert_allclose(ours["ndcg_judged"], ranking.ndcg(np.nan_to_num(condensed), ideal), atol=1e-12)
     for v in ours.values():
         assert ((v >= 0) & (v <= 1 + 1e-12)).all()
+
+
+def test_infap_claims_other_rivals_resampled_at_the_claims_rate_alone_as_in_the_whole_batch(collection):
+    # The claim bootstraps its other rivals (AP′, MAP) against full-judgement AP only at the claim's rate (the
+    # only one their rows read): the rows equal those from every rate's replicates, as before (issue 38).
+    runs, qrels, _, _ = collection
+    exp = sampling.sampled_judgements(runs, qrels, [0.1, 0.2, 0.5, 1.0], [0, 1])
+    boot = {m: exp.bootstrap(m, 40, 0) for m in exp.values}
+    jack = {m: exp.jackknife(m) for m in exp.values}
+    reliability._AGREEMENT_MEMO.clear()  # the claim's slices computed alone, not read from a whole batch
+    rows = {a["name"]: a for a in
+            {r["id"]: r for r in pool_depth.sampling_claims(exp, boot, jack, 0.2, None, "real: x")}["robust_infAP"][
+                "sensitivity"]}
+    reliability._AGREEMENT_MEMO.clear()
+    whole = {m: exp.bootstrap(m, 40, 0, "map") for m in ("infAP", "map_judged", "map")}  # every rate, as before
+    jk = {m: exp.jackknife(m, "map") for m in whole}
+    tau = {m: exp.tau(m, "map") for m in whole}
+    how = "40 resamples of the 8 topics, τ averaged over 2 seeds"
+    for other in ("map_judged", "map"):
+        old = pool_depth._paired(whole["infAP"][1], whole[other][1], jk["infAP"][1], jk[other][1],
+                                 float((tau["infAP"][1] - tau[other][1]).mean()), how, None, 0)
+        row = rows[f"against {other} instead of bpref"]
+        assert (row["value"], row["low"], row["high"]) == (old.value, old.low, old.high)
+
+
+def _dense_sampled_scores(frames, qrels, grades, level):
+    """The scorer before the cell-based one (issue 38), written out: (runs, topics, depth) grades, NaN where a
+    document holds no judgement, every measure of fireeval.core.ranking on them; nDCG′ on the condensed lists of
+    8 chunks of rows sorted by their last relevant rank, each cut after its widest row's."""
+    from fireeval.core import ranking
+    topics = list(qrels.topics)
+    graded = {(str(t), d): g for (t, d), g in zip(qrels.frame[["query", "docno"]].itertuples(index=False), grades)}
+    depth = max(len(f) for f in frames.values())
+    dense = np.full((len(frames), len(topics), depth), np.nan)
+    for r, f in enumerate(frames.values()):
+        for c, t in enumerate(topics):
+            docs = f[f["query"] == t].sort_values("score", ascending=False)["docno"]
+            dense[r, c, :len(docs)] = [graded.get((t, d), np.nan) for d in docs]
+    kept = grades > -1
+    row_topic = pd.Index(topics).get_indexer(qrels.frame["query"].astype(str))
+    n_rel = np.bincount(row_topic[kept & (grades >= level)], minlength=len(topics)).astype(float)
+    n_non = np.bincount(row_topic[kept & (grades >= 0) & (grades < level)], minlength=len(topics)).astype(float)
+    out = {"map": ranking.average_precision(dense, n_rel, level), "bpref": ranking.bpref(dense, n_rel, n_non, level),
+           "infAP": ranking.inferred_ap(dense, n_rel, level),
+           "map_judged": ranking.average_precision(ranking.condense(dense)[0], n_rel, level)}
+    flat = dense.reshape(-1, depth)
+    positive = np.where(flat > 0, np.arange(1, depth + 1), 0)
+    last = positive.max(-1)
+    ideal = ranking.ideal_gains(np.where(kept, row_topic, -1), grades, len(topics))
+    ndcg, topic_of_row = np.empty(len(flat)), np.tile(np.arange(len(topics)), len(frames))
+    for rows in np.array_split(np.argsort(last, kind="stable"), 8):
+        if len(rows):
+            chunk = flat[rows, :max(int(last[rows].max()), 1)]
+            ndcg[rows] = ranking.ndcg(ranking.condense(chunk)[0], ideal[topic_of_row[rows]])
+    out["ndcg_judged"] = ndcg.reshape(dense.shape[:2])
+    return out
+
+
+@pytest.mark.parametrize("seed, stratified", [(5, False), (6, True), (7, False)])
+def test_sampled_scores_from_graded_cells_equal_the_dense_computation_bit_for_bit(seed, stratified):
+    # The sampled-judgement scorer reads only the cells holding a grade; every value must equal, to the last
+    # bit, the dense computation it replaced (issue 38: pool_depth's headline unchanged).
+    runs, qrels, frames = _random_collection(seed, n_topics=5, grades=(-1, 0, 1, 2, 3), judged=0.6)
+    rates = [0.2, 0.5, 1.0]
+    exp = sampling.sampled_judgements(runs, qrels, rates, [seed], stratified=stratified)
+    grade = qrels.frame["relevance"].to_numpy()
+    row_topic = pd.Index(qrels.topics).get_indexer(qrels.frame["query"].astype(str))
+    strata = row_topic * 2 + (grade >= qrels.relevance_level) if stratified else row_topic
+    keep = sampling.sample_rows(strata, rates, seed)
+    assert not keep[0].all() and (grade == -1).any()  # some judgements left out, some -1 in the qrels
+    for i in range(len(rates)):
+        expected = _dense_sampled_scores(frames, qrels, sampling.sampled_grades(grade, keep[i]),
+                                         qrels.relevance_level)
+        for m in sampling.SAMPLED_MEASURES:
+            np.testing.assert_array_equal(exp.values[m][i, 0], expected[m], err_msg=f"{m} at rate {rates[i]}")

@@ -9,7 +9,8 @@ from fireeval.stats import agreement
 from fireeval.stats.agreement import kendall_tau_many
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 17, 33, 129, 300])
+# 180: the last int16-key sort; 256: the last with blocks of up to 64
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 17, 33, 65, 129, 180, 181, 256, 257, 300])
 @pytest.mark.parametrize("levels", [3, 50, 10_000])
 def test_equals_the_pair_count(n, levels):
     rng = np.random.default_rng(n * levels)

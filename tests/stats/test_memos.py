@@ -136,3 +136,21 @@ def test_float_counts_memo_is_the_generators_counts_and_bounded(monkeypatch):
     resampling._FLOAT_MEMO.clear()
     np.testing.assert_array_equal(resampling.bootstrap_means(scores, 30, 300, 7, chunk=128), want)
     assert not resampling._FLOAT_MEMO
+
+
+def test_equal_slices_in_one_call_are_computed_once_and_returned_for_each():
+    # every seed's sample at rate 1 is the full judgements: one computation serves them all (issue 38)
+    reliability._AGREEMENT_MEMO.clear()
+    scores, ref = _scores((2, 9, 12)), _scores((9, 12), 1)
+    repeated = scores[[0, 1, 0, 0, 1]]
+    memo, seen = reliability._SliceMemo(), []
+
+    def compute(missing):
+        seen.append(len(missing))
+        return missing.sum(-1)
+
+    np.testing.assert_array_equal(memo.get(("k",), repeated, ref, compute), repeated.sum(-1))
+    assert seen == [2]
+    whole = reliability.bootstrap_agreement(repeated, ref, 120, 3)
+    np.testing.assert_array_equal(whole, _direct_bootstrap(repeated, ref, 120, 3))
+    np.testing.assert_array_equal(whole[0], whole[3])

@@ -22,7 +22,7 @@ import numpy as np
 
 from fireeval.book.chapters.trec_claims import is_synthetic, stand_in_label, tau_estimates, width_note, only_can_pass
 from fireeval.book.papers.westerveld import WESTERVELD, NO_TRECVID, DEPTH_QUOTE
-from fireeval.stats.reliability import bootstrap_agreement
+from fireeval.stats.reliability import bootstrap_agreement, jackknife_agreement
 from fireeval.stats.claims import Alternative, Claim, Estimate, Evidence, Power, Reading, Test
 from fireeval.core.validation import (ANY, ARRAY, CALLABLE, COLLECTION, NUMBER, SEED, STR, Array, Instance, Int, Real,
                                       validate_params)
@@ -262,8 +262,13 @@ def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat
         bt, jk = boot, jack
     else:  # both sides against one full-judgement ranking (fresh replicates, paired by ``rng``)
         tau = {x: exp.tau(x, against) for x in (m, rival, *others) if x in exp.values}
-        bt = {x: exp.bootstrap(x, n, rng, against) for x in tau}
-        jk = {x: exp.jackknife(x, against) for x in tau}
+        # the claim's two measures at every rate (the sampling-rate rows, the control); another rival only
+        # at the claim's rate, the one its row reads ({rate index: replicates}; each slice is resampled
+        # alone exactly as in the whole batch)
+        bt = {x: exp.bootstrap(x, n, rng, against) if x in (m, rival)
+              else {i: bootstrap_agreement(exp.values[x][i], exp.reference[against], n, rng)} for x in tau}
+        jk = {x: exp.jackknife(x, against) if x in (m, rival)
+              else {i: jackknife_agreement(exp.values[x][i], exp.reference[against])} for x in tau}
 
     def diff(a, b, j, seeds=None, percentile=False):
         sl = slice(None) if seeds is None else seeds
