@@ -251,24 +251,29 @@ def control_rate(rates, rate: float) -> float | None:
     return above[0] if above else None
 
 
+def _replicates(exp, boot, jack, m, rival, others, against, i, n, rng):
+    """``(tau, bootstrap, jackknife)`` of the claim's measures: each against its own full ranking (``boot``,
+    ``jack`` as given), or both sides against ``against``'s (fresh replicates, paired by ``rng``)."""
+    if against is None:
+        return {x: exp.tau(x) for x in (m, rival, *others) if x in exp.values}, boot, jack
+    tau = {x: exp.tau(x, against) for x in (m, rival, *others) if x in exp.values}
+    # the claim's two measures at every rate (the sampling-rate rows, the control); another rival only
+    # at the claim's rate, the one its row reads ({rate index: replicates}; each slice is resampled
+    # alone exactly as in the whole batch)
+    bt = {x: exp.bootstrap(x, n, rng, against) if x in (m, rival)
+          else {i: bootstrap_agreement(exp.values[x][i], exp.reference[against], n, rng)} for x in tau}
+    jk = {x: exp.jackknife(x, against) if x in (m, rival)
+          else {i: jackknife_agreement(exp.values[x][i], exp.reference[against])} for x in tau}
+    return tau, bt, jk
+
+
 def _robust_member(exp, boot, jack, m, rival, others, against, stratified, strat_weight, rate, control, label,
                    rng, n, how):
     """One measure's primary estimate, its sensitivity rows ``(name, kind, weight, reason, estimate)`` and its
     positive control, for the statement ``m`` beats ``rival``."""
     rates = [float(r) for r in exp.rates]
     i = rates.index(float(rate))
-    if against is None:
-        tau = {x: exp.tau(x) for x in (m, rival, *others) if x in exp.values}
-        bt, jk = boot, jack
-    else:  # both sides against one full-judgement ranking (fresh replicates, paired by ``rng``)
-        tau = {x: exp.tau(x, against) for x in (m, rival, *others) if x in exp.values}
-        # the claim's two measures at every rate (the sampling-rate rows, the control); another rival only
-        # at the claim's rate, the one its row reads ({rate index: replicates}; each slice is resampled
-        # alone exactly as in the whole batch)
-        bt = {x: exp.bootstrap(x, n, rng, against) if x in (m, rival)
-              else {i: bootstrap_agreement(exp.values[x][i], exp.reference[against], n, rng)} for x in tau}
-        jk = {x: exp.jackknife(x, against) if x in (m, rival)
-              else {i: jackknife_agreement(exp.values[x][i], exp.reference[against])} for x in tau}
+    tau, bt, jk = _replicates(exp, boot, jack, m, rival, others, against, i, n, rng)
 
     def diff(a, b, j, seeds=None, percentile=False):
         sl = slice(None) if seeds is None else seeds
