@@ -20,7 +20,14 @@ import re
 import signal
 import sys
 
+from fireeval.core.validation import Check, Instance, ParamError, validate_params
+
 __all__ = ["main", "error_message", "ERROR_FORM"]
+
+#: what each command module's ``add`` takes: the subparsers of the ``fireeval`` parser
+SUBPARSERS = Instance(argparse._SubParsersAction, fix="pass parser.add_subparsers() of an argparse parser")
+#: the parsed command line a command's helpers read
+ARGUMENTS = Instance(argparse.Namespace, fix="pass the argparse.Namespace the fireeval parser returned")
 
 _FIX = {errno.ENOENT: "check the path", errno.EISDIR: "give a file, not a directory",
         errno.EACCES: "make the file readable (chmod +r) or choose another place",
@@ -113,6 +120,14 @@ def _in_form(text: str, args, fix: str) -> str:
     return text
 
 
+def _parsed(name, value):
+    if value is not None and not hasattr(value, "command"):  # (duck-typed: any object with the command's fields)
+        raise ParamError(f"error_message: {name}={type(value).__name__} has no command. Fix: pass the "
+                         "argparse.Namespace the fireeval parser returned, or None")
+
+
+@validate_params(err=Instance(BaseException, fix="pass the exception a command raised"),
+                 args=Check(_parsed, fix="pass the parsed command line or None"))
 def error_message(err: BaseException, args=None) -> tuple[str, int]:
     """``(one-line message, exit status)`` for an exception raised by a subcommand.
 
@@ -270,6 +285,7 @@ def program() -> None:
     sys.exit(status)
 
 
+@validate_params(argv=[Instance(list, tuple, fix="pass the command's words as a list of str"), None])
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word picks the subcommand (the top level has no options but --help); anything

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import sys
 
+from fireeval.cli import ARGUMENTS, SUBPARSERS
+from fireeval.core.validation import BOOL, Check, ParamError, Real, validate_params
+
 __all__ = ["add", "report_text", "report_tsv", "moment_scores", "similarity_scores"]
 
 _ADJUST = ("holm", "tukey", "none", "t", "t-holm")
@@ -25,6 +28,7 @@ _ADJUST_TEXT = {"holm": "two-sided paired randomisation test, Holm-adjusted over
                 "t": "paired t-test, not adjusted", "t-holm": "paired t-test, Holm-adjusted over all pairs"}
 
 
+@validate_params(sub=SUBPARSERS)
 def add(sub):
     p = sub.add_parser(
         "compare", help="paired significance tests between runs: which orderings survive query sampling",
@@ -210,6 +214,7 @@ def _renamed(scores, names):
     return PerTopicScores(list(names), scores.topics, scores.values, scores.measure, scores.notes)
 
 
+@validate_params(args=ARGUMENTS)
 def moment_scores(args):
     """Per-query scores of the prediction files (``args.runs``) against the ground truth ``args.qrels``, read as
     ``fireeval evaluate-moments`` reads them."""
@@ -230,6 +235,7 @@ def moment_scores(args):
     return PerTopicScores(s.names, s.topics, s.values, s.measure, notes)
 
 
+@validate_params(args=ARGUMENTS)
 def similarity_scores(args):
     """Per-query scores of the similarity matrices (``args.qrels`` and ``args.runs``): the measure of each
     query's best-ranked positive (ties in video order), read and checked as ``fireeval evaluate-similarity``
@@ -302,6 +308,14 @@ def _p(value) -> str:
     return "nan" if value != value else ("<1e-4" if value < 1e-4 else f"{value:.4f}")
 
 
+def _comparison(name, value):
+    if not callable(getattr(value, "ranking", None)):  # (duck-typed: the class would import the statistics)
+        raise ParamError(f"report: {name}={type(value).__name__} is not a comparison. Fix: pass the result of "
+                         "fireeval.compare")
+
+
+@validate_params(result=Check(_comparison, fix="pass the result of fireeval.compare"),
+                 difference=[Real(0, closed="neither"), None], pairs=BOOL)
 def report_text(result, difference: float | None = None, pairs: bool = False) -> str:
     """The ranx-style report: runs by mean, each with the ranks of the runs it beats significantly."""
     from fireeval.stats.significance import MC_Z
@@ -366,6 +380,7 @@ def _pairs_tsv(result, text: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+@validate_params(result=Check(_comparison, fix="pass the result of fireeval.compare"), pairs=BOOL)
 def report_tsv(result, pairs: bool = False) -> str:
     """Tab-separated: the runs table (rank, run, mean, groups, beats), or with ``pairs`` one row per pair."""
     if pairs:

@@ -1,9 +1,13 @@
 """``fireeval diff``: which claims' verdicts or values, and which other headline values, changed between two runs."""
 from __future__ import annotations
 
+from fireeval.cli import SUBPARSERS
+from fireeval.core.validation import validate_params
+
 __all__ = ["add"]
 
 
+@validate_params(sub=SUBPARSERS)
 def add(sub):
     p = sub.add_parser("diff", help="compare two headlines: claims whose verdict or value changed, other keys",
                        description="Compare two <chapter>.headline.json files written by `fireeval run` (e.g. the "

@@ -4,6 +4,9 @@ from __future__ import annotations
 import re
 import sys
 
+from fireeval.cli import SUBPARSERS
+from fireeval.core.validation import validate_params
+
 __all__ = ["add"]
 
 _INTEGER = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}  # trec_eval prints %ld
@@ -34,6 +37,7 @@ class StrictStop(ValueError):
         self.exit_status = exit_status
 
 
+@validate_params(sub=SUBPARSERS)
 def add(sub):
     p = sub.add_parser(
         "evaluate", help="score TREC runs against qrels, trec_eval style",

@@ -1,11 +1,25 @@
 """``fireeval evaluate-moments``: R@K,θ and AxIoU@K for moment-retrieval predictions."""
 from __future__ import annotations
 
+import os
 import sys
+
+from fireeval.cli import SUBPARSERS
+from fireeval.core.validation import BOOL, Check, Instance, Options, ParamError, validate_params
 
 __all__ = ["add", "MomentTruth", "read_ground_truth", "read_matched_predictions"]
 
+#: the predictions formats ``--format`` names (``auto``: from the file's extension)
+FORMATS = ("auto", "json", "pkl", "csv", "tsv", "momentdetr", "2dtan")
 
+
+def _callable(name, value):
+    if value is not None and not callable(value):
+        raise ParamError(f"read_matched_predictions: {name}={type(value).__name__} is not callable. Fix: pass a "
+                         "function of one str, or None")
+
+
+@validate_params(sub=SUBPARSERS)
 def add(sub):
     p = sub.add_parser(
         "evaluate-moments", help="score moment-retrieval predictions: R@K,θ and AxIoU@K",
@@ -28,7 +42,7 @@ def add(sub):
     p.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                    help="R@K,θ, AxIoU@K, AP@K,θ or DCG@K, repeatable (default: the 12 of the AxIoU paper)")
     p.add_argument("-q", "--per-query", action="store_true", help="also print one line per query")
-    p.add_argument("--format", default="auto", choices=["auto", "json", "pkl", "csv", "tsv", "momentdetr", "2dtan"],
+    p.add_argument("--format", default="auto", choices=FORMATS,
                    help="predictions format (default: from the extension: .json, .pkl, .csv, .tsv, .jsonl = "
                         "Moment-DETR, .txt = 2D-TAN style 'VIDEO START END[ SCORE]##QUERY'); see "
                         "fireeval.datasets.moment_formats")
@@ -90,6 +104,7 @@ class MomentTruth:
         self.warnings = warnings
 
 
+@validate_params(gt_path=Instance(str, os.PathLike, fix="pass the ground truth's path"))
 def read_ground_truth(gt_path) -> MomentTruth:
     """A Charades-STA style ``.txt`` or QVHighlights style ``.jsonl`` ground truth (queries without a relevant
     window are left out, with a warning; none at all is an error)."""
@@ -118,6 +133,9 @@ def read_ground_truth(gt_path) -> MomentTruth:
                        rows, "charades", warnings)
 
 
+@validate_params(pred_path=Instance(str, os.PathLike, fix="pass the predictions' path"),
+                 truth=Instance(MomentTruth, fix="pass read_ground_truth's result"), fmt=Options(*FORMATS),
+                 normalize=BOOL, warn=Check(_callable, fix="pass a function of one str, or None"))
 def read_matched_predictions(pred_path, truth: MomentTruth, fmt: str = "auto", normalize: bool = False,
                              warn=None):
     """One predictions file matched to the ground truth's queries

@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import sys
 
+from fireeval.cli import SUBPARSERS
+from fireeval.core.validation import validate_params
+
 __all__ = ["add"]
 
 
+@validate_params(sub=SUBPARSERS)
 def add(sub):
     p = sub.add_parser(
         "evaluate-similarity", help="score text-to-video similarity matrices (.npy): R@K, MdR, MnR, corrected C@K",

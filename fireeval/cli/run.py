@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import contextlib
 
+from fireeval.cli import SUBPARSERS
+from fireeval.core.validation import validate_params
+
 __all__ = ["add"]
 
 
+@validate_params(sub=SUBPARSERS)
 def add(sub):
     p = sub.add_parser("run", help="execute a book notebook with parameters (papermill)",
                        description="Execute NOTEBOOK (a chapter's name such as pool_depth, or the path of any "

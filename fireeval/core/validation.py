@@ -1,4 +1,4 @@
-"""Declared parameter checks for the public functions of ``core`` and ``stats`` (scikit-learn's
+"""Declared parameter checks for the public functions of every package of fireeval (scikit-learn's
 ``validate_params`` style): one decorator, a few constraint types, one-line errors with a ``Fix:``.
 
 A function declares each of its parameters once, next to its signature::
@@ -9,7 +9,7 @@ A function declares each of its parameters once, next to its signature::
 A call that breaks a declaration fails before any work, in one line naming the function, the
 parameter, the value and the fix (a :class:`ParamError`, both ``ValueError`` and ``TypeError``).
 The declaration is kept as ``f.__fireeval_params__`` (``tests/core/test_validation.py`` checks that
-every public function of ``core`` and ``stats`` declares every parameter).
+every public function of every package declares every parameter).
 
 >>> @validate_params(n=Int(1), p=Real(0, 1, closed="neither"))
 ... def g(n, p=0.5):
@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
-
-import numpy as np
+import sys
 
 __all__ = ["validate_params", "Int", "Real", "Options", "Instance", "Array", "Check", "ANY", "BOOL", "STR", "SEED",
            "NUMBER", "ARRAY", "PROBABILITIES", "ParamError", "COLLECTION", "CALLABLE", "COUNTS"]
@@ -49,6 +49,17 @@ class ParamError(ValueError, TypeError):
     ...     print(type(err).__name__, str(err).split(":")[0])
     ParamError holm
     """
+
+
+def _numpy():
+    """numpy if it is loaded, else None: a value cannot be a numpy object before numpy is imported, so the checks
+    need no import of their own (the command line starts without numpy: ``fireeval diff`` reads no array)."""
+    return sys.modules.get("numpy")
+
+
+def _is_bool(value) -> bool:
+    np = _numpy()
+    return isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))
 
 
 def _show(value) -> str:
@@ -86,7 +97,7 @@ class Int(_Constraint):
         self.fix = "give an integer" + (" of " + " and ".join(bounds) if bounds else "")
 
     def problem(self, value):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if _is_bool(value) or not isinstance(value, numbers.Integral):
             return ParamError, f"is a {type(value).__name__}, not an integer"
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
             low = "(-∞" if self.low is None else f"[{self.low}"
@@ -124,9 +135,9 @@ class Real(_Constraint):
         self.fix = f"give a finite number in {self.range}"
 
     def problem(self, value):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        if _is_bool(value) or not isinstance(value, numbers.Real):
             return ParamError, f"is a {type(value).__name__}, not a number"
-        if not np.isfinite(value):
+        if not math.isfinite(value):
             return ParamError, "is not finite"
         low_ok = self.low is None or (value >= self.low if self.closed in ("both", "left") else value > self.low)
         high_ok = self.high is None or (value <= self.high if self.closed in ("both", "right") else value < self.high)
@@ -211,6 +222,8 @@ class Array(_Constraint):
                     f"give numbers from {low} to {high}") + " as a list or array"
 
     def problem(self, value):
+        import numpy as np  # (an array's check needs numpy; the declarations themselves do not)
+
         if isinstance(value, (str, bytes, dict, set)) or value is None or not (
                 isinstance(value, (list, tuple, np.ndarray, numbers.Number)) or hasattr(value, "__array__")):
             return ParamError, f"is a {type(value).__name__}, not an array of numbers"
@@ -267,20 +280,28 @@ class _Any(_Constraint):
         return None
 
 
+class _Bool(_Constraint):
+    fix = "pass True or False"
+
+    def problem(self, value):
+        return None if _is_bool(value) else (ParamError, f"is a {type(value).__name__}")
+
+
 class _Seed(_Constraint):
     fix = "pass an integer seed >= 0, a numpy Generator, or None"
 
     def problem(self, value):
-        if value is None or isinstance(value, np.random.Generator):
+        np = _numpy()
+        if value is None or (np is not None and isinstance(value, np.random.Generator)):
             return None
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if _is_bool(value) or not isinstance(value, numbers.Integral):
             return ParamError, f"is a {type(value).__name__}, not a seed"
         return None if value >= 0 else (ParamError, "is a negative seed")
 
 
 #: anything (an object the function checks itself, or passes on)
 ANY = _Any()
-BOOL = Instance(bool, np.bool_, fix="pass True or False")
+BOOL = _Bool()
 STR = Instance(str, fix="pass a str")
 #: a real number (NaN and infinities too)
 NUMBER = Instance(numbers.Real, fix="pass a number")
@@ -351,6 +372,11 @@ def validate_params(**spec):
         if unknown:
             raise TypeError(f"validate_params({func.__qualname__}): no parameter {sorted(unknown)}")
         where = func.__qualname__
+        mixed = sorted(n for n, c in spec.items() if isinstance(c, (list, tuple)) and len(c) > 1
+                       and any(isinstance(x, Check) for x in c))
+        if mixed:  # (a Check raises its own error: it cannot be one alternative among others)
+            raise TypeError(f"validate_params({where}): {mixed} list a Check among alternatives; let the Check "
+                            "accept None (or the other values) itself")
 
         @functools.wraps(func)
         def checked(*args, **kwargs):
@@ -391,4 +417,4 @@ COLLECTION = _Collection()
 #: a function (or any callable)
 CALLABLE = _Callable()
 #: positive counts or depths (1, 2, ...) as a list or array
-COUNTS = Array(1, np.inf)
+COUNTS = Array(1, math.inf)

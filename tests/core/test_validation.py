@@ -27,6 +27,7 @@ DECLARED = (
     "fireeval.pooling",
     "fireeval.vmr",
     "fireeval.book",
+    "fireeval.cli",
 )
 
 
@@ -162,3 +163,12 @@ def test_collection_takes_lists_sets_dicts_arrays_and_pandas_objects():
     for names in (["a"], ("a",), {"a"}, {"a": 1}, {"a": 1}.keys(), np.array(["a"]), pd.Index(["a"]), pd.Series([1])):
         assert _named(names) == 1
     assert _named(func=print, depths=np.array([1, 10, 100])) == 0
+
+
+def test_a_check_among_alternatives_is_refused_when_declared():
+    """A Check raises its own error, so it cannot be one of several alternatives (it was reached as a constraint
+    without a problem() and raised NotImplementedError at the call)."""
+    with pytest.raises(TypeError, match=r"\['warn'\] list a Check among alternatives"):
+        @validate_params(warn=[Check(lambda name, value: None), None])
+        def _f(warn=None):
+            return warn
