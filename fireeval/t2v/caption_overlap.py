@@ -111,7 +111,7 @@ def char_wb_counts(docs: Sequence[str], vocabulary: dict, ngram_range: tuple[int
 
     Returns
     -------
-    scipy.sparse.csr_array (n_docs, len(vocabulary)) of float64
+    scipy.sparse.csr_matrix (n_docs, len(vocabulary)) of float64
 
     Examples
     --------
@@ -146,7 +146,9 @@ def char_wb_counts(docs: Sequence[str], vocabulary: dict, ngram_range: tuple[int
                        format="csr")
     counts.sum_duplicates()  # sorted indices, no explicit zeros: scikit-learn's layout
     counts.indices, counts.indptr = counts.indices.astype(np.int32), counts.indptr.astype(np.int32)
-    return counts
+    # scikit-learn's own type: a csr_matrix (with scikit-learn 1.3, TfidfTransformer multiplies by its idf with
+    # ``*``, which on a csr_array is element by element: "inconsistent shapes")
+    return sp.csr_matrix(counts)
 
 
 @validate_params(similarity=ARRAY, captions=TEXTS)
