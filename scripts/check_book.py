@@ -329,16 +329,22 @@ def _check_tooltips(page, n_charts: int) -> list[str]:
             return b.classList.contains('is-live') && !!s && s.textContent.includes('"tooltip"'); }""", i)
         if not has_tooltip:
             continue  # reported by PAGE_CHECK
-        page.evaluate("(i) => document.querySelectorAll('main .fireeval-chart')[i].scrollIntoView()", i)
         shown = False
-        for x, y in page.evaluate(HOVER_TARGETS, i):
-            page.mouse.move(x, y)
-            page.wait_for_timeout(30)
-            shown = page.evaluate("""() => { const t = document.getElementById('vg-tooltip-element');
-                return !!t && t.classList.contains('visible') && t.textContent.trim().length > 0; }""")
+        # A second, slower pass: after the viewport changes of check_fit and check_reading a chart may still be
+        # re-drawing itself to its new width, so the first pass can hover marks that are being replaced.
+        for settle_ms, hover_ms in ((0, 30), (800, 250)):
+            page.wait_for_timeout(settle_ms)
+            page.evaluate("(i) => document.querySelectorAll('main .fireeval-chart')[i].scrollIntoView()", i)
+            for x, y in page.evaluate(HOVER_TARGETS, i):
+                page.mouse.move(x, y)
+                page.wait_for_timeout(hover_ms)
+                shown = page.evaluate("""() => { const t = document.getElementById('vg-tooltip-element');
+                    return !!t && t.classList.contains('visible') && t.textContent.trim().length > 0; }""")
+                if shown:
+                    break
+            page.mouse.move(0, 0)
             if shown:
                 break
-        page.mouse.move(0, 0)
         if not shown:
             problems.append(f"chart {i + 1}: hovering its marks shows no tooltip")
     return problems
