@@ -139,7 +139,7 @@ def correct_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     >>> correct_at_k([[0, 1, 0], [0, 0, 0]], k=2)
     array([1., 0.])
     """
-    return binary(gains, level)[..., :_cutoff(k)].any(axis=-1).astype(float)
+    return _binary(gains, level)[..., :_cutoff(k)].any(axis=-1).astype(float)
 
 
 @validate_params(gains=ARRAY, k=Check(lambda name, value: _cutoff(value)), level=NUMBER)
@@ -169,7 +169,7 @@ def precision_at_k(gains, k: int, level: int = 1) -> np.ndarray:
     >>> precision_at_k([[1, 0, 1, 0]], k=4)
     array([0.5])
     """
-    return binary(gains, level)[..., :_cutoff(k)].sum(axis=-1) / k
+    return _binary(gains, level)[..., :_cutoff(k)].sum(axis=-1) / k
 
 
 @validate_params(gains=ARRAY, n_relevant=ARRAY, k=Check(lambda name, value: _cutoff(value)), level=NUMBER)
@@ -202,7 +202,7 @@ def recall_at_k(gains, n_relevant, k: int, level: int = 1) -> np.ndarray:
     >>> recall_at_k([[1, 0, 1, 0]], n_relevant=[4], k=2)
     array([0.25])
     """
-    return safe_divide(binary(gains, level)[..., :_cutoff(k)].sum(axis=-1), n_relevant)
+    return _safe_divide(_binary(gains, level)[..., :_cutoff(k)].sum(axis=-1), n_relevant)
 
 
 @validate_params(gains=ARRAY, n_relevant=ARRAY, level=NUMBER)
@@ -234,12 +234,12 @@ def average_precision(gains, n_relevant, level: int = 1) -> np.ndarray:
     >>> average_precision([[1, 0, 1]], n_relevant=[3])   # (1/1 + 2/3) / 3
     array([0.55555556])
     """
-    hits = binary(gains, level)
+    hits = _binary(gains, level)
     shape = hits.shape[:-1]
     flat = hits.reshape(-1, hits.shape[-1])
     row, pos = np.nonzero(flat)
     n_rel = np.broadcast_to(np.asarray(n_relevant, dtype=float), shape).reshape(-1)
-    return average_precision_of_cells(row, pos + 1.0, len(flat), n_rel).reshape(shape)
+    return _average_precision_of_cells(row, pos + 1.0, len(flat), n_rel).reshape(shape)
 
 
 @validate_params(row=ARRAY, rank=ARRAY, n_rows=Int(0), n_relevant=ARRAY, hit=[ARRAY, None], starts=[ARRAY, None])
@@ -280,7 +280,7 @@ def average_precision_of_cells(row, rank, n_rows: int, n_relevant, hit=None, sta
     row = np.asarray(row, dtype=np.int64)
     rank = np.asarray(rank, dtype=float)
     if starts is None:
-        starts = row_starts(row)
+        starts = _row_starts(row)
     sizes = np.diff(np.r_[starts, len(row)])
     if hit is None:
         seen = np.arange(1, len(row) + 1)
@@ -369,7 +369,7 @@ def reciprocal_rank(gains, level: int = 1) -> np.ndarray:
     >>> reciprocal_rank([[0, 0, 1], [0, 0, 0]])
     array([0.33333333, 0.        ])
     """
-    hits = binary(gains, level)
+    hits = _binary(gains, level)
     first = hits.argmax(axis=-1)
     return np.where(hits.any(axis=-1), 1.0 / (first + 1), 0.0)
 
@@ -436,7 +436,7 @@ def dcg(gains, k: int | None = None, gain: str = "linear") -> np.ndarray:
     """
     grades = np.asarray(gains)[..., :k] if _cutoff(k, allow_none=True) else np.asarray(gains)
     discounts = 1.0 / np.log2(np.arange(2, grades.shape[-1] + 2))
-    return (gain_values(grades, gain) * discounts).sum(axis=-1)
+    return (_gain_values(grades, gain) * discounts).sum(axis=-1)
 
 
 @validate_params(gains=ARRAY, ideal_gains=ARRAY, k=Check(lambda name, value: _cutoff(value, allow_none=True)), gain=STR)
@@ -470,7 +470,7 @@ def ndcg(gains, ideal_gains, k: int | None = None, gain: str = "linear") -> np.n
     >>> ndcg([[0, 1]], ideal_gains=[[1]])   # (1/log2 3) / 1
     array([0.63092975])
     """
-    return safe_divide(dcg(gains, k, gain), dcg(ideal_gains, k, gain))
+    return _safe_divide(_dcg(gains, k, gain), _dcg(ideal_gains, k, gain))
 
 
 @validate_params(grades=ARRAY, level=NUMBER)
@@ -537,10 +537,10 @@ def bpref(grades, n_relevant, n_nonrelevant, level: int = 1) -> np.ndarray:
     nonrel_above = np.cumsum(nonrelevant_judged(grades, level), axis=-1)  # equals "above" at rel ranks
     n_rel = np.asarray(n_relevant, dtype=float)[..., None]
     denom = np.minimum(n_rel, np.asarray(n_nonrelevant, dtype=float)[..., None])
-    penalty = safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
+    penalty = _safe_divide(np.minimum(nonrel_above, n_rel), np.broadcast_to(denom, nonrel_above.shape))
     # summed in rank order as trec_eval adds them (numpy's pairwise sum can end one ulp away and print
     # the other side of a 5th-decimal half)
-    return safe_divide(sum_in_order(np.where(rel, 1.0 - penalty, 0.0)), n_relevant)
+    return _safe_divide(_sum_in_order(np.where(rel, 1.0 - penalty, 0.0)), n_relevant)
 
 
 INFAP_EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
@@ -592,7 +592,7 @@ def inferred_ap(grades, n_relevant, level: int = 1) -> np.ndarray:
         estimate = (1.0 / (i + 1) + (i / (i + 1)) * (pooled_above / np.where(i > 0, i, 1.0))
                     * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
     estimate[..., 0] = 1.0
-    return safe_divide(sum_in_order(np.where(rel, estimate, 0.0)), n_relevant)
+    return _safe_divide(_sum_in_order(np.where(rel, estimate, 0.0)), n_relevant)
 
 
 @validate_params(grades=ARRAY, n_retrieved=ARRAY, k=Check(lambda name, value: _cutoff(value)))
@@ -625,7 +625,7 @@ def judged_at_k(grades, n_retrieved, k: int) -> np.ndarray:
     """
     grades = np.asarray(grades, dtype=float)[..., :_cutoff(k)]
     judged = (~np.isnan(grades)).sum(axis=-1)
-    return safe_divide(judged, np.minimum(np.asarray(n_retrieved), k))
+    return _safe_divide(judged, np.minimum(np.asarray(n_retrieved), k))
 
 
 @validate_params(topic=ARRAY, grades=ARRAY, n_topics=Int(0), depth=[Int(0), None])
@@ -772,3 +772,15 @@ def real_numbers(values, what: str = "scores", dtype=float, ragged: str | None =
         raise ValueError(f"{what}: {example[:40]} is {name} ({arr.dtype}), not a real number. "
                          "Fix: give ints or floats")
     return arr.astype(dtype)
+
+
+# This module's own calls to its declared functions, without checking again what the calling function's declaration
+# has checked (the scoring engine calls them once per measure: issue 38, benchmarks/bench_validation.py); a user's
+# call of the public name is still checked.
+_binary = binary.__wrapped__
+_safe_divide = safe_divide.__wrapped__
+_sum_in_order = sum_in_order.__wrapped__
+_gain_values = gain_values.__wrapped__
+_dcg = dcg.__wrapped__
+_average_precision_of_cells = average_precision_of_cells.__wrapped__
+_row_starts = row_starts.__wrapped__

@@ -29,6 +29,8 @@ _BLOCK = 4_000_000  # grade cells per block of topics (~32 MB of float64)
 # cells per run row (filling it costs less than hash probing), built this many bytes at a time
 _DENSE_CELLS_PER_ROW = 256
 _DENSE_BLOCK_BYTES = 1 << 25
+#: the summary of a run's values over topics, without re-checking arrays the engine made (issue 38)
+_summarise = summarise.__wrapped__
 
 
 class _IntIndex:
@@ -329,7 +331,7 @@ class RunScores:
                 total = (np.cumsum(logs)[-1] if len(logs) else 0.0) + (~self.printed).sum() * np.log(GM_EPSILON)
                 out[m] = float(np.exp(total / len(v)))
             elif how != "none":
-                out[m] = float(summarise(v[None, :], how)[0])
+                out[m] = float(_summarise(v[None, :], how)[0])
         return out
 
 

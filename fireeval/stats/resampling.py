@@ -82,9 +82,16 @@ def bootstrap_counts(n_items: int, size: int, n_resamples: int, rng) -> np.ndarr
     >>> bool(np.allclose(scores @ counts.T / 4, scores[bootstrap_indices(4, 4, 3, rng=1)].mean(axis=1)))
     True
     """
-    idx = bootstrap_indices(n_items, size, n_resamples, rng)
+    idx = _bootstrap_indices(n_items, size, n_resamples, rng)
     cells = (np.arange(n_resamples)[:, None] * n_items + idx).ravel()
     return np.bincount(cells, minlength=n_resamples * n_items).reshape(n_resamples, n_items).astype(float)
+
+
+# This module's own calls, chunk by chunk, without checking again what the calling function's declaration checked
+# (ten checked calls of each per 10,000 resamples cost 10 % of a first bootstrap_means: issue 38,
+# benchmarks/bench_validation.py); a user's call of the public name is still checked.
+_bootstrap_indices = bootstrap_indices.__wrapped__
+_bootstrap_counts = bootstrap_counts.__wrapped__
 
 
 @validate_params(per_query=ARRAY, size=[Int(1), None], n_resamples=Int(1), rng=SEED, chunk=Int(1))
@@ -150,12 +157,12 @@ def _counts_in_chunks(n: int, sizes, n_resamples: int, rng, chunk: int):
         generator = np.random.default_rng(rng)
         for i, size in enumerate(sizes):
             for start, stop in bounds:
-                yield i, start, stop, bootstrap_counts(n, size, stop - start, generator)
+                yield i, start, stop, _bootstrap_counts(n, size, stop - start, generator)
         return
     key = (n, tuple(sizes), n_resamples, chunk, int(rng))
     if key not in _COUNTS_MEMO:
         generator = np.random.default_rng(rng)
-        _COUNTS_MEMO[key] = [[bootstrap_counts(n, size, stop - start, generator).astype(np.uint16)
+        _COUNTS_MEMO[key] = [[_bootstrap_counts(n, size, stop - start, generator).astype(np.uint16)
                               for start, stop in bounds] for size in sizes]
         while (sum(c.nbytes for v in _COUNTS_MEMO.values() for per_size in v for c in per_size) > _COUNTS_MEMO_BYTES
                and len(_COUNTS_MEMO) > 1):

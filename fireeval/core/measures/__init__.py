@@ -139,6 +139,10 @@ def check_version(version: str) -> str:
     return version
 
 
+#: :func:`check_version`'s body (its declaration takes any value: the body is the check), for this module's own calls
+_check_version = check_version.__wrapped__
+
+
 @validate_params()
 def names() -> list:
     """Every name the parser accepts, one example per form (``P``, ``P_5``, ``P.5``, ``P@5``...).
@@ -169,7 +173,7 @@ def nickname(name: str, version: str = "9.0.7", printing: bool = False) -> list:
     >>> nickname("official")[:4]
     ['num_q', 'num_ret', 'num_rel', 'num_rel_ret']
     """
-    check_version(version)
+    _check_version(version)
     members = [f for f in REGISTRY.values() if name.lower() in f.nicknames and (version == "10.0" or f.since != "10.0")
                and (printing or "text" not in f.needs)]
     return [f.root for f in sorted(members, key=lambda f: f.print_rank)]
@@ -210,7 +214,7 @@ def parse(name: str, version: str = "9.0.7", *, printing: bool = False) -> list:
     >>> [m.name for m in parse("unj", "10.0")]
     ['unj_5', 'unj_10', 'unj_20']
     """
-    check_version(version)
+    _check_version(version)
     if not isinstance(name, str):
         raise TypeError(f"a measure name is a str, not {type(name).__name__} ({name!r}). Fix: pass e.g. 'map'")
     text = name.strip()
@@ -414,7 +418,7 @@ def parse_strict(arguments, version: str = "9.0.7") -> list:
     >>> [m.name for m in parse_strict([])][:6]
     ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map']
     """
-    check_version(version)
+    _check_version(version)
     known = [root for root in TREC_EVAL_ROOTS if version == "10.0" or REGISTRY[root].since != "10.0"]
     marked, given = set(), {}
     for argument in list(arguments) or ["official"]:

@@ -54,6 +54,9 @@ def int_param(text: str, name: str, low: int = 1, high: int = MAX_CUTOFF) -> int
     return value
 
 
+_int_param = int_param.__wrapped__  # (for a Param's own parse: its text is a matched str, its bounds ints)
+
+
 @validate_params(text=STR, name=STR, low=NUMBER, high=NUMBER, signed=BOOL)
 def float_param(text: str, name: str, low: float = 0.0, high: float = float("inf"), signed: bool = False) -> float:
     """A real parameter written in a measure name, as C's ``atof`` reads it, within ``[low, high]``.
@@ -91,7 +94,7 @@ class Param:
     def parse(self, text: str, measure: str):
         """One value of the parameter as written in ``measure``."""
         if self.type is int:
-            return int_param(text, measure, int(self.low), int(self.high))
+            return _int_param(text, measure, int(self.low), int(self.high))
         return float_param(text, measure, self.low, self.high, signed=self.low < 0)
 
     def text(self, value) -> str:
@@ -240,7 +243,7 @@ class Measure:
     @property
     def family(self) -> Family:
         """The registered :class:`Family` computing this measure."""
-        return family_of(self)
+        return _family_of(self)
 
     @property
     def name(self) -> str:
@@ -309,6 +312,11 @@ def family_of(measure: Measure) -> Family:
     except KeyError:
         raise ValueError(f"unknown measure kind {measure.kind!r}. Fix: parse names with "
                          "fireeval.core.measures.parse") from None
+
+
+#: :func:`family_of` without its declared check, for the engine's own calls (every measure's every property reads
+#: it: 27 checked calls in one ``evaluate`` of three measures, issue 38); a user's call is still checked
+_family_of = family_of.__wrapped__
 
 
 @validate_params(gains=ARRAY)
