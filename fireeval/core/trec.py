@@ -414,9 +414,54 @@ def _lean_scores(texts: np.ndarray, check_bytes: bool = True):
         if _NUMBER_BYTES[data].sum() != (data != 0).sum():
             return None
     try:
-        return texts.astype(np.float64)
+        return _decimal_scores(texts)
     except ValueError:
         return None
+
+
+#: 10**0 ... 10**22: the powers of ten a double holds exactly (made from Python's exact ints)
+_EXACT_POWERS = np.array([float(10 ** k) for k in range(23)])
+
+
+def _decimal_scores(texts: np.ndarray) -> np.ndarray:
+    """``texts.astype(np.float64)`` of a bytes (``S``) array: the same doubles, in vectorised passes over its columns.
+
+    numpy parses bytes to float one element at a time, a third of the CPU time of reading a TREC run (issue 38).
+    A text in plain decimal notation (``-12.50``, ``+.5``, ``7.``) of at most 18 digits is read, one byte column
+    at a time for all texts, as an integer mantissa M with F digits after the point; when M < 2**53, M and 10**F
+    (F <= 18) are doubles exactly and ``M / 10**F`` is one correctly rounded division: the double nearest the
+    text, which numpy's correctly rounded parse also gives (Clinger's fast path). Every other text (an exponent,
+    more digits, anything that is not a plain number) is numpy's, which raises on a bad one.
+
+    >>> texts = np.array([b"0.1", b"-2.5", b"1e-300", b"12345678901234567890", b"-0", b"+.5", b"7.", b"0.30000000000000004"])
+    >>> _decimal_scores(texts).tolist() == texts.astype(np.float64).tolist()
+    True
+    """
+    columns = np.ascontiguousarray(np.ascontiguousarray(texts).view(np.uint8).reshape(len(texts), -1).T)
+    n = len(texts)
+    mantissa, n_digits, fraction = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    point, ended, bad = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+    for j, byte in enumerate(columns):  # (a text's bytes, then zero padding)
+        digit = byte - np.uint8(48)
+        is_digit = digit < 10
+        np.multiply(mantissa, 10, out=mantissa, where=is_digit)
+        np.add(mantissa, digit, out=mantissa, where=is_digit)
+        n_digits += is_digit
+        fraction += is_digit & point
+        is_point, is_zero = byte == 46, byte == 0
+        other = ~(is_digit | is_point | is_zero)
+        if j == 0:
+            other &= (byte != 45) & (byte != 43)  # a sign leads
+        bad |= other | (is_point & point) | (ended & ~is_zero)
+        point |= is_point
+        ended |= is_zero
+    fast = ~bad & (n_digits >= 1) & (n_digits <= 18) & (mantissa < 2**53)
+    out = mantissa.astype(np.float64) / _EXACT_POWERS[np.minimum(fraction, 22)]
+    if n:
+        np.negative(out, out=out, where=columns[0] == 45)
+    if not fast.all():
+        out[~fast] = texts[~fast].astype(np.float64)
+    return out
 
 
 def _raise_first_bad_line(path, n_fields, checks, what, extra_fields: bool = False):
