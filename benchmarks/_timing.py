@@ -117,6 +117,15 @@ def target_line(what: str, value: float, goal: float, unit: str = "x", at_most: 
             f"({load()})")
 
 
+def footer() -> str:
+    """The last line of a benchmark: this script's own peak resident memory (its in-process figures' data, modules
+    and work; a whole-process figure is its command's own, measured apart) and the machine's load now."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return f"\nin process: peak resident memory of this script {peak:.0f} MB; {load()}"
+
+
 def median_figures(runs) -> Figures:
     """The median of each figure over several runs of one command."""
     import statistics

@@ -206,3 +206,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    print(_timing.footer())

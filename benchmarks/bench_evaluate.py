@@ -1,6 +1,6 @@
 """Benchmark ``fireeval evaluate`` against pytrec_eval and the trec_eval 9.0.7 binary (issue 26), whole process.
 
-    .venv/bin/python benchmarks/bench_evaluate.py [--data DIR] [--trec-eval PATH] [--repeats 3]
+    .venv/bin/python benchmarks/bench_evaluate.py [--data DIR] [--trec-eval PATH] [--repeats 3] [--runs N] [--quick]
 
 Measures: trec_eval's default set, ``official`` (runid num_q num_ret num_rel num_rel_ret map
 gm_map Rprec bpref recip_rank iprec_at_recall_* P_5 ... P_1000), on every side: trec_eval with no
@@ -225,7 +225,11 @@ def main():
     parser.add_argument("--trec-eval", default=None, dest="trec_eval", help="the trec_eval 9.0.7 binary")
     parser.add_argument("--repeats", type=int, default=3, help="whole-process runs of the one-run case (median)")
     parser.add_argument("--runs", type=int, default=None, help="score only the first N runs in case 2")
+    parser.add_argument("--quick", action="store_true", help="3 runs, one repeat: seconds, to see that the script "
+                                                              "works (not figures to report)")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.repeats = 3, 1
 
     from fireeval.datasets import data_path, trec8
 
@@ -294,3 +298,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    print(_timing.footer())

@@ -190,3 +190,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    print(_timing.footer())

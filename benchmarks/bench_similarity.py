@@ -130,10 +130,11 @@ def main():
             for cache in (nlp._senses, nlp._pos_tag_cached, nlp._caption_verb_noun):
                 cache.cache_clear()
             s, t = timed(sim.similarity_matrix, a, b, proxy, tagger=tagger)
-            print(f"{name:40s} {proxy:6s} {t:8.2f}  {_timing.verdict(t, 30)}  shape={s.shape}")
+            print(f"{name:40s} {proxy:6s} {t:8.2f}  {_timing.verdict(t, 30)}  shape={s.shape}  ({_timing.load()})")
     for proxy in ("bow", "pos", "syn"):
         s, t = timed(sim.query_relevance, msr_videos, msr, proxy)
-        print(f"{'MSR-VTT video-level (20 caps) 1000x1000':40s} {proxy:6s} {t:8.2f}  {_timing.verdict(t, 30)}")
+        print(f"{'MSR-VTT video-level (20 caps) 1000x1000':40s} {proxy:6s} {t:8.2f}  {_timing.verdict(t, 30)}  "
+              f"({_timing.load()})")
 
     # Naive pairwise IoU on a sample, extrapolated to 3842^2.
     sets = [sim.content_words(c) for c in ek]
@@ -174,3 +175,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    print(_timing.footer())
