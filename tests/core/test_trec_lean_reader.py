@@ -151,3 +151,19 @@ def test_tied_scores_are_ordered_by_long_docnos_descending_as_trec_eval(tmp_path
     for i, topic in enumerate(run.topics):
         got = docnos[run.starts[i]:run.starts[i + 1]].tolist()
         assert got == expected[topic]
+
+
+@pytest.mark.parametrize("width", [8, 16, 24, 80])
+def test_a_hash_match_is_confirmed_on_the_bytes_word_by_word(width):
+    # run docnos given the hashes of judged ones: found only where the bytes are the same too, at any width
+    from fireeval.core.trec import bytes_hash, fixed_bytes
+
+    index = QrelsIndex(["1"] * 3, [b"FBIS3-1", b"FR940104-0-00001", b"LA010189-0001"], [1, 0, 2])
+    judged = bytes_hash(fixed_bytes(index.vocabulary, 8 * -(-index.vocabulary.dtype.itemsize // 8))[0])
+    same = index.vocabulary.astype(f"S{width}")
+    other = np.array([b"FBIS3-2", b"FR940104-0-00002", b"LA010189-0001" + b"x" * (width - 13)], dtype=f"S{width}")
+    docnos = np.concatenate([same, other])
+    codes = index._judged_codes(docnos, np.concatenate([judged, judged]))
+    fits = [len(v.rstrip(b"\0")) <= width for v in index.vocabulary.tolist()]
+    assert codes[:3].tolist() == [i if fit else -1 for i, fit in enumerate(fits)]
+    assert codes[3:].tolist() == [-1, -1, 2 if width == 13 else -1]
