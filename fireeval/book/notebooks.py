@@ -632,12 +632,19 @@ _DATA_CELL_TAG = "fireeval-data-folders"
 
 
 def _with_data_cell(nb):
-    """``nb`` with a last cell (removed again before the notebook is kept) that shows the data folders read."""
+    """``nb`` with a last cell (removed again before the notebook is kept) that shows the data folders read.
+
+    The cell also freezes the kernel's garbage collector (``gc.freeze``): the chapter is done, and the kernel
+    is about to be shut down. Its exit runs its ``atexit`` hooks and unloads its modules as before, but the
+    collections the interpreter makes on the way out no longer walk every object the chapter's imports made
+    (pandas, scipy, statsmodels, altair's schema): a graceful shutdown of a chapter's kernel took about
+    1.1 s, 0.2 s with the collector frozen (issue 38)."""
     import nbformat
 
     nb.cells.append(nbformat.v4.new_code_cell(
-        "import IPython.display as _fireeval_display, fireeval.datasets as _fireeval_datasets\n"
-        f"_fireeval_display.display({{{DATA_FOLDERS_MIME!r}: _fireeval_datasets.folders_read()}}, raw=True)",
+        "import IPython.display as _fireeval_display, fireeval.datasets as _fireeval_datasets, gc as _fireeval_gc\n"
+        f"_fireeval_display.display({{{DATA_FOLDERS_MIME!r}: _fireeval_datasets.folders_read()}}, raw=True)\n"
+        "_fireeval_gc.freeze()",
         metadata={"tags": ["remove-cell", _DATA_CELL_TAG]}))
     return nb
 

@@ -138,3 +138,28 @@ def test_a_chapter_runs_in_its_folder_with_the_kernel_started_early_and_leaves_n
     result = notebooks.execute(path, output_dir=tmp_path / "out")
     assert result["cwd"] == str(path.parent)
     assert _kernels_of(os.getpid()) == []
+
+
+def test_a_chapters_kernel_ends_gracefully_with_its_collector_frozen(tmp_path):
+    """The runner's last cell freezes the kernel's collector (its exit no longer walks every object the chapter
+    made), and the kernel is still shut down gracefully: its atexit hooks run, after the freeze."""
+    report = tmp_path / "at-exit.txt"
+    path = tmp_path / "tiny.md"
+    path.write_text(FRONT + "```{code-cell} ipython3\nimport atexit, gc\nfrom fireeval.book import report\n"
+                            f"atexit.register(lambda: open({str(report)!r}, 'w').write(str(gc.get_freeze_count() > 0)))\n"
+                            "report.headline({'n': 1})\n```\n")
+    notebooks.execute(path, output_dir=tmp_path / "out")
+    assert report.read_text() == "True"
+    kept = json.loads((tmp_path / "out" / "tiny.ipynb").read_text())
+    assert not [c for c in kept["cells"] if "gc.freeze" in "".join(c["source"])]  # the runner's cell is not kept
+
+
+def test_fireeval_run_ends_with_its_collector_frozen(tmp_path):
+    path = tmp_path / "tiny.md"
+    path.write_text(FRONT + "```{code-cell} ipython3\nfrom fireeval.book import report\nreport.headline({'n': 1})\n```\n")
+    code = ("import atexit, gc, sys\natexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+            f"sys.argv = ['fireeval', 'run', {str(path)!r}, '--output', {str(tmp_path / 'out')!r}]\n"
+            "from fireeval.cli import program\nprogram()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("frozen at exit: True"), done.stdout
