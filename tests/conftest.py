@@ -125,7 +125,8 @@ class ChapterRuns:
     """``fireeval run`` a chapter once per set of arguments for the whole test session, across xdist workers.
 
     Runs go into a cache folder beside the workers' own temporary folders (under the session's pytest
-    base folder, fresh every session), one folder per command keyed by its arguments (:func:`computed_once`:
+    base folder, fresh every session), one folder per command keyed by what its arguments mean (:func:`meaning`;
+    :func:`computed_once`:
     a second worker asking for the same run waits for the first and then reads its result instead of
     executing the chapter again). A failed run is shared too (each test that needs it reports it)."""
 
@@ -138,7 +139,7 @@ class ChapterRuns:
         """``python -m fireeval ARGS --output DIR`` (``args``: ``run CHAPTER ...`` without ``--output``)."""
         args = [str(a) for a in args]
         assert args[0] == "run" and "--output" not in args and "-o" not in args, args
-        key = hashlib.sha256(json.dumps(args).encode()).hexdigest()[:16]
+        key = hashlib.sha256(meaning(args).encode()).hexdigest()[:16]
         if key in self._done:
             return self._done[key]
         chapter = Path(args[1]).stem
@@ -162,6 +163,28 @@ class ChapterRuns:
         """The chapter with its front matter's test parameters: ``fireeval run CHAPTER --quick``, as the README
         shows it (tests/book/test_commands.py runs that command as written: the same run)."""
         return self.run(["run", chapter, "--quick"])
+
+
+def meaning(args: list[str]) -> str:
+    """What a ``fireeval run`` command asks for, as the command reads it: the chapter, its other options in their
+    order, and each ``-p NAME VALUE`` as the value ``fireeval run`` parses (``parse_value``), by name. Two
+    commands that differ only in how they spell a value (``'synthetic'``, ``synthetic``; ``0.`` and ``0.0``) or
+    in the order of their ``-p`` execute the same chapter with the same parameters: one execution serves both
+    (issue 38). A parameter given twice (refused by the command) keeps the command's own spelling."""
+    from fireeval.book.notebooks import parse_value
+
+    options, parameters = [], {}
+    i = 2
+    while i < len(args):
+        if args[i] in ("-p", "--parameter") and i + 2 < len(args) and args[i + 1] not in parameters:
+            parameters[args[i + 1]] = parse_value(args[i + 2])
+            i += 3
+        elif args[i] in ("-p", "--parameter"):
+            return json.dumps(args)
+        else:
+            options.append(args[i])
+            i += 1
+    return json.dumps([*args[:2], options, repr(sorted(parameters.items()))])
 
 
 def session_folder(tmp_path_factory) -> Path:

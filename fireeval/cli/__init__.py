@@ -282,6 +282,13 @@ def program() -> None:
             except (OSError, ValueError):  # the reader went away: nothing more can be written anyway
                 pass
         os._exit(status)
+    if argv and argv[0] == "run":
+        # The chapter ran and its results are in place; the process ends. Its exit still runs the atexit hooks
+        # and unloads the modules, but the collector's passes on the way out would walk every object papermill,
+        # nbformat and numpy made, to free nothing a finished process needs (0.4 s of a `fireeval run`, issue 38).
+        import gc
+
+        gc.freeze()
     sys.exit(status)
 
 

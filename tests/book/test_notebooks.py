@@ -26,12 +26,16 @@ SANITIZE = HERE / "nbval_sanitize.cfg"  # with the plugin HERE / "nbval_plugin.p
 
 
 def nbval(notebook: Path, timeout: int = 900) -> subprocess.CompletedProcess:
-    """``pytest --nbval`` on one executed notebook, in its own process (the kernel runs in this venv)."""
-    command = [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(SANITIZE),
-               "--nbval-cell-timeout", str(timeout), "-p", "nbval_plugin", "-p", "no:cacheprovider", "-p", "no:xdist",
-               "-o", "addopts=",
+    """``pytest --nbval`` on one executed notebook, in its own process (the kernel runs in this venv).
+
+    Only nbval's plugin and ours are loaded: pytest's automatic loading of every installed plugin
+    (hypothesis, xdist, ...) cost each of these processes about 1.2 CPU-s before any cell ran (issue 38)."""
+    command = [sys.executable, "-m", "pytest", "-p", "nbval.plugin", "--nbval", "--nbval-current-env",
+               "--nbval-sanitize-with", str(SANITIZE), "--nbval-cell-timeout", str(timeout), "-p", "nbval_plugin",
+               "-p", "no:cacheprovider", "-o", "addopts=",
                "-q", "--no-header", "--rootdir", str(notebook.parent), str(notebook)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     return subprocess.run(command, cwd=notebook.parent, capture_output=True, text=True, timeout=4 * timeout, env=env)
 
 
@@ -53,6 +57,27 @@ def test_notebook_runs_glues_headline_and_reproduces(path: Path, tmp_path, chapt
                                    f"fails; make the output reproducible from the seed, or sanitise a legitimately "
                                    f"varying output in {SANITIZE.name}:\n{again.stdout[-8000:]}\n"
                                    f"{again.stderr[-2000:]}")
+
+
+def test_the_nbval_reexecution_fails_on_an_output_that_differs(tmp_path):
+    """nbval runs with only its plugin and ours loaded; it still compares every output with the first execution."""
+    import json
+
+    source = tmp_path / "tiny.md"
+    source.write_text("---\nkernelspec: {display_name: Python 3, language: python, name: python3}\n---\n"
+                      "```{code-cell} ipython3\nprint(6 * 7)\n```\n\n```{code-cell} ipython3\n"
+                      "from fireeval.book import report\nreport.headline({'n': 42})\n```\n")
+    execute(source, output_dir=tmp_path / "out")
+    same = tmp_path / "same.ipynb"
+    shutil.copyfile(tmp_path / "out" / "tiny.ipynb", same)
+    assert nbval(same).returncode == 0, nbval(same).stdout[-3000:]
+    nb = json.loads(same.read_text())
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    cell["outputs"][0]["text"] = ["41\n"]
+    other = tmp_path / "other.ipynb"
+    other.write_text(json.dumps(nb))
+    done = nbval(other)
+    assert done.returncode != 0 and "41" in done.stdout, done.stdout[-3000:]
 
 
 def assert_fair_verdict_fields(name: str, claims: list) -> None:

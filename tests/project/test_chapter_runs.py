@@ -64,3 +64,25 @@ def test_a_result_is_computed_once_across_workers_and_a_failure_is_not_kept(tmp_
         with pytest.raises(RuntimeError, match="no browser"):
             computed_once(tmp_path / "failing", fail)
     assert len(calls) == 3 and not (tmp_path / "failing" / "result.pickle").exists()
+
+
+def test_commands_that_mean_the_same_parameters_share_one_execution(tmp_path):
+    """Issue 38: a value spelled otherwise (``0.`` and ``0.0``, ``'synthetic'`` and ``synthetic``) or the ``-p`` in
+    another order is the same run of the chapter (conftest.meaning); another value is another run."""
+    from conftest import meaning
+
+    nb = tmp_path / "tiny.md"
+    nb.write_text(NB)
+    runs = ChapterRuns(tmp_path / "chapter-runs")
+    first = runs.run(["run", str(nb), "-p", "value", "7", "-p", "sleep", "0.0"])
+    second = runs.run(["run", str(nb), "-p", "sleep", "0.", "-p", "value", "7"])
+    assert first is second and first.returncode == 0, first.failure()
+    assert (tmp_path / "executions.txt").read_text().count("\n") == 1
+    assert meaning(["run", "x", "-p", "source", "'synthetic'"]) == meaning(["run", "x", "-p", "source", "synthetic"])
+    assert meaning(["run", "x", "--quick", "-p", "n", "1"]) != meaning(["run", "x", "-p", "n", "1"])
+    assert meaning(["run", "x", "-p", "n", "1"]) != meaning(["run", "x", "-p", "n", "1.0"])  # an int, a float
+    assert meaning(["run", "x", "-p", "n", "1"]) != meaning(["run", "y", "-p", "n", "1"])
+    twice = ["run", "x", "-p", "n", "1", "-p", "n", "2"]  # refused by the command: its own spelling, its own run
+    assert meaning(twice) != meaning(["run", "x", "-p", "n", "2", "-p", "n", "1"])
+    other = runs.run(["run", str(nb), "-p", "value", "8", "-p", "sleep", "0.0"])
+    assert other.headline["value"] == 8 and (tmp_path / "executions.txt").read_text().count("\n") == 2

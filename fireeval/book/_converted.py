@@ -1,0 +1,77 @@
+"""Text notebooks converted once: jupytext's reading of a MyST file, kept by the file's content (issue 38).
+
+``fireeval run`` read each chapter with jupytext twice before its kernel started (the command checks the
+parameters, then :func:`fireeval.book.notebooks.execute` reads it again): importing jupytext and parsing
+the MyST text took about 0.9 CPU-s of each run. The notebook jupytext makes is a pure function of the
+file's bytes, its extension and jupytext's version, so it is kept as JSON under those three, in the user's
+cache folder (``$FIREEVAL_CACHE/notebooks``, else ``~/.cache/fireeval/notebooks``), never in a data folder:
+an edited chapter has other bytes, hence another entry, and a new jupytext another key. A cache that cannot
+be written (read-only, full, inside a data folder) is skipped: the notebook is converted as before.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+#: Bump when the stored form changes.
+FORMAT = 1
+
+
+def cache_folder() -> Path:
+    """``<user cache>/notebooks`` (:func:`fireeval.t2v.nlp.user_cache_dir`: ``$FIREEVAL_CACHE``, else
+    ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``)."""
+    from fireeval.t2v.nlp import user_cache_dir
+
+    return user_cache_dir() / "notebooks"
+
+
+def key(path: Path, data: bytes) -> str:
+    """The entry's name: the notebook's name, then a hash of its extension, bytes and jupytext's version."""
+    from importlib.metadata import version
+
+    digest = hashlib.sha256()
+    for part in (f"format {FORMAT}", path.suffix.lower(), f"jupytext {version('jupytext')}"):
+        digest.update(part.encode() + b"\0")
+    digest.update(data)
+    return f"{path.stem}-{digest.hexdigest()[:32]}.ipynb.json"
+
+
+def _text(data: bytes) -> str:
+    """The file's text as jupytext.read's text mode reads it (UTF-8, universal newlines)."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read(path, folder: Path | None) -> "nbformat.NotebookNode":  # noqa: F821 -- (nbformat imported inside)
+    """The notebook jupytext reads from the text notebook ``path``, converted once per content and kept in
+    ``folder`` (None: converted, not kept; the caller decides, e.g. never inside a data folder)."""
+    import nbformat
+
+    path = Path(path)
+    data = path.read_bytes()
+    entry = None if folder is None else folder / key(path, data)
+    if entry is not None:
+        try:
+            return nbformat.from_dict(json.loads(entry.read_text(encoding="utf-8")))
+        except (OSError, ValueError):  # not converted yet (or a damaged entry: converted again)
+            pass
+    import jupytext
+
+    nb = jupytext.reads(_text(data), fmt={"extension": path.suffix})
+    if entry is None:
+        return nb
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, partial = tempfile.mkstemp(prefix=f".{entry.name}.", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(nb, fh)
+            os.replace(partial, entry)  # whole or absent, even with two runs converting at once
+        except BaseException:
+            Path(partial).unlink(missing_ok=True)
+            raise
+    except OSError:  # a cache that cannot be written: the notebook was converted all the same
+        pass
+    return nb
