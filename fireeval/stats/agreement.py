@@ -39,8 +39,8 @@ def kendall_tau(scores_a, scores_b) -> float:
     return float(stats.kendalltau(np.asarray(scores_a), np.asarray(scores_b), variant="b").statistic)
 
 
-@validate_params(a=ARRAY, b=ARRAY, atol=Real(0, None), chunk=Int(1))
-def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
+@validate_params(a=ARRAY, b=ARRAY, atol=Real(0, None), chunk=Int(1), rtol=Real(0, None))
+def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256, rtol: float = 0.0) -> np.ndarray:
     """Kendall's tau-b between ``a[..., :]`` and ``b[..., :]`` along the last axis (systems), vectorised.
 
     .. math:: \\tau_b = \\frac{\\sum_{i<j} s^a_{ij} s^b_{ij}}
@@ -49,9 +49,11 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
 
     which is scipy's tau-b row by row (pairs tied in one scoring drop out of that
     scoring's denominator term); NaN when either scoring is constant. Leading axes
-    broadcast (bootstrap resamples, trials, measures). Differences within ``atol``
-    count as ties, e.g. two systems whose subset means differ only by floating-point
-    summation order. O(n_systems²) memory per row, ``chunk`` rows at a time.
+    broadcast (bootstrap resamples, trials, measures). Differences within
+    ``max(atol, rtol · max(1, |x_i|, |x_j|))`` count as ties, e.g. two systems whose subset means
+    differ only by floating-point summation order (``rtol=``
+    :data:`fireeval.stats.resampling.TIE_RTOL`: resampled means summed by BLAS, whose order
+    follows the machine's threads). O(n_systems²) memory per row, ``chunk`` rows at a time.
 
     Parameters
     ----------
@@ -61,6 +63,8 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
         Scores closer than this count as tied.
     chunk : int
         Rows at a time.
+    rtol : float
+        Scores closer than ``rtol · max(1, |x_i|, |x_j|)`` count as tied too.
 
     Returns
     -------
@@ -71,6 +75,8 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
     --------
     >>> kendall_tau_batch([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
     array([ 0.333, -0.333])
+    >>> kendall_tau_batch([0.1, 0.1 + 1e-16, 0.3], [0.1, 0.2, 0.3], rtol=1e-9)   # a tie up to rounding in a
+    array(0.81649658)
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
     shape, n = a.shape[:-1], a.shape[-1]
@@ -78,14 +84,19 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
     i, j = np.triu_indices(n, k=1)
     out = np.empty(len(a))
     for start in range(0, len(a), chunk):
-        da = a[start:start + chunk, i] - a[start:start + chunk, j]
-        db = b[start:start + chunk, i] - b[start:start + chunk, j]
-        sa = np.where(np.abs(da) <= atol, 0.0, np.sign(da))
-        sb = np.where(np.abs(db) <= atol, 0.0, np.sign(db))
+        sa = _signs(a[start:start + chunk], i, j, atol, rtol)
+        sb = _signs(b[start:start + chunk], i, j, atol, rtol)
         den = np.sqrt(np.abs(sa).sum(-1) * np.abs(sb).sum(-1))
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + chunk] = np.where(den > 0, (sa * sb).sum(-1) / np.where(den > 0, den, 1), np.nan)
     return out.reshape(shape)
+
+
+def _signs(x: np.ndarray, i: np.ndarray, j: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """sign(x_i - x_j) of each pair, 0 within ``max(atol, rtol · max(1, |x_i|, |x_j|))``."""
+    d = x[:, i] - x[:, j]
+    tol = atol if rtol == 0 else np.maximum(atol, rtol * np.maximum(1.0, np.maximum(np.abs(x[:, i]), np.abs(x[:, j]))))
+    return np.where(np.abs(d) <= tol, 0.0, np.sign(d))
 
 
 @validate_params(a=ARRAY, b=ARRAY, chunk=Int(1))
