@@ -344,7 +344,7 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
 
     Efron & Tibshirani (1993, §14.3): with ẑ₀ = Φ⁻¹(share of replicates below the
     estimate, ties counted half; :func:`fireeval.stats.resampling.share_below`: a replicate within
-    ε = 10⁻⁹·max(1, |θ̂|) of the estimate is a tie, so that ẑ₀ does not follow the last bit a machine's
+    ``ε = 1e-9 · max(1, |θ̂|)`` of the estimate is a tie, so that ẑ₀ does not follow the last bit a machine's
     summation order gives a replicate equal to the estimate) and the acceleration â = Σ(θ̄₍.₎ − θ₍ᵢ₎)³ / (6 [Σ(θ̄₍.₎ − θ₍ᵢ₎)²]^{3/2})
     from the jackknife values θ₍ᵢ₎, the interval is the replicates' quantiles at
     Φ(ẑ₀ + (ẑ₀ + z_α)/(1 − â(ẑ₀ + z_α))) for α and 1 − α. The same computation as
