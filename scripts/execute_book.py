@@ -70,6 +70,9 @@ def _execute(path: str, timeout: int):
     """Run in a worker process: execute one notebook in its own folder (as myst-nb does)."""
     from jupyter_cache.executors.utils import single_nb_execution
 
+    from fireeval.book.notebooks import kernel_environment
+
+    os.environ.update(kernel_environment())  # (this worker's kernels: one BLAS thread, as `fireeval run`'s)
     nb = _read(Path(path))
     started = time.perf_counter()
     result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,

@@ -40,6 +40,8 @@ from .headline_diff import (
 )
 from .notebooks import (
     NOTEBOOK_DIR as NOTEBOOK_DIR,
+    BLAS_THREAD_VARIABLES as BLAS_THREAD_VARIABLES,
+    kernel_environment as kernel_environment,
     find_notebook as find_notebook,
     load as load,
     declared_parameters as declared_parameters,

@@ -36,7 +36,7 @@ from fireeval.book.report import HEADLINE_MIME
 import os
 from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, validate_params
 
-__all__ = ["NOTEBOOK_DIR", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
+__all__ = ["NOTEBOOK_DIR", "BLAS_THREAD_VARIABLES", "kernel_environment", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
            "check_value", "coerce_parameters", "execute", "extract_headline", "install_note", "with_install_cell",
            "ParameterError", "ChapterFailed",
            "parameter_comments", "refuse_data_directory", "PATH_PARAMETERS", "resolve_paths",
@@ -795,7 +795,8 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     (work / "pid").write_text(str(os.getpid()))
     failed = out / f"{path.stem}.failed.ipynb"
     partial = work / f"{path.stem}.ipynb"
-    kernel = _start_kernel(kernel_name, path.parent)  # it boots while the notebook is written and papermill imported
+    with _kernels_with_one_blas_thread():  # it boots while the notebook is written and papermill imported
+        kernel = _start_kernel(kernel_name, path.parent)
     try:
         source_ipynb = work / "source.ipynb"
         nbformat.write(_with_data_cell(nb), source_ipynb)
@@ -938,6 +939,55 @@ def refuse_data_directory(out: Path, data_dir=None) -> None:
                                  "Fix: name another folder, e.g. --output results/.")
 
 
+#: The thread-count variables of the BLAS and OpenMP libraries that numpy, scipy and scikit-learn load.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@validate_params(environ=[Instance(Mapping, fix="pass a dict of environment variables"), None])
+def kernel_environment(environ=None) -> dict:
+    """The environment a chapter's kernel starts with: ``environ`` with one BLAS thread unless it names a count.
+
+    With two BLAS threads, a sum over resampled means is added in another order than with one, so a
+    value's last digits depended on the machine's cores (an interval end of pool_leave_out moved by
+    1e-6), and idle BLAS threads spun beside the book's two workers (about 7 CPU-s of pool_depth's
+    run). ``fireeval run``, the book's build and the tests' re-execution all start kernels with this
+    environment; a count the user set is kept.
+
+    Parameters
+    ----------
+    environ : mapping or None
+        The environment to start from (default: this process's ``os.environ``).
+
+    Returns
+    -------
+    dict
+        A copy of ``environ`` in which each of :data:`BLAS_THREAD_VARIABLES` is set ("1" where unset).
+
+    Examples
+    --------
+    >>> kernel_environment({"HOME": "/home/me"})["OPENBLAS_NUM_THREADS"]
+    '1'
+    >>> kernel_environment({"OMP_NUM_THREADS": "4"})["OMP_NUM_THREADS"]
+    '4'
+    """
+    environment = dict(os.environ if environ is None else environ)
+    for variable in BLAS_THREAD_VARIABLES:
+        environment.setdefault(variable, "1")
+    return environment
+
+
+@contextlib.contextmanager
+def _kernels_with_one_blas_thread():
+    """os.environ as :func:`kernel_environment` has it while a kernel starts (it inherits this process's)."""
+    added = [variable for variable in BLAS_THREAD_VARIABLES if variable not in os.environ]
+    os.environ.update(dict.fromkeys(added, "1"))
+    try:
+        yield
+    finally:
+        for variable in added:
+            os.environ.pop(variable, None)
+
+
 def _start_kernel(kernel_name: str, cwd: Path):
     """The chapter's kernel, started now, as papermill's client (nbclient) would start it: an
     ``AsyncKernelManager`` for ``kernel_name``, in the chapter's folder (``cwd``), with an IPython history
@@ -976,9 +1026,10 @@ def _papermill(source, target, params, kernel_name, path, progress, timeout, ker
     for name in ("papermill.translators", "papermill.execute", "papermill"):
         logging.getLogger(name).setLevel(logging.ERROR)
 
-    papermill.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel_name,
-                               cwd=str(path.parent), progress_bar=progress, execution_timeout=timeout,
-                               engine_name=_save_at_end_engine(), **({"km": kernel} if kernel else {}))
+    with _kernels_with_one_blas_thread():  # a kernel papermill starts itself inherits os.environ
+        papermill.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel_name,
+                                   cwd=str(path.parent), progress_bar=progress, execution_timeout=timeout,
+                                   engine_name=_save_at_end_engine(), **({"km": kernel} if kernel else {}))
 
 
 #: The papermill engine :func:`execute` runs chapters with (:func:`_save_at_end_engine`).

@@ -32,6 +32,7 @@ import pandas as pd
 
 from fireeval.stats.agreement import kendall_tau, kendall_tau_batch, kendall_tau_many, tau_ap_batch
 from fireeval.stats.reliability import band_crossing, bootstrap_agreement, jackknife_agreement
+from fireeval.stats.resampling import TIE_RTOL
 from fireeval.core.evaluation import Measure, Scores, score_run_set as evaluate, parse_measure
 from fireeval.core.judgements import Qrels
 from fireeval.core.runset import RunSet
@@ -743,7 +744,7 @@ def measure_table(sweep: DepthSweep, samples: dict, samples_ap: dict | None = No
     >>> qrels = pool.at_depth(complete, 5)   # six runs of three groups, pooled to depth 5
     >>> sweep = depth_sweep(pool, qrels, sweep_depths(3, 5), ["map"])
     >>> measure_table(sweep, {"map": sweep.bootstrap("map", n_resamples=50)}, k=2).to_dict("records")
-    [{'τ-b at K = 2': 0.466..., 'τ-b band': '0.414–0.842', 'first K with τ-b > 0.90': '5', 'K range where the band crosses 0.90': '5'}]
+    [{'τ-b at K = 2': 0.466..., 'τ-b band': '0.414–0.842', 'first K with τ-b > 0.90': '5', 'K range where the band crosses 0.90': '3–5'}]
     """
     depths = list(sweep.depths)
     i = depths.index(k)
@@ -950,7 +951,7 @@ def relevant_count_association(sweep: DepthSweep, qrels: Qrels, measure: str, k:
     w_many = np.zeros((n_permutations, len(sweep.topics)))
     np.put_along_axis(w_many, perm[:, :len(many)], 1.0, axis=1)
     w_few = 1.0 - w_many
-    taus = [kendall_tau_many((values @ w.T).T, (ref @ w.T).T) for w in (w_many, w_few)]
+    taus = [kendall_tau_many((values @ w.T).T, (ref @ w.T).T, rtol=TIE_RTOL) for w in (w_many, w_few)]
     null = taus[0] - taus[1]
     p = float((1 + np.count_nonzero(null <= split + 1e-12)) / (n_permutations + 1))
     return {"rho": rho, "rho_boot": _spearman_rows(x[idx], y[idx]), "rho_jack": rho_jack, "n_topics": int(ok.sum()),

@@ -64,6 +64,9 @@ from .resampling import (
     bootstrap_deviation_quantile as bootstrap_deviation_quantile,
     disjoint_halves as disjoint_halves,
     jackknife_se as jackknife_se,
+    TIE_RTOL as TIE_RTOL,
+    tie_tolerance as tie_tolerance,
+    share_below as share_below,
 )
 from .significance import (
     PerTopicScores as PerTopicScores,

@@ -39,8 +39,8 @@ def kendall_tau(scores_a, scores_b) -> float:
     return float(stats.kendalltau(np.asarray(scores_a), np.asarray(scores_b), variant="b").statistic)
 
 
-@validate_params(a=ARRAY, b=ARRAY, atol=Real(0, None), chunk=Int(1))
-def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
+@validate_params(a=ARRAY, b=ARRAY, atol=Real(0, None), chunk=Int(1), rtol=Real(0, None))
+def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256, rtol: float = 0.0) -> np.ndarray:
     """Kendall's tau-b between ``a[..., :]`` and ``b[..., :]`` along the last axis (systems), vectorised.
 
     .. math:: \\tau_b = \\frac{\\sum_{i<j} s^a_{ij} s^b_{ij}}
@@ -49,9 +49,11 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
 
     which is scipy's tau-b row by row (pairs tied in one scoring drop out of that
     scoring's denominator term); NaN when either scoring is constant. Leading axes
-    broadcast (bootstrap resamples, trials, measures). Differences within ``atol``
-    count as ties, e.g. two systems whose subset means differ only by floating-point
-    summation order. O(n_systems²) memory per row, ``chunk`` rows at a time.
+    broadcast (bootstrap resamples, trials, measures). Differences within
+    ``max(atol, rtol · max(1, |x_i|, |x_j|))`` count as ties, e.g. two systems whose subset means
+    differ only by floating-point summation order (``rtol=``
+    :data:`fireeval.stats.resampling.TIE_RTOL`: resampled means summed by BLAS, whose order
+    follows the machine's threads). O(n_systems²) memory per row, ``chunk`` rows at a time.
 
     Parameters
     ----------
@@ -61,6 +63,8 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
         Scores closer than this count as tied.
     chunk : int
         Rows at a time.
+    rtol : float
+        Scores closer than ``rtol · max(1, |x_i|, |x_j|)`` count as tied too.
 
     Returns
     -------
@@ -71,6 +75,8 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
     --------
     >>> kendall_tau_batch([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
     array([ 0.333, -0.333])
+    >>> kendall_tau_batch([0.1, 0.1 + 1e-16, 0.3], [0.1, 0.2, 0.3], rtol=1e-9)   # a tie up to rounding in a
+    array(0.81649658)
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
     shape, n = a.shape[:-1], a.shape[-1]
@@ -78,19 +84,24 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256) -> np.ndarray:
     i, j = np.triu_indices(n, k=1)
     out = np.empty(len(a))
     for start in range(0, len(a), chunk):
-        da = a[start:start + chunk, i] - a[start:start + chunk, j]
-        db = b[start:start + chunk, i] - b[start:start + chunk, j]
-        sa = np.where(np.abs(da) <= atol, 0.0, np.sign(da))
-        sb = np.where(np.abs(db) <= atol, 0.0, np.sign(db))
+        sa = _signs(a[start:start + chunk], i, j, atol, rtol)
+        sb = _signs(b[start:start + chunk], i, j, atol, rtol)
         den = np.sqrt(np.abs(sa).sum(-1) * np.abs(sb).sum(-1))
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + chunk] = np.where(den > 0, (sa * sb).sum(-1) / np.where(den > 0, den, 1), np.nan)
     return out.reshape(shape)
 
 
-@validate_params(a=ARRAY, b=ARRAY, chunk=Int(1))
-def kendall_tau_many(a, b, chunk: int = 4096) -> np.ndarray:
-    """Kendall's tau-b row by row, like :func:`kendall_tau_batch` (exact ties, no ``atol``), faster.
+def _signs(x: np.ndarray, i: np.ndarray, j: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """sign(x_i - x_j) of each pair, 0 within ``max(atol, rtol · max(1, |x_i|, |x_j|))``."""
+    d = x[:, i] - x[:, j]
+    tol = atol if rtol == 0 else np.maximum(atol, rtol * np.maximum(1.0, np.maximum(np.abs(x[:, i]), np.abs(x[:, j]))))
+    return np.where(np.abs(d) <= tol, 0.0, np.sign(d))
+
+
+@validate_params(a=ARRAY, b=ARRAY, chunk=Int(1), rtol=Real(0, None))
+def kendall_tau_many(a, b, chunk: int = 4096, rtol: float = 0.0) -> np.ndarray:
+    """Kendall's tau-b row by row, like :func:`kendall_tau_batch` (no ``atol``), faster.
 
     Knight's algorithm, vectorised over rows: each row is ordered by ``a`` (ties by ``b``),
     the discordant pairs are the inversions of ``b`` in that order, counted by a bottom-up
@@ -102,7 +113,9 @@ def kendall_tau_many(a, b, chunk: int = 4096) -> np.ndarray:
     O(n log² n) per row instead of the n² pair matrices of :func:`_kendall_tau_pairs` (which
     it equals exactly, and which rows holding NaN still use: NaN ties with everything there):
     about twice as fast for ~100 systems (bootstrap bands), more for more systems. NaN where
-    either row is constant.
+    either row is constant. With ``rtol``, a value within ``rtol · max(1, |x|)`` of the next
+    larger one in its row ties with it (means equal up to their summation order;
+    :data:`fireeval.stats.resampling.TIE_RTOL`).
 
     Parameters
     ----------
@@ -110,6 +123,8 @@ def kendall_tau_many(a, b, chunk: int = 4096) -> np.ndarray:
         Scorings, broadcast against each other.
     chunk : int
         Rows at a time.
+    rtol : float
+        Relative tolerance of a tie (0: exact ties).
 
     Returns
     -------
@@ -140,12 +155,12 @@ def kendall_tau_many(a, b, chunk: int = 4096) -> np.ndarray:
     # up to 256 systems, blocks of up to 64 compared pair by pair and fewer merges (about 40 % less time
     # for 129 systems); beyond, blocks of 16 keep the pair arrays (rows x n x base) small
     base = 64 if n <= 256 else 16
-    ranked_b = _dense_ranks(b) if len(b) < len(source_b) else None  # b shared by rows of a: rank it once
+    ranked_b = _dense_ranks(b, rtol) if len(b) < len(source_b) else None  # b shared by rows of a: rank it once
     for start in range(0, len(finite), chunk):
         rows = finite[start:start + chunk]
-        rank_a, tied_a = _dense_ranks(a[source_a[rows]])
+        rank_a, tied_a = _dense_ranks(a[source_a[rows]], rtol)
         if ranked_b is None:
-            rank_b, tied_b = _dense_ranks(b[source_b[rows]])
+            rank_b, tied_b = _dense_ranks(b[source_b[rows]], rtol)
         else:
             rank_b, tied_b = ranked_b[0][source_b[rows]], ranked_b[1][source_b[rows]]
         key = rank_a * (n + 1) + rank_b  # by a, ties by b (equal keys: equal pairs, so any order among them)
@@ -161,12 +176,17 @@ def kendall_tau_many(a, b, chunk: int = 4096) -> np.ndarray:
     return out.reshape(shape)
 
 
-def _dense_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _dense_ranks(x: np.ndarray, rtol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Dense ranks (0, 1, ...; equal values share one) of each row of ``x`` (rows, n), and, in sorted order,
-    whether each value equals the one before it (rows, n - 1)."""
+    whether each value equals the one before it (rows, n - 1); with ``rtol``, "equals" is within
+    ``rtol · max(1, |x|)`` of it."""
     order = np.argsort(x, axis=-1)
     ordered = np.take_along_axis(x, order, -1)
-    same = ordered[:, 1:] == ordered[:, :-1]
+    if rtol:
+        gap = ordered[:, 1:] - ordered[:, :-1]
+        same = gap <= rtol * np.maximum(1.0, np.maximum(np.abs(ordered[:, 1:]), np.abs(ordered[:, :-1])))
+    else:
+        same = ordered[:, 1:] == ordered[:, :-1]
     step = np.zeros(x.shape, dtype=np.int32)
     np.cumsum(~same, axis=-1, dtype=np.int32, out=step[:, 1:])
     ranks = np.empty_like(step)
@@ -266,8 +286,8 @@ def tau_ap(estimate, truth) -> float:
     return float(tau_ap_batch(estimate, truth))
 
 
-@validate_params(estimate=ARRAY, truth=ARRAY, chunk=Int(1))
-def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
+@validate_params(estimate=ARRAY, truth=ARRAY, chunk=Int(1), rtol=Real(0, None))
+def tau_ap_batch(estimate, truth, chunk: int = 64, rtol: float = 0.0) -> np.ndarray:
     """τ_AP (:func:`tau_ap`) along the last axis, vectorised over leading axes (e.g. bootstrap resamples).
 
     Parameters
@@ -278,6 +298,9 @@ def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
         The true scores.
     chunk : int
         Rows at a time.
+    rtol : float
+        Scores within ``rtol · max(1, |x|)`` of the next larger one in their row tie (and keep their
+        input order), as in :func:`kendall_tau_many`; 0: exact ties.
 
     Returns
     -------
@@ -294,6 +317,8 @@ def tau_ap_batch(estimate, truth, chunk: int = 64) -> np.ndarray:
     if n < 2:
         return np.full(shape, np.nan)
     e, t = e.reshape(-1, n), t.reshape(-1, n)
+    if rtol:  # scores within rounding become equal ranks: ties, in input order
+        e, t = _dense_ranks(e, rtol)[0].astype(float), _dense_ranks(t, rtol)[0].astype(float)
     order = np.argsort(-e, axis=1, kind="stable")
     e, t = np.take_along_axis(e, order, 1), np.take_along_axis(t, order, 1)
     earlier = np.tri(n, k=-1, dtype=bool)  # [i, j]: j is placed above i

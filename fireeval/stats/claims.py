@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fireeval.core.validation import ANY, ARRAY, BOOL, NUMBER, Real, STR, validate_params
-from fireeval.stats.resampling import jackknife_se
+from fireeval.stats.resampling import jackknife_se, share_below, tie_tolerance
 
 __all__ = ["WEIGHTS", "STABILITY_KINDS", "check_record", "merge_twins", "VERDICTS", "LABELS", "STANDINGS", "READING_SOURCES", "FIELDS", "Estimate", "Test", "Evidence", "Reading",
            "Power", "Alternative", "Claim", "verdict", "label", "format_estimate", "summary_rows", "bca_interval"]
@@ -343,7 +343,9 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     """``(low, high, how)``: the BCa interval from bootstrap replicates and jackknife values.
 
     Efron & Tibshirani (1993, §14.3): with ẑ₀ = Φ⁻¹(share of replicates below the
-    estimate, ties counted half) and the acceleration â = Σ(θ̄₍.₎ − θ₍ᵢ₎)³ / (6 [Σ(θ̄₍.₎ − θ₍ᵢ₎)²]^{3/2})
+    estimate, ties counted half; :func:`fireeval.stats.resampling.share_below`: a replicate within
+    ``ε = 1e-9 · max(1, |θ̂|)`` of the estimate is a tie, so that ẑ₀ does not follow the last bit a machine's
+    summation order gives a replicate equal to the estimate) and the acceleration â = Σ(θ̄₍.₎ − θ₍ᵢ₎)³ / (6 [Σ(θ̄₍.₎ − θ₍ᵢ₎)²]^{3/2})
     from the jackknife values θ₍ᵢ₎, the interval is the replicates' quantiles at
     Φ(ẑ₀ + (ẑ₀ + z_α)/(1 − â(ẑ₀ + z_α))) for α and 1 − α. The same computation as
     :func:`scipy.stats.bootstrap` (``method="BCa"``), applied to replicates the caller
@@ -401,8 +403,7 @@ def bca_interval(value: float, samples, jackknife, level: float = 0.95) -> tuple
     alpha = (1 - level) / 2
     if b.size == 0:
         return float("nan"), float("nan"), "no finite bootstrap replicate"
-    share = (np.count_nonzero(b < value) + np.count_nonzero(b <= value)) / (2 * b.size)
-    z0 = ndtri(share)
+    z0 = ndtri(share_below(b, value))
     if not np.isfinite(z0) or jack.size <= 1:
         why = ("BCa undefined: every replicate lies on one side of the estimate" if not np.isfinite(z0)
                else "BCa undefined: too few jackknife values")
@@ -425,7 +426,7 @@ def _bca_ends(value: float, b: np.ndarray, jack: np.ndarray, z0: float, alpha: f
     if not all(np.isfinite(ends)):
         return ("BCa undefined: the acceleration is degenerate",)
     low, high = (float(x) for x in np.quantile(b, ends))
-    tol = 1e-9 * max(1.0, abs(value))  # an end within rounding of the estimate touches it
+    tol = tie_tolerance(value)  # an end within rounding of the estimate touches it
     # An end beyond the outermost replicates' levels rests on one or two replicates.
     edge = 1.0 / b.size
     at_extreme = [f"the {'lower' if i == 0 else 'upper'} end at the replicates' {q:.3f} quantile "

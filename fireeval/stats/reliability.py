@@ -13,6 +13,7 @@ system rankings on two disjoint random query subsets. Both use
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_many, tau_ap_batch
-from fireeval.stats.resampling import bootstrap_counts, disjoint_halves
+from fireeval.stats.resampling import TIE_RTOL, bootstrap_counts, disjoint_halves
 
 from fireeval.core.validation import ANY, Array, ARRAY, BOOL, Int, Real, SEED, STR, validate_params
 
@@ -70,16 +71,18 @@ def bootstrap_tau(per_topic, reference, n_resamples: int = 1000, rng=0, q=(0.025
     counts = bootstrap_counts(n_topics, n_topics, n_resamples, rng)
     means = scores @ counts.T / n_topics  # (..., n_systems, n_resamples)
     ref_means = ref @ counts.T / n_topics  # (n_systems, n_resamples)
-    tau = kendall_tau_batch(np.swapaxes(means, -1, -2), ref_means.T)  # (..., n_resamples)
+    tau = kendall_tau_batch(np.swapaxes(means, -1, -2), ref_means.T, rtol=TIE_RTOL)  # (..., n_resamples)
     low, high = np.nanquantile(tau, q, axis=-1)
     return low, high
 
 
 def _agreement(statistic: str):
+    """The statistic's batched function; means within TIE_RTOL tie (resampled means are added by BLAS, in an order
+    that follows the machine's threads: systems equal on every drawn topic must not be ordered by float noise)."""
     if statistic == "tau_b":
-        return kendall_tau_many
+        return functools.partial(kendall_tau_many, rtol=TIE_RTOL)
     if statistic == "tau_ap":
-        return tau_ap_batch
+        return functools.partial(tau_ap_batch, rtol=TIE_RTOL)
     raise ValueError(f"statistic must be 'tau_b' or 'tau_ap', not {statistic!r}. Fix: give one of the two")
 
 

@@ -13,7 +13,12 @@ import numpy as np
 from fireeval.core.validation import ARRAY, Int, Real, SEED, validate_params
 
 __all__ = ["bootstrap_indices", "bootstrap_counts", "bootstrap_means", "bootstrap_deviation_quantile", "disjoint_halves",
-           "jackknife_se"]
+           "jackknife_se", "TIE_RTOL", "tie_tolerance", "share_below"]
+
+#: Replicates within ``TIE_RTOL · max(1, |θ̂|)`` of an estimate θ̂ tie with it (:func:`share_below`): a
+#: replicate that equals the estimate mathematically may land an ulp above or below it depending on the
+#: order in which a sum is added (BLAS threads, blocking), and BCa's z0 must not follow that order.
+TIE_RTOL = 1e-9
 
 
 @validate_params(n_items=Int(1), size=Int(1), n_resamples=Int(1), rng=SEED)
@@ -300,3 +305,64 @@ def jackknife_se(leave_out) -> float:
     if v.size < 2:
         return float("nan")
     return float(np.sqrt((v.size - 1) / v.size * np.sum((v - v.mean()) ** 2)))
+
+
+@validate_params(estimate=ARRAY)
+def tie_tolerance(estimate) -> np.ndarray | float:
+    """``TIE_RTOL · max(1, |estimate|)``: how far a replicate may lie from ``estimate`` and still tie with it.
+
+    Parameters
+    ----------
+    estimate : float or array_like
+        The estimate(s).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The tolerance, elementwise.
+
+    Examples
+    --------
+    >>> tie_tolerance(0.5), tie_tolerance(-2000.0)
+    (1e-09, 2e-06)
+    """
+    tol = TIE_RTOL * np.maximum(1.0, np.abs(np.asarray(estimate, dtype=float)))
+    return float(tol) if tol.ndim == 0 else tol
+
+
+@validate_params(replicates=ARRAY, estimate=ARRAY)
+def share_below(replicates, estimate) -> np.ndarray | float:
+    r"""The share of bootstrap replicates below the estimate, a replicate within rounding of it counted half.
+
+    .. math:: \frac{\#\{\theta^*_b < \hat\theta - \varepsilon\} + \tfrac12 \#\{|\theta^*_b - \hat\theta| \le
+              \varepsilon\}}{B}, \qquad \varepsilon = 10^{-9} \max(1, |\hat\theta|)
+
+    (:data:`TIE_RTOL`, :func:`tie_tolerance`): BCa's bias correction is :math:`z_0 = \Phi^{-1}` of it. With
+    exact comparisons (scipy's), a replicate that equals the estimate mathematically counts as below or above
+    depending on its last bit, so z0 followed the summation order, i.e. the machine's BLAS threads.
+
+    Parameters
+    ----------
+    replicates : array_like (B, ...)
+        Bootstrap replicates along the first axis (further axes: one estimate each).
+    estimate : float or array_like (...)
+        The estimate(s), broadcast against ``replicates[0]``.
+
+    Returns
+    -------
+    float or numpy.ndarray (...)
+        The share in [0, 1]; NaN replicates count as neither (drop them first).
+
+    Examples
+    --------
+    >>> share_below([0.1, 0.5, 0.5 + 1e-16, 0.9], 0.5)   # 1 below, 2 ties, 1 above
+    0.5
+    >>> share_below([0.1, 0.5 - 1e-6, 0.9], 0.5)          # 1e-6 is not rounding: below
+    0.6666666666666666
+    """
+    b = np.asarray(replicates, dtype=float)
+    theta = np.asarray(estimate, dtype=float)
+    tol = tie_tolerance(theta)
+    below = np.count_nonzero(b < theta - tol, axis=0) + np.count_nonzero(b <= theta + tol, axis=0)
+    share = below / (2 * b.shape[0])
+    return float(share) if np.ndim(share) == 0 else share

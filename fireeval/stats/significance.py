@@ -61,6 +61,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from fireeval.core.validation import ANY, ARRAY, BOOL, Check, Instance, Int, PROBABILITIES, Real, SEED, STR, validate_params
+from fireeval.stats.resampling import share_below
 
 __all__ = ["PerTopicScores", "Comparison", "compare", "sign_flips", "randomisation_pvalues", "tukey_hsd_pvalues",
            "bca_intervals", "holm", "significance_groups", "group_label", "detectable_difference", "topics_needed",
@@ -414,7 +415,9 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
     (scipy's), bootstrap means ``θ*_b = (c_b · d) / T`` from the resample's topic
     counts ``c_b``. With ``θ̂ = d̄``:
 
-    * ``z0 = Φ⁻¹((#{θ* < θ̂} + #{θ* ≤ θ̂}) / 2B)``;
+    * ``z0 = Φ⁻¹((#{θ* < θ̂ - ε} + #{θ* ≤ θ̂ + ε}) / 2B)``, ``ε = 10⁻⁹ max(1, |θ̂|)``
+      (:func:`fireeval.stats.resampling.share_below`: a replicate within rounding of ``θ̂`` is a tie, counted
+      half, where scipy compares exactly and a replicate equal to ``θ̂`` would count by its last bit);
     * acceleration ``a = Σ U_t³ / (6 (Σ U_t²)^{3/2})``, ``U_t = (T - 1)(θ̄_(·) - θ_(t))``
       from the jackknife means ``θ_(t)`` (leave topic t out);
     * ``α_k = Φ(z0 + (z0 + z_k) / (1 - a (z0 + z_k)))`` for ``z_k = Φ⁻¹(α/2), Φ⁻¹(1 - α/2)``;
@@ -478,9 +481,8 @@ def bca_intervals(values, pair_i, pair_j, n_resamples: int = 2000, confidence: f
         d = values[pair_i[lo:hi]] - values[pair_j[lo:hi]]  # (c, T)
         theta = d.mean(axis=1)
         boot = np.concatenate([block.astype(float) @ d.T for block in blocks]) / t  # (B, c)
-        below = np.count_nonzero(boot < theta, axis=0) + np.count_nonzero(boot <= theta, axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            z0 = ndtri(below / (2 * n_resamples))
+            z0 = ndtri(share_below(boot, theta))
             jack = (d.sum(axis=1, keepdims=True) - d) / (t - 1)  # (c, T) leave-one-out means
             u = (t - 1) * (jack.mean(axis=1, keepdims=True) - jack)
             num = (u ** 3).sum(axis=1) / t ** 3

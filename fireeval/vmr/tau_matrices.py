@@ -26,6 +26,9 @@ def bootstrap_tau_matrix(per_query, n_boot: int = 1000, seed=0) -> tuple[np.ndar
     Each resample re-ranks the systems by their mean over the same resampled queries for
     every measure (paired): with :math:`\bar x_{m,s}` measure m's mean for system s,
     :math:`T_{a,b} = \tau_b\big((\bar x_{a,s})_s, (\bar x_{b,s})_s\big)`.
+    Two means within :data:`fireeval.stats.resampling.TIE_RTOL` (relative, at least 1e-9) tie: systems
+    equal on every drawn query have mathematically equal means, which the matrix product adds in an
+    order that follows the machine's BLAS threads, so an exact comparison ordered them by float noise.
 
     Parameters
     ----------
@@ -52,6 +55,7 @@ def bootstrap_tau_matrix(per_query, n_boot: int = 1000, seed=0) -> tuple[np.ndar
     ([[1.0, 1.0], [1.0, 1.0]], (5, 2, 2))
     """
     from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.stats.resampling import TIE_RTOL
     from fireeval.stats.resampling import bootstrap_indices
 
     pq = np.asarray(per_query, dtype=float)
@@ -61,7 +65,8 @@ def bootstrap_tau_matrix(per_query, n_boot: int = 1000, seed=0) -> tuple[np.ndar
     np.add.at(counts, (np.arange(n_boot)[:, None], idx), 1.0)
     means = np.concatenate([pq.mean(-1)[..., None], pq @ counts.T / q], axis=-1)  # (M, S, 1 + B)
     i, j = np.triu_indices(m, k=1)
-    tau = kendall_tau_batch(np.swapaxes(means[i], -1, -2), np.swapaxes(means[j], -1, -2))  # (pairs, 1 + B)
+    # means equal up to the summation order (BLAS's, which follows the machine's threads) tie
+    tau = kendall_tau_batch(np.swapaxes(means[i], -1, -2), np.swapaxes(means[j], -1, -2), rtol=TIE_RTOL)  # (pairs, 1 + B)
     full = np.ones((1 + n_boot, m, m))
     full[:, i, j] = full[:, j, i] = tau.T
     return full[0], full[1:]
@@ -174,12 +179,13 @@ def jackknife_tau_matrix(per_query) -> np.ndarray:
     ((3, 2, 2), [1.0, 1.0, 1.0])
     """
     from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.stats.resampling import TIE_RTOL
 
     pq = np.asarray(per_query, dtype=float)
     m, _, q = pq.shape
     means = (pq.sum(-1, keepdims=True) - pq) / (q - 1)  # (M, S, Q)
     i, j = np.triu_indices(m, k=1)
-    tau = kendall_tau_batch(np.swapaxes(means[i], -1, -2), np.swapaxes(means[j], -1, -2))  # (pairs, Q)
+    tau = kendall_tau_batch(np.swapaxes(means[i], -1, -2), np.swapaxes(means[j], -1, -2), rtol=TIE_RTOL)  # (pairs, Q)
     full = np.ones((q, m, m))
     full[:, i, j] = full[:, j, i] = tau.T
     return full
@@ -216,6 +222,7 @@ def leave_one_system_out_tau(per_query) -> np.ndarray:
     [-1.0, 1.0, 1.0]
     """
     from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.stats.resampling import TIE_RTOL
 
     pq = np.asarray(per_query, dtype=float)
     m, s, _ = pq.shape
@@ -223,7 +230,7 @@ def leave_one_system_out_tau(per_query) -> np.ndarray:
     keep = ~np.eye(s, dtype=bool)  # (S, S): row s keeps every system but s
     sub = np.stack([means[:, k] for k in keep])  # (S, M, S - 1)
     i, j = np.triu_indices(m, k=1)
-    tau = kendall_tau_batch(sub[:, i], sub[:, j])  # (S, pairs)
+    tau = kendall_tau_batch(sub[:, i], sub[:, j], rtol=TIE_RTOL)  # (S, pairs)
     full = np.ones((s, m, m))
     full[:, i, j] = full[:, j, i] = tau
     return full

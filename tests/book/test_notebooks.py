@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fireeval.book.notebooks import NOTEBOOK_DIR, execute, load
+from fireeval.book.notebooks import NOTEBOOK_DIR, execute, kernel_environment, load
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.md"))
 HERE = Path(__file__).resolve().parents[1]  # tests/: the nbval plugin and its sanitiser
@@ -34,7 +34,8 @@ def nbval(notebook: Path, timeout: int = 900) -> subprocess.CompletedProcess:
                "--nbval-sanitize-with", str(SANITIZE), "--nbval-cell-timeout", str(timeout), "-p", "nbval_plugin",
                "-p", "no:cacheprovider", "-o", "addopts=",
                "-q", "--no-header", "--rootdir", str(notebook.parent), str(notebook)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
+    env = {**kernel_environment(),  # the kernel `fireeval run` started: one BLAS thread, the same sums
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     return subprocess.run(command, cwd=notebook.parent, capture_output=True, text=True, timeout=4 * timeout, env=env)
 

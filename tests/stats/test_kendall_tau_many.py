@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from fireeval.stats import agreement
-from fireeval.stats.agreement import kendall_tau_many
+from fireeval.stats.agreement import kendall_tau_batch, kendall_tau_many
 
 
 # 180: the last int16-key sort; 256: the last with blocks of up to 64
@@ -53,3 +53,36 @@ def test_a_reference_shared_by_many_rows_is_ranked_once_with_the_same_values():
     np.testing.assert_array_equal(got, want.reshape(4, 30))
     assert np.isnan(got[:, 3]).all()
     np.testing.assert_array_equal(kendall_tau_many(b, a), got)  # a shared by rows of b: the same τ-b
+
+
+@given(st.lists(st.sampled_from([0.1, 0.3, 0.7, 2.5, -40.0]), min_size=2, max_size=40).map(np.array),
+       st.integers(0, 2**32 - 1))
+def test_values_equal_up_to_rounding_tie_with_rtol(a, seed):
+    """Issue 38: means equal mathematically but added in another order (BLAS threads) must tie, in τ-b and τ_AP."""
+    from fireeval.stats.agreement import tau_ap_batch
+    from fireeval.stats.resampling import TIE_RTOL
+
+    rng = np.random.default_rng(seed)
+    truth = rng.permutation(a)
+    nudged = a * (1 + rng.integers(-4, 5, a.size) * np.finfo(float).eps)
+    np.testing.assert_equal(kendall_tau_many(nudged, truth, rtol=TIE_RTOL), kendall_tau_many(a, truth))
+    np.testing.assert_equal(kendall_tau_many(nudged, truth, rtol=TIE_RTOL), kendall_tau_batch(nudged, truth, rtol=TIE_RTOL))
+    np.testing.assert_equal(tau_ap_batch(nudged, truth, rtol=TIE_RTOL), tau_ap_batch(a, truth))
+    apart = a + 1e-6 * np.arange(a.size)  # a real difference stays one
+    np.testing.assert_equal(kendall_tau_many(apart, truth, rtol=TIE_RTOL), kendall_tau_many(apart, truth))
+
+
+def test_bootstrap_agreement_ties_a_run_equal_to_another_up_to_rounding():
+    """A run whose per-topic scores equal another's up to a few ulps gets the same τ replicates as an exact copy."""
+    from fireeval.stats.reliability import bootstrap_agreement, jackknife_agreement
+
+    rng = np.random.default_rng(3)
+    ref = rng.random((8, 25))
+    scores = ref + rng.normal(0, 0.05, ref.shape)
+    copy, noisy = scores.copy(), scores.copy()
+    copy[7] = copy[0]
+    noisy[7] = noisy[0] * (1 + rng.integers(-3, 4, 25) * np.finfo(float).eps)
+    np.testing.assert_equal(bootstrap_agreement(noisy, ref, 200, rng=0), bootstrap_agreement(copy, ref, 200, rng=0))
+    np.testing.assert_equal(bootstrap_agreement(noisy, ref, 200, rng=0, statistic="tau_ap"),
+                            bootstrap_agreement(copy, ref, 200, rng=0, statistic="tau_ap"))
+    np.testing.assert_equal(jackknife_agreement(noisy, ref), jackknife_agreement(copy, ref))
