@@ -1,7 +1,9 @@
 """What changed between two runs of a chapter: ``fireeval diff A.headline.json B.headline.json``.
 
-Claims are matched by ``id``. A claim is listed when its verdict, its shown label or
-any convention's value (or interval) changed, or when it is in one headline only. The
+Claims are matched by ``id``. A claim is listed when its verdict, its shown label,
+any convention's value (or interval) or anything else it carries (its sensitivity rows and
+conditions, their labels and intervals, its interval method) changed, or when it is in one
+headline only. The
 other headline keys are flattened to dotted paths (``toy.ap``, ``oracle.map``) and
 listed when their values differ; ``seconds``/``elapsed`` timings are left out unless
 ``timings=True``.
@@ -206,13 +208,19 @@ def _same(a, b, rtol: float = RTOL, atol: float = ATOL) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _flatten(value, prefix="", out=None) -> dict:
+def _flatten(value, prefix="", out=None, lists: bool = False) -> dict:
+    """Dotted paths to leaves; with ``lists``, a list's items too (``rows.2.label``), so a claim's sensitivity
+    rows and conditions are compared one value at a time."""
     out = {} if out is None else out
     if isinstance(value, dict) and value:
-        for k, v in value.items():
-            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+        items = value.items()
+    elif lists and isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
+        items = enumerate(value)
     else:
         out[prefix] = value
+        return out
+    for k, v in items:
+        _flatten(v, f"{prefix}.{k}" if prefix else str(k), out, lists)
     return out
 
 
@@ -225,8 +233,9 @@ def diff_headlines(a: dict, b: dict, timings: bool = False, rtol: float = RTOL, 
                    names=("A", "B")) -> dict:
     """``{"claims": [...], "only_a": [...], "only_b": [...], "keys": [...], "within_tolerance": n, "rtol", "atol"}``.
 
-    Each claim row: ``{id, verdict: [a, b], label: [a, b], values: {convention: [[v, lo, hi], [v, lo, hi]]}}``
-    with only the changed parts filled; each key row ``{key, a, b}`` (missing = None, with ``missing`` naming
+    Each claim row: ``{id, verdict: [a, b], label: [a, b], values: {convention: [[v, lo, hi], [v, lo, hi]]},
+    details: [{key, a, b}]}`` with only the changed parts filled (``details``: the claim's other fields, its
+    sensitivity rows and conditions among them, flattened to dotted paths such as ``sensitivity.2.label``); each key row ``{key, a, b}`` (missing = None, with ``missing`` naming
     the side). Numbers are compared within ``rtol``/``atol`` (module docstring); ``within_tolerance``
     counts the values that differ only by that much. ``names`` name the two headlines in errors.
 
@@ -291,6 +300,13 @@ def _claim_row(cid, ca: dict, cb: dict, rtol: float, atol: float):
             changed[k] = [list(va.get(k) or ()), list(vb.get(k) or ())]
     if changed:
         row["values"] = changed
+    # Everything else a claim carries (its sensitivity rows and conditions, their labels and intervals, the
+    # interval method): a label inside a row can change while the claim's own label does not.
+    rest = [{k: v for k, v in c.items() if k not in ("id", "verdict", "label", "conventions")} for c in (ca, cb)]
+    details, n = _changed_paths(_flatten(rest[0], lists=True), _flatten(rest[1], lists=True), True, rtol, atol)
+    noise += n
+    if details:
+        row["details"] = details
     if len(row) == 1:
         return None, noise
     row.setdefault("verdict", [ca.get("verdict")] * 2)
@@ -301,8 +317,13 @@ def _claim_row(cid, ca: dict, cb: dict, rtol: float, atol: float):
 def _key_rows(a: dict, b: dict, timings: bool, rtol: float, atol: float):
     """(the key rows of :func:`diff_headlines`: the headline keys other than claims, flattened, that differ or
     are missing on one side, timings left out unless ``timings``; how many differ only within tolerance)."""
-    flat_a = _flatten({k: v for k, v in a.items() if k != "claims"})
-    flat_b = _flatten({k: v for k, v in b.items() if k != "claims"})
+    return _changed_paths(_flatten({k: v for k, v in a.items() if k != "claims"}),
+                          _flatten({k: v for k, v in b.items() if k != "claims"}), timings, rtol, atol)
+
+
+def _changed_paths(flat_a: dict, flat_b: dict, timings: bool, rtol: float, atol: float):
+    """(``[{key, a, b[, missing]}]`` of the paths that differ beyond tolerance or are on one side only; how many
+    differ only within tolerance)."""
     keys, noise = [], 0
     for key in dict.fromkeys([*flat_a, *flat_b]):
         if not timings and _is_timing(key):
@@ -388,21 +409,23 @@ def format_diff(d: dict, name_a: str = "A", name_b: str = "B") -> str:
             lines.append(head)
             for conv, (old, new) in (row.get("values") or {}).items():
                 lines.append(f"      {conv}: {_interval(old, new)} -> {_interval(new, old)}")
+            lines += [f"      {line}" for line in _path_lines(row.get("details") or [], name_a, name_b)]
         lines += [f"  {cid}: only in {name_a}" for cid in d["only_a"]]
         lines += [f"  {cid}: only in {name_b}" for cid in d["only_b"]]
     if d["keys"]:
         lines.append(f"other headline keys changed ({len(d['keys'])}):")
-        for row in d["keys"]:
-            if row.get("missing"):
-                lines.append(f"  {row['key']}: only in {name_a if row['missing'] == 'b' else name_b}")
-            else:
-                lines.append("  {}: {} -> {}".format(row["key"], *_pair(row["a"], row["b"])))
+        lines += [f"  {line}" for line in _path_lines(d["keys"], name_a, name_b)]
     tolerance = f"numbers compared within rtol {d.get('rtol', RTOL):g}, atol {d.get('atol', ATOL):g}"
     if d.get("within_tolerance"):
         tolerance += f"; {d['within_tolerance']} values differ by less (floating-point noise), not listed"
     if not lines:
         return f"no change: same claims, verdicts and values ({tolerance})"
     return "\n".join(lines + [f"({tolerance})"])
+
+
+def _path_lines(rows: list, name_a: str, name_b: str) -> list[str]:
+    return [f"{row['key']}: only in {name_a if row['missing'] == 'b' else name_b}" if row.get("missing")
+            else "{}: {} -> {}".format(row["key"], *_pair(row["a"], row["b"])) for row in rows]
 
 
 def diff_files(path_a, path_b, timings: bool = False, rtol: float = RTOL, atol: float = ATOL) -> dict:

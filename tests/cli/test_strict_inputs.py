@@ -392,6 +392,26 @@ def test_diff_shows_small_real_changes_in_full_precision(tmp_path, capsys):
     assert code == 0 and "x: 1.0 -> 1.0000001" in out
 
 
+def test_diff_lists_a_changed_label_inside_a_claims_sensitivity_rows(tmp_path, capsys):
+    # Issue 38: a condition of a sensitivity row went inconclusive -> contradicted while the claim's own label
+    # stayed; the diff said "no change".
+    def claim(label, high, method):
+        return dict(_claim("c"), sensitivity=[{"reading": "primary", "label": "reproduced"},
+                                              {"reading": "group left out", "label": "inconclusive",
+                                               "conditions": [{"name": "AxIoU@1 vs @5", "label": label,
+                                                               "high": high}]}], method=method)
+
+    a = {"claims": [claim("inconclusive", 0.828, "BCa bootstrap (z0 = 0.77)")]}
+    b = {"claims": [claim("contradicted", 0.788, "BCa bootstrap (z0 = 0.00)")]}
+    code, out, _, _ = _diff(tmp_path, capsys, a, b, "--rtol", "0", "--atol", "0")
+    assert code == 0 and "c: reproduced (unchanged label)" in out, out
+    assert "      sensitivity.1.conditions.0.label: inconclusive -> contradicted" in out
+    assert "      sensitivity.1.conditions.0.high: 0.828 -> 0.788" in out
+    assert "      method: BCa bootstrap (z0 = 0.77) -> BCa bootstrap (z0 = 0.00)" in out
+    code, out, _, _ = _diff(tmp_path, capsys, a, a)
+    assert out.startswith("no change"), out
+
+
 def _notebook(headline):
     """An executed chapter as fireeval run / papermill writes it: the headline glued with scrapbook's mimetype."""
     from fireeval.book.report import HEADLINE_MIME
