@@ -11,6 +11,7 @@
 - ``evaluation``: measure names (trec_eval and ir_measures style) and ``evaluate``.
 - ``api``: :func:`evaluate`, ``evaluate(qrels, run, measures)`` over every input form.
 - ``stream``: one run at a time against qrels interned once (``fireeval evaluate``).
+- ``parsed_cache``: parsed run files kept in the user's cache folder (a RunSet read once per machine).
 
 Core imports nothing else from fireeval.
 Names are re-exported lazily (listed in ``__init__.pyi``).

@@ -10,6 +10,7 @@ from . import (
     judgements as judgements,
     measures as measures,
     moments as moments,
+    parsed_cache as parsed_cache,
     ranking as ranking,
     runset as runset,
     stream as stream,
@@ -64,6 +65,12 @@ from .moments import (
     expected_swaps as expected_swaps,
     stability_frame as stability_frame,
     stability_findings as stability_findings,
+)
+from .parsed_cache import (
+    user_cache_dir as user_cache_dir,
+    cache_enabled as cache_enabled,
+    read_runset as read_runset,
+    runset_entry as runset_entry,
 )
 from .ranking import (
     real_numbers as real_numbers,

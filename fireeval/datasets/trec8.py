@@ -5,9 +5,11 @@ directory to search first.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from fireeval.core.judgements import Qrels
+from fireeval.core.parsed_cache import read_runset
 from fireeval.core.runset import RunSet
 from fireeval.core.validation import BOOL, STR, Instance, Int, Options, validate_params
 from fireeval.datasets import ROOT, data_path, registry
@@ -38,10 +40,15 @@ FILES = [QRELS, RUNS_TABLE] + [f"trec8_adhoc/runs/input.{n}.gz" for n in run_nam
 @validate_params(names=[Instance(list, tuple, fix="pass a list of run tags"), None], root=ROOT, download=BOOL,
                  depth=[Int(1), None])
 def load_runs(names=None, root=None, download: bool = False, depth: int | None = None) -> RunSet:
-    """All (or the named) TREC-8 runs as one :class:`RunSet`, named by run tag."""
+    """All (or the named) TREC-8 runs as one :class:`RunSet`, named by run tag; ``depth`` keeps each run's top
+    ``depth`` documents per topic. Read through the parsed-runs cache
+    (:func:`fireeval.core.parsed_cache.read_runset`): parsed once per machine, the same RunSet as
+    ``RunSet.read(paths, names, depth)``."""
     names = list(names) if names is not None else run_names()
-    paths = [data_path(f"trec8_adhoc/runs/input.{n}.gz", root, download) for n in names]
-    return RunSet.read(paths, names=names, depth=depth)
+    runs = read_runset({n: data_path(f"trec8_adhoc/runs/input.{n}.gz", root, download) for n in names})
+    if depth is None:
+        return runs
+    return RunSet(runs.names, runs.topics, runs.docnos, np.ascontiguousarray(runs.docs[..., :depth]))
 
 
 @validate_params(root=ROOT, download=BOOL)

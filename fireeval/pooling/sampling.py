@@ -176,20 +176,49 @@ class SampledJudgements:
 
 
 class _Cells:
-    """Cells grouped by row in rank order (``row``, 0-based ``rank``): each cell's row's first cell, and per
-    cell the count of flagged cells of its row up to and including it (:meth:`within_row`)."""
+    """Cells grouped by row in rank order (``row``, 0-based ``rank``): per cell the count of flagged cells of its
+    row up to and including it (:meth:`within_row`), and the sampled grades of the cells (:meth:`sampled`).
+
+    Counts are int32 while the cells number below 2**31 (the same integers as int64 would hold). The scratch
+    buffers are reused by every sample: a sample's full-length temporaries would otherwise be fresh pages each
+    time (2.8 million cells on TREC-8, about 40 samples per chapter: gigabytes of page faults, issue 38).
+    """
 
     def __init__(self, row, rank):
         self.row, self.rank = row, rank
-        starts = ranking.row_starts(row)
-        self.first = np.repeat(starts, np.diff(np.r_[starts, len(row)]))  # each cell's row's first cell
-        self.position = np.arange(1, len(row) + 1) - self.first  # 1-based place among its row's cells
+        self.starts = ranking.row_starts(row)  # each group's (row's) first cell
+        sizes = np.diff(np.r_[self.starts, len(row)])
+        self.count_dtype = np.int32 if len(row) < np.iinfo(np.int32).max else np.int64
+        self.group = np.repeat(np.arange(len(self.starts), dtype=self.count_dtype), sizes)  # each cell's group
+        self.position = np.arange(1, len(row) + 1) - self.starts[self.group]  # 1-based place among its row's cells
+        self._counts = np.empty(len(row), dtype=self.count_dtype)  # scratch of within_row
+        self._per_cell = np.empty(len(row), dtype=self.count_dtype)  # scratch of per_cell
+        self._grades = np.empty(len(row))  # scratch of sampled
 
-    def within_row(self, flag) -> np.ndarray:
+    def within_row(self, flag, at=None) -> np.ndarray:
         """What a cumulative sum of ``flag`` along each row's ranks reads at each cell (a rank holding no cell adds
-        nothing)."""
-        seen = np.cumsum(flag, dtype=np.int64)
-        return seen - (seen - flag)[self.first]
+        nothing); at the cells ``at`` (a boolean mask or indices) only, when given."""
+        if at is None:
+            seen = np.cumsum(flag, dtype=self.count_dtype)
+            before = seen[self.starts] - flag[self.starts]  # flagged cells before each group's first
+            seen -= np.take(before, self.group, out=self._counts, mode="clip")  # (mode="raise" would copy)
+            return seen
+        seen = np.cumsum(flag, dtype=self.count_dtype, out=self._counts)
+        before = seen[self.starts] - flag[self.starts]
+        return seen[at] - before[self.group[at]]
+
+    def per_cell(self, per_row) -> np.ndarray:
+        """``per_row[row]`` of each cell, for integer values that fit the counts' type, in a buffer that the next
+        call overwrites."""
+        return np.take(np.asarray(per_row)[self.row[self.starts]].astype(self.count_dtype), self.group,
+                       out=self._per_cell, mode="clip")
+
+    def sampled(self, cell_grade, keep_cell) -> np.ndarray:
+        """:func:`sampled_grades` of the cells (their grades, -1 where not sampled), in a buffer that the next
+        call overwrites."""
+        np.copyto(self._grades, -1.0)
+        np.copyto(self._grades, cell_grade, where=keep_cell)
+        return self._grades
 
 
 def _cell_scores(cells, grade, judged_seen, n_rows: int, n_rel, n_non, level, measures) -> dict:
@@ -213,16 +242,16 @@ def _cell_scores(cells, grade, judged_seen, n_rows: int, n_rel, n_non, level, me
         out["map_judged"] = ranking.average_precision_of_cells(r_row, condensed_rank.astype(float), n_rows, n_rel)
     if "bpref" in measures or "infAP" in measures:
         # at a relevant cell: the judged non-relevant ones strictly above
-        nonrel_above = cells.within_row(ranking.nonrelevant_judged(grade, level))[rel]
+        nonrel_above = cells.within_row(ranking.nonrelevant_judged(grade, level), at=rel)
     if "bpref" in measures:
         n_r = n_rel[r_row]
         penalty = ranking.safe_divide(np.minimum(nonrel_above, n_r), np.minimum(n_r, n_non[r_row]))
         total = np.bincount(r_row, weights=1.0 - penalty, minlength=n_rows)  # each row's terms in rank order
         out["bpref"] = ranking.safe_divide(total, n_rel)
     if "infAP" in measures:
-        rel_above = cells.within_row(rel)[rel] - 1
+        rel_above = cells.within_row(rel, at=rel) - 1
         # every cell holds a grade: those up to it that are not judged (>= 0) are the pooled, unjudged ones (< 0)
-        pooled_above = rel_above + nonrel_above + (cells.position - judged_seen)[rel]
+        pooled_above = rel_above + nonrel_above + (cells.position[rel] - judged_seen[rel])
         i = r_rank.astype(float)
         with np.errstate(divide="ignore", invalid="ignore"):
             estimate = (1.0 / (i + 1) + (i / (i + 1)) * (pooled_above / np.where(i > 0, i, 1.0))
@@ -250,11 +279,11 @@ def _condensed_by_width(fn, cells, grade, judged_seen, n_rows: int, last, chunks
     for c, rows in enumerate(parts):
         chunk_of[rows], position[rows] = c, np.arange(len(rows))
     widths = np.array([max(int(last[rows].max()), 1) if len(rows) else 0 for rows in parts])
-    cell_chunk = chunk_of[cells.row]
     # the judged cells (trec_eval -J keeps grades >= 0) within their chunk's width, grouped by chunk
-    kept = np.flatnonzero((grade >= 0) & (cells.rank < widths[cell_chunk]))
-    kept = kept[np.argsort(cell_chunk[kept], kind="stable")]
-    bounds = np.r_[0, np.cumsum(np.bincount(cell_chunk[kept], minlength=len(parts)))]
+    kept = np.flatnonzero((grade >= 0) & (cells.rank < cells.per_cell(widths[chunk_of])))
+    kept_chunk = chunk_of[cells.row[kept]]
+    kept = kept[np.argsort(kept_chunk, kind="stable")]
+    bounds = np.r_[0, np.cumsum(np.bincount(kept_chunk, minlength=len(parts)))]
     for c, rows in enumerate(parts):
         if len(rows):
             mine = kept[bounds[c]:bounds[c + 1]]
@@ -264,13 +293,13 @@ def _condensed_by_width(fn, cells, grade, judged_seen, n_rows: int, last, chunks
     return out
 
 
-def _score(shape, cells_, cell_row, grade, keep, row_topic, level, measures) -> dict:
+def _score(shape, cells_, cell_row, grade, keep, row_topic, level, measures, cell_grade) -> dict:
     """Every measure on one sample (``keep``) of the judgements; ``cells_``: the graded cells (:class:`_Cells`,
-    rows of (run, topic) in run, topic, rank order), ``cell_row`` each one's qrels row."""
+    rows of (run, topic) in run, topic, rank order), ``cell_row`` each one's qrels row, ``cell_grade`` its grade."""
     n_runs, n_topics, _ = shape
     n_rows = n_runs * n_topics
     flat_row, rank = cells_.row, cells_.rank
-    g = sampled_grades(grade[cell_row], keep[cell_row])
+    g = cells_.sampled(cell_grade, keep[cell_row])
     rel, non = keep & (grade >= level), keep & (grade >= 0) & (grade < level)
     topic_of_row = np.tile(np.arange(n_topics), n_runs)
     n_rel = np.bincount(row_topic[rel], minlength=n_topics).astype(float)[topic_of_row]
@@ -358,7 +387,8 @@ def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES,
     shape = (len(runs.names), len(topics), cell_keys.shape[-1])
     cells = _Cells(cells[0].astype(np.int64) * len(topics) + cells[1], cells[2].astype(np.int64))
     full = np.ones(len(grade), dtype=bool)
-    reference = _score(shape, cells, cell_row, grade, full, row_topic, level, measures)
+    cell_grade = grade[cell_row]
+    reference = _score(shape, cells, cell_row, grade, full, row_topic, level, measures, cell_grade)
     values = {m: np.empty((len(rates), len(seeds)) + shape[:2]) for m in measures}
     n_judged = np.empty((len(rates), len(seeds)), dtype=int)
     strata = row_topic * 2 + (grade >= level) if stratified else row_topic
@@ -367,7 +397,7 @@ def sampled_judgements(runs, qrels, rates, seeds, measures=SAMPLED_MEASURES,
         for i, rate in enumerate(rates):
             n_judged[i, j] = int(keep[i].sum())
             scores = reference if rate >= 1 else _score(shape, cells, cell_row, grade, keep[i], row_topic, level,
-                                                         measures)
+                                                         measures, cell_grade)
             for m in measures:
                 values[m][i, j] = scores[m]
     return SampledJudgements(rates, seeds, list(runs.names), np.asarray(topics), values, reference, n_judged)

@@ -67,7 +67,6 @@ from .nlp import (
     TaggerUnavailable as TaggerUnavailable,
     ensure_wordnet as ensure_wordnet,
     wordnet as wordnet,
-    user_cache_dir as user_cache_dir,
     pos_tag as pos_tag,
     ego_pos_tag as ego_pos_tag,
     verb_noun_sets as verb_noun_sets,

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fireeval.core.parsed_cache import user_cache_dir
 from fireeval.core.trec import PATH
 from fireeval.core.validation import BOOL, STR, Instance, Options, validate_params
 from fireeval.t2v.param_checks import TEXTS
@@ -54,7 +55,6 @@ __all__ = [
     "TaggerUnavailable",
     "ensure_wordnet",
     "wordnet",
-    "user_cache_dir",
     "pos_tag",
     "ego_pos_tag",
     "verb_noun_sets",
@@ -131,27 +131,6 @@ class TaggerUnavailable(ImportError):
     >>> issubclass(TaggerUnavailable, ImportError)
     True
     """
-
-
-@validate_params()
-def user_cache_dir() -> Path:
-    """``$FIREEVAL_CACHE``, else ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Examples
-    --------
-    >>> import os
-    >>> os.environ["FIREEVAL_CACHE"], saved = "/tmp/fireeval-cache", os.environ.get("FIREEVAL_CACHE")
-    >>> user_cache_dir()
-    PosixPath('/tmp/fireeval-cache')
-    >>> _ = os.environ.pop("FIREEVAL_CACHE") if saved is None else os.environ.update(FIREEVAL_CACHE=saved)
-    """
-    if os.environ.get("FIREEVAL_CACHE"):
-        return Path(os.environ["FIREEVAL_CACHE"]).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME", "~/.cache")).expanduser() / "fireeval"
 
 
 _READY: dict = {}

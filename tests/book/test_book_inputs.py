@@ -175,6 +175,23 @@ def test_pooled_inputs_with_the_readers_qrels_and_a_pooled_run(tmp_path):
     assert "the reader's own qrels: mine.qrels (2 topics" in data.note and "(two.run, pooled)" in data.note
 
 
+def test_pooled_inputs_read_trec8_through_the_parsed_runs_cache(tmp_path, monkeypatch):
+    """The pool chapters' runs come from the user's cache folder once parsed (issue 38): the same RunSet to the
+    bit as parsing the files, an entry in FIREEVAL_CACHE and none beside the data."""
+    names = trec8.run_names()[:3]
+    require_data(trec8.QRELS, trec8.RUNS_TABLE, *[trec_inputs.RUN_PATH.format(n) for n in names])
+    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path))
+    monkeypatch.setenv("FIREEVAL_NO_CACHE", "1")
+    parsed = trec_inputs.pooled_inputs("pool_depth", "auto", None, 3, 100, 0).runs
+    assert not tmp_path.joinpath("runsets").exists()
+    monkeypatch.delenv("FIREEVAL_NO_CACHE")
+    for _ in range(2):  # written, then read
+        runs = trec_inputs.pooled_inputs("pool_depth", "auto", None, 3, 100, 0).runs
+        assert runs.names == parsed.names == names and runs.docnos.equals(parsed.docnos)
+        assert (runs.topics == parsed.topics).all() and (runs.docs == parsed.docs).all()
+    assert len(list(tmp_path.joinpath("runsets").glob("*.npz"))) == 1
+
+
 # --------------------------------------------------------------------------- each chapter run with a run of yours
 @pytest.mark.notebook
 @pytest.mark.parametrize("chapter", ["metrics", "pool_depth", "pool_leave_out"])

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fireeval.cli import main
@@ -829,3 +829,33 @@ def test_sampled_scores_from_graded_cells_equal_the_dense_computation_bit_for_bi
                                          qrels.relevance_level)
         for m in sampling.SAMPLED_MEASURES:
             np.testing.assert_array_equal(exp.values[m][i, 0], expected[m], err_msg=f"{m} at rate {rates[i]}")
+
+
+@settings(max_examples=50, deadline=None)
+@given(sizes=st.lists(st.integers(1, 30), min_size=1, max_size=12), seed=st.integers(0, 2**16))
+def test_graded_cells_count_within_rows_and_reuse_their_buffers_safely(sizes, seed):
+    # issue 38: _Cells counts with int32 and scratch buffers (a sample's full-length temporaries were fresh pages
+    # every time); the counts must be the plain per-row cumulative sums, and a result handed out must survive the
+    # next call
+    rng = np.random.default_rng(seed)
+    rows = rng.choice(1000, size=len(sizes), replace=False)
+    row = np.repeat(np.sort(rows), sizes).astype(np.int64)
+    rank = np.concatenate([np.sort(rng.choice(100, size=n, replace=False)) for n in sizes]).astype(np.int64)
+    cells = sampling._Cells(row, rank)
+    flags = [rng.random(len(row)) < p for p in (0.3, 0.7)]
+    expected = [np.concatenate([np.cumsum(f[row == r]) for r in np.sort(rows)]) for f in flags]
+    first = cells.within_row(flags[0])
+    at = flags[1] | (rng.random(len(row)) < 0.5)
+    picked = cells.within_row(flags[1], at=at)
+    again = cells.within_row(flags[1])
+    np.testing.assert_array_equal(first, expected[0])  # unchanged by the later calls
+    np.testing.assert_array_equal(picked, expected[1][at])
+    np.testing.assert_array_equal(again, expected[1])
+    assert first.dtype == np.int32
+    np.testing.assert_array_equal(cells.position, np.concatenate([np.arange(1, n + 1) for n in np.bincount(
+        np.searchsorted(np.sort(rows), row))]))
+    width = rng.integers(0, 200, size=1000)
+    np.testing.assert_array_equal(cells.per_cell(width), width[row])
+    grade = rng.integers(-1, 3, size=len(row)).astype(float)
+    keep = rng.random(len(row)) < 0.5
+    np.testing.assert_array_equal(cells.sampled(grade, keep), sampling.sampled_grades(grade, keep))

@@ -29,6 +29,7 @@ import pandas as pd
 
 from fireeval.book.inputs import Inputs, decide, reader_label
 from fireeval.core.judgements import Qrels
+from fireeval.core.parsed_cache import read_runset
 from fireeval.core.runset import RunSet
 from fireeval.core.trec import read_run, read_run_table
 from fireeval.datasets import data_path, trec8
@@ -240,9 +241,9 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
     if source == "synthetic":
         return _synthetic_pooled(chapter, data_source, pool_depth, seed)
     judgements = read_reader_qrels(own_qrels) if own_qrels else trec8.load_qrels(root=data_dir)
-    tables = _read_tables(names, data_dir)
-    mine, mine_sources, pooled_tags = read_reader_runs(extra, judgements, taken=tables, pooled=pooled_named)
-    runs = RunSet.from_tables({**tables, **mine}, sources=mine_sources)
+    paths = {n: data_path(RUN_PATH.format(n), data_dir) for n in names}
+    mine, mine_sources, pooled_tags = read_reader_runs(extra, judgements, taken=paths, pooled=pooled_named)
+    runs = _read_runs(paths, mine, mine_sources)
     if own_qrels:
         runs, judgements = _restrict(runs, judgements, own_qrels)
     table = _pooled_runs_table(trec8.load_runs_table(root=data_dir), names, mine, pooled_tags)
@@ -260,10 +261,14 @@ def pooled_inputs(chapter: str, data_source="auto", data_dir=None, max_runs: int
                       complete=comparable and len(names) == 129)
 
 
-def _read_tables(names, data_dir) -> dict:
-    """TREC-8's runs ``names`` as :func:`read_run_table` reads them (validated, in trec_eval order): no frame and no
-    Python string per row, for :meth:`RunSet.from_tables`."""
-    return {n: read_run_table(data_path(RUN_PATH.format(n), data_dir)) for n in names}
+def _read_runs(paths: dict, mine: dict, mine_sources: dict) -> RunSet:
+    """TREC-8's runs (``{name: path}``) as :func:`read_run_table` reads them (validated, in trec_eval order: no
+    frame and no Python string per row), then the reader's frames ``mine``, as one RunSet. Without runs of the
+    reader's, through the parsed-runs cache (:func:`fireeval.core.parsed_cache.read_runset`: parsed once per
+    machine, the same RunSet to the bit); with them, read here, as their vocabulary and depth join TREC-8's."""
+    if not mine:
+        return read_runset(paths)
+    return RunSet.from_tables({**{n: read_run_table(p) for n, p in paths.items()}, **mine}, sources=mine_sources)
 
 
 def _synthetic_pooled(chapter: str, data_source, pool_depth: int, seed: int) -> TrecInputs:

@@ -1,0 +1,157 @@
+"""The parsed-runs cache (issue 38: a chapter reading TREC-8 parsed 129 runs every time): the same RunSet to the
+bit as reading the files; stale, corrupt or foreign entries are rebuilt; it can be turned off; it writes only in
+the user's cache folder."""
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from fireeval.core import parsed_cache, trec
+from fireeval.core.parsed_cache import read_runset, runset_entry, user_cache_dir
+from fireeval.core.runset import RunSet
+from fireeval.core.trec import TrecFormatError, read_run_table
+
+
+def _write_run(path, tag, rng, n_topics=4):
+    lines = []
+    for t in range(n_topics):
+        for d in rng.choice(40, size=int(rng.integers(1, 12)), replace=False):
+            # ties on purpose (few distinct scores) and non-ASCII docnos: the vocabulary must survive exactly
+            lines.append(f"{400 + t} Q0 doc-{d:02d}{'é' if d % 7 == 0 else ''} 0 {rng.choice([0.5, 0.25, 1.0])} {tag}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def runs(tmp_path, monkeypatch):
+    """Three run files in a data folder, and an empty cache folder named by FIREEVAL_CACHE."""
+    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("FIREEVAL_NO_CACHE", raising=False)
+    data = tmp_path / "data"
+    data.mkdir()
+    rng = np.random.default_rng(3)
+    return {tag: _write_run(data / f"input.{tag}", tag, rng) for tag in ("b", "a", "c")}
+
+
+def _assert_same(got: RunSet, want: RunSet):
+    assert got.names == want.names
+    assert got.topics.dtype == want.topics.dtype and np.array_equal(got.topics, want.topics)
+    assert got.docnos.dtype == want.docnos.dtype and got.docnos.tolist() == want.docnos.tolist()
+    assert got.docs.dtype == want.docs.dtype and np.array_equal(got.docs, want.docs)
+    assert got.docs.flags.writeable
+
+
+def _parsed(paths):
+    return RunSet.from_tables({name: read_run_table(path) for name, path in paths.items()})
+
+
+def _count_reads(monkeypatch):
+    reads = []
+    real = parsed_cache.read_run_table
+    monkeypatch.setattr(parsed_cache, "read_run_table", lambda path: reads.append(path) or real(path))
+    return reads
+
+
+def test_the_cached_runset_is_the_parsed_one_and_the_files_are_read_once(runs, monkeypatch):
+    reads = _count_reads(monkeypatch)
+    first = read_runset(runs)
+    assert len(reads) == 3
+    again = read_runset(runs)
+    assert len(reads) == 3  # from the cache
+    want = _parsed(runs)
+    _assert_same(first, want)
+    _assert_same(again, want)
+    assert "é" in "".join(again.docnos)
+
+
+def test_the_entry_lives_in_the_users_cache_folder_never_beside_the_data(runs):
+    read_runset(runs)
+    entry, _ = runset_entry(runs)
+    assert entry.is_file() and entry.parent == user_cache_dir() / "runsets"
+    data = next(iter(runs.values())).parent
+    assert sorted(p.name for p in data.iterdir()) == sorted(p.name for p in runs.values())
+    assert [p.name for p in entry.parent.iterdir()] == [entry.name]  # no temporary file left
+
+
+def test_a_changed_file_makes_the_entry_stale(runs, monkeypatch):
+    read_runset(runs)
+    reads = _count_reads(monkeypatch)
+    path = runs["a"]
+    path.write_text(path.read_text(encoding="utf-8") + "409 Q0 new-doc 0 9.5 a\n", encoding="utf-8")
+    got = read_runset(runs)
+    assert len(reads) == 3
+    assert "new-doc" in got.docnos and "409" in got.topics
+    _assert_same(got, _parsed(runs))
+    stat = os.stat(path)  # the same size, a new mtime: stale too
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    read_runset(runs)
+    assert len(reads) == 6
+
+
+def test_another_reader_version_or_order_of_runs_is_not_read_from_the_entry(runs, monkeypatch):
+    read_runset(runs)
+    reads = _count_reads(monkeypatch)
+    monkeypatch.setattr(parsed_cache, "_reader_version", lambda: "another reader")
+    _assert_same(read_runset(runs), _parsed(runs))
+    assert len(reads) == 3
+    reordered = dict(reversed(list(runs.items())))
+    _assert_same(read_runset(reordered), _parsed(reordered))
+    assert len(reads) == 6
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "missing field", "codes out of range"])
+def test_a_corrupt_entry_is_ignored_and_rebuilt(runs, monkeypatch, damage):
+    read_runset(runs)
+    entry, stamp = runset_entry(runs)
+    if damage == "garbage":
+        entry.write_bytes(b"not a zip file")
+    elif damage == "truncated":
+        entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
+    else:
+        with np.load(entry) as data:
+            fields = {k: data[k] for k in data.files}
+        if damage == "missing field":
+            del fields["docs"]
+        else:
+            fields["docs"] = fields["docs"] + 1000
+        np.savez(entry, **fields)
+    reads = _count_reads(monkeypatch)
+    _assert_same(read_runset(runs), _parsed(runs))
+    assert len(reads) == 3
+    with zipfile.ZipFile(entry) as rebuilt:  # written over with a whole entry
+        assert rebuilt.testzip() is None and "docs.npy" in rebuilt.namelist()
+    read_runset(runs)
+    assert len(reads) == 3
+
+
+def test_fireeval_no_cache_reads_the_files_and_writes_nothing(runs, monkeypatch):
+    monkeypatch.setenv("FIREEVAL_NO_CACHE", "1")
+    reads = _count_reads(monkeypatch)
+    _assert_same(read_runset(runs), _parsed(runs))
+    read_runset(runs)
+    assert len(reads) == 6
+    assert not user_cache_dir().exists()
+
+
+def test_a_cache_folder_that_cannot_be_written_is_no_error(runs, monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("FIREEVAL_CACHE", str(blocker))  # a file where the folder should be
+    _assert_same(read_runset(runs), _parsed(runs))
+
+
+def test_a_bad_run_file_is_refused_as_the_reader_refuses_it_and_nothing_is_kept(runs):
+    runs["a"].write_text("401 Q0 d1 0 0.5 a\n401 Q0 d2 0\n", encoding="utf-8")
+    with pytest.raises(TrecFormatError, match=r"input\.a:2: .*Fix:"):
+        read_runset(runs)
+    assert not (user_cache_dir() / "runsets").exists()
+
+
+def test_the_reader_version_follows_the_readers_source(monkeypatch):
+    before = parsed_cache._reader_version()
+    source = trec.__file__
+    monkeypatch.setattr(trec, "__file__", parsed_cache.__file__)  # as if the reader's code had changed
+    assert parsed_cache._reader_version() != before
+    monkeypatch.setattr(trec, "__file__", source)
+    assert parsed_cache._reader_version() == before
