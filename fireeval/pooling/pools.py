@@ -1351,14 +1351,14 @@ def losers_sentence(table: pd.DataFrame, n: int = 5,
     str
 
     >>> t = pd.DataFrame({"type": ["manual", "automatic", "automatic"], "drop (group)": [.3, .2, .1]})
-    >>> losers_sentence(t, n=2)[:60]
-    '1 of the five largest group drops are manual runs (only 1 of'
+    >>> losers_sentence(t, n=2)[:57]
+    '1 of the 2 largest group drops are manual runs (only 1 of'
     """
     top = table.sort_values("drop (group)", ascending=False).head(n)
     n_manual_top, n_manual = int((top["type"] == "manual").sum()), int((table["type"] == "manual").sum())
     if not n_manual:  # no run types known (e.g. synthetic runs)
         return fallback
-    return (f"{n_manual_top} of the five largest group drops are manual runs (only {n_manual} "
+    return (f"{n_manual_top} of the {len(top)} largest group drops are manual runs (only {n_manual} "
             f"of the {len(table)} runs are manual), whose queries were written by people and reach documents "
             "automatic systems rank low")
 

@@ -40,7 +40,7 @@ POOLED_REASON = ("equal standing: in TRECVID 2003 every submission was pooled (Â
                  "each of the submissions'), so 'all submissions' and 'the pooled runs' were one set; on TREC-8 "
                  "(not every run pooled) they split, and the paper's words fit both")
 
-STRICT_REASON = ("secondary: the claim is the book's own, and its words ('risks losing') are defined by the book "
+STRICT_REASON = ("the claim is the book's own, and its words ('risks losing') are defined by the book "
                  "as a raised risk, a precision above the base rate; 'more likely than not' is a stricter bar the "
                  "claim does not make, shown as a diagnostic of how often a flagged run really loses")
 

@@ -98,9 +98,19 @@ def needed_value(estimate: Estimate, test: Test) -> float:
 
 @validate_params(estimate=Instance(Estimate), test=Instance(Test), what=STR)
 def width_note(estimate: Estimate, test: Test, what: str = "τ-b") -> str:
-    return (f"with this interval's shape ({estimate.value - estimate.low:.3f} below the estimate, "
-            f"{estimate.high - estimate.value:.3f} above), the test passes only when {what} is at least "
-            f"{needed_value(estimate, test):.3f}")
+    """How high ``what`` (a τ, at most 1) must be for the whole interval, its shape kept, to pass ``test``.
+
+    >>> width_note(Estimate(0.99, 0.97, 1.0, "b"), Test(">", 0.98)).split("), ")[1]
+    'the test passes only when τ-b is at least 1.000'
+    >>> width_note(Estimate(0.99, 0.963, 1.0, "b"), Test(">", 0.98)).split("), ")[1]
+    'no τ-b can pass the test: it would need 1.007, above its maximum 1'
+    """
+    needed = needed_value(estimate, test)
+    shape = (f"with this interval's shape ({estimate.value - estimate.low:.3f} below the estimate, "
+             f"{estimate.high - estimate.value:.3f} above), ")
+    if test.op in (">", ">=") and round(needed, 3) > 1:
+        return shape + f"no {what} can pass the test: it would need {needed:.3f}, above its maximum 1"
+    return shape + f"the test passes only when {what} is at least {needed:.3f}"
 
 
 @validate_params(what=STR)
