@@ -1034,14 +1034,17 @@ class Claim:
             return self._untestable(record)
         family = _family(conditions, self.test, need)
         family["multiplicity"] = multiplicity
+        # A row flips the claim when its reading gives another label than the primary reading's, before the rows
+        # are weighed: after, the family already shows their effect (a row agreeing with the primary would
+        # otherwise be listed as flipping a family the rows made 'depends').
+        primary = label({"verdict": family["verdict"], "basis": family["basis"]})
         rows = [self._row(alt, need) for alt in sensitivity]
         # each condition's label obeys that condition's rows, as a claim's label obeys its own
         family = _family_by_rows(family, rows, need)
-        shown = label({"verdict": family["verdict"], "basis": family["basis"]})
         for row in rows:
             row.pop("replaces", None)
             computed = row["verdict"] != "not testable here"
-            row["flips"] = computed and row["label"] != shown
+            row["flips"] = computed and row["label"] != primary
             row["changes_verdict"] = computed and row["verdict"] != family["verdict"]
         record["family"] = family
         record["conventions"] = {}

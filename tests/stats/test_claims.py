@@ -412,6 +412,23 @@ def test_each_condition_of_a_family_obeys_its_own_rows():
     check_record(rec)
 
 
+def test_a_family_row_that_agrees_with_the_primary_reading_does_not_flip_it():
+    # Issue 38 reader review (pool_leave_out): both leave-outs hold under the primary reading, one equal-standing
+    # reading leaves the group leave-out unclear (the family depends), and rows that agree with the primary were
+    # listed as flipping it because they were compared with the family's label after the rows.
+    conditions = {"run": Estimate(0.998, 0.994, 1.0, "b"), "group": Estimate(0.998, 0.988, 1.0, "b")}
+    pooled_only = {"run": Estimate(0.997, 0.990, 1.0, "b"), "group": Estimate(0.99, 0.97, 1.0, "b")}
+    rec = _fair(test=Test(">", 0.98)).evaluate_family(conditions, multiplicity="none: intersection-union", sensitivity=[
+        Alternative("pooled runs only ranked", conditions=pooled_only, kind="population"),
+        Alternative("all runs", conditions=conditions, kind="population")])
+    assert rec["label"] == "depends" and rec["family"]["summary"].startswith("holds at 1 of 2; depends at group")
+    assert {r["name"]: r["flips"] for r in rec["sensitivity"]} == {"pooled runs only ranked": True, "all runs": False}
+    assert rec["flips"] == ["pooled runs only ranked"]
+    html = report.ClaimsTable(summary_rows([rec]))._repr_html_()
+    assert html.count("flips it") == 1
+    check_record(rec)
+
+
 def test_a_family_depends_only_when_a_reading_could_make_every_condition_hold():
     conditions = {"P@10": Estimate(0.921, 0.86, 0.944, "b"), "nDCG@10": Estimate(0.95, 0.92, 0.97, "b")}
     exact = {c: Estimate(e.value) for c, e in conditions.items()}
