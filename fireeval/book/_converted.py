@@ -21,9 +21,9 @@ FORMAT = 1
 
 
 def cache_folder() -> Path:
-    """``<user cache>/notebooks`` (:func:`fireeval.t2v.nlp.user_cache_dir`: ``$FIREEVAL_CACHE``, else
-    ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``)."""
-    from fireeval.t2v.nlp import user_cache_dir
+    """``<user cache>/notebooks`` (:func:`fireeval.core.parsed_cache.user_cache_dir`: ``$FIREEVAL_CACHE``, else
+    ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``); ``FIREEVAL_NO_CACHE=1`` keeps nothing."""
+    from fireeval.core.parsed_cache import user_cache_dir
 
     return user_cache_dir() / "notebooks"
 

@@ -153,10 +153,11 @@ def load(path):
     """
     if Path(path).suffix.lower() != ".ipynb":
         from fireeval.book import _converted
+        from fireeval.core.parsed_cache import cache_enabled
 
-        folder = _converted.cache_folder()
+        folder = _converted.cache_folder() if cache_enabled() else None  # FIREEVAL_NO_CACHE: every cache off
         try:
-            refuse_data_directory(folder)  # (a cache inside a data folder: converted, nothing written)
+            refuse_data_directory(folder) if folder is not None else None  # (inside a data folder: nothing kept)
         except ParameterError:
             folder = None
         return _converted.read(path, folder)

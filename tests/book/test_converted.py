@@ -75,6 +75,18 @@ def test_no_cache_is_written_into_a_data_folder_or_an_unwritable_one(tmp_path, m
     assert notebooks.load(path).cells[0].source == "x = 1"
 
 
+def test_fireeval_no_cache_keeps_no_converted_chapter(tmp_path, monkeypatch):
+    path = tmp_path / "x.md"
+    path.write_text(FRONT + "```{code-cell} ipython3\nx = 1\n```\n")
+    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FIREEVAL_NO_CACHE", "1")
+    assert notebooks.load(path).cells[0].source == "x = 1"
+    assert not (tmp_path / "cache").exists()
+    monkeypatch.setenv("FIREEVAL_NO_CACHE", "0")
+    assert notebooks.load(path).cells[0].source == "x = 1"
+    assert list((tmp_path / "cache" / "notebooks").iterdir())
+
+
 def test_a_cached_notebook_is_read_without_importing_jupytext(tmp_path, cache):
     """The point of the cache: jupytext (about half a second to import) is not imported once the chapter is kept."""
     code = ("import sys; from fireeval.book import notebooks; nb = notebooks.load(notebooks.find_notebook('metrics')); "
