@@ -36,7 +36,8 @@ from fireeval.book.report import HEADLINE_MIME
 import os
 from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, validate_params
 
-__all__ = ["NOTEBOOK_DIR", "BLAS_THREAD_VARIABLES", "kernel_environment", "find_notebook", "load", "declared_parameters", "parameter_specs", "parse_spec",
+__all__ = ["NOTEBOOK_DIR", "BLAS_THREAD_VARIABLES", "kernel_environment", "find_notebook", "load",
+           "declared_parameters", "parameter_specs", "parse_spec",
            "check_value", "coerce_parameters", "execute", "extract_headline", "install_note", "with_install_cell",
            "ParameterError", "ChapterFailed",
            "parameter_comments", "refuse_data_directory", "PATH_PARAMETERS", "resolve_paths",
@@ -156,10 +157,11 @@ def load(path):
         from fireeval.core.parsed_cache import cache_enabled
 
         folder = _converted.cache_folder() if cache_enabled() else None  # FIREEVAL_NO_CACHE: every cache off
-        try:
-            refuse_data_directory(folder) if folder is not None else None  # (inside a data folder: nothing kept)
-        except ParameterError:
-            folder = None
+        if folder is not None:
+            try:
+                refuse_data_directory(folder)  # (a cache inside a data folder: converted, nothing kept)
+            except ParameterError:
+                folder = None
         return _converted.read(path, folder)
     import jupytext
 
@@ -980,8 +982,8 @@ def kernel_environment(environ=None) -> dict:
 @contextlib.contextmanager
 def _kernels_with_one_blas_thread():
     """os.environ as :func:`kernel_environment` has it while a kernel starts (it inherits this process's)."""
-    added = [variable for variable in BLAS_THREAD_VARIABLES if variable not in os.environ]
-    os.environ.update(dict.fromkeys(added, "1"))
+    added = {k: v for k, v in kernel_environment().items() if k not in os.environ}
+    os.environ.update(added)
     try:
         yield
     finally:
