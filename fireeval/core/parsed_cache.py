@@ -24,15 +24,17 @@ import os
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
-import pandas as pd
 
-from fireeval.core import runset as _runset_module, trec as _trec_module
-from fireeval.core.runset import RunSet
-from fireeval.core.trec import read_run_table
 from fireeval.core.validation import ANY, validate_params
+
+if TYPE_CHECKING:
+    from fireeval.core.runset import RunSet
+
+# The run reader (and pandas under it) is imported where runs are read: `fireeval run` asks this module only
+# for the cache folder, and importing pandas for that cost every chapter execution half a second (issue 38).
 
 __all__ = ["user_cache_dir", "cache_enabled", "read_runset", "runset_entry"]
 
@@ -87,6 +89,8 @@ def cache_enabled() -> bool:
 
 def _reader_version() -> str:
     """A digest of the source of the code that reads and assembles runs (and of this module's)."""
+    from fireeval.core import runset as _runset_module, trec as _trec_module
+
     digest = hashlib.sha256()
     for module in (_trec_module, _runset_module):
         digest.update(Path(module.__file__).read_bytes())
@@ -151,6 +155,10 @@ def _decode(buffer: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _load(entry: Path, stamp: str, names: list) -> RunSet | None:
     """The RunSet kept in ``entry``, or None when there is none, it is stale or it cannot be read whole."""
+    import pandas as pd
+
+    from fireeval.core.runset import RunSet
+
     try:
         with np.load(entry, allow_pickle=False) as data:
             if bytes(data["stamp"]).decode("utf-8") != stamp:
@@ -228,6 +236,9 @@ def read_runset(paths: Mapping[str, object]) -> RunSet:
         cached = _load(entry, stamp, names)
         if cached is not None:
             return cached
+    from fireeval.core.runset import RunSet
+    from fireeval.core.trec import read_run_table
+
     runs = RunSet.from_tables({name: read_run_table(path) for name, path in zip(names, paths.values())})
     if entry is not None:
         _store(entry, stamp, runs)

@@ -82,3 +82,30 @@ def test_compare_loads_scipy_stats_and_statsmodels_for_what_it_computes_only(inp
              "print(sorted(m for m in ('pandas', 'scipy.stats', 'statsmodels') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stderr  # reading the command and its statistics module loads none
+
+
+CHAPTER = """---
+jupytext:
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+# One cell
+
+```{code-cell} ipython3
+:tags: [parameters]
+n = 1
+```
+
+```{code-cell} ipython3
+from fireeval.book import report
+report.headline({"n": n})
+```
+"""
+
+
+def test_run_loads_no_data_library_in_the_command_itself(inputs):
+    """``fireeval run`` executes the chapter in a kernel: the command itself needs papermill and nbformat, not
+    pandas or scipy (importing pandas for the cache folder's name cost every chapter execution 0.5 s, issue 38)."""
+    (inputs / "one.md").write_text(CHAPTER)
+    loaded = _heavy(inputs, "run", "one.md", "--output", "out")
+    assert set(loaded) - {"pyarrow"} == {"papermill", "nbformat"}, loaded  # papermill's iorw imports pyarrow.fs

@@ -48,8 +48,8 @@ def _parsed(paths):
 
 def _count_reads(monkeypatch):
     reads = []
-    real = parsed_cache.read_run_table
-    monkeypatch.setattr(parsed_cache, "read_run_table", lambda path: reads.append(path) or real(path))
+    real = trec.read_run_table  # read_runset imports the reader where it reads (not at module import)
+    monkeypatch.setattr(trec, "read_run_table", lambda path: reads.append(path) or real(path))
     return reads
 
 

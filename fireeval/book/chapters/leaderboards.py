@@ -1536,6 +1536,7 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
     import pandas as pd
 
     from fireeval import pooling
+    from fireeval.core.parsed_cache import read_runset
     from fireeval.core.runset import RunSet
     from fireeval.core.trec import read_run
 
@@ -1543,10 +1544,13 @@ def _trec8(real, data_dir, seed, extra_runs, trec_pairs) -> Board:
     src = _trec8_real(data_dir, trec_pairs, bool(extra_runs)) if real else _trec8_synthetic(seed)
     table, needed, paths, qrels, pool_depth = (src[k] for k in ("table", "needed", "paths", "qrels", "pool_depth"))
     frames_extra = _reader_frames(extra_runs, needed)
-    frames = ({name: read_run(p, check_duplicates=False) for name, p in zip(needed, paths)} if real
-              else src["frames"])
-    runs = RunSet.from_frames({**frames, **frames_extra}, sources={**dict(zip(needed, paths or ())),
-                                                                   **dict(zip(frames_extra, extra_runs))})
+    if real and not frames_extra:  # the official runs alone: parsed once per machine (the parsed-runs cache)
+        runs = read_runset(dict(zip(needed, paths)))
+    else:
+        frames = ({name: read_run(p, check_duplicates=False) for name, p in zip(needed, paths)} if real
+                  else src["frames"])
+        runs = RunSet.from_frames({**frames, **frames_extra}, sources={**dict(zip(needed, paths or ())),
+                                                                       **dict(zip(frames_extra, extra_runs))})
     names = list(runs.names)
     groups = table.set_index("run")["group"].reindex(names)
     pooled = table.set_index("run")["pooled"].reindex(names).fillna(False).astype(bool)
