@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from fireeval.book import _kept
 
 #: Bump when the stored form changes.
 FORMAT = 1
 
 
-def cache_folder() -> Path:
-    """``<user cache>/notebooks`` (:func:`fireeval.core.parsed_cache.user_cache_dir`: ``$FIREEVAL_CACHE``, else
-    ``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``); ``FIREEVAL_NO_CACHE=1`` keeps nothing."""
-    from fireeval.core.parsed_cache import user_cache_dir
-
-    return user_cache_dir() / "notebooks"
+def cache_folder() -> Path | None:
+    """``<user cache>/notebooks`` (:func:`fireeval.book._kept.folder`); None when ``FIREEVAL_NO_CACHE=1`` or
+    the folder is inside a data folder."""
+    return _kept.folder("notebooks")
 
 
 def key(path: Path, data: bytes) -> str:
@@ -51,27 +49,15 @@ def read(path, folder: Path | None) -> "nbformat.NotebookNode":  # noqa: F821 --
 
     path = Path(path)
     data = path.read_bytes()
-    entry = None if folder is None else folder / key(path, data)
-    if entry is not None:
+    name = key(path, data)
+    kept = _kept.read(folder, name)
+    if kept is not None:
         try:
-            return nbformat.from_dict(json.loads(entry.read_text(encoding="utf-8")))
-        except (OSError, ValueError):  # not converted yet (or a damaged entry: converted again)
+            return nbformat.from_dict(json.loads(kept))
+        except ValueError:  # a damaged entry: converted again
             pass
     import jupytext
 
     nb = jupytext.reads(_text(data), fmt={"extension": path.suffix})
-    if entry is None:
-        return nb
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, partial = tempfile.mkstemp(prefix=f".{entry.name}.", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(nb, fh)
-            os.replace(partial, entry)  # whole or absent, even with two runs converting at once
-        except BaseException:
-            Path(partial).unlink(missing_ok=True)
-            raise
-    except OSError:  # a cache that cannot be written: the notebook was converted all the same
-        pass
+    _kept.keep(folder, name, json.dumps(nb))
     return nb

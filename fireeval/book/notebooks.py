@@ -154,15 +154,9 @@ def load(path):
     """
     if Path(path).suffix.lower() != ".ipynb":
         from fireeval.book import _converted
-        from fireeval.core.parsed_cache import cache_enabled
 
-        folder = _converted.cache_folder() if cache_enabled() else None  # FIREEVAL_NO_CACHE: every cache off
-        if folder is not None:
-            try:
-                refuse_data_directory(folder)  # (a cache inside a data folder: converted, nothing kept)
-            except ParameterError:
-                folder = None
-        return _converted.read(path, folder)
+        # None with FIREEVAL_NO_CACHE, or for a cache inside a data folder: converted, nothing kept
+        return _converted.read(path, _converted.cache_folder())
     import jupytext
 
     return jupytext.read(str(path))
@@ -928,18 +922,12 @@ def refuse_data_directory(out: Path, data_dir=None) -> None:
     ...
     fireeval.book.notebooks.ParameterError: --output /tmp/.../data/out is inside the data directory /tmp/.../data; nothing is written there. Fix: name another folder, e.g. --output results/.
     """
-    import os
+    from fireeval.book._kept import data_folder_holding
 
-    from fireeval.datasets import SHARED_DATA
-
-    target = out.expanduser().resolve()
-    for root in (SHARED_DATA, os.environ.get("FIREEVAL_DATA"), data_dir):
-        if not root:
-            continue
-        root = Path(root).expanduser().resolve()
-        if target == root or root in target.parents:
-            raise ParameterError(f"--output {out} is inside the data directory {root}; nothing is written there. "
-                                 "Fix: name another folder, e.g. --output results/.")
+    root = data_folder_holding(out, data_dir)
+    if root is not None:
+        raise ParameterError(f"--output {out} is inside the data directory {root}; nothing is written there. "
+                             "Fix: name another folder, e.g. --output results/.")
 
 
 #: The thread-count variables of the BLAS and OpenMP libraries that numpy, scipy and scikit-learn load.

@@ -27,10 +27,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
+import functools
 import hashlib
 import html
 import json
 import re
+from pathlib import Path
 
 import altair as alt
 from fireeval.core.validation import ANY, BOOL, COLLECTION, NUMBER, STR, Instance, Int, Options, Real, validate_params
@@ -374,7 +376,7 @@ def chart_bundle(spec: dict, fit: bool = True) -> dict:
     >>> bundle["text/plain"], bundle["text/html"].startswith('<div class="fireeval-chart"')
     ('<chart: Two points>', True)
     """
-    spec, raw_svg = fit_to_column(spec) if fit else (spec, _static_svg_raw(spec))
+    spec, raw_svg = _fitted_once(spec) if fit else (spec, _static_svg_raw(spec))
     text = json.dumps(spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
     key = "c" + hashlib.sha1(text.encode()).hexdigest()[:10]
     # "<" only occurs inside JSON strings, where \u003c is the same character: the script
@@ -388,6 +390,46 @@ def chart_bundle(spec: dict, fit: bool = True) -> dict:
             f'<div class="{CHART_CLASS}-live"></div>'
             f'<script type="application/json" class="{CHART_CLASS}-spec">{payload}</script></div>')
     return {"text/html": body, "text/plain": f"<chart: {html.unescape(str(title))}>"}
+
+
+#: Bump when what a kept chart holds changes.
+CHART_CACHE_FORMAT = 1
+
+
+@functools.lru_cache(maxsize=1)
+def _drawing_version() -> str:
+    """What a fitted chart depends on besides its spec: this module's code (the fitting steps), vl-convert's
+    version (the drawing and its text metrics), Vega-Lite's and the column's width."""
+    import vl_convert
+
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return f"{CHART_CACHE_FORMAT}|{code}|vl-convert {vl_convert.__version__}|{VEGALITE_VERSION}|{MAX_WIDTH}"
+
+
+def _fitted_once(spec: dict) -> tuple[dict, str]:
+    """:func:`fit_to_column` of ``spec``, drawn once per machine (issue 38).
+
+    Fitting a chart that is too wide draws it up to a dozen times with vl-convert (about 0.2 s a drawing, and
+    1.3 s to start vl-convert in a process), and a chapter's charts come out the same whenever its data and
+    parameters do: a re-execution, a test's second run, an exercise that changes another section. The
+    fitted spec and its SVG are kept in the user's cache folder (:mod:`fireeval.book._kept`, kind
+    ``charts``) under a digest of the spec and :func:`_drawing_version`; ``FIREEVAL_NO_CACHE=1`` draws
+    every time."""
+    from fireeval.book import _kept
+
+    text = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+    name = hashlib.sha256(f"{_drawing_version()}\0{text}".encode()).hexdigest()[:40] + ".json"
+    where = _kept.folder("charts")
+    kept = _kept.read(where, name)
+    if kept is not None:
+        try:
+            entry = json.loads(kept)
+            return entry["spec"], entry["svg"]
+        except (ValueError, KeyError, TypeError):  # a damaged entry: drawn again
+            pass
+    fitted, svg = fit_to_column(spec)
+    _kept.keep(where, name, json.dumps({"spec": fitted, "svg": svg}))
+    return fitted, svg
 
 
 def _renderer(spec: dict, **metadata) -> dict:

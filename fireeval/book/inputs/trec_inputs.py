@@ -206,10 +206,13 @@ def metrics_inputs(data_source="auto", data_dir=None, n_runs: int = 129, seed: i
                           "complete judgements", runs=RunSet.from_frames(frames), qrels=Qrels(qrels_frame),
                           frames=frames)
     judgements = read_reader_qrels(own_qrels) if own_qrels else trec8.load_qrels(root=data_dir)
-    frames = {n: read_run(data_path(RUN_PATH.format(n), data_dir)) for n in names}
+    paths = {n: data_path(RUN_PATH.format(n), data_dir) for n in names}
+    frames = {n: read_run(path) for n, path in paths.items()}  # the scores pytrec_eval is given, as in the files
     mine, sources, _ = read_reader_runs(extra, judgements, taken=frames)
     frames.update(mine)
-    runs = RunSet.from_frames(frames, sources=sources)
+    # Without runs of the reader's, the RunSet comes from the parsed-runs cache: the same to the bit as
+    # RunSet.from_frames(frames), without assembling 6.6 million rows again (issue 38).
+    runs = read_runset(paths) if not mine else RunSet.from_frames(frames, sources=sources)
     if own_qrels:
         runs, judgements = _restrict(runs, judgements, own_qrels)
     official = None if own_qrels else trec8.load_official_map(root=data_dir).reindex(names)

@@ -1,0 +1,89 @@
+"""Results kept as text files in the user's cache folder, named by a digest of everything they depend on.
+
+Two of the book's costs repeat with the same inputs in every run: jupytext's conversion of a chapter
+(:mod:`fireeval.book._converted`) and the drawing of a chart fitted to the text column
+(:func:`fireeval.book.plotting.chart_bundle`). Each is a pure function of its inputs, so its result is kept
+under ``<user cache>/<kind>/`` (:func:`fireeval.core.parsed_cache.user_cache_dir`: ``$FIREEVAL_CACHE``, else
+``$XDG_CACHE_HOME/fireeval``, else ``~/.cache/fireeval``) in a file whose name is the inputs' digest: changed
+inputs give another name, so an entry is never stale. ``FIREEVAL_NO_CACHE=1`` keeps and reads nothing; a
+cache folder inside a data folder, or one that cannot be written, is skipped (the result is computed as
+without a cache). Entries are written to a temporary file and renamed into place, so two processes writing
+the same entry at once (``pytest -n 2``, the book's two workers) never leave half of one.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def data_folder_holding(path, data_dir=None) -> Path | None:
+    """The data folder (the shared data, ``$FIREEVAL_DATA``, a chapter's ``data_dir``) that is or holds
+    ``path``; None when there is none. Nothing the book writes goes there
+    (:func:`fireeval.book.notebooks.refuse_data_directory`)."""
+    from fireeval.datasets import SHARED_DATA
+
+    target = Path(path).expanduser().resolve()
+    for root in (SHARED_DATA, os.environ.get("FIREEVAL_DATA"), data_dir):
+        if not root:
+            continue
+        root = Path(root).expanduser().resolve()
+        if target == root or root in target.parents:
+            return root
+    return None
+
+
+def folder(kind: str) -> Path | None:
+    """``<user cache>/<kind>``, or None when caching is off or that folder is inside a data folder."""
+    from fireeval.core.parsed_cache import cache_enabled, user_cache_dir
+
+    if not cache_enabled():
+        return None
+    where = user_cache_dir() / kind
+    return None if data_folder_holding(where) is not None else where
+
+
+def read(where: Path | None, name: str) -> str | None:
+    """The text kept as ``name`` in ``where``; None when there is none (or ``where`` is None)."""
+    if where is None:
+        return None
+    try:
+        return (where / name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+#: Entries kept per kind; past it the oldest written go first (a chart's entry holds its data: up to ~1 MB).
+LIMIT = 400
+
+
+def keep(where: Path | None, name: str, text: str, limit: int = LIMIT) -> None:
+    """Keep ``text`` as ``name`` in ``where`` (whole or not at all), then drop the oldest entries beyond
+    ``limit``; a folder that cannot be written is skipped."""
+    if where is None:
+        return
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        fd, partial = tempfile.mkstemp(prefix=f".{name}.", dir=where)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(partial, where / name)
+        except BaseException:
+            Path(partial).unlink(missing_ok=True)
+            raise
+        _prune(where, limit)
+    except OSError:
+        pass
+
+
+def _prune(where: Path, limit: int) -> None:
+    entries = [e for e in os.scandir(where) if e.is_file() and not e.name.startswith(".")]
+    if len(entries) <= limit:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime_ns)
+    for entry in entries[: len(entries) - limit]:
+        try:
+            os.unlink(entry.path)
+        except OSError:  # removed by another process meanwhile
+            pass
