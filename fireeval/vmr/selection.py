@@ -27,7 +27,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from fireeval.core.validation import ARRAY, COLLECTION, SEED, STR, Instance, Int, Options, Real, validate_params
+from fireeval.core.validation import ANY, ARRAY, COLLECTION, SEED, STR, Instance, Int, Options, Real, validate_params
 
 __all__ = ["video_splits", "group_sums", "split_means", "pick_best", "pick_random_tie", "zscores",
            "above_average_everywhere", "unique_variants", "selection_experiment", "pick_summary", "TIES", "family_claim_inputs"]
@@ -114,8 +114,8 @@ def group_sums(scores, videos) -> tuple[np.ndarray, np.ndarray]:
     return sums, codes
 
 
-@validate_params(scores=ARRAY, videos=COLLECTION, val_mask=ARRAY)
-def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
+@validate_params(scores=ARRAY, videos=COLLECTION, val_mask=ARRAY, video_sums=ANY)
+def split_means(scores, videos, val_mask, video_sums=None) -> tuple[np.ndarray, np.ndarray]:
     r"""Mean per-query score on the validation and the test side of every split.
 
     Parameters
@@ -126,6 +126,9 @@ def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
         Each query's video id.
     val_mask : array_like of bool (n_splits, n_queries)
         True = validation, from :func:`video_splits` (constant within a video).
+    video_sums : tuple, optional
+        ``group_sums(scores, videos)``, when already computed: a family's per-video sums do not change
+        with the splits, so experiments over several split seeds compute them once (issue 38).
 
     Returns
     -------
@@ -148,7 +151,7 @@ def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
     val_mask = np.asarray(val_mask, dtype=bool)
     if val_mask.shape[-1] != scores.shape[-1]:
         raise ValueError(f"split masks cover {val_mask.shape[-1]} queries, scores {scores.shape[-1]}")
-    sums, codes = group_sums(scores, videos)  # (V, M, n_videos)
+    sums, codes = _group_sums(scores, videos) if video_sums is None else _checked_sums(video_sums, scores)  # (V, M, n_videos)
     n_v = sums.shape[-1]
     video_val = np.zeros((len(val_mask), n_v), dtype=bool)
     video_val[:, codes] = val_mask  # the mask is per video, so any query of the video gives its side
@@ -159,6 +162,23 @@ def split_means(scores, videos, val_mask) -> tuple[np.ndarray, np.ndarray]:
     test = flat @ (1 - w_val).T / ((1 - w_val) @ q_per_video)
     shape = scores.shape[:2] + (len(val_mask),)
     return np.moveaxis(val.reshape(shape), -1, 0), np.moveaxis(test.reshape(shape), -1, 0)
+
+
+_group_sums = group_sums.__wrapped__  # the library's own calls: arguments already checked
+_split_means = split_means.__wrapped__
+
+
+def _checked_sums(video_sums, scores) -> tuple[np.ndarray, np.ndarray]:
+    """``video_sums`` when it is ``group_sums`` of arrays shaped as ``scores``; a one-line error otherwise."""
+    try:
+        sums, codes = video_sums
+        ok = sums.shape[:-1] == scores.shape[:-1] and codes.shape == scores.shape[-1:]
+    except (TypeError, ValueError, AttributeError):
+        ok = False
+    if not ok:
+        raise ValueError(f"video_sums does not match scores of shape {scores.shape}. "
+                         "Fix: pass group_sums(scores, videos) of these scores, or leave video_sums out")
+    return sums, codes
 
 
 @validate_params(val=ARRAY)
@@ -302,10 +322,10 @@ def unique_variants(scores) -> np.ndarray:
 
 @validate_params(scores=ARRAY, videos=COLLECTION, measures=COLLECTION, val_measures=[COLLECTION, None],
                  test_measures=[COLLECTION, None], n_splits=Int(1), seed=SEED, fraction=Real(0, 1, closed="neither"),
-                 ties=Options(*TIES), n_tie_draws=Int(1))
+                 ties=Options(*TIES), n_tie_draws=Int(1), video_sums=ANY)
 def selection_experiment(scores, videos, measures, val_measures=None, test_measures=None,
                          n_splits: int = 100, seed=0, fraction: float = 0.5, ties: str = "first",
-                         n_tie_draws: int = 1) -> dict:
+                         n_tie_draws: int = 1, video_sums=None) -> dict:
     """Run the Fig. 8 protocol over ``n_splits`` video-grouped splits.
 
     Parameters
@@ -332,6 +352,9 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
         variants, ``n_tie_draws`` independent draws.
     n_tie_draws : int
         Tie draws per split with ``ties="random"``.
+    video_sums : tuple, optional
+        ``group_sums(scores, videos)``, computed once for experiments on the same scores (see
+        :func:`split_means`).
 
     Returns
     -------
@@ -371,7 +394,7 @@ def selection_experiment(scores, videos, measures, val_measures=None, test_measu
     vi = [measures.index(m) for m in val_measures]
     ti = [measures.index(m) for m in test_measures]
     mask = video_splits(videos, n_splits, seed, fraction)
-    val, test = split_means(scores, videos, mask)  # (S, V, M)
+    val, test = _split_means(np.asarray(scores), videos, mask, video_sums)  # (S, V, M)
     vals = val[:, :, vi]
     tied = float(((vals == vals.max(axis=1, keepdims=True)).sum(axis=1) > 1).mean())
     draws = 1 if ties == "first" else int(n_tie_draws)

@@ -118,3 +118,23 @@ def test_pick_summary_without_the_paper_measure():
     assert np.isnan(s["axiou10_rate"]) and s["ax10_pick"] == "none" and s["only_ax10_rate"] == 0.0
     assert s["paper_cmp"].startswith("Unlike the paper, the highest rate is AxIoU@10's")
     assert s["truncated_pickers"] == "none" and s["prior_pickers"] == "none"
+
+
+def test_experiments_given_the_video_sums_are_the_same_and_wrong_sums_are_refused():
+    """Issue 38: a family's per-video sums computed once serve every split seed, with the same results."""
+    rng = np.random.default_rng(3)
+    scores = rng.random((5, 3, 40)).astype(np.float32)
+    videos = np.arange(40) // 4
+    measures = ["AxIoU@1", "R@1,0.5", "R@1,0.7"]
+    sums = selection.group_sums(scores, videos)
+    for seed in range(3):
+        plain = selection.selection_experiment(scores, videos, measures, n_splits=7, seed=seed, ties="random",
+                                               n_tie_draws=2)
+        given = selection.selection_experiment(scores, videos, measures, n_splits=7, seed=seed, ties="random",
+                                               n_tie_draws=2, video_sums=sums)
+        assert plain["rate"] == given["rate"]
+        for key in ("val_means", "test_means", "picks", "z"):
+            np.testing.assert_array_equal(plain[key], given[key])
+    other = selection.group_sums(scores[:, :2], videos)
+    with pytest.raises(ValueError, match="video_sums does not match scores of shape"):
+        selection.selection_experiment(scores, videos, measures, n_splits=2, video_sums=other)
