@@ -175,10 +175,26 @@ def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 
     >>> simulate_annotations([[8.0, 10.0]], 0.0, 1, 1, clip_to=[10.0])[0, 0].tolist()
     [8.0, 10.0]
     """
-    raters = _simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws)
+    gt = _check_gt(gt)
+    starts, ends = _rater_bounds(gt, sigma, length, draws if draws is not None else _draws(n_trials, n_raters, len(gt), rng))
     if clip_to is not None:
-        raters = np.clip(raters, 0.0, np.asarray(clip_to, dtype=float)[:, None])
-    return _aggregate_raters(raters)
+        lengths = np.asarray(clip_to, dtype=float)
+        starts, ends = np.clip(starts, 0.0, lengths), np.clip(ends, 0.0, lengths)
+    return _aggregated(starts, ends)
+
+
+def _rater_bounds(gt: np.ndarray, sigma: float, length: str, draws) -> tuple:
+    """:func:`simulate_raters`' starts and ends, each (n_trials, n_raters, n_queries), without stacking them."""
+    z, x = draws
+    start, true_len = gt[:, 0], gt[:, 1] - gt[:, 0]
+    starts = start + sigma * z
+    return starts, starts + (true_len + x if length == "code" else true_len * x)
+
+
+def _aggregated(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """:func:`aggregate_raters` of the raters' starts and ends (n_trials, n_raters, n_queries): the same numbers."""
+    start = _median(starts, -2)
+    return np.stack([start, start + _median(ends - starts, -2)], axis=-1)
 
 
 @validate_params(predictions=ARRAY, gts=ARRAY, ks=COUNTS, thetas=Array(0, 1), strict=BOOL, chunk=Int(1),
@@ -1435,7 +1451,7 @@ def _clipped_means(predictions, gt, sigmas, n_trials, n_raters, seed, clip_to, n
                    strict=False, ks=KS, thetas=THETAS, draws=None):
     """:func:`clipped_means` on checked arguments (``draws``: noise_experiment's of ``seed``, when the caller has them)."""
     preds = np.asarray(predictions, dtype=float)
-    lengths = np.asarray(clip_to, dtype=float)[:, None]
+    lengths = np.asarray(clip_to, dtype=float)
     draws = _draws(n_trials, n_raters, len(gt), seed) if draws is None else draws  # noise_experiment's draws
     noisy = np.array(noisy, dtype=float)
     # the weights query by query (rows): a trial's moved queries are then rows to copy, not columns to gather
@@ -1443,8 +1459,9 @@ def _clipped_means(predictions, gt, sigmas, n_trials, n_raters, seed, clip_to, n
     w_by_query = None if noisy_b is None else np.ascontiguousarray(np.asarray(query_weights, dtype=np.float32).T)
     noisy_b = None if noisy_b is None else np.array(noisy_b)
     for i, sigma in enumerate(sigmas):
-        raters = _simulate_raters(gt, sigma, n_trials, n_raters, "code", draws=draws)
-        plain, clipped = _aggregate_raters(raters), _aggregate_raters(np.clip(raters, 0.0, lengths))
+        starts, ends = _rater_bounds(gt, sigma, "code", draws)
+        plain = _aggregated(starts, ends)
+        clipped = _aggregated(np.clip(starts, 0.0, lengths), np.clip(ends, 0.0, lengths))
         for t in range(n_trials):
             moved = np.flatnonzero((clipped[t] != plain[t]).any(axis=-1))
             if not moved.size:

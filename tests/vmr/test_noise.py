@@ -297,3 +297,16 @@ def test_system_means_with_weights_bit_for_bit_the_computation_before_issue_38(c
     got = noise.system_means(preds, gts, query_weights=w, chunk=chunk)
     assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
     assert noise.system_means(preds, gts, chunk=chunk).tobytes() == want[0].tobytes()
+
+
+@pytest.mark.parametrize("length", ["code", "paper"])
+def test_simulate_annotations_bit_for_bit_the_medians_of_simulate_raters(length):
+    gt, _ = _ragged_lists(n_q=40)
+    clip = gt[:, 1] + np.r_[np.zeros(20), np.full(20, 3.0)]  # half the videos end with the moment
+    for clip_to in (None, clip):
+        raters = noise.simulate_raters(gt, 2.5, n_trials=6, n_raters=5, length=length, rng=3)
+        if clip_to is not None:
+            raters = np.clip(raters, 0.0, clip_to[:, None])
+        want = noise.aggregate_raters(raters)
+        got = noise.simulate_annotations(gt, 2.5, 6, 5, length, rng=3, clip_to=clip_to)
+        assert got.tobytes() == want.tobytes()
