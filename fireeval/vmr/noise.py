@@ -1215,10 +1215,10 @@ def ranking_agreement(clean, noisy) -> np.ndarray:
     >>> ranking_agreement(clean, [[0.8, 0.7], [0.4, 0.6], [0.2, 0.5]]).round(3).tolist()
     [1.0, -1.0]
     """
-    from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.stats.agreement import kendall_tau_against
 
-    noisy = np.asarray(noisy, dtype=float)
-    return kendall_tau_batch(np.swapaxes(noisy, -1, -2), np.swapaxes(np.asarray(clean, dtype=float), -1, -2))
+    noisy = np.asarray(noisy, dtype=float)  # the clean ranking's pair signs taken once, not once per noisy dataset
+    return kendall_tau_against(np.swapaxes(noisy, -1, -2), np.swapaxes(np.asarray(clean, dtype=float), -1, -2))
 
 
 @validate_params(predictions=ARRAY, gt=ARRAY, ks=COUNTS, thetas=Array(0, 1), strict=BOOL)

@@ -54,6 +54,8 @@ def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, 
     >>> subset_vs_full(pq, sizes=[4], n_trials=2)[0, 0].tolist()
     [1.0, 1.0]
     """
+    from fireeval.stats.agreement import kendall_tau_against
+
     scores = np.asarray(per_query, dtype=float)
     n_m, n_s, n_q = scores.shape
     sizes = sorted(int(n) for n in sizes if 0 < int(n) <= n_q)
@@ -61,11 +63,6 @@ def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, 
     rng = np.random.default_rng(seed)
     flat = scores.reshape(n_m * n_s, n_q)
     cuts = np.array([0, *sizes[:-1]], dtype=np.intp)  # block starts: ranks [0, n1), [n1, n2), ...; the last block ends at the largest n
-    # τ-b against the full ranking, whose pair signs are computed once: the numbers of
-    # fireeval.stats.agreement.kendall_tau_batch(subset, full, atol=1e-12) (sums of ±1 and 0, exact in any order)
-    i, j = np.triu_indices(n_s, k=1)
-    full_signs = _pair_signs(full[:, i] - full[:, j])  # (M, pairs)
-    full_untied = np.abs(full_signs).sum(-1)[:, None, None]  # (M, 1, 1)
     tau = np.empty((n_m, len(sizes), n_trials))
     for start in range(0, n_trials, chunk):
         stop = min(start + chunk, n_trials)
@@ -73,18 +70,10 @@ def subset_vs_full(per_query, sizes=AUTHOR_SIZES, n_trials: int = 5000, seed=0, 
         permuted = flat[:, perms[:, :sizes[-1]]]  # (M*S, T, n_max)
         blocks = np.add.reduceat(permuted, cuts, axis=-1)  # per-block sums
         means = np.cumsum(blocks, axis=-1) / np.array(sizes)  # the subset of the first n queries, each n
-        means = means.reshape(n_m, n_s, stop - start, len(sizes))  # (M, S, T, sizes)
-        signs = _pair_signs(means[:, i] - means[:, j])  # (M, pairs, T, sizes)
-        agree = np.einsum("mptn,mp->mnt", signs, full_signs)
-        den = np.sqrt(np.abs(signs).sum(axis=1).transpose(0, 2, 1) * full_untied)  # (M, sizes, T)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tau[:, :, start:stop] = np.where(den > 0, agree / np.where(den > 0, den, 1), np.nan)
+        means = np.moveaxis(means.reshape(n_m, n_s, stop - start, len(sizes)), 1, -1)  # (M, T, sizes, S)
+        # the full ranking's pair signs taken once, not once per subset
+        tau[:, :, start:stop] = np.moveaxis(kendall_tau_against(means, full[:, None, None, :], atol=1e-12), 1, 2)
     return tau
-
-
-def _pair_signs(d: np.ndarray, atol: float = 1e-12) -> np.ndarray:
-    """sign of each difference, 0 within ``atol`` (a tie up to the rounding of the means)."""
-    return np.where(np.abs(d) <= atol, 0.0, np.sign(d))
 
 
 @validate_params(measures=COLLECTION)
