@@ -1545,6 +1545,8 @@ def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
         block = np.arange(len(gt)) % n_groups
         keep = (block[None, :] != np.arange(n_groups)[:, None]).astype(float)
         weights = np.concatenate([weights, keep / keep.sum(axis=1, keepdims=True)])
+    if weights is not None:  # the products take them in float32: converted once, not once per σ and convention
+        weights = weights.astype(np.float32)
     out = {}
     entry = dict(sigmas=sigmas, error=error, n_boot=n_boot, seed=seed, margins=margins, n_q=n_q, n_groups=n_groups)
     preds = np.asarray(predictions, dtype=float)
