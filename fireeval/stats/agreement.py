@@ -102,10 +102,8 @@ def kendall_tau_against(a, b, atol: float = 0.0) -> np.ndarray:
 
     Parameters
     ----------
-    a, b : array_like (..., n_systems)
-        Scorings, broadcast against each other.
-    atol : float
-        Scores closer than this count as tied.
+    a, b, atol
+        As in :func:`kendall_tau_batch` (no ``rtol``: differences within ``atol`` are ties).
 
     Returns
     -------
