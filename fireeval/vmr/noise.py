@@ -203,9 +203,11 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
                  query_weights=None):
     """Mean score of every system on every ground truth.
 
-    IoU is computed for ``chunk`` ground truths at a time: each step is already
-    vectorised over systems, queries and ranks, and larger chunks only leave the CPU
-    cache (25 trials at once took 3.7x as long as 1 or 2 on Charades-STA; bench_label_noise).
+    Per-query scores (:class:`RankedLists`: rank by rank, vectorised over systems and
+    queries) are computed for ``chunk`` ground truths at a time; larger chunks only leave
+    the CPU cache (25 trials at once took 3.7x as long as 1 or 2 on Charades-STA;
+    bench_label_noise). With ``query_weights`` they go through one float32 product with
+    the weights every 20 ground truths, whatever ``chunk`` is.
 
     Parameters
     ----------
