@@ -14,6 +14,7 @@ from . import (
 from .agreement import (
     kendall_tau as kendall_tau,
     kendall_tau_batch as kendall_tau_batch,
+    kendall_tau_against as kendall_tau_against,
     kendall_tau_many as kendall_tau_many,
     tau_ap as tau_ap,
     tau_ap_batch as tau_ap_batch,

@@ -6,7 +6,7 @@ from scipy import stats
 
 from fireeval.core.validation import ANY, ARRAY, BOOL, Int, Real, validate_params
 
-__all__ = ["kendall_tau", "kendall_tau_batch", "kendall_tau_many", "tau_ap", "tau_ap_batch", "kendall_tau_matrix",
+__all__ = ["kendall_tau", "kendall_tau_batch", "kendall_tau_against", "kendall_tau_many", "tau_ap", "tau_ap_batch", "kendall_tau_matrix",
            "topk_overlap", "rank_biased_overlap"]
 
 
@@ -90,6 +90,37 @@ def kendall_tau_batch(a, b, atol: float = 0.0, chunk: int = 256, rtol: float = 0
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + chunk] = np.where(den > 0, (sa * sb).sum(-1) / np.where(den > 0, den, 1), np.nan)
     return out.reshape(shape)
+
+
+@validate_params(a=ARRAY, b=ARRAY, atol=Real(0, None))
+def kendall_tau_against(a, b, atol: float = 0.0) -> np.ndarray:
+    """:func:`kendall_tau_batch` of many scorings ``a`` against a few fixed ones ``b`` (the same numbers), each
+    scoring's pair signs computed once: ``b`` is broadcast after its signs are taken, not before.
+
+    For subsets against the whole set or noisy against clean scores, where ``b`` has far fewer rows than ``a``.
+    The τ-b are sums of ±1 and 0 and their counts, exact in any order, so they equal kendall_tau_batch's to the bit.
+
+    Parameters
+    ----------
+    a, b, atol
+        As in :func:`kendall_tau_batch` (no ``rtol``: differences within ``atol`` are ties).
+
+    Returns
+    -------
+    numpy.ndarray
+        τ-b of each row of the broadcast shape; NaN when either scoring is constant.
+
+    Examples
+    --------
+    >>> kendall_tau_against([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [0.1, 0.3, 0.2]).round(3)
+    array([ 0.333, -0.333])
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    i, j = np.triu_indices(a.shape[-1], k=1)
+    sa, sb = (np.where(np.abs(d) <= atol, 0.0, np.sign(d)) for d in (a[..., i] - a[..., j], b[..., i] - b[..., j]))
+    den = np.sqrt(np.abs(sa).sum(-1) * np.abs(sb).sum(-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (sa * sb).sum(-1) / np.where(den > 0, den, 1), np.nan)
 
 
 def _signs(x: np.ndarray, i: np.ndarray, j: np.ndarray, atol: float, rtol: float) -> np.ndarray:

@@ -40,6 +40,7 @@ from .noise import (
     simulate_raters as simulate_raters,
     aggregate_raters as aggregate_raters,
     simulate_annotations as simulate_annotations,
+    RankedLists as RankedLists,
     system_means as system_means,
     noise_experiment as noise_experiment,
     noise_error as noise_error,

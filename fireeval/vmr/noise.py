@@ -31,7 +31,7 @@ from fireeval.core.moments import KS, THETAS, measure_names, score_all, temporal
 from fireeval.core.validation import (ARRAY, BOOL, COLLECTION, COUNTS, SEED, STR, Array, Instance, Int, Options, Real,
                                       validate_params)
 
-__all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations",
+__all__ = ["LENGTH_CONVENTIONS", "simulate_raters", "aggregate_raters", "simulate_annotations", "RankedLists",
            "system_means", "noise_experiment", "noise_error", "pairwise_iou", "simulated_pairwise_iou",
            "match_sigma", "rater_agreement_with_truth", "real_rater_experiment", "MEASURE_FAMILIES", "measure_family",
            "family_means", "compare_with_simulation", "rater_study", "trial_counts", "bootstrap_noise_error",
@@ -175,10 +175,26 @@ def simulate_annotations(gt, sigma: float, n_trials: int = 100, n_raters: int = 
     >>> simulate_annotations([[8.0, 10.0]], 0.0, 1, 1, clip_to=[10.0])[0, 0].tolist()
     [8.0, 10.0]
     """
-    raters = simulate_raters(gt, sigma, n_trials, n_raters, length, rng, draws)
+    gt = _check_gt(gt)
+    starts, ends = _rater_bounds(gt, sigma, length, draws if draws is not None else _draws(n_trials, n_raters, len(gt), rng))
     if clip_to is not None:
-        raters = np.clip(raters, 0.0, np.asarray(clip_to, dtype=float)[:, None])
-    return aggregate_raters(raters)
+        lengths = np.asarray(clip_to, dtype=float)
+        starts, ends = np.clip(starts, 0.0, lengths), np.clip(ends, 0.0, lengths)
+    return _aggregated(starts, ends)
+
+
+def _rater_bounds(gt: np.ndarray, sigma: float, length: str, draws) -> tuple:
+    """:func:`simulate_raters`' starts and ends, each (n_trials, n_raters, n_queries), without stacking them."""
+    z, x = draws
+    start, true_len = gt[:, 0], gt[:, 1] - gt[:, 0]
+    starts = start + sigma * z
+    return starts, starts + (true_len + x if length == "code" else true_len * x)
+
+
+def _aggregated(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """:func:`aggregate_raters` of the raters' starts and ends (n_trials, n_raters, n_queries): the same numbers."""
+    start = _median(starts, -2)
+    return np.stack([start, start + _median(ends - starts, -2)], axis=-1)
 
 
 @validate_params(predictions=ARRAY, gts=ARRAY, ks=COUNTS, thetas=Array(0, 1), strict=BOOL, chunk=Int(1),
@@ -187,9 +203,11 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
                  query_weights=None):
     """Mean score of every system on every ground truth.
 
-    IoU is computed for ``chunk`` ground truths at a time: each step is already
-    vectorised over systems, queries and ranks, and larger chunks only leave the CPU
-    cache (25 trials at once took 3.7x as long as 1 or 2 on Charades-STA; bench_label_noise).
+    Per-query scores (:class:`RankedLists`: rank by rank, vectorised over systems and
+    queries) are computed for ``chunk`` ground truths at a time; larger chunks only leave
+    the CPU cache (25 trials at once took 3.7x as long as 1 or 2 on Charades-STA;
+    bench_label_noise). With ``query_weights`` they go through one float32 product with
+    the weights every 20 ground truths, whatever ``chunk`` is.
 
     Parameters
     ----------
@@ -234,36 +252,126 @@ def system_means(predictions, gts, ks=KS, thetas=THETAS, strict: bool = False, c
         raise ValueError(f"ground truth shape {gts.shape} does not match {preds.shape[1]} queries of the predictions")
     single = gts.ndim == 2
     gts = gts[None] if single else gts
-    names = measure_names(ks, thetas)
-    out = np.empty((len(gts), len(preds), len(names)))
+    lists = RankedLists(preds, ks, thetas, strict)
+    out = np.empty((len(gts), len(preds), lists.n_measures))
     w = None if query_weights is None else np.asarray(query_weights, dtype=np.float32)
     if w is not None:
         if w.ndim != 2 or w.shape[1] != preds.shape[1]:
             raise ValueError(f"query_weights must have shape (n_boot, {preds.shape[1]}), got {w.shape}")
-        resampled = np.empty((len(gts), len(w), len(preds), len(names)), dtype=np.float32)
-    pending, start = [], 0  # per-query scores waiting for one large product with the query weights
-
-    def flush():
-        nonlocal pending, start
-        per_query = np.concatenate(pending)  # (n, S, M, Q) float32
-        n = per_query.shape[0]
-        flat = w @ per_query.reshape(-1, per_query.shape[-1]).T  # (B, n·S·M): one BLAS call; a batched @ is 25x slower
-        resampled[start:start + n] = np.moveaxis(flat.reshape(len(w), n, len(preds), len(names)), 0, 1)
-        pending, start = [], start + n
-
-    for lo in range(0, len(gts), chunk):  # chunks of trials, not queries: each step is vectorised
-        iou = temporal_iou(preds, gts[lo:lo + chunk, None])  # (chunk, systems, queries, K)
-        scores = score_all(iou, ks, thetas, strict)
-        out[lo:lo + chunk] = np.stack([scores[m].mean(axis=-1) for m in names], axis=-1)
+        resampled = np.empty((len(gts), len(w), len(preds), lists.n_measures), dtype=np.float32)
+    # per-query scores in float32 wait for one large product with the query weights, _FLUSH ground truths at a time
+    pending = None if w is None else np.empty((min(_FLUSH, len(gts)),) + lists.score_shape, dtype=np.float32)
+    group = _FLUSH if w is not None else len(gts)
+    for lo in range(0, len(gts), group):
+        hi = min(lo + group, len(gts))
+        for a in range(lo, hi, chunk):  # chunks of ground truths, each step vectorised over systems and queries
+            b = min(a + chunk, hi)
+            scores = lists.scores(gts[a:b])  # (b - a, S, M, Q)
+            out[a:b] = scores.mean(axis=-1)
+            if w is not None:
+                pending[a - lo:b - lo] = scores
         if w is not None:
-            pending.append(np.stack([scores[m] for m in names], axis=-2).astype(np.float32))  # (chunk, S, M, Q)
-            if sum(len(p) for p in pending) >= 20:
-                flush()
-    if w is not None and pending:
-        flush()
+            n = hi - lo
+            flat = w @ pending[:n].reshape(-1, pending.shape[-1]).T  # (B, n·S·M): one BLAS call; a batched @ is 25x slower
+            resampled[lo:hi] = np.moveaxis(flat.reshape(len(w), n, len(preds), lists.n_measures), 0, 1)
     if w is None:
         return out[0] if single else out
     return (out[0], resampled[0]) if single else (out, resampled)
+
+
+# The experiment's own repeated calls, without checking again what the calling function's declaration checked
+# (issue 38); a user's call of the public name is still checked.
+_simulate_raters = simulate_raters.__wrapped__
+_aggregate_raters = aggregate_raters.__wrapped__
+_simulate_annotations = simulate_annotations.__wrapped__
+_system_means = system_means.__wrapped__
+
+#: Ground truths whose per-query scores go through one product with the query weights (:func:`system_means`).
+_FLUSH = 20
+
+
+class RankedLists:
+    """Systems' ranked lists prepared for scoring against many ground truths: per-query scores of every measure.
+
+    The same numbers as :func:`fireeval.core.moments.score_all` of :func:`fireeval.core.moments.temporal_iou`
+    (element by element: the same operations in the same order), computed rank by rank on (ground truths,
+    systems, queries) slices with the queries contiguous, without the (..., K) IoU array, its running
+    maximum and cumulative sum along the short rank axis, or the checks of each call.
+
+    Parameters
+    ----------
+    predictions : numpy.ndarray (n_systems, n_queries, K, 2)
+        Ranked lists in seconds, NaN-padded.
+    ks, thetas, strict
+        The measures, as in :func:`system_means`.
+
+    Examples
+    --------
+    >>> preds = np.array([[[[0.0, 4.0], [0.0, 5.0]], [[9.0, 21.0], [np.nan, np.nan]]]])  # 1 system, 2 queries, K = 2
+    >>> RankedLists(preds, ks=(1, 2), thetas=(0.9,)).scores(np.array([[[0.0, 5.0], [10.0, 20.0]]]))[0, 0].round(3).tolist()
+    [[0.0, 0.0], [1.0, 0.0], [0.8, 0.833], [0.9, 0.833]]
+    """
+
+    def __init__(self, predictions, ks=KS, thetas=THETAS, strict: bool = False):
+        preds = np.asarray(predictions, dtype=float)
+        self.ks = [int(k) for k in ks]
+        self.thetas = [float(t) for t in thetas]
+        self.strict = bool(strict)
+        names = measure_names(ks, thetas)
+        self.n_measures = len(names)
+        width = preds.shape[-2]
+        self.kmax = min(max(self.ks), width) if self.ks else 0
+        # rank-major starts and ends: (K, S, Q), each rank's slice contiguous
+        self.starts = np.ascontiguousarray(np.moveaxis(preds[..., :self.kmax, 0], -1, 0))
+        self.ends = np.ascontiguousarray(np.moveaxis(preds[..., :self.kmax, 1], -1, 0))
+        self.score_shape = (len(preds), self.n_measures, preds.shape[1])
+        self.width = width
+        self._names = names
+
+    def scores(self, gts) -> np.ndarray:
+        """Per-query scores (n_gts, n_systems, n_measures, n_queries), float64, of ground truths (n_gts, Q, 2)."""
+        gts = np.asarray(gts, dtype=float)
+        n, (s, m, q) = len(gts), self.score_shape
+        out = np.empty((n, s, m, q))
+        gs, ge = np.ascontiguousarray(gts[..., 0])[:, None], np.ascontiguousarray(gts[..., 1])[:, None]  # (n, 1, Q)
+        ends_at = {}  # rank index j -> (best, total) at j
+        want = {min(k, self.width) - 1 for k in self.ks}
+        inter, union, iou, best, total = (np.empty((n, s, q)) for _ in range(5))
+        positive = np.empty((n, s, q), dtype=bool)
+        for j in range(self.kmax):  # temporal_iou's operations, into buffers
+            np.minimum(self.ends[j], ge, out=inter)
+            inter -= np.maximum(self.starts[j], gs, out=iou)
+            np.maximum(inter, 0.0, out=inter)
+            np.maximum(self.ends[j], ge, out=union)
+            union -= np.minimum(self.starts[j], gs, out=iou)
+            np.greater(union, 0, out=positive)
+            iou.fill(0.0)
+            with np.errstate(invalid="ignore"):
+                np.divide(inter, union, out=iou, where=positive)
+            if j == 0:  # score_all's running maximum and its cumulative sum over ranks
+                best[...] = iou
+                total[...] = iou
+            else:
+                np.maximum(best, iou, out=best)
+                total += best
+            if j in want:
+                ends_at[j] = best.copy(), total.copy()
+        i = 0
+        for k in self.ks:
+            j = min(k, self.width) - 1
+            at_k = ends_at[j][0] if j >= 0 else np.zeros((n, s, q))
+            for t in self.thetas:
+                out[:, :, i] = at_k > t if self.strict else at_k >= t
+                i += 1
+        for k in self.ks:
+            j = min(k, self.width) - 1
+            if j < 0:
+                out[:, :, i] = 0.0
+            else:
+                b, tot = ends_at[j]
+                out[:, :, i] = (tot + (k - 1 - j) * b) / k
+            i += 1
+        return out
 
 
 @validate_params(predictions=ARRAY, gt=ARRAY, sigmas=_SIGMAS, n_trials=Int(1), n_raters=Int(1),
@@ -312,17 +420,27 @@ def noise_experiment(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
     ((2, 2), (2, 3, 2, 2))
     """
     gt = _check_gt(gt)
-    draws = _draws(n_trials, n_raters, len(gt), seed)
+    return _experiment(predictions, gt, sigmas, n_trials, n_raters, length, seed, ks, thetas, strict, query_weights,
+                       clip_to)
+
+
+def _experiment(predictions, gt, sigmas, n_trials, n_raters, length, seed, ks, thetas, strict, query_weights, clip_to,
+                draws=None, clean=None):
+    """:func:`noise_experiment` on checked arguments; ``draws`` (of ``seed``) and ``clean`` (its clean means, with
+    their resamples when ``query_weights``) when the caller already has them: the same numbers, computed once."""
+    draws = _draws(n_trials, n_raters, len(gt), seed) if draws is None else draws
     if query_weights is None:
-        clean = system_means(predictions, gt, ks, thetas, strict)
-        noisy = np.stack([system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length,
-                                                                         draws=draws, clip_to=clip_to), ks, thetas, strict)
-                          for s in sigmas])
+        clean = _system_means(predictions, gt, ks, thetas, strict) if clean is None else clean
+        noisy = np.stack([_system_means(predictions, _simulate_annotations(gt, s, n_trials, n_raters, length,
+                                                                           draws=draws, clip_to=clip_to), ks, thetas,
+                                        strict) for s in sigmas])
         return clean, noisy
-    clean, clean_b = system_means(predictions, gt, ks, thetas, strict, query_weights=query_weights)
-    runs = [system_means(predictions, simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws, clip_to=clip_to),
-                         ks, thetas, strict, query_weights=query_weights) for s in sigmas]
-    return clean, np.stack([r[0] for r in runs]), clean_b, np.stack([r[1] for r in runs])
+    if clean is None:
+        clean = _system_means(predictions, gt, ks, thetas, strict, query_weights=query_weights)
+    runs = [_system_means(predictions, _simulate_annotations(gt, s, n_trials, n_raters, length, draws=draws,
+                                                             clip_to=clip_to),
+                          ks, thetas, strict, query_weights=query_weights) for s in sigmas]
+    return clean[0], np.stack([r[0] for r in runs]), clean[1], np.stack([r[1] for r in runs])
 
 
 @validate_params(clean=ARRAY, noisy=ARRAY, error=_ERRORS, by_system=BOOL)
@@ -1099,10 +1217,10 @@ def ranking_agreement(clean, noisy) -> np.ndarray:
     >>> ranking_agreement(clean, [[0.8, 0.7], [0.4, 0.6], [0.2, 0.5]]).round(3).tolist()
     [1.0, -1.0]
     """
-    from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.stats.agreement import kendall_tau_against
 
-    noisy = np.asarray(noisy, dtype=float)
-    return kendall_tau_batch(np.swapaxes(noisy, -1, -2), np.swapaxes(np.asarray(clean, dtype=float), -1, -2))
+    noisy = np.asarray(noisy, dtype=float)  # the clean ranking's pair signs taken once, not once per noisy dataset
+    return kendall_tau_against(np.swapaxes(noisy, -1, -2), np.swapaxes(np.asarray(clean, dtype=float), -1, -2))
 
 
 @validate_params(predictions=ARRAY, gt=ARRAY, ks=COUNTS, thetas=Array(0, 1), strict=BOOL)
@@ -1327,27 +1445,33 @@ def clipped_means(predictions, gt, sigmas, n_trials: int, n_raters: int, seed, c
     >>> bool(np.allclose(clipped_means(preds, gt, [2.0], 3, 5, 1, [4.0, 30.0], noisy, ks=(1,), thetas=(0.5,)), direct))
     True
     """
-    gt = _check_gt(gt)
+    return _clipped_means(predictions, _check_gt(gt), sigmas, n_trials, n_raters, seed, clip_to, noisy, noisy_b,
+                          query_weights, strict, ks, thetas)
+
+
+def _clipped_means(predictions, gt, sigmas, n_trials, n_raters, seed, clip_to, noisy, noisy_b=None, query_weights=None,
+                   strict=False, ks=KS, thetas=THETAS, draws=None):
+    """:func:`clipped_means` on checked arguments (``draws``: noise_experiment's of ``seed``, when the caller has them)."""
     preds = np.asarray(predictions, dtype=float)
-    lengths = np.asarray(clip_to, dtype=float)[:, None]
-    draws = _draws(n_trials, n_raters, len(gt), seed)  # noise_experiment's draws for this seed
+    lengths = np.asarray(clip_to, dtype=float)
+    draws = _draws(n_trials, n_raters, len(gt), seed) if draws is None else draws  # noise_experiment's draws
     noisy = np.array(noisy, dtype=float)
     # the weights query by query (rows): a trial's moved queries are then rows to copy, not columns to gather
     # (the product reads them as the same (n_boot, moved) matrix, transposed in place)
     w_by_query = None if noisy_b is None else np.ascontiguousarray(np.asarray(query_weights, dtype=np.float32).T)
     noisy_b = None if noisy_b is None else np.array(noisy_b)
-    names = measure_names(ks, thetas)
     for i, sigma in enumerate(sigmas):
-        raters = simulate_raters(gt, sigma, n_trials, n_raters, "code", draws=draws)
-        plain, clipped = aggregate_raters(raters), aggregate_raters(np.clip(raters, 0.0, lengths))
+        starts, ends = _rater_bounds(gt, sigma, "code", draws)
+        plain = _aggregated(starts, ends)
+        clipped = _aggregated(np.clip(starts, 0.0, lengths), np.clip(ends, 0.0, lengths))
         for t in range(n_trials):
             moved = np.flatnonzero((clipped[t] != plain[t]).any(axis=-1))
             if not moved.size:
                 continue
             # both ground truths in one call (element by element, the same numbers as two calls)
-            both = score_all(temporal_iou(preds[:, moved], np.stack([clipped[t, moved], plain[t, moved]])[:, None]),
-                             ks, thetas, strict)
-            delta = np.stack([both[m][0] - both[m][1] for m in names], axis=1)  # (S, M, moved)
+            both = RankedLists(preds[:, moved], ks, thetas, strict).scores(
+                np.stack([clipped[t, moved], plain[t, moved]]))  # (2, S, M, moved)
+            delta = both[0] - both[1]  # (S, M, moved)
             noisy[i, t] += delta.sum(axis=-1) / len(gt)
             if w_by_query is not None:
                 flat = delta.astype(np.float32).reshape(-1, moved.size)  # (S·M, moved): one BLAS product
@@ -1423,20 +1547,27 @@ def convention_study(predictions, gt, sigmas=(1, 2, 3, 4), n_trials: int = 100, 
         block = np.arange(len(gt)) % n_groups
         keep = (block[None, :] != np.arange(n_groups)[:, None]).astype(float)
         weights = np.concatenate([weights, keep / keep.sum(axis=1, keepdims=True)])
+    if weights is not None:  # the products take them in float32: converted once, not once per σ and convention
+        weights = weights.astype(np.float32)
     out = {}
     entry = dict(sigmas=sigmas, error=error, n_boot=n_boot, seed=seed, margins=margins, n_q=n_q, n_groups=n_groups)
+    preds = np.asarray(predictions, dtype=float)
+    draws = _draws(n_trials, n_raters, len(gt), seed)  # the same draws for every convention (common random numbers)
+    first = None  # the clean means, the same for every convention: computed once
     for c in conventions:
         if resample_queries:
-            clean, noisy, clean_b, noisy_b = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed,
-                                                              strict=strict, query_weights=weights, clip_to=clip_to)
+            clean, noisy, clean_b, noisy_b = _experiment(preds, gt, sigmas, n_trials, n_raters, c, seed, KS, THETAS,
+                                                         strict, weights, clip_to, draws=draws, clean=first)
+            first = (clean, clean_b)
         else:
-            clean, noisy = noise_experiment(predictions, gt, sigmas, n_trials, n_raters, c, seed, strict=strict,
-                                            clip_to=clip_to)
+            clean, noisy = _experiment(preds, gt, sigmas, n_trials, n_raters, c, seed, KS, THETAS, strict, None, clip_to,
+                                       draws=draws, clean=first)
             clean_b = noisy_b = None
+            first = clean
         out[c] = _study_entry(clean, noisy, clean_b, noisy_b, **entry)
         if c == "code" and also_clipped is not None and clip_to is None:
-            moved = clipped_means(predictions, gt, sigmas, n_trials, n_raters, seed, also_clipped, noisy, noisy_b,
-                                  weights, strict)
+            moved = _clipped_means(preds, gt, sigmas, n_trials, n_raters, seed, also_clipped, noisy, noisy_b,
+                                   weights, strict, draws=draws)
             noisy_c, noisy_bc = moved if resample_queries else (moved, None)
             out["code clipped"] = _study_entry(clean, noisy_c, clean_b, noisy_bc, **entry)
     return out

@@ -93,26 +93,26 @@ def _png(data: bytes) -> np.ndarray:
         pos += 12 + n
     raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, 1 + w * ch)
     out = np.zeros((h, w * ch), dtype=np.int64)
-    prev = np.zeros(w * ch, dtype=np.int64)
+    prev = [0] * (w * ch)
     for y in range(h):
-        f, line = int(raw[y, 0]), raw[y, 1:].astype(np.int64)
+        f, line = int(raw[y, 0]), raw[y, 1:]
         if f == 0:
-            cur = line
+            cur = line.tolist()
+        elif f == 1:  # Sub: a running sum of each channel along the row
+            cur = (np.cumsum(line.reshape(w, ch).astype(np.int64), axis=0) & 255).ravel().tolist()
         elif f == 2:
-            cur = (line + prev) & 255
-        else:  # Sub, Average, Paeth depend on the pixel to the left: go pixel by pixel
-            cur = np.zeros_like(line)
-            for x in range(w * ch):
-                a = int(cur[x - ch]) if x >= ch else 0
-                b, c = int(prev[x]), int(prev[x - ch]) if x >= ch else 0
-                if f == 1:
-                    p = a
-                elif f == 3:
+            cur = ((line.astype(np.int64) + np.array(prev)) & 255).tolist()
+        else:  # Average and Paeth depend on the pixel to the left: byte by byte, on Python ints (not numpy scalars)
+            cur = [0] * (w * ch)
+            for x, v in enumerate(line.tolist()):
+                a = cur[x - ch] if x >= ch else 0
+                b, c = prev[x], prev[x - ch] if x >= ch else 0
+                if f == 3:
                     p = (a + b) // 2
                 else:
                     pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
                     p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                cur[x] = (int(line[x]) + p) & 255
+                cur[x] = (v + p) & 255
         out[y] = cur
         prev = cur
     return out.reshape(h, w, ch)[..., :3].astype(np.uint8)

@@ -756,3 +756,25 @@ def test_agreement_rows_over_systems_are_jackknife_intervals_not_the_leave_out_r
     assert (row.low, row.high) == (expected.low, expected.high)
     assert row.low < 0.2 and row.high == 1.0  # wider than the range [0.2, 0.9], clipped to τ's bounds
     assert "jackknife" in row.method
+
+
+def test_subset_vs_full_bit_for_bit_kendall_tau_batch_with_ties():
+    """The τ-b against the full ranking from its pair signs computed once: the numbers of kendall_tau_batch."""
+    from fireeval.stats.agreement import kendall_tau_batch
+    from fireeval.vmr import stability
+
+    rng = np.random.default_rng(6)
+    pq = np.concatenate([(rng.random((2, 5, 80)) < 0.4).astype(float), rng.random((2, 5, 80))])
+    pq[:, 4] = pq[:, 3]  # two systems tied on every query
+    pq[0, :, :] = 1.0  # a measure that ties every system: τ NaN
+    sizes = [10, 30, 80]
+    got = stability.subset_vs_full(pq, sizes=sizes, n_trials=7, seed=2, chunk=3)
+    rng = np.random.default_rng(2)
+    for i in range(7):
+        perm = rng.permutation(80)
+        for j, n in enumerate(sizes):
+            means = np.cumsum(np.add.reduceat(pq.reshape(20, 80)[:, perm[:80]], [0, 10, 30], axis=-1), axis=-1)
+            means = (means / np.array(sizes)).reshape(4, 5, 3)[..., j]
+            want = kendall_tau_batch(means, pq.mean(-1), atol=1e-12)
+            assert got[:, j, i].tobytes() == want.tobytes()
+    assert np.isnan(got[0]).all() and np.isfinite(got[1:]).all()

@@ -80,3 +80,20 @@ def test_disjoint_halves_draws_what_numpy_permuted_draws():
     np.testing.assert_array_equal(a, perm[:, :20])
     np.testing.assert_array_equal(b, perm[:, 20:40])
     assert ours.random() == rng.random()
+
+
+@settings(max_examples=50)
+@given(st.integers(2, 7), st.integers(1, 6), st.integers(0, 10**6), st.sampled_from([0.0, 1e-12, 0.3]))
+def test_kendall_tau_against_bit_for_bit_kendall_tau_batch(n_systems, n_rows, seed, atol):
+    """Many scorings against a few fixed ones: the numbers of kendall_tau_batch, ties, constant rows and NaN included."""
+    from fireeval.stats.agreement import kendall_tau_against, kendall_tau_batch
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 4, (3, n_rows, n_systems)) / 4  # ties within rows
+    a[0, 0] = 0.5  # a constant row: NaN
+    b = rng.integers(0, 3, (3, 1, n_systems)) / 2
+    if n_rows > 1:
+        a[1, 1, 0] = np.nan
+    want = kendall_tau_batch(a, b, atol=atol)
+    got = kendall_tau_against(a, b, atol=atol)
+    assert got.shape == want.shape and got.tobytes() == want.tobytes()

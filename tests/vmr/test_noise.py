@@ -237,3 +237,76 @@ def test_clipped_means_bit_for_bit_the_computation_before_issue_38():
     want = _clipped_means_before_issue_38(preds, gt, [1.0, 4.0], 6, 5, 0, lengths, noisy, noisy_b, w)
     assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
     assert not np.array_equal(got[0], noisy)  # some queries were clipped
+
+
+def _system_means_before_issue_38_round_2(preds, gts, w, chunk=2, strict=False):
+    """system_means as it was: score_all of temporal_iou for ``chunk`` ground truths, float32 scores concatenated
+    and multiplied by the weights every 20 ground truths."""
+    from fireeval.core.moments import score_all, temporal_iou
+
+    names = measure_names()
+    out = np.empty((len(gts), len(preds), len(names)))
+    w = np.asarray(w, dtype=np.float32)
+    resampled = np.empty((len(gts), len(w), len(preds), len(names)), dtype=np.float32)
+    pending, start = [], 0
+    for lo in range(0, len(gts), chunk):
+        scores = score_all(temporal_iou(preds, gts[lo:lo + chunk, None]), strict=strict)
+        out[lo:lo + chunk] = np.stack([scores[m].mean(axis=-1) for m in names], axis=-1)
+        pending.append(np.stack([scores[m] for m in names], axis=-2).astype(np.float32))
+        if sum(len(p) for p in pending) >= 20 or lo + chunk >= len(gts):
+            per_query = np.concatenate(pending)
+            n = per_query.shape[0]
+            flat = w @ per_query.reshape(-1, per_query.shape[-1]).T
+            resampled[start:start + n] = np.moveaxis(flat.reshape(len(w), n, len(preds), len(names)), 0, 1)
+            pending, start = [], start + n
+    return out, resampled
+
+
+def _ragged_lists(seed=7, n_q=50):
+    """Three systems' top-10 lists on ``n_q`` queries, with short lists, a missing query and IoUs of exactly θ."""
+    rng = np.random.default_rng(seed)
+    gt = np.stack([np.zeros(n_q), np.full(n_q, 10.0)], axis=1) + rng.uniform(0, 20, (n_q, 1))
+    s = gt[None, :, None, :1] + rng.uniform(-6, 6, (3, n_q, 10, 1))
+    preds = np.concatenate([s, s + rng.uniform(0.5, 14, s.shape)], axis=-1)
+    preds[0, 3, 4:] = np.nan  # a list of 4
+    preds[2, 7] = np.nan  # no prediction at all
+    preds[1, :5, 0] = np.stack([gt[:5, 0], gt[:5, 0] + 7.0], axis=1)  # IoU exactly 0.7
+    return gt, preds
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_ranked_lists_scores_are_score_all_of_temporal_iou_bit_for_bit(strict):
+    from fireeval.core.moments import score_all, temporal_iou
+
+    gt, preds = _ragged_lists()
+    gts = np.stack([gt, gt + 0.7, gt * 1.05])
+    for ks, thetas, width in [((1, 5, 10), (0.3, 0.5, 0.7), 10), ((1, 3, 12), (0.5,), 4), ((2,), (1.0,), 1)]:
+        p = preds[:, :, :width]
+        got = noise.RankedLists(p, ks, thetas, strict).scores(gts)
+        ref = score_all(temporal_iou(p, gts[:, None]), ks, thetas, strict)
+        want = np.stack([ref[m] for m in measure_names(ks, thetas)], axis=-2)
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("chunk", [2, 3])
+def test_system_means_with_weights_bit_for_bit_the_computation_before_issue_38(chunk):
+    gt, preds = _ragged_lists()
+    gts = noise.simulate_annotations(gt, 2.0, n_trials=45, rng=1)  # 45: two full products of 20 and one of 5
+    w = noise.trial_counts(len(gt), 30, seed=4) / len(gt)
+    want = _system_means_before_issue_38_round_2(preds, gts, w)  # products of 20, 20 and 5 ground truths, as now
+    got = noise.system_means(preds, gts, query_weights=w, chunk=chunk)
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    assert noise.system_means(preds, gts, chunk=chunk).tobytes() == want[0].tobytes()
+
+
+@pytest.mark.parametrize("length", ["code", "paper"])
+def test_simulate_annotations_bit_for_bit_the_medians_of_simulate_raters(length):
+    gt, _ = _ragged_lists(n_q=40)
+    clip = gt[:, 1] + np.r_[np.zeros(20), np.full(20, 3.0)]  # half the videos end with the moment
+    for clip_to in (None, clip):
+        raters = noise.simulate_raters(gt, 2.5, n_trials=6, n_raters=5, length=length, rng=3)
+        if clip_to is not None:
+            raters = np.clip(raters, 0.0, clip_to[:, None])
+        want = noise.aggregate_raters(raters)
+        got = noise.simulate_annotations(gt, 2.5, 6, 5, length, rng=3, clip_to=clip_to)
+        assert got.tobytes() == want.tobytes()
