@@ -120,6 +120,7 @@ from .similarity import (
     set_containment_matrix as set_containment_matrix,
     epic_relevance as epic_relevance,
     similarity_matrix as similarity_matrix,
+    similarity_to as similarity_to,
     video_item_sets as video_item_sets,
     video_similarity_matrix as video_similarity_matrix,
     query_relevance as query_relevance,

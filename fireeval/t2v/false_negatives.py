@@ -806,12 +806,17 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
     """
     from fireeval.t2v import similarity as sim_mod
 
-    similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
     queries = list(queries)
     counts = np.array([len(c) for c in video_captions])
     if counts.min(initial=1) < 1:
         raise ValueError(f"video {int(np.argmin(counts))} has no captions")
     flat = [c for caps in video_captions for c in caps]
+    if similarity is None and proxy in ("bow", "pos", "syn"):
+        # every block of queries meets the same captions: their item sets and binary rows are made once
+        # (the same numbers, bit for bit, as similarity_matrix on each block)
+        to_flat = sim_mod.similarity_to(flat, proxy)
+        similarity = lambda a, b: to_flat(a)  # noqa: E731  (b is always `flat`)
+    similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
     owner = np.repeat(np.arange(len(video_captions)), counts)
     width = int(counts.max())
     # Pad every video to `width` caption slots so aggregation is one reduction over an axis.
