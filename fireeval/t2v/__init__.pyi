@@ -33,6 +33,7 @@ from .false_negatives import (
     positive_ranks as positive_ranks,
     correctness_groups as correctness_groups,
     caption_agreement as caption_agreement,
+    rank_rows as rank_rows,
     proxy_verdicts as proxy_verdicts,
     caption_lengths as caption_lengths,
     threshold_sweep as threshold_sweep,

@@ -332,10 +332,11 @@ def epic_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
     return 0.5 * (va[:, None] == vb[None, :]) + 0.5 * set_iou_matrix(nouns_a, nouns_b)
 
 
-def _weighted_iou(channels_a, channels_b):
+def _weighted_iou(channels_a, channels_b, iou=None):
+    """The channels' weighted sum of ``iou(sets_a, sets_b)`` (default :func:`set_iou_matrix`)."""
     out = None
     for (w, sa), (_, sb) in zip(channels_a, channels_b):
-        part = set_iou_matrix(sa, sb)
+        part = (iou or set_iou_matrix)(sa, sb)
         part *= w  # in place: the same products and sums as `w * iou` and `out + part`
         if out is None:
             out = part
@@ -454,15 +455,8 @@ def similarity_to(captions_b: Sequence[str], proxy: str = "bow", *, stop_words=S
 
     def rows(captions_a: Sequence[str]) -> np.ndarray:
         captions_a = check_captions.__wrapped__(captions_a, "captions_a")
-        out = None
-        for (w, sets_a), (_, cols) in zip(items(captions_a, proxy, stop_words=stop_words, tagger=tagger), columns):
-            part = cols.iou(sets_a)
-            part *= w  # as _weighted_iou: the same products and sums
-            if out is None:
-                out = part
-            else:
-                out += part
-        return out
+        return _weighted_iou(items(captions_a, proxy, stop_words=stop_words, tagger=tagger), columns,
+                             lambda sets_a, cols: cols.iou(sets_a))
 
     return rows
 
