@@ -119,6 +119,7 @@ from .similarity import (
     check_captions as check_captions,
     set_iou_matrix as set_iou_matrix,
     set_containment_matrix as set_containment_matrix,
+    set_containment_to as set_containment_to,
     epic_relevance as epic_relevance,
     similarity_matrix as similarity_matrix,
     similarity_to as similarity_to,

@@ -812,11 +812,15 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
     if counts.min(initial=1) < 1:
         raise ValueError(f"video {int(np.argmin(counts))} has no captions")
     flat = [c for caps in video_captions for c in caps]
+    # every block of queries meets the same captions: their item sets and binary rows are made once (the same
+    # numbers, bit for bit, as similarity_matrix or containment_matrix on each block)
     if similarity is None and proxy in ("bow", "pos", "syn"):
-        # every block of queries meets the same captions: their item sets and binary rows are made once
-        # (the same numbers, bit for bit, as similarity_matrix on each block)
         to_flat = sim_mod.similarity_to(flat, proxy)
         similarity = lambda a, b: to_flat(a)  # noqa: E731  (b is always `flat`)
+    elif similarity is containment_matrix:
+        words = sim_mod.content_words.__wrapped__  # (unchecked: called per text; the texts are checked above)
+        contained_in_flat = sim_mod.set_containment_to([words(c) for c in flat])
+        similarity = lambda a, b: contained_in_flat([words(q) for q in a])  # noqa: E731
     similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
     owner = np.repeat(np.arange(len(video_captions)), counts)
     width = int(counts.max())

@@ -56,6 +56,7 @@ __all__ = [
     "check_captions",
     "set_iou_matrix",
     "set_containment_matrix",
+    "set_containment_to",
     "epic_relevance",
     "similarity_matrix",
     "similarity_to",
@@ -405,16 +406,51 @@ class _ColumnSets:
         self.xb_t = xb.T.tocsr()  # (vocabulary, n_b): the product's right side, converted once
         self.size_b = lengths.astype(np.float64).reshape(1, -1)
 
-    def iou(self, sets_a) -> np.ndarray:
-        """``set_iou_matrix(sets_a, sets_b)``, bit for bit: intersections and sizes are the same integers (an
-        item of ``a`` outside ``b``'s vocabulary meets no set of ``b`` and counts in ``|A|`` alone)."""
+    def _intersections(self, sets_a):
+        """``(|A ∩ B| for every pair, |A| per row)``, float64 integers; an item of ``a`` outside ``b``'s vocabulary
+        meets no set of ``b`` and counts in ``|A|`` alone."""
+        sets_a = [s if isinstance(s, (set, frozenset)) else set(s) for s in sets_a]
         vocab = self.vocab
         size_a = np.fromiter((len(s) for s in sets_a), dtype=np.float64, count=len(sets_a)).reshape(-1, 1)
         cols = [[c for c in map(vocab.get, s) if c is not None] for s in sets_a]
         indptr = np.concatenate([[0], np.cumsum([len(c) for c in cols], dtype=np.int64)])
         indices = np.fromiter((c for row in cols for c in row), dtype=np.int64, count=int(indptr[-1]))
         xa = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(sets_a), self.xb_t.shape[0]))
-        return _iou_in_place((xa @ self.xb_t).toarray(), size_a, self.size_b)
+        return (xa @ self.xb_t).toarray(), size_a
+
+    def iou(self, sets_a) -> np.ndarray:
+        """``set_iou_matrix(sets_a, sets_b)``, bit for bit: intersections and sizes are the same integers."""
+        inter, size_a = self._intersections(sets_a)
+        return _iou_in_place(inter, size_a, self.size_b)
+
+    def containment(self, sets_a) -> np.ndarray:
+        """``set_containment_matrix(sets_a, sets_b)``, bit for bit: the same integers, divided alike."""
+        inter, size_a = self._intersections(sets_a)
+        return np.divide(inter, size_a, out=np.zeros_like(inter), where=size_a > 0)
+
+
+@validate_params(sets_b=_SETS)
+def set_containment_to(sets_b: Sequence[Iterable]) -> Callable[[Sequence[Iterable]], np.ndarray]:
+    """``sets_a -> set_containment_matrix(sets_a, sets_b)``, the same numbers bit for bit, with ``sets_b``'s
+    vocabulary and binary rows made once (for many blocks of rows against the same columns).
+
+    Parameters
+    ----------
+    sets_b : sequence of iterables
+        The columns' sets.
+
+    Returns
+    -------
+    callable
+        ``sets_a -> ndarray (len(sets_a), len(sets_b))``.
+
+    Examples
+    --------
+    >>> set_containment_to([{"car"}, {"man", "car", "road"}])([{"man", "car"}, set()])
+    array([[0.5, 1. ],
+           [0. , 0. ]])
+    """
+    return _ColumnSets([s if isinstance(s, (set, frozenset)) else set(s) for s in sets_b]).containment
 
 
 @validate_params(captions_b=TEXTS, proxy=Options("bow", "pos", "syn"), stop_words=TEXTS, tagger=_TAGGER)

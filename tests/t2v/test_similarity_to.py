@@ -55,3 +55,27 @@ def test_similarity_to_refuses_meteor_and_bad_captions():
         sim.similarity_to(["a man"], "meteor")
     with pytest.raises(TypeError, match=r"captions_a\[1\]"):
         sim.similarity_to(["a man"])(["a dog", 3])
+
+
+SETS = st.lists(st.frozensets(st.sampled_from(WORDS), max_size=5), max_size=8)
+
+
+@settings(max_examples=60)
+@given(SETS, SETS)
+def test_set_containment_to_is_set_containment_matrix_bit_for_bit(sets_a, sets_b):
+    expected = sim.set_containment_matrix(sets_a, sets_b)
+    got = sim.set_containment_to(sets_b)([set(s) for s in sets_a])
+    assert got.shape == expected.shape and np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("aggregate", ["max", "quorum2"])
+def test_caption_agreement_containment_same_bits_as_block_by_block(aggregate):
+    study = simulate_captions(n_videos=40, captions_per_video=6, n_topics=8, seed=7)
+    captions = [list(c) for c in study.captions]
+    queries = [c[1] for c in captions]
+    got = fire.caption_agreement(queries, captions, proxy="containment", aggregate=aggregate,
+                                 own_video=np.arange(40), chunk=9, similarity=fire.containment_matrix)
+    expected = fire.caption_agreement(queries, captions, proxy="containment", aggregate=aggregate,
+                                      own_video=np.arange(40), chunk=9,
+                                      similarity=lambda a, b: fire.containment_matrix(a, b))
+    assert np.array_equal(got, expected)
