@@ -1652,7 +1652,7 @@ def bootstrap_spearman(x, y, n_resamples: int = 1000, seed: int = 0) -> tuple[fl
 
 def _rowwise_spearman(x_rows, y_rows) -> np.ndarray:
     """Spearman correlation of each row pair (Pearson of ranks), NaN where a row is constant."""
-    rx, ry = rank_rows(x_rows), rank_rows(y_rows)
+    rx, ry = _rank_rows(x_rows), _rank_rows(y_rows)
     rx -= rx.mean(axis=1, keepdims=True)
     ry -= ry.mean(axis=1, keepdims=True)
     denom = np.sqrt((rx ** 2).sum(axis=1) * (ry ** 2).sum(axis=1))
@@ -1694,6 +1694,9 @@ def rank_rows(rows) -> np.ndarray:
     from scipy.stats import rankdata
 
     return rankdata(rows, axis=1)
+
+
+_rank_rows = rank_rows.__wrapped__  # (unchecked: this module's calls, per bootstrap)
 
 
 def recall_adjusted_spearman(words, new_positives, recalled, edges: Sequence[int] = (0, 6, 9, 12),
