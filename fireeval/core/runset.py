@@ -225,14 +225,27 @@ class RunSet:
         """Join the qrels to this RunSet: per qrels row its topic index and judged-doc index,
         and for every vocabulary code the judged-doc index (-1 when never judged).
 
-        Only the (small) set of judged docnos is hashed; the vocabulary of retrieved
-        documents is looked up in it, which is several times faster than the reverse.
+        The judged docnos are looked up in the vocabulary's hash table, built once per vocabulary
+        (:attr:`_docno_index`) and reused by every later join: a chapter joins the same runs with
+        qrels many times. A vocabulary with a repeated docno is looked up in the judged docnos instead.
         """
         frame = qrels.frame
         row_doc, judged_docs = pd.factorize(frame["docno"])
         row_topic = pd.Index(self.topics).get_indexer(frame["query"])
-        code_to_judged = pd.Index(judged_docs).get_indexer(self.docnos)
+        vocabulary = self._docno_index
+        if not vocabulary.is_unique:
+            return row_topic, row_doc, len(judged_docs), pd.Index(judged_docs).get_indexer(self.docnos)
+        code = vocabulary.get_indexer(judged_docs)  # each judged docno's code, -1 when no run retrieved it
+        hit = code >= 0
+        code_to_judged = np.full(len(vocabulary), -1, dtype=np.intp)
+        code_to_judged[code[hit]] = np.flatnonzero(hit)
         return row_topic, row_doc, len(judged_docs), code_to_judged
+
+    @cached_property
+    def _docno_index(self) -> pd.Index:
+        """The vocabulary as a pandas Index, whose hash table is built on its first look-up and then kept (when
+        ``docnos`` is an Index already, that one: shared with the RunSets :meth:`select` makes)."""
+        return self.docnos if isinstance(self.docnos, pd.Index) else pd.Index(self.docnos)
 
     def qrels_codes(self, qrels: Qrels):
         """Judged (topic index, doc code, grade) in this RunSet's coding.

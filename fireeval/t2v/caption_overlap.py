@@ -70,7 +70,8 @@ def train_test_similarity(test_captions: Sequence[str], train_captions: Sequence
     test = weighting.transform(test_counts, copy=False)
     train_counts = (char_wb_counts(train_captions, counter.vocabulary_, ngram_range) if analyzer == "char_wb"
                     else counter.transform(train_captions))
-    train = weighting.transform(train_counts, copy=False).T.tocsc()
+    # the product's right side as CSR, converted once (a CSC one is converted again for every chunk's product)
+    train = weighting.transform(train_counts, copy=False).T.tocsr()
     out = np.empty(len(test_captions))
     for start in range(0, len(test_captions), chunk):
         sims = (test[start:start + chunk] @ train).toarray()

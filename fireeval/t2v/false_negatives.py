@@ -54,6 +54,7 @@ __all__ = [
     "positive_ranks",
     "correctness_groups",
     "caption_agreement",
+    "rank_rows",
     "proxy_verdicts",
     "caption_lengths",
     "threshold_sweep",
@@ -806,12 +807,21 @@ def caption_agreement(queries: Sequence[str], video_captions: Sequence[Sequence[
     """
     from fireeval.t2v import similarity as sim_mod
 
-    similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
     queries = list(queries)
     counts = np.array([len(c) for c in video_captions])
     if counts.min(initial=1) < 1:
         raise ValueError(f"video {int(np.argmin(counts))} has no captions")
     flat = [c for caps in video_captions for c in caps]
+    # every block of queries meets the same captions: their item sets and binary rows are made once (the same
+    # numbers, bit for bit, as similarity_matrix or containment_matrix on each block)
+    if similarity is None and proxy in ("bow", "pos", "syn"):
+        to_flat = sim_mod.similarity_to(flat, proxy)
+        similarity = lambda a, b: to_flat(a)  # noqa: E731  (b is always `flat`)
+    elif similarity is containment_matrix:
+        words = sim_mod.content_words.__wrapped__  # (unchecked: called per text; the texts are checked above)
+        contained_in_flat = sim_mod.set_containment_to([words(c) for c in flat])
+        similarity = lambda a, b: contained_in_flat([words(q) for q in a])  # noqa: E731
+    similarity = similarity or (lambda a, b: sim_mod.similarity_matrix(a, b, proxy=proxy))
     owner = np.repeat(np.arange(len(video_captions)), counts)
     width = int(counts.max())
     # Pad every video to `width` caption slots so aggregation is one reduction over an axis.
@@ -1642,13 +1652,51 @@ def bootstrap_spearman(x, y, n_resamples: int = 1000, seed: int = 0) -> tuple[fl
 
 def _rowwise_spearman(x_rows, y_rows) -> np.ndarray:
     """Spearman correlation of each row pair (Pearson of ranks), NaN where a row is constant."""
-    from scipy.stats import rankdata
-
-    rx, ry = rankdata(x_rows, axis=1), rankdata(y_rows, axis=1)
+    rx, ry = _rank_rows(x_rows), _rank_rows(y_rows)
     rx -= rx.mean(axis=1, keepdims=True)
     ry -= ry.mean(axis=1, keepdims=True)
     denom = np.sqrt((rx ** 2).sum(axis=1) * (ry ** 2).sum(axis=1))
     return np.divide((rx * ry).sum(axis=1), denom, out=np.full(len(rx), np.nan), where=denom > 0)
+
+
+@validate_params(rows=ARRAY)
+def rank_rows(rows) -> np.ndarray:
+    """``scipy.stats.rankdata(rows, axis=1)`` (average ranks of ties), the same floats; rows of small integers
+    (query lengths, counts of positives: what the bootstrap resamples) are ranked by counting each value.
+
+    An average rank is ``(values below) + (ties + 1) / 2``, a half-integer held exactly, however it is
+    computed; counting the values of each row (a table of rows x value range) costs no sort.
+
+    Parameters
+    ----------
+    rows : array_like (n_rows, n)
+        The values.
+
+    Returns
+    -------
+    ndarray (n_rows, n) of float
+
+    Examples
+    --------
+    >>> rank_rows([[3, 1, 3, 2], [0.5, 0.25, 0.5, 0.5]]).tolist()
+    [[3.5, 1.0, 3.5, 2.0], [3.0, 1.0, 3.0, 3.0]]
+    """
+    rows = np.asarray(rows)
+    if rows.ndim == 2 and rows.size and rows.dtype.kind in "iuf" and np.isfinite(rows).all():
+        low, high = rows.min(), rows.max()
+        width = int(high - low) + 1 if high - low < 1 << 16 else 0
+        if width and rows.shape[0] * width <= 1 << 24 and (rows == np.floor(rows)).all():
+            values = (rows - low).astype(np.intp)  # 0 .. width - 1
+            cells = (values + (np.arange(rows.shape[0]) * width)[:, None]).ravel()
+            counts = np.bincount(cells, minlength=rows.shape[0] * width).reshape(rows.shape[0], width)
+            below = np.cumsum(counts, axis=1) - counts
+            return np.take_along_axis(below + (counts + 1) / 2, values, axis=1)
+    from scipy.stats import rankdata
+
+    return rankdata(rows, axis=1)
+
+
+_rank_rows = rank_rows.__wrapped__  # (unchecked: this module's calls, per bootstrap)
 
 
 def recall_adjusted_spearman(words, new_positives, recalled, edges: Sequence[int] = (0, 6, 9, 12),

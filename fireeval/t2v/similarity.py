@@ -56,8 +56,10 @@ __all__ = [
     "check_captions",
     "set_iou_matrix",
     "set_containment_matrix",
+    "set_containment_to",
     "epic_relevance",
     "similarity_matrix",
+    "similarity_to",
     "video_item_sets",
     "video_similarity_matrix",
     "query_relevance",
@@ -254,6 +256,12 @@ def set_iou_matrix(sets_a: Sequence[Iterable], sets_b: Sequence[Iterable]) -> np
     inter = (xa @ xb.T).toarray()
     size_a = np.diff(xa.indptr).astype(np.float64).reshape(-1, 1)   # |A|, (n_a, 1)
     size_b = np.diff(xb.indptr).astype(np.float64).reshape(1, -1)
+    return _iou_in_place(inter, size_a, size_b)
+
+
+def _iou_in_place(inter, size_a, size_b):
+    """IoU from the intersection counts ``inter`` (overwritten) and the sets' sizes ``size_a`` (n_a, 1) and
+    ``size_b`` (1, n_b), all float64 holding integers."""
     # The union, by blocks of rows in one reused buffer; IoU overwrites `inter` in place.
     # union = 0 only for two empty sets (then inter = 0); integer unions are otherwise
     # >= 1, so max(union, 1) leaves them unchanged and gives IoU(∅, ∅) = 0 / 1 = 0.
@@ -325,10 +333,11 @@ def epic_relevance(verbs_a, nouns_a, verbs_b=None, nouns_b=None) -> np.ndarray:
     return 0.5 * (va[:, None] == vb[None, :]) + 0.5 * set_iou_matrix(nouns_a, nouns_b)
 
 
-def _weighted_iou(channels_a, channels_b):
+def _weighted_iou(channels_a, channels_b, iou=None):
+    """The channels' weighted sum of ``iou(sets_a, sets_b)`` (default :func:`set_iou_matrix`)."""
     out = None
     for (w, sa), (_, sb) in zip(channels_a, channels_b):
-        part = set_iou_matrix(sa, sb)
+        part = (iou or set_iou_matrix)(sa, sb)
         part *= w  # in place: the same products and sums as `w * iou` and `out + part`
         if out is None:
             out = part
@@ -381,6 +390,111 @@ def similarity_matrix(captions_a: Sequence[str], captions_b: Sequence[str], prox
     ch_a = [(w, [sets[i] for i in ia]) for w, sets in channels]
     ch_b = [(w, [sets[i] for i in ib]) for w, sets in channels]
     return _weighted_iou(ch_a, ch_b)
+
+
+class _ColumnSets:
+    """Lists of sets (one list per channel) as the columns of :func:`set_iou_matrix`, encoded once: their
+    vocabulary, sizes and binary (vocabulary x sets) rows, against which any rows' sets are compared."""
+
+    def __init__(self, sets_b):
+        self.vocab: dict = {}
+        lengths = np.fromiter((len(s) for s in sets_b), dtype=np.int64, count=len(sets_b))
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        indices = np.fromiter((self.vocab.setdefault(item, len(self.vocab)) for s in sets_b for item in s),
+                              dtype=np.int64, count=int(indptr[-1]))
+        xb = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(sets_b), max(len(self.vocab), 1)))
+        self.xb_t = xb.T.tocsr()  # (vocabulary, n_b): the product's right side, converted once
+        self.size_b = lengths.astype(np.float64).reshape(1, -1)
+
+    def _intersections(self, sets_a):
+        """``(|A ∩ B| for every pair, |A| per row)``, float64 integers; an item of ``a`` outside ``b``'s vocabulary
+        meets no set of ``b`` and counts in ``|A|`` alone."""
+        sets_a = [s if isinstance(s, (set, frozenset)) else set(s) for s in sets_a]
+        vocab = self.vocab
+        size_a = np.fromiter((len(s) for s in sets_a), dtype=np.float64, count=len(sets_a)).reshape(-1, 1)
+        cols = [[c for c in map(vocab.get, s) if c is not None] for s in sets_a]
+        indptr = np.concatenate([[0], np.cumsum([len(c) for c in cols], dtype=np.int64)])
+        indices = np.fromiter((c for row in cols for c in row), dtype=np.int64, count=int(indptr[-1]))
+        xa = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(sets_a), self.xb_t.shape[0]))
+        return (xa @ self.xb_t).toarray(), size_a
+
+    def iou(self, sets_a) -> np.ndarray:
+        """``set_iou_matrix(sets_a, sets_b)``, bit for bit: intersections and sizes are the same integers."""
+        inter, size_a = self._intersections(sets_a)
+        return _iou_in_place(inter, size_a, self.size_b)
+
+    def containment(self, sets_a) -> np.ndarray:
+        """``set_containment_matrix(sets_a, sets_b)``, bit for bit: the same integers, divided alike."""
+        inter, size_a = self._intersections(sets_a)
+        return np.divide(inter, size_a, out=np.zeros_like(inter), where=size_a > 0)
+
+
+@validate_params(sets_b=_SETS)
+def set_containment_to(sets_b: Sequence[Iterable]) -> Callable[[Sequence[Iterable]], np.ndarray]:
+    """``sets_a -> set_containment_matrix(sets_a, sets_b)``, the same numbers bit for bit, with ``sets_b``'s
+    vocabulary and binary rows made once (for many blocks of rows against the same columns).
+
+    Parameters
+    ----------
+    sets_b : sequence of iterables
+        The columns' sets.
+
+    Returns
+    -------
+    callable
+        ``sets_a -> ndarray (len(sets_a), len(sets_b))``.
+
+    Examples
+    --------
+    >>> set_containment_to([{"car"}, {"man", "car", "road"}])([{"man", "car"}, set()])
+    array([[0.5, 1. ],
+           [0. , 0. ]])
+    """
+    return _ColumnSets([s if isinstance(s, (set, frozenset)) else set(s) for s in sets_b]).containment
+
+
+@validate_params(captions_b=TEXTS, proxy=Options("bow", "pos", "syn"), stop_words=TEXTS, tagger=_TAGGER)
+def similarity_to(captions_b: Sequence[str], proxy: str = "bow", *, stop_words=STOP_WORDS,
+                  tagger=None) -> Callable[[Sequence[str]], np.ndarray]:
+    """``captions_a -> similarity_matrix(captions_a, captions_b, proxy)``, the same numbers bit for bit, with
+    ``captions_b``'s item sets and binary rows made once: for many blocks of rows against the same columns
+    (:func:`fireeval.t2v.false_negatives.caption_agreement` compares blocks of queries with every caption).
+
+    Parameters
+    ----------
+    captions_b : sequence of str
+        The columns.
+    proxy : {"bow", "pos", "syn"}
+        A set proxy.
+    stop_words, tagger
+        As :func:`similarity_matrix`.
+
+    Returns
+    -------
+    callable
+        ``captions_a -> ndarray (len(captions_a), len(captions_b))``.
+
+    Examples
+    --------
+    >>> to_b = similarity_to(["the man drives", ""])
+    >>> to_b(["a man drives a car", "a dog runs"])
+    array([[0.66666667, 0.        ],
+           [0.        , 0.        ]])
+    """
+    captions_b = check_captions(captions_b, "captions_b")
+    items = caption_items.__wrapped__  # (unchecked: the captions are checked here and in each call)
+    distinct = list(dict.fromkeys(captions_b))
+    where = {c: i for i, c in enumerate(distinct)}
+    ib = [where[c] for c in captions_b]
+    columns = [(w, _ColumnSets([sets[i] for i in ib])) for w, sets in
+               items(distinct, proxy, stop_words=stop_words, tagger=tagger)]
+
+    def rows(captions_a: Sequence[str]) -> np.ndarray:
+        captions_a = check_captions.__wrapped__(captions_a, "captions_a")
+        return _weighted_iou(items(captions_a, proxy, stop_words=stop_words, tagger=tagger), columns,
+                             lambda sets_a, cols: cols.iou(sets_a))
+
+    return rows
 
 
 def _frequent_items(sets: Sequence[frozenset], min_fraction: float) -> frozenset:
