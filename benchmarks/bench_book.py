@@ -117,7 +117,9 @@ def test_command_report(build: Path) -> list[str]:
     note = f"({rec.get('finished', '?')}, {_load_note(rec.get('load_start'), rec.get('cores'))} at the start)"
     return [line("pytest -n 2", rec["pytest"], PYTEST_WALL, note),
             line("test command incl. set-up", rec["total"], COMMAND_WALL, note),
-            f"  {'':<44} set-up {rec['setup']} s, book {rec['book']} s, page check {rec['page_check']} s",
+            f"  {'':<44} set-up {rec['setup']} s, book {rec['book']} s, page check {rec['page_check']} s, "
+            f"lower bounds {rec.get('lower_bounds', '?')} s"
+            + (" (beside the page check)" if rec.get("lower_bounds_beside_page_check") else ""),
             *idle_workers(build / JUNIT, rec["pytest"], rec.get("workers") or 2),
             *slowest_tests(build / JUNIT)]
 
