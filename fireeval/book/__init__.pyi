@@ -79,6 +79,7 @@ from .papermill_io import (
 from .plotting import (
     setup as setup,
     titled as titled,
+    legend_below as legend_below,
     knob as knob,
     ordering_chart as ordering_chart,
     chart_bundle as chart_bundle,

@@ -37,7 +37,7 @@ from pathlib import Path
 import altair as alt
 from fireeval.core.validation import ANY, BOOL, COLLECTION, NUMBER, STR, Instance, Int, Options, Real, validate_params
 
-__all__ = ["setup", "titled", "knob", "ordering_chart", "chart_bundle", "fit_to_column", "PALETTE", "VEGALITE_VERSION",
+__all__ = ["setup", "titled", "legend_below", "knob", "ordering_chart", "chart_bundle", "fit_to_column", "PALETTE", "VEGALITE_VERSION",
            "CHART_CLASS", "MAX_WIDTH"]
 
 #: a chart's title or caption: one line, or a list of lines
@@ -461,6 +461,30 @@ def setup(renderer: str = "fireeval") -> None:
     alt.renderers.register("fireeval", _renderer)
     alt.renderers.enable(renderer)
     alt.data_transformers.disable_max_rows()
+
+
+@validate_params(columns=Int(1))
+def legend_below(columns: int = 8) -> alt.Legend:
+    """A legend below the plot, laid out in rows of up to ``columns`` entries.
+
+    This is what :func:`fit_to_column` does to a chart whose legend on the right makes it too wide; a chart
+    made so from the start fits at once and is drawn once instead of up to a dozen times (issue 38).
+
+    Parameters
+    ----------
+    columns : int
+        Entries per row.
+
+    Returns
+    -------
+    altair.Legend
+
+    Examples
+    --------
+    >>> legend_below(2).to_dict()["orient"]
+    'bottom'
+    """
+    return alt.Legend(orient="bottom", direction="horizontal", titleOrient="top", columns=columns)
 
 
 @validate_params(chart=ANY, title=_TEXT, caption=_TEXT)
