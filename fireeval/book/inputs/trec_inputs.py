@@ -55,8 +55,9 @@ class TrecInputs(Inputs):
 
     ``runs`` holds the shipped runs first, then the reader's (``reader_runs``, by tag);
     ``table`` has one row per run: run, group, pooled (bool), yours (bool), and TREC-8's
-    type/field_flags/official_map where known; ``frames`` the runs as frames (query,
-    docno, score; metrics only); ``official_map`` and ``gloo`` NIST's reference scores
+    type/field_flags/official_map where known; ``as_read`` each run as read, for pytrec_eval
+    (metrics only: a :class:`~fireeval.core.trec.RunTable` of each TREC-8 file, a frame with query, docno and
+    score of each of the reader's runs and of the stand-in's); ``official_map`` and ``gloo`` NIST's reference scores
     of the shipped runs, None when not comparable (synthetic, or the reader's qrels);
     ``complete`` is True when the data are all of TREC-8 as NIST pooled it (every run,
     its qrels, no pooled run of the reader's), so the rebuilt pool must equal the judged set.
@@ -65,7 +66,7 @@ class TrecInputs(Inputs):
     runs: RunSet | None = None
     qrels: Qrels | None = None
     table: pd.DataFrame | None = None
-    frames: dict | None = None
+    as_read: dict | None = None
     official_map: pd.Series | None = None
     gloo: pd.DataFrame | None = None
     reader_runs: tuple = ()
@@ -193,7 +194,7 @@ def _synthetic_why(data_source):
                  extra_runs=ANY, qrels=ANY)
 def metrics_inputs(data_source="auto", data_dir=None, n_runs: int = 129, seed: int = 0, extra_runs=(),
                    qrels=None) -> TrecInputs:
-    """The metrics chapter's runs (as frames too, for pytrec_eval), qrels and NIST's official MAP."""
+    """The metrics chapter's runs (also each as read, for pytrec_eval), qrels and NIST's official MAP."""
     from fireeval.synthetic.trec_collection import simulate_trec
 
     extra, own_qrels = _as_list(extra_runs), qrels or None
@@ -204,22 +205,21 @@ def metrics_inputs(data_source="auto", data_dir=None, n_runs: int = 129, seed: i
         frames, qrels_frame, _ = simulate_trec(seed=seed)
         return TrecInputs("synthetic", f"SYNTHETIC stand-in ({_synthetic_why(data_source)}): simulated runs, "
                           "complete judgements", runs=RunSet.from_frames(frames), qrels=Qrels(qrels_frame),
-                          frames=frames)
+                          as_read=frames)
     judgements = read_reader_qrels(own_qrels) if own_qrels else trec8.load_qrels(root=data_dir)
     paths = {n: data_path(RUN_PATH.format(n), data_dir) for n in names}
-    frames = {n: read_run(path) for n, path in paths.items()}  # the scores pytrec_eval is given, as in the files
-    mine, sources, _ = read_reader_runs(extra, judgements, taken=frames)
-    frames.update(mine)
-    # Without runs of the reader's, the RunSet comes from the parsed-runs cache: the same to the bit as
-    # RunSet.from_frames(frames), without assembling 6.6 million rows again (issue 38).
-    runs = read_runset(paths) if not mine else RunSet.from_frames(frames, sources=sources)
+    tables = {n: read_run_table(path) for n, path in paths.items()}  # the scores pytrec_eval is given, as parsed
+    mine, sources, _ = read_reader_runs(extra, judgements, taken=tables)
+    # Without runs of the reader's, the RunSet comes from the parsed-runs cache (the same to the bit, without
+    # assembling 6.6 million rows again: issue 38); with them, from the tables just read, as _read_runs does.
+    runs = read_runset(paths) if not mine else RunSet.from_tables({**tables, **mine}, sources=sources)
     if own_qrels:
         runs, judgements = _restrict(runs, judgements, own_qrels)
     official = None if own_qrels else trec8.load_official_map(root=data_dir).reindex(names)
     note = (f"real data: {len(names)} TREC-8 Ad Hoc runs" + ("" if own_qrels else ", official qrels")
             + _reader_note(sources, (), own_qrels, judgements))
     return TrecInputs("real", note, reader_files=tuple(map(str, [*extra, *([own_qrels] if own_qrels else [])])),
-                      runs=runs, qrels=judgements, frames=frames, official_map=official, reader_runs=tuple(mine),
+                      runs=runs, qrels=judgements, as_read={**tables, **mine}, official_map=official, reader_runs=tuple(mine),
                       reader_qrels=str(own_qrels) if own_qrels else None,
                       complete=not own_qrels and len(names) == 129)
 
