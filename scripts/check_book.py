@@ -6,7 +6,8 @@ PAGE (e.g. ``notebooks/pool_depth.html``) limits the browser checks to those pag
 look at one chapter; without it every page is checked, with the scoreboard and glossary links.
 
 Every page is served from 127.0.0.1 and loaded in Debian's chromium (playwright); a
-request that leaves the machine is blocked and fails the check. On every page:
+request that leaves the machine is blocked and fails the check. Two browsers, each in a process
+of its own, check every other page (``BROWSERS``). On every page:
 
 * no console error, page error or failed request;
 * every chart (a ``fireeval-chart`` block from ``fireeval.book.plotting``) drew live with
@@ -57,6 +58,9 @@ CHART_TIMEOUT_MS = 20_000
 # (the page's table of contents appears): see plotting.MAX_WIDTH.
 VIEWPORT = 1280
 FIT_WIDTHS = (1024, 1400)
+# Pages checked at once, each in a browser of its own: about half of a page's check is waiting (chart drawing,
+# layout settling after each viewport change), so two browsers on two cores take a little over half the time.
+BROWSERS = 2
 
 # Runs in the page at a given viewport width; returns where a chart, its legend or a label
 # leaves the text column (the article's content box), or is cut by the chart's own frame.
@@ -506,11 +510,10 @@ def check_glossary_links(build: Path, glossary: str = "book/glossary.html") -> l
 
 
 def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] | None = None,
-          fit_widths=FIT_WIDTHS, strict_pages=None) -> list[str]:
+          fit_widths=FIT_WIDTHS, strict_pages=None, browsers: int = BROWSERS) -> list[str]:
     """Every problem a reader would see, one line each (``page: what``). ``strict_pages``: the pages held to the
-    answer-first rules (default: :func:`answer_first`)."""
-    from playwright.sync_api import sync_playwright
-
+    answer-first rules (default: :func:`answer_first`); ``browsers``: pages checked at once, each browser in a
+    process of its own taking every ``browsers``-th page."""
     problems = []
     # index.html is Jupyter Book's redirect to the root page, which is checked itself.
     all_pages = sorted(str(p.relative_to(build)) for p in build.rglob("*.html")
@@ -522,26 +525,61 @@ def check(build: Path, pages: list[str] | None = None, expected: dict[str, int] 
             if page not in all_pages:
                 problems.append(f"{page}: page missing from the build")
             charts[page] = max(charts.get(page, 0), 1)
+    jobs = [(page_path, charts.get(page_path, 0),
+             page_path in strict_pages if strict_pages is not None else answer_first(build, page_path))
+            for page_path in pages]
     server = serve(build)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-            for page_path in pages:
-                page = browser.new_page(viewport={"width": VIEWPORT, "height": 900})
-                want = charts.get(page_path, 0)
-                strict = page_path in strict_pages if strict_pages is not None else answer_first(build, page_path)
-                found, shown = check_page(page, base + page_path, page_path, want, fit_widths, strict)
-                problems += [f"{page_path}: {p}" for p in found]
-                print(f"checked {page_path}: {shown} chart(s), expected {want}, {'OK' if not found else 'PROBLEMS'}")
-                page.close()
-            browser.close()
+        shares = [jobs[i::browsers] for i in range(min(max(browsers, 1), len(jobs)))]
+        found = _check_pages(base, jobs, fit_widths) if len(shares) <= 1 else _in_processes(base, shares, fit_widths)
     finally:
         server.shutdown()
-    return problems
+    by_page = {page_path: [] for page_path, _, _ in jobs}
+    for page_path, problem in found:
+        by_page[page_path].append(problem)
+    return problems + [f"{page_path}: {p}" for page_path, found_here in by_page.items() for p in found_here]
+
+
+def _in_processes(base: str, shares: list, fit_widths) -> list[tuple[str, str]]:
+    """:func:`_check_pages` of each share in a process of its own (this script again, ``--pages``: a fresh
+    interpreter, so neither this process's threads nor how it imported this script matter)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        outputs = [Path(folder) / f"share{i}.json" for i in range(len(shares))]
+        workers = [subprocess.Popen([sys.executable, __file__, "--pages", base, json.dumps([share, list(fit_widths)]),
+                                     str(out)]) for share, out in zip(shares, outputs)]
+        codes = [w.wait() for w in workers]
+        if any(codes):
+            raise RuntimeError(f"check_book: a page-checking process exited {max(codes)}; its error is printed above")
+        return [tuple(p) for out in outputs for p in json.loads(out.read_text())]
+
+
+def _check_pages(base: str, jobs: list, fit_widths) -> list[tuple[str, str]]:
+    """``(page, problem)`` of each page of ``jobs`` (``(page, charts expected, strict)``), in one browser."""
+    from playwright.sync_api import sync_playwright
+
+    found = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        for page_path, want, strict in jobs:
+            page = browser.new_page(viewport={"width": VIEWPORT, "height": 900})
+            problems, shown = check_page(page, base + page_path, page_path, want, fit_widths, strict)
+            found += [(page_path, p) for p in problems]
+            print(f"checked {page_path}: {shown} chart(s), expected {want}, {'OK' if not problems else 'PROBLEMS'}",
+                  flush=True)
+            page.close()
+        browser.close()
+    return found
 
 
 def main(argv):
+    if len(argv) == 5 and argv[1] == "--pages":  # one share of the pages (_in_processes)
+        jobs, fit_widths = json.loads(argv[3])
+        Path(argv[4]).write_text(json.dumps(_check_pages(argv[2], jobs, tuple(fit_widths))))
+        return 0
     build = Path(argv[1] if len(argv) > 1 else "_build/html").resolve()
     if not (build / "index.html").is_file():
         print(f"check_book: {build} has no index.html; build the book first (bash scripts/book.sh)")
