@@ -6,8 +6,8 @@ from scipy import stats
 
 from fireeval.core.validation import ANY, ARRAY, BOOL, Int, Real, validate_params
 
-__all__ = ["kendall_tau", "kendall_tau_batch", "kendall_tau_against", "kendall_tau_many", "tau_ap", "tau_ap_batch", "kendall_tau_matrix",
-           "topk_overlap", "rank_biased_overlap"]
+__all__ = ["kendall_tau", "kendall_tau_batch", "kendall_tau_against", "kendall_tau_many", "tau_ap", "tau_ap_batch",
+           "kendall_tau_matrix", "topk_overlap", "rank_biased_overlap"]
 
 
 @validate_params(scores_a=ARRAY, scores_b=ARRAY)
@@ -175,7 +175,8 @@ def kendall_tau_many(a, b, chunk: int = 4096, rtol: float = 0.0) -> np.ndarray:
     # source_a[r] of a's own rows and source_b[r] of b's.
     source_a = np.broadcast_to(np.arange(a[..., 0].size).reshape(a.shape[:-1]), shape).reshape(-1)
     source_b = np.broadcast_to(np.arange(b[..., 0].size).reshape(b.shape[:-1]), shape).reshape(-1)
-    a, b = np.broadcast_to(a, a.shape[:-1] + (n,)).reshape(-1, n), np.broadcast_to(b, b.shape[:-1] + (n,)).reshape(-1, n)
+    a = np.broadcast_to(a, a.shape[:-1] + (n,)).reshape(-1, n)
+    b = np.broadcast_to(b, b.shape[:-1] + (n,)).reshape(-1, n)
     out = np.empty(len(source_a))
     nan = np.isnan(a).any(-1)[source_a] | np.isnan(b).any(-1)[source_b]
     if nan.any():
