@@ -11,7 +11,10 @@ kernelspec) is the one the build looks up; notebooks already cached are skipped.
 Longest first, by the times of the previous run (``_build/.fireeval-execution-times.json``).
 The introduction (the table of contents' root) gathers every chapter's claims into the
 book's scoreboard (:mod:`fireeval.book.scoreboard`), so it runs after the chapters, and
-again whenever any chapter was executed (its cached copy would show the old claims).
+again whenever any chapter was executed (its cached copy would show the old claims). It runs
+alone at the end, so the claims are handed to it: taken from each executed (or cached) chapter
+as it is stored, written to ``_build/.fireeval-claims.json`` and named in its kernel's
+environment (``scoreboard.CLAIMS_FILE``).
 Exits non-zero, naming the notebook and the failing cell, if any notebook raises.
 """
 from __future__ import annotations
@@ -115,6 +118,23 @@ def main(argv=None) -> int:
     failed = []
     timings = json.loads(times_file.read_text()) if times_file.is_file() else {}
     todo_all = todo + last
+    from fireeval.book.notebooks import extract_headline
+    from fireeval.book.scoreboard import CLAIMS_FILE
+
+    claims = {}  # each chapter's claims, as the cache holds them: handed to the introduction
+
+    def keep_claims(path: Path, nb) -> None:
+        if path.parent.name == "notebooks":
+            claims[str(path.relative_to(ROOT))] = (extract_headline(nb) or {}).get("claims", [])
+
+    for path in notebooks:
+        if path not in todo_all:
+            try:
+                keep_claims(path, cache.get_cache_bundle(cache.match_cache_notebook(_read(path)).pk).nb)
+            except KeyError:
+                pass
+    claims_file = Path(args.cache).parent / ".fireeval-claims.json"
+    os.environ[CLAIMS_FILE] = str(claims_file)  # the workers' kernels inherit it
     if todo_all:
         print(f"execute_book: executing {len(todo_all)} notebook(s) over {args.workers} process(es)", flush=True)
         def store(future):
@@ -128,6 +148,7 @@ def main(argv=None) -> int:
             cache.cache_notebook_bundle(CacheBundleIn(nb, stage.uri, data={"execution_seconds": seconds}),
                                         check_validity=False, overwrite=True)
             timings[name] = seconds
+            keep_claims(Path(path), nb)
             # Sphinx re-reads a page only when its source is newer than its last reading, and a notebook
             # re-executed for a change in fireeval (or the intro, for a chapter's) has the same source:
             # mark it changed, or the page keeps the old outputs.
@@ -137,7 +158,8 @@ def main(argv=None) -> int:
         with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(todo_all)))) as pool:
             for future in as_completed([pool.submit(_execute, str(p), args.timeout) for p in todo]):
                 store(future)
-            # The introduction after every chapter is in the cache: it reads their claims from there.
+            # The introduction after every chapter is in the cache, with their claims handed over.
+            claims_file.write_text(json.dumps(claims))
             for future in [pool.submit(_execute, str(p), args.timeout) for p in last]:
                 store(future)
     wall = time.perf_counter() - started

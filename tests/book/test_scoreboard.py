@@ -169,3 +169,21 @@ def test_a_first_reader_sees_what_is_testable_where_and_why():
     assert "1.000 [1.000, 1.000]" not in html
     counts = scoreboard.verdict_counts(recs)
     assert counts[counts["id"] == "raters"]["scope"].tolist() == ["here, on a stand-in"]
+
+
+def test_the_claims_handed_over_by_the_executor_are_read_without_the_cache(tmp_path, monkeypatch):
+    """scripts/execute_book.py hands the chapters' claims to the introduction (issue 38): read from its file, twins
+    merged as from the cache; a chapter the file lacks is left out, as one missing from the cache is."""
+    import json
+
+    from fireeval.book.notebooks import NOTEBOOK_DIR
+    from fireeval.stats.claims import merge_twins
+
+    claims = [{"id": "a", "verdict": "reproduced", "label": "reproduced"}]
+    handed = tmp_path / "claims.json"
+    handed.write_text(json.dumps({"notebooks/metrics.md": claims}))
+    monkeypatch.setenv(scoreboard.CLAIMS_FILE, str(handed))
+    got = scoreboard.chapter_records(NOTEBOOK_DIR.parent, ["metrics", "pool_depth"])
+    assert got == {"metrics": merge_twins(claims)}
+    # an explicit cache folder is read, not the handed file (and an empty one holds no chapter)
+    assert scoreboard.chapter_records(NOTEBOOK_DIR.parent, ["metrics"], cache=tmp_path / "cache") == {}
