@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from fireeval.core.validation import ANY, BOOL, STR, Check, Instance, validate_params
+from fireeval.core.parsed_cache import default_shared_data
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "named_root", "folders_read", "has_data",
            "registry",
@@ -50,7 +51,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = next((p for p in (Path(__file__).resolve().parent / "registry.json",
                                   PROJECT_ROOT / "data" / "registry.json") if p.is_file()),
                      PROJECT_ROOT / "data" / "registry.json")
-SHARED_DATA = Path(os.environ.get("FIREEVAL_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
+#: ``$FIREEVAL_SHARED_DATA``, else ``shared/data`` beside the checkout (the rule is in core, which the cache uses)
+SHARED_DATA = default_shared_data()
 
 
 class DataError(RuntimeError):

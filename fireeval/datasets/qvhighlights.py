@@ -55,6 +55,20 @@ def read_ground_truth_records(path) -> list:
     file without records. A query with an empty ``relevant_windows`` list is kept with
     no windows (the command line leaves it out of the mean and says so).
     """
+    import sys
+
+    from fireeval.core import moments
+    from fireeval.core.parsed_cache import from_json_array, json_array, kept
+
+    # kept in the user's cache (one JSON text of the records: every value comes back equal, to the bit)
+    return kept("qvhighlights", [path], lambda: _ground_truth_records(path),
+                lambda rows: {"records": json_array(rows)},
+                lambda arrays: [tuple(row) for row in from_json_array(arrays["records"])],
+                key="ground truth", readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments))
+
+
+def _ground_truth_records(path) -> list:
+    """:func:`read_ground_truth_records` without the cache."""
     from fireeval.core.moments import check_moments
 
     rows, seen = [], {}
@@ -130,11 +144,44 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     finite [start, end, ...] with start <= end, and a NaN score are errors naming file
     and line. ``info``, if given, receives the counts ``unknown`` (qids not in ``gt``)
     and ``missing_queries``.
+
+    Kept in the user's cache (:func:`fireeval.core.parsed_cache.kept`) per file, ``k`` and the qids aligned to:
+    read and checked again when the file changes.
     """
+    import hashlib
+    import json
+    import sys
+
+    from fireeval.core import moments, ranking
+    from fireeval.core.parsed_cache import kept
+
+    qids = list(gt["qid"]) if hasattr(gt, "columns") else list(gt)
+    # JSON tells 1 from "1" and True; a numpy scalar (a DataFrame's qid) becomes [type, repr], never a qid (a list)
+    aligned_to = hashlib.sha256(json.dumps(qids, default=lambda q: [type(q).__name__, repr(q)]).encode()).hexdigest()
+    out, counts = kept("qvhighlights", [path], lambda: _predictions(path, qids, k),
+                       lambda value: {"windows": value[0], "counts": np.array(value[1], dtype=np.int64)},
+                       lambda arrays: _predictions_from(arrays, len(qids), k),
+                       key=["predictions", k, aligned_to],
+                       readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments, ranking))
+    if info is not None:
+        info.update(unknown=counts[0], missing_queries=counts[1], entries=counts[2])
+    return out
+
+
+def _predictions_from(arrays, n_queries, k) -> tuple:
+    """A kept entry's ``(windows, counts)``; a ValueError when it does not fit the queries and ``k``."""
+    out, counts = arrays["windows"], arrays["counts"]
+    if out.dtype != np.float64 or out.ndim != 3 or out.shape[0] != n_queries or out.shape[2] != 2 \
+            or (k is not None and out.shape[1] != k) or counts.shape != (3,):
+        raise ValueError("an inconsistent entry")
+    return out, [int(c) for c in counts]
+
+
+def _predictions(path, qids, k) -> tuple:
+    """:func:`read_predictions_file` without the cache: the windows and ``[unknown, missing_queries, entries]``."""
     from fireeval.core.moments import check_moments
     from fireeval.core.ranking import real_numbers
 
-    qids = list(gt["qid"]) if hasattr(gt, "columns") else list(gt)
     pos = {q: i for i, q in enumerate(qids)}
     lists, seen, unknown = {}, {}, 0
     for lineno, rec in read_jsonl(path, "Moment-DETR predictions file"):
@@ -170,9 +217,7 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     out = np.full((len(qids), width, 2), np.nan)
     for i, w in lists.items():
         out[i, : len(w)] = w
-    if info is not None:
-        info.update(unknown=unknown, missing_queries=len(qids) - len(lists), entries=len(seen))
-    return out
+    return out, [unknown, len(qids) - len(lists), len(seen)]
 
 
 @validate_params(run=Options(*RUNS), root=ROOT)

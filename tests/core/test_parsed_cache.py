@@ -92,7 +92,7 @@ def test_a_changed_file_makes_the_entry_stale(runs, monkeypatch):
 def test_another_reader_version_or_order_of_runs_is_not_read_from_the_entry(runs, monkeypatch):
     read_runset(runs)
     reads = _count_reads(monkeypatch)
-    monkeypatch.setattr(parsed_cache, "_reader_version", lambda: "another reader")
+    monkeypatch.setattr(parsed_cache, "_reader_version", lambda readers: "another reader")
     _assert_same(read_runset(runs), _parsed(runs))
     assert len(reads) == 3
     reordered = dict(reversed(list(runs.items())))
@@ -149,9 +149,10 @@ def test_a_bad_run_file_is_refused_as_the_reader_refuses_it_and_nothing_is_kept(
 
 
 def test_the_reader_version_follows_the_readers_source(monkeypatch):
-    before = parsed_cache._reader_version()
+    readers = parsed_cache._runset_readers()
+    before = parsed_cache._reader_version(readers)
     source = trec.__file__
     monkeypatch.setattr(trec, "__file__", parsed_cache.__file__)  # as if the reader's code had changed
-    assert parsed_cache._reader_version() != before
+    assert parsed_cache._reader_version(readers) != before
     monkeypatch.setattr(trec, "__file__", source)
-    assert parsed_cache._reader_version() == before
+    assert parsed_cache._reader_version(readers) == before
