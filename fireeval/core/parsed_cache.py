@@ -288,7 +288,8 @@ def _load(entry: Path, stamp: str, decode: Callable):
 
 def _store(entry: Path, stamp: str, arrays: Mapping[str, np.ndarray]) -> None:
     if "stamp" in arrays or any(np.asarray(a).dtype == object for a in arrays.values()):
-        raise TypeError("an entry's arrays are numbers or bytes, none named 'stamp'")  # a reader's mistake
+        raise TypeError("an entry's arrays hold numbers or bytes, not objects, and none is named 'stamp'. "
+                        "Fix: encode texts with encode_texts or json_array")  # a reader's mistake
     fields = {"stamp": np.frombuffer(stamp.encode("utf-8"), dtype=np.uint8), **arrays}
     replace_atomically(entry, lambda fh: np.savez(fh, **fields))
 
