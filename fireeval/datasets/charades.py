@@ -101,8 +101,25 @@ def read_sta_rows(path, allow_reversed: bool = False) -> list:
 
     A valid file is read in one pass of list operations; anything unusual is read
     again line by line by :func:`_read_sta_rows_checked`, which names the first problem.
+    The rows are kept in the user's cache (:func:`fireeval.core.parsed_cache.kept`, one JSON
+    text: every value comes back equal) until the file changes.
     """
-    rows = _read_sta_rows_fast(check_readable(path, "Charades-STA ground-truth file"), allow_reversed)
+    import sys
+
+    from fireeval.core import moments
+    from fireeval.core.parsed_cache import from_json_array, json_array, kept
+
+    path = check_readable(path, "Charades-STA ground-truth file")
+    return kept("charades_sta", [path], lambda: _read_sta_rows(path, allow_reversed),
+                lambda rows: {"rows": json_array(rows)},
+                lambda arrays: [tuple(row) for row in from_json_array(arrays["rows"])],
+                key=["ground truth", allow_reversed],
+                readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments))
+
+
+def _read_sta_rows(path, allow_reversed: bool) -> list:
+    """:func:`read_sta_rows` without the cache."""
+    rows = _read_sta_rows_fast(path, allow_reversed)
     return rows if rows is not None else _read_sta_rows_checked(path, allow_reversed)
 
 

@@ -259,9 +259,11 @@ def test_the_real_charades_predictions_are_the_same_with_and_without_the_cache(c
         want = _load_charades(systems, source)
     assert want[2]["SCDM"]["missing_queries"] == 9 and want[2]["SCDM"]["empty_entries"] == 9
     _same(_load_charades(systems, source), want)
-    assert len(_entries(cache, "charades_sta")) == len(systems) + len(systems[:2]) + 1  # k=10, k=3, 100 queries
+    # k=10, k=3, 100 queries; and the ground truth's rows
+    assert len(_entries(cache, "charades_sta")) == len(systems) + len(systems[:2]) + 1 + 1
     reads = []
     monkeypatch.setattr(charades, "prediction_entries", lambda *a, **kw: reads.append(a) or pytest.fail("read"))
+    monkeypatch.setattr(charades, "_read_sta_rows", lambda *a: pytest.fail("read"))
     _same(_load_charades(systems, source), want)
     assert reads == []
 
@@ -334,3 +336,22 @@ def test_charades_entries_follow_the_ground_truth(tmp_path, cache, monkeypatch):
     gt.write_text("V2 1.25 3##someone eats ñ.\nV1 0.0 5.5##a person sits.\n", encoding="utf-8")  # reordered
     _same(_aligned_all(root), _uncached(monkeypatch, lambda: _aligned_all(root)))
     assert _aligned_all(root)["A"][0][:, 0].tolist() == [[0, 1], [0, 5]]
+
+
+def test_charades_ground_truth_rows_are_kept_and_a_bad_line_still_named(tmp_path, cache, monkeypatch):
+    path = tmp_path / "sta.txt"
+    path.write_text("\ufeffV1 0.0 5.5##a person sits.\r\n\nV2 9 2##reversed ñ\nV1 1e1 12##x\ty \n", encoding="utf-8")
+    want = _uncached(monkeypatch, lambda: charades.read_sta_rows(path, allow_reversed=True))
+    reads = []
+    real = charades._read_sta_rows
+    monkeypatch.setattr(charades, "_read_sta_rows", lambda *a: reads.append(a) or real(*a))
+    _same(charades.read_sta_rows(path, allow_reversed=True), want)
+    _same(charades.read_sta_rows(path, allow_reversed=True), want)
+    assert len(reads) == 1 and want[1] == ("V2", "reversed ñ", 9.0, 2.0)
+    _same(charades.read_sta(path, allow_reversed=True), _uncached(monkeypatch, lambda: charades.read_sta(path, True)))
+    assert len(reads) == 2  # the frame from the kept rows; the second read is the one without the cache
+    with pytest.raises(ValueError, match=r"sta\.txt:3: .*start") as cached:  # allow_reversed is part of the key
+        charades.read_sta_rows(path)
+    with pytest.raises(ValueError) as uncached:
+        _uncached(monkeypatch, lambda: charades.read_sta_rows(path))
+    assert str(cached.value) == str(uncached.value) and len(reads) == 4
