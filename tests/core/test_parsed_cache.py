@@ -100,10 +100,9 @@ def test_another_reader_version_or_order_of_runs_is_not_read_from_the_entry(runs
     assert len(reads) == 6
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "missing field", "codes out of range"])
-def test_a_corrupt_entry_is_ignored_and_rebuilt(runs, monkeypatch, damage):
-    read_runset(runs)
-    entry, stamp = runset_entry(runs)
+def damage_entry(entry, damage, change=lambda fields: None):
+    """Damage a kept entry: ``garbage`` (not a zip), ``truncated``, or any other: ``change(fields)`` rewrites
+    the arrays (the stamp still valid, each member's CRC right)."""
     if damage == "garbage":
         entry.write_bytes(b"not a zip file")
     elif damage == "truncated":
@@ -111,11 +110,16 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(runs, monkeypatch, damage):
     else:
         with np.load(entry) as data:
             fields = {k: data[k] for k in data.files}
-        if damage == "missing field":
-            del fields["docs"]
-        else:
-            fields["docs"] = fields["docs"] + 1000
+        change(fields)
         np.savez(entry, **fields)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "missing field", "codes out of range"])
+def test_a_corrupt_entry_is_ignored_and_rebuilt(runs, monkeypatch, damage):
+    read_runset(runs)
+    entry, stamp = runset_entry(runs)
+    damage_entry(entry, damage, lambda fields: fields.pop("docs") if damage == "missing field"
+                 else fields.update(docs=fields["docs"] + 1000))
     reads = _count_reads(monkeypatch)
     _assert_same(read_runset(runs), _parsed(runs))
     assert len(reads) == 3

@@ -12,6 +12,7 @@ import pytest
 
 from fireeval.datasets import charades, qvhighlights as qv
 from tests.conftest import require_data
+from tests.core.test_parsed_cache import damage_entry
 
 QV_FILES = [f"qvhighlights/{f}" for f in qv.SPLITS.values()] + [f"qvhighlights/{f}" for r in qv.RUNS.values() for f in r]
 CHARADES_FILES = [*charades.GROUND_TRUTH_FILES, *(f"charades_sta/predictions/{s}.json" for s in charades.ALL_SYSTEMS)]
@@ -149,21 +150,16 @@ def test_qvhighlights_a_changed_file_is_read_and_checked_again(qv_files, cache, 
 def test_qvhighlights_a_damaged_entry_is_rebuilt(qv_files, cache, monkeypatch, damage):
     gt_path, pred_path = qv_files
     want = _read_qv(gt_path, pred_path)
+
+    def change(fields):
+        for field in [f for f in fields if f != "stamp"]:
+            if damage == "missing field":
+                del fields[field]
+            else:
+                fields[field] = fields[field][:-1]
+
     for name in _entries(cache, "qvhighlights"):
-        entry = cache / "qvhighlights" / name
-        if damage == "garbage":
-            entry.write_bytes(b"not a zip file")
-        elif damage == "truncated":
-            entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
-        else:
-            with np.load(entry) as data:
-                fields = {k: data[k] for k in data.files}
-            for field in [f for f in fields if f != "stamp"]:
-                if damage == "missing field":
-                    del fields[field]
-                else:
-                    fields[field] = fields[field][:-1]
-            np.savez(entry, **fields)
+        damage_entry(cache / "qvhighlights" / name, damage, change)
     parsed = _count_parses(monkeypatch, qv)
     _same(_read_qv(gt_path, pred_path), want)
     assert len(parsed) == 2  # both entries rebuilt ...
