@@ -18,23 +18,21 @@ from pathlib import Path
 from fireeval.core.parsed_cache import cache_folder, data_folder_holding as core_data_folder_holding, replace_atomically
 
 
-def _data_folders(data_dir=None) -> tuple:
-    from fireeval.datasets import SHARED_DATA
-
-    return (SHARED_DATA, os.environ.get("FIREEVAL_DATA"), data_dir)
-
-
 def data_folder_holding(path, data_dir=None) -> Path | None:
     """The data folder (the shared data, ``$FIREEVAL_DATA``, a chapter's ``data_dir``) that is or holds
     ``path``; None when there is none. Nothing the book writes goes there
     (:func:`fireeval.book.notebooks.refuse_data_directory`; the rule is
     :func:`fireeval.core.parsed_cache.data_folder_holding`'s)."""
-    return core_data_folder_holding(path, _data_folders(data_dir))
+    from fireeval.datasets import data_folders
+
+    return core_data_folder_holding(path, data_folders(data_dir))
 
 
 def folder(kind: str) -> Path | None:
     """``<user cache>/<kind>``, or None when caching is off or that folder is inside a data folder."""
-    return cache_folder(kind, _data_folders())
+    from fireeval.datasets import data_folders
+
+    return cache_folder(kind, data_folders())
 
 
 def read(where: Path | None, name: str) -> str | None:

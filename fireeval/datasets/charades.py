@@ -47,7 +47,8 @@ import numpy as np
 
 from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, Options, validate_params
 from fireeval.datasets import (
-    DECIMAL, FILE, MAX_LINE_CHARS, ROOT, check_readable, data_path, decimal_number, read_json, text_lines)
+    DECIMAL, FILE, MAX_LINE_CHARS, ROOT, check_readable, data_folders, data_path, decimal_number, read_json,
+    text_lines)
 
 # pandas and the re-annotation helpers are imported inside the functions that need them,
 # so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.
@@ -89,8 +90,8 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@validate_params(path=FILE, allow_reversed=BOOL)
-def read_sta_rows(path, allow_reversed: bool = False) -> list:
+@validate_params(path=FILE, allow_reversed=BOOL, data_dir=ROOT)
+def read_sta_rows(path, allow_reversed: bool = False, *, data_dir=None) -> list:
     """Rows ``(video, description, start, end)`` of a Charades-STA style file ``VIDEO START END##DESCRIPTION``.
 
     A byte-order mark and blank lines are accepted. Refused, naming file and line: a
@@ -102,7 +103,8 @@ def read_sta_rows(path, allow_reversed: bool = False) -> list:
     A valid file is read in one pass of list operations; anything unusual is read
     again line by line by :func:`_read_sta_rows_checked`, which names the first problem.
     The rows are kept in the user's cache (:func:`fireeval.core.parsed_cache.kept`, one JSON
-    text: every value comes back equal) until the file changes.
+    text: every value comes back equal) until the file changes; ``data_dir``, the data folder
+    the file is from, never holds the cache.
     """
     import sys
 
@@ -114,7 +116,8 @@ def read_sta_rows(path, allow_reversed: bool = False) -> list:
                 lambda rows: {"rows": json_array(rows)},
                 lambda arrays: [tuple(row) for row in from_json_array(arrays["rows"])],
                 key=["ground truth", allow_reversed],
-                readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments))
+                readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments),
+                roots=data_folders(data_dir))
 
 
 def _read_sta_rows(path, allow_reversed: bool) -> list:
@@ -204,12 +207,13 @@ def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:
     return rows
 
 
-@validate_params(path=FILE, allow_reversed=BOOL)
-def read_sta(path, allow_reversed: bool = False):
+@validate_params(path=FILE, allow_reversed=BOOL, data_dir=ROOT)
+def read_sta(path, allow_reversed: bool = False, *, data_dir=None):
     """A Charades-STA style file -> DataFrame video, description, start, end (see :func:`read_sta_rows`)."""
     import pandas as pd
 
-    return pd.DataFrame(read_sta_rows(path, allow_reversed), columns=["video", "description", "start", "end"])
+    return pd.DataFrame(read_sta_rows(path, allow_reversed, data_dir=data_dir),
+                        columns=["video", "description", "start", "end"])
 
 
 @validate_params(split=Options("test", "train"), root=ROOT)
@@ -221,7 +225,7 @@ def load_ground_truth(split: str = "test", root=None):
     """
     import pandas as pd
 
-    gt = read_sta(data_path(f"{FOLDER}/charades_sta_{split}.txt", root), allow_reversed=True)
+    gt = read_sta(data_path(f"{FOLDER}/charades_sta_{split}.txt", root), allow_reversed=True, data_dir=root)
     lengths = pd.read_csv(data_path(f"{FOLDER}/Charades_v1_{split}.csv", root), usecols=["id", "length"])
     gt = gt.merge(lengths.rename(columns={"id": "video"}), on="video", how="left", validate="many_to_one")
     if gt["length"].isna().any():
@@ -506,7 +510,8 @@ def _aligned(system, root, source, gt, k, gt_digest=None) -> tuple:
                                                                   name=system),
                 lambda value: {"windows": value[0], "counts": np.array([value[1][f] for f in fields], dtype=np.int64)},
                 decode, key=[system, source, k, digest],
-                readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], safe_pickle, moments, ranking))
+                readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], safe_pickle, moments, ranking),
+                roots=data_folders(root))
 
 
 @validate_params(system=Options(*PICKLES), root=ROOT, k=Int(1), source=_SOURCE)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from fireeval.core.validation import ANY, BOOL, Instance, Int, Options, validate_params
-from fireeval.datasets import FILE, ROOT, data_path, read_json, read_jsonl, text_lines
+from fireeval.datasets import FILE, ROOT, data_folders, data_path, read_json, read_jsonl, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
@@ -43,11 +43,11 @@ def load_ground_truth(split: str = "val", root=None):
 
     ``windows`` is a list of [start, end] seconds; see :func:`windows_array`.
     """
-    return read_ground_truth_file(data_path(f"{FOLDER}/{SPLITS[split]}", root))
+    return read_ground_truth_file(data_path(f"{FOLDER}/{SPLITS[split]}", root), data_dir=root)
 
 
-@validate_params(path=FILE)
-def read_ground_truth_records(path) -> list:
+@validate_params(path=FILE, data_dir=ROOT)
+def read_ground_truth_records(path, *, data_dir=None) -> list:
     """``[(qid, query, vid, duration, windows), ...]`` from a QVHighlights-style JSONL ground-truth file.
 
     Refused, naming file and line: a record without ``qid`` or ``relevant_windows``, a
@@ -64,7 +64,8 @@ def read_ground_truth_records(path) -> list:
     return kept("qvhighlights", [path], lambda: _ground_truth_records(path),
                 lambda rows: {"records": json_array(rows)},
                 lambda arrays: [tuple(row) for row in from_json_array(arrays["records"])],
-                key="ground truth", readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments))
+                key="ground truth", readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments),
+                roots=data_folders(data_dir))
 
 
 def _ground_truth_records(path) -> list:
@@ -99,12 +100,13 @@ def _ground_truth_records(path) -> list:
     return rows
 
 
-@validate_params(path=FILE)
-def read_ground_truth_file(path):
+@validate_params(path=FILE, data_dir=ROOT)
+def read_ground_truth_file(path, *, data_dir=None):
     """A QVHighlights-style JSONL ground-truth file as a DataFrame ``qid, query, vid, duration, windows, n_windows``."""
     import pandas as pd
 
-    gt = pd.DataFrame(read_ground_truth_records(path), columns=["qid", "query", "vid", "duration", "windows"])
+    gt = pd.DataFrame(read_ground_truth_records(path, data_dir=data_dir),
+                      columns=["qid", "query", "vid", "duration", "windows"])
     gt["n_windows"] = gt["windows"].map(len)
     return gt
 
@@ -131,11 +133,13 @@ def load_predictions(run: str = "ckpt", root=None, k: int = 10, split: str = "va
     Ranked by the predicted score, descending (stable). Queries without predictions
     are all NaN (score 0).
     """
-    return read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), load_ground_truth(split, root), k)
+    return read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), load_ground_truth(split, root), k,
+                                 data_dir=root)
 
 
-@validate_params(path=FILE, gt=ANY, k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None])
-def read_predictions_file(path, gt, k: int | None = None, info: dict | None = None) -> np.ndarray:
+@validate_params(path=FILE, gt=ANY, k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None],
+                 data_dir=ROOT)
+def read_predictions_file(path, gt, k: int | None = None, info: dict | None = None, *, data_dir=None) -> np.ndarray:
     """Moment-DETR style JSONL predictions (``qid``, ``pred_relevant_windows = [[s, e, score], ...]``),
     aligned to ``gt`` (a DataFrame with ``qid`` or a list of qids) by ``qid``.
 
@@ -146,7 +150,8 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     and ``missing_queries``.
 
     Kept in the user's cache (:func:`fireeval.core.parsed_cache.kept`) per file, ``k`` and the qids aligned to:
-    read and checked again when the file changes.
+    read and checked again when the file changes; ``data_dir``, the data folder the file is from, never holds
+    the cache (nor do the shared data and ``$FIREEVAL_DATA``).
     """
     import hashlib
     import json
@@ -162,7 +167,8 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
                        lambda value: {"windows": value[0], "counts": np.array(value[1], dtype=np.int64)},
                        lambda arrays: _predictions_from(arrays, len(qids), k),
                        key=["predictions", k, aligned_to],
-                       readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments, ranking))
+                       readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments, ranking),
+                       roots=data_folders(data_dir))
     if info is not None:
         info.update(unknown=counts[0], missing_queries=counts[1], entries=counts[2])
     return out
@@ -239,7 +245,8 @@ def load_runs(root=None, single_window: bool = False) -> dict:
     """
     gt = load_ground_truth("val", root)
     # the ground truth read once for both files (load_predictions reads it again for each)
-    preds = {run: read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), gt, 10) for run in RUNS}
+    preds = {run: read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), gt, 10, data_dir=root)
+             for run in RUNS}
     keep = np.ones(len(gt), dtype=bool) if not single_window else (gt["n_windows"] == 1).to_numpy()
     windows = windows_array(gt)[keep]
     reported = {}

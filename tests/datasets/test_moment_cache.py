@@ -351,3 +351,21 @@ def test_charades_ground_truth_rows_are_kept_and_a_bad_line_still_named(tmp_path
     with pytest.raises(ValueError) as uncached:
         _uncached(monkeypatch, lambda: charades.read_sta_rows(path))
     assert str(cached.value) == str(uncached.value) and len(reads) == 4
+
+
+def test_no_cache_folder_inside_a_loaders_data_folder(tmp_path, monkeypatch):
+    root = _charades_folder(tmp_path, monkeypatch)
+    monkeypatch.setenv("FIREEVAL_CACHE", str(root / "cache"))  # inside the data_dir the loaders are given
+    monkeypatch.delenv("FIREEVAL_NO_CACHE", raising=False)
+    monkeypatch.delenv("FIREEVAL_DATA", raising=False)
+    _aligned_all(root)
+    gt, preds = _jsonl(root / "gt.jsonl", GT_LINES), _jsonl(root / "preds.jsonl", PRED_LINES)
+    qv.read_predictions_file(preds, qv.read_ground_truth_file(gt, data_dir=root), 3, data_dir=root)
+    assert not (root / "cache").exists()
+    monkeypatch.setattr("fireeval.datasets.SHARED_DATA", root)  # the shared data, however named
+    _aligned_all(root)
+    qv.read_predictions_file(preds, qv.read_ground_truth_file(gt), 3)
+    assert not (root / "cache").exists()
+    monkeypatch.setattr("fireeval.datasets.SHARED_DATA", tmp_path / "elsewhere")
+    qv.read_predictions_file(preds, qv.read_ground_truth_file(gt), 3)  # the control: no data folder named, kept
+    assert len(_entries(root / "cache", "qvhighlights")) == 2
