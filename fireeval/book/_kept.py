@@ -13,34 +13,26 @@ the same entry at once (``pytest -n 2``, the book's two workers) never leave hal
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+
+from fireeval.core.parsed_cache import cache_folder, data_folder_holding as core_data_folder_holding, replace_atomically
 
 
 def data_folder_holding(path, data_dir=None) -> Path | None:
     """The data folder (the shared data, ``$FIREEVAL_DATA``, a chapter's ``data_dir``) that is or holds
     ``path``; None when there is none. Nothing the book writes goes there
-    (:func:`fireeval.book.notebooks.refuse_data_directory`)."""
-    from fireeval.datasets import SHARED_DATA
+    (:func:`fireeval.book.notebooks.refuse_data_directory`; the rule is
+    :func:`fireeval.core.parsed_cache.data_folder_holding`'s)."""
+    from fireeval.datasets import data_folders
 
-    target = Path(path).expanduser().resolve()
-    for root in (SHARED_DATA, os.environ.get("FIREEVAL_DATA"), data_dir):
-        if not root:
-            continue
-        root = Path(root).expanduser().resolve()
-        if target == root or root in target.parents:
-            return root
-    return None
+    return core_data_folder_holding(path, data_folders(data_dir))
 
 
 def folder(kind: str) -> Path | None:
     """``<user cache>/<kind>``, or None when caching is off or that folder is inside a data folder."""
-    from fireeval.core.parsed_cache import cache_enabled, user_cache_dir
+    from fireeval.datasets import data_folders
 
-    if not cache_enabled():
-        return None
-    where = user_cache_dir() / kind
-    return None if data_folder_holding(where) is not None else where
+    return cache_folder(kind, data_folders())
 
 
 def read(where: Path | None, name: str) -> str | None:
@@ -62,19 +54,11 @@ def keep(where: Path | None, name: str, text: str, limit: int = LIMIT) -> None:
     ``limit``; a folder that cannot be written is skipped."""
     if where is None:
         return
-    try:
-        where.mkdir(parents=True, exist_ok=True)
-        fd, partial = tempfile.mkstemp(prefix=f".{name}.", dir=where)
+    if replace_atomically(where / name, lambda fh: fh.write(text), "w"):
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(partial, where / name)
-        except BaseException:
-            Path(partial).unlink(missing_ok=True)
-            raise
-        _prune(where, limit)
-    except OSError:
-        pass
+            _prune(where, limit)
+        except OSError:  # the folder went away meanwhile
+            pass
 
 
 def _prune(where: Path, limit: int) -> None:

@@ -69,6 +69,16 @@ from .moments import (
 from .parsed_cache import (
     user_cache_dir as user_cache_dir,
     cache_enabled as cache_enabled,
+    default_shared_data as default_shared_data,
+    data_folder_holding as data_folder_holding,
+    cache_folder as cache_folder,
+    replace_atomically as replace_atomically,
+    kept as kept,
+    entry_and_stamp as entry_and_stamp,
+    encode_texts as encode_texts,
+    decode_texts as decode_texts,
+    json_array as json_array,
+    from_json_array as from_json_array,
     read_runset as read_runset,
     runset_entry as runset_entry,
 )

@@ -1,20 +1,25 @@
-"""Parsed run files kept in the user's cache folder, so a chapter reading TREC-8's 129 runs parses them once.
+"""Parsed files kept in the user's cache folder, so a chapter parses the same data files once per machine.
 
-Reading and ordering the 129 runs (6.4 million lines) costs several CPU-seconds each time a chapter or a
-test runs; :func:`read_runset` keeps the :class:`~fireeval.core.runset.RunSet` they make in one ``.npz``
-file per list of files and reads it back in a fraction of a second, the same arrays to the bit.
+Reading and ordering TREC-8's 129 runs (6.4 million lines) costs several CPU-seconds each time a chapter or a
+test runs, and the moment chapters re-read the same JSON predictions and ground truth in every execution.
+:func:`kept` keeps what a reader made of its files as one ``.npz`` entry of numpy arrays and reads it back in
+a fraction of the time, the same values to the bit; :func:`read_runset` (TREC runs), the QVHighlights and the
+Charades-STA readers (:mod:`fireeval.datasets.qvhighlights`, :mod:`fireeval.datasets.charades`) use it.
 
 * **Where:** :func:`user_cache_dir` (``$FIREEVAL_CACHE``, else ``$XDG_CACHE_HOME/fireeval``, else
-  ``~/.cache/fireeval``), in ``runsets/``; never a data folder.
-* **When an entry is used:** it is named by the runs' names and resolved paths and holds a stamp: each file's
-  size and ``mtime_ns``, the cache's format and the reader's version (a digest of the reading code's own
-  source, so a changed reader never reads an old entry). An entry whose stamp differs is stale, and one that
-  cannot be read whole (truncated, not a zip, a field missing or inconsistent: ``np.load`` checks each
-  member's CRC) is ignored; both are rebuilt from the files and written over.
+  ``~/.cache/fireeval``), in one folder per kind (``runsets/``, ...); never a data folder
+  (:func:`data_folder_holding`: a cache folder inside one is not used).
+* **When an entry is used:** it is named by its kind, the files' resolved paths and the reader's further key
+  (``k``, the ground truth's queries, ...) and holds a stamp: each file's size and ``mtime_ns``, the cache's
+  format, the key and the reader's version (a digest of the reading code's own source, so a changed reader
+  never reads an old entry). An entry whose stamp differs is stale, and one that cannot be read whole
+  (truncated, not a zip, a field missing or inconsistent: ``np.load`` checks each member's CRC, the reader's
+  ``decode`` the rest) is ignored; both are rebuilt from the files and written over. Only a successful read
+  is kept: a file the reader refuses is refused at every read, with the reader's own message.
 * **Off:** ``FIREEVAL_NO_CACHE=1`` reads the files every time and writes nothing. A cache folder that cannot be
-  written is no error: the runs are read as without a cache.
-* **Writes** go to a temporary file in the same folder, renamed into place, so two processes reading the same
-  runs at once (``pytest -n 2``) never see half an entry.
+  written is no error: the files are read as without a cache.
+* **Writes** go to a temporary file in the same folder, renamed into place (:func:`replace_atomically`), so two
+  processes reading the same files at once (``pytest -n 2``) never see half an entry.
 """
 from __future__ import annotations
 
@@ -24,11 +29,12 @@ import os
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
-from fireeval.core.validation import ANY, validate_params
+from fireeval.core.validation import ANY, STR, Instance, validate_params
 
 if TYPE_CHECKING:
     from fireeval.core.runset import RunSet
@@ -36,11 +42,15 @@ if TYPE_CHECKING:
 # The run reader (and pandas under it) is imported where runs are read: `fireeval run` asks this module only
 # for the cache folder, and importing pandas for that cost every chapter execution half a second (issue 38).
 
-__all__ = ["user_cache_dir", "cache_enabled", "read_runset", "runset_entry"]
+__all__ = ["user_cache_dir", "cache_enabled", "default_shared_data", "data_folder_holding", "cache_folder",
+           "replace_atomically", "kept", "entry_and_stamp", "encode_texts", "decode_texts", "json_array",
+           "from_json_array", "read_runset", "runset_entry"]
 
 #: The layout of an entry; raise it when the fields written change.
-FORMAT = 1
+FORMAT = 2
 NO_CACHE = "FIREEVAL_NO_CACHE"
+#: The errors a damaged or inconsistent entry raises while it is read and decoded.
+DAMAGED = (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, UnicodeDecodeError, zipfile.BadZipFile)
 
 
 @validate_params()
@@ -71,7 +81,7 @@ def cache_enabled() -> bool:
     Returns
     -------
     bool
-        Whether :func:`read_runset` reads and writes the cache.
+        Whether :func:`kept` reads and writes the cache.
 
     Examples
     --------
@@ -87,25 +97,364 @@ def cache_enabled() -> bool:
     return os.environ.get(NO_CACHE, "") in ("", "0")
 
 
-def _reader_version() -> str:
-    """A digest of the source of the code that reads and assembles runs (and of this module's)."""
-    from fireeval.core import runset as _runset_module, trec as _trec_module
+@validate_params()
+def default_shared_data() -> Path:
+    """The shared data folder: ``$FIREEVAL_SHARED_DATA``, else ``shared/data`` beside the checkout
+    (:data:`fireeval.datasets.SHARED_DATA` is this, read once at import).
 
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> default_shared_data().parts[-2:]
+    ('shared', 'data')
+    """
+    return Path(os.environ.get("FIREEVAL_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+
+
+@validate_params(path=Instance(str, os.PathLike, fix="pass a path"), roots=ANY)
+def data_folder_holding(path, roots=None) -> Path | None:
+    """The data folder among ``roots`` that is or holds ``path``; None when there is none. Nothing fireeval
+    writes goes there.
+
+    Parameters
+    ----------
+    path : path-like
+        Where something would be written.
+    roots : iterable of path-like or None, optional
+        The data folders (None entries skipped); default: :func:`default_shared_data` and ``$FIREEVAL_DATA``.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The data folder holding ``path``.
+
+    Examples
+    --------
+    >>> str(data_folder_holding("/data/x/cache", roots=["/data/x"])), data_folder_holding("/tmp/c", roots=["/data"])
+    ('/data/x', None)
+    """
+    if roots is None:
+        roots = (default_shared_data(), os.environ.get("FIREEVAL_DATA"))
+    target = Path(path).expanduser().resolve()
+    for root in roots:
+        if not root:
+            continue
+        root = Path(root).expanduser().resolve()
+        if target == root or root in target.parents:
+            return root
+    return None
+
+
+@validate_params(kind=STR, roots=ANY)
+def cache_folder(kind: str, roots=None) -> Path | None:
+    """``<user cache>/<kind>``, or None when caching is off or that folder is inside a data folder.
+
+    Parameters
+    ----------
+    kind : str
+        The folder's name (``runsets``, ``charts``, ...).
+    roots : iterable of path-like or None, optional
+        The data folders, as for :func:`data_folder_holding`.
+
+    Returns
+    -------
+    pathlib.Path or None
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["FIREEVAL_CACHE"], saved = "/data/x/cache", os.environ.get("FIREEVAL_CACHE")
+    >>> cache_folder("runsets", roots=["/data/x"]) is None, str(cache_folder("runsets", roots=["/elsewhere"]))
+    (True, '/data/x/cache/runsets')
+    >>> _ = os.environ.pop("FIREEVAL_CACHE") if saved is None else os.environ.update(FIREEVAL_CACHE=saved)
+    """
+    if not cache_enabled():
+        return None
+    where = user_cache_dir() / kind
+    return None if data_folder_holding(where, roots) is not None else where
+
+
+@validate_params(entry=Instance(str, os.PathLike, fix="pass a path"), write=ANY, mode=STR)
+def replace_atomically(entry, write: Callable, mode: str = "wb") -> bool:
+    """``write(file)`` into a temporary file beside ``entry``, renamed into place: ``entry`` is whole or not
+    there. A folder that cannot be written is no error (False); an error of ``write`` itself propagates.
+
+    Parameters
+    ----------
+    entry : path-like
+        The file to write (its folder is made).
+    write : callable
+        Called with the open temporary file.
+    mode : str
+        ``"wb"`` or ``"w"`` (UTF-8 text).
+
+    Returns
+    -------
+    bool
+        Whether ``entry`` was written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> entry = Path(tempfile.mkdtemp()) / "kept" / "x.txt"
+    >>> replace_atomically(entry, lambda fh: fh.write("kept"), "w"), entry.read_text()
+    (True, 'kept')
+    """
+    entry = Path(entry)
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{entry.name}.", suffix=".tmp", dir=entry.parent)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, mode, **({"encoding": "utf-8"} if "b" not in mode else {})) as fh:
+            write(fh)
+        os.replace(tmp, entry)
+        return True
+    except OSError:
+        return False
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _reader_version(readers: Sequence[ModuleType]) -> str:
+    """A digest of the source of the modules that read the files (and of this module's)."""
     digest = hashlib.sha256()
-    for module in (_trec_module, _runset_module):
+    for module in readers:
         digest.update(Path(module.__file__).read_bytes())
     digest.update(Path(__file__).read_bytes())
     return digest.hexdigest()[:32]
 
 
-def _resolved(paths: Mapping[str, object]) -> list:
-    return [[str(name), str(Path(path).resolve())] for name, path in paths.items()]
+@validate_params(kind=STR, paths=ANY, key=ANY, readers=ANY, folder=[Instance(str, os.PathLike), None])
+def entry_and_stamp(kind: str, paths: Sequence, key=None, readers: Sequence[ModuleType] = (),
+                    folder=None) -> tuple[Path, str]:
+    """``(entry file, stamp)``: where :func:`kept` keeps what was read from ``paths``, and the stamp an entry
+    must hold to be used (each file's size and ``mtime_ns``, the format, ``key``, the readers' version).
+
+    Parameters
+    ----------
+    kind : str
+        The cache folder's name.
+    paths : sequence of path-like
+        The files read.
+    key : JSON-serialisable, optional
+        Whatever else the result depends on (``k``, the ground truth's queries, ...).
+    readers : sequence of modules
+        The modules whose source is the reader.
+    folder : path-like, optional
+        The folder (default ``<user cache>/<kind>``).
+
+    Returns
+    -------
+    (pathlib.Path, str)
+        The entry's path and the JSON stamp.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("1 Q0 a 1 0.5 t\\n")
+    >>> entry, stamp = entry_and_stamp("runsets", [path], key=["t"])
+    >>> entry.parent.name, entry.suffix, json.loads(stamp)["files"][0][1:] == [15, os.stat(path).st_mtime_ns]
+    ('runsets', '.npz', True)
+    """
+    resolved = [str(Path(p).resolve()) for p in paths]
+    name = hashlib.sha256(json.dumps([kind, resolved, key]).encode()).hexdigest()[:32]
+    files = []
+    for path in resolved:
+        stat = os.stat(path)
+        files.append([path, stat.st_size, stat.st_mtime_ns])
+    stamp = json.dumps({"format": FORMAT, "reader": _reader_version(readers), "key": key, "files": files})
+    return Path(folder or user_cache_dir() / kind) / f"{name}.npz", stamp
+
+
+def _load(entry: Path, stamp: str, decode: Callable):
+    """``(True, decode(arrays))`` of the entry, or ``(False, None)`` when there is none, it is stale or it
+    cannot be read whole."""
+    try:
+        with np.load(entry, allow_pickle=False) as data:
+            if bytes(data["stamp"]).decode("utf-8") != stamp:
+                return False, None
+            arrays = {name: data[name] for name in data.files if name != "stamp"}
+        return True, decode(arrays)
+    except DAMAGED:
+        return False, None
+
+
+def _store(entry: Path, stamp: str, arrays: Mapping[str, np.ndarray]) -> None:
+    if "stamp" in arrays or any(np.asarray(a).dtype == object for a in arrays.values()):
+        raise TypeError("an entry's arrays hold numbers or bytes, not objects, and none is named 'stamp'. "
+                        "Fix: encode texts with encode_texts or json_array")  # a reader's mistake
+    fields = {"stamp": np.frombuffer(stamp.encode("utf-8"), dtype=np.uint8), **arrays}
+    replace_atomically(entry, lambda fh: np.savez(fh, **fields))
+
+
+@validate_params(kind=STR, paths=ANY, read=ANY, encode=ANY, decode=ANY, key=ANY, readers=ANY, roots=ANY)
+def kept(kind: str, paths: Sequence, read: Callable, encode: Callable, decode: Callable, *, key=None,
+         readers: Sequence[ModuleType] = (), roots=None):
+    """``read()``, through the cache: kept in ``<user cache>/<kind>`` as ``encode(value)`` (a dict of numpy
+    arrays, no object arrays), given back as ``decode(arrays)``.
+
+    An entry is used only when every file in ``paths`` has the size and ``mtime_ns`` it had, ``key`` is the
+    same and ``readers`` are the same code (see the module's docstring); otherwise, or when caching is off or
+    the folder lies in a data folder (``roots``, as for :func:`data_folder_holding`), ``read()`` runs and its
+    error, if any, propagates (nothing is kept). ``decode`` raises one of :data:`DAMAGED` for an inconsistent
+    entry, which is then rebuilt; ``decode(encode(value))`` must equal ``value`` to the bit.
+
+    Parameters
+    ----------
+    kind : str
+        The cache folder's name.
+    paths : sequence of path-like
+        The files ``read`` reads.
+    read, encode, decode : callable
+        The reader, and the value to and from arrays.
+    key : JSON-serialisable, optional
+        Whatever else the value depends on.
+    readers : sequence of modules
+        The modules whose source is the reader.
+    roots : iterable of path-like, optional
+        The data folders.
+
+    Returns
+    -------
+    object
+        ``read()`` or its kept copy.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> os.environ["FIREEVAL_CACHE"], saved = folder, os.environ.get("FIREEVAL_CACHE")
+    >>> path = os.path.join(folder, "numbers.txt")
+    >>> _ = open(path, "w").write("1.5 2.5\\n")
+    >>> read = lambda: np.loadtxt(path)
+    >>> args = ("numbers", [path], read, lambda a: {"a": a}, lambda arrays: arrays["a"])
+    >>> kept(*args).tolist(), kept(*args).tolist(), os.listdir(folder + "/numbers") != []
+    ([1.5, 2.5], [1.5, 2.5], True)
+    >>> _ = os.environ.pop("FIREEVAL_CACHE") if saved is None else os.environ.update(FIREEVAL_CACHE=saved)
+    """
+    folder = cache_folder(kind, roots)
+    if folder is None:
+        return read()
+    entry, stamp = entry_and_stamp(kind, paths, key, readers, folder)
+    found, value = _load(entry, stamp, decode)
+    if found:
+        return value
+    value = read()
+    _store(entry, stamp, encode(value))
+    return value
+
+
+@validate_params(texts=ANY)
+def encode_texts(texts) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as one UTF-8 buffer (uint8) and each one's end offset: exact for any text (a fixed-width
+    numpy string array would drop trailing NULs; lone surrogates are kept).
+
+    Parameters
+    ----------
+    texts : iterable of str
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The bytes and the end offsets; :func:`decode_texts` reverses it.
+
+    Examples
+    --------
+    >>> decode_texts(*encode_texts(["a", "é\\x00", ""])).tolist()
+    ['a', 'é\\x00', '']
+    """
+    encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+    ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), ends
+
+
+@validate_params(buffer=ANY, ends=ANY)
+def decode_texts(buffer: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The strings :func:`encode_texts` encoded, as an object array.
+
+    Parameters
+    ----------
+    buffer, ends : numpy.ndarray
+        As :func:`encode_texts` returns them.
+
+    Returns
+    -------
+    numpy.ndarray of str
+
+    Examples
+    --------
+    >>> decode_texts(*encode_texts(["ab", "c"])).tolist()
+    ['ab', 'c']
+    """
+    raw = buffer.tobytes()
+    starts = np.r_[0, ends[:-1]].tolist()
+    if raw.isascii():  # one decode; character offsets are byte offsets
+        text = raw.decode("ascii")
+        return np.array([text[a:b] for a, b in zip(starts, ends.tolist())], dtype=object)
+    return np.array([raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends.tolist())], dtype=object)
+
+
+@validate_params(value=ANY)
+def json_array(value) -> np.ndarray:
+    """JSON-native ``value`` (what :func:`json.loads` makes: dicts, lists, str, int, float incl. NaN and
+    infinities, bool, None) as UTF-8 JSON bytes; :func:`from_json_array` gives back an equal value (tuples
+    come back as lists; every float to the bit, -0.0 and NaN included).
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    numpy.ndarray of uint8
+
+    Examples
+    --------
+    >>> from_json_array(json_array([1, "é", [0.1, -0.0, float("inf")], None]))
+    [1, 'é', [0.1, -0.0, inf], None]
+    """
+    return np.frombuffer(json.dumps(value, ensure_ascii=True).encode("ascii"), dtype=np.uint8)
+
+
+@validate_params(array=ANY)
+def from_json_array(array: np.ndarray):
+    """The value :func:`json_array` wrote (a ValueError when the bytes are not its JSON).
+
+    Parameters
+    ----------
+    array : numpy.ndarray of uint8
+
+    Returns
+    -------
+    object
+
+    Examples
+    --------
+    >>> from_json_array(json_array({"k": 10}))
+    {'k': 10}
+    """
+    if array.dtype != np.uint8 or array.ndim != 1:
+        raise ValueError("not JSON bytes")
+    return json.loads(array.tobytes().decode("ascii"))
+
+
+def _runset_readers() -> tuple:
+    from fireeval.core import runset as _runset_module, trec as _trec_module
+
+    return (_trec_module, _runset_module)
 
 
 @validate_params(paths=ANY)
 def runset_entry(paths: Mapping[str, object]) -> tuple[Path, str]:
     """``(entry file, stamp)`` of the runs ``{name: path}``: where :func:`read_runset` keeps them, and the stamp
-    an entry must hold to be used (each file's size and ``mtime_ns``, the format, the reader's version).
+    an entry must hold to be used (:func:`entry_and_stamp`; the key is the runs' names).
 
     Parameters
     ----------
@@ -119,82 +468,33 @@ def runset_entry(paths: Mapping[str, object]) -> tuple[Path, str]:
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
-    >>> _ = open(path, "w").write("1 Q0 a 1 0.5 t\\n")
-    >>> entry, stamp = runset_entry({"t": path})
-    >>> entry.parent.name, entry.suffix, json.loads(stamp)["files"][0][1:] == [15, os.stat(path).st_mtime_ns]
-    ('runsets', '.npz', True)
+    >>> entry, stamp = runset_entry({"a run": json.__file__})  # (any file will do)
+    >>> entry.parent.name, json.loads(stamp)["key"]
+    ('runsets', ['a run'])
     """
-    named = _resolved(paths)
-    key = hashlib.sha256(json.dumps(named).encode()).hexdigest()[:32]
-    files = []
-    for _, path in named:
-        stat = os.stat(path)
-        files.append([path, stat.st_size, stat.st_mtime_ns])
-    stamp = json.dumps({"format": FORMAT, "reader": _reader_version(), "files": files})
-    return user_cache_dir() / "runsets" / f"{key}.npz", stamp
+    return entry_and_stamp("runsets", list(paths.values()), [str(n) for n in paths], _runset_readers())
 
 
-def _encode(texts) -> tuple[np.ndarray, np.ndarray]:
-    """Strings as one UTF-8 buffer (uint8) and each one's end offset: exact for any text (a fixed-width
-    numpy string array would drop trailing NULs)."""
-    encoded = [t.encode("utf-8") for t in texts]
-    ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), ends
+def _runset_arrays(runs: RunSet) -> dict:
+    name_bytes, name_ends = encode_texts(runs.names)
+    docno_bytes, docno_ends = encode_texts(runs.docnos.tolist())
+    return {"name_bytes": name_bytes, "name_ends": name_ends, "topics": runs.topics, "docs": runs.docs,
+            "docno_bytes": docno_bytes, "docno_ends": docno_ends}
 
 
-def _decode(buffer: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    raw = buffer.tobytes()
-    starts = np.r_[0, ends[:-1]].tolist()
-    if raw.isascii():  # one decode; character offsets are byte offsets
-        text = raw.decode("ascii")
-        return np.array([text[a:b] for a, b in zip(starts, ends.tolist())], dtype=object)
-    return np.array([raw[a:b].decode("utf-8") for a, b in zip(starts, ends.tolist())], dtype=object)
-
-
-def _load(entry: Path, stamp: str, names: list) -> RunSet | None:
-    """The RunSet kept in ``entry``, or None when there is none, it is stale or it cannot be read whole."""
+def _runset_from(arrays: dict, names: list) -> RunSet:
+    """The RunSet of an entry's arrays; a ValueError when they do not make one."""
     import pandas as pd
 
     from fireeval.core.runset import RunSet
 
-    try:
-        with np.load(entry, allow_pickle=False) as data:
-            if bytes(data["stamp"]).decode("utf-8") != stamp:
-                return None
-            stored = list(_decode(data["name_bytes"], data["name_ends"]))
-            topics, docs = data["topics"], data["docs"]
-            docnos = _decode(data["docno_bytes"], data["docno_ends"])
-    except (OSError, ValueError, KeyError, EOFError, UnicodeDecodeError, zipfile.BadZipFile):
-        return None
+    stored = list(decode_texts(arrays["name_bytes"], arrays["name_ends"]))
+    topics, docs = arrays["topics"], arrays["docs"]
+    docnos = decode_texts(arrays["docno_bytes"], arrays["docno_ends"])
     if (stored != names or docs.dtype != np.int32 or docs.ndim != 3 or docs.shape[:2] != (len(names), len(topics))
             or (docs.size and not -1 <= docs.min() <= docs.max() < len(docnos))):
-        return None
+        raise ValueError("an inconsistent entry")
     return RunSet(names, topics, pd.Index(docnos), docs)
-
-
-def _store(entry: Path, stamp: str, runs: RunSet) -> None:
-    """Write ``runs`` to ``entry`` through a temporary file renamed into place; a folder that cannot be written
-    is left alone (the cache is only a shortcut)."""
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{entry.stem}.", suffix=".tmp", dir=entry.parent)
-    except OSError:
-        return
-    try:
-        name_bytes, name_ends = _encode(runs.names)
-        docno_bytes, docno_ends = _encode(runs.docnos.tolist())
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, stamp=np.frombuffer(stamp.encode("utf-8"), dtype=np.uint8), name_bytes=name_bytes,
-                     name_ends=name_ends, topics=runs.topics, docs=runs.docs, docno_bytes=docno_bytes,
-                     docno_ends=docno_ends)
-        os.replace(tmp, entry)
-    except OSError:
-        pass
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 @validate_params(paths=ANY)
@@ -230,16 +530,12 @@ def read_runset(paths: Mapping[str, object]) -> RunSet:
     names = [str(n) for n in paths]
     if not names:
         raise ValueError("no runs given. Fix: pass at least one run")
-    entry = stamp = None
-    if cache_enabled():
-        entry, stamp = runset_entry(paths)
-        cached = _load(entry, stamp, names)
-        if cached is not None:
-            return cached
-    from fireeval.core.runset import RunSet
-    from fireeval.core.trec import read_run_table
 
-    runs = RunSet.from_tables({name: read_run_table(path) for name, path in zip(names, paths.values())})
-    if entry is not None:
-        _store(entry, stamp, runs)
-    return runs
+    def read():
+        from fireeval.core.runset import RunSet
+        from fireeval.core.trec import read_run_table
+
+        return RunSet.from_tables({name: read_run_table(path) for name, path in zip(names, paths.values())})
+
+    return kept("runsets", list(paths.values()), read, _runset_arrays, lambda arrays: _runset_from(arrays, names),
+                key=names, readers=_runset_readers())

@@ -28,9 +28,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from fireeval.core.validation import ANY, BOOL, STR, Check, Instance, validate_params
+from fireeval.core.parsed_cache import default_shared_data
 
 __all__ = ["DataError", "DataUnavailable", "data_path", "data_root", "named_root", "folders_read", "has_data",
-           "registry",
+           "data_folders", "registry",
            "check_readable", "text_lines", "read_json", "read_jsonl", "MAX_LINE_CHARS", "JSONNumberError", "json_int",
            "choose_source", "optional_data", "SOURCES", "DECIMAL", "decimal_number", "ROOT", "FILE"]
 
@@ -50,7 +51,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = next((p for p in (Path(__file__).resolve().parent / "registry.json",
                                   PROJECT_ROOT / "data" / "registry.json") if p.is_file()),
                      PROJECT_ROOT / "data" / "registry.json")
-SHARED_DATA = Path(os.environ.get("FIREEVAL_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
+#: ``$FIREEVAL_SHARED_DATA``, else ``shared/data`` beside the checkout (the rule is in core, which the cache uses)
+SHARED_DATA = default_shared_data()
 
 
 class DataError(RuntimeError):
@@ -399,6 +401,28 @@ def named_root(root=None):
     if os.environ.get("FIREEVAL_DATA"):
         return Path(os.environ["FIREEVAL_DATA"]).expanduser(), "FIREEVAL_DATA"
     return None, None
+
+
+@validate_params(root=ROOT)
+def data_folders(root=None) -> tuple:
+    """The folders nothing is written to: :data:`SHARED_DATA`, ``$FIREEVAL_DATA`` and ``root`` (None where
+    unset), as :func:`fireeval.core.parsed_cache.data_folder_holding` takes them.
+
+    Parameters
+    ----------
+    root : path-like, optional
+        A chapter's or loader's data folder.
+
+    Returns
+    -------
+    tuple
+
+    Examples
+    --------
+    >>> data_folders("/my/data")[-1], data_folders()[0] == SHARED_DATA
+    ('/my/data', True)
+    """
+    return (SHARED_DATA, os.environ.get("FIREEVAL_DATA"), root)
 
 
 def _candidate_roots(root=None):

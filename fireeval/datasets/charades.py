@@ -47,7 +47,8 @@ import numpy as np
 
 from fireeval.core.validation import ANY, BOOL, STR, Instance, Int, Options, validate_params
 from fireeval.datasets import (
-    DECIMAL, FILE, MAX_LINE_CHARS, ROOT, check_readable, data_path, decimal_number, read_json, text_lines)
+    DECIMAL, FILE, MAX_LINE_CHARS, ROOT, check_readable, data_folders, data_path, decimal_number, read_json,
+    text_lines)
 
 # pandas and the re-annotation helpers are imported inside the functions that need them,
 # so that `fireeval evaluate-moments` (read_sta_rows, read_predictions_file) starts without pandas.
@@ -89,8 +90,8 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@validate_params(path=FILE, allow_reversed=BOOL)
-def read_sta_rows(path, allow_reversed: bool = False) -> list:
+@validate_params(path=FILE, allow_reversed=BOOL, data_dir=ROOT)
+def read_sta_rows(path, allow_reversed: bool = False, *, data_dir=None) -> list:
     """Rows ``(video, description, start, end)`` of a Charades-STA style file ``VIDEO START END##DESCRIPTION``.
 
     A byte-order mark and blank lines are accepted. Refused, naming file and line: a
@@ -101,8 +102,27 @@ def read_sta_rows(path, allow_reversed: bool = False) -> list:
 
     A valid file is read in one pass of list operations; anything unusual is read
     again line by line by :func:`_read_sta_rows_checked`, which names the first problem.
+    The rows are kept in the user's cache (:func:`fireeval.core.parsed_cache.kept`, one JSON
+    text: every value comes back equal) until the file changes; ``data_dir``, the data folder
+    the file is from, never holds the cache.
     """
-    rows = _read_sta_rows_fast(check_readable(path, "Charades-STA ground-truth file"), allow_reversed)
+    import sys
+
+    from fireeval.core import moments
+    from fireeval.core.parsed_cache import from_json_array, json_array, kept
+
+    path = check_readable(path, "Charades-STA ground-truth file")
+    return kept("charades_sta", [path], lambda: _read_sta_rows(path, allow_reversed),
+                lambda rows: {"rows": json_array(rows)},
+                lambda arrays: [tuple(row) for row in from_json_array(arrays["rows"])],
+                key=["ground truth", allow_reversed],
+                readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments),
+                roots=data_folders(data_dir))
+
+
+def _read_sta_rows(path, allow_reversed: bool) -> list:
+    """:func:`read_sta_rows` without the cache."""
+    rows = _read_sta_rows_fast(path, allow_reversed)
     return rows if rows is not None else _read_sta_rows_checked(path, allow_reversed)
 
 
@@ -187,12 +207,13 @@ def _read_sta_rows_checked(path, allow_reversed: bool = False) -> list:
     return rows
 
 
-@validate_params(path=FILE, allow_reversed=BOOL)
-def read_sta(path, allow_reversed: bool = False):
+@validate_params(path=FILE, allow_reversed=BOOL, data_dir=ROOT)
+def read_sta(path, allow_reversed: bool = False, *, data_dir=None):
     """A Charades-STA style file -> DataFrame video, description, start, end (see :func:`read_sta_rows`)."""
     import pandas as pd
 
-    return pd.DataFrame(read_sta_rows(path, allow_reversed), columns=["video", "description", "start", "end"])
+    return pd.DataFrame(read_sta_rows(path, allow_reversed, data_dir=data_dir),
+                        columns=["video", "description", "start", "end"])
 
 
 @validate_params(split=Options("test", "train"), root=ROOT)
@@ -204,7 +225,7 @@ def load_ground_truth(split: str = "test", root=None):
     """
     import pandas as pd
 
-    gt = read_sta(data_path(f"{FOLDER}/charades_sta_{split}.txt", root), allow_reversed=True)
+    gt = read_sta(data_path(f"{FOLDER}/charades_sta_{split}.txt", root), allow_reversed=True, data_dir=root)
     lengths = pd.read_csv(data_path(f"{FOLDER}/Charades_v1_{split}.csv", root), usecols=["id", "length"])
     gt = gt.merge(lengths.rename(columns={"id": "video"}), on="video", how="left", validate="many_to_one")
     if gt["length"].isna().any():
@@ -238,7 +259,7 @@ def prediction_entries(system: str, root=None, source: str = "json") -> list:
 
 def _gt_keys(gt):
     if hasattr(gt, "columns"):
-        keys = list(zip(gt["video"], gt["description"]))
+        keys = list(zip(gt["video"].tolist(), gt["description"].tolist()))  # (tolist: not iterating Arrow strings)
         lengths = gt["length"].to_numpy(float) if "length" in gt else np.full(len(keys), np.nan)
     else:
         keys = [(r[0], r[1]) for r in gt]
@@ -451,6 +472,48 @@ def _align_checked(entries, gt, k=None, name="predictions"):
     return out, info
 
 
+def _gt_digest(gt) -> tuple:
+    """``(number of queries, digest of their (video, description) keys and lengths)``: what an aligned entry
+    depends on besides the file."""
+    import hashlib
+    import json
+
+    keys, lengths = _gt_keys(gt)
+    digest = hashlib.sha256(json.dumps(keys).encode())
+    digest.update(np.ascontiguousarray(lengths, dtype=np.float64).tobytes())
+    return len(keys), digest.hexdigest()
+
+
+def _aligned(system, root, source, gt, k, gt_digest=None) -> tuple:
+    """``align_predictions(prediction_entries(system, root, source), gt, k, name=system)``, kept in the user's
+    cache (:func:`fireeval.core.parsed_cache.kept`) per file, ``k`` and the ground truth's queries and lengths
+    (``gt_digest``: :func:`_gt_digest` of ``gt``, when already computed)."""
+    import sys
+
+    from fireeval.core import moments, ranking
+    from fireeval.core.parsed_cache import kept
+    from fireeval.datasets import safe_pickle
+
+    n_queries, digest = gt_digest or _gt_digest(gt)
+    path = data_path(f"{FOLDER}/predictions/{system}.json" if source == "json"
+                     else f"{FOLDER}/predictions/original_pickles/{PICKLES[system]}", root)
+    fields = ("entries", "unknown", "duplicate_entries", "empty_entries", "length_mismatch", "missing_queries")
+
+    def decode(arrays):
+        out, counts = arrays["windows"], arrays["counts"]
+        if out.dtype != np.float64 or out.shape[0] != n_queries or out.shape[2:] != (2,) or out.shape[1] != k \
+                or counts.shape != (len(fields),):
+            raise ValueError("an inconsistent entry")
+        return out, dict(zip(fields, counts.tolist()))
+
+    return kept("charades_sta", [path], lambda: align_predictions(prediction_entries(system, root, source), gt, k,
+                                                                  name=system),
+                lambda value: {"windows": value[0], "counts": np.array([value[1][f] for f in fields], dtype=np.int64)},
+                decode, key=[system, source, k, digest],
+                readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], safe_pickle, moments, ranking),
+                roots=data_folders(root))
+
+
 @validate_params(system=Options(*PICKLES), root=ROOT, k=Int(1), source=_SOURCE)
 def load_predictions(system: str, root=None, k: int = 10, source: str = "json") -> np.ndarray:
     """Top-``k`` moments of ``system`` for every test query: ``(3720, k, 2)`` [start, end] seconds.
@@ -459,15 +522,15 @@ def load_predictions(system: str, root=None, k: int = 10, source: str = "json") 
     descending. Missing queries, empty lists and ranks beyond a list's length are NaN
     (they score 0). See the module docstring for the duplicated SCDM query.
     """
-    gt = load_ground_truth("test", root)
-    return align_predictions(prediction_entries(system, root, source), gt, k, name=system)[0]
+    return _aligned(system, root, source, load_ground_truth("test", root), k)[0]
 
 
 @validate_params(systems=Instance(list, tuple, fix="pass a list of system names"), root=ROOT, k=Int(1), source=_SOURCE)
 def load_all_predictions(systems=SYSTEMS, root=None, k: int = 10, source: str = "json") -> dict:
     """``{system: (3720, k, 2) array}`` for several systems (ground truth read once)."""
     gt = load_ground_truth("test", root)
-    return {s: align_predictions(prediction_entries(s, root, source), gt, k, name=s)[0] for s in systems}
+    digest = _gt_digest(gt)
+    return {s: _aligned(s, root, source, gt, k, digest)[0] for s in systems}
 
 
 @validate_params(path=FILE, gt=ANY, k=[Int(1), None])
@@ -521,8 +584,7 @@ def prediction_quirks(system: str, root=None, source: str = "json") -> dict:
     test query), ``missing_queries`` (test queries left without moments),
     ``length_mismatch`` (entries whose video length differs from Charades_v1).
     """
-    gt = load_ground_truth("test", root)
-    return align_predictions(prediction_entries(system, root, source), gt, 10, name=system)[1]
+    return _aligned(system, root, source, load_ground_truth("test", root), 10)[1]
 
 
 @validate_params(root=ROOT)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from fireeval.core.validation import ANY, BOOL, Instance, Int, Options, validate_params
-from fireeval.datasets import FILE, ROOT, data_path, read_json, read_jsonl, text_lines
+from fireeval.datasets import FILE, ROOT, data_folders, data_path, read_json, read_jsonl, text_lines
 
 # pandas is imported only where a DataFrame is built: `fireeval evaluate-moments` starts without it.
 
@@ -43,11 +43,11 @@ def load_ground_truth(split: str = "val", root=None):
 
     ``windows`` is a list of [start, end] seconds; see :func:`windows_array`.
     """
-    return read_ground_truth_file(data_path(f"{FOLDER}/{SPLITS[split]}", root))
+    return read_ground_truth_file(data_path(f"{FOLDER}/{SPLITS[split]}", root), data_dir=root)
 
 
-@validate_params(path=FILE)
-def read_ground_truth_records(path) -> list:
+@validate_params(path=FILE, data_dir=ROOT)
+def read_ground_truth_records(path, *, data_dir=None) -> list:
     """``[(qid, query, vid, duration, windows), ...]`` from a QVHighlights-style JSONL ground-truth file.
 
     Refused, naming file and line: a record without ``qid`` or ``relevant_windows``, a
@@ -55,6 +55,21 @@ def read_ground_truth_records(path) -> list:
     file without records. A query with an empty ``relevant_windows`` list is kept with
     no windows (the command line leaves it out of the mean and says so).
     """
+    import sys
+
+    from fireeval.core import moments
+    from fireeval.core.parsed_cache import from_json_array, json_array, kept
+
+    # kept in the user's cache (one JSON text of the records: every value comes back equal, to the bit)
+    return kept("qvhighlights", [path], lambda: _ground_truth_records(path),
+                lambda rows: {"records": json_array(rows)},
+                lambda arrays: [tuple(row) for row in from_json_array(arrays["records"])],
+                key="ground truth", readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments),
+                roots=data_folders(data_dir))
+
+
+def _ground_truth_records(path) -> list:
+    """:func:`read_ground_truth_records` without the cache."""
     from fireeval.core.moments import check_moments
 
     rows, seen = [], {}
@@ -85,12 +100,13 @@ def read_ground_truth_records(path) -> list:
     return rows
 
 
-@validate_params(path=FILE)
-def read_ground_truth_file(path):
+@validate_params(path=FILE, data_dir=ROOT)
+def read_ground_truth_file(path, *, data_dir=None):
     """A QVHighlights-style JSONL ground-truth file as a DataFrame ``qid, query, vid, duration, windows, n_windows``."""
     import pandas as pd
 
-    gt = pd.DataFrame(read_ground_truth_records(path), columns=["qid", "query", "vid", "duration", "windows"])
+    gt = pd.DataFrame(read_ground_truth_records(path, data_dir=data_dir),
+                      columns=["qid", "query", "vid", "duration", "windows"])
     gt["n_windows"] = gt["windows"].map(len)
     return gt
 
@@ -117,11 +133,13 @@ def load_predictions(run: str = "ckpt", root=None, k: int = 10, split: str = "va
     Ranked by the predicted score, descending (stable). Queries without predictions
     are all NaN (score 0).
     """
-    return read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), load_ground_truth(split, root), k)
+    return read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), load_ground_truth(split, root), k,
+                                 data_dir=root)
 
 
-@validate_params(path=FILE, gt=ANY, k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None])
-def read_predictions_file(path, gt, k: int | None = None, info: dict | None = None) -> np.ndarray:
+@validate_params(path=FILE, gt=ANY, k=[Int(1), None], info=[Instance(dict, fix="pass a dict to fill"), None],
+                 data_dir=ROOT)
+def read_predictions_file(path, gt, k: int | None = None, info: dict | None = None, *, data_dir=None) -> np.ndarray:
     """Moment-DETR style JSONL predictions (``qid``, ``pred_relevant_windows = [[s, e, score], ...]``),
     aligned to ``gt`` (a DataFrame with ``qid`` or a list of qids) by ``qid``.
 
@@ -130,11 +148,46 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     finite [start, end, ...] with start <= end, and a NaN score are errors naming file
     and line. ``info``, if given, receives the counts ``unknown`` (qids not in ``gt``)
     and ``missing_queries``.
+
+    Kept in the user's cache (:func:`fireeval.core.parsed_cache.kept`) per file, ``k`` and the qids aligned to:
+    read and checked again when the file changes; ``data_dir``, the data folder the file is from, never holds
+    the cache (nor do the shared data and ``$FIREEVAL_DATA``).
     """
+    import hashlib
+    import json
+    import sys
+
+    from fireeval.core import moments, ranking
+    from fireeval.core.parsed_cache import kept
+
+    qids = list(gt["qid"]) if hasattr(gt, "columns") else list(gt)
+    # JSON tells 1 from "1" and True; a numpy scalar (a DataFrame's qid) becomes [type, repr], never a qid (a list)
+    aligned_to = hashlib.sha256(json.dumps(qids, default=lambda q: [type(q).__name__, repr(q)]).encode()).hexdigest()
+    out, counts = kept("qvhighlights", [path], lambda: _predictions(path, qids, k),
+                       lambda value: {"windows": value[0], "counts": np.array(value[1], dtype=np.int64)},
+                       lambda arrays: _predictions_from(arrays, len(qids), k),
+                       key=["predictions", k, aligned_to],
+                       readers=(sys.modules[__name__], sys.modules["fireeval.datasets"], moments, ranking),
+                       roots=data_folders(data_dir))
+    if info is not None:
+        info.update(unknown=counts[0], missing_queries=counts[1], entries=counts[2])
+    return out
+
+
+def _predictions_from(arrays, n_queries, k) -> tuple:
+    """A kept entry's ``(windows, counts)``; a ValueError when it does not fit the queries and ``k``."""
+    out, counts = arrays["windows"], arrays["counts"]
+    if out.dtype != np.float64 or out.ndim != 3 or out.shape[0] != n_queries or out.shape[2] != 2 \
+            or (k is not None and out.shape[1] != k) or counts.shape != (3,):
+        raise ValueError("an inconsistent entry")
+    return out, [int(c) for c in counts]
+
+
+def _predictions(path, qids, k) -> tuple:
+    """:func:`read_predictions_file` without the cache: the windows and ``[unknown, missing_queries, entries]``."""
     from fireeval.core.moments import check_moments
     from fireeval.core.ranking import real_numbers
 
-    qids = list(gt["qid"]) if hasattr(gt, "columns") else list(gt)
     pos = {q: i for i, q in enumerate(qids)}
     lists, seen, unknown = {}, {}, 0
     for lineno, rec in read_jsonl(path, "Moment-DETR predictions file"):
@@ -170,9 +223,7 @@ def read_predictions_file(path, gt, k: int | None = None, info: dict | None = No
     out = np.full((len(qids), width, 2), np.nan)
     for i, w in lists.items():
         out[i, : len(w)] = w
-    if info is not None:
-        info.update(unknown=unknown, missing_queries=len(qids) - len(lists), entries=len(seen))
-    return out
+    return out, [unknown, len(qids) - len(lists), len(seen)]
 
 
 @validate_params(run=Options(*RUNS), root=ROOT)
@@ -194,7 +245,8 @@ def load_runs(root=None, single_window: bool = False) -> dict:
     """
     gt = load_ground_truth("val", root)
     # the ground truth read once for both files (load_predictions reads it again for each)
-    preds = {run: read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), gt, 10) for run in RUNS}
+    preds = {run: read_predictions_file(data_path(f"{FOLDER}/{RUNS[run][0]}", root), gt, 10, data_dir=root)
+             for run in RUNS}
     keep = np.ones(len(gt), dtype=bool) if not single_window else (gt["n_windows"] == 1).to_numpy()
     windows = windows_array(gt)[keep]
     reported = {}

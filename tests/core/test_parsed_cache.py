@@ -92,7 +92,7 @@ def test_a_changed_file_makes_the_entry_stale(runs, monkeypatch):
 def test_another_reader_version_or_order_of_runs_is_not_read_from_the_entry(runs, monkeypatch):
     read_runset(runs)
     reads = _count_reads(monkeypatch)
-    monkeypatch.setattr(parsed_cache, "_reader_version", lambda: "another reader")
+    monkeypatch.setattr(parsed_cache, "_reader_version", lambda readers: "another reader")
     _assert_same(read_runset(runs), _parsed(runs))
     assert len(reads) == 3
     reordered = dict(reversed(list(runs.items())))
@@ -100,10 +100,9 @@ def test_another_reader_version_or_order_of_runs_is_not_read_from_the_entry(runs
     assert len(reads) == 6
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "missing field", "codes out of range"])
-def test_a_corrupt_entry_is_ignored_and_rebuilt(runs, monkeypatch, damage):
-    read_runset(runs)
-    entry, stamp = runset_entry(runs)
+def damage_entry(entry, damage, change=lambda fields: None):
+    """Damage a kept entry: ``garbage`` (not a zip), ``truncated``, or any other: ``change(fields)`` rewrites
+    the arrays (the stamp still valid, each member's CRC right)."""
     if damage == "garbage":
         entry.write_bytes(b"not a zip file")
     elif damage == "truncated":
@@ -111,11 +110,16 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(runs, monkeypatch, damage):
     else:
         with np.load(entry) as data:
             fields = {k: data[k] for k in data.files}
-        if damage == "missing field":
-            del fields["docs"]
-        else:
-            fields["docs"] = fields["docs"] + 1000
+        change(fields)
         np.savez(entry, **fields)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "missing field", "codes out of range"])
+def test_a_corrupt_entry_is_ignored_and_rebuilt(runs, monkeypatch, damage):
+    read_runset(runs)
+    entry, stamp = runset_entry(runs)
+    damage_entry(entry, damage, lambda fields: fields.pop("docs") if damage == "missing field"
+                 else fields.update(docs=fields["docs"] + 1000))
     reads = _count_reads(monkeypatch)
     _assert_same(read_runset(runs), _parsed(runs))
     assert len(reads) == 3
@@ -149,9 +153,105 @@ def test_a_bad_run_file_is_refused_as_the_reader_refuses_it_and_nothing_is_kept(
 
 
 def test_the_reader_version_follows_the_readers_source(monkeypatch):
-    before = parsed_cache._reader_version()
+    readers = parsed_cache._runset_readers()
+    before = parsed_cache._reader_version(readers)
     source = trec.__file__
     monkeypatch.setattr(trec, "__file__", parsed_cache.__file__)  # as if the reader's code had changed
-    assert parsed_cache._reader_version() != before
+    assert parsed_cache._reader_version(readers) != before
     monkeypatch.setattr(trec, "__file__", source)
-    assert parsed_cache._reader_version() == before
+    assert parsed_cache._reader_version(readers) == before
+
+
+def test_a_cache_folder_inside_a_data_folder_is_never_written(runs, monkeypatch, tmp_path):
+    data = next(iter(runs.values())).parent
+    monkeypatch.setenv("FIREEVAL_DATA", str(data))
+    monkeypatch.setenv("FIREEVAL_CACHE", str(data / "cache"))  # the user's cache folder named inside the data
+    reads = _count_reads(monkeypatch)
+    _assert_same(read_runset(runs), _parsed(runs))
+    read_runset(runs)
+    assert len(reads) == 6 and not (data / "cache").exists()
+    assert parsed_cache.data_folder_holding(data / "cache") == data.resolve()
+    assert parsed_cache.data_folder_holding(tmp_path / "elsewhere") is None
+    assert parsed_cache.cache_folder("runsets") is None
+
+
+def test_the_book_refuses_data_folders_by_the_same_rule(tmp_path, monkeypatch):
+    from fireeval.book import _kept
+
+    monkeypatch.setenv("FIREEVAL_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path / "data" / "cache"))
+    monkeypatch.delenv("FIREEVAL_NO_CACHE", raising=False)
+    assert _kept.folder("charts") is None
+    assert _kept.data_folder_holding(tmp_path / "mine" / "out", data_dir=tmp_path / "mine") == tmp_path / "mine"
+    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path / "cache"))
+    assert _kept.folder("charts") == tmp_path / "cache" / "charts"
+
+
+def _numbers(tmp_path, monkeypatch):
+    monkeypatch.setenv("FIREEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("FIREEVAL_NO_CACHE", raising=False)
+    path = tmp_path / "numbers.txt"
+    path.write_text("1.5 -0.0 nan\n")
+    reads = []
+
+    def read():
+        reads.append(path)
+        return np.loadtxt(path)
+
+    return path, reads, read
+
+
+def test_kept_gives_back_what_was_read_and_rebuilds_what_decode_refuses(tmp_path, monkeypatch):
+    path, reads, read = _numbers(tmp_path, monkeypatch)
+    refused = []
+
+    def decode(arrays):
+        if refused:
+            raise ValueError("inconsistent")
+        return arrays["a"]
+
+    args = ("numbers", [path], read, lambda a: {"a": a}, decode)
+    first, again = parsed_cache.kept(*args), parsed_cache.kept(*args)
+    assert len(reads) == 1 and again.tobytes() == first.tobytes() and again.dtype == first.dtype
+    assert parsed_cache.kept(*args, key=["another key"]).tobytes() == first.tobytes() and len(reads) == 2
+    refused.append(True)
+    parsed_cache.kept(*args)
+    assert len(reads) == 3
+
+
+def test_kept_keeps_nothing_when_the_reader_fails(tmp_path, monkeypatch):
+    path, reads, _ = _numbers(tmp_path, monkeypatch)
+
+    def read():
+        raise ValueError(f"{path}:1: bad. Fix: mend it")
+
+    with pytest.raises(ValueError, match=r"numbers\.txt:1: bad\. Fix"):
+        parsed_cache.kept("numbers", [path], read, lambda a: {"a": a}, lambda arrays: arrays["a"])
+    assert not (tmp_path / "cache" / "numbers").exists()
+    with pytest.raises(TypeError, match="object"):  # an object array would need a pickle: a reader's mistake
+        parsed_cache.kept("numbers", [path], lambda: np.array([None]), lambda a: {"a": a}, lambda arrays: arrays["a"])
+
+
+def test_replace_atomically_leaves_no_partial_file(tmp_path):
+    entry = tmp_path / "kept" / "x.bin"
+
+    def fail(fh):
+        fh.write(b"half")
+        raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        parsed_cache.replace_atomically(entry, fail)
+    assert list((tmp_path / "kept").iterdir()) == []
+    assert parsed_cache.replace_atomically(entry, lambda fh: fh.write(b"whole")) and entry.read_bytes() == b"whole"
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert parsed_cache.replace_atomically(blocker / "x.bin", lambda fh: fh.write(b"x")) is False
+
+
+def test_texts_and_json_come_back_exactly():
+    texts = ["", "a\x00", "é", "\ud800", "doc-01"]
+    assert parsed_cache.decode_texts(*parsed_cache.encode_texts(texts)).tolist() == texts
+    value = [1, "1", True, None, [0.1, -0.0, float("inf")], {"k": 2 ** 70}, "\ud800"]
+    back = parsed_cache.from_json_array(parsed_cache.json_array(value))
+    assert back == value and [type(v) for v in back] == [type(v) for v in value]
+    assert np.signbit(back[4][1]) and np.isnan(parsed_cache.from_json_array(parsed_cache.json_array(float("nan"))))
