@@ -103,6 +103,7 @@ from .report import (
 from .scoreboard import (
     book_chapters as book_chapters,
     chapter_records as chapter_records,
+    CLAIMS_FILE as CLAIMS_FILE,
     verdict_counts as verdict_counts,
     verdict_chart as verdict_chart,
     ScoreboardTable as ScoreboardTable,
