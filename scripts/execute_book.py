@@ -75,12 +75,14 @@ def _execute(path: str, timeout: int):
 
     from fireeval.book.notebooks import kernel_environment
 
+    picked = time.monotonic()
     os.environ.update(kernel_environment())  # (this worker's kernels: one BLAS thread, as `fireeval run`'s)
     nb = _read(Path(path))
     started = time.perf_counter()
     result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
                                  meta_override=True)
-    return path, nb, time.perf_counter() - started, result.exc_string if result.err else None
+    return path, nb, time.perf_counter() - started, result.exc_string if result.err else None, (picked,
+                                                                                                 time.monotonic())
 
 
 def main(argv=None) -> int:
@@ -114,7 +116,7 @@ def main(argv=None) -> int:
     todo.sort(key=lambda p: -previous.get(str(p.relative_to(ROOT)), 0.0))
     last = [p for p in todo if p == intro]
     todo = [p for p in todo if p != intro]
-    started = time.perf_counter()
+    started, clock = time.perf_counter(), time.monotonic()  # (monotonic: the same clock in the workers)
     failed = []
     timings = json.loads(times_file.read_text()) if times_file.is_file() else {}
     todo_all = todo + last
@@ -138,7 +140,8 @@ def main(argv=None) -> int:
     if todo_all:
         print(f"execute_book: executing {len(todo_all)} notebook(s) over {args.workers} process(es)", flush=True)
         def store(future):
-            path, nb, seconds, error = future.result()
+            path, nb, seconds, error, (picked, done) = future.result()
+            span = f"{picked - clock:.1f}-{done - clock:.1f} s into the execution"
             name = str(Path(path).relative_to(ROOT))
             if error:
                 failed.append(name)
@@ -153,7 +156,8 @@ def main(argv=None) -> int:
             # re-executed for a change in fireeval (or the intro, for a chapter's) has the same source:
             # mark it changed, or the page keeps the old outputs.
             os.utime(path)
-            print(f"execute_book: {name} {seconds:.1f} s", flush=True)
+            print(f"execute_book: {name} {seconds:.1f} s ({span}, stored at {time.monotonic() - clock:.1f} s)",
+                  flush=True)
 
         with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(todo_all)))) as pool:
             for future in as_completed([pool.submit(_execute, str(p), args.timeout) for p in todo]):
