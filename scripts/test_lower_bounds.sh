@@ -16,7 +16,7 @@ want=$(sha256sum requirements-lower.txt | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "lower bounds: installing requirements-lower.txt into .venv-lower"
   if [ -x .venv/bin/uv ]; then  # scripts/setup.sh installed it (see there)
-    .venv/bin/uv pip install -q --python .venv-lower/bin/python -r requirements-lower.txt
+    .venv/bin/uv pip install -q --compile-bytecode --python .venv-lower/bin/python -r requirements-lower.txt
   else
     .venv-lower/bin/python -m pip install -q -r requirements-lower.txt
   fi

@@ -121,6 +121,7 @@ def test_lock_environment_and_lower_bounds_are_in_step():
 
 def test_setup_installs_with_the_lock_as_constraints():
     setup = (ROOT / "scripts" / "setup.sh").read_text()
-    assert 'uv pip install -q --python .venv/bin/python -c requirements-lock.txt -e ".[book,test]"' in setup
+    assert 'uv pip install -q --compile-bytecode --python .venv/bin/python -c requirements-lock.txt -e ".[book,test]"' \
+        in setup
     assert 'pip install -q -c requirements-lock.txt -e ".[book,test]"' in setup.split("else", 1)[1]  # pip: the same
     assert "cat pyproject.toml requirements-lock.txt | sha256sum" in setup
