@@ -12,10 +12,10 @@ the same entry at once (``pytest -n 2``, the book's two workers) never leave hal
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from fireeval.core.parsed_cache import cache_folder, data_folder_holding as core_data_folder_holding, replace_atomically
+from fireeval.core.parsed_cache import (
+    cache_folder, data_folder_holding as core_data_folder_holding, prune_oldest, replace_atomically)
 
 
 def data_folder_holding(path, data_dir=None) -> Path | None:
@@ -55,19 +55,4 @@ def keep(where: Path | None, name: str, text: str, limit: int = LIMIT) -> None:
     if where is None:
         return
     if replace_atomically(where / name, lambda fh: fh.write(text), "w"):
-        try:
-            _prune(where, limit)
-        except OSError:  # the folder went away meanwhile
-            pass
-
-
-def _prune(where: Path, limit: int) -> None:
-    entries = [e for e in os.scandir(where) if e.is_file() and not e.name.startswith(".")]
-    if len(entries) <= limit:
-        return
-    entries.sort(key=lambda e: e.stat().st_mtime_ns)
-    for entry in entries[: len(entries) - limit]:
-        try:
-            os.unlink(entry.path)
-        except OSError:  # removed by another process meanwhile
-            pass
+        prune_oldest(where, limit)

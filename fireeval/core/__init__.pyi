@@ -73,6 +73,7 @@ from .parsed_cache import (
     data_folder_holding as data_folder_holding,
     cache_folder as cache_folder,
     replace_atomically as replace_atomically,
+    prune_oldest as prune_oldest,
     kept as kept,
     entry_and_stamp as entry_and_stamp,
     encode_texts as encode_texts,

@@ -20,6 +20,8 @@ Charades-STA readers (:mod:`fireeval.datasets.qvhighlights`, :mod:`fireeval.data
   written is no error: the files are read as without a cache.
 * **Writes** go to a temporary file in the same folder, renamed into place (:func:`replace_atomically`), so two
   processes reading the same files at once (``pytest -n 2``) never see half an entry.
+* **Size:** a kind keeps its :data:`ENTRIES` most recently used entries (runsets: :data:`RUNSET_ENTRIES`, each
+  up to ~25 MB); reading an entry marks it used, and the least recently used go first (:func:`prune_oldest`).
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
-from fireeval.core.validation import ANY, STR, Instance, validate_params
+from fireeval.core.validation import ANY, STR, Instance, Int, validate_params
 
 if TYPE_CHECKING:
     from fireeval.core.runset import RunSet
@@ -43,12 +45,16 @@ if TYPE_CHECKING:
 # for the cache folder, and importing pandas for that cost every chapter execution half a second (issue 38).
 
 __all__ = ["user_cache_dir", "cache_enabled", "default_shared_data", "data_folder_holding", "cache_folder",
-           "replace_atomically", "kept", "entry_and_stamp", "encode_texts", "decode_texts", "json_array",
+           "replace_atomically", "prune_oldest", "kept", "entry_and_stamp", "encode_texts", "decode_texts", "json_array",
            "from_json_array", "read_runset", "runset_entry"]
 
 #: The layout of an entry; raise it when the fields written change.
 FORMAT = 2
 NO_CACHE = "FIREEVAL_NO_CACHE"
+#: Entries kept per kind (a reader's own files, e.g. those `fireeval evaluate-moments` reads, each add one).
+ENTRIES = 64
+#: Entries kept of parsed runs (TREC-8's 129 runs take ~25 MB; each list of runs read is one entry).
+RUNSET_ENTRIES = 16
 #: The errors a damaged or inconsistent entry raises while it is read and decoded.
 DAMAGED = (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, UnicodeDecodeError, zipfile.BadZipFile)
 
@@ -273,6 +279,47 @@ def entry_and_stamp(kind: str, paths: Sequence, key=None, readers: Sequence[Modu
     return Path(folder or user_cache_dir() / kind) / f"{name}.npz", stamp
 
 
+@validate_params(folder=Instance(str, os.PathLike), limit=Int(1))
+def prune_oldest(folder, limit: int) -> None:
+    """Remove all but the ``limit`` newest entries (by modification time) of ``folder``; files named ``.*``
+    (temporary files being written) are left, and an entry removed meanwhile by another process is no error.
+
+    Parameters
+    ----------
+    folder : path-like
+        A cache folder of one kind.
+    limit : int
+        Entries kept.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> for i, name in enumerate(["a", "b", "c"]):
+    ...     _ = open(os.path.join(folder, name), "w").write(name)
+    ...     os.utime(os.path.join(folder, name), ns=(i * 10**9, i * 10**9))
+    >>> prune_oldest(folder, 2)
+    >>> sorted(os.listdir(folder))
+    ['b', 'c']
+    """
+    try:
+        entries = [e for e in os.scandir(folder) if e.is_file() and not e.name.startswith(".")]
+        if len(entries) <= limit:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime_ns)
+    except OSError:  # the folder went away meanwhile
+        return
+    for entry in entries[: len(entries) - limit]:
+        try:
+            os.unlink(entry.path)
+        except OSError:  # removed by another process meanwhile
+            pass
+
+
 def _load(entry: Path, stamp: str, decode: Callable):
     """``(True, decode(arrays))`` of the entry, or ``(False, None)`` when there is none, it is stale or it
     cannot be read whole."""
@@ -281,22 +328,28 @@ def _load(entry: Path, stamp: str, decode: Callable):
             if bytes(data["stamp"]).decode("utf-8") != stamp:
                 return False, None
             arrays = {name: data[name] for name in data.files if name != "stamp"}
-        return True, decode(arrays)
+        value = decode(arrays)
     except DAMAGED:
         return False, None
+    try:
+        os.utime(entry)  # used now: pruning removes the least recently used first
+    except OSError:
+        pass
+    return True, value
 
 
-def _store(entry: Path, stamp: str, arrays: Mapping[str, np.ndarray]) -> None:
+def _store(entry: Path, stamp: str, arrays: Mapping[str, np.ndarray], limit: int = ENTRIES) -> None:
     if "stamp" in arrays or any(np.asarray(a).dtype == object for a in arrays.values()):
         raise TypeError("an entry's arrays hold numbers or bytes, not objects, and none is named 'stamp'. "
                         "Fix: encode texts with encode_texts or json_array")  # a reader's mistake
     fields = {"stamp": np.frombuffer(stamp.encode("utf-8"), dtype=np.uint8), **arrays}
-    replace_atomically(entry, lambda fh: np.savez(fh, **fields))
+    if replace_atomically(entry, lambda fh: np.savez(fh, **fields)):
+        prune_oldest(entry.parent, limit)
 
 
-@validate_params(kind=STR, paths=ANY, read=ANY, encode=ANY, decode=ANY, key=ANY, readers=ANY, roots=ANY)
+@validate_params(kind=STR, paths=ANY, read=ANY, encode=ANY, decode=ANY, key=ANY, readers=ANY, roots=ANY, limit=Int(1))
 def kept(kind: str, paths: Sequence, read: Callable, encode: Callable, decode: Callable, *, key=None,
-         readers: Sequence[ModuleType] = (), roots=None):
+         readers: Sequence[ModuleType] = (), roots=None, limit: int = ENTRIES):
     """``read()``, through the cache: kept in ``<user cache>/<kind>`` as ``encode(value)`` (a dict of numpy
     arrays, no object arrays), given back as ``decode(arrays)``.
 
@@ -320,6 +373,8 @@ def kept(kind: str, paths: Sequence, read: Callable, encode: Callable, decode: C
         The modules whose source is the reader.
     roots : iterable of path-like, optional
         The data folders.
+    limit : int
+        Entries of this kind kept (:func:`prune_oldest`).
 
     Returns
     -------
@@ -347,7 +402,7 @@ def kept(kind: str, paths: Sequence, read: Callable, encode: Callable, decode: C
     if found:
         return value
     value = read()
-    _store(entry, stamp, encode(value))
+    _store(entry, stamp, encode(value), limit)
     return value
 
 
@@ -538,4 +593,4 @@ def read_runset(paths: Mapping[str, object]) -> RunSet:
         return RunSet.from_tables({name: read_run_table(path) for name, path in zip(names, paths.values())})
 
     return kept("runsets", list(paths.values()), read, _runset_arrays, lambda arrays: _runset_from(arrays, names),
-                key=names, readers=_runset_readers())
+                key=names, readers=_runset_readers(), limit=RUNSET_ENTRIES)

@@ -255,3 +255,27 @@ def test_texts_and_json_come_back_exactly():
     back = parsed_cache.from_json_array(parsed_cache.json_array(value))
     assert back == value and [type(v) for v in back] == [type(v) for v in value]
     assert np.signbit(back[4][1]) and np.isnan(parsed_cache.from_json_array(parsed_cache.json_array(float("nan"))))
+
+
+def test_a_kind_keeps_its_most_recently_used_entries(tmp_path, monkeypatch):
+    """Entries do not pile up (a reader's own files each add one, and TREC-8's 129 runs take ~25 MB): past
+    ``limit`` the least recently used go, and reading an entry counts as using it."""
+    path, reads, read = _numbers(tmp_path, monkeypatch)
+    folder = tmp_path / "cache" / "numbers"
+
+    def keep(key):
+        return parsed_cache.kept("numbers", [path], read, lambda a: {"a": a}, lambda arrays: arrays["a"], key=[key],
+                                 limit=2)
+
+    keep("a")
+    os.utime(next(folder.iterdir()), ns=(10**9, 10**9))  # written long ago
+    keep("b")
+    keep("a")  # read from its entry: used now, so "b" is now the least recently used
+    assert len(reads) == 2
+    keep("c")
+    assert len(list(folder.iterdir())) == 2
+    keep("a")
+    assert len(reads) == 3, "the entry read last was pruned instead of the least recently used"
+    keep("b")
+    assert len(reads) == 4, "b, the least recently used, should have been pruned"
+    assert parsed_cache.RUNSET_ENTRIES < parsed_cache.ENTRIES  # each runset entry is the largest kept
