@@ -51,8 +51,9 @@ __all__ = ["user_cache_dir", "cache_enabled", "default_shared_data", "data_folde
 #: The layout of an entry; raise it when the fields written change.
 FORMAT = 2
 NO_CACHE = "FIREEVAL_NO_CACHE"
-#: Entries kept per kind (a reader's own files, e.g. those `fireeval evaluate-moments` reads, each add one).
-ENTRIES = 64
+#: Entries kept per kind (a reader's own files, e.g. those `fireeval evaluate-moments` reads, each add one;
+#: a test session writes about 100 of charades_sta, each ~0.1 MB).
+ENTRIES = 256
 #: Entries kept of parsed runs (TREC-8's 129 runs take ~25 MB; each list of runs read is one entry).
 RUNSET_ENTRIES = 16
 #: The errors a damaged or inconsistent entry raises while it is read and decoded.
