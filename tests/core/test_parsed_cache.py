@@ -267,9 +267,15 @@ def test_a_kind_keeps_its_most_recently_used_entries(tmp_path, monkeypatch):
         return parsed_cache.kept("numbers", [path], read, lambda a: {"a": a}, lambda arrays: arrays["a"], key=[key],
                                  limit=2)
 
+    def written_long_ago(entry, seconds):  # (the file system's clock is too coarse to order entries written now)
+        os.utime(entry, ns=(seconds * 10**9, seconds * 10**9))
+
     keep("a")
-    os.utime(next(folder.iterdir()), ns=(10**9, 10**9))  # written long ago
+    (entry_a,) = folder.iterdir()
+    written_long_ago(entry_a, 1)
     keep("b")
+    (entry_b,) = set(folder.iterdir()) - {entry_a}
+    written_long_ago(entry_b, 2)
     keep("a")  # read from its entry: used now, so "b" is now the least recently used
     assert len(reads) == 2
     keep("c")
