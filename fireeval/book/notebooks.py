@@ -770,6 +770,11 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
     >>> sorted(name for name in os.listdir(os.path.join(folder, "out")) if not name.startswith("."))
     ['tiny.headline.json', 'tiny.html', 'tiny.ipynb']
     """
+    with _signals_noted() as noted:
+        return _execute(notebook, parameters, output_dir, kernel_name, timeout, progress, noted)
+
+
+def _execute(notebook, parameters, output_dir, kernel_name, timeout, progress, noted):
     import os
     import shutil
 
@@ -812,6 +817,8 @@ def execute(notebook, parameters: dict | None = None, output_dir=None, kernel_na
 
             missing = write_page(executed, work / f"{path.stem}.html", source=str(path), data=_data_line(folders))
             source_ipynb.unlink()
+            if noted:  # an interruption whose KeyboardInterrupt Python dropped: it still stops the results
+                raise KeyboardInterrupt
         except BaseException as err:
             where = _keep_partial(partial, failed)
             if isinstance(err, KeyboardInterrupt):
@@ -866,6 +873,43 @@ def _data_line(folders) -> str:
     if folders is None:
         return ""
     return f"Data read from {' and '.join(folders)}." if folders else "No data folder read."
+
+
+@contextlib.contextmanager
+def _signals_noted():
+    """Note each SIGINT and SIGTERM while a chapter runs, and hand it on to its own handler.
+
+    A handler's KeyboardInterrupt raised while Python runs a callback (a weakref's during an import, a
+    ``__del__``) is printed as "ignored" and lost, and the run would go on to replace the previous
+    results; the note stops it before that rename. Yields the list of the signals noted.
+    """
+    import os
+    import signal
+    import threading
+
+    noted = []
+    if threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+    previous = {}
+
+    def note(signum, frame):
+        noted.append(signum)
+        handler = previous[signum]
+        if callable(handler):
+            handler(signum, frame)
+        elif handler in (None, signal.SIG_DFL):  # (TERM's default: the process ends, as it would have)
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.signal(signum, note)
+    try:
+        yield noted
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 @contextlib.contextmanager

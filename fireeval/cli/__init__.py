@@ -204,6 +204,21 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt
 
 
+def _quiet_dropped_interrupt(unraisable) -> None:
+    # A Ctrl-C handled while Python ran a callback (a weakref's, during an import) raises where Python can
+    # only print "Exception ignored" with a traceback; the interruption is noted in _SIGNALLED and said
+    # in one line instead. Anything else goes to Python's own hook.
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+
+
+def raise_if_interrupted() -> None:
+    """Raise KeyboardInterrupt when a Ctrl-C or TERM reached the command, even one whose
+    KeyboardInterrupt Python dropped; a command calls it before a step that cannot be undone."""
+    if _SIGNALLED:
+        raise KeyboardInterrupt
+
+
 def _interrupted(err: BaseException) -> bool:
     """Whether ``err`` comes of an interruption: a Ctrl-C or TERM arrived while the command ran, even when
     what it cut short turned it into another error (an import stopped half-way raises ImportError)."""
@@ -309,6 +324,7 @@ def main(argv=None) -> int:
     except SystemExit as done:  # --help (0) or a usage error, already printed on one line (2)
         return done.code if isinstance(done.code, int) else 2
     _SIGNALLED.clear()
+    previous_hook, sys.unraisablehook = sys.unraisablehook, _quiet_dropped_interrupt
     try:
         previous = signal.signal(signal.SIGTERM, _terminate)
         previous_int = signal.signal(signal.SIGINT, _terminate)
@@ -320,6 +336,7 @@ def main(argv=None) -> int:
         return 2
     try:
         args.func(args)
+        raise_if_interrupted()  # (its KeyboardInterrupt dropped: the command still ends as interrupted)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader of our output went away (`| head`): stop quietly, as Unix tools do.
@@ -339,6 +356,7 @@ def main(argv=None) -> int:
         print(f"fireeval {args.command}: {message}", file=sys.stderr)
         return status
     finally:
+        sys.unraisablehook = previous_hook
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
             signal.signal(signal.SIGINT, previous_int if previous_int is not None else signal.default_int_handler)

@@ -77,6 +77,9 @@ def add(sub):
         notebooks.resolve_data_environment(data_dir=checked.get("data_dir"))
         out = Path(args.output).expanduser().absolute()
         refuse_data_directory(out, checked.get("data_dir"))
+        from fireeval.cli import raise_if_interrupted
+
+        raise_if_interrupted()  # (one that arrived during the imports: no kernel is started for nothing)
         with _output_lock(out), _kernel_stderr_aside():
             result = execute(path, checked, out, kernel_name=args.kernel, progress=True)
         if args.json:

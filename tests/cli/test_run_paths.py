@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import nbformat
@@ -260,7 +261,8 @@ def _consistent(out, value):
 
 
 @pytest.mark.parametrize("moment", [0.5, 2.0, "in the chapter's cell"])
-def test_an_interrupt_leaves_the_previous_results_whole_in_one_line(place, previous, moment):
+def test_an_interrupt_leaves_the_previous_results_whole_in_one_line(place, previous, moment, tmp_path):
+    previous = shutil.copytree(previous, tmp_path / "out", symlinks=True)  # (each test its own copy)
     before = _files(previous)
     in_the_cell = place / "chapter" / "in-the-cell"  # the chapter's cell writes it, then sleeps
     in_the_cell.unlink(missing_ok=True)
@@ -335,6 +337,61 @@ def test_an_interrupt_while_the_page_is_written_keeps_the_executed_notebook(plac
     kept = nbformat.read(out / "small.failed.ipynb", as_version=4)
     assert notebooks.extract_headline(kept)["value"] == 6  # the whole executed notebook, not discarded
     assert "small.failed.ipynb" in capsys.readouterr().err
+
+
+def _dropped_interrupt():
+    """A Ctrl-C whose KeyboardInterrupt Python drops: it is handled while a weakref's callback runs (as
+    during an import), where Python can only print "Exception ignored"."""
+    class Thing:
+        pass
+
+    def callback(ref):
+        os.kill(os.getpid(), signal.SIGINT)
+        sum(range(1000))  # (the handler runs here, at the callback's next instruction)
+
+    thing = Thing()
+    ref = weakref.ref(thing, callback)
+    del thing
+    return ref
+
+
+def test_an_interrupt_python_dropped_while_the_chapter_ran_still_keeps_the_previous_results(place, previous,
+                                                                                           monkeypatch, tmp_path,
+                                                                                           capsys):
+    from fireeval.book import page
+
+    out = shutil.copytree(previous, tmp_path / "out", symlinks=True)
+    before = _files(out)
+    real_write_page = page.write_page
+
+    def write_page_after_a_dropped_interrupt(*args, **kwargs):
+        _dropped_interrupt()
+        return real_write_page(*args, **kwargs)
+
+    monkeypatch.setattr(page, "write_page", write_page_after_a_dropped_interrupt)
+    monkeypatch.chdir(place / "me")
+    assert cli.main(["run", str(place / "chapter" / "small.md"), "-p", "value", "7", "--output", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == "fireeval run: interrupted", err
+    assert "Exception ignored" not in err and "Traceback" not in err, err
+    assert _files(out) == before and _consistent(out, 3)
+    assert notebooks.extract_headline(nbformat.read(out / "small.failed.ipynb", as_version=4))["value"] == 7
+
+
+def test_an_interrupt_python_dropped_before_the_chapter_starts_no_kernel(place, monkeypatch, tmp_path, capsys):
+    real_refuse, started = notebooks.refuse_data_directory, []
+
+    def refuse_after_a_dropped_interrupt(*args, **kwargs):
+        _dropped_interrupt()
+        return real_refuse(*args, **kwargs)
+
+    monkeypatch.setattr(notebooks, "refuse_data_directory", refuse_after_a_dropped_interrupt)
+    monkeypatch.setattr(notebooks, "_start_kernel", lambda *args, **kwargs: started.append(args))
+    monkeypatch.chdir(place / "me")
+    out = tmp_path / "out"
+    assert cli.main(["run", str(place / "chapter" / "small.md"), "--output", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "fireeval run: interrupted" and not started and not out.exists()
 
 
 @pytest.mark.notebook
