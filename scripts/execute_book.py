@@ -73,14 +73,16 @@ def _execute(path: str, timeout: int):
     """Run in a worker process: execute one notebook in its own folder (as myst-nb does)."""
     from jupyter_cache.executors.utils import single_nb_execution
 
+    from fireeval.book.forked_kernels import ForkedKernelManager, start_fork_server
     from fireeval.book.notebooks import kernel_environment
 
     picked = time.monotonic()
     os.environ.update(kernel_environment())  # (this worker's kernels: one BLAS thread, as `fireeval run`'s)
+    start_fork_server()  # once per worker: its kernels are forked with the libraries already imported
     nb = _read(Path(path))
     started = time.perf_counter()
     result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
-                                 meta_override=True)
+                                 meta_override=True, kernel_manager_class=ForkedKernelManager)
     return path, nb, time.perf_counter() - started, result.exc_string if result.err else None, (picked,
                                                                                                  time.monotonic())
 

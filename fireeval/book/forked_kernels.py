@@ -1,0 +1,274 @@
+"""Kernels forked from a process that has already imported the chapters' libraries (issue 38).
+
+A chapter's kernel spends 2-3 CPU-s before the chapter's own first line: Python starts, ipykernel is
+imported, then the chapter imports numpy, pandas, scipy.stats, altair and fireeval. The book's executor
+(``scripts/execute_book.py``) runs eleven notebooks on two workers; with :class:`ForkedKernelManager` each
+worker imports those libraries once, in a fork server (a process of its own, started once), and each
+kernel is a fork of it. The kernel is the same ipykernel with the same arguments, environment and folder as
+jupyter_client would start; its first imports find the modules loaded. Nothing a module computes from the
+environment at import time differs: :data:`PRELOADED` holds libraries only, imported as in a kernel, and the
+fork server starts with the kernels' environment (:func:`fireeval.book.notebooks.kernel_environment`).
+
+Only a kernel spec that runs this interpreter's ``-m ipykernel_launcher``, with the values the server started
+with for every variable read at start or import (:data:`READ_AT_START`), is forked; any other kernel starts
+as jupyter_client starts it. ``FIREEVAL_FORK_KERNELS=0`` turns forking off.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
+
+from fireeval.core.validation import validate_params
+
+__all__ = ["ForkedKernelManager", "PRELOADED", "READ_AT_START", "start_fork_server"]
+
+#: What the fork server imports: what every chapter imports before its first cell of its own, and the kernel,
+#: as a kernel imports them (:mod:`fireeval.book._kernel_imports`).
+PRELOADED = ("fireeval.book._kernel_imports",)
+
+
+#: Prefixes of the variables read when Python starts or a library is imported (hash seed, BLAS threads ...):
+#: a kernel whose environment differs from the fork server's in one of them is started, not forked.
+READ_AT_START = ("PYTHON", "OPENBLAS_", "OMP_", "MKL_", "NUMEXPR_", "VECLIB_", "NUMBA_")
+
+
+def _read_at_start(env) -> dict:
+    return {name: value for name, value in env.items() if name.startswith(READ_AT_START)}
+
+
+def _enabled() -> bool:
+    return os.environ.get("FIREEVAL_FORK_KERNELS", "1") != "0"
+
+
+class _ForkServer:
+    """A process that imported :data:`PRELOADED` once and forks a kernel for each request.
+
+    Requests go to its standard input, one JSON line each (the kernel's arguments, environment and folder);
+    it answers each with the kernel's pid on a pipe of its own. Its standard output and error are the
+    caller's, so they are the kernels' too, as for a kernel jupyter_client starts. It ends when the caller
+    closes its standard input (the caller ended), and each kernel ends when it does (ipykernel's parent
+    poller). It reaps the kernels itself, so their exit status is not known: a kernel that is gone is
+    reported as having exited with 0.
+    """
+
+    _running = None  # this process's server
+
+    def __init__(self):
+        import subprocess
+        import threading
+
+        reply_r, reply_w = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", f"from fireeval.book.forked_kernels import _serve; _serve({reply_w})"],
+                stdin=subprocess.PIPE, pass_fds=[reply_w], close_fds=True)
+        finally:
+            os.close(reply_w)
+        self.replies = os.fdopen(reply_r, "r")
+        self.lock = threading.Lock()
+        self.environ = _read_at_start(os.environ)
+
+    def agrees(self, env: dict) -> bool:
+        """Whether a kernel with ``env`` would start as the server did: the same values of every variable
+        Python or the libraries read when they start or are imported (:data:`READ_AT_START`)."""
+        return _read_at_start(env) == self.environ
+
+    @classmethod
+    def running(cls) -> "_ForkServer":
+        if cls._running is None or cls._running.process.poll() is not None:
+            cls._running = cls()
+        return cls._running
+
+    def fork(self, arguments: list[str], env: dict, cwd: str) -> int:
+        with self.lock:
+            self.process.stdin.write(json.dumps({"arguments": arguments, "env": env, "cwd": cwd}).encode() + b"\n")
+            self.process.stdin.flush()
+            answer = self.replies.readline()
+        if not answer.strip().isdigit():
+            raise RuntimeError("the fork server of fireeval.book.forked_kernels ended before starting the kernel "
+                               "(its error is printed above). Fix: set FIREEVAL_FORK_KERNELS=0 to start kernels "
+                               "as jupyter_client does")
+        return int(answer)
+
+
+@validate_params()
+def start_fork_server() -> None:
+    """Start this process's fork server now (it imports :data:`PRELOADED`, a couple of seconds), if it is
+    not running; nothing when forking is off (``FIREEVAL_FORK_KERNELS=0``).
+
+    Call it where the kernels' environment is set: the server imports the libraries with it. Otherwise the
+    first :class:`ForkedKernelManager` starts it.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> start_fork_server()
+    >>> start_fork_server()  # (already running: nothing)
+    """
+    if _enabled():
+        _ForkServer.running()
+
+
+def _serve(reply_fd: int) -> None:
+    """The fork server's loop (:class:`_ForkServer`), in its own process."""
+    import signal
+
+    try:
+        __import__(PRELOADED[0])
+    except ImportError:  # (a library-only install: the kernels import what they need themselves)
+        pass
+    replies = os.fdopen(reply_fd, "w")
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernels are reaped as they end
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a Ctrl-C for the caller: it closes our input)
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            replies.close()
+            _kernel_main(**request)  # never returns
+        replies.write(f"{pid}\n")
+        replies.flush()
+
+
+def _ipykernel_arguments(cmd: list[str]) -> list[str] | None:
+    """The kernel's own arguments when ``cmd`` runs this interpreter's ``-m ipykernel_launcher``, else None."""
+    if (len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]
+            and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable)):
+        return cmd[3:]
+    return None
+
+
+def _kernel_main(arguments: list[str], env: dict, cwd: str) -> None:
+    """The forked kernel: what ``python -m ipykernel_launcher ARGUMENTS`` does, in ``cwd`` with ``env``; ends
+    the process."""
+    import atexit
+    import signal
+    import traceback
+
+    status = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # (the server's: a kernel waits for its own children)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.setsid()  # its own process group, as jupyter_client's launcher starts a kernel: interrupts reach it
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)  # (the server's requests are not the kernel's)
+        os.close(devnull)
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        sys.path[0] = cwd  # as ``python -m`` has it (``-c`` put ""); the launcher takes it out again
+        # ipykernel reads JPY_PARENT_PID when it is imported (in the server, where it is unset): given here,
+        # the kernel ends when its parent (the server) does, and prints no banner
+        sys.argv = ["ipykernel_launcher", *arguments, f"--IPKernelApp.parent_handle={os.getppid()}"]
+        import runpy
+
+        runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)  # ``-m ipykernel_launcher``
+        status = 0
+    except SystemExit as done:
+        status = done.code if isinstance(done.code, int) else 0
+    except BaseException:  # noqa: BLE001 -- printed as a kernel's crash is; never back into the server's loop
+        traceback.print_exc()
+    finally:
+        try:
+            atexit._run_exitfuncs()  # what an interpreter's exit runs (temporary folders, logging)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(status)
+
+
+class _Forked:
+    """The forked kernel as jupyter_client's provisioner handles a launched one (a ``Popen``'s methods)."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                self.returncode = 0
+        return self.returncode
+
+    def wait(self, timeout=None):
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None and (deadline is None or time.monotonic() < deadline):
+            time.sleep(0.02)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        import signal
+
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        import signal
+
+        self.send_signal(signal.SIGTERM)
+
+
+class ForkedProvisioner(LocalProvisioner):
+    """jupyter_client's local provisioner, launching an ipykernel by forking the fork server."""
+
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        arguments = _ipykernel_arguments(cmd) if _enabled() else None
+        if arguments is None:
+            return await super().launch_kernel(cmd, **kwargs)
+        cwd = str(kwargs.get("cwd") or os.getcwd())
+        env = dict(kwargs.get("env") or os.environ)
+        server = _ForkServer.running()
+        if not server.agrees(env):
+            return await super().launch_kernel(cmd, **kwargs)
+        pid = server.fork(arguments, env, cwd)
+        self.process = _Forked(pid)
+        self.pid = self.pgid = pid  # (the kernel leads its own group: _kernel_main's setsid)
+        self.cwd = cwd
+        return self.connection_info
+
+
+class ForkedKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` whose ipykernel is forked from the fork server (:func:`start_fork_server`,
+    started on the first kernel if not before); the rest (connection file, ports, interrupts, shutdown) is
+    jupyter_client's. Hand it to nbclient as ``kernel_manager_class``.
+
+    Parameters
+    ----------
+    kernel_name : str
+        The kernel spec, as for ``AsyncKernelManager`` (whose other options it takes too).
+
+    Examples
+    --------
+    >>> from jupyter_core.utils import run_sync
+    >>> km = ForkedKernelManager(kernel_name="python3")
+    >>> run_sync(km.start_kernel)()
+    >>> client = km.blocking_client(); client.start_channels(); _ = client.wait_for_ready(timeout=60)
+    >>> client.execute_interactive("import os; print(os.getpid() == %d)" % km.provisioner.pid,
+    ...                            output_hook=lambda msg: print(msg["content"].get("text", ""), end=""))["content"]["status"]
+    True
+    'ok'
+    >>> client.stop_channels(); run_sync(km.shutdown_kernel)()
+    """
+
+    async def _async_pre_start_kernel(self, **kw):
+        if self.provisioner is None:
+            import uuid
+
+            self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
+            self.provisioner = ForkedProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
+        return await super()._async_pre_start_kernel(**kw)
