@@ -212,6 +212,50 @@ def computed_once(folder: Path, compute):
     return pickle.loads(record.read_bytes())
 
 
+@pytest.fixture(scope="session", autouse=True)
+def forked_kernels():
+    """Every chapter this session runs (``fireeval run``, ``execute``) gets a kernel forked from one server per
+    worker that imported ipykernel and the chapters' libraries once (fireeval.book.forked_kernels, issue 38:
+    about 2 s less per execution). tests/book/test_forked_kernels.py shows such a kernel is the one Jupyter
+    starts; the tests of interrupts and kills (tests/cli/test_run_paths.py, test_run_atomic.py) start their
+    kernels as a reader's ``fireeval run`` does. ``FIREEVAL_FORK_KERNELS=0`` runs the suite without it."""
+    import tempfile
+
+    from fireeval.book import forked_kernels as forked
+    from fireeval.book.notebooks import kernel_environment
+
+    if os.environ.get("FIREEVAL_FORK_KERNELS") == "0":
+        yield None
+        return
+    folder = tempfile.mkdtemp(prefix="fireeval-test-kernels-")
+    before = dict(os.environ)
+    os.environ.update(kernel_environment())  # (the server imports the libraries as the kernels would)
+    try:
+        server = forked.serve_kernels(os.path.join(folder, "socket"))
+    finally:
+        os.environ.clear()
+        os.environ.update(before)
+    os.environ[forked.SERVER_VARIABLE] = server.socket_path
+    try:
+        yield server
+    finally:
+        os.environ.pop(forked.SERVER_VARIABLE, None)
+        server.stop()
+        os.rmdir(folder)
+
+
+@pytest.fixture(scope="module")
+def kernels_started_as_a_readers():
+    """For a module of tests of signals and kills: its chapters' kernels start as a reader's ``fireeval run``
+    starts them, without the session's fork server (``pytestmark = pytest.mark.usefixtures(...)``)."""
+    from fireeval.book.forked_kernels import SERVER_VARIABLE
+
+    saved = os.environ.pop(SERVER_VARIABLE, None)
+    yield
+    if saved is not None:
+        os.environ[SERVER_VARIABLE] = saved
+
+
 @pytest.fixture(scope="session")
 def chapter_runs(tmp_path_factory) -> ChapterRuns:
     return ChapterRuns(session_folder(tmp_path_factory) / "chapter-runs")

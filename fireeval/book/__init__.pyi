@@ -35,6 +35,8 @@ from .forked_kernels import (
     ForkedKernelManager as ForkedKernelManager,
     PRELOADED as PRELOADED,
     READ_AT_START as READ_AT_START,
+    SERVER_VARIABLE as SERVER_VARIABLE,
+    serve_kernels as serve_kernels,
     start_fork_server as start_fork_server,
 )
 from .headline_diff import (

@@ -15,6 +15,7 @@ as jupyter_client starts it. ``FIREEVAL_FORK_KERNELS=0`` turns forking off.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -22,9 +23,9 @@ import sys
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
-from fireeval.core.validation import validate_params
+from fireeval.core.validation import STR, validate_params
 
-__all__ = ["ForkedKernelManager", "PRELOADED", "READ_AT_START", "start_fork_server"]
+__all__ = ["ForkedKernelManager", "PRELOADED", "READ_AT_START", "SERVER_VARIABLE", "serve_kernels", "start_fork_server"]
 
 #: What the fork server imports: what every chapter imports before its first cell of its own, and the kernel,
 #: as a kernel imports them (:mod:`fireeval.book._kernel_imports`).
@@ -40,65 +41,95 @@ def _read_at_start(env) -> dict:
     return {name: value for name, value in env.items() if name.startswith(READ_AT_START)}
 
 
+def _interpreter() -> list[str]:
+    return [os.path.realpath(sys.executable), sys.prefix]
+
+
 def _enabled() -> bool:
     return os.environ.get("FIREEVAL_FORK_KERNELS", "1") != "0"
+
+
+#: The variable naming a running fork server's socket (:func:`serve_kernels`): kernels of this process and of
+#: every process started with it (``fireeval run`` too) are forked by that server.
+SERVER_VARIABLE = "FIREEVAL_KERNEL_SERVER"
 
 
 class _ForkServer:
     """A process that imported :data:`PRELOADED` once and forks a kernel for each request.
 
-    Requests go to its standard input, one JSON line each (the kernel's arguments, environment and folder);
-    it answers each with the kernel's pid on a pipe of its own. Its standard output and error are the
-    caller's, so they are the kernels' too, as for a kernel jupyter_client starts. It ends when the caller
-    closes its standard input (the caller ended), and each kernel ends when it does (ipykernel's parent
-    poller). It reaps the kernels itself, so their exit status is not known: a kernel that is gone is
-    reported as having exited with 0.
+    Requests come on a Unix socket, one JSON line per connection (the kernel's arguments, environment,
+    folder and the requesting process); the answer is the kernel's pid, or why it was refused. The
+    server's standard output and error are its starter's, so they are the kernels' too, as for a kernel
+    jupyter_client starts. It ends when its starter ends (its standard input closes). Each kernel ends when
+    the server or the process that asked for it ends (as ipykernel's parent poller ends a started kernel
+    whose parent is gone). It reaps the kernels itself, so their exit status is not known: a kernel that is
+    gone is reported as having exited with 0.
     """
 
-    _running = None  # this process's server
+    _private = None  # this process's own server, when no shared one is named (SERVER_VARIABLE)
 
-    def __init__(self):
+    def __init__(self, socket_path: str | None = None):
+        import socket
         import subprocess
-        import threading
+        import tempfile
 
-        reply_r, reply_w = os.pipe()
+        self.folder = None
+        if socket_path is None:
+            self.folder = tempfile.mkdtemp(prefix="fireeval-kernels-")
+            socket_path = os.path.join(self.folder, "socket")
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(socket_path)  # bound and listening before the server starts: requests wait for it
+        listener.listen()
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", f"from fireeval.book.forked_kernels import _serve; _serve({reply_w})"],
-                stdin=subprocess.PIPE, pass_fds=[reply_w], close_fds=True)
+                [sys.executable, "-c", "from fireeval.book.forked_kernels import _serve; "
+                 f"_serve({listener.fileno()}, {socket_path!r}, {self.folder!r})"],
+                stdin=subprocess.PIPE, pass_fds=[listener.fileno()], close_fds=True)
         finally:
-            os.close(reply_w)
-        self.replies = os.fdopen(reply_r, "r")
-        self.lock = threading.Lock()
-        self.environ = _read_at_start(os.environ)
-
-    def agrees(self, env: dict) -> bool:
-        """Whether a kernel with ``env`` would start as the server did: the same values of every variable
-        Python or the libraries read when they start or are imported (:data:`READ_AT_START`)."""
-        return _read_at_start(env) == self.environ
+            listener.close()
+        self.socket_path = socket_path
 
     @classmethod
-    def running(cls) -> "_ForkServer":
-        if cls._running is None or cls._running.process.poll() is not None:
-            cls._running = cls()
-        return cls._running
+    def running(cls) -> "_ForkServer | str":
+        """The shared server's socket (SERVER_VARIABLE), else this process's own server, started now."""
+        shared = os.environ.get(SERVER_VARIABLE)
+        if shared:
+            return shared
+        if cls._private is None or cls._private.process.poll() is not None:
+            cls._private = cls()
+        return cls._private
 
-    def fork(self, arguments: list[str], env: dict, cwd: str) -> int:
-        with self.lock:
-            self.process.stdin.write(json.dumps({"arguments": arguments, "env": env, "cwd": cwd}).encode() + b"\n")
-            self.process.stdin.flush()
-            answer = self.replies.readline()
-        if not answer.strip().isdigit():
-            raise RuntimeError("the fork server of fireeval.book.forked_kernels ended before starting the kernel "
-                               "(its error is printed above). Fix: set FIREEVAL_FORK_KERNELS=0 to start kernels "
-                               "as jupyter_client does")
-        return int(answer)
+    def stop(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def _fork(server, arguments: list[str], env: dict, cwd: str) -> int | None:
+    """Ask ``server`` (a :class:`_ForkServer` or a socket's path) for a kernel: its pid, or None when the
+    server refuses (another Python, or ``env`` differs in a variable read at start: the kernel must be started
+    instead)."""
+    import socket
+
+    path = server if isinstance(server, str) else server.socket_path
+    with socket.socket(socket.AF_UNIX) as connection:
+        connection.connect(path)
+        connection.sendall(json.dumps({"arguments": arguments, "env": env, "cwd": cwd, "watch": os.getpid(),
+                                       "python": _interpreter()}).encode() + b"\n")
+        answer = connection.makefile("r").readline().strip()
+    if answer == "refused":
+        return None
+    if not answer.isdigit():
+        raise RuntimeError(f"the fork server at {path} ended before starting the kernel (its error is printed "
+                           f"above). Fix: unset {SERVER_VARIABLE}, or set FIREEVAL_FORK_KERNELS=0 to start kernels "
+                           f"as jupyter_client does")
+    return int(answer)
 
 
 @validate_params()
 def start_fork_server() -> None:
     """Start this process's fork server now (it imports :data:`PRELOADED`, a couple of seconds), if it is
-    not running; nothing when forking is off (``FIREEVAL_FORK_KERNELS=0``).
+    not running and no shared one is named (``FIREEVAL_KERNEL_SERVER``); nothing when forking is off
+    (``FIREEVAL_FORK_KERNELS=0``).
 
     Call it where the kernels' environment is set: the server imports the libraries with it. Otherwise the
     first :class:`ForkedKernelManager` starts it.
@@ -116,25 +147,80 @@ def start_fork_server() -> None:
         _ForkServer.running()
 
 
-def _serve(reply_fd: int) -> None:
-    """The fork server's loop (:class:`_ForkServer`), in its own process."""
-    import signal
+@validate_params(socket_path=STR)
+def serve_kernels(socket_path: str):
+    """Start a fork server listening at ``socket_path`` for this process and the processes it starts: name it
+    in ``FIREEVAL_KERNEL_SERVER`` and every :class:`ForkedKernelManager`, and ``fireeval run``, fork their
+    kernels from it (the test suite's chapter runs do). It imports the libraries with this process's
+    environment now; it ends when this process does, or at ``stop()``.
 
+    Parameters
+    ----------
+    socket_path : str
+        Where the server listens (a new file; at most about 100 characters, a limit of Unix sockets).
+
+    Returns
+    -------
+    object
+        The server; its ``stop()`` ends it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> server = serve_kernels(os.path.join(tempfile.mkdtemp(), "kernels"))
+    >>> server.stop()
+    """
+    return _ForkServer(socket_path)
+
+
+def _serve(listener_fd: int, socket_path: str, folder: str | None) -> None:
+    """The fork server (:class:`_ForkServer`), in its own process; removes its socket (and ``folder``) as it
+    ends."""
+    try:
+        _serve_requests(listener_fd)
+    finally:
+        import shutil
+
+        with contextlib.suppress(OSError):
+            os.unlink(socket_path)
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve_requests(listener_fd: int) -> None:
+    import selectors
+    import signal
+    import socket
+
+    environ, python = _read_at_start(os.environ), _interpreter()
     try:
         __import__(PRELOADED[0])
     except ImportError:  # (a library-only install: the kernels import what they need themselves)
         pass
-    replies = os.fdopen(reply_fd, "w")
+    listener = socket.socket(fileno=listener_fd)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernels are reaped as they end
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a Ctrl-C for the caller: it closes our input)
-    for line in sys.stdin:
-        request = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            replies.close()
-            _kernel_main(**request)  # never returns
-        replies.write(f"{pid}\n")
-        replies.flush()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a Ctrl-C for the starter: it ends, closing our input)
+    events = selectors.DefaultSelector()
+    events.register(sys.stdin, selectors.EVENT_READ)
+    events.register(listener, selectors.EVENT_READ)
+    while True:
+        ready = [key.fileobj for key, _ in events.select()]
+        if sys.stdin in ready and not os.read(sys.stdin.fileno(), 1024):
+            return  # the starter ended
+        if listener not in ready:
+            continue
+        connection, _ = listener.accept()
+        with connection:
+            request = json.loads(connection.makefile("r").readline())
+            if request.pop("python") != python or _read_at_start(request["env"]) != environ:
+                connection.sendall(b"refused\n")  # (another environment, or another Python: its own packages)
+                continue
+            pid = os.fork()
+            if pid == 0:
+                connection.close()
+                listener.close()
+                _kernel_main(**request)  # never returns
+            connection.sendall(f"{pid}\n".encode())
 
 
 def _ipykernel_arguments(cmd: list[str]) -> list[str] | None:
@@ -145,15 +231,28 @@ def _ipykernel_arguments(cmd: list[str]) -> list[str] | None:
     return None
 
 
-def _kernel_main(arguments: list[str], env: dict, cwd: str) -> None:
-    """The forked kernel: what ``python -m ipykernel_launcher ARGUMENTS`` does, in ``cwd`` with ``env``; ends
-    the process."""
+def _kernel_main(arguments: list[str], env: dict, cwd: str, watch: int) -> None:
+    """The forked kernel: what ``python -m ipykernel_launcher ARGUMENTS`` does, in ``cwd`` with ``env``, until
+    it is shut down or the process ``watch`` (which asked for it) ends; ends the process."""
     import atexit
     import signal
+    import threading
+    import time
     import traceback
+
+    def watching():  # (ipykernel's parent poller watches the server, its parent: this, the kernel's user)
+        while True:
+            try:
+                os.kill(watch, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+            time.sleep(1)
 
     status = 1
     try:
+        threading.Thread(target=watching, daemon=True, name="fireeval-watch").start()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # (the server's: a kernel waits for its own children)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.setsid()  # its own process group, as jupyter_client's launcher starts a kernel: interrupts reach it
@@ -232,10 +331,9 @@ class ForkedProvisioner(LocalProvisioner):
             return await super().launch_kernel(cmd, **kwargs)
         cwd = str(kwargs.get("cwd") or os.getcwd())
         env = dict(kwargs.get("env") or os.environ)
-        server = _ForkServer.running()
-        if not server.agrees(env):
+        pid = _fork(_ForkServer.running(), arguments, env, cwd)
+        if pid is None:  # (an import-time variable differs from the server's)
             return await super().launch_kernel(cmd, **kwargs)
-        pid = server.fork(arguments, env, cwd)
         self.process = _Forked(pid)
         self.pid = self.pgid = pid  # (the kernel leads its own group: _kernel_main's setsid)
         self.cwd = cwd

@@ -1031,11 +1031,16 @@ def _start_kernel(kernel_name: str, cwd: Path):
     Issue 38: papermill started the kernel only once it had imported itself and begun the run, so each
     ``fireeval run`` waited about a second for the kernel to boot after every step of its own was done.
     Started here, it boots while the notebook is written and papermill is imported; papermill's client is
-    handed it (:func:`_save_at_end_engine`) and shuts it down when execution ends, as it does its own."""
+    handed it (:func:`_save_at_end_engine`) and shuts it down when execution ends, as it does its own.
+    Where ``FIREEVAL_KERNEL_SERVER`` names a fork server (:func:`fireeval.book.forked_kernels.serve_kernels`),
+    the kernel is forked from it instead."""
     from jupyter_client.manager import AsyncKernelManager
     from jupyter_core.utils import run_sync
 
-    km = AsyncKernelManager(kernel_name=kernel_name)
+    manager = AsyncKernelManager
+    if os.environ.get("FIREEVAL_KERNEL_SERVER"):  # a fork server runs for this process (the test suite's runs)
+        from fireeval.book.forked_kernels import ForkedKernelManager as manager
+    km = manager(kernel_name=kernel_name)
     extra = ["--HistoryManager.hist_file=:memory:"] if km.ipykernel else []  # nbclient's ipython_hist_file
     run_sync(km.start_kernel)(extra_arguments=extra, cwd=str(cwd))
     return km

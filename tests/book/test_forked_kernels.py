@@ -17,6 +17,7 @@ from jupyter_core.utils import run_sync
 
 from fireeval.book import forked_kernels
 from fireeval.book.forked_kernels import ForkedKernelManager
+from fireeval.book.notebooks import kernel_environment
 
 PROBE = textwrap.dedent('''
     import json, multiprocessing, os, signal, sys
@@ -46,7 +47,7 @@ def _run(km, code: str, timeout: float = 60):
 
 def _probe(manager_class, folder):
     km = manager_class(kernel_name="python3")
-    run_sync(km.start_kernel)(cwd=str(folder), env={**os.environ, "PROBE": "here"})
+    run_sync(km.start_kernel)(cwd=str(folder), env=kernel_environment({**os.environ, "PROBE": "here"}))
     try:
         reply, out = _run(km, PROBE)
         assert reply["status"] == "ok", reply
@@ -65,7 +66,8 @@ def test_a_forked_kernel_is_the_kernel_jupyter_client_starts(tmp_path):
 
 def test_a_forked_kernel_is_interrupted_and_gone_after_shutdown(tmp_path):
     km = ForkedKernelManager(kernel_name="python3")
-    run_sync(km.start_kernel)(cwd=str(tmp_path))
+    run_sync(km.start_kernel)(cwd=str(tmp_path), env=kernel_environment())
+    assert isinstance(km.provisioner.process, forked_kernels._Forked)
     pid = km.provisioner.pid
     client = km.blocking_client()
     client.start_channels()
@@ -98,7 +100,8 @@ def test_the_kernels_and_their_server_end_with_the_process_that_started_them(tmp
         print(json.dumps([km.provisioner.pid, _ForkServer.running().process.pid]), flush=True)
         os._exit(0)  # no shutdown, no clean-up
     ''')
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if k != forked_kernels.SERVER_VARIABLE}  # (its own server)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
     kernel, server = json.loads(done.stdout.splitlines()[-1])
     deadline = time.monotonic() + 30
     alive = [kernel, server]
@@ -118,7 +121,7 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.parametrize("setting", ["forking off", "another BLAS thread count", "another kernel command"])
 def test_a_kernel_is_started_as_usual_where_a_fork_would_differ(tmp_path, monkeypatch, setting):
-    env = dict(os.environ)
+    env = kernel_environment()
     if setting == "forking off":
         monkeypatch.setenv("FIREEVAL_FORK_KERNELS", "0")
     elif setting == "another BLAS thread count":

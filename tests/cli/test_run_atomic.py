@@ -10,6 +10,8 @@ import pytest
 
 from fireeval import cli
 
+pytestmark = pytest.mark.usefixtures("kernels_started_as_a_readers")  # (signals and kills: a reader's kernels)
+
 NB = """---
 kernelspec: {display_name: Python 3, language: python, name: python3}
 ---

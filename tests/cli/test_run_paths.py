@@ -21,6 +21,8 @@ from conftest import require_data
 from fireeval import cli
 from fireeval.book import notebooks
 
+pytestmark = pytest.mark.usefixtures("kernels_started_as_a_readers")  # (signals and kills: a reader's kernels)
+
 DATA_FILE = "trec8_adhoc/runs.tsv"  # a small registry file, copied into the reader's own data folder
 VENV_BIN = Path(sys.executable).parent
 
