@@ -58,12 +58,12 @@ class _ForkServer:
     """A process that imported :data:`PRELOADED` once and forks a kernel for each request.
 
     Requests come on a Unix socket, one JSON line per connection (the kernel's arguments, environment,
-    folder and the requesting process); the answer is the kernel's pid, or why it was refused. The
-    server's standard output and error are its starter's, so they are the kernels' too, as for a kernel
-    jupyter_client starts. It ends when its starter ends (its standard input closes). Each kernel ends when
-    the server or the process that asked for it ends (as ipykernel's parent poller ends a started kernel
-    whose parent is gone). It reaps the kernels itself, so their exit status is not known: a kernel that is
-    gone is reported as having exited with 0.
+    folder and the requesting process), with the requester's standard output and error (file descriptors
+    passed over the socket): the kernel writes there, as a kernel jupyter_client starts inherits them. The
+    answer is the kernel's pid, or "refused". It ends when its starter ends (its standard input closes).
+    Each kernel ends when the server or the process that asked for it ends (as ipykernel's parent poller
+    ends a started kernel whose parent is gone). It reaps the kernels itself, so their exit status is not
+    known: a kernel that is gone is reported as having exited with 0.
     """
 
     _private = None  # this process's own server, when no shared one is named (SERVER_VARIABLE)
@@ -113,6 +113,7 @@ def _fork(server, arguments: list[str], env: dict, cwd: str) -> int | None:
     path = server if isinstance(server, str) else server.socket_path
     with socket.socket(socket.AF_UNIX) as connection:
         connection.connect(path)
+        socket.send_fds(connection, [b"F"], [1, 2])  # the kernel writes where a started one would: our 1 and 2
         connection.sendall(json.dumps({"arguments": arguments, "env": env, "cwd": cwd, "watch": os.getpid(),
                                        "python": _interpreter()}).encode() + b"\n")
         answer = connection.makefile("r").readline().strip()
@@ -211,16 +212,21 @@ def _serve_requests(listener_fd: int) -> None:
             continue
         connection, _ = listener.accept()
         with connection:
-            request = json.loads(connection.makefile("r").readline())
-            if request.pop("python") != python or _read_at_start(request["env"]) != environ:
-                connection.sendall(b"refused\n")  # (another environment, or another Python: its own packages)
-                continue
-            pid = os.fork()
-            if pid == 0:
-                connection.close()
-                listener.close()
-                _kernel_main(**request)  # never returns
-            connection.sendall(f"{pid}\n".encode())
+            _, outputs, _, _ = socket.recv_fds(connection, 1, 2)
+            try:
+                request = json.loads(connection.makefile("r").readline())
+                if request.pop("python") != python or _read_at_start(request["env"]) != environ:
+                    connection.sendall(b"refused\n")  # (another environment, or another Python: its packages)
+                    continue
+                pid = os.fork()
+                if pid == 0:
+                    connection.close()
+                    listener.close()
+                    _kernel_main(**request, outputs=outputs)  # never returns
+                connection.sendall(f"{pid}\n".encode())
+            finally:
+                for fd in outputs:
+                    os.close(fd)
 
 
 def _ipykernel_arguments(cmd: list[str]) -> list[str] | None:
@@ -231,7 +237,7 @@ def _ipykernel_arguments(cmd: list[str]) -> list[str] | None:
     return None
 
 
-def _kernel_main(arguments: list[str], env: dict, cwd: str, watch: int) -> None:
+def _kernel_main(arguments: list[str], env: dict, cwd: str, watch: int, outputs: list[int]) -> None:
     """The forked kernel: what ``python -m ipykernel_launcher ARGUMENTS`` does, in ``cwd`` with ``env``, until
     it is shut down or the process ``watch`` (which asked for it) ends; ends the process."""
     import atexit
@@ -259,6 +265,8 @@ def _kernel_main(arguments: list[str], env: dict, cwd: str, watch: int) -> None:
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)  # (the server's requests are not the kernel's)
         os.close(devnull)
+        for target, fd in zip((1, 2), outputs):  # the requester's standard output and error, as it had them
+            os.dup2(fd, target)
         os.environ.clear()
         os.environ.update(env)
         os.chdir(cwd)

@@ -47,11 +47,19 @@ def _run(km, code: str, timeout: float = 60):
 
 def _probe(manager_class, folder):
     km = manager_class(kernel_name="python3")
-    run_sync(km.start_kernel)(cwd=str(folder), env=kernel_environment({**os.environ, "PROBE": "here"}))
+    stderr = folder / f"{manager_class.__name__}.stderr"
+    saved = os.dup(2)
+    with open(stderr, "wb") as scratch:  # the kernel's standard error is its starter's at the start
+        os.dup2(scratch.fileno(), 2)
+        try:
+            run_sync(km.start_kernel)(cwd=str(folder), env=kernel_environment({**os.environ, "PROBE": "here"}))
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
     try:
-        reply, out = _run(km, PROBE)
+        reply, out = _run(km, PROBE + "\nos.write(2, b'from the kernel')")
         assert reply["status"] == "ok", reply
-        return json.loads(out), km.provisioner.process
+        return {**json.loads(out), "stderr": b"from the kernel" in stderr.read_bytes()}, km.provisioner.process
     finally:
         run_sync(km.shutdown_kernel)()
 
@@ -62,6 +70,7 @@ def test_a_forked_kernel_is_the_kernel_jupyter_client_starts(tmp_path):
     assert isinstance(forked_process, forked_kernels._Forked) and isinstance(started_process, subprocess.Popen)
     assert forked == started
     assert forked["cwd"] == str(tmp_path) and forked["PROBE"] == "here" and forked["max_columns"] == 20
+    assert forked["stderr"]
 
 
 def test_a_forked_kernel_is_interrupted_and_gone_after_shutdown(tmp_path):

@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -107,6 +108,21 @@ def test_api_jobs_give_the_same_results(tmp_path):
         evaluate(str(qrels), str(runs[0]), "map", jobs=0)
 
 
+def _children() -> list[str]:
+    """This process's child processes, running or not yet reaped, but the test session's kernel fork server
+    (tests/conftest.py), which lives as long as the session."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and b"forked_kernels import _serve" not in cmdline:
+            found.append(f"{stat.parent.name} ({fields[0]})")
+    return found
+
+
 def _fails_on_three(x):
     if x == 3:
         raise TrecFormatError("f.txt", 3, "bad", "fix it")
@@ -127,8 +143,7 @@ def test_map_in_workers_is_map_with_errors_and_warnings_in_order():
     stopped = map_in_workers(abs, range(-50, 0), 2)
     assert next(stopped) == 50
     stopped.close()  # the caller stops early: the workers are ended and reaped
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
+    assert not _children()
 
 
 def test_api_jobs_with_runs_in_memory_and_trec_eval_10():
@@ -174,5 +189,4 @@ def test_work_goes_to_whoever_is_free_and_a_dead_worker_is_named():
     _PARENT[0] = os.getpid()
     with pytest.raises(RuntimeError, match="ended without a result .* Fix: run again with one job"):
         list(map_in_workers(_workers_die, range(10), 3))
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # every worker reaped
+    assert not _children()  # every worker reaped
