@@ -11,6 +11,9 @@ import pytest
 
 from fireeval.book import _converted, notebooks
 
+# (its tests look for the kernels this process started: a reader's, not the session's forked ones)
+pytestmark = pytest.mark.usefixtures("kernels_started_as_a_readers")
+
 FRONT = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
          "kernelspec:\n  name: python3\n  display_name: Python 3\n  language: python\n---\n\n")
 
