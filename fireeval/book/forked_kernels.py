@@ -106,13 +106,16 @@ class _ForkServer:
 
 def _fork(server, arguments: list[str], env: dict, cwd: str) -> int | None:
     """Ask ``server`` (a :class:`_ForkServer` or a socket's path) for a kernel: its pid, or None when the
-    server refuses (another Python, or ``env`` differs in a variable read at start: the kernel must be started
-    instead)."""
+    server refuses (another Python, or ``env`` differs in a variable read at start) or no longer listens: the
+    kernel must be started instead."""
     import socket
 
     path = server if isinstance(server, str) else server.socket_path
     with socket.socket(socket.AF_UNIX) as connection:
-        connection.connect(path)
+        try:
+            connection.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):  # a named server that has ended: start it instead
+            return None
         socket.send_fds(connection, [b"F"], [1, 2])  # the kernel writes where a started one would: our 1 and 2
         connection.sendall(json.dumps({"arguments": arguments, "env": env, "cwd": cwd, "watch": os.getpid(),
                                        "python": _interpreter()}).encode() + b"\n")

@@ -128,11 +128,14 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("setting", ["forking off", "another BLAS thread count", "another kernel command"])
+@pytest.mark.parametrize("setting", ["forking off", "another BLAS thread count", "another kernel command",
+                                     "a named server that has ended"])
 def test_a_kernel_is_started_as_usual_where_a_fork_would_differ(tmp_path, monkeypatch, setting):
     env = kernel_environment()
     if setting == "forking off":
         monkeypatch.setenv("FIREEVAL_FORK_KERNELS", "0")
+    elif setting == "a named server that has ended":
+        monkeypatch.setenv(forked_kernels.SERVER_VARIABLE, str(tmp_path / "no-server-here"))
     elif setting == "another BLAS thread count":
         forked_kernels.start_fork_server()
         env["OPENBLAS_NUM_THREADS"] = str(int(os.environ.get("OPENBLAS_NUM_THREADS", "1")) + 1)
